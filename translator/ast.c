@@ -1,0 +1,317 @@
+/*
+ * ast.c - syntax-tree constructors and the `-p1` printer. The printer
+ * writes a parsed file back as script text in one canonical form: one
+ * statement per line, tabs for nesting, every binary operation in
+ * parentheses, strings with C escapes. Printing, re-parsing and printing
+ * again gives the same text.
+ */
+#include <string.h>
+
+#include "stap.h"
+
+struct node *node_new(struct session *s, enum node_kind k, struct loc loc)
+{
+	struct node *n = arena_alloc(s->arena, sizeof(*n));
+
+	n->kind = k;
+	n->loc = loc;
+	n->tmp = -1;
+	return n;
+}
+
+const char *type_name(enum type t)
+{
+	switch (t) {
+	case T_LONG:
+		return "long";
+	case T_STRING:
+		return "string";
+	case T_STATS:
+		return "stats";
+	default:
+		return "unknown";
+	}
+}
+
+static void print_string(FILE *out, const char *p, size_t len)
+{
+	size_t i;
+
+	fputc('"', out);
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		switch (c) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\t': fputs("\\t", out); break;
+		case '\r': fputs("\\r", out); break;
+		default:
+			if (c < 32 || c == 127)
+				fprintf(out, "\\%03o", c);
+			else
+				fputc(c, out);
+		}
+	}
+	fputc('"', out);
+}
+
+static void print_args(FILE *out, const struct node *a)
+{
+	fputc('(', out);
+	for (; a; a = a->next) {
+		ast_print_expr(out, a);
+		if (a->next)
+			fputs(", ", out);
+	}
+	fputc(')', out);
+}
+
+void ast_print_expr(FILE *out, const struct node *n)
+{
+	switch (n->kind) {
+	case N_NUM:
+		/* negative values print as their 64-bit pattern, which
+		 * re-parses to the same value (literals are never negative) */
+		fprintf(out, n->num < 0 ? "%llu" : "%lld", (unsigned long long)n->num);
+		break;
+	case N_STR:
+		print_string(out, n->str, n->len);
+		break;
+	case N_VAR:
+	case N_TARGET:
+		fputs(n->op, out);
+		break;
+	case N_CALL:
+	case N_PRINT:
+		fputs(n->op, out);
+		print_args(out, n->args);
+		break;
+	case N_INDEX:
+		fputs(n->op, out);
+		fputc('[', out);
+		for (const struct node *a = n->args; a; a = a->next) {
+			ast_print_expr(out, a);
+			if (a->next)
+				fputs(", ", out);
+		}
+		fputc(']', out);
+		break;
+	case N_BINARY:
+	case N_LOGICAL:
+	case N_COMPARE:
+	case N_CONCAT:
+		fputc('(', out);
+		if (!strcmp(n->op, "in") && n->args && n->args->next) {
+			fputc('[', out);
+			for (const struct node *a = n->args; a; a = a->next) {
+				ast_print_expr(out, a);
+				if (a->next)
+					fputs(", ", out);
+			}
+			fputc(']', out);
+		} else {
+			ast_print_expr(out, strcmp(n->op, "in") ? n->a : n->args);
+		}
+		fprintf(out, " %s ", n->op);
+		ast_print_expr(out, strcmp(n->op, "in") ? n->b : n->a);
+		fputc(')', out);
+		break;
+	case N_UNARY:
+		fprintf(out, "%s(", n->op);
+		ast_print_expr(out, n->a);
+		fputc(')', out);
+		break;
+	case N_INCDEC:
+		if (!n->flags)
+			fputs(n->op, out);
+		ast_print_expr(out, n->a);
+		if (n->flags)
+			fputs(n->op, out);
+		break;
+	case N_ASSIGN:
+		ast_print_expr(out, n->a);
+		fprintf(out, " %s ", n->op);
+		ast_print_expr(out, n->b);
+		break;
+	case N_TERNARY:
+		fputc('(', out);
+		ast_print_expr(out, n->a);
+		fputs(" ? ", out);
+		ast_print_expr(out, n->b);
+		fputs(" : ", out);
+		ast_print_expr(out, n->c);
+		fputc(')', out);
+		break;
+	case N_EMBEDDED_EXPR:
+		fprintf(out, "%%{%s%%}", n->str);
+		break;
+	default:
+		fputs("<?>", out);
+	}
+}
+
+static void indent(FILE *out, int depth)
+{
+	while (depth--)
+		fputc('\t', out);
+}
+
+static void print_stmt(FILE *out, const struct node *n, int depth);
+
+static void print_body(FILE *out, const struct node *n, int depth)
+{
+	if (n->kind == N_BLOCK) {
+		print_stmt(out, n, depth);
+	} else {
+		indent(out, depth + 1);
+		print_stmt(out, n, depth + 1);
+	}
+}
+
+static void print_stmt(FILE *out, const struct node *n, int depth)
+{
+	switch (n->kind) {
+	case N_BLOCK:
+		fputs("{\n", out);
+		for (const struct node *c = n->args; c; c = c->next) {
+			indent(out, depth + 1);
+			print_stmt(out, c, depth + 1);
+		}
+		indent(out, depth);
+		fputs("}\n", out);
+		break;
+	case N_EXPR_STMT:
+		ast_print_expr(out, n->a);
+		fputc('\n', out);
+		break;
+	case N_IF:
+		fputs("if (", out);
+		ast_print_expr(out, n->a);
+		fputs(n->b->kind == N_BLOCK ? ") " : ")\n", out);
+		print_body(out, n->b, depth);
+		if (n->c) {
+			indent(out, depth);
+			fputs(n->c->kind == N_BLOCK ? "else " : "else\n", out);
+			print_body(out, n->c, depth);
+		}
+		break;
+	case N_WHILE:
+		fputs("while (", out);
+		ast_print_expr(out, n->a);
+		fputs(n->b->kind == N_BLOCK ? ") " : ")\n", out);
+		print_body(out, n->b, depth);
+		break;
+	case N_FOR:
+		fputs("for (", out);
+		if (n->a)
+			ast_print_expr(out, n->a);
+		fputs("; ", out);
+		if (n->b)
+			ast_print_expr(out, n->b);
+		fputs("; ", out);
+		if (n->c)
+			ast_print_expr(out, n->c);
+		fputs(n->d->kind == N_BLOCK ? ") " : ")\n", out);
+		print_body(out, n->d, depth);
+		break;
+	case N_RETURN:
+		fputs("return", out);
+		if (n->a) {
+			fputc(' ', out);
+			ast_print_expr(out, n->a);
+		}
+		fputc('\n', out);
+		break;
+	case N_NEXT:
+		fputs("next\n", out);
+		break;
+	case N_BREAK:
+		fputs("break\n", out);
+		break;
+	case N_CONTINUE:
+		fputs("continue\n", out);
+		break;
+	case N_NULL_STMT:
+		fputs(";\n", out);
+		break;
+	case N_EMBEDDED_STMT:
+		fprintf(out, "%%{%s%%}\n", n->str);
+		break;
+	default:
+		fputs("<?>\n", out);
+	}
+}
+
+static void print_probe_point(FILE *out, const struct probe_point *pp)
+{
+	for (const struct pp_comp *c = pp->comps; c; c = c->next) {
+		fputs(c->name, out);
+		if (c->arg) {
+			fputc('(', out);
+			ast_print_expr(out, c->arg);
+			fputc(')', out);
+		}
+		if (c->next)
+			fputc('.', out);
+	}
+	if (pp->sufficient)
+		fputc('!', out);
+	else if (pp->optional)
+		fputc('?', out);
+	if (pp->cond) {
+		fputs(" if (", out);
+		ast_print_expr(out, pp->cond);
+		fputc(')', out);
+	}
+}
+
+static void print_type(FILE *out, enum type t)
+{
+	if (t != T_UNKNOWN)
+		fprintf(out, ":%s", type_name(t));
+}
+
+static void print_function(FILE *out, const struct func *f)
+{
+	fprintf(out, "function %s", f->name);
+	print_type(out, f->type);
+	fputc('(', out);
+	for (const struct var *v = f->params; v; v = v->next) {
+		fputs(v->name, out);
+		print_type(out, v->type);
+		if (v->next)
+			fputs(", ", out);
+	}
+	fputs(") ", out);
+	print_stmt(out, f->body, 0);
+}
+
+void ast_print_file(struct session *s, FILE *out, struct file_ast *f)
+{
+	(void)s;
+	fprintf(out, "# file %s\n", f->src->name);
+	for (const struct embed *e = f->embeds; e; e = e->next)
+		fprintf(out, "%%{%s%%}\n", e->code);
+	for (const struct var *v = f->globals; v; v = v->next) {
+		fprintf(out, "global %s", v->name);
+		if (v->init) {
+			fputs(" = ", out);
+			ast_print_expr(out, v->init);
+		}
+		fputc('\n', out);
+	}
+	for (const struct func *fn = f->funcs; fn; fn = fn->next)
+		print_function(out, fn);
+	for (const struct probe *p = f->probes; p; p = p->next) {
+		fputs("probe ", out);
+		for (const struct probe_point *pp = p->points; pp; pp = pp->next) {
+			print_probe_point(out, pp);
+			if (pp->next)
+				fputs(", ", out);
+		}
+		fputc(' ', out);
+		print_stmt(out, p->body, 0);
+	}
+}

@@ -1,0 +1,878 @@
+/*
+ * elaborate.c - pass 2: turn parsed files into a resolved program.
+ *
+ * In order: take in the tapset library (every .stp file under the tapset
+ * directories), resolve each probe point of the user script to a concrete
+ * probe (begin, end, timers, never), bind every name (locals are implicit:
+ * an unknown name becomes a local of its probe or function; globals and
+ * functions come from the script, then from the tapsets), mark the
+ * functions reachable from the probes, infer types to a fixed point, and
+ * check print formats. Only what the user script reaches survives.
+ */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stap.h"
+
+struct scope {
+	struct var **locals;	/* the probe's or function's local list */
+	struct func *func;	/* NULL in a probe */
+	struct probe *probe;
+};
+
+struct infer {
+	struct session *s;
+	struct scope *sc;
+	bool changed;
+	bool report;		/* final round: report mismatches */
+};
+
+/* ---- loading ------------------------------------------------------------ */
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void load_tapset_dir(struct session *s, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, i;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (len < 5 || strcmp(e->d_name + len - 4, ".stp"))
+			continue;
+		names = realloc(names, (n + 1) * sizeof(*names));
+		names[n++] = arena_printf(s->arena, "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_names);
+	for (i = 0; i < n; i++) {
+		struct source *src = arena_alloc(s->arena, sizeof(*src));
+		struct file_ast *f;
+		size_t len;
+		char *text = read_file(names[i], &len);
+
+		if (!text) {
+			diag_plain(s, "cannot read tapset file %s", names[i]);
+			continue;
+		}
+		src->name = names[i];
+		src->text = arena_strndup(s->arena, text, len);
+		src->len = len;
+		src->tapset = true;
+		free(text);
+		f = parse_source(s, src);
+		if (f) {
+			f->next = s->tapset_asts;
+			s->tapset_asts = f;
+		}
+	}
+	free(names);
+}
+
+static void load_tapsets(struct session *s)
+{
+	int i;
+
+	for (i = 0; i < s->ninclude_dirs; i++)
+		load_tapset_dir(s, s->include_dirs[i]);
+	if (s->tapset_dir)
+		load_tapset_dir(s, s->tapset_dir);
+}
+
+/* ---- lookup ------------------------------------------------------------- */
+
+static struct var *find_var(struct var *list, const char *name)
+{
+	for (; list; list = list->next) {
+		if (list->name == name)
+			return list;
+	}
+	return NULL;
+}
+
+static struct func *find_func_in(struct file_ast *f, const char *name)
+{
+	for (; f; f = f->next) {
+		for (struct func *fn = f->funcs; fn; fn = fn->next) {
+			if (fn->name == name)
+				return fn;
+		}
+	}
+	return NULL;
+}
+
+static struct func *find_func(struct session *s, const char *name)
+{
+	struct func *f = find_func_in(s->user_ast, name);
+
+	return f ? f : find_func_in(s->tapset_asts, name);
+}
+
+static struct var *find_global(struct session *s, const char *name)
+{
+	struct var *v = find_var(s->globals, name);
+	struct file_ast *f;
+
+	if (v)
+		return v;
+	for (f = s->tapset_asts; f; f = f->next) {
+		v = find_var(f->globals, name);
+		if (v) {
+			struct var *copy = arena_alloc(s->arena, sizeof(*copy));
+
+			*copy = *v;
+			copy->next = s->globals;
+			s->globals = copy;
+			return copy;
+		}
+	}
+	return NULL;
+}
+
+static struct var *new_local(struct session *s, struct scope *sc,
+			     const struct node *n)
+{
+	struct var *v = arena_alloc(s->arena, sizeof(*v)), **tail;
+	int idx = 0;
+
+	v->name = n->op;
+	v->loc = n->loc;
+	for (tail = sc->locals; *tail; tail = &(*tail)->next)
+		idx++;
+	v->index = idx;
+	*tail = v;
+	return v;
+}
+
+/* ---- name resolution ---------------------------------------------------- */
+
+static void resolve_node(struct session *s, struct scope *sc, struct node *n,
+			 bool written);
+
+static void resolve_list(struct session *s, struct scope *sc, struct node *n)
+{
+	for (; n; n = n->next)
+		resolve_node(s, sc, n, false);
+}
+
+static void resolve_var(struct session *s, struct scope *sc, struct node *n,
+			bool written)
+{
+	struct var *v = find_var(*sc->locals, n->op);
+
+	if (!v)
+		v = find_global(s, n->op);
+	if (!v)
+		v = new_local(s, sc, n);
+	if (written)
+		v->written = true;
+	else
+		v->read = true;
+	n->var = v;
+}
+
+static void use_func(struct session *s, struct func *f);
+
+static void resolve_call(struct session *s, struct scope *sc, struct node *n)
+{
+	struct func *f;
+	int nargs = 0;
+
+	resolve_list(s, sc, n->args);
+	for (struct node *a = n->args; a; a = a->next)
+		nargs++;
+	if (n->op[0] == '@') {
+		diag_error(s, n->loc, "'%s' is not supported by this version yet",
+			   n->op);
+		return;
+	}
+	f = find_func(s, n->op);
+	if (!f) {
+		diag_error(s, n->loc, "unresolved function '%s'", n->op);
+		return;
+	}
+	if (f->nparams != nargs) {
+		diag_error(s, n->loc, "function '%s' takes %d argument%s, got %d",
+			   n->op, f->nparams, f->nparams == 1 ? "" : "s", nargs);
+		return;
+	}
+	n->func = f;
+	use_func(s, f);
+}
+
+static void resolve_node(struct session *s, struct scope *sc, struct node *n,
+			 bool written)
+{
+	if (!n)
+		return;
+	switch (n->kind) {
+	case N_VAR:
+		resolve_var(s, sc, n, written);
+		break;
+	case N_CALL:
+		resolve_call(s, sc, n);
+		break;
+	case N_PRINT:
+	case N_BLOCK:
+		resolve_list(s, sc, n->args);
+		break;
+	case N_ASSIGN:
+		resolve_node(s, sc, n->b, false);
+		resolve_node(s, sc, n->a, true);
+		if (n->op[0] != '=' && n->a->var)
+			n->a->var->read = true;
+		break;
+	case N_INCDEC:
+		resolve_node(s, sc, n->a, true);
+		if (n->a->var)
+			n->a->var->read = true;
+		break;
+	case N_TARGET:
+		diag_error(s, n->loc, "target variable '%s' is not supported by this version yet",
+			   n->op);
+		break;
+	case N_INDEX:
+		diag_error(s, n->loc, "arrays are not supported by this version yet");
+		break;
+	case N_EMBEDDED_EXPR:
+	case N_EMBEDDED_STMT:
+		if (!n->loc.src->tapset && !s->guru)
+			diag_error(s, n->loc, "embedded C code is only allowed in guru mode (-g)");
+		break;
+	case N_RETURN:
+		if (!sc->func)
+			diag_error(s, n->loc, "'return' outside a function");
+		resolve_node(s, sc, n->a, false);
+		break;
+	case N_BINARY:
+		if (!strcmp(n->op, "in")) {
+			diag_error(s, n->loc, "arrays are not supported by this version yet");
+			break;
+		}
+		/* fall through */
+	default:
+		resolve_node(s, sc, n->a, false);
+		resolve_node(s, sc, n->b, false);
+		resolve_node(s, sc, n->c, false);
+		resolve_node(s, sc, n->d, false);
+		break;
+	}
+}
+
+static void use_func(struct session *s, struct func *f)
+{
+	struct scope sc = { 0 };
+
+	if (f->used)
+		return;
+	f->used = true;
+	f->locals = f->params;
+	sc.locals = &f->locals;
+	sc.func = f;
+	if (f->body->kind == N_EMBEDDED_STMT)
+		resolve_node(s, &sc, f->body, false);
+	else
+		resolve_node(s, &sc, f->body, false);
+}
+
+/* ---- probe points ------------------------------------------------------- */
+
+struct timer_unit {
+	const char *name;
+	const char *scale;	/* C expression: nanoseconds per unit */
+};
+
+static bool comp_is(const struct pp_comp *c, const char *name)
+{
+	return c && !strcmp(c->name, name);
+}
+
+static char *pp_text(struct session *s, const struct probe_point *pp)
+{
+	struct strbuf sb;
+	char *r;
+
+	sb_init(&sb);
+	for (const struct pp_comp *c = pp->comps; c; c = c->next) {
+		sb_puts(&sb, c->name);
+		if (c->arg && c->arg->kind == N_NUM)
+			sb_printf(&sb, "(%lld)", (long long)c->arg->num);
+		else if (c->arg)
+			sb_printf(&sb, "(\"%s\")", c->arg->str);
+		if (c->next)
+			sb_putc(&sb, '.');
+	}
+	r = arena_strdup(s->arena, sb.buf ? sb.buf : "");
+	sb_free(&sb);
+	return r;
+}
+
+/* timer.UNIT(N): the period in nanoseconds, or -1 if not a timer. */
+static int64_t timer_period(struct session *s, const struct probe_point *pp)
+{
+	static const struct { const char *unit; int64_t ns; } units[] = {
+		{ "s", 1000000000 }, { "sec", 1000000000 },
+		{ "ms", 1000000 }, { "msec", 1000000 },
+		{ "us", 1000 }, { "usec", 1000 }, { "ns", 1 }, { "nsec", 1 },
+		{ NULL, 0 }
+	};
+	const struct pp_comp *u = pp->comps->next;
+	int i;
+
+	if (!u || u->next || !u->arg || u->arg->kind != N_NUM)
+		return -1;
+	if (u->arg->num <= 0) {
+		diag_error(s, u->arg->loc, "timer period must be positive");
+		return 0;
+	}
+	for (i = 0; units[i].unit; i++) {
+		if (!strcmp(u->name, units[i].unit))
+			return u->arg->num * units[i].ns;
+	}
+	if (!strcmp(u->name, "hz"))
+		return 1000000000 / u->arg->num;
+	return -1;
+}
+
+static struct rprobe *resolve_point(struct session *s, struct probe *p,
+				    struct probe_point *pp)
+{
+	struct rprobe *r = arena_alloc(s->arena, sizeof(*r));
+	const struct pp_comp *c = pp->comps;
+
+	r->probe = p;
+	r->point = pp;
+	r->pp = pp_text(s, pp);
+	if ((comp_is(c, "begin") || comp_is(c, "end")) && !c->next &&
+	    (!c->arg || c->arg->kind == N_NUM)) {
+		r->kind = comp_is(c, "begin") ? RP_BEGIN : RP_END;
+		r->order = c->arg ? c->arg->num : 0;
+		return r;
+	}
+	if (comp_is(c, "never") && !c->next && !c->arg) {
+		r->kind = RP_NEVER;
+		return r;
+	}
+	if (comp_is(c, "timer") && !c->arg) {
+		r->kind = RP_TIMER;
+		r->period_ns = timer_period(s, pp);
+		if (r->period_ns > 0)
+			return r;
+		if (r->period_ns == 0)
+			return NULL;
+	}
+	if (pp->optional)
+		return NULL;
+	diag_error(s, pp->loc, "no match for probe point '%s'", r->pp);
+	return NULL;
+}
+
+static void resolve_probe(struct session *s, struct probe *p)
+{
+	struct scope sc = { 0 };
+
+	for (struct probe_point *pp = p->points; pp; pp = pp->next) {
+		struct rprobe *r = resolve_point(s, p, pp), **tail;
+
+		if (!r)
+			continue;
+		if (pp->cond)
+			diag_error(s, pp->loc, "conditional probes are not supported by this version yet");
+		for (tail = &s->rprobes; *tail; tail = &(*tail)->next)
+			;
+		*tail = r;
+		s->nrprobes++;
+	}
+	sc.locals = &p->locals;
+	sc.probe = p;
+	resolve_node(s, &sc, p->body, false);
+}
+
+/* ---- type inference ----------------------------------------------------- */
+
+static void unify(struct infer *in, enum type *a, enum type b, struct loc loc,
+		  const char *what)
+{
+	if (b == T_UNKNOWN || *a == b)
+		return;
+	if (*a == T_UNKNOWN) {
+		*a = b;
+		in->changed = true;
+		return;
+	}
+	if (in->report)
+		diag_error(in->s, loc, "type mismatch: %s is %s here but %s elsewhere",
+			   what, type_name(b), type_name(*a));
+}
+
+static enum type infer(struct infer *in, struct node *n, enum type want);
+
+static void infer_list(struct infer *in, struct node *n)
+{
+	for (; n; n = n->next)
+		infer(in, n, T_UNKNOWN);
+}
+
+static void infer_print(struct infer *in, struct node *n)
+{
+	struct node *a = n->args;
+
+	if (n->flags & (PR_FORMAT | PR_DELIM)) {
+		infer(in, a, T_STRING);
+		a = a->next;
+	}
+	if (n->flags & PR_FORMAT) {
+		const char *err;
+		struct fmt_piece *p = fmt_parse(in->s, n->args->str,
+						n->args->len, &err);
+
+		if (!p && err) {
+			if (in->report)
+				diag_error(in->s, n->args->loc, "%s", err);
+			return;
+		}
+		for (; p; p = p->next) {
+			if (!p->conv)
+				continue;
+			if (p->width == -2 && a) {
+				infer(in, a, T_LONG);
+				a = a->next;
+			}
+			if (p->prec == -2 && a) {
+				infer(in, a, T_LONG);
+				a = a->next;
+			}
+			if (!a)
+				break;
+			infer(in, a, p->conv == 's' ? T_STRING : T_LONG);
+			a = a->next;
+		}
+		return;
+	}
+	infer_list(in, a);
+}
+
+static enum type infer_var(struct infer *in, struct node *n, enum type want)
+{
+	if (!n->var)
+		return T_UNKNOWN;
+	unify(in, &n->var->type, want, n->loc,
+	      arena_printf(in->s->arena, "variable '%s'", n->op));
+	return n->var->type;
+}
+
+static enum type infer_call(struct infer *in, struct node *n)
+{
+	struct func *f = n->func;
+	struct node *a;
+	struct var *p;
+
+	if (!f) {
+		infer_list(in, n->args);
+		return T_UNKNOWN;
+	}
+	for (a = n->args, p = f->params; a && p; a = a->next, p = p->next) {
+		enum type t = infer(in, a, p->type);
+
+		unify(in, &p->type, t, a->loc, arena_printf(in->s->arena,
+		      "argument '%s' of '%s'", p->name, f->name));
+	}
+	return f->type;
+}
+
+static enum type infer_assign(struct infer *in, struct node *n)
+{
+	enum type t;
+
+	if (!strcmp(n->op, "<<<")) {
+		if (in->report)
+			diag_error(in->s, n->loc, "statistics are not supported by this version yet");
+		return T_UNKNOWN;
+	}
+	if (!strcmp(n->op, ".=")) {
+		infer(in, n->b, T_STRING);
+		return infer(in, n->a, T_STRING);
+	}
+	if (strcmp(n->op, "=")) {
+		infer(in, n->b, T_LONG);
+		return infer(in, n->a, T_LONG);
+	}
+	t = infer(in, n->b, T_UNKNOWN);
+	t = infer(in, n->a, t);
+	infer(in, n->b, t);
+	return t;
+}
+
+static enum type infer_compare(struct infer *in, struct node *n)
+{
+	enum type ta = infer(in, n->a, T_UNKNOWN);
+	enum type tb = infer(in, n->b, ta);
+
+	if (ta == T_UNKNOWN)
+		infer(in, n->a, tb);
+	if (in->report && ta != T_UNKNOWN && tb != T_UNKNOWN && ta != tb)
+		diag_error(in->s, n->loc, "type mismatch: comparing %s with %s",
+			   type_name(ta), type_name(tb));
+	return T_LONG;
+}
+
+static enum type infer_kind(struct infer *in, struct node *n, enum type want)
+{
+	enum type t;
+
+	switch (n->kind) {
+	case N_NUM:
+		return T_LONG;
+	case N_STR:
+		return T_STRING;
+	case N_VAR:
+		return infer_var(in, n, want);
+	case N_CALL:
+		return infer_call(in, n);
+	case N_PRINT:
+		infer_print(in, n);
+		return n->flags & PR_STRING ? T_STRING : T_LONG;
+	case N_BINARY:
+	case N_LOGICAL:
+	case N_UNARY:
+	case N_INCDEC:
+		infer(in, n->a, T_LONG);
+		if (n->b)
+			infer(in, n->b, T_LONG);
+		return T_LONG;
+	case N_CONCAT:
+		infer(in, n->a, T_STRING);
+		infer(in, n->b, T_STRING);
+		return T_STRING;
+	case N_COMPARE:
+		if (n->op[1] == '~') {
+			infer(in, n->a, T_STRING);
+			return T_LONG;
+		}
+		return infer_compare(in, n);
+	case N_ASSIGN:
+		return infer_assign(in, n);
+	case N_TERNARY:
+		infer(in, n->a, T_LONG);
+		t = infer(in, n->b, want);
+		t = infer(in, n->c, t);
+		return infer(in, n->b, t);
+	case N_EMBEDDED_EXPR:
+		return strstr(n->str, "/* string */") ? T_STRING : T_LONG;
+	default:
+		return T_UNKNOWN;
+	}
+}
+
+static const char *describe(struct session *s, const struct node *n)
+{
+	if (n->kind == N_VAR)
+		return arena_printf(s->arena, "variable '%s'", n->op);
+	if (n->kind == N_CALL)
+		return arena_printf(s->arena, "the value of '%s()'", n->op);
+	return "the expression";
+}
+
+static enum type infer(struct infer *in, struct node *n, enum type want)
+{
+	enum type t;
+
+	if (!n)
+		return T_UNKNOWN;
+	t = infer_kind(in, n, want);
+	if (t != T_UNKNOWN && n->type == T_UNKNOWN)
+		in->changed = true;
+	if (t != T_UNKNOWN)
+		n->type = t;
+	if (want != T_UNKNOWN && t != T_UNKNOWN && want != t && in->report)
+		diag_error(in->s, n->loc, "type mismatch: %s is %s, but %s is needed here",
+			   describe(in->s, n), type_name(t), type_name(want));
+	return t;
+}
+
+static void infer_stmt(struct infer *in, struct node *n)
+{
+	for (; n; n = n->next) {
+		switch (n->kind) {
+		case N_BLOCK:
+			infer_stmt(in, n->args);
+			break;
+		case N_EXPR_STMT:
+			infer(in, n->a, T_UNKNOWN);
+			break;
+		case N_IF:
+		case N_WHILE:
+			infer(in, n->a, T_LONG);
+			infer_stmt(in, n->b);
+			if (n->c)
+				infer_stmt(in, n->c);
+			break;
+		case N_FOR:
+			infer(in, n->a, T_UNKNOWN);
+			infer(in, n->b, T_LONG);
+			infer(in, n->c, T_UNKNOWN);
+			infer_stmt(in, n->d);
+			break;
+		case N_RETURN:
+			if (in->sc->func && n->a) {
+				enum type t = infer(in, n->a, in->sc->func->type);
+
+				unify(in, &in->sc->func->type, t, n->loc,
+				      arena_printf(in->s->arena, "the return value of '%s'",
+						   in->sc->func->name));
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* Infer through a statement without following its ->next chain. */
+static void infer_one(struct infer *in, struct node *n)
+{
+	struct node *saved = n->next;
+
+	n->next = NULL;
+	infer_stmt(in, n);
+	n->next = saved;
+}
+
+static void infer_round(struct session *s, struct infer *in)
+{
+	struct scope sc = { 0 };
+
+	in->sc = &sc;
+	for (struct func *f = s->funcs; f; f = f->next_used) {
+		sc.func = f;
+		if (f->body->kind != N_EMBEDDED_STMT)
+			infer_one(in, f->body);
+		else if (f->type == T_UNKNOWN && in->report)
+			f->type = T_LONG;	/* embedded C without annotation */
+	}
+	sc.func = NULL;
+	for (struct probe *p = s->probes; p; p = p->next)
+		infer_one(in, p->body);
+	in->sc = NULL;
+}
+
+static void check_unresolved(struct session *s)
+{
+	for (struct var *v = s->globals; v; v = v->next) {
+		if (v->type == T_UNKNOWN)
+			diag_error(s, v->loc, "unresolved type for global '%s'", v->name);
+	}
+	for (struct func *f = s->funcs; f; f = f->next_used) {
+		for (struct var *v = f->locals; v; v = v->next) {
+			if (v->type == T_UNKNOWN)
+				diag_error(s, v->loc, "unresolved type for %s '%s' in function '%s'",
+					   v->param ? "parameter" : "local", v->name, f->name);
+		}
+	}
+	for (struct probe *p = s->probes; p; p = p->next) {
+		for (struct var *v = p->locals; v; v = v->next) {
+			if (v->type == T_UNKNOWN)
+				v->type = T_LONG;	/* never assigned: reads 0 */
+			if (!v->written)
+				diag_warn(s, v->loc, "never-assigned local variable '%s'",
+					  v->name);
+		}
+	}
+}
+
+/* ---- checks ------------------------------------------------------------- */
+
+static void check_print_args(struct session *s, struct node *n)
+{
+	const char *err;
+	struct fmt_piece *p;
+	int nargs = -1, want;
+
+	for (struct node *a = n->args; a; a = a->next)
+		nargs++;
+	if (!(n->flags & PR_FORMAT))
+		return;
+	p = fmt_parse(s, n->args->str, n->args->len, &err);
+	if (!p && err)
+		return;		/* reported by inference */
+	want = fmt_nargs(p);
+	if (want != nargs)
+		diag_error(s, n->loc, "wrong number of arguments to '%s': the format needs %d, got %d",
+			   n->op, want, nargs);
+}
+
+static void check_node(struct session *s, struct node *n)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_PRINT)
+			check_print_args(s, n);
+		check_node(s, n->args);
+		check_node(s, n->a);
+		check_node(s, n->b);
+		check_node(s, n->c);
+		check_node(s, n->d);
+	}
+}
+
+/* The longest call chain from f; *rec set when a cycle is found. */
+static int call_depth(struct node *n, int guard, bool *rec);
+
+static int func_depth(struct func *f, int guard, bool *rec)
+{
+	int d;
+
+	if (guard > 64 || f->depth < 0) {
+		*rec = true;
+		return 0;
+	}
+	if (f->depth > 0)
+		return f->depth;
+	f->depth = -1;
+	d = 1 + (f->body->kind == N_EMBEDDED_STMT ? 0 :
+		 call_depth(f->body, guard + 1, rec));
+	f->depth = d;
+	return d;
+}
+
+static int call_depth(struct node *n, int guard, bool *rec)
+{
+	int best = 0;
+
+	for (; n; n = n->next) {
+		int d = 0;
+
+		struct node *kids[5] = { n->args, n->a, n->b, n->c, n->d };
+
+		if (n->kind == N_CALL && n->func)
+			d = func_depth(n->func, guard, rec);
+		for (int i = 0; i < 5; i++) {
+			int k = call_depth(kids[i], guard, rec);
+
+			if (k > d)
+				d = k;
+		}
+		if (d > best)
+			best = d;
+	}
+	return best;
+}
+
+static void compute_nesting(struct session *s)
+{
+	bool rec = false;
+	int best = 0;
+
+	for (struct probe *p = s->probes; p; p = p->next) {
+		int d = call_depth(p->body, 0, &rec);
+
+		if (d > best)
+			best = d;
+	}
+	s->maxnesting = best + (rec ? 10 : 0);
+	if (s->maxnesting < 1)
+		s->maxnesting = 1;
+}
+
+/* Collect used functions into s->funcs, in a stable order. */
+static void collect_funcs(struct session *s)
+{
+	struct func **tail = &s->funcs;
+	struct file_ast *lists[2] = { s->user_ast, s->tapset_asts };
+
+	for (int i = 0; i < 2; i++) {
+		for (struct file_ast *f = lists[i]; f; f = f->next) {
+			for (struct func *fn = f->funcs; fn; fn = fn->next) {
+				if (!fn->used)
+					continue;
+				*tail = fn;
+				tail = &fn->next_used;
+			}
+		}
+	}
+	*tail = NULL;
+}
+
+int elaborate(struct session *s)
+{
+	struct infer in = { .s = s };
+	int errors = s->errors, round;
+
+	load_tapsets(s);
+	if (s->errors > errors)
+		return s->errors - errors;
+	for (struct var *v = s->user_ast->globals; v; v = v->next) {
+		struct var *copy = arena_alloc(s->arena, sizeof(*copy));
+
+		*copy = *v;
+		copy->next = s->globals;
+		s->globals = copy;
+	}
+	s->probes = s->user_ast->probes;
+	for (struct probe *p = s->probes; p; p = p->next)
+		resolve_probe(s, p);
+	s->embeds = s->user_ast->embeds;
+	if (s->embeds && !s->guru)
+		diag_error(s, s->embeds->loc, "embedded C code is only allowed in guru mode (-g)");
+	collect_funcs(s);
+	for (round = 0; round < 50; round++) {
+		in.changed = false;
+		infer_round(s, &in);
+		if (!in.changed)
+			break;
+	}
+	in.report = true;
+	infer_round(s, &in);
+	check_unresolved(s);
+	for (struct probe *p = s->probes; p; p = p->next)
+		check_node(s, p->body);
+	for (struct func *f = s->funcs; f; f = f->next_used)
+		check_node(s, f->body);
+	compute_nesting(s);
+	if (!s->rprobes && s->errors == errors)
+		diag_plain(s, "no probes found");
+	return s->errors - errors;
+}
+
+/* ---- -p2 output ---------------------------------------------------------- */
+
+static void print_vars(FILE *out, const char *title, struct var *v)
+{
+	if (!v)
+		return;
+	fprintf(out, "%s\n", title);
+	for (; v; v = v->next)
+		fprintf(out, "%s:%s\n", v->name, type_name(v->type));
+}
+
+void elaborate_print(struct session *s, FILE *out)
+{
+	print_vars(out, "# globals", s->globals);
+	if (s->funcs)
+		fputs("# functions\n", out);
+	for (struct func *f = s->funcs; f; f = f->next_used) {
+		fprintf(out, "%s:%s (", f->name, type_name(f->type));
+		for (struct var *p = f->params; p; p = p->next)
+			fprintf(out, "%s%s:%s", p == f->params ? "" : ", ", p->name,
+				type_name(p->type));
+		fputs(")\n", out);
+		for (struct var *v = f->locals; v; v = v->next) {
+			if (!v->param)
+				fprintf(out, "  %s:%s\n", v->name, type_name(v->type));
+		}
+	}
+	fputs("# probes\n", out);
+	for (struct rprobe *r = s->rprobes; r; r = r->next) {
+		fprintf(out, "%s /* <- %s */\n", r->pp, r->pp);
+		for (struct var *v = r->probe->locals; v; v = v->next)
+			fprintf(out, "  %s:%s\n", v->name, type_name(v->type));
+	}
+}

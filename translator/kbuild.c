@@ -1,0 +1,93 @@
+/*
+ * kbuild.c - pass 4: build the module with the kernel's own build system.
+ * Writes a kbuild Makefile next to the generated C in the session's
+ * temporary directory and runs `make -C /lib/modules/KVER/build M=TMP
+ * modules`. The compiler's output is shown only on failure (or with -v).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "stap.h"
+
+static int write_makefile(struct session *s)
+{
+	struct strbuf mk;
+	const char *path = arena_printf(s->arena, "%s/Makefile", s->tmpdir);
+	int rc;
+
+	sb_init(&mk);
+	sb_printf(&mk, "obj-m := %s.o\n", s->module_name);
+	sb_printf(&mk, "%s-objs := %s_src.o\n", s->module_name, s->module_name);
+	sb_printf(&mk, "ccflags-y := -I%s -I%s/transport -Wno-unused -Wno-declaration-after-statement\n",
+		  s->runtime_dir, s->runtime_dir);
+	for (struct define *d = s->defines; d; d = d->next)
+		sb_printf(&mk, "ccflags-y += '-D%s'\n", d->text);
+	rc = write_file(path, mk.buf, mk.len);
+	sb_free(&mk);
+	if (rc < 0)
+		diag_plain(s, "cannot write %s: %s", path, strerror(errno));
+	return rc;
+}
+
+/* Run make, capturing its output into log; returns its exit status. */
+static int run_make(struct session *s, const char *kdir, const char *log)
+{
+	char *const argv[] = {
+		"make", "-C", (char *)kdir,
+		(char *)arena_printf(s->arena, "M=%s", s->tmpdir),
+		"modules", NULL
+	};
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		FILE *f = s->verbose > 1 ? NULL : freopen(log, "w", stdout);
+
+		if (f)
+			dup2(fileno(stdout), 2);
+		execvp("make", argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int kbuild(struct session *s)
+{
+	const char *kdir = s->kernel_build_dir;
+	const char *log = arena_printf(s->arena, "%s/make.log", s->tmpdir);
+	int rc;
+
+	if (!path_exists(arena_printf(s->arena, "%s/Makefile", kdir))) {
+		diag_plain(s, "kernel build tree not found at %s; install the headers for %s (Debian: apt-get install linux-headers-%s)",
+			   kdir, s->kernel_release, s->kernel_release);
+		return 1;
+	}
+	if (write_makefile(s) < 0)
+		return 1;
+	rc = run_make(s, kdir, log);
+	if (rc != 0) {
+		size_t len;
+		char *text = read_file(log, &len);
+
+		if (text) {
+			fwrite(text, 1, len, s->err);
+			free(text);
+		}
+		diag_plain(s, "kbuild failed with status %d while compiling %s", rc,
+			   s->c_file);
+		return 1;
+	}
+	s->ko_file = arena_printf(s->arena, "%s/%s.ko", s->tmpdir, s->module_name);
+	if (!path_exists(s->ko_file)) {
+		diag_plain(s, "kbuild produced no %s", s->ko_file);
+		return 1;
+	}
+	return 0;
+}

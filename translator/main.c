@@ -1,0 +1,524 @@
+/*
+ * main.c - the stap driver: options, then the five passes in order, each
+ * one call that returns an error count, with `-p N` stopping after pass N:
+ *   1 parse the script, 2 elaborate it against the tapsets and the probe
+ *   points, 3 translate it to C, 4 build the module with kbuild,
+ *   5 run it through staprun/stapio.
+ * Only this file decides to stop, and only main() exits.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "stap.h"
+
+#ifndef STAP_PKGDATADIR
+#define STAP_PKGDATADIR "/usr/local/share/stap"
+#endif
+#ifndef STAP_BINDIR
+#define STAP_BINDIR "/usr/local/bin"
+#endif
+
+static const char usage_text[] =
+	"Usage: stap [options] FILE [ARGS...]     run a script file (- for stdin)\n"
+	"   or: stap [options] -e SCRIPT [ARGS...] run a script given on the command line\n"
+	"Options:\n"
+	"  -p NUM     stop after pass NUM (1 parse, 2 elaborate, 3 translate,\n"
+	"             4 compile, 5 run; default 5)\n"
+	"  -v         more verbose: a line per pass with its time (repeatable)\n"
+	"  -k         keep the temporary directory and say where it is\n"
+	"  -m NAME    name the module NAME (the .ko is also copied to the current directory)\n"
+	"  -r KVER    build for kernel release KVER (default: the running kernel),\n"
+	"             or -r DIR for a kernel build directory\n"
+	"  -o FILE    send the script's output to FILE\n"
+	"  -s MB      relay buffer size per CPU in MiB (default 256 KiB)\n"
+	"  -D N[=V]   pass a C define to the module build (e.g. MAXACTION=10000)\n"
+	"  -I DIR     look for tapsets in DIR too\n"
+	"  -R DIR     use the runtime sources in DIR\n"
+	"  -g         guru mode: allow embedded C in the script\n"
+	"  -w         suppress warnings\n"
+	"  -e SCRIPT  the script text\n"
+	"  -h         show this help\n"
+	"  -V         show the version\n";
+
+/* ---- options -------------------------------------------------------------- */
+
+static int bad_usage(struct session *s, const char *msg)
+{
+	fprintf(s->err, "stap: %s\nTry 'stap -h' for more information.\n", msg);
+	return 1;
+}
+
+static void add_define(struct session *s, const char *text)
+{
+	struct define *d = arena_alloc(s->arena, sizeof(*d)), **tail;
+
+	d->text = text;
+	for (tail = &s->defines; *tail; tail = &(*tail)->next)
+		;
+	*tail = d;
+}
+
+static bool valid_module_name(const char *n)
+{
+	if (!*n || strlen(n) > 55)
+		return false;
+	for (; *n; n++) {
+		if (!((*n >= 'a' && *n <= 'z') || (*n >= '0' && *n <= '9') ||
+		      *n == '_'))
+			return false;
+	}
+	return true;
+}
+
+static int parse_int_arg(const char *arg, int lo, int hi, int *out)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*arg == '\0' || *end || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* Returns -1 to go on, else an exit status (0 for -h/-V). */
+static int parse_one(struct session *s, int c, const char **script)
+{
+	switch (c) {
+	case 'p':
+		if (parse_int_arg(optarg, 1, 5, &s->last_pass))
+			return bad_usage(s, "-p takes a pass number from 1 to 5");
+		break;
+	case 'v': s->verbose++; break;
+	case 'k': s->keep_tmp = true; break;
+	case 'g': s->guru = true; break;
+	case 'w': s->suppress_warnings = true; break;
+	case 'u': s->unoptimized = true; break;
+	case 'e': *script = optarg; break;
+	case 'o': s->output_file = optarg; break;
+	case 'r': s->kernel_release = optarg; break;
+	case 'R': s->runtime_dir = optarg; break;
+	case 'D': add_define(s, optarg); break;
+	case 'I':
+		s->include_dirs = realloc(s->include_dirs,
+				(size_t)(s->ninclude_dirs + 1) * sizeof(char *));
+		s->include_dirs[s->ninclude_dirs++] = optarg;
+		break;
+	case 's':
+		if (parse_int_arg(optarg, 1, 4095, &s->bufsize_mb))
+			return bad_usage(s, "-s takes a buffer size in MiB from 1 to 4095");
+		break;
+	case 'm': {
+		char *name = arena_strdup(s->arena, optarg);
+		size_t len = strlen(name);
+
+		if (len > 3 && !strcmp(name + len - 3, ".ko"))
+			name[len - 3] = '\0';
+		if (!valid_module_name(name))
+			return bad_usage(s, "-m: a module name is 1 to 55 characters of [a-z0-9_]");
+		s->module_name = name;
+		s->module_named = true;
+		break;
+	}
+	case 'h':
+		fputs(usage_text, stdout);
+		return 0;
+	case 'V':
+		printf("stap %s, a SystemTap-compatible tracer (language of SystemTap %s)\n",
+		       STAP_VERSION_STRING, STAP_COMPAT_VERSION);
+		return 0;
+	default:
+		return bad_usage(s, "invalid option");
+	}
+	return -1;
+}
+
+static int parse_options(struct session *s, int argc, char **argv,
+			 const char **script, const char **file)
+{
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "+p:vkgwue:o:r:R:D:I:s:m:hV",
+				longs, NULL)) != -1) {
+		rc = parse_one(s, c, script);
+		if (rc >= 0)
+			return rc;
+	}
+	if (!*script) {
+		if (optind >= argc)
+			return bad_usage(s, "no script given (a file, '-' for stdin, or -e SCRIPT)");
+		*file = argv[optind++];
+	}
+	s->script_args = (const char **)argv + optind;
+	s->nscript_args = argc - optind;
+	return -1;
+}
+
+/* ---- environment ------------------------------------------------------------ */
+
+static const char *first_existing(struct session *s, const char *const *cands,
+				  const char *probe)
+{
+	for (; *cands; cands++) {
+		if (path_exists(arena_printf(s->arena, "%s/%s", *cands, probe)))
+			return *cands;
+	}
+	return NULL;
+}
+
+static int find_dirs(struct session *s)
+{
+	const char *self = self_dir(s->arena);
+	const char *rt[] = {
+		getenv("SYSTEMTAP_RUNTIME") ? getenv("SYSTEMTAP_RUNTIME") : ".",
+		arena_printf(s->arena, "%s/../runtime", self),
+		arena_printf(s->arena, "%s/../share/stap/runtime", self),
+		STAP_PKGDATADIR "/runtime", NULL
+	};
+	const char *ts[] = {
+		arena_printf(s->arena, "%s/../tapsets", self),
+		arena_printf(s->arena, "%s/../share/stap/tapset", self),
+		STAP_PKGDATADIR "/tapset", NULL
+	};
+	const char *run[] = {
+		arena_printf(s->arena, "%s/../staprun", self), self,
+		STAP_BINDIR, NULL
+	};
+
+	if (!s->runtime_dir)
+		s->runtime_dir = first_existing(s, rt, "stp_runtime.h");
+	if (!s->runtime_dir || !path_exists(arena_printf(s->arena, "%s/stp_runtime.h", s->runtime_dir))) {
+		diag_plain(s, "cannot find the runtime sources (stp_runtime.h); use -R DIR");
+		return 1;
+	}
+	s->runtime_dir = realpath(s->runtime_dir, NULL);
+	s->tapset_dir = first_existing(s, ts, ".");
+	s->staprun_path = first_existing(s, run, "staprun");
+	s->staprun_path = arena_printf(s->arena, "%s/staprun",
+				       s->staprun_path ? s->staprun_path : STAP_BINDIR);
+	return 0;
+}
+
+static void set_kernel(struct session *s)
+{
+	struct utsname u;
+	const char *r = s->kernel_release;
+
+	if (!r) {
+		uname(&u);
+		r = arena_strdup(s->arena, u.release);
+	}
+	if (r[0] == '/') {
+		size_t len;
+		char *rel = read_file(arena_printf(s->arena,
+				"%s/include/config/kernel.release", r), &len);
+
+		s->kernel_build_dir = r;
+		s->kernel_release = rel ? arena_strndup(s->arena, rel, strcspn(rel, "\n")) : r;
+		free(rel);
+		return;
+	}
+	s->kernel_release = r;
+	s->kernel_build_dir = arena_printf(s->arena, "/lib/modules/%s/build", r);
+}
+
+static int read_script(struct session *s, const char *script, const char *file)
+{
+	struct source *src = arena_alloc(s->arena, sizeof(*src));
+	size_t len;
+	char *text;
+
+	if (script) {
+		src->name = "<input>";
+		src->text = script;
+		src->len = strlen(script);
+	} else {
+		text = strcmp(file, "-") ? read_file(file, &len) : read_stream(stdin, &len);
+		if (!text) {
+			diag_plain(s, "cannot read script %s: %s", file, strerror(errno));
+			return 1;
+		}
+		src->name = strcmp(file, "-") ? file : "<input>";
+		src->text = arena_strndup(s->arena, text, len);
+		src->len = len;
+		free(text);
+	}
+	s->user = src;
+	return 0;
+}
+
+/* ---- pass reporting ----------------------------------------------------------- */
+
+struct pass_clock {
+	double real;
+	long usr, sys;
+};
+
+static long ms_of(struct timeval tv)
+{
+	return tv.tv_sec * 1000L + tv.tv_usec / 1000;
+}
+
+/* CPU time of stap and the tools it ran (make, gcc), in ms. */
+static void cpu_ms(long *usr, long *sys)
+{
+	struct rusage self, kids;
+
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	*usr = ms_of(self.ru_utime) + ms_of(kids.ru_utime);
+	*sys = ms_of(self.ru_stime) + ms_of(kids.ru_stime);
+}
+
+static void clock_start(struct pass_clock *c)
+{
+	c->real = now_ms();
+	cpu_ms(&c->usr, &c->sys);
+}
+
+/* "using Nvirt/Nres/Nshr/Ndata kb, in Ausr/Bsys/Creal ms." as upstream */
+static void report_usage(struct session *s, const struct pass_clock *c, bool mem)
+{
+	long page = sysconf(_SC_PAGESIZE) / 1024, v = 0, r = 0, sh = 0, d = 0;
+	long usr, sys;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f) {
+		if (fscanf(f, "%ld %ld %ld %*d %*d %ld", &v, &r, &sh, &d) != 4)
+			v = r = sh = d = 0;
+		fclose(f);
+	}
+	cpu_ms(&usr, &sys);
+	if (mem)
+		fprintf(s->err, " using %ldvirt/%ldres/%ldshr/%lddata kb,",
+			v * page, r * page, sh * page, d * page);
+	fprintf(s->err, " in %ldusr/%ldsys/%ldreal ms.\n",
+		usr - c->usr, sys - c->sys,
+		(long)(now_ms() - c->real));
+}
+
+static int pass_failed(struct session *s, int pass)
+{
+	static const char *const what[] = { "", "parse", "analysis", "translation",
+					    "compilation", "run" };
+
+	fprintf(s->err, "Pass %d: %s failed.  [man error::pass%d]\n", pass,
+		what[pass], pass);
+	return 1;
+}
+
+static int count_list_funcs(struct session *s)
+{
+	int n = 0;
+
+	for (struct func *f = s->funcs; f; f = f->next_used)
+		n++;
+	return n;
+}
+
+static int count_globals(struct session *s)
+{
+	int n = 0;
+
+	for (struct var *v = s->globals; v; v = v->next)
+		n++;
+	return n;
+}
+
+/* ---- the pipeline --------------------------------------------------------------- */
+
+static int pass1(struct session *s)
+{
+	struct pass_clock c;
+
+	clock_start(&c);
+	s->user_ast = parse_source(s, s->user);
+	if (!s->user_ast || s->errors)
+		return pass_failed(s, 1);
+	if (s->verbose) {
+		fprintf(s->err, "Pass 1: parsed user script and 0 library scripts");
+		report_usage(s, &c, true);
+	}
+	if (s->last_pass == 1)
+		ast_print_file(s, stdout, s->user_ast);
+	return 0;
+}
+
+static int pass2(struct session *s)
+{
+	struct pass_clock c;
+	int n = 0;
+
+	clock_start(&c);
+	if (elaborate(s))
+		return pass_failed(s, 2);
+	for (struct rprobe *r = s->rprobes; r; r = r->next)
+		n++;
+	if (s->verbose) {
+		fprintf(s->err, "Pass 2: analyzed script: %d probe%s, %d function%s, %d embed%s, %d global%s",
+			n, n == 1 ? "" : "s", count_list_funcs(s),
+			count_list_funcs(s) == 1 ? "" : "s", 0, "s",
+			count_globals(s), count_globals(s) == 1 ? "" : "s");
+		report_usage(s, &c, true);
+	}
+	if (s->last_pass == 2)
+		elaborate_print(s, stdout);
+	return 0;
+}
+
+static int pass3(struct session *s)
+{
+	struct pass_clock c;
+
+	clock_start(&c);
+	if (translate(s))
+		return pass_failed(s, 3);
+	if (s->verbose) {
+		fprintf(s->err, "Pass 3: translated to C into \"%s\"", s->c_file);
+		report_usage(s, &c, true);
+	}
+	if (s->last_pass == 3) {
+		size_t len;
+		char *text = read_file(s->c_file, &len);
+
+		if (text)
+			fwrite(text, 1, len, stdout);
+		free(text);
+	}
+	return 0;
+}
+
+static int copy_ko_here(struct session *s)
+{
+	size_t len;
+	char *data = read_file(s->ko_file, &len);
+	const char *dst = arena_printf(s->arena, "%s.ko", s->module_name);
+	int rc = data ? write_file(dst, data, len) : -1;
+
+	free(data);
+	if (rc < 0) {
+		diag_plain(s, "cannot copy the module to %s: %s", dst, strerror(errno));
+		return 1;
+	}
+	if (s->last_pass == 4)
+		printf("%s\n", dst);
+	return 0;
+}
+
+static int pass4(struct session *s)
+{
+	struct pass_clock c;
+
+	clock_start(&c);
+	if (kbuild(s))
+		return pass_failed(s, 4);
+	if (s->verbose) {
+		fprintf(s->err, "Pass 4: compiled C into \"%s.ko\"", s->module_name);
+		report_usage(s, &c, false);
+	}
+	if ((s->module_named || s->last_pass == 4) && copy_ko_here(s))
+		return pass_failed(s, 4);
+	return 0;
+}
+
+static int pass5(struct session *s)
+{
+	struct pass_clock c;
+	int rc;
+
+	clock_start(&c);
+	if (s->verbose)
+		fputs("Pass 5: starting run.\n", s->err);
+	rc = run_module(s);
+	if (rc != 0)
+		return pass_failed(s, 5);
+	if (s->verbose) {
+		fputs("Pass 5: run completed", s->err);
+		report_usage(s, &c, false);
+	}
+	return 0;
+}
+
+static int make_tmpdir(struct session *s)
+{
+	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *t = arena_printf(s->arena, "%s/stapXXXXXX", base);
+
+	if (!mkdtemp(t)) {
+		diag_plain(s, "cannot create a temporary directory in %s: %s", base,
+			   strerror(errno));
+		return 1;
+	}
+	s->tmpdir = t;
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void cleanup(struct session *s)
+{
+	if (!s->tmpdir)
+		return;
+	if (s->keep_tmp)
+		fprintf(s->err, "Keeping temporary directory \"%s\"\n", s->tmpdir);
+	else
+		nftw(s->tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int run_passes(struct session *s)
+{
+	if (pass1(s) || s->last_pass == 1)
+		return s->errors ? 1 : 0;
+	set_kernel(s);
+	if (find_dirs(s) || pass2(s) || s->last_pass == 2)
+		return s->errors ? 1 : 0;
+	if (make_tmpdir(s) || pass3(s) || s->last_pass == 3)
+		return s->errors ? 1 : 0;
+	if (pass4(s) || s->last_pass == 4)
+		return s->errors ? 1 : 0;
+	return pass5(s);
+}
+
+int main(int argc, char **argv)
+{
+	struct session sess = { 0 };
+	const char *script = NULL, *file = NULL;
+	int rc;
+
+	sess.arena = arena_new();
+	sess.err = stderr;
+	sess.last_pass = 5;
+	rc = parse_options(&sess, argc, argv, &script, &file);
+	if (rc >= 0)
+		goto out;
+	if (!sess.module_name)
+		sess.module_name = arena_printf(sess.arena, "stap_%d", (int)getpid());
+	rc = read_script(&sess, script, file);
+	if (rc == 0)
+		rc = run_passes(&sess);
+	cleanup(&sess);
+out:
+	free(sess.include_dirs);
+	intern_free(&sess);
+	arena_free(sess.arena);
+	return rc;
+}

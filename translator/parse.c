@@ -1,0 +1,889 @@
+/*
+ * parse.c - pass 1b: recursive-descent parser from tokens to the AST.
+ *
+ * Each parse_* function starts with the grammar rule it implements, in the
+ * SystemTap language reference's terms. Expression precedence follows
+ * upstream (lowest first): assignment, ternary, ||, &&, |, ^, &, in,
+ * comparison and regex match, shifts, string concatenation `.`, + -,
+ * * / %, unary, ++/--, primary. Statements need no separators; `;` is an
+ * empty statement. Errors say "expected X, got Y" at the offending token;
+ * after an error the parser skips to the next top-level keyword.
+ */
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stap.h"
+
+struct parser {
+	struct session *s;
+	const struct source *src;
+	struct token_list toks;
+	size_t pos;
+	struct file_ast *ast;
+	struct probe **probe_tail;
+	struct func **func_tail;
+	struct var **global_tail;
+	struct embed **embed_tail;
+	jmp_buf on_error;	/* syntax errors unwind to the top-level loop */
+};
+
+static struct token *peek(struct parser *ps)
+{
+	return &ps->toks.v[ps->pos];
+}
+
+static struct token *next(struct parser *ps)
+{
+	struct token *t = &ps->toks.v[ps->pos];
+
+	if (t->kind != TK_EOF)
+		ps->pos++;
+	return t;
+}
+
+static bool is_op(const struct token *t, const char *op)
+{
+	return t->kind == TK_OP && !strcmp(t->text, op);
+}
+
+static bool is_kw(const struct token *t, const char *kw)
+{
+	return t->kind == TK_IDENT && !strcmp(t->text, kw);
+}
+
+static bool accept_op(struct parser *ps, const char *op)
+{
+	if (!is_op(peek(ps), op))
+		return false;
+	next(ps);
+	return true;
+}
+
+static _Noreturn void fail(struct parser *ps, struct token *t, const char *what)
+{
+	diag_error(ps->s, t->loc, "expected %s, got %s", what,
+		   tok_describe(ps->s, t));
+	longjmp(ps->on_error, 1);
+}
+
+static _Noreturn void fail_msg(struct parser *ps, struct loc loc, const char *msg)
+{
+	diag_error(ps->s, loc, "%s", msg);
+	longjmp(ps->on_error, 1);
+}
+
+static struct token *expect_op(struct parser *ps, const char *op)
+{
+	struct token *t = peek(ps);
+
+	if (!is_op(t, op))
+		fail(ps, t, arena_printf(ps->s->arena, "'%s'", op));
+	return next(ps);
+}
+
+static const char *const keywords[] = {
+	"probe", "global", "private", "function", "if", "else", "for",
+	"foreach", "in", "limit", "return", "delete", "while", "break",
+	"continue", "next", "string", "long", "try", "catch", NULL
+};
+
+static bool is_keyword(const char *name)
+{
+	const char *const *k;
+
+	for (k = keywords; *k; k++) {
+		if (!strcmp(*k, name))
+			return true;
+	}
+	return false;
+}
+
+/* A plain identifier (not a keyword, $target or @operator). */
+static struct token *expect_ident(struct parser *ps, const char *what)
+{
+	struct token *t = peek(ps);
+
+	if (t->kind != TK_IDENT || is_keyword(t->text) || t->text[0] == '$' ||
+	    t->text[0] == '@')
+		fail(ps, t, what);
+	return next(ps);
+}
+
+static struct node *mk(struct parser *ps, enum node_kind k, struct loc loc)
+{
+	return node_new(ps->s, k, loc);
+}
+
+static struct node *parse_expr(struct parser *ps);
+static struct node *parse_statement(struct parser *ps);
+static struct node *parse_block(struct parser *ps);
+
+/* ---- expressions -------------------------------------------------------- */
+
+/* arglist: '(' [ expr { ',' expr } ] ')' */
+static struct node *parse_arglist(struct parser *ps)
+{
+	struct node *head = NULL, **tail = &head;
+
+	expect_op(ps, "(");
+	if (accept_op(ps, ")"))
+		return NULL;
+	for (;;) {
+		*tail = parse_expr(ps);
+		tail = &(*tail)->next;
+		if (accept_op(ps, ")"))
+			return head;
+		if (!is_op(peek(ps), ","))
+			fail(ps, peek(ps), "',' or ')'");
+		next(ps);
+	}
+}
+
+struct print_name {
+	const char *name;
+	int flags;
+};
+
+static const struct print_name print_names[] = {
+	{ "print", 0 }, { "println", PR_LN },
+	{ "sprint", PR_STRING }, { "sprintln", PR_STRING | PR_LN },
+	{ "printf", PR_FORMAT }, { "sprintf", PR_STRING | PR_FORMAT },
+	{ "printd", PR_DELIM }, { "printdln", PR_DELIM | PR_LN },
+	{ "sprintd", PR_DELIM | PR_STRING },
+	{ "sprintdln", PR_DELIM | PR_STRING | PR_LN },
+	{ NULL, 0 }
+};
+
+static int print_flags(const char *name)
+{
+	const struct print_name *p;
+
+	for (p = print_names; p->name; p++) {
+		if (!strcmp(p->name, name))
+			return p->flags;
+	}
+	return -1;
+}
+
+/* print_call: print_name arglist  (printf/printd need a literal first) */
+static struct node *parse_print(struct parser *ps, struct token *name, int flags)
+{
+	struct node *n = mk(ps, N_PRINT, name->loc);
+
+	n->op = name->text;
+	n->flags = flags;
+	n->args = parse_arglist(ps);
+	if ((flags & (PR_FORMAT | PR_DELIM)) &&
+	    (!n->args || n->args->kind != N_STR))
+		fail_msg(ps, name->loc, arena_printf(ps->s->arena,
+			 "%s: the first argument must be a string literal (the %s)",
+			 name->text, flags & PR_FORMAT ? "format" : "delimiter"));
+	if (!(flags & (PR_FORMAT | PR_DELIM)) && !n->args)
+		fail_msg(ps, name->loc, arena_printf(ps->s->arena,
+			 "%s: at least one argument is required", name->text));
+	return n;
+}
+
+/* target: '$'name { '->' name | '[' expr ']' } [ '$' | '$$' ] */
+static struct node *parse_target(struct parser *ps, struct token *t)
+{
+	struct node *n = mk(ps, N_TARGET, t->loc);
+
+	n->op = t->text;
+	for (;;) {
+		if (accept_op(ps, "->")) {
+			expect_ident(ps, "a member name");
+		} else if (accept_op(ps, "[")) {
+			parse_expr(ps);
+			expect_op(ps, "]");
+		} else {
+			return n;
+		}
+	}
+}
+
+/* index_expr: name '[' expr { ',' expr } ']' */
+static struct node *parse_index(struct parser *ps, struct token *t)
+{
+	struct node *n = mk(ps, N_INDEX, t->loc), **tail = &n->args;
+
+	n->op = t->text;
+	expect_op(ps, "[");
+	for (;;) {
+		*tail = parse_expr(ps);
+		tail = &(*tail)->next;
+		if (accept_op(ps, "]"))
+			return n;
+		expect_op(ps, ",");
+	}
+}
+
+/*
+ * primary: NUMBER | STRING | '(' expr ')' | '%{' C '%}'
+ *        | name arglist | print_call | name '[' exprs ']' | name
+ *        | '$'target | '@'operator arglist
+ */
+static struct node *parse_primary(struct parser *ps)
+{
+	struct token *t = peek(ps);
+	struct node *n;
+	int pf;
+
+	switch (t->kind) {
+	case TK_NUM:
+		next(ps);
+		n = mk(ps, N_NUM, t->loc);
+		n->num = t->num;
+		return n;
+	case TK_STR:
+		next(ps);
+		n = mk(ps, N_STR, t->loc);
+		n->str = t->text;
+		n->len = t->len;
+		return n;
+	case TK_EMBEDDED:
+		next(ps);
+		n = mk(ps, N_EMBEDDED_EXPR, t->loc);
+		n->str = t->text;
+		return n;
+	case TK_OP:
+		if (!is_op(t, "("))
+			break;
+		next(ps);
+		n = parse_expr(ps);
+		expect_op(ps, ")");
+		return n;
+	case TK_IDENT:
+		if (t->text[0] == '$') {
+			next(ps);
+			return parse_target(ps, t);
+		}
+		if (is_keyword(t->text))
+			break;
+		next(ps);
+		if (is_op(peek(ps), "(")) {
+			pf = print_flags(t->text);
+			if (pf >= 0)
+				return parse_print(ps, t, pf);
+			n = mk(ps, N_CALL, t->loc);
+			n->op = t->text;
+			n->args = parse_arglist(ps);
+			return n;
+		}
+		if (t->text[0] == '@')
+			fail(ps, peek(ps), arena_printf(ps->s->arena,
+			     "'(' after '%s'", t->text));
+		if (is_op(peek(ps), "["))
+			return parse_index(ps, t);
+		n = mk(ps, N_VAR, t->loc);
+		n->op = t->text;
+		return n;
+	default:
+		break;
+	}
+	fail(ps, t, "an expression");
+}
+
+static bool is_lvalue(const struct node *n)
+{
+	return n->kind == N_VAR || n->kind == N_INDEX || n->kind == N_TARGET;
+}
+
+/* crement: ('++' | '--') unary | primary [ '++' | '--' ] */
+static struct node *parse_crement(struct parser *ps)
+{
+	struct token *t = peek(ps);
+	struct node *n;
+
+	if (is_op(t, "++") || is_op(t, "--")) {
+		next(ps);
+		n = mk(ps, N_INCDEC, t->loc);
+		n->op = t->text;
+		n->a = parse_crement(ps);
+		if (!is_lvalue(n->a))
+			fail_msg(ps, t->loc, arena_printf(ps->s->arena,
+				 "'%s' needs a variable operand", t->text));
+		return n;
+	}
+	n = parse_primary(ps);
+	t = peek(ps);
+	if ((is_op(t, "++") || is_op(t, "--")) && is_lvalue(n)) {
+		struct node *p = mk(ps, N_INCDEC, t->loc);
+
+		next(ps);
+		p->op = t->text;
+		p->a = n;
+		p->flags = 1;
+		return p;
+	}
+	return n;
+}
+
+/* unary: ('+' | '-' | '!' | '~') unary | crement */
+static struct node *parse_unary(struct parser *ps)
+{
+	struct token *t = peek(ps);
+	struct node *n;
+
+	if (is_op(t, "+") || is_op(t, "-") || is_op(t, "!") || is_op(t, "~")) {
+		next(ps);
+		n = mk(ps, N_UNARY, t->loc);
+		n->op = t->text;
+		n->a = parse_unary(ps);
+		return n;
+	}
+	return parse_crement(ps);
+}
+
+struct level {
+	const char *const ops[8];
+	enum node_kind kind;
+};
+
+static const struct level levels[] = {
+	{ { "||" }, N_LOGICAL },
+	{ { "&&" }, N_LOGICAL },
+	{ { "|" }, N_BINARY },
+	{ { "^" }, N_BINARY },
+	{ { "&" }, N_BINARY },
+	{ { "in" }, N_BINARY },	/* handled by parse_in */
+	{ { "<", ">", "<=", ">=", "==", "!=" }, N_COMPARE },
+	{ { "<<", ">>", ">>>" }, N_BINARY },
+	{ { "." }, N_CONCAT },
+	{ { "+", "-" }, N_BINARY },
+	{ { "*", "/", "%" }, N_BINARY },
+};
+#define NLEVELS (sizeof(levels) / sizeof(levels[0]))
+#define IN_LEVEL 5
+#define CMP_LEVEL 6
+
+static struct node *parse_level(struct parser *ps, size_t lvl);
+
+static const char *match_level(struct parser *ps, size_t lvl)
+{
+	struct token *t = peek(ps);
+	const char *const *o;
+
+	if (t->kind != TK_OP)
+		return NULL;
+	for (o = levels[lvl].ops; *o; o++) {
+		if (!strcmp(t->text, *o))
+			return *o;
+	}
+	if (lvl == CMP_LEVEL && (is_op(t, "=~") || is_op(t, "!~")))
+		return t->text;
+	return NULL;
+}
+
+/* in_expr: shift_expr [ 'in' name ] | '[' exprs ']' 'in' name */
+static struct node *parse_in(struct parser *ps)
+{
+	struct token *t = peek(ps);
+	struct node *n, *keys;
+
+	if (is_op(t, "[")) {
+		struct node **tail = &keys;
+
+		next(ps);
+		for (;;) {
+			*tail = parse_expr(ps);
+			tail = &(*tail)->next;
+			if (accept_op(ps, "]"))
+				break;
+			expect_op(ps, ",");
+		}
+		if (!is_kw(peek(ps), "in"))
+			fail(ps, peek(ps), "'in'");
+	} else {
+		keys = parse_level(ps, IN_LEVEL + 1);
+		if (!is_kw(peek(ps), "in"))
+			return keys;
+	}
+	t = next(ps);
+	n = mk(ps, N_BINARY, t->loc);
+	n->op = "in";
+	n->args = keys;
+	n->a = mk(ps, N_VAR, peek(ps)->loc);
+	n->a->op = expect_ident(ps, "an array name")->text;
+	return n;
+}
+
+/* binary levels: operand { op operand }, left-associative */
+static struct node *parse_level(struct parser *ps, size_t lvl)
+{
+	struct node *n;
+	const char *op;
+
+	if (lvl == NLEVELS)
+		return parse_unary(ps);
+	if (lvl == IN_LEVEL)
+		return parse_in(ps);
+	n = parse_level(ps, lvl + 1);
+	while ((op = match_level(ps, lvl))) {
+		struct token *t = next(ps);
+		struct node *b = mk(ps, levels[lvl].kind, t->loc);
+
+		b->op = t->text;
+		b->a = n;
+		b->b = parse_level(ps, lvl + 1);
+		if (lvl == CMP_LEVEL && (op[0] == '=' || op[0] == '!') &&
+		    op[1] == '~' && b->b->kind != N_STR)
+			fail_msg(ps, t->loc, "a regular expression match needs a string literal on the right");
+		n = b;
+	}
+	return n;
+}
+
+/* ternary: logical_or [ '?' expr ':' ternary ] */
+static struct node *parse_ternary(struct parser *ps)
+{
+	struct node *c = parse_level(ps, 0), *n;
+	struct token *t = peek(ps);
+
+	if (!is_op(t, "?"))
+		return c;
+	next(ps);
+	n = mk(ps, N_TERNARY, t->loc);
+	n->a = c;
+	n->b = parse_expr(ps);
+	expect_op(ps, ":");
+	n->c = parse_ternary(ps);
+	return n;
+}
+
+static const char *const assign_ops[] = {
+	"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|=",
+	".=", "<<<", NULL
+};
+
+/* expr: ternary [ assign_op expr ]   (right-associative) */
+static struct node *parse_expr(struct parser *ps)
+{
+	struct node *lhs = parse_ternary(ps), *n;
+	struct token *t = peek(ps);
+	const char *const *o;
+
+	if (t->kind != TK_OP)
+		return lhs;
+	for (o = assign_ops; *o; o++) {
+		if (!strcmp(t->text, *o))
+			break;
+	}
+	if (!*o)
+		return lhs;
+	if (!is_lvalue(lhs))
+		fail_msg(ps, t->loc, arena_printf(ps->s->arena,
+			 "the left side of '%s' must be a variable", t->text));
+	next(ps);
+	n = mk(ps, N_ASSIGN, t->loc);
+	n->op = t->text;
+	n->a = lhs;
+	n->b = parse_expr(ps);
+	return n;
+}
+
+/* ---- statements --------------------------------------------------------- */
+
+/* if_stmt: 'if' '(' expr ')' statement [ 'else' statement ] */
+static struct node *parse_if(struct parser *ps, struct token *kw)
+{
+	struct node *n = mk(ps, N_IF, kw->loc);
+
+	expect_op(ps, "(");
+	n->a = parse_expr(ps);
+	expect_op(ps, ")");
+	n->b = parse_statement(ps);
+	if (is_kw(peek(ps), "else")) {
+		next(ps);
+		n->c = parse_statement(ps);
+	}
+	return n;
+}
+
+/* while_stmt: 'while' '(' expr ')' statement */
+static struct node *parse_while(struct parser *ps, struct token *kw)
+{
+	struct node *n = mk(ps, N_WHILE, kw->loc);
+
+	expect_op(ps, "(");
+	n->a = parse_expr(ps);
+	expect_op(ps, ")");
+	n->b = parse_statement(ps);
+	return n;
+}
+
+/* for_stmt: 'for' '(' [expr] ';' [expr] ';' [expr] ')' statement */
+static struct node *parse_for(struct parser *ps, struct token *kw)
+{
+	struct node *n = mk(ps, N_FOR, kw->loc);
+
+	expect_op(ps, "(");
+	if (!is_op(peek(ps), ";"))
+		n->a = parse_expr(ps);
+	expect_op(ps, ";");
+	if (!is_op(peek(ps), ";"))
+		n->b = parse_expr(ps);
+	expect_op(ps, ";");
+	if (!is_op(peek(ps), ")"))
+		n->c = parse_expr(ps);
+	expect_op(ps, ")");
+	n->d = parse_statement(ps);
+	return n;
+}
+
+/* return_stmt: 'return' [ expr ] */
+static struct node *parse_return(struct parser *ps, struct token *kw)
+{
+	struct node *n = mk(ps, N_RETURN, kw->loc);
+	struct token *t = peek(ps);
+
+	if (is_op(t, ";") || is_op(t, "}") || t->kind == TK_EOF)
+		return n;
+	if (t->loc.line != kw->loc.line && t->kind == TK_IDENT &&
+	    is_keyword(t->text))
+		return n;
+	n->a = parse_expr(ps);
+	accept_op(ps, ";");
+	return n;
+}
+
+static struct node *simple_stmt(struct parser *ps, enum node_kind k,
+				struct token *kw)
+{
+	accept_op(ps, ";");
+	return mk(ps, k, kw->loc);
+}
+
+static _Noreturn void unsupported(struct parser *ps, struct token *kw)
+{
+	fail_msg(ps, kw->loc, arena_printf(ps->s->arena,
+		 "'%s' is not supported by this version yet", kw->text));
+}
+
+/*
+ * statement: block | ';' | if_stmt | while_stmt | for_stmt | return_stmt [';']
+ *          | ('next' | 'break' | 'continue') [';'] | '%{' C '%}' | expr [';']
+ */
+static struct node *parse_statement(struct parser *ps)
+{
+	struct token *t = peek(ps);
+	struct node *n;
+
+	if (is_op(t, "{"))
+		return parse_block(ps);
+	if (is_op(t, ";")) {
+		next(ps);
+		return mk(ps, N_NULL_STMT, t->loc);
+	}
+	if (t->kind == TK_EMBEDDED) {
+		next(ps);
+		n = mk(ps, N_EMBEDDED_STMT, t->loc);
+		n->str = t->text;
+		return n;
+	}
+	if (t->kind == TK_IDENT && is_keyword(t->text)) {
+		next(ps);
+		if (!strcmp(t->text, "if"))
+			return parse_if(ps, t);
+		if (!strcmp(t->text, "while"))
+			return parse_while(ps, t);
+		if (!strcmp(t->text, "for"))
+			return parse_for(ps, t);
+		if (!strcmp(t->text, "return"))
+			return parse_return(ps, t);
+		if (!strcmp(t->text, "next"))
+			return simple_stmt(ps, N_NEXT, t);
+		if (!strcmp(t->text, "break"))
+			return simple_stmt(ps, N_BREAK, t);
+		if (!strcmp(t->text, "continue"))
+			return simple_stmt(ps, N_CONTINUE, t);
+		if (!strcmp(t->text, "foreach") || !strcmp(t->text, "delete") ||
+		    !strcmp(t->text, "try"))
+			unsupported(ps, t);
+		ps->pos--;
+		fail(ps, t, "a statement");
+	}
+	n = mk(ps, N_EXPR_STMT, t->loc);
+	n->a = parse_expr(ps);
+	accept_op(ps, ";");
+	return n;
+}
+
+/* block: '{' { statement } '}' */
+static struct node *parse_block(struct parser *ps)
+{
+	struct token *open = expect_op(ps, "{");
+	struct node *n = mk(ps, N_BLOCK, open->loc), **tail = &n->args;
+
+	while (!is_op(peek(ps), "}")) {
+		if (peek(ps)->kind == TK_EOF)
+			fail(ps, peek(ps), "'}'");
+		if (accept_op(ps, ";"))
+			continue;
+		*tail = parse_statement(ps);
+		tail = &(*tail)->next;
+	}
+	next(ps);
+	return n;
+}
+
+/* ---- probes ------------------------------------------------------------- */
+
+/* component_name: (IDENT | NUM | '*')+ with no space between pieces */
+static const char *parse_comp_name(struct parser *ps)
+{
+	struct strbuf sb;
+	const char *name;
+	bool first = true;
+
+	sb_init(&sb);
+	for (;;) {
+		struct token *t = peek(ps);
+
+		if (!first && t->space_before)
+			break;
+		if (t->kind == TK_IDENT && t->text[0] != '$' && t->text[0] != '@')
+			sb_puts(&sb, t->text);
+		else if (is_op(t, "*"))
+			sb_puts(&sb, "*");
+		else if (t->kind == TK_NUM && !first)
+			sb_puts(&sb, t->text);
+		else
+			break;
+		next(ps);
+		first = false;
+	}
+	if (first) {
+		sb_free(&sb);
+		fail(ps, peek(ps), "a probe point component");
+	}
+	name = intern(ps->s, sb.buf, sb.len);
+	sb_free(&sb);
+	return name;
+}
+
+/* probe_point: component { '.' component } [ '?' | '!' ] [ 'if' '(' expr ')' ]
+ * component: component_name [ '(' literal ')' ] */
+static struct probe_point *parse_probe_point(struct parser *ps)
+{
+	struct probe_point *pp = arena_alloc(ps->s->arena, sizeof(*pp));
+	struct pp_comp **tail = &pp->comps;
+
+	pp->loc = peek(ps)->loc;
+	do {
+		struct pp_comp *c = arena_alloc(ps->s->arena, sizeof(*c));
+
+		c->name = parse_comp_name(ps);
+		if (accept_op(ps, "(")) {
+			struct token *t = peek(ps);
+			bool neg = accept_op(ps, "-");
+
+			t = next(ps);
+			if (t->kind != TK_NUM && (neg || t->kind != TK_STR))
+				fail(ps, t, "a number or string literal");
+			c->arg = mk(ps, t->kind == TK_NUM ? N_NUM : N_STR, t->loc);
+			c->arg->num = neg ? -t->num : t->num;
+			c->arg->str = t->text;
+			c->arg->len = t->len;
+			expect_op(ps, ")");
+		}
+		*tail = c;
+		tail = &c->next;
+	} while (accept_op(ps, "."));
+	if (accept_op(ps, "?"))
+		pp->optional = true;
+	else if (accept_op(ps, "!"))
+		pp->optional = pp->sufficient = true;
+	if (is_kw(peek(ps), "if")) {
+		next(ps);
+		expect_op(ps, "(");
+		pp->cond = parse_expr(ps);
+		expect_op(ps, ")");
+	}
+	return pp;
+}
+
+/* probe_decl: 'probe' probe_point { ',' probe_point } block
+ *           | 'probe' name ( '=' | '+=' ) probe_points block   (alias) */
+static void parse_probe(struct parser *ps, struct token *kw)
+{
+	struct probe *p = arena_alloc(ps->s->arena, sizeof(*p));
+	struct probe_point **tail = &p->points;
+
+	p->loc = kw->loc;
+	p->tapset = ps->src->tapset;
+	do {
+		*tail = parse_probe_point(ps);
+		tail = &(*tail)->next;
+	} while (accept_op(ps, ","));
+	if (is_op(peek(ps), "=") || is_op(peek(ps), "+="))
+		fail_msg(ps, peek(ps)->loc, "probe aliases are not supported by this version yet");
+	p->body = parse_block(ps);
+	*ps->probe_tail = p;
+	ps->probe_tail = &p->next;
+}
+
+/* literal initialiser: ['-'] NUMBER | STRING */
+static struct node *parse_literal(struct parser *ps)
+{
+	struct token *t = peek(ps);
+	bool neg = accept_op(ps, "-");
+	struct node *n;
+
+	t = next(ps);
+	if (t->kind != TK_NUM && (neg || t->kind != TK_STR))
+		fail(ps, t, "a number or string literal");
+	n = mk(ps, t->kind == TK_NUM ? N_NUM : N_STR, t->loc);
+	n->num = neg ? (int64_t)(0 - (uint64_t)t->num) : t->num;
+	n->str = t->text;
+	n->len = t->len;
+	n->type = t->kind == TK_NUM ? T_LONG : T_STRING;
+	return n;
+}
+
+/* global_decl: 'global' name [ '[' NUMBER ']' ] [ '=' literal ] { ',' ... } */
+static void parse_global(struct parser *ps)
+{
+	do {
+		struct token *t = expect_ident(ps, "a global variable name");
+		struct var *v = arena_alloc(ps->s->arena, sizeof(*v));
+
+		v->name = t->text;
+		v->loc = t->loc;
+		v->global = true;
+		if (is_op(peek(ps), "["))
+			fail_msg(ps, peek(ps)->loc, "global arrays are not supported by this version yet");
+		if (accept_op(ps, "=")) {
+			v->init = parse_literal(ps);
+			v->type = v->init->type;
+		}
+		*ps->global_tail = v;
+		ps->global_tail = &v->next;
+	} while (accept_op(ps, ","));
+	accept_op(ps, ";");
+}
+
+/* type_annotation: ':' ( 'long' | 'string' ) */
+static enum type parse_type_annot(struct parser *ps)
+{
+	struct token *t;
+
+	if (!accept_op(ps, ":"))
+		return T_UNKNOWN;
+	t = next(ps);
+	if (is_kw(t, "long"))
+		return T_LONG;
+	if (is_kw(t, "string"))
+		return T_STRING;
+	fail(ps, t, "'long' or 'string'");
+}
+
+/* function_decl: 'function' name [type] '(' [ name [type] { ',' ... } ] ')'
+ *                ( block | '%{' C '%}' ) */
+static void parse_function(struct parser *ps)
+{
+	struct token *t = expect_ident(ps, "a function name");
+	struct func *f = arena_alloc(ps->s->arena, sizeof(*f));
+	struct var **tail = &f->params;
+
+	f->name = t->text;
+	f->loc = t->loc;
+	f->tapset = ps->src->tapset;
+	f->type = parse_type_annot(ps);
+	expect_op(ps, "(");
+	while (!accept_op(ps, ")")) {
+		struct var *v = arena_alloc(ps->s->arena, sizeof(*v));
+
+		if (f->nparams)
+			expect_op(ps, ",");
+		t = expect_ident(ps, "a parameter name");
+		v->name = t->text;
+		v->loc = t->loc;
+		v->param = true;
+		v->written = true;
+		v->index = f->nparams++;
+		v->type = parse_type_annot(ps);
+		*tail = v;
+		tail = &v->next;
+	}
+	if (peek(ps)->kind == TK_EMBEDDED) {
+		t = next(ps);
+		f->body = mk(ps, N_EMBEDDED_STMT, t->loc);
+		f->body->str = t->text;
+	} else {
+		f->body = parse_block(ps);
+	}
+	*ps->func_tail = f;
+	ps->func_tail = &f->next;
+}
+
+/* Skip to the next top-level keyword after a syntax error. */
+static void recover(struct parser *ps)
+{
+	for (;;) {
+		struct token *t = peek(ps);
+
+		if (t->kind == TK_EOF)
+			return;
+		if (t->kind == TK_IDENT && t->loc.col == 1 &&
+		    (is_kw(t, "probe") || is_kw(t, "global") ||
+		     is_kw(t, "function")))
+			return;
+		next(ps);
+	}
+}
+
+/* file: { probe_decl | global_decl | function_decl | '%{' C '%}' | ';' } */
+static void parse_toplevel(struct parser *ps)
+{
+	struct token *t = next(ps);
+
+	if (is_kw(t, "probe")) {
+		parse_probe(ps, t);
+	} else if (is_kw(t, "global")) {
+		parse_global(ps);
+	} else if (is_kw(t, "function")) {
+		parse_function(ps);
+	} else if (is_kw(t, "private")) {
+		fail_msg(ps, t->loc, "'private' is not supported by this version yet");
+	} else if (t->kind == TK_EMBEDDED) {
+		struct embed *e = arena_alloc(ps->s->arena, sizeof(*e));
+
+		e->code = t->text;
+		e->loc = t->loc;
+		*ps->embed_tail = e;
+		ps->embed_tail = &e->next;
+	} else if (!is_op(t, ";")) {
+		ps->pos--;
+		fail(ps, t, "'probe', 'global', 'function' or embedded C");
+	}
+}
+
+struct file_ast *parse_source(struct session *s, const struct source *src)
+{
+	struct parser ps = { 0 };
+	int errors = s->errors;
+
+	ps.s = s;
+	ps.src = src;
+	if (lex_source(s, src, &ps.toks) < 0) {
+		free(ps.toks.v);
+		return NULL;
+	}
+	ps.ast = arena_alloc(s->arena, sizeof(*ps.ast));
+	ps.ast->src = src;
+	ps.probe_tail = &ps.ast->probes;
+	ps.func_tail = &ps.ast->funcs;
+	ps.global_tail = &ps.ast->globals;
+	ps.embed_tail = &ps.ast->embeds;
+	while (peek(&ps)->kind != TK_EOF) {
+		if (setjmp(ps.on_error)) {
+			recover(&ps);
+			continue;
+		}
+		parse_toplevel(&ps);
+	}
+	free(ps.toks.v);
+	return s->errors > errors ? NULL : ps.ast;
+}

@@ -1,0 +1,76 @@
+/*
+ * run.c - pass 5: hand the module to staprun, which loads it and execs
+ * stapio. SIGINT, SIGTERM and SIGHUP reaching stap are forwarded to it so
+ * that the script's end probes run; stap's status is staprun's.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "stap.h"
+
+static volatile sig_atomic_t child_pid;
+
+static void forward(int sig)
+{
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+}
+
+static void build_argv(struct session *s, const char **argv)
+{
+	int n = 0;
+
+	argv[n++] = s->staprun_path;
+	for (int i = 0; i < s->verbose && i < 4; i++)
+		argv[n++] = "-v";
+	if (s->output_file) {
+		argv[n++] = "-o";
+		argv[n++] = s->output_file;
+	}
+	if (s->bufsize_mb) {
+		argv[n++] = "-s";
+		argv[n++] = arena_printf(s->arena, "%d", s->bufsize_mb);
+	}
+	argv[n++] = s->ko_file;
+	argv[n] = NULL;
+}
+
+int run_module(struct session *s)
+{
+	const char *argv[16];
+	struct sigaction sa;
+	int status;
+	pid_t pid;
+
+	build_argv(s, argv);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		diag_plain(s, "cannot start staprun: %s", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		execv(argv[0], (char *const *)argv);
+		fprintf(stderr, "stap: error: cannot run %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	child_pid = pid;
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return 1;
+	}
+	child_pid = 0;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 1;
+}

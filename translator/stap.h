@@ -1,0 +1,305 @@
+/*
+ * stap.h - the translator's shared model, sectioned by the file that owns
+ * each part: the session and its arena, diagnostics, tokens, the AST,
+ * symbols, and the entry points of the five passes.
+ *
+ * Every object reachable from struct session lives in the session arena
+ * and is freed in one call at the end (never piecemeal). Passes return an
+ * error count; only main() decides to stop or exit.
+ */
+#ifndef STAP_H
+#define STAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define STAP_VERSION_STRING "0.1.0"
+#define STAP_COMPAT_VERSION "4.8"	/* the SystemTap language we follow */
+
+struct session;
+
+/* ---- arena.c: the session arena ---------------------------------------- */
+struct arena;
+struct arena *arena_new(void);
+void arena_free(struct arena *a);
+void *arena_alloc(struct arena *a, size_t n);	/* zeroed */
+char *arena_strndup(struct arena *a, const char *p, size_t n);
+char *arena_strdup(struct arena *a, const char *p);
+char *arena_printf(struct arena *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- util.c: growable buffers and host helpers -------------------------- */
+struct strbuf {
+	char *buf;
+	size_t len, cap;
+};
+void sb_init(struct strbuf *sb);
+void sb_free(struct strbuf *sb);
+void sb_putc(struct strbuf *sb, char c);
+void sb_puts(struct strbuf *sb, const char *s);
+void sb_putn(struct strbuf *sb, const char *s, size_t n);
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sb_c_string(struct strbuf *sb, const char *s);	/* as a C literal */
+char *read_file(const char *path, size_t *len);	/* malloc'd, NUL-terminated */
+char *read_stream(FILE *f, size_t *len);
+int write_file(const char *path, const char *data, size_t len);
+bool path_exists(const char *path);
+char *self_dir(struct arena *a);	/* directory of /proc/self/exe */
+double now_ms(void);
+
+/* ---- diag.c: source files and diagnostics ------------------------------ */
+struct source {
+	const char *name;	/* "<input>" for -e, "-" stdin becomes "<input>" */
+	const char *text;
+	size_t len;
+	bool tapset;		/* library file: privileged (embedded C allowed) */
+};
+
+struct loc {
+	const struct source *src;
+	int line, col;		/* 1-based */
+};
+
+void diag_error(struct session *s, struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void diag_warn(struct session *s, struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void diag_plain(struct session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+const char *loc_str(struct session *s, struct loc loc);	/* "file:L:C" */
+
+/* ---- lex.c: tokens ------------------------------------------------------ */
+enum tok_kind {
+	TK_EOF,
+	TK_IDENT,	/* identifiers, keywords, $target, @operator */
+	TK_NUM,
+	TK_STR,		/* text holds the unescaped bytes */
+	TK_OP,
+	TK_EMBEDDED,	/* %{ ... %}: text holds the C */
+};
+
+struct token {
+	enum tok_kind kind;
+	const char *text;	/* interned for TK_IDENT and TK_OP */
+	size_t len;		/* bytes in text (strings may hold NULs) */
+	int64_t num;
+	struct loc loc;
+	bool space_before;	/* whitespace precedes (probe-point joins) */
+};
+
+struct token_list {
+	struct token *v;
+	size_t n;
+};
+
+int lex_source(struct session *s, const struct source *src,
+	       struct token_list *out);
+const char *tok_describe(struct session *s, const struct token *t);
+
+/* ---- ast.c: syntax tree ------------------------------------------------- */
+enum type { T_UNKNOWN, T_LONG, T_STRING, T_STATS };
+const char *type_name(enum type t);
+
+enum node_kind {
+	/* expressions */
+	N_NUM, N_STR, N_VAR, N_TARGET, N_CALL, N_PRINT, N_BINARY, N_LOGICAL,
+	N_COMPARE, N_CONCAT, N_UNARY, N_INCDEC, N_ASSIGN, N_TERNARY, N_INDEX,
+	N_EMBEDDED_EXPR,
+	/* statements */
+	N_BLOCK, N_EXPR_STMT, N_IF, N_WHILE, N_FOR, N_RETURN, N_NEXT,
+	N_BREAK, N_CONTINUE, N_DELETE, N_NULL_STMT, N_EMBEDDED_STMT,
+};
+
+/* The print family: flags of N_PRINT. */
+enum print_flags {
+	PR_STRING = 1,	/* sprint*: returns a string */
+	PR_LN = 2,	/* *ln: newline at the end */
+	PR_FORMAT = 4,	/* *printf: first arg is a literal format */
+	PR_DELIM = 8,	/* *printd*: first arg is a literal delimiter */
+};
+
+struct var;
+struct func;
+
+struct node {
+	enum node_kind kind;
+	struct loc loc;
+	enum type type;
+	const char *op;		/* operator text, identifier, builtin name */
+	struct node *a, *b, *c, *d;	/* operands / if-then-else / for parts */
+	struct node *args;	/* call arguments, block statements (next) */
+	struct node *next;
+	int64_t num;
+	const char *str;	/* string literal bytes, embedded C text */
+	size_t len;
+	int flags;		/* N_PRINT: enum print_flags; N_INCDEC: 1 = post */
+	struct var *var;	/* N_VAR: resolved symbol */
+	struct func *func;	/* N_CALL: resolved function */
+	int tmp;		/* translate.c: temporary slot, -1 if none */
+};
+
+/* A probe-point component: name or name(arg). */
+struct pp_comp {
+	const char *name;
+	struct node *arg;	/* N_NUM or N_STR literal, or NULL */
+	struct pp_comp *next;
+};
+
+struct probe_point {
+	struct pp_comp *comps;
+	struct loc loc;
+	bool optional, sufficient;	/* ? and ! */
+	struct node *cond;	/* if (expr), or NULL */
+	struct probe_point *next;
+};
+
+struct var {
+	const char *name;
+	struct loc loc;
+	enum type type;
+	bool global, param, written, read;
+	int index;		/* position among its scope's variables */
+	struct node *init;	/* global initialiser (literal) */
+	struct var *next;
+};
+
+struct func {
+	const char *name;
+	struct loc loc;
+	enum type type;		/* return type */
+	struct var *params;
+	int nparams;
+	struct var *locals;	/* params first, then locals */
+	struct node *body;	/* N_BLOCK, or N_EMBEDDED_STMT for %{ %} */
+	bool used, tapset;
+	int ntmp;		/* translate.c */
+	int depth;		/* longest call chain below, for MAXNESTING */
+	struct func *next;	/* in its file */
+	struct func *next_used;	/* in session->funcs */
+};
+
+struct probe {
+	struct probe_point *points;
+	struct loc loc;
+	struct node *body;
+	struct var *locals;
+	const char *alias_name;	/* set for `probe name = ...` aliases */
+	bool tapset;
+	int index;
+	int ntmp;
+	struct probe *next;
+};
+
+struct embed {
+	const char *code;
+	struct loc loc;
+	struct embed *next;
+};
+
+/* One parsed file: its top-level declarations, in order. */
+struct file_ast {
+	const struct source *src;
+	struct probe *probes;
+	struct func *funcs;
+	struct var *globals;
+	struct embed *embeds;
+	struct file_ast *next;
+};
+
+struct node *node_new(struct session *s, enum node_kind k, struct loc loc);
+void ast_print_file(struct session *s, FILE *out, struct file_ast *f);
+void ast_print_expr(FILE *out, const struct node *n);
+
+/* ---- parse.c ------------------------------------------------------------ */
+struct file_ast *parse_source(struct session *s, const struct source *src);
+
+/* ---- format.c: printf formats ------------------------------------------- */
+struct fmt_piece {
+	char conv;		/* 0 for a literal run, '%' never appears */
+	int flags;		/* bits: '-' 1, '+' 2, ' ' 4, '#' 8, '0' 16 */
+	int width, prec;	/* -1 none, -2 '*' */
+	const char *lit;	/* literal bytes (conv == 0) */
+	size_t litlen;
+	struct fmt_piece *next;
+};
+enum { FMT_LEFT = 1, FMT_PLUS = 2, FMT_SPACE = 4, FMT_ALT = 8, FMT_ZERO = 16 };
+struct fmt_piece *fmt_parse(struct session *s, const char *f, size_t len,
+			    const char **err);
+int fmt_nargs(const struct fmt_piece *p);
+
+/* ---- elaborate.c: pass 2 ------------------------------------------------ */
+struct timer_spec {
+	int64_t period_ns;
+};
+
+/* A resolved probe: one per concrete probe point. */
+struct rprobe {
+	struct probe *probe;	/* body and locals */
+	struct probe_point *point;
+	const char *pp;		/* canonical probe point text */
+	int kind;		/* RP_BEGIN, RP_END, RP_TIMER */
+	int64_t order;		/* begin(N)/end(N) */
+	int64_t period_ns;
+	struct rprobe *next;
+};
+enum { RP_BEGIN, RP_END, RP_TIMER, RP_NEVER };
+
+int elaborate(struct session *s);
+void elaborate_print(struct session *s, FILE *out);
+
+/* ---- translate.c, kbuild.c, run.c: passes 3, 4, 5 ------------------------ */
+int translate(struct session *s);
+int kbuild(struct session *s);
+int run_module(struct session *s);
+
+/* ---- main.c: the session ------------------------------------------------ */
+struct define {
+	const char *text;	/* NAME or NAME=VALUE */
+	struct define *next;
+};
+
+struct session {
+	struct arena *arena;
+	/* options */
+	int last_pass;
+	int verbose;
+	bool keep_tmp, guru, suppress_warnings, unoptimized;
+	const char *module_name;	/* -m, or stap_<pid> */
+	bool module_named;
+	const char *kernel_release;	/* -r */
+	const char *kernel_build_dir;
+	const char *output_file;	/* -o */
+	int bufsize_mb;			/* -s */
+	struct define *defines;		/* -D */
+	const char **script_args;	/* $1.. / @1.. */
+	int nscript_args;
+	const char *runtime_dir, *tapset_dir, *staprun_path;
+	const char **include_dirs;
+	int ninclude_dirs;
+	/* inputs */
+	struct source *user;
+	struct file_ast *user_ast, *tapset_asts;
+	/* pass 2 results */
+	struct var *globals;
+	struct func *funcs;	/* used functions */
+	struct probe *probes;
+	struct rprobe *rprobes;
+	struct embed *embeds;
+	int nrprobes;
+	int maxnesting;
+	/* pass 3/4 */
+	const char *tmpdir;
+	const char *c_file, *ko_file;
+	struct intern_table *interns;
+	/* diagnostics */
+	int errors, warnings;
+	FILE *err;
+};
+
+const char *intern(struct session *s, const char *p, size_t n);
+void intern_free(struct session *s);
+
+#endif /* STAP_H */

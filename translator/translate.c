@@ -1,0 +1,779 @@
+/*
+ * translate.c - pass 3: write the module's C from the resolved program.
+ *
+ * Layout of the output (see runtime/README.md): limits, the runtime
+ * header, top-level embedded C, globals, one locals struct per probe and
+ * function (locals and temporaries live in the per-CPU context, never on
+ * the kernel stack), the handlers, the probe table, and the runtime
+ * implementation. Expressions compile to C expression text; anything with
+ * a side effect, a possible error or a string result is first evaluated
+ * into a temporary by statements emitted ahead of its use, so evaluation
+ * stays left to right and every error can `goto out` before output is
+ * produced.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stap.h"
+
+struct gen {
+	struct session *s;
+	struct strbuf *body;	/* statements of the handler being written */
+	struct strbuf tmps;	/* temporaries of its locals struct */
+	int ntmp;
+	int indent;
+	int label;
+	int loops[64];		/* continue labels of enclosing loops */
+	int nloops;
+	struct func *func;	/* NULL in a probe */
+};
+
+static void line(struct gen *g, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void line(struct gen *g, const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+
+	for (n = 0; n < g->indent; n++)
+		sb_putc(g->body, '\t');
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	p = malloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb_puts(g->body, p);
+	sb_putc(g->body, '\n');
+	free(p);
+}
+
+static const char *cstr(struct gen *g, const char *s)
+{
+	struct strbuf sb;
+	const char *r;
+
+	sb_init(&sb);
+	sb_c_string(&sb, s);
+	r = arena_strdup(g->s->arena, sb.buf);
+	sb_free(&sb);
+	return r;
+}
+
+static const char *mangle(struct gen *g, const char *prefix, const char *name)
+{
+	struct strbuf sb;
+	const char *r;
+
+	sb_init(&sb);
+	sb_puts(&sb, prefix);
+	for (; *name; name++) {
+		if (*name == '$')
+			sb_puts(&sb, "_S_");
+		else
+			sb_putc(&sb, *name);
+	}
+	r = arena_strdup(g->s->arena, sb.buf);
+	sb_free(&sb);
+	return r;
+}
+
+static const char *new_tmp(struct gen *g, enum type t)
+{
+	int n = g->ntmp++;
+
+	if (t == T_STRING)
+		sb_printf(&g->tmps, "\tchar t_%d[MAXSTRINGLEN];\n", n);
+	else
+		sb_printf(&g->tmps, "\tint64_t t_%d;\n", n);
+	return arena_printf(g->s->arena, "l->t_%d", n);
+}
+
+/* "operator '/' at file:1:2": where a run-time error happened. */
+static const char *where(struct gen *g, const struct node *n)
+{
+	const char *what;
+
+	switch (n->kind) {
+	case N_BINARY:
+	case N_ASSIGN:
+		what = arena_printf(g->s->arena, "operator '%s'", n->op);
+		break;
+	case N_CALL:
+	case N_VAR:
+		what = arena_printf(g->s->arena, "identifier '%s'", n->op);
+		break;
+	default:
+		what = "statement";
+	}
+	return cstr(g, arena_printf(g->s->arena, "%s at %s", what,
+				    loc_str(g->s, n->loc)));
+}
+
+static void error_check(struct gen *g, const struct node *n)
+{
+	line(g, "if (unlikely(c->last_error)) {");
+	line(g, "\tif (!c->last_stmt)");
+	line(g, "\t\tc->last_stmt = %s;", where(g, n));
+	line(g, "\tgoto out;");
+	line(g, "}");
+}
+
+static const char *var_ref(struct gen *g, const struct var *v)
+{
+	return v->global ? mangle(g, "g_", v->name) :
+			   mangle(g, "l->l_", v->name);
+}
+
+static const char *gen_expr(struct gen *g, struct node *n);
+static void gen_stmt(struct gen *g, struct node *n);
+
+/* Store the value text `val` of type t into the lvalue text `dst`. */
+static void store(struct gen *g, const char *dst, const char *val, enum type t)
+{
+	if (t == T_STRING) {
+		if (strcmp(dst, val))
+			line(g, "stp_str_copy(%s, %s);", dst, val);
+	} else {
+		line(g, "%s = %s;", dst, val);
+	}
+}
+
+static const char *gen_arith(struct gen *g, struct node *n, const char *op,
+			     const char *a, const char *b)
+{
+	struct arena *ar = g->s->arena;
+	const char *t;
+
+	if (!strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*"))
+		return arena_printf(ar, "((int64_t)((uint64_t)(%s) %s (uint64_t)(%s)))",
+				    a, op, b);
+	if (!strcmp(op, "&") || !strcmp(op, "|") || !strcmp(op, "^"))
+		return arena_printf(ar, "((%s) %s (%s))", a, op, b);
+	if (!strcmp(op, "<<"))
+		return arena_printf(ar, "((int64_t)((uint64_t)(%s) << ((%s) & 63)))", a, b);
+	if (!strcmp(op, ">>"))
+		return arena_printf(ar, "((int64_t)(%s) >> ((%s) & 63))", a, b);
+	if (!strcmp(op, ">>>"))
+		return arena_printf(ar, "((int64_t)((uint64_t)(%s) >> ((%s) & 63)))", a, b);
+	/* / and %: may fail */
+	t = new_tmp(g, T_LONG);
+	line(g, "%s = %s(c, %s, %s);", t, op[0] == '/' ? "stp_div" : "stp_mod", a, b);
+	error_check(g, n);
+	return t;
+}
+
+static const char *gen_logical(struct gen *g, struct node *n)
+{
+	const char *t = new_tmp(g, T_LONG), *a;
+	bool and = !strcmp(n->op, "&&");
+
+	line(g, "%s = %d;", t, and ? 0 : 1);
+	a = gen_expr(g, n->a);
+	line(g, "if (%s(%s)) {", and ? "" : "!", a);
+	g->indent++;
+	line(g, "%s = (%s) != 0;", t, gen_expr(g, n->b));
+	g->indent--;
+	line(g, "}");
+	return t;
+}
+
+static const char *gen_compare(struct gen *g, struct node *n)
+{
+	const char *a = gen_expr(g, n->a), *b = gen_expr(g, n->b);
+
+	if (n->a->type == T_STRING)
+		return arena_printf(g->s->arena, "((int64_t)(strcmp(%s, %s) %s 0))",
+				    a, b, n->op);
+	return arena_printf(g->s->arena, "((int64_t)((%s) %s (%s)))", a, n->op, b);
+}
+
+static const char *gen_concat(struct gen *g, struct node *n)
+{
+	const char *a = gen_expr(g, n->a), *b = gen_expr(g, n->b);
+	const char *t = new_tmp(g, T_STRING);
+
+	line(g, "stp_str_copy(%s, %s);", t, a);
+	line(g, "stp_str_cat(%s, %s);", t, b);
+	return t;
+}
+
+static const char *gen_unary(struct gen *g, struct node *n)
+{
+	const char *a = gen_expr(g, n->a);
+
+	switch (n->op[0]) {
+	case '-':
+		return arena_printf(g->s->arena, "((int64_t)(0 - (uint64_t)(%s)))", a);
+	case '!':
+		return arena_printf(g->s->arena, "((int64_t)!(%s))", a);
+	case '~':
+		return arena_printf(g->s->arena, "(~(%s))", a);
+	default:
+		return a;
+	}
+}
+
+static const char *gen_incdec(struct gen *g, struct node *n)
+{
+	const char *x = var_ref(g, n->a->var), *t = new_tmp(g, T_LONG);
+	const char *op = n->op[0] == '+' ? "+" : "-";
+
+	if (n->flags)
+		line(g, "%s = %s;", t, x);
+	line(g, "%s = (int64_t)((uint64_t)%s %s 1);", x, x, op);
+	if (!n->flags)
+		line(g, "%s = %s;", t, x);
+	return t;
+}
+
+static const char *gen_assign(struct gen *g, struct node *n)
+{
+	const char *x = var_ref(g, n->a->var), *b = gen_expr(g, n->b), *t;
+
+	if (!strcmp(n->op, ".=")) {
+		line(g, "stp_str_cat(%s, %s);", x, b);
+		return x;
+	}
+	if (strcmp(n->op, "=")) {
+		char op[4] = { 0 };
+
+		memcpy(op, n->op, strlen(n->op) - 1);
+		b = gen_arith(g, n, op, x, b);
+	}
+	if (n->type == T_STRING) {
+		store(g, x, b, T_STRING);
+		return x;
+	}
+	t = new_tmp(g, T_LONG);
+	line(g, "%s = %s;", t, b);
+	line(g, "%s = %s;", x, t);
+	return t;
+}
+
+static const char *gen_ternary(struct gen *g, struct node *n)
+{
+	const char *t = new_tmp(g, n->type), *cond = gen_expr(g, n->a);
+
+	line(g, "if (%s) {", cond);
+	g->indent++;
+	store(g, t, gen_expr(g, n->b), n->type);
+	g->indent--;
+	line(g, "} else {");
+	g->indent++;
+	store(g, t, gen_expr(g, n->c), n->type);
+	g->indent--;
+	line(g, "}");
+	return t;
+}
+
+static const char *frame_type(struct gen *g, const struct func *f)
+{
+	return mangle(g, "struct stp_locals_fn_", f->name);
+}
+
+static const char *gen_call(struct gen *g, struct node *n)
+{
+	struct func *f = n->func;
+	const char *args[64], *t = NULL;
+	struct node *a;
+	struct var *p;
+	int i = 0;
+
+	for (a = n->args; a && i < 64; a = a->next)
+		args[i++] = gen_expr(g, a);
+	line(g, "if (unlikely(c->nesting + 1 > STP_MAXNESTING)) {");
+	line(g, "\tc->last_error = \"MAXNESTING exceeded\";");
+	line(g, "\tc->last_stmt = %s;", where(g, n));
+	line(g, "\tgoto out;");
+	line(g, "}");
+	line(g, "{");
+	g->indent++;
+	line(g, "%s *f = STP_FRAME(c, c->nesting + 1);", frame_type(g, f));
+	line(g, "memset(f, 0, sizeof(*f));");
+	for (p = f->params, i = 0; p; p = p->next, i++)
+		store(g, mangle(g, "f->l_", p->name), args[i], p->type);
+	line(g, "c->nesting++;");
+	line(g, "%s(c);", mangle(g, "function_", f->name));
+	line(g, "c->nesting--;");
+	error_check(g, n);
+	if (f->type == T_LONG || f->type == T_STRING) {
+		t = new_tmp(g, f->type);
+		store(g, t, "f->__retvalue", f->type);
+	}
+	g->indent--;
+	line(g, "}");
+	return t ? t : "((int64_t)0)";
+}
+
+static void emit_spec(struct gen *g, const struct fmt_piece *p,
+		      const char *width, const char *prec)
+{
+	line(g, "sp.conv = '%c'; sp.flags = %d; sp.width = %s; sp.prec = %s;",
+	     p->conv, p->flags, width, prec);
+}
+
+/* printf family: one runtime call per piece of the parsed format. */
+static void gen_format(struct gen *g, struct node *n, const char *sink)
+{
+	const char *err;
+	struct fmt_piece *p = fmt_parse(g->s, n->args->str, n->args->len, &err);
+	struct node *a = n->args->next;
+
+	for (; p; p = p->next) {
+		const char *w, *pr, *v;
+
+		if (!p->conv) {
+			line(g, "stp_emit_lit(%s, %s, %zu);", sink,
+			     cstr(g, p->lit), p->litlen);
+			continue;
+		}
+		w = p->width == -2 ? arena_printf(g->s->arena, "(int)%s", gen_expr(g, a)) :
+				     arena_printf(g->s->arena, "%d", p->width);
+		if (p->width == -2)
+			a = a->next;
+		pr = p->prec == -2 ? arena_printf(g->s->arena, "(int)%s", gen_expr(g, a)) :
+				     arena_printf(g->s->arena, "%d", p->prec);
+		if (p->prec == -2)
+			a = a->next;
+		v = gen_expr(g, a);
+		emit_spec(g, p, w, pr);
+		line(g, "stp_emit_%s(%s, %s, &sp);", p->conv == 's' ? "str" : "long",
+		     sink, v);
+		a = a->next;
+	}
+}
+
+/* print, println, printd and their s- forms: values one after another. */
+static void gen_values(struct gen *g, struct node *n, const char *sink)
+{
+	struct node *a = n->args;
+	const char *delim = NULL;
+
+	if (n->flags & PR_DELIM) {
+		delim = cstr(g, a->str);
+		a = a->next;
+	}
+	for (; a; a = a->next) {
+		const char *v = gen_expr(g, a);
+
+		if (a->type == T_STRING)
+			line(g, "stp_emit_lit(%s, %s, strlen(%s));", sink, v, v);
+		else
+			line(g, "sp.conv = 'd'; sp.flags = 0; sp.width = -1; sp.prec = -1; stp_emit_long(%s, %s, &sp);",
+			     sink, v);
+		if (delim && a->next)
+			line(g, "stp_emit_lit(%s, %s, %zu);", sink, delim, strlen(n->args->str));
+	}
+}
+
+static const char *gen_print(struct gen *g, struct node *n)
+{
+	const char *t = NULL;
+
+	line(g, "{");
+	g->indent++;
+	line(g, "struct stp_sink sk;");
+	line(g, "struct stp_spec sp;");
+	line(g, "(void)sp;");
+	if (n->flags & PR_STRING) {
+		t = new_tmp(g, T_STRING);
+		line(g, "stp_sink_string(&sk, %s);", t);
+	} else {
+		line(g, "stp_sink_print(&sk);");
+	}
+	if (n->flags & PR_FORMAT)
+		gen_format(g, n, "&sk");
+	else
+		gen_values(g, n, "&sk");
+	if (n->flags & PR_LN)
+		line(g, "stp_emit_lit(&sk, \"\\n\", 1);");
+	g->indent--;
+	line(g, "}");
+	return t ? t : "((int64_t)0)";
+}
+
+static const char *gen_expr(struct gen *g, struct node *n)
+{
+	struct arena *ar = g->s->arena;
+
+	switch (n->kind) {
+	case N_NUM:
+		return arena_printf(ar, "((int64_t)0x%llxULL)",
+				    (unsigned long long)n->num);
+	case N_STR:
+		return cstr(g, n->str);
+	case N_VAR:
+		return var_ref(g, n->var);
+	case N_CALL:
+		return gen_call(g, n);
+	case N_PRINT:
+		return gen_print(g, n);
+	case N_BINARY:
+		return gen_arith(g, n, n->op, gen_expr(g, n->a), gen_expr(g, n->b));
+	case N_LOGICAL:
+		return gen_logical(g, n);
+	case N_COMPARE:
+		return gen_compare(g, n);
+	case N_CONCAT:
+		return gen_concat(g, n);
+	case N_UNARY:
+		return gen_unary(g, n);
+	case N_INCDEC:
+		return gen_incdec(g, n);
+	case N_ASSIGN:
+		return gen_assign(g, n);
+	case N_TERNARY:
+		return gen_ternary(g, n);
+	case N_EMBEDDED_EXPR:
+		if (n->type == T_STRING)
+			return arena_printf(ar, "(%s)", n->str);
+		return arena_printf(ar, "((int64_t)(%s))", n->str);
+	default:
+		diag_error(g->s, n->loc, "cannot translate this expression");
+		return "0";
+	}
+}
+
+static void action_check(struct gen *g, const struct node *n)
+{
+	line(g, "if (unlikely(--c->actionremaining < 0)) {");
+	line(g, "\tc->last_error = \"MAXACTION exceeded\";");
+	line(g, "\tc->last_stmt = %s;", where(g, n));
+	line(g, "\tgoto out;");
+	line(g, "}");
+}
+
+static void gen_loop(struct gen *g, struct node *n, struct node *cond,
+		     struct node *body, struct node *step)
+{
+	int label = g->label++;
+
+	line(g, "for (;;) {");
+	g->indent++;
+	action_check(g, n);
+	if (cond)
+		line(g, "if (!(%s))\n\t\tbreak;", gen_expr(g, cond));
+	if (g->nloops < 64)
+		g->loops[g->nloops++] = label;
+	gen_stmt(g, body);
+	g->nloops--;
+	line(g, "cont_%d: __attribute__((unused));", label);
+	if (step)
+		gen_expr(g, step);
+	g->indent--;
+	line(g, "}");
+}
+
+static void gen_stmts(struct gen *g, struct node *n)
+{
+	for (; n; n = n->next)
+		gen_stmt(g, n);
+}
+
+static void gen_return(struct gen *g, struct node *n)
+{
+	if (n->a && g->func && g->func->type != T_UNKNOWN)
+		store(g, "l->__retvalue", gen_expr(g, n->a), g->func->type);
+	line(g, "goto out;");
+}
+
+static void gen_stmt(struct gen *g, struct node *n)
+{
+	switch (n->kind) {
+	case N_BLOCK:
+		line(g, "{");
+		g->indent++;
+		gen_stmts(g, n->args);
+		g->indent--;
+		line(g, "}");
+		break;
+	case N_EXPR_STMT:
+		gen_expr(g, n->a);
+		break;
+	case N_IF:
+		line(g, "if (%s) {", gen_expr(g, n->a));
+		g->indent++;
+		gen_stmt(g, n->b);
+		g->indent--;
+		if (n->c) {
+			line(g, "} else {");
+			g->indent++;
+			gen_stmt(g, n->c);
+			g->indent--;
+		}
+		line(g, "}");
+		break;
+	case N_WHILE:
+		gen_loop(g, n, n->a, n->b, NULL);
+		break;
+	case N_FOR:
+		if (n->a)
+			gen_expr(g, n->a);
+		gen_loop(g, n, n->b, n->d, n->c);
+		break;
+	case N_RETURN:
+		gen_return(g, n);
+		break;
+	case N_NEXT:
+		if (g->func)
+			diag_error(g->s, n->loc, "'next' inside a function is not supported by this version yet");
+		line(g, "goto out;");
+		break;
+	case N_BREAK:
+	case N_CONTINUE:
+		if (!g->nloops) {
+			diag_error(g->s, n->loc, "'%s' outside a loop",
+				   n->kind == N_BREAK ? "break" : "continue");
+			break;
+		}
+		if (n->kind == N_BREAK)
+			line(g, "break;");
+		else
+			line(g, "goto cont_%d;", g->loops[g->nloops - 1]);
+		break;
+	case N_EMBEDDED_STMT:
+		line(g, "{\n%s\n}", n->str);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- scopes: probes and functions ---------------------------------------- */
+
+struct output {
+	struct strbuf structs, protos, code, table;
+};
+
+static void locals_struct(struct gen *g, struct output *o, const char *name,
+			  struct var *locals, enum type ret)
+{
+	sb_printf(&o->structs, "struct %s {\n", name);
+	for (struct var *v = locals; v; v = v->next) {
+		const char *m = mangle(g, "l_", v->name);
+
+		if (v->type == T_STRING)
+			sb_printf(&o->structs, "\tchar %s[MAXSTRINGLEN];\n", m);
+		else
+			sb_printf(&o->structs, "\tint64_t %s;\n", m);
+	}
+	if (ret == T_STRING)
+		sb_puts(&o->structs, "\tchar __retvalue[MAXSTRINGLEN];\n");
+	else if (ret == T_LONG)
+		sb_puts(&o->structs, "\tint64_t __retvalue;\n");
+	sb_puts(&o->structs, g->tmps.buf ? g->tmps.buf : "");
+	sb_puts(&o->structs, "\tchar __dummy;\n};\n\n");
+}
+
+static void begin_scope(struct gen *g, struct strbuf *body, struct func *f)
+{
+	sb_init(&g->tmps);
+	g->body = body;
+	g->ntmp = 0;
+	g->indent = 1;
+	g->nloops = 0;
+	g->func = f;
+}
+
+static void embedded_body(struct gen *g, struct func *f)
+{
+	line(g, "#define CONTEXT c");
+	line(g, "#define STAP_RETVALUE l->__retvalue");
+	line(g, "#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)");
+	line(g, "#define STAP_ERROR(...) do { snprintf(c->error_buffer, MAXSTRINGLEN, __VA_ARGS__); c->last_error = c->error_buffer; goto out; } while (0)");
+	for (struct var *p = f->params; p; p = p->next)
+		line(g, "#define STAP_ARG_%s %s", p->name, mangle(g, "l->l_", p->name));
+	line(g, "{\n%s\n}", f->body->str);
+	for (struct var *p = f->params; p; p = p->next)
+		line(g, "#undef STAP_ARG_%s", p->name);
+	line(g, "#undef STAP_ERROR");
+	line(g, "#undef STAP_RETURN");
+	line(g, "#undef STAP_RETVALUE");
+	line(g, "#undef CONTEXT");
+}
+
+static void gen_function(struct gen *g, struct output *o, struct func *f)
+{
+	const char *name = mangle(g, "function_", f->name);
+	const char *st = mangle(g, "stp_locals_fn_", f->name);
+	struct strbuf body;
+
+	sb_init(&body);
+	begin_scope(g, &body, f);
+	if (f->body->kind == N_EMBEDDED_STMT) {
+		embedded_body(g, f);
+	} else {
+		action_check(g, f->body);
+		gen_stmt(g, f->body);
+	}
+	locals_struct(g, o, st, f->locals, f->type);
+	sb_printf(&o->protos, "static void %s(struct stp_context *c);\n", name);
+	sb_printf(&o->code, "static void %s(struct stp_context *c)\n{\n"
+		  "\tstruct %s *l = STP_FRAME(c, c->nesting);\n\n"
+		  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
+		  "out: __attribute__((unused));\n}\n\n",
+		  name, st, body.buf ? body.buf : "");
+	sb_free(&body);
+	sb_free(&g->tmps);
+}
+
+static void gen_probe(struct gen *g, struct output *o, struct probe *p)
+{
+	const char *st = arena_printf(g->s->arena, "stp_locals_probe_%d", p->index);
+	struct strbuf body;
+
+	sb_init(&body);
+	begin_scope(g, &body, NULL);
+	gen_stmt(g, p->body);
+	locals_struct(g, o, st, p->locals, T_UNKNOWN);
+	sb_printf(&o->code, "static void __attribute__((unused)) probe_%d(struct stp_context *c)\n{\n"
+		  "\tstruct %s *l = STP_FRAME(c, 0);\n\n"
+		  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
+		  "out: __attribute__((unused));\n}\n\n",
+		  p->index, st, body.buf ? body.buf : "");
+	sb_free(&body);
+	sb_free(&g->tmps);
+}
+
+/* Globals written but never read are printed at exit, as upstream does. */
+static void gen_display(struct gen *g, struct output *o, int index)
+{
+	struct strbuf body;
+	bool any = false;
+
+	sb_init(&body);
+	begin_scope(g, &body, NULL);
+	line(g, "struct stp_sink sk;");
+	line(g, "struct stp_spec sp = { 'd', 0, -1, -1 };");
+	line(g, "stp_sink_print(&sk);");
+	for (struct var *v = g->s->globals; v; v = v->next) {
+		const char *ref = mangle(g, "g_", v->name);
+
+		if (!v->written || v->read)
+			continue;
+		any = true;
+		line(g, "stp_emit_lit(&sk, %s, %zu);",
+		     cstr(g, arena_printf(g->s->arena, "%s=%s", v->name,
+					  v->type == T_STRING ? "\"" : "")),
+		     strlen(v->name) + 1 + (v->type == T_STRING));
+		if (v->type == T_STRING)
+			line(g, "stp_emit_lit(&sk, %s, strlen(%s));\n\tstp_emit_lit(&sk, \"\\\"\\n\", 2);",
+			     ref, ref);
+		else
+			line(g, "stp_emit_long(&sk, %s, &sp);\n\tstp_emit_lit(&sk, \"\\n\", 1);", ref);
+	}
+	if (any) {
+		sb_printf(&o->code, "static void probe_%d(struct stp_context *c)\n{\n%s}\n\n",
+			  index, body.buf);
+		sb_printf(&o->table, "\t{ .kind = STP_PROBE_END, .handler = probe_%d, .pp = \"end\", .order = 0 },\n",
+			  index);
+	}
+	sb_free(&body);
+	sb_free(&g->tmps);
+}
+
+static void gen_table(struct gen *g, struct output *o)
+{
+	static const char *const kinds[] = { "STP_PROBE_BEGIN", "STP_PROBE_END",
+					     "STP_PROBE_TIMER" };
+
+	for (struct rprobe *r = g->s->rprobes; r; r = r->next) {
+		if (r->kind == RP_NEVER)
+			continue;
+		sb_printf(&o->table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .order = %lld, .period_ns = %lldULL },\n",
+			  kinds[r->kind], r->probe->index, cstr(g, r->pp),
+			  (long long)r->order, (long long)r->period_ns);
+	}
+}
+
+static void gen_globals(struct gen *g, struct strbuf *out)
+{
+	for (struct var *v = g->s->globals; v; v = v->next) {
+		const char *m = mangle(g, "g_", v->name);
+
+		if (v->type == T_STRING)
+			sb_printf(out, "static char %s[MAXSTRINGLEN] = %s;\n", m,
+				  v->init ? cstr(g, v->init->str) : "\"\"");
+		else
+			sb_printf(out, "static int64_t %s = %lldLL;\n", m,
+				  v->init ? (long long)v->init->num : 0LL);
+	}
+}
+
+static int count_table(struct output *o)
+{
+	int n = 0;
+
+	for (const char *p = o->table.buf; p && (p = strstr(p, ".kind")); p++)
+		n++;
+	return n;
+}
+
+static void assemble(struct gen *g, struct output *o, struct strbuf *c)
+{
+	struct session *s = g->s;
+	int n = 0;
+
+	sb_printf(c, "/* generated by stap %s from %s */\n", STAP_VERSION_STRING,
+		  s->user->name);
+	sb_printf(c, "#define STP_NPROBES %d\n", count_table(o));
+	sb_printf(c, "#ifndef STP_MAXNESTING\n#define STP_MAXNESTING %d\n#endif\n",
+		  s->maxnesting);
+	sb_puts(c, "#include \"stp_runtime.h\"\n\n");
+	for (struct embed *e = s->embeds; e; e = e->next)
+		sb_printf(c, "%s\n", e->code);
+	gen_globals(g, c);
+	sb_puts(c, "\n");
+	sb_puts(c, o->structs.buf ? o->structs.buf : "");
+	sb_puts(c, "union stp_locals {\n\tchar __dummy;\n");
+	for (struct func *f = s->funcs; f; f = f->next_used)
+		sb_printf(c, "\tstruct %s fn_%d;\n", mangle(g, "stp_locals_fn_", f->name), n++);
+	for (struct probe *p = s->probes; p; p = p->next)
+		sb_printf(c, "\tstruct stp_locals_probe_%d probe_%d;\n", p->index, p->index);
+	sb_puts(c, "};\n\n#define STP_LOCALS_SIZE (sizeof(union stp_locals) * (STP_MAXNESTING + 1))\n"
+		"#define STP_FRAME(c, n) ((void *)((char *)(c)->locals + sizeof(union stp_locals) * (n)))\n\n");
+	sb_puts(c, o->protos.buf ? o->protos.buf : "");
+	sb_puts(c, "\n");
+	sb_puts(c, o->code.buf ? o->code.buf : "");
+	sb_puts(c, "static const struct stp_probe stp_probes[STP_NPROBES] = {\n");
+	sb_puts(c, o->table.buf ? o->table.buf : "");
+	sb_puts(c, "};\n\n#include \"stp_runtime.c\"\n");
+}
+
+int translate(struct session *s)
+{
+	struct gen g = { .s = s };
+	struct output o;
+	struct strbuf c;
+	int errors = s->errors, index = 0;
+	char *path;
+
+	memset(&o, 0, sizeof(o));
+	sb_init(&c);
+	for (struct func *f = s->funcs; f; f = f->next_used)
+		gen_function(&g, &o, f);
+	for (struct probe *p = s->probes; p; p = p->next) {
+		p->index = index++;
+		gen_probe(&g, &o, p);
+	}
+	gen_table(&g, &o);
+	gen_display(&g, &o, index);
+	assemble(&g, &o, &c);
+	if (s->errors == errors) {
+		path = arena_printf(s->arena, "%s/%s_src.c", s->tmpdir, s->module_name);
+		if (write_file(path, c.buf, c.len) < 0)
+			diag_plain(s, "cannot write %s", path);
+		s->c_file = path;
+	}
+	sb_free(&c);
+	sb_free(&o.structs);
+	sb_free(&o.protos);
+	sb_free(&o.code);
+	sb_free(&o.table);
+	return s->errors - errors;
+}

@@ -1,0 +1,231 @@
+/*
+ * util.c - growable string buffers, string interning, and small host
+ * helpers (files, paths, clocks) used by every pass.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stap.h"
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p) {
+		fputs("stap: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+void sb_init(struct strbuf *sb)
+{
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+}
+
+void sb_free(struct strbuf *sb)
+{
+	free(sb->buf);
+	sb_init(sb);
+}
+
+static void sb_grow(struct strbuf *sb, size_t n)
+{
+	if (sb->len + n + 1 <= sb->cap)
+		return;
+	sb->cap = (sb->len + n + 1) * 2;
+	sb->buf = xrealloc(sb->buf, sb->cap);
+}
+
+void sb_putn(struct strbuf *sb, const char *s, size_t n)
+{
+	sb_grow(sb, n);
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void sb_putc(struct strbuf *sb, char c)
+{
+	sb_putn(sb, &c, 1);
+}
+
+void sb_puts(struct strbuf *sb, const char *s)
+{
+	sb_putn(sb, s, strlen(s));
+}
+
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	sb_grow(sb, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
+
+/* Write s as a C string literal; octal escapes keep every byte exact. */
+void sb_c_string(struct strbuf *sb, const char *s)
+{
+	sb_putc(sb, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			sb_printf(sb, "\\%c", c);
+		else if (c == '\n')
+			sb_puts(sb, "\\n");
+		else if (c < 32 || c >= 127 || c == '?')
+			sb_printf(sb, "\\%03o", c);
+		else
+			sb_putc(sb, (char)c);
+	}
+	sb_putc(sb, '"');
+}
+
+/* ---- interning: one copy of each identifier, compared by pointer ---- */
+struct intern_table {
+	const char **slots;
+	size_t cap, n;
+};
+
+static size_t hash_bytes(const char *p, size_t n)
+{
+	size_t h = 1469598103934665603ull;
+
+	while (n--)
+		h = (h ^ (unsigned char)*p++) * 1099511628211ull;
+	return h;
+}
+
+static void intern_grow(struct intern_table *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 1024, i;
+	const char **slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		abort();
+	for (i = 0; i < t->cap; i++) {
+		const char *p = t->slots[i];
+		size_t j;
+
+		if (!p)
+			continue;
+		j = hash_bytes(p, strlen(p)) & (cap - 1);
+		while (slots[j])
+			j = (j + 1) & (cap - 1);
+		slots[j] = p;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->cap = cap;
+}
+
+const char *intern(struct session *s, const char *p, size_t n)
+{
+	struct intern_table *t = s->interns;
+	size_t j;
+
+	if (!t)
+		t = s->interns = arena_alloc(s->arena, sizeof(*t));
+	if ((t->n + 1) * 2 > t->cap)
+		intern_grow(t);
+	j = hash_bytes(p, n) & (t->cap - 1);
+	for (; t->slots[j]; j = (j + 1) & (t->cap - 1)) {
+		if (strncmp(t->slots[j], p, n) == 0 && t->slots[j][n] == '\0')
+			return t->slots[j];
+	}
+	t->slots[j] = arena_strndup(s->arena, p, n);
+	t->n++;
+	return t->slots[j];
+}
+
+void intern_free(struct session *s)
+{
+	if (s->interns)
+		free(s->interns->slots);
+}
+
+/* ---- files and paths ---- */
+char *read_stream(FILE *f, size_t *len)
+{
+	struct strbuf sb;
+	char buf[65536];
+	size_t n;
+
+	sb_init(&sb);
+	sb_grow(&sb, 0);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sb_putn(&sb, buf, n);
+	if (ferror(f)) {
+		sb_free(&sb);
+		return NULL;
+	}
+	*len = sb.len;
+	return sb.buf;
+}
+
+char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *p;
+
+	if (!f)
+		return NULL;
+	p = read_stream(f, len);
+	fclose(f);
+	return p;
+}
+
+int write_file(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	int rc;
+
+	if (!f)
+		return -1;
+	rc = fwrite(data, 1, len, f) == len ? 0 : -1;
+	if (fclose(f) != 0)
+		rc = -1;
+	return rc;
+}
+
+bool path_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+char *self_dir(struct arena *a)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return arena_strdup(a, ".");
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (slash)
+		*slash = '\0';
+	return arena_strdup(a, buf);
+}
+
+double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}

@@ -26,7 +26,16 @@ struct infer {
 	struct scope *sc;
 	bool changed;
 	bool report;		/* final round: report mismatches */
+	bool reported;		/* one mismatch per statement: no cascades */
 };
+
+static bool report_now(struct infer *in)
+{
+	if (!in->report || in->reported)
+		return false;
+	in->reported = true;
+	return true;
+}
 
 /* ---- loading ------------------------------------------------------------ */
 
@@ -409,7 +418,7 @@ static void unify(struct infer *in, enum type *a, enum type b, struct loc loc,
 		in->changed = true;
 		return;
 	}
-	if (in->report)
+	if (report_now(in))
 		diag_error(in->s, loc, "type mismatch: %s is %s here but %s elsewhere",
 			   what, type_name(b), type_name(*a));
 }
@@ -519,7 +528,7 @@ static enum type infer_compare(struct infer *in, struct node *n)
 
 	if (ta == T_UNKNOWN)
 		infer(in, n->a, tb);
-	if (in->report && ta != T_UNKNOWN && tb != T_UNKNOWN && ta != tb)
+	if (ta != T_UNKNOWN && tb != T_UNKNOWN && ta != tb && report_now(in))
 		diag_error(in->s, n->loc, "type mismatch: comparing %s with %s",
 			   type_name(ta), type_name(tb));
 	return T_LONG;
@@ -593,7 +602,7 @@ static enum type infer(struct infer *in, struct node *n, enum type want)
 		in->changed = true;
 	if (t != T_UNKNOWN)
 		n->type = t;
-	if (want != T_UNKNOWN && t != T_UNKNOWN && want != t && in->report)
+	if (want != T_UNKNOWN && t != T_UNKNOWN && want != t && report_now(in))
 		diag_error(in->s, n->loc, "type mismatch: %s is %s, but %s is needed here",
 			   describe(in->s, n), type_name(t), type_name(want));
 	return t;
@@ -602,6 +611,7 @@ static enum type infer(struct infer *in, struct node *n, enum type want)
 static void infer_stmt(struct infer *in, struct node *n)
 {
 	for (; n; n = n->next) {
+		in->reported = false;
 		switch (n->kind) {
 		case N_BLOCK:
 			infer_stmt(in, n->args);
@@ -860,7 +870,7 @@ void elaborate_print(struct session *s, FILE *out)
 		fputs("# functions\n", out);
 	for (struct func *f = s->funcs; f; f = f->next_used) {
 		fprintf(out, "%s:%s (", f->name, type_name(f->type));
-		for (struct var *p = f->params; p; p = p->next)
+		for (struct var *p = f->params; p && p->param; p = p->next)
 			fprintf(out, "%s%s:%s", p == f->params ? "" : ", ", p->name,
 				type_name(p->type));
 		fputs(")\n", out);

@@ -50,6 +50,10 @@ static int run_make(struct session *s, const char *kdir, const char *log)
 
 		if (f)
 			dup2(fileno(stdout), 2);
+		/* plain quotes in compiler messages (kbuild drops LC_ALL) */
+		setenv("LANG", "C", 1);
+		setenv("LC_CTYPE", "C", 1);
+		setenv("LC_MESSAGES", "C", 1);
 		execvp("make", argv);
 		_exit(127);
 	}

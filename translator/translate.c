@@ -295,7 +295,7 @@ static const char *gen_call(struct gen *g, struct node *n)
 	g->indent++;
 	line(g, "%s *f = STP_FRAME(c, c->nesting + 1);", frame_type(g, f));
 	line(g, "memset(f, 0, sizeof(*f));");
-	for (p = f->params, i = 0; p; p = p->next, i++)
+	for (p = f->params, i = 0; p && p->param; p = p->next, i++)
 		store(g, mangle(g, "f->l_", p->name), args[i], p->type);
 	line(g, "c->nesting++;");
 	line(g, "%s(c);", mangle(g, "function_", f->name));
@@ -586,10 +586,10 @@ static void embedded_body(struct gen *g, struct func *f)
 	line(g, "#define STAP_RETVALUE l->__retvalue");
 	line(g, "#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)");
 	line(g, "#define STAP_ERROR(...) do { snprintf(c->error_buffer, MAXSTRINGLEN, __VA_ARGS__); c->last_error = c->error_buffer; goto out; } while (0)");
-	for (struct var *p = f->params; p; p = p->next)
+	for (struct var *p = f->params; p && p->param; p = p->next)
 		line(g, "#define STAP_ARG_%s %s", p->name, mangle(g, "l->l_", p->name));
 	line(g, "{\n%s\n}", f->body->str);
-	for (struct var *p = f->params; p; p = p->next)
+	for (struct var *p = f->params; p && p->param; p = p->next)
 		line(g, "#undef STAP_ARG_%s", p->name);
 	line(g, "#undef STAP_ERROR");
 	line(g, "#undef STAP_RETURN");

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compat.h - kernel APIs that differ across the kernel versions the
+ * runtime builds for. Everything version-dependent lives here.
+ */
+#ifndef STP_COMPAT_H
+#define STP_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/timer.h>
+#include <linux/hrtimer.h>
+
+/* timer_delete_sync() appeared in 6.2 (backported to some 6.1 stables) */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define stp_timer_delete_sync(t) timer_delete_sync(t)
+#else
+#define stp_timer_delete_sync(t) del_timer_sync(t)
+#endif
+
+/* hrtimer_setup() replaced hrtimer_init() + ->function in 6.13 */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define stp_hrtimer_setup(t, fn) \
+	hrtimer_setup((t), (fn), CLOCK_MONOTONIC, HRTIMER_MODE_REL)
+#else
+#define stp_hrtimer_setup(t, fn)				\
+	do {							\
+		hrtimer_init((t), CLOCK_MONOTONIC, HRTIMER_MODE_REL); \
+		(t)->function = (fn);				\
+	} while (0)
+#endif
+
+/* from_timer() was renamed timer_container_of() in 6.16 */
+#ifndef from_timer
+#define from_timer(var, t, field) timer_container_of(var, t, field)
+#endif
+
+/* struct rchan_callbacks became const in relay_open() in 5.11 */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
+#define STP_RELAY_CB_CONST const
+#else
+#define STP_RELAY_CB_CONST
+#endif
+
+#endif /* STP_COMPAT_H */

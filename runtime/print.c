@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * print.c - output sinks and the printf formatter.
+ *
+ * A sink is either this CPU's print buffer (flushed to the relay channel
+ * at the end of each probe, or when it fills up) or a MAXSTRINGLEN
+ * string (sprintf; truncated silently). The conversions reproduce the
+ * output of SystemTap 4.8 byte for byte: for example '#' adds "0x" or a
+ * leading 0 even to zero and after a precision, ".0" still prints a 0
+ * digit, and %s with the '0' flag appends a NUL byte.
+ */
+#include <linux/ctype.h>
+
+struct stp_print_buf {
+	size_t len;
+	char buf[STP_BUFFER_SIZE];
+};
+
+static struct stp_print_buf **stp_print_bufs;	/* nr_cpu_ids entries */
+
+static void stp_print_flush(struct stp_print_buf *pb)
+{
+	if (pb->len)
+		stp_relay_write(pb->buf, pb->len);
+	pb->len = 0;
+}
+
+/* Flush this CPU's print buffer; probe context. */
+static void stp_print_flush_this_cpu(void)
+{
+	stp_print_flush(stp_print_bufs[smp_processor_id()]);
+}
+
+void stp_sink_print(struct stp_sink *s)
+{
+	s->pb = stp_print_bufs[smp_processor_id()];
+	s->dst = NULL;
+	s->len = 0;
+}
+
+void stp_sink_string(struct stp_sink *s, char *dst)
+{
+	s->pb = NULL;
+	s->dst = dst;
+	s->len = 0;
+	dst[0] = '\0';
+}
+
+static void stp_put_print(struct stp_print_buf *pb, const char *p, size_t n)
+{
+	size_t room;
+
+	while (n) {
+		if (pb->len == STP_BUFFER_SIZE)
+			stp_print_flush(pb);
+		room = min(n, STP_BUFFER_SIZE - pb->len);
+		memcpy(pb->buf + pb->len, p, room);
+		pb->len += room;
+		p += room;
+		n -= room;
+	}
+}
+
+static void stp_put(struct stp_sink *s, const char *p, size_t n)
+{
+	size_t room;
+
+	if (s->pb) {
+		stp_put_print(s->pb, p, n);
+		return;
+	}
+	room = MAXSTRINGLEN - 1 - s->len;
+	n = min(n, room);
+	memcpy(s->dst + s->len, p, n);
+	s->len += n;
+	s->dst[s->len] = '\0';
+}
+
+static void stp_put_fill(struct stp_sink *s, char c, int n)
+{
+	char pad[32];
+
+	if (n <= 0)
+		return;
+	memset(pad, c, min_t(int, n, sizeof(pad)));
+	while (n > 0) {
+		stp_put(s, pad, min_t(int, n, sizeof(pad)));
+		n -= sizeof(pad);
+	}
+}
+
+void stp_emit_lit(struct stp_sink *s, const char *p, size_t n)
+{
+	stp_put(s, p, n);
+}
+
+/* Digits of num in base, least significant first; returns the count. */
+static int stp_digits(char *out, u64 num, unsigned int base, bool upper)
+{
+	const char *set = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	int n = 0;
+
+	do {
+		out[n++] = set[num % base];
+		num /= base;
+	} while (num);
+	return n;
+}
+
+static void stp_emit_number(struct stp_sink *s, u64 num, unsigned int base,
+			    bool is_signed, u8 flags, int width, int prec,
+			    bool upper)
+{
+	char digits[24], head[3];
+	int ndig, nhead = 0, i;
+
+	if (flags & STP_F_LEFT)
+		flags &= ~STP_F_ZERO;
+	if (is_signed && (s64)num < 0) {
+		head[nhead++] = '-';
+		num = 0 - num;
+	} else if (is_signed && (flags & STP_F_PLUS)) {
+		head[nhead++] = '+';
+	} else if (is_signed && (flags & STP_F_SPACE)) {
+		head[nhead++] = ' ';
+	}
+	if ((flags & STP_F_ALT) && (base == 16 || base == 8))
+		head[nhead++] = '0';
+	if ((flags & STP_F_ALT) && base == 16)
+		head[nhead++] = upper ? 'X' : 'x';
+	ndig = stp_digits(digits, num, base, upper);
+	prec = max(prec, ndig);
+	width -= nhead + prec;
+	if (!(flags & (STP_F_LEFT | STP_F_ZERO)))
+		stp_put_fill(s, ' ', width);
+	stp_put(s, head, nhead);
+	if (flags & STP_F_ZERO)
+		stp_put_fill(s, '0', width);
+	stp_put_fill(s, '0', prec - ndig);
+	for (i = ndig - 1; i >= 0; i--)
+		stp_put(s, &digits[i], 1);
+	if (flags & STP_F_LEFT)
+		stp_put_fill(s, ' ', width);
+}
+
+/* %c; with '#', non-printables become C escapes or \ooo. */
+static void stp_emit_char(struct stp_sink *s, u8 c, u8 flags, int width)
+{
+	static const char esc_from[] = "\a\b\f\n\r\t\v'\\";
+	static const char esc_to[] = "abfnrtv'\\";
+	char out[4];
+	const char *e;
+	int n = 0;
+
+	if (!(flags & STP_F_ALT) ||
+	    (isascii(c) && isprint(c) && c != '\'' && c != '\\')) {
+		out[n++] = c;
+	} else {
+		out[n++] = '\\';
+		e = c ? strchr(esc_from, c) : NULL;
+		if (e) {
+			out[n++] = esc_to[e - esc_from];
+		} else {
+			out[n++] = '0' + ((c >> 6) & 3);
+			out[n++] = '0' + ((c >> 3) & 7);
+			out[n++] = '0' + (c & 7);
+		}
+	}
+	if (!(flags & STP_F_LEFT))
+		stp_put_fill(s, ' ', width - n);
+	stp_put(s, out, n);
+	if (flags & STP_F_LEFT)
+		stp_put_fill(s, ' ', width - n);
+}
+
+void stp_emit_long(struct stp_sink *s, int64_t v, const struct stp_spec *sp)
+{
+	u8 flags = sp->flags;
+	unsigned int base = 10;
+	bool is_signed = false;
+
+	switch (sp->conv) {
+	case 'c':
+		stp_emit_char(s, (u8)v, flags, sp->width);
+		return;
+	case 'd':
+	case 'i':
+		is_signed = true;
+		break;
+	case 'o':
+		base = 8;
+		break;
+	case 'p':
+		flags |= STP_F_ALT;
+		fallthrough;
+	case 'x':
+	case 'X':
+		base = 16;
+		break;
+	default:		/* 'u' */
+		break;
+	}
+	stp_emit_number(s, (u64)v, base, is_signed, flags, sp->width,
+			sp->prec, sp->conv == 'X');
+}
+
+void stp_emit_str(struct stp_sink *s, const char *v, const struct stp_spec *sp)
+{
+	size_t max = sp->prec < 0 ? STP_BUFFER_SIZE : sp->prec;
+	int len;
+
+	if (!v)
+		v = "<NULL>";
+	len = strnlen(v, max);
+	if (!(sp->flags & STP_F_LEFT))
+		stp_put_fill(s, ' ', sp->width - len);
+	stp_put(s, v, len);
+	if (sp->flags & STP_F_LEFT)
+		stp_put_fill(s, ' ', sp->width - len);
+	if (sp->flags & STP_F_ZERO)
+		stp_put(s, "", 1);	/* 4.8 appends a NUL byte */
+}
+
+void stp_print_str(const char *str)
+{
+	struct stp_sink s;
+
+	stp_sink_print(&s);
+	stp_put(&s, str, strlen(str));
+}
+
+void stp_print_long(int64_t v)
+{
+	static const struct stp_spec d = { .conv = 'd', .width = -1, .prec = -1 };
+	struct stp_sink s;
+
+	stp_sink_print(&s);
+	stp_emit_long(&s, v, &d);
+}
+
+static int stp_print_init(void)
+{
+	unsigned int cpu;
+
+	stp_print_bufs = kcalloc(nr_cpu_ids, sizeof(*stp_print_bufs),
+				 GFP_KERNEL);
+	if (!stp_print_bufs)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		stp_print_bufs[cpu] = kvzalloc(sizeof(struct stp_print_buf),
+					       GFP_KERNEL);
+		if (!stp_print_bufs[cpu])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void stp_print_exit(void)
+{
+	unsigned int cpu;
+
+	if (!stp_print_bufs)
+		return;
+	for_each_possible_cpu(cpu)
+		kvfree(stp_print_bufs[cpu]);
+	kfree(stp_print_bufs);
+	stp_print_bufs = NULL;
+}

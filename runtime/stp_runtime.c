@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stp_runtime.c - the runtime implementation, included at the end of a
+ * generated <module>_src.c after its probe table. Pulls in the other
+ * runtime files and defines module init and exit.
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/slab.h>
+
+#ifndef STP_LOCALS_SIZE
+#define STP_LOCALS_SIZE 1
+#endif
+
+#include "transport/control.c"
+#include "transport/relay.c"
+#include "print.c"
+#include "context.c"
+#include "session.c"
+
+static struct dentry *stp_top_dir;	/* debugfs "stap", shared */
+static bool stp_top_ref;		/* we hold a lookup reference */
+static struct dentry *stp_mod_dir;	/* debugfs "stap/<module>" */
+
+static int stp_debugfs_init(void)
+{
+	stp_top_dir = debugfs_lookup(STP_DEBUGFS_DIR, NULL);
+	stp_top_ref = stp_top_dir != NULL;
+	if (!stp_top_dir)
+		stp_top_dir = debugfs_create_dir(STP_DEBUGFS_DIR, NULL);
+	if (IS_ERR(stp_top_dir)) {
+		int rc = PTR_ERR(stp_top_dir);
+
+		stp_top_dir = NULL;
+		return rc;
+	}
+	stp_mod_dir = debugfs_create_dir(KBUILD_MODNAME, stp_top_dir);
+	if (IS_ERR(stp_mod_dir)) {
+		int rc = PTR_ERR(stp_mod_dir);
+
+		stp_mod_dir = NULL;
+		return rc;
+	}
+	return 0;
+}
+
+static void stp_debugfs_exit(void)
+{
+	debugfs_remove(stp_mod_dir);
+	stp_mod_dir = NULL;
+	if (!stp_top_dir)
+		return;
+	if (simple_empty(stp_top_dir))
+		debugfs_remove(stp_top_dir);
+	if (stp_top_ref)
+		dput(stp_top_dir);
+	stp_top_dir = NULL;
+}
+
+static void stp_cleanup(void)
+{
+	stp_session_exit();
+	stp_relay_exit();		/* removes trace<cpu> */
+	stp_debugfs_exit();		/* removes .cmd */
+	stp_context_exit();
+	stp_print_exit();
+}
+
+static int __init stp_module_init(void)
+{
+	__u32 ncpus = nr_cpu_ids;
+	int rc;
+
+	rc = stp_debugfs_init();
+	if (!rc)
+		rc = stp_context_init();
+	if (!rc)
+		rc = stp_print_init();
+	if (!rc)
+		rc = stp_relay_init(stp_mod_dir);
+	if (!rc)
+		rc = stp_timers_init();
+	if (!rc)
+		rc = stp_ctl_init(stp_mod_dir);
+	if (rc) {
+		stp_cleanup();
+		return rc;
+	}
+	stp_session_init();
+	stp_ctl_send(STP_MSG_TRANSPORT, &ncpus, sizeof(ncpus));
+	return 0;
+}
+
+static void __exit stp_module_exit(void)
+{
+	stp_cleanup();
+}
+
+module_init(stp_module_init);
+module_exit(stp_module_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("SystemTap-compatible generated probe module");

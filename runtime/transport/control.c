@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * control.c - the debugfs control file .cmd between the module and stapio.
+ *
+ * Module -> stapio messages go through a fixed byte ring (no allocation),
+ * so they can be queued from any context, probes included. Queuing never
+ * wakes the reader; process-context callers and the 20 ms control timer
+ * (session.c) do that. Each read() returns one message. Each write() from
+ * stapio is one message, handled in the writer's process context.
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/poll.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+
+static void stp_session_start_cmd(void);
+static void stp_session_stop_cmd(bool reply);
+
+static struct {
+	spinlock_t lock;
+	size_t head;		/* next byte to read */
+	size_t used;		/* bytes queued */
+	unsigned int dropped;	/* messages that did not fit */
+	char ring[STP_CTL_QUEUE_SIZE];
+} stp_ctl_q = { .lock = __SPIN_LOCK_UNLOCKED(stp_ctl_q.lock) };
+
+static DECLARE_WAIT_QUEUE_HEAD(stp_ctl_wq);
+static atomic_t stp_ctl_opened = ATOMIC_INIT(0);
+static DEFINE_MUTEX(stp_ctl_mutex);	/* serialises stapio's commands */
+
+static void stp_ring_copy_in(size_t pos, const void *p, size_t n)
+{
+	size_t first = min(n, (size_t)STP_CTL_QUEUE_SIZE - pos);
+
+	memcpy(stp_ctl_q.ring + pos, p, first);
+	memcpy(stp_ctl_q.ring, (const char *)p + first, n - first);
+}
+
+static void stp_ring_copy_out(void *p, size_t pos, size_t n)
+{
+	size_t first = min(n, (size_t)STP_CTL_QUEUE_SIZE - pos);
+
+	memcpy(p, stp_ctl_q.ring + pos, first);
+	memcpy((char *)p + first, stp_ctl_q.ring, n - first);
+}
+
+/* Queue one message; any context. Returns 0 or -ENOSPC. No wakeup. */
+static int stp_ctl_queue(u32 type, const void *data, size_t len)
+{
+	struct stp_msg_hdr h = { .type = type };
+	unsigned long flags;
+	size_t tail;
+	int rc = 0;
+
+	len = min(len, (size_t)STP_MSG_MAX - sizeof(h));
+	h.len = len;
+	spin_lock_irqsave(&stp_ctl_q.lock, flags);
+	if (stp_ctl_q.used + sizeof(h) + len > STP_CTL_QUEUE_SIZE) {
+		stp_ctl_q.dropped++;
+		rc = -ENOSPC;
+	} else {
+		tail = (stp_ctl_q.head + stp_ctl_q.used) % STP_CTL_QUEUE_SIZE;
+		stp_ring_copy_in(tail, &h, sizeof(h));
+		tail = (tail + sizeof(h)) % STP_CTL_QUEUE_SIZE;
+		stp_ring_copy_in(tail, data, len);
+		stp_ctl_q.used += sizeof(h) + len;
+	}
+	spin_unlock_irqrestore(&stp_ctl_q.lock, flags);
+	return rc;
+}
+
+static bool stp_ctl_pending(void)
+{
+	return READ_ONCE(stp_ctl_q.used) != 0;
+}
+
+/* Wake stapio if messages wait; process or timer context only. */
+static void stp_ctl_wakeup(void)
+{
+	if (stp_ctl_pending())
+		wake_up_interruptible(&stp_ctl_wq);
+}
+
+/* Queue from process context and wake the reader at once. */
+static int stp_ctl_send(u32 type, const void *data, size_t len)
+{
+	int rc = stp_ctl_queue(type, data, len);
+
+	wake_up_interruptible(&stp_ctl_wq);
+	return rc;
+}
+
+/* Take the oldest message into buf (STP_MSG_MAX bytes); returns its size. */
+static size_t stp_ctl_dequeue(char *buf)
+{
+	struct stp_msg_hdr h;
+	unsigned long flags;
+	size_t n = 0;
+
+	spin_lock_irqsave(&stp_ctl_q.lock, flags);
+	if (stp_ctl_q.used) {
+		stp_ring_copy_out(&h, stp_ctl_q.head, sizeof(h));
+		n = sizeof(h) + h.len;
+		stp_ring_copy_out(buf, stp_ctl_q.head, n);
+		stp_ctl_q.head = (stp_ctl_q.head + n) % STP_CTL_QUEUE_SIZE;
+		stp_ctl_q.used -= n;
+	}
+	spin_unlock_irqrestore(&stp_ctl_q.lock, flags);
+	return n;
+}
+
+static ssize_t stp_ctl_read(struct file *f, char __user *ubuf, size_t count,
+			    loff_t *ppos)
+{
+	char *buf;
+	size_t n;
+	int rc;
+
+	if (count < STP_MSG_MAX)
+		return -EINVAL;	/* a message must fit whole */
+	buf = kmalloc(STP_MSG_MAX, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		n = stp_ctl_dequeue(buf);
+		if (n)
+			break;
+		rc = -EAGAIN;
+		if (f->f_flags & O_NONBLOCK)
+			goto out;
+		rc = wait_event_interruptible(stp_ctl_wq, stp_ctl_pending());
+		if (rc)
+			goto out;
+	}
+	rc = copy_to_user(ubuf, buf, n) ? -EFAULT : n;
+out:
+	kfree(buf);
+	return rc;
+}
+
+static ssize_t stp_ctl_write(struct file *f, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct stp_msg_hdr h;
+
+	if (count < sizeof(h) || count > STP_MSG_MAX)
+		return -EINVAL;
+	if (copy_from_user(&h, ubuf, sizeof(h)))
+		return -EFAULT;
+	mutex_lock(&stp_ctl_mutex);
+	switch (h.type) {
+	case STP_MSG_START:
+		stp_session_start_cmd();
+		break;
+	case STP_MSG_EXIT:
+		stp_session_stop_cmd(true);
+		break;
+	default:
+		break;		/* unknown messages are ignored */
+	}
+	mutex_unlock(&stp_ctl_mutex);
+	return count;
+}
+
+static __poll_t stp_ctl_poll(struct file *f, poll_table *wait)
+{
+	poll_wait(f, &stp_ctl_wq, wait);
+	return EPOLLOUT | EPOLLWRNORM |
+	       (stp_ctl_pending() ? EPOLLIN | EPOLLRDNORM : 0);
+}
+
+static int stp_ctl_open(struct inode *inode, struct file *f)
+{
+	if (atomic_cmpxchg(&stp_ctl_opened, 0, 1))
+		return -EBUSY;
+	return nonseekable_open(inode, f);
+}
+
+/* stapio went away: stop the session so the module can be unloaded. */
+static int stp_ctl_release(struct inode *inode, struct file *f)
+{
+	mutex_lock(&stp_ctl_mutex);
+	stp_session_stop_cmd(false);
+	mutex_unlock(&stp_ctl_mutex);
+	atomic_set(&stp_ctl_opened, 0);
+	return 0;
+}
+
+static const struct file_operations stp_ctl_fops = {
+	.owner = THIS_MODULE,
+	.open = stp_ctl_open,
+	.release = stp_ctl_release,
+	.read = stp_ctl_read,
+	.write = stp_ctl_write,
+	.poll = stp_ctl_poll,
+	.llseek = no_llseek,
+};
+
+static int stp_ctl_init(struct dentry *dir)
+{
+	struct dentry *d;
+
+	d = debugfs_create_file(STP_CTL_FILE, 0600, dir, NULL, &stp_ctl_fops);
+	return IS_ERR(d) ? PTR_ERR(d) : 0;
+}

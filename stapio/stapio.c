@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stapio.c - drive a loaded module's session and copy its output.
+ *
+ *   stapio [-v] [-o FILE] MODULE_NAME
+ *
+ * Opens /sys/kernel/debug/stap/<module>/.cmd, waits for TRANSPORT, opens
+ * the per-CPU relay files, sends START and then polls. Records from the
+ * relay files are written in global sequence order; control messages
+ * carry warnings and errors for stderr. On REQUEST_EXIT or a signal it
+ * sends EXIT, waits for the reply, drains the relay files, unloads the
+ * module and exits 1 if the module reported an error, else 0.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stp_msgs.h"
+
+#define DEBUGFS_MOUNT "/sys/kernel/debug"
+#define DEBUGFS_MAGIC_NR 0x64626720
+#define POLL_MS 20		/* relay wakes readers only per sub-buffer */
+#define GAP_TIMEOUT_MS 250	/* a sequence gap this old is a loss */
+#define READ_CHUNK 65536
+
+struct record {
+	__u32 seq;
+	__u32 len;
+	char *data;
+};
+
+struct trace_file {
+	int fd;
+	char *buf;		/* bytes read, not yet a whole record */
+	size_t len, cap;
+};
+
+static struct {
+	int verbose;
+	const char *outfile;
+	const char *module;
+	FILE *out;
+	int ctl_fd;
+	struct trace_file *trace;
+	unsigned int ntrace;
+	struct record *heap;	/* min-heap on seq */
+	size_t nheap, capheap;
+	__u32 next_seq;
+	double gap_since;	/* when the current gap was first seen */
+	unsigned long lost;
+	bool error_seen;
+	bool exit_sent;
+	bool exit_done;
+	bool started;
+} io = { .next_seq = 1, .ctl_fd = -1 };
+
+static volatile sig_atomic_t got_signal;
+
+static void fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ERROR: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p)
+		fatal("out of memory");
+	return p;
+}
+
+/* ---- ordered output ---- */
+
+static bool seq_before(__u32 a, __u32 b)
+{
+	return (__s32)(a - b) < 0;
+}
+
+static void heap_swap(size_t a, size_t b)
+{
+	struct record t = io.heap[a];
+
+	io.heap[a] = io.heap[b];
+	io.heap[b] = t;
+}
+
+static void heap_push(struct record r)
+{
+	size_t i = io.nheap++;
+
+	if (io.nheap > io.capheap) {
+		io.capheap = io.capheap ? io.capheap * 2 : 64;
+		io.heap = xrealloc(io.heap, io.capheap * sizeof(*io.heap));
+	}
+	io.heap[i] = r;
+	while (i && seq_before(io.heap[i].seq, io.heap[(i - 1) / 2].seq)) {
+		heap_swap(i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static struct record heap_pop(void)
+{
+	struct record top = io.heap[0];
+	size_t i = 0, l, m;
+
+	io.heap[0] = io.heap[--io.nheap];
+	for (;;) {
+		l = 2 * i + 1;
+		m = i;
+		if (l < io.nheap && seq_before(io.heap[l].seq, io.heap[m].seq))
+			m = l;
+		if (l + 1 < io.nheap &&
+		    seq_before(io.heap[l + 1].seq, io.heap[m].seq))
+			m = l + 1;
+		if (m == i)
+			break;
+		heap_swap(i, m);
+		i = m;
+	}
+	return top;
+}
+
+static void emit(struct record r)
+{
+	fwrite(r.data, 1, r.len, io.out);
+	free(r.data);
+	io.next_seq = r.seq + 1;
+}
+
+/* Write every record that is next in sequence; skip old gaps (or all
+ * gaps when draining). */
+static void flush_ordered(bool final)
+{
+	while (io.nheap) {
+		__u32 top = io.heap[0].seq;
+
+		if (seq_before(top, io.next_seq)) {
+			free(heap_pop().data);	/* duplicate/stale */
+			continue;
+		}
+		if (top != io.next_seq) {
+			if (!io.gap_since)
+				io.gap_since = now_ms();
+			if (!final && now_ms() - io.gap_since < GAP_TIMEOUT_MS)
+				break;
+			io.lost += top - io.next_seq;
+		}
+		io.gap_since = 0;
+		emit(heap_pop());
+	}
+	fflush(io.out);
+}
+
+/* ---- relay files ---- */
+
+static void parse_records(struct trace_file *t)
+{
+	struct stp_trace_hdr h;
+	size_t off = 0;
+	struct record r;
+
+	while (t->len - off >= sizeof(h)) {
+		memcpy(&h, t->buf + off, sizeof(h));
+		if (h.magic != STP_TRACE_MAGIC) {
+			fprintf(stderr, "WARNING: bad trace record, resyncing\n");
+			off++;
+			continue;
+		}
+		if (t->len - off < sizeof(h) + h.len)
+			break;
+		r.seq = h.seq;
+		r.len = h.len;
+		r.data = xrealloc(NULL, h.len ? h.len : 1);
+		memcpy(r.data, t->buf + off + sizeof(h), h.len);
+		heap_push(r);
+		off += sizeof(h) + h.len;
+	}
+	memmove(t->buf, t->buf + off, t->len - off);
+	t->len -= off;
+}
+
+/* Read what is available; returns bytes read. */
+static size_t read_trace(struct trace_file *t)
+{
+	size_t total = 0;
+	ssize_t n;
+
+	for (;;) {
+		if (t->cap - t->len < READ_CHUNK) {
+			t->cap = t->len + 2 * READ_CHUNK;
+			t->buf = xrealloc(t->buf, t->cap);
+		}
+		n = read(t->fd, t->buf + t->len, t->cap - t->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		t->len += n;
+		total += n;
+	}
+	parse_records(t);
+	return total;
+}
+
+static size_t read_all_traces(void)
+{
+	size_t total = 0;
+	unsigned int i;
+
+	for (i = 0; i < io.ntrace; i++)
+		if (io.trace[i].fd >= 0)
+			total += read_trace(&io.trace[i]);
+	return total;
+}
+
+static void open_traces(const char *dir, unsigned int ncpus)
+{
+	char path[PATH_MAX];
+	unsigned int i;
+
+	io.trace = calloc(ncpus, sizeof(*io.trace));
+	if (!io.trace)
+		fatal("out of memory");
+	io.ntrace = ncpus;
+	for (i = 0; i < ncpus; i++) {
+		snprintf(path, sizeof(path), "%s/%s%u", dir, STP_TRACE_PREFIX, i);
+		io.trace[i].fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (io.trace[i].fd < 0 && errno != ENOENT)
+			fatal("cannot open %s: %s", path, strerror(errno));
+	}
+}
+
+/* ---- control channel ---- */
+
+static void send_msg(__u32 type, const void *data, __u32 len)
+{
+	char buf[STP_MSG_MAX];
+	struct stp_msg_hdr h = { .type = type, .len = len };
+
+	memcpy(buf, &h, sizeof(h));
+	if (len)
+		memcpy(buf + sizeof(h), data, len);
+	if (write(io.ctl_fd, buf, sizeof(h) + len) < 0)
+		fatal("cannot write to the control channel: %s", strerror(errno));
+}
+
+static void send_exit(void)
+{
+	if (io.exit_sent)
+		return;
+	io.exit_sent = true;
+	send_msg(STP_MSG_EXIT, NULL, 0);
+}
+
+static void handle_msg(const char *dir, const struct stp_msg_hdr *h,
+		       const char *payload)
+{
+	__s32 res;
+	__u32 ncpus;
+
+	switch (h->type) {
+	case STP_MSG_TRANSPORT:
+		memcpy(&ncpus, payload, sizeof(ncpus));
+		open_traces(dir, ncpus);
+		send_msg(STP_MSG_START, NULL, 0);
+		break;
+	case STP_MSG_START:
+		memcpy(&res, payload, sizeof(res));
+		if (res < 0) {
+			fprintf(stderr, "ERROR: module failed to start: %s\n",
+				strerror(-res));
+			io.error_seen = true;
+			send_exit();
+		}
+		io.started = true;
+		break;
+	case STP_MSG_OOB:
+		if (h->len >= 6 && memcmp(payload, "ERROR:", 6) == 0)
+			io.error_seen = true;
+		fwrite(payload, 1, h->len, stderr);
+		fflush(stderr);
+		break;
+	case STP_MSG_REQUEST_EXIT:
+		send_exit();
+		break;
+	case STP_MSG_EXIT:
+		io.exit_done = true;
+		break;
+	}
+}
+
+/* Read and handle every queued control message. */
+static void read_ctl(const char *dir)
+{
+	char buf[STP_MSG_MAX];
+	struct stp_msg_hdr h;
+	ssize_t n;
+
+	for (;;) {
+		n = read(io.ctl_fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < (ssize_t)sizeof(h))
+			return;
+		memcpy(&h, buf, sizeof(h));
+		if (sizeof(h) + h.len > (size_t)n)
+			return;
+		handle_msg(dir, &h, buf + sizeof(h));
+	}
+}
+
+/* ---- setup, main loop, teardown ---- */
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+static void setup_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void ensure_debugfs(void)
+{
+	struct statfs st;
+
+	if (statfs(DEBUGFS_MOUNT, &st) == 0 && st.f_type == DEBUGFS_MAGIC_NR)
+		return;
+	if (mount("debugfs", DEBUGFS_MOUNT, "debugfs", 0, NULL) != 0)
+		fatal("debugfs is not mounted at %s and mounting it failed: %s",
+		      DEBUGFS_MOUNT, strerror(errno));
+}
+
+static void open_ctl(const char *dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, STP_CTL_FILE);
+	io.ctl_fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (io.ctl_fd < 0)
+		fatal("cannot open %s: %s (is module '%s' loaded?)", path,
+		      strerror(errno), io.module);
+}
+
+static void main_loop(const char *dir)
+{
+	struct pollfd p = { .fd = io.ctl_fd, .events = POLLIN };
+
+	while (!io.exit_done) {
+		if (got_signal || ferror(io.out))
+			send_exit();	/* signal, or output gone (EPIPE) */
+		poll(&p, 1, POLL_MS);
+		read_ctl(dir);
+		read_all_traces();
+		flush_ordered(false);
+	}
+}
+
+/* After EXIT: every byte in the relay files is final. */
+static void drain(void)
+{
+	while (read_all_traces())
+		;
+	flush_ordered(true);
+	if (io.lost)
+		fprintf(stderr, "WARNING: %lu output records were lost\n",
+			io.lost);
+}
+
+static void unload(void)
+{
+	unsigned int i;
+	int tries;
+
+	for (i = 0; i < io.ntrace; i++)
+		if (io.trace[i].fd >= 0)
+			close(io.trace[i].fd);
+	close(io.ctl_fd);
+	for (tries = 0; tries < 100; tries++) {
+		if (syscall(SYS_delete_module, io.module, O_NONBLOCK) == 0)
+			return;
+		if (errno != EAGAIN && errno != EBUSY)
+			break;
+		usleep(10000);
+	}
+	fprintf(stderr, "ERROR: cannot remove module '%s': %s\n", io.module,
+		strerror(errno));
+	io.error_seen = true;
+}
+
+static void parse_args(int argc, char **argv)
+{
+	int c;
+
+	while ((c = getopt(argc, argv, "vo:")) != -1) {
+		switch (c) {
+		case 'v':
+			io.verbose++;
+			break;
+		case 'o':
+			io.outfile = optarg;
+			break;
+		default:
+			fatal("usage: stapio [-v] [-o FILE] MODULE_NAME");
+		}
+	}
+	if (optind + 1 != argc)
+		fatal("usage: stapio [-v] [-o FILE] MODULE_NAME");
+	io.module = argv[optind];
+}
+
+int main(int argc, char **argv)
+{
+	char dir[512];
+
+	parse_args(argc, argv);
+	io.out = stdout;
+	if (io.outfile) {
+		io.out = fopen(io.outfile, "w");
+		if (!io.out)
+			fatal("cannot open %s: %s", io.outfile, strerror(errno));
+	}
+	setup_signals();
+	ensure_debugfs();
+	snprintf(dir, sizeof(dir), "%s/%s/%s", DEBUGFS_MOUNT, STP_DEBUGFS_DIR,
+		 io.module);
+	open_ctl(dir);
+	main_loop(dir);
+	drain();
+	if (io.out != stdout)
+		fclose(io.out);
+	unload();
+	return io.error_seen ? 1 : 0;
+}

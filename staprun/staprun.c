@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * staprun.c - load a generated module and hand over to stapio.
+ *
+ *   staprun [-v] [-o FILE] [-s MB|-b MB] MODULE.ko [name=value ...]
+ *   staprun -d NAME
+ *
+ * Reads the .ko, calls init_module(2) with the parameters (plus
+ * _stp_bufsize for -s/-b), then execs stapio in the same process, so
+ * signals sent to staprun's pid reach stapio. -d unloads a module.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#ifndef STAP_PKGLIBEXECDIR
+#define STAP_PKGLIBEXECDIR "/usr/local/libexec/stap"
+#endif
+
+struct options {
+	int verbose;
+	const char *outfile;
+	long bufsize_mb;
+	const char *delete_name;
+	const char *module;
+	char params[4096];
+};
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"Usage: staprun [-v] [-o FILE] [-s MB|-b MB] MODULE.ko [name=value ...]\n"
+		"       staprun -d MODULE_NAME\n");
+	exit(1);
+}
+
+static void die(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "ERROR: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void add_param(struct options *o, const char *p)
+{
+	size_t used = strlen(o->params);
+
+	if (used + strlen(p) + 2 > sizeof(o->params))
+		die("too many module parameters at '%s'", p);
+	if (used)
+		strcat(o->params, " ");
+	strcat(o->params, p);
+}
+
+static void parse_args(struct options *o, int argc, char **argv)
+{
+	char *end;
+	int c;
+
+	while ((c = getopt(argc, argv, "+vo:s:b:d:h")) != -1) {
+		switch (c) {
+		case 'v':
+			o->verbose++;
+			break;
+		case 'o':
+			o->outfile = optarg;
+			break;
+		case 's':
+		case 'b':
+			o->bufsize_mb = strtol(optarg, &end, 10);
+			if (*end || o->bufsize_mb < 1 || o->bufsize_mb > 4095)
+				die("invalid buffer size '%s' (1-4095 MB)", optarg);
+			break;
+		case 'd':
+			o->delete_name = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (o->delete_name)
+		return;
+	if (optind >= argc)
+		usage();
+	o->module = argv[optind++];
+	while (optind < argc)
+		add_param(o, argv[optind++]);
+	if (o->bufsize_mb) {
+		char p[64];
+
+		snprintf(p, sizeof(p), "_stp_bufsize=%ld", o->bufsize_mb << 20);
+		add_param(o, p);
+	}
+}
+
+/* Module name from the file name: basename without .ko, '-' -> '_'. */
+static void module_name_from_path(const char *path, char *name, size_t size)
+{
+	const char *base = strrchr(path, '/');
+	size_t n;
+	char *p;
+
+	base = base ? base + 1 : path;
+	snprintf(name, size, "%s", base);
+	n = strlen(name);
+	if (n > 3 && strcmp(name + n - 3, ".ko") == 0)
+		name[n - 3] = '\0';
+	for (p = name; *p; p++)
+		if (*p == '-')
+			*p = '_';
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	size_t got = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		fprintf(stderr, "ERROR: cannot open module '%s': %s\n", path,
+			strerror(errno));
+		exit(1);
+	}
+	buf = malloc(st.st_size ? st.st_size : 1);
+	if (!buf)
+		die("out of memory reading '%s'", path);
+	while (got < (size_t)st.st_size) {
+		n = read(fd, buf + got, st.st_size - got);
+		if (n <= 0)
+			die("cannot read module '%s'", path);
+		got += n;
+	}
+	close(fd);
+	*len = got;
+	return buf;
+}
+
+/* The .modinfo section of an ELF64 module image, or NULL. */
+static const char *modinfo_section(const char *img, size_t len, size_t *size)
+{
+	const Elf64_Ehdr *eh = (const void *)img;
+	const Elf64_Shdr *sh, *strtab;
+	unsigned int i;
+
+	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > len ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		return NULL;
+	sh = (const void *)(img + eh->e_shoff);
+	strtab = &sh[eh->e_shstrndx];
+	for (i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_offset + sh[i].sh_size > len ||
+		    sh[i].sh_name >= strtab->sh_size ||
+		    strtab->sh_offset + strtab->sh_size > len)
+			continue;
+		if (strcmp(img + strtab->sh_offset + sh[i].sh_name, ".modinfo"))
+			continue;
+		*size = sh[i].sh_size;
+		return img + sh[i].sh_offset;
+	}
+	return NULL;
+}
+
+/* The value of KEY in the module's .modinfo, or NULL. */
+static const char *modinfo_get(const char *img, size_t len, const char *key)
+{
+	size_t size, klen = strlen(key), off;
+	const char *info = modinfo_section(img, len, &size);
+
+	if (!info || !size || info[size - 1] != '\0')
+		return NULL;
+	for (off = 0; off < size; off += strlen(info + off) + 1)
+		if (strncmp(info + off, key, klen) == 0 && info[off + klen] == '=')
+			return info + off + klen + 1;
+	return NULL;
+}
+
+static void load_error(const struct options *o, const char *name,
+		       const char *img, size_t len)
+{
+	const char *vermagic = modinfo_get(img, len, "vermagic");
+	struct utsname u;
+
+	switch (errno) {
+	case ENOSYS:
+		die("this kernel has no loadable-module support (init_module: %s); "
+		    "cannot run the module", strerror(ENOSYS));
+		break;
+	case ENOEXEC:
+	case EINVAL:
+		uname(&u);
+		fprintf(stderr,
+			"ERROR: module '%s' does not fit the running kernel (%s).\n"
+			"ERROR: module vermagic: %s\n"
+			"ERROR: running kernel (uname -r): %s\n",
+			o->module, strerror(errno),
+			vermagic ? vermagic : "unknown", u.release);
+		break;
+	case EEXIST:
+		fprintf(stderr,
+			"ERROR: a module named '%s' is already loaded "
+			"(remove it with 'staprun -d %s')\n", name, name);
+		break;
+	case EPERM:
+		fprintf(stderr,
+			"ERROR: not permitted to load module '%s' (run as root; "
+			"module loading may be disabled)\n", o->module);
+		break;
+	default:
+		fprintf(stderr, "ERROR: cannot load module '%s': %s\n",
+			o->module, strerror(errno));
+	}
+	exit(1);
+}
+
+static int delete_module(const char *name)
+{
+	if (syscall(SYS_delete_module, name, O_NONBLOCK) == 0)
+		return 0;
+	if (errno == ENOSYS)
+		die("this kernel has no loadable-module support; cannot remove '%s'",
+		    name);
+	fprintf(stderr, "ERROR: cannot remove module '%s': %s\n", name,
+		strerror(errno));
+	return 1;
+}
+
+/* stapio: $STAP_STAPIO, the build tree next to us, or the install path. */
+static void find_stapio(char *path, size_t size)
+{
+	const char *env = getenv("STAP_STAPIO");
+	char self[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (env && *env) {
+		snprintf(path, size, "%s", env);
+		return;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(path, size, "%s/../stapio/stapio", self);
+			if (access(path, X_OK) == 0)
+				return;
+		}
+	}
+	snprintf(path, size, "%s", STAP_PKGLIBEXECDIR "/stapio");
+}
+
+static void exec_stapio(const struct options *o, const char *name)
+{
+	char path[PATH_MAX + 32];
+	const char *argv[8];
+	int i = 0;
+
+	find_stapio(path, sizeof(path));
+	argv[i++] = "stapio";
+	if (o->verbose)
+		argv[i++] = "-v";
+	if (o->outfile) {
+		argv[i++] = "-o";
+		argv[i++] = o->outfile;
+	}
+	argv[i++] = name;
+	argv[i] = NULL;
+	if (o->verbose)
+		fprintf(stderr, "staprun: exec %s %s\n", path, name);
+	execv(path, (char *const *)argv);
+	fprintf(stderr, "ERROR: cannot run stapio '%s': %s\n", path,
+		strerror(errno));
+	delete_module(name);
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	char name[256];
+	size_t len;
+	char *img;
+
+	parse_args(&o, argc, argv);
+	if (o.delete_name)
+		return delete_module(o.delete_name);
+	img = read_file(o.module, &len);
+	if (modinfo_get(img, len, "name"))
+		snprintf(name, sizeof(name), "%s", modinfo_get(img, len, "name"));
+	else
+		module_name_from_path(o.module, name, sizeof(name));
+	if (o.verbose)
+		fprintf(stderr, "staprun: loading %s (%zu bytes) params '%s'\n",
+			o.module, len, o.params);
+	if (syscall(SYS_init_module, img, len, o.params) != 0)
+		load_error(&o, name, img, len);
+	free(img);
+	exec_stapio(&o, name);
+	return 1;
+}

@@ -742,7 +742,7 @@ static int func_depth(struct func *f, int guard, bool *rec)
 
 	if (guard > 64 || f->depth < 0) {
 		*rec = true;
-		return 0;
+		return 1;	/* the recursive call counts once */
 	}
 	if (f->depth > 0)
 		return f->depth;
@@ -787,7 +787,8 @@ static void compute_nesting(struct session *s)
 		if (d > best)
 			best = d;
 	}
-	s->maxnesting = best + (rec ? 10 : 0);
+	/* as upstream: the deepest chain, and 11 more when a function recurses */
+	s->maxnesting = best + (rec ? 11 : 0);
 	if (s->maxnesting < 1)
 		s->maxnesting = 1;
 }

@@ -17,21 +17,18 @@ static struct fmt_piece *piece(struct session *s)
 	return p;
 }
 
+/* One flag character at most, as SystemTap 4.8 parses formats: in "%#08x"
+ * the 0 is part of the width, and "%-#x" is an error. */
 static int parse_flags(const char **pp, const char *end)
 {
-	int flags = 0;
+	static const char chars[] = "-+ #0";
+	static const int bits[] = { FMT_LEFT, FMT_PLUS, FMT_SPACE, FMT_ALT, FMT_ZERO };
+	const char *c;
 
-	for (; *pp < end; (*pp)++) {
-		switch (**pp) {
-		case '-': flags |= FMT_LEFT; break;
-		case '+': flags |= FMT_PLUS; break;
-		case ' ': flags |= FMT_SPACE; break;
-		case '#': flags |= FMT_ALT; break;
-		case '0': flags |= FMT_ZERO; break;
-		default: return flags;
-		}
-	}
-	return flags;
+	if (*pp >= end || !**pp || !(c = strchr(chars, **pp)))
+		return 0;
+	(*pp)++;
+	return bits[c - chars];
 }
 
 /* A width or precision: digits, or '*' (-2), or none (-1). */
@@ -74,7 +71,7 @@ static struct fmt_piece *directive(struct session *s, const char **pp,
 		return NULL;
 	}
 	d->conv = *(*pp)++;
-	if (!strchr("diuoxXpcs", d->conv)) {
+	if (!d->conv || !strchr("diuoxXpcs", d->conv)) {
 		*err = strchr("bmM", d->conv) ?
 			arena_printf(s->arena, "format directive '%%%c' is not supported by this version yet", d->conv) :
 			arena_printf(s->arena, "invalid format directive '%%%c'", d->conv);

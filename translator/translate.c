@@ -288,7 +288,8 @@ static const char *gen_call(struct gen *g, struct node *n)
 		args[i++] = gen_expr(g, a);
 	line(g, "if (unlikely(c->nesting + 1 > STP_MAXNESTING)) {");
 	line(g, "\tc->last_error = \"MAXNESTING exceeded\";");
-	line(g, "\tc->last_stmt = %s;", where(g, n));
+	line(g, "\tc->last_stmt = %s;", cstr(g, arena_printf(g->s->arena,
+	     "identifier '%s' at %s", f->name, loc_str(g->s, f->loc))));
 	line(g, "\tgoto out;");
 	line(g, "}");
 	line(g, "{");
@@ -439,23 +440,61 @@ static const char *gen_expr(struct gen *g, struct node *n)
 	}
 }
 
+/* How upstream names a statement in messages: by its first token. */
+static const char *stmt_where(struct gen *g, const struct node *n)
+{
+	const char *what;
+
+	while (n->kind == N_BLOCK && n->args) {
+		n = n->args;
+		while (n->next)
+			n = n->next;
+	}
+	if (n->kind == N_EXPR_STMT)
+		n = n->a;
+	while ((n->kind == N_ASSIGN || n->kind == N_BINARY || n->kind == N_COMPARE ||
+		n->kind == N_LOGICAL || n->kind == N_CONCAT || n->kind == N_TERNARY ||
+		(n->kind == N_INCDEC && n->flags)) && n->a)
+		n = n->a;
+	switch (n->kind) {
+	case N_VAR:
+	case N_CALL:
+	case N_PRINT:
+		what = arena_printf(g->s->arena, "identifier '%s'", n->op);
+		break;
+	case N_UNARY:
+	case N_INCDEC:
+		what = arena_printf(g->s->arena, "operator '%s'", n->op);
+		break;
+	case N_NUM:
+		what = arena_printf(g->s->arena, "number '%lld'", (long long)n->num);
+		break;
+	case N_STR:
+		what = "string";
+		break;
+	default:
+		what = "keyword";
+	}
+	return cstr(g, arena_printf(g->s->arena, "%s at %s", what,
+				    loc_str(g->s, n->loc)));
+}
+
 static void action_check(struct gen *g, const struct node *n)
 {
 	line(g, "if (unlikely(--c->actionremaining < 0)) {");
 	line(g, "\tc->last_error = \"MAXACTION exceeded\";");
-	line(g, "\tc->last_stmt = %s;", where(g, n));
+	line(g, "\tc->last_stmt = %s;", stmt_where(g, n));
 	line(g, "\tgoto out;");
 	line(g, "}");
 }
 
-static void gen_loop(struct gen *g, struct node *n, struct node *cond,
-		     struct node *body, struct node *step)
+static void gen_loop(struct gen *g, struct node *cond, struct node *body,
+		     struct node *step)
 {
 	int label = g->label++;
 
 	line(g, "for (;;) {");
 	g->indent++;
-	action_check(g, n);
 	if (cond)
 		line(g, "if (!(%s))\n\t\tbreak;", gen_expr(g, cond));
 	if (g->nloops < 64)
@@ -463,6 +502,7 @@ static void gen_loop(struct gen *g, struct node *n, struct node *cond,
 	gen_stmt(g, body);
 	g->nloops--;
 	line(g, "cont_%d: __attribute__((unused));", label);
+	action_check(g, body);
 	if (step)
 		gen_expr(g, step);
 	g->indent--;
@@ -509,12 +549,12 @@ static void gen_stmt(struct gen *g, struct node *n)
 		line(g, "}");
 		break;
 	case N_WHILE:
-		gen_loop(g, n, n->a, n->b, NULL);
+		gen_loop(g, n->a, n->b, NULL);
 		break;
 	case N_FOR:
 		if (n->a)
 			gen_expr(g, n->a);
-		gen_loop(g, n, n->b, n->d, n->c);
+		gen_loop(g, n->b, n->d, n->c);
 		break;
 	case N_RETURN:
 		gen_return(g, n);

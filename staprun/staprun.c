@@ -196,8 +196,8 @@ static void load_error(const struct options *o, const char *name,
 
 	switch (errno) {
 	case ENOSYS:
-		die("this kernel has no loadable-module support (init_module: %s); "
-		    "cannot run the module", strerror(ENOSYS));
+		die("this kernel has no loadable-module support (CONFIG_MODULES is "
+		    "off); run '%s' on a kernel that has it", o->module);
 		break;
 	case ENOEXEC:
 	case EINVAL:
@@ -210,6 +210,7 @@ static void load_error(const struct options *o, const char *name,
 			vermagic ? vermagic : "unknown", u.release);
 		break;
 	case EEXIST:
+	case EBUSY:
 		fprintf(stderr,
 			"ERROR: a module named '%s' is already loaded "
 			"(remove it with 'staprun -d %s')\n", name, name);
@@ -226,6 +227,32 @@ static void load_error(const struct options *o, const char *name,
 	exit(1);
 }
 
+/*
+ * Say why a module cannot run here before trying: a kernel without module
+ * support (no /proc/modules), or a module built for another release.
+ */
+static void check_kernel(const struct options *o, const char *img, size_t len)
+{
+	const char *vermagic = modinfo_get(img, len, "vermagic");
+	struct utsname u;
+	size_t n;
+
+	if (access("/proc/modules", F_OK) != 0) {
+		errno = ENOSYS;
+		load_error(o, "", img, len);
+	}
+	if (!vermagic || uname(&u) != 0)
+		return;
+	n = strcspn(vermagic, " ");
+	if (strlen(u.release) == n && strncmp(vermagic, u.release, n) == 0)
+		return;
+	fprintf(stderr,
+		"ERROR: module '%s' was built for kernel %.*s, but this kernel is %s "
+		"(rebuild it with 'stap -r %s')\n", o->module, (int)n, vermagic,
+		u.release, u.release);
+	exit(1);
+}
+
 static int delete_module(const char *name)
 {
 	if (syscall(SYS_delete_module, name, O_NONBLOCK) == 0)
@@ -238,7 +265,8 @@ static int delete_module(const char *name)
 	return 1;
 }
 
-/* stapio: $STAP_STAPIO, the build tree next to us, or the install path. */
+/* stapio: $STAP_STAPIO, the build tree next to us, the install tree
+ * relative to us, or the configured install path. */
 static void find_stapio(char *path, size_t size)
 {
 	const char *env = getenv("STAP_STAPIO");
@@ -257,6 +285,9 @@ static void find_stapio(char *path, size_t size)
 		if (slash) {
 			*slash = '\0';
 			snprintf(path, size, "%s/../stapio/stapio", self);
+			if (access(path, X_OK) == 0)
+				return;
+			snprintf(path, size, "%s/../libexec/stap/stapio", self);
 			if (access(path, X_OK) == 0)
 				return;
 		}
@@ -307,6 +338,7 @@ int main(int argc, char **argv)
 	if (o.verbose)
 		fprintf(stderr, "staprun: loading %s (%zu bytes) params '%s'\n",
 			o.module, len, o.params);
+	check_kernel(&o, img, len);
 	if (syscall(SYS_init_module, img, len, o.params) != 0)
 		load_error(&o, name, img, len);
 	free(img);

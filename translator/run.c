@@ -24,7 +24,7 @@ static void build_argv(struct session *s, const char **argv)
 	int n = 0;
 
 	argv[n++] = s->staprun_path;
-	for (int i = 0; i < s->verbose && i < 4; i++)
+	for (int i = 1; i < s->verbose && i < 4; i++)
 		argv[n++] = "-v";
 	if (s->output_file) {
 		argv[n++] = "-o";

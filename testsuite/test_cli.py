@@ -1,0 +1,131 @@
+# Command-line behaviour around running modules: staprun's errors on the
+# host (no module support) and in the guest (wrong kernel, bad file),
+# `make install` with stap finding its runtime relative to where it is
+# installed, and the whole `stap -e` pipeline, pass 5 included, in the guest.
+import os
+import subprocess
+
+import pytest
+
+import guest
+from conftest import BUILD, STAP, STAPRUN, run_stap
+
+HELLO = 'probe begin { printf("hello %s %d\\n", "world", 6*7); exit() }'
+
+
+def staprun_host(args, cwd=None):
+    return subprocess.run([str(STAPRUN)] + args, capture_output=True,
+                          text=True, cwd=cwd)
+
+
+def test_staprun_usage(tools):
+    r = staprun_host([])
+    assert r.returncode == 1
+    assert r.stderr.startswith('Usage: staprun [-v] [-o FILE] [-s MB|-b MB] '
+                               'MODULE.ko [name=value ...]\n')
+
+
+def test_staprun_missing_file(tools, tmp_path):
+    r = staprun_host(['nonexist.ko'], cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stderr == ("ERROR: cannot open module 'nonexist.ko': "
+                        'No such file or directory\n')
+
+
+def test_staprun_on_the_host(tools, krel, tmp_path):
+    r = run_stap(['-p4', '-r', krel, '-m', 'nomod', '-e', HELLO], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = staprun_host(['nomod.ko'], cwd=tmp_path)
+    assert r.returncode == 1
+    if not os.path.exists('/proc/modules'):
+        # the development and CI hosts (shared/reference/test-vm.md)
+        assert r.stderr == ('ERROR: this kernel has no loadable-module support '
+                            "(CONFIG_MODULES is off); run 'nomod.ko' on a kernel "
+                            'that has it\n')
+    else:
+        assert r.stderr.startswith("ERROR: module 'nomod.ko' was built for kernel")
+
+
+def test_make_install_is_relocatable(tools, krel, tmp_path):
+    dest = tmp_path / 'dest'
+    r = subprocess.run(['make', '-C', str(BUILD), 'install', f'DESTDIR={dest}'],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    prefix = dest / 'usr' / 'local'
+    for f in ('bin/stap', 'bin/staprun', 'libexec/stap/stapio',
+              'share/stap/runtime/stp_runtime.h',
+              'share/stap/runtime/transport/stp_msgs.h',
+              'share/stap/tapset/logging.stp', 'share/man/man1/stap.1',
+              'share/man/man8/staprun.8', 'share/man/man8/stapio.8'):
+        assert (prefix / f).exists(), f
+    # installed under DESTDIR, not at the configured prefix: stap must find
+    # its runtime and tapsets relative to its own location
+    r = subprocess.run([str(prefix / 'bin' / 'stap'), '-p4', '-r', krel, '-m',
+                        'inst', '-e', HELLO], cwd=tmp_path, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / 'inst.ko').exists()
+
+
+@pytest.fixture(scope='module')
+def guest_cli(krel, tools, tmp_path_factory):
+    scratch = tmp_path_factory.mktemp('cli')
+    r = run_stap(['-p4', '-r', krel, '-m', 'good', '-e', HELLO], cwd=scratch)
+    assert r.returncode == 0, r.stderr
+    good = (scratch / 'good.ko').read_bytes()
+    # another kernel's module: same image, another release in its vermagic
+    wrong = good.replace(f'vermagic={krel}'.encode(), b'vermagic=6.1.0-0-amd64'
+                         .ljust(len(f'vermagic={krel}'), b'x'))
+    assert wrong != good
+    (scratch / 'wrong.ko').write_bytes(wrong)
+    (scratch / 'bad.ko').write_bytes(good[:4096])
+    commands = [
+        f'{STAPRUN} wrong.ko',
+        f'{STAPRUN} bad.ko',
+        f'{STAPRUN} -s 1 -o out.txt good.ko; echo "rc=$?"; cat out.txt',
+        # the whole pipeline in the guest: passes 1-4 then staprun/stapio
+        f'{STAP} -e \'{HELLO}\'',
+        f'{STAP} -p4 -m fromguest -e \'{HELLO}\' && {STAPRUN} fromguest.ko',
+        'grep -c -E "^(good|fromguest|stap_[0-9]+) " /proc/modules; true',
+    ]
+    batch = guest.run_batch(commands, scratch=str(scratch), timeout=240,
+                            memory_mb=1024)
+    guest.check_kernel_healthy(batch)
+    return batch, krel
+
+
+def test_wrong_kernel(guest_cli):
+    batch, krel = guest_cli
+    r = batch[0]
+    assert r.rc == 1
+    assert r.stdout == ''
+    assert r.stderr == ("ERROR: module 'wrong.ko' was built for kernel "
+                        f"6.1.0-0-amd64{'x' * (len(krel) - 13)}, but this kernel is "
+                        f"{krel} (rebuild it with 'stap -r {krel}')\n")
+
+
+def test_corrupt_module(guest_cli):
+    batch, krel = guest_cli
+    r = batch[1]
+    assert r.rc == 1
+    assert r.stderr.startswith("ERROR: module 'bad.ko' does not fit the running "
+                               'kernel (Exec format error).\n')
+
+
+def test_staprun_output_file_and_buffer_size(guest_cli):
+    r = guest_cli[0][2]
+    assert (r.stdout, r.stderr) == ('rc=0\nhello world 42\n', '')
+
+
+def test_stap_runs_all_five_passes_in_guest(guest_cli):
+    r = guest_cli[0][3]
+    assert (r.stdout, r.stderr, r.rc) == ('hello world 42\n', '', 0)
+
+
+def test_module_built_in_guest_runs_with_staprun(guest_cli):
+    r = guest_cli[0][4]
+    assert (r.stdout, r.stderr, r.rc) == ('fromguest.ko\nhello world 42\n', '', 0)
+
+
+def test_nothing_left_loaded(guest_cli):
+    assert guest_cli[0][5].stdout == '0\n'

@@ -53,6 +53,12 @@ mount -t tracefs tracefs $R/sys/kernel/tracing
 mount -t securityfs securityfs $R/sys/kernel/security
 mkdir -p $R__CTL__
 p9 ctl $R__CTL__ rw
+i=0
+while read -r d; do
+	mkdir -p "$R$d"
+	p9 share$i "$R$d" ro
+	i=$((i + 1))
+done < $R__CTL__/shares
 S=$(cat $R__CTL__/scratch)
 mkdir -p "$R$S"
 p9 scratch "$R$S" rw
@@ -128,11 +134,22 @@ def check_kernel_healthy(batch):
 
 
 def run_batch(commands, scratch=None, timeout=60, memory_mb=256, cpus=1,
-              env=None, nokaslr=True, total_timeout=None):
+              env=None, nokaslr=True, total_timeout=None, shares=None):
     """Boot the default Guest once and run `commands`; see Guest.run_batch."""
     return Guest().run_batch(commands, scratch=scratch, timeout=timeout,
                              memory_mb=memory_mb, cpus=cpus, env=env,
-                             nokaslr=nokaslr, total_timeout=total_timeout)
+                             nokaslr=nokaslr, total_timeout=total_timeout,
+                             shares=shares)
+
+
+def default_shares():
+    """The project's source and build trees: the host root is visible in
+    the guest, but not what lies under the guest's own tmpfs mounts (/tmp,
+    /run, /var/tmp, /root), where a CI clone may well be."""
+    dirs = [Path(__file__).resolve().parent.parent]
+    if os.environ.get('STAP_BUILDDIR'):
+        dirs.append(Path(os.environ['STAP_BUILDDIR']).resolve())
+    return list(dict.fromkeys(str(d) for d in dirs))
 
 
 class Guest:
@@ -200,7 +217,8 @@ class Guest:
     # --- running ----------------------------------------------------------
 
     def run_batch(self, commands, scratch=None, timeout=60, memory_mb=256,
-                  cpus=1, env=None, nokaslr=True, total_timeout=None):
+                  cpus=1, env=None, nokaslr=True, total_timeout=None,
+                  shares=None):
         """Boot once and run each shell string of `commands` in turn with
         /bin/sh, as root, in the chroot of the host root, cwd = scratch.
 
@@ -212,6 +230,8 @@ class Guest:
           the usual root ones).
         total_timeout: host-side limit for the whole QEMU run; by default
           boot allowance plus every command's timeout.
+        shares: host directories mounted read-only at the same paths after
+          the guest's tmpfs mounts (default: default_shares()).
         Returns a Batch; raises GuestDied if the guest did not finish it."""
         self.prepare()
         commands = list(commands)
@@ -220,8 +240,13 @@ class Guest:
         with tempfile.TemporaryDirectory(prefix='stap-guest-') as ctl, \
                 _scratch_dir(scratch) as scratch_path:
             ctl = Path(ctl)
+            if shares is None:
+                shares = default_shares()
             _write_control(ctl, commands, scratch_path, timeout, env or {})
+            (ctl / 'shares').write_text(''.join(f'{d}\n' for d in shares))
             argv = self._qemu_argv(ctl, scratch_path, memory_mb, cpus, nokaslr)
+            for i, d in enumerate(shares):
+                argv += _virtfs(f'share{i}', d, readonly=True)
             start = time.monotonic()
             proc = subprocess.run(
                 ['timeout', f'--kill-after={KILL_GRACE}', str(total_timeout)]

@@ -129,3 +129,42 @@ def test_module_built_in_guest_runs_with_staprun(guest_cli):
 
 def test_nothing_left_loaded(guest_cli):
     assert guest_cli[0][5].stdout == '0\n'
+
+
+FAKE_STAPRUN = r'''#!/bin/sh
+# stands in for staprun: shows its arguments, then waits for a signal
+echo "staprun $*"
+trap 'echo "got INT"; exit 0' INT
+trap 'echo "got TERM"; exit 3' TERM
+echo ready > "$READY"
+while :; do sleep 0.05; done
+'''
+
+
+@pytest.mark.parametrize('sig,out,rc', [('INT', 'got INT\n', 0),
+                                        ('TERM', 'got TERM\n', 1)])
+def test_pass5_forwards_signals_to_staprun(tools, krel, tmp_path, sig, out, rc):
+    """stap runs staprun with its options and passes SIGINT/SIGTERM on, so
+    the script's end probes run; stap's status follows staprun's."""
+    import signal
+    import time
+    fake = tmp_path / 'fake-staprun'
+    fake.write_text(FAKE_STAPRUN)
+    fake.chmod(0o755)
+    ready = tmp_path / 'ready'
+    env = dict(os.environ, SYSTEMTAP_STAPRUN=str(fake), READY=str(ready))
+    p = subprocess.Popen([str(STAP), '-r', krel, '-m', 'fwd', '-o', 'o.txt',
+                          '-s', '2', '-e', HELLO], cwd=tmp_path, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for _ in range(600):
+        if ready.exists():
+            break
+        time.sleep(0.05)
+    p.send_signal(getattr(signal, 'SIG' + sig))
+    stdout, stderr = p.communicate(timeout=30)
+    tmpko = stdout.splitlines()[0].split()[-1]
+    assert stdout == f'staprun -o o.txt -s 2 {tmpko}\n' + out
+    assert tmpko.endswith('/fwd.ko')
+    assert p.returncode == rc
+    assert stderr == ('' if rc == 0 else
+                      'Pass 5: run failed.  [man error::pass5]\n')

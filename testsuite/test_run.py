@@ -147,12 +147,16 @@ def run(krel, tools, tmp_path_factory):
         f'{STAPRUN} sigint.ko > sig.out 2> sig.err & pid=$!; '
         'for i in $(seq 50); do grep -q started sig.out 2>/dev/null && break; sleep 0.1; done; '
         'kill -INT $pid; wait $pid; echo "rc=$?"; cat sig.out sig.err',
+        f'{STAPRUN} sigint.ko > term.out 2> term.err & pid=$!; '
+        'for i in $(seq 50); do grep -q started term.out 2>/dev/null && break; sleep 0.1; done; '
+        'kill -TERM $pid; wait $pid; echo "rc=$?"; cat term.out term.err',
         f'{STAPRUN} -o out.txt outfile.ko; echo "rc=$?"; cat out.txt',
         'cat /proc/modules | grep -c -E "^(' + '|'.join(jobs) + ') "; true',
     ]
     batch = guest.run_batch(commands, scratch=str(scratch), timeout=60)
     guest.check_kernel_healthy(batch)
-    results = dict(zip(list(CASES) + ['sigint', 'outfile', 'lsmod'], batch))
+    results = dict(zip(list(CASES) + ['sigint', 'sigterm', 'outfile', 'lsmod'],
+                       batch))
     return results
 
 
@@ -165,6 +169,10 @@ def test_script(run, name):
 
 def test_sigint_runs_end_probe(run):
     assert run['sigint'].stdout == 'rc=0\nstarted\nended\n'
+
+
+def test_sigterm_runs_end_probe(run):
+    assert run['sigterm'].stdout == 'rc=0\nstarted\nended\n'
 
 
 def test_staprun_output_file(run):

@@ -181,7 +181,6 @@ static int find_dirs(struct session *s)
 {
 	const char *self = self_dir(s->arena);
 	const char *rt[] = {
-		getenv("SYSTEMTAP_RUNTIME") ? getenv("SYSTEMTAP_RUNTIME") : ".",
 		arena_printf(s->arena, "%s/../runtime", self),
 		arena_printf(s->arena, "%s/../share/stap/runtime", self),
 		STAP_PKGDATADIR "/runtime", NULL
@@ -196,6 +195,8 @@ static int find_dirs(struct session *s)
 		STAP_BINDIR, NULL
 	};
 
+	if (!s->runtime_dir && getenv("SYSTEMTAP_RUNTIME"))
+		s->runtime_dir = getenv("SYSTEMTAP_RUNTIME");
 	if (!s->runtime_dir)
 		s->runtime_dir = first_existing(s, rt, "stp_runtime.h");
 	if (!s->runtime_dir || !path_exists(arena_printf(s->arena, "%s/stp_runtime.h", s->runtime_dir))) {
@@ -207,6 +208,8 @@ static int find_dirs(struct session *s)
 	s->staprun_path = first_existing(s, run, "staprun");
 	s->staprun_path = arena_printf(s->arena, "%s/staprun",
 				       s->staprun_path ? s->staprun_path : STAP_BINDIR);
+	if (getenv("SYSTEMTAP_STAPRUN") && *getenv("SYSTEMTAP_STAPRUN"))
+		s->staprun_path = getenv("SYSTEMTAP_STAPRUN");
 	return 0;
 }
 

@@ -69,7 +69,12 @@ static struct {
 
 static volatile sig_atomic_t got_signal;
 
-static void fatal(const char *fmt, ...)
+/*
+ * Only main() exits: helpers print "ERROR: ..." with error_msg() and
+ * return -1 (or NULL), and main() turns that into exit status 1.
+ */
+__attribute__((format(printf, 1, 2)))
+static int error_msg(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -78,7 +83,7 @@ static void fatal(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	exit(1);
+	return -1;
 }
 
 static double now_ms(void)
@@ -89,12 +94,14 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* realloc() that reports failure; on NULL the old block is untouched. */
 static void *xrealloc(void *p, size_t n)
 {
-	p = realloc(p, n);
-	if (!p)
-		fatal("out of memory");
-	return p;
+	void *q = realloc(p, n);
+
+	if (!q)
+		error_msg("out of memory");
+	return q;
 }
 
 /* ---- ordered output ---- */
@@ -112,19 +119,31 @@ static void heap_swap(size_t a, size_t b)
 	io.heap[b] = t;
 }
 
-static void heap_push(struct record r)
+static int heap_grow(void)
 {
-	size_t i = io.nheap++;
+	size_t cap = io.capheap ? io.capheap * 2 : 64;
+	struct record *heap = xrealloc(io.heap, cap * sizeof(*heap));
 
-	if (io.nheap > io.capheap) {
-		io.capheap = io.capheap ? io.capheap * 2 : 64;
-		io.heap = xrealloc(io.heap, io.capheap * sizeof(*io.heap));
-	}
+	if (!heap)
+		return -1;
+	io.heap = heap;
+	io.capheap = cap;
+	return 0;
+}
+
+static int heap_push(struct record r)
+{
+	size_t i = io.nheap;
+
+	if (io.nheap >= io.capheap && heap_grow())
+		return -1;
+	io.nheap++;
 	io.heap[i] = r;
 	while (i && seq_before(io.heap[i].seq, io.heap[(i - 1) / 2].seq)) {
 		heap_swap(i, (i - 1) / 2);
 		i = (i - 1) / 2;
 	}
+	return 0;
 }
 
 static struct record heap_pop(void)
@@ -182,7 +201,7 @@ static void flush_ordered(bool final)
 
 /* ---- relay files ---- */
 
-static void parse_records(struct trace_file *t)
+static int parse_records(struct trace_file *t)
 {
 	struct stp_trace_hdr h;
 	size_t off = 0;
@@ -200,25 +219,45 @@ static void parse_records(struct trace_file *t)
 		r.seq = h.seq;
 		r.len = h.len;
 		r.data = xrealloc(NULL, h.len ? h.len : 1);
+		if (!r.data)
+			return -1;
 		memcpy(r.data, t->buf + off + sizeof(h), h.len);
-		heap_push(r);
+		if (heap_push(r)) {
+			free(r.data);
+			return -1;
+		}
 		off += sizeof(h) + h.len;
 	}
 	memmove(t->buf, t->buf + off, t->len - off);
 	t->len -= off;
+	return 0;
 }
 
-/* Read what is available; returns bytes read. */
-static size_t read_trace(struct trace_file *t)
+/* Room for another READ_CHUNK bytes in T's buffer. */
+static int trace_reserve(struct trace_file *t)
 {
-	size_t total = 0;
+	size_t cap = t->len + 2 * READ_CHUNK;
+	char *buf;
+
+	if (t->cap - t->len >= READ_CHUNK)
+		return 0;
+	buf = xrealloc(t->buf, cap);
+	if (!buf)
+		return -1;
+	t->buf = buf;
+	t->cap = cap;
+	return 0;
+}
+
+/* Read what is available; returns bytes read, or -1. */
+static ssize_t read_trace(struct trace_file *t)
+{
+	ssize_t total = 0;
 	ssize_t n;
 
 	for (;;) {
-		if (t->cap - t->len < READ_CHUNK) {
-			t->cap = t->len + 2 * READ_CHUNK;
-			t->buf = xrealloc(t->buf, t->cap);
-		}
+		if (trace_reserve(t))
+			return -1;
 		n = read(t->fd, t->buf + t->len, t->cap - t->len);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -227,41 +266,50 @@ static size_t read_trace(struct trace_file *t)
 		t->len += n;
 		total += n;
 	}
-	parse_records(t);
+	if (parse_records(t))
+		return -1;
 	return total;
 }
 
-static size_t read_all_traces(void)
+/* Bytes read from all relay files, or -1. */
+static ssize_t read_all_traces(void)
 {
-	size_t total = 0;
+	ssize_t total = 0, n;
 	unsigned int i;
 
-	for (i = 0; i < io.ntrace; i++)
-		if (io.trace[i].fd >= 0)
-			total += read_trace(&io.trace[i]);
+	for (i = 0; i < io.ntrace; i++) {
+		if (io.trace[i].fd < 0)
+			continue;
+		n = read_trace(&io.trace[i]);
+		if (n < 0)
+			return -1;
+		total += n;
+	}
 	return total;
 }
 
-static void open_traces(const char *dir, unsigned int ncpus)
+static int open_traces(const char *dir, unsigned int ncpus)
 {
 	char path[PATH_MAX];
 	unsigned int i;
 
 	io.trace = calloc(ncpus, sizeof(*io.trace));
 	if (!io.trace)
-		fatal("out of memory");
+		return error_msg("out of memory");
 	io.ntrace = ncpus;
 	for (i = 0; i < ncpus; i++) {
 		snprintf(path, sizeof(path), "%s/%s%u", dir, STP_TRACE_PREFIX, i);
 		io.trace[i].fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (io.trace[i].fd < 0 && errno != ENOENT)
-			fatal("cannot open %s: %s", path, strerror(errno));
+			return error_msg("cannot open %s: %s", path,
+					 strerror(errno));
 	}
+	return 0;
 }
 
 /* ---- control channel ---- */
 
-static void send_msg(__u32 type, const void *data, __u32 len)
+static int send_msg(__u32 type, const void *data, __u32 len)
 {
 	char buf[STP_MSG_MAX];
 	struct stp_msg_hdr h = { .type = type, .len = len };
@@ -270,39 +318,48 @@ static void send_msg(__u32 type, const void *data, __u32 len)
 	if (len)
 		memcpy(buf + sizeof(h), data, len);
 	if (write(io.ctl_fd, buf, sizeof(h) + len) < 0)
-		fatal("cannot write to the control channel: %s", strerror(errno));
+		return error_msg("cannot write to the control channel: %s",
+				 strerror(errno));
+	return 0;
 }
 
-static void send_exit(void)
+static int send_exit(void)
 {
 	if (io.exit_sent)
-		return;
+		return 0;
 	io.exit_sent = true;
-	send_msg(STP_MSG_EXIT, NULL, 0);
+	return send_msg(STP_MSG_EXIT, NULL, 0);
 }
 
-static void handle_msg(const char *dir, const struct stp_msg_hdr *h,
-		       const char *payload)
+static int handle_start(const char *payload)
 {
 	__s32 res;
+
+	memcpy(&res, payload, sizeof(res));
+	if (res < 0) {
+		fprintf(stderr, "ERROR: module failed to start: %s\n",
+			strerror(-res));
+		io.error_seen = true;
+		if (send_exit())
+			return -1;
+	}
+	io.started = true;
+	return 0;
+}
+
+static int handle_msg(const char *dir, const struct stp_msg_hdr *h,
+		      const char *payload)
+{
 	__u32 ncpus;
 
 	switch (h->type) {
 	case STP_MSG_TRANSPORT:
 		memcpy(&ncpus, payload, sizeof(ncpus));
-		open_traces(dir, ncpus);
-		send_msg(STP_MSG_START, NULL, 0);
-		break;
+		if (open_traces(dir, ncpus))
+			return -1;
+		return send_msg(STP_MSG_START, NULL, 0);
 	case STP_MSG_START:
-		memcpy(&res, payload, sizeof(res));
-		if (res < 0) {
-			fprintf(stderr, "ERROR: module failed to start: %s\n",
-				strerror(-res));
-			io.error_seen = true;
-			send_exit();
-		}
-		io.started = true;
-		break;
+		return handle_start(payload);
 	case STP_MSG_OOB:
 		if (h->len >= 6 && memcmp(payload, "ERROR:", 6) == 0)
 			io.error_seen = true;
@@ -310,16 +367,16 @@ static void handle_msg(const char *dir, const struct stp_msg_hdr *h,
 		fflush(stderr);
 		break;
 	case STP_MSG_REQUEST_EXIT:
-		send_exit();
-		break;
+		return send_exit();
 	case STP_MSG_EXIT:
 		io.exit_done = true;
 		break;
 	}
+	return 0;
 }
 
 /* Read and handle every queued control message. */
-static void read_ctl(const char *dir)
+static int read_ctl(const char *dir)
 {
 	char buf[STP_MSG_MAX];
 	struct stp_msg_hdr h;
@@ -330,11 +387,12 @@ static void read_ctl(const char *dir)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < (ssize_t)sizeof(h))
-			return;
+			return 0;
 		memcpy(&h, buf, sizeof(h));
 		if (sizeof(h) + h.len > (size_t)n)
-			return;
-		handle_msg(dir, &h, buf + sizeof(h));
+			return 0;
+		if (handle_msg(dir, &h, buf + sizeof(h)))
+			return -1;
 	}
 }
 
@@ -355,51 +413,61 @@ static void setup_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static void ensure_debugfs(void)
+static int ensure_debugfs(void)
 {
 	struct statfs st;
 
 	if (statfs(DEBUGFS_MOUNT, &st) == 0 && st.f_type == DEBUGFS_MAGIC_NR)
-		return;
+		return 0;
 	if (mount("debugfs", DEBUGFS_MOUNT, "debugfs", 0, NULL) != 0)
-		fatal("debugfs is not mounted at %s and mounting it failed: %s",
-		      DEBUGFS_MOUNT, strerror(errno));
+		return error_msg("debugfs is not mounted at %s and mounting it "
+				 "failed: %s", DEBUGFS_MOUNT, strerror(errno));
+	return 0;
 }
 
-static void open_ctl(const char *dir)
+static int open_ctl(const char *dir)
 {
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, STP_CTL_FILE);
 	io.ctl_fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (io.ctl_fd < 0)
-		fatal("cannot open %s: %s (is module '%s' loaded?)", path,
-		      strerror(errno), io.module);
+		return error_msg("cannot open %s: %s (is module '%s' loaded?)",
+				 path, strerror(errno), io.module);
+	return 0;
 }
 
-static void main_loop(const char *dir)
+static int main_loop(const char *dir)
 {
 	struct pollfd p = { .fd = io.ctl_fd, .events = POLLIN };
 
 	while (!io.exit_done) {
-		if (got_signal || ferror(io.out))
-			send_exit();	/* signal, or output gone (EPIPE) */
+		/* signal, or output gone (EPIPE) */
+		if ((got_signal || ferror(io.out)) && send_exit())
+			return -1;
 		poll(&p, 1, POLL_MS);
-		read_ctl(dir);
-		read_all_traces();
+		if (read_ctl(dir) || read_all_traces() < 0)
+			return -1;
 		flush_ordered(false);
 	}
+	return 0;
 }
 
 /* After EXIT: every byte in the relay files is final. */
-static void drain(void)
+static int drain(void)
 {
-	while (read_all_traces())
-		;
+	ssize_t n;
+
+	do {
+		n = read_all_traces();
+	} while (n > 0);
+	if (n < 0)
+		return -1;
 	flush_ordered(true);
 	if (io.lost)
 		fprintf(stderr, "WARNING: %lu output records were lost\n",
 			io.lost);
+	return 0;
 }
 
 static void unload(void)
@@ -423,7 +491,12 @@ static void unload(void)
 	io.error_seen = true;
 }
 
-static void parse_args(int argc, char **argv)
+static int usage(void)
+{
+	return error_msg("usage: stapio [-v] [-o FILE] MODULE_NAME");
+}
+
+static int parse_args(int argc, char **argv)
 {
 	int c;
 
@@ -436,32 +509,40 @@ static void parse_args(int argc, char **argv)
 			io.outfile = optarg;
 			break;
 		default:
-			fatal("usage: stapio [-v] [-o FILE] MODULE_NAME");
+			return usage();
 		}
 	}
 	if (optind + 1 != argc)
-		fatal("usage: stapio [-v] [-o FILE] MODULE_NAME");
+		return usage();
 	io.module = argv[optind];
+	return 0;
+}
+
+static int open_output(void)
+{
+	io.out = stdout;
+	if (!io.outfile)
+		return 0;
+	io.out = fopen(io.outfile, "w");
+	if (!io.out)
+		return error_msg("cannot open %s: %s", io.outfile,
+				 strerror(errno));
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	char dir[512];
 
-	parse_args(argc, argv);
-	io.out = stdout;
-	if (io.outfile) {
-		io.out = fopen(io.outfile, "w");
-		if (!io.out)
-			fatal("cannot open %s: %s", io.outfile, strerror(errno));
-	}
+	if (parse_args(argc, argv) || open_output())
+		return 1;
 	setup_signals();
-	ensure_debugfs();
+	if (ensure_debugfs())
+		return 1;
 	snprintf(dir, sizeof(dir), "%s/%s/%s", DEBUGFS_MOUNT, STP_DEBUGFS_DIR,
 		 io.module);
-	open_ctl(dir);
-	main_loop(dir);
-	drain();
+	if (open_ctl(dir) || main_loop(dir) || drain())
+		return 1;
 	if (io.out != stdout)
 		fclose(io.out);
 	unload();

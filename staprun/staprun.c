@@ -34,36 +34,65 @@ struct options {
 	char params[4096];
 };
 
-static void usage(void)
+/*
+ * Only main() exits: helpers print their message and return -1 (or NULL),
+ * and main() turns that into exit status 1.
+ */
+static int usage(void)
 {
 	fprintf(stderr,
 		"Usage: staprun [-v] [-o FILE] [-s MB|-b MB] MODULE.ko [name=value ...]\n"
 		"       staprun -d MODULE_NAME\n");
-	exit(1);
+	return -1;
 }
 
-static void die(const char *fmt, const char *arg)
+/* Print "ERROR: " FMT (with ARG) and a newline; returns -1. */
+static int error_msg(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "ERROR: ");
 	fprintf(stderr, fmt, arg);
 	fputc('\n', stderr);
-	exit(1);
+	return -1;
 }
 
-static void add_param(struct options *o, const char *p)
+static int add_param(struct options *o, const char *p)
 {
 	size_t used = strlen(o->params);
 
 	if (used + strlen(p) + 2 > sizeof(o->params))
-		die("too many module parameters at '%s'", p);
+		return error_msg("too many module parameters at '%s'", p);
 	if (used)
 		strcat(o->params, " ");
 	strcat(o->params, p);
+	return 0;
 }
 
-static void parse_args(struct options *o, int argc, char **argv)
+/* The module parameters from the command line, then _stp_bufsize. */
+static int add_params(struct options *o, int argc, char **argv)
+{
+	char p[64];
+
+	while (optind < argc)
+		if (add_param(o, argv[optind++]))
+			return -1;
+	if (!o->bufsize_mb)
+		return 0;
+	snprintf(p, sizeof(p), "_stp_bufsize=%ld", o->bufsize_mb << 20);
+	return add_param(o, p);
+}
+
+static int parse_bufsize(struct options *o, const char *arg)
 {
 	char *end;
+
+	o->bufsize_mb = strtol(arg, &end, 10);
+	if (*end || o->bufsize_mb < 1 || o->bufsize_mb > 4095)
+		return error_msg("invalid buffer size '%s' (1-4095 MB)", arg);
+	return 0;
+}
+
+static int parse_args(struct options *o, int argc, char **argv)
+{
 	int c;
 
 	while ((c = getopt(argc, argv, "+vo:s:b:d:h")) != -1) {
@@ -76,30 +105,22 @@ static void parse_args(struct options *o, int argc, char **argv)
 			break;
 		case 's':
 		case 'b':
-			o->bufsize_mb = strtol(optarg, &end, 10);
-			if (*end || o->bufsize_mb < 1 || o->bufsize_mb > 4095)
-				die("invalid buffer size '%s' (1-4095 MB)", optarg);
+			if (parse_bufsize(o, optarg))
+				return -1;
 			break;
 		case 'd':
 			o->delete_name = optarg;
 			break;
 		default:
-			usage();
+			return usage();
 		}
 	}
 	if (o->delete_name)
-		return;
+		return 0;
 	if (optind >= argc)
-		usage();
+		return usage();
 	o->module = argv[optind++];
-	while (optind < argc)
-		add_param(o, argv[optind++]);
-	if (o->bufsize_mb) {
-		char p[64];
-
-		snprintf(p, sizeof(p), "_stp_bufsize=%ld", o->bufsize_mb << 20);
-		add_param(o, p);
-	}
+	return add_params(o, argc, argv);
 }
 
 /* Module name from the file name: basename without .ko, '-' -> '_'. */
@@ -119,31 +140,47 @@ static void module_name_from_path(const char *path, char *name, size_t size)
 			*p = '_';
 }
 
+/* Read SIZE bytes of FD into a new buffer, or NULL (message printed). */
+static char *read_fd(int fd, size_t size, const char *path)
+{
+	char *buf = malloc(size ? size : 1);
+	size_t got = 0;
+	ssize_t n;
+
+	if (!buf) {
+		error_msg("out of memory reading '%s'", path);
+		return NULL;
+	}
+	while (got < size) {
+		n = read(fd, buf + got, size - got);
+		if (n <= 0) {
+			error_msg("cannot read module '%s'", path);
+			free(buf);
+			return NULL;
+		}
+		got += n;
+	}
+	return buf;
+}
+
+/* The whole file at PATH, or NULL after printing why not. */
 static char *read_file(const char *path, size_t *len)
 {
 	struct stat st;
 	char *buf;
-	ssize_t n;
-	size_t got = 0;
 	int fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		fprintf(stderr, "ERROR: cannot open module '%s': %s\n", path,
 			strerror(errno));
-		exit(1);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
 	}
-	buf = malloc(st.st_size ? st.st_size : 1);
-	if (!buf)
-		die("out of memory reading '%s'", path);
-	while (got < (size_t)st.st_size) {
-		n = read(fd, buf + got, st.st_size - got);
-		if (n <= 0)
-			die("cannot read module '%s'", path);
-		got += n;
-	}
+	buf = read_fd(fd, st.st_size, path);
 	close(fd);
-	*len = got;
+	*len = st.st_size;
 	return buf;
 }
 
@@ -188,16 +225,18 @@ static const char *modinfo_get(const char *img, size_t len, const char *key)
 	return NULL;
 }
 
-static void load_error(const struct options *o, const char *name,
-		       const char *img, size_t len)
+/* Explain why init_module(2) failed (errno); returns -1. */
+static int load_error(const struct options *o, const char *name,
+		      const char *img, size_t len)
 {
 	const char *vermagic = modinfo_get(img, len, "vermagic");
 	struct utsname u;
 
 	switch (errno) {
 	case ENOSYS:
-		die("this kernel has no loadable-module support (CONFIG_MODULES is "
-		    "off); run '%s' on a kernel that has it", o->module);
+		error_msg("this kernel has no loadable-module support "
+			  "(CONFIG_MODULES is off); run '%s' on a kernel that "
+			  "has it", o->module);
 		break;
 	case ENOEXEC:
 	case EINVAL:
@@ -224,14 +263,14 @@ static void load_error(const struct options *o, const char *name,
 		fprintf(stderr, "ERROR: cannot load module '%s': %s\n",
 			o->module, strerror(errno));
 	}
-	exit(1);
+	return -1;
 }
 
 /*
  * Say why a module cannot run here before trying: a kernel without module
  * support (no /proc/modules), or a module built for another release.
  */
-static void check_kernel(const struct options *o, const char *img, size_t len)
+static int check_kernel(const struct options *o, const char *img, size_t len)
 {
 	const char *vermagic = modinfo_get(img, len, "vermagic");
 	struct utsname u;
@@ -239,18 +278,44 @@ static void check_kernel(const struct options *o, const char *img, size_t len)
 
 	if (access("/proc/modules", F_OK) != 0) {
 		errno = ENOSYS;
-		load_error(o, "", img, len);
+		return load_error(o, "", img, len);
 	}
 	if (!vermagic || uname(&u) != 0)
-		return;
+		return 0;
 	n = strcspn(vermagic, " ");
 	if (strlen(u.release) == n && strncmp(vermagic, u.release, n) == 0)
-		return;
+		return 0;
 	fprintf(stderr,
 		"ERROR: module '%s' was built for kernel %.*s, but this kernel is %s "
 		"(rebuild it with 'stap -r %s')\n", o->module, (int)n, vermagic,
 		u.release, u.release);
-	exit(1);
+	return -1;
+}
+
+/* Read, check and load the module; its name goes to NAME. */
+static int load_module(const struct options *o, char *name, size_t size)
+{
+	const char *modname;
+	size_t len;
+	char *img;
+	int ret;
+
+	img = read_file(o->module, &len);
+	if (!img)
+		return -1;
+	modname = modinfo_get(img, len, "name");
+	if (modname)
+		snprintf(name, size, "%s", modname);
+	else
+		module_name_from_path(o->module, name, size);
+	if (o->verbose)
+		fprintf(stderr, "staprun: loading %s (%zu bytes) params '%s'\n",
+			o->module, len, o->params);
+	ret = check_kernel(o, img, len);
+	if (!ret && syscall(SYS_init_module, img, len, o->params) != 0)
+		ret = load_error(o, name, img, len);
+	free(img);
+	return ret;
 }
 
 static int delete_module(const char *name)
@@ -258,11 +323,11 @@ static int delete_module(const char *name)
 	if (syscall(SYS_delete_module, name, O_NONBLOCK) == 0)
 		return 0;
 	if (errno == ENOSYS)
-		die("this kernel has no loadable-module support; cannot remove '%s'",
-		    name);
+		return error_msg("this kernel has no loadable-module support; "
+				 "cannot remove '%s'", name);
 	fprintf(stderr, "ERROR: cannot remove module '%s': %s\n", name,
 		strerror(errno));
-	return 1;
+	return -1;
 }
 
 /* stapio: $STAP_STAPIO, the build tree next to us, the install tree
@@ -295,7 +360,8 @@ static void find_stapio(char *path, size_t size)
 	snprintf(path, size, "%s", STAP_PKGLIBEXECDIR "/stapio");
 }
 
-static void exec_stapio(const struct options *o, const char *name)
+/* Returns only if the exec failed: then the module is removed again. */
+static int exec_stapio(const struct options *o, const char *name)
 {
 	char path[PATH_MAX + 32];
 	const char *argv[8];
@@ -317,31 +383,20 @@ static void exec_stapio(const struct options *o, const char *name)
 	fprintf(stderr, "ERROR: cannot run stapio '%s': %s\n", path,
 		strerror(errno));
 	delete_module(name);
-	exit(1);
+	return -1;
 }
 
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
 	char name[256];
-	size_t len;
-	char *img;
 
-	parse_args(&o, argc, argv);
+	if (parse_args(&o, argc, argv))
+		return 1;
 	if (o.delete_name)
-		return delete_module(o.delete_name);
-	img = read_file(o.module, &len);
-	if (modinfo_get(img, len, "name"))
-		snprintf(name, sizeof(name), "%s", modinfo_get(img, len, "name"));
-	else
-		module_name_from_path(o.module, name, sizeof(name));
-	if (o.verbose)
-		fprintf(stderr, "staprun: loading %s (%zu bytes) params '%s'\n",
-			o.module, len, o.params);
-	check_kernel(&o, img, len);
-	if (syscall(SYS_init_module, img, len, o.params) != 0)
-		load_error(&o, name, img, len);
-	free(img);
+		return delete_module(o.delete_name) ? 1 : 0;
+	if (load_module(&o, name, sizeof(name)))
+		return 1;
 	exec_stapio(&o, name);
 	return 1;
 }

@@ -9,7 +9,6 @@
  * functions reachable from the probes, infer types to a fixed point, and
  * check print formats. Only what the user script reaches survives.
  */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,62 +38,21 @@ static bool report_now(struct infer *in)
 
 /* ---- loading ------------------------------------------------------------ */
 
-static int cmp_names(const void *a, const void *b)
+static void load_tapsets(struct session *s)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
+	size_t n;
+	char **names = tapset_files(s, ".stp", &n);
 
-static void load_tapset_dir(struct session *s, const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **names = NULL;
-	size_t n = 0, i;
+	for (size_t i = 0; i < n; i++) {
+		struct source *src = source_from_file(s, names[i], true);
+		struct file_ast *f = src ? parse_source(s, src) : NULL;
 
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-
-		if (len < 5 || strcmp(e->d_name + len - 4, ".stp"))
-			continue;
-		names = realloc(names, (n + 1) * sizeof(*names));
-		names[n++] = arena_printf(s->arena, "%s/%s", dir, e->d_name);
-	}
-	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_names);
-	for (i = 0; i < n; i++) {
-		struct source *src = arena_alloc(s->arena, sizeof(*src));
-		struct file_ast *f;
-		size_t len;
-		char *text = read_file(names[i], &len);
-
-		if (!text) {
-			diag_plain(s, "cannot read tapset file %s", names[i]);
-			continue;
-		}
-		src->name = names[i];
-		src->text = arena_strndup(s->arena, text, len);
-		src->len = len;
-		src->tapset = true;
-		free(text);
-		f = parse_source(s, src);
 		if (f) {
 			f->next = s->tapset_asts;
 			s->tapset_asts = f;
 		}
 	}
 	free(names);
-}
-
-static void load_tapsets(struct session *s)
-{
-	int i;
-
-	for (i = 0; i < s->ninclude_dirs; i++)
-		load_tapset_dir(s, s->include_dirs[i]);
-	if (s->tapset_dir)
-		load_tapset_dir(s, s->tapset_dir);
 }
 
 /* ---- lookup ------------------------------------------------------------- */

@@ -177,7 +177,7 @@ static const char *first_existing(struct session *s, const char *const *cands,
 	return NULL;
 }
 
-static int find_dirs(struct session *s)
+static void find_dirs(struct session *s)
 {
 	const char *self = self_dir(s->arena);
 	const char *rt[] = {
@@ -199,17 +199,29 @@ static int find_dirs(struct session *s)
 		s->runtime_dir = getenv("SYSTEMTAP_RUNTIME");
 	if (!s->runtime_dir)
 		s->runtime_dir = first_existing(s, rt, "stp_runtime.h");
-	if (!s->runtime_dir || !path_exists(arena_printf(s->arena, "%s/stp_runtime.h", s->runtime_dir))) {
-		diag_plain(s, "cannot find the runtime sources (stp_runtime.h); use -R DIR");
-		return 1;
-	}
-	s->runtime_dir = realpath(s->runtime_dir, NULL);
 	s->tapset_dir = first_existing(s, ts, ".");
 	s->staprun_path = first_existing(s, run, "staprun");
 	s->staprun_path = arena_printf(s->arena, "%s/staprun",
 				       s->staprun_path ? s->staprun_path : STAP_BINDIR);
 	if (getenv("SYSTEMTAP_STAPRUN") && *getenv("SYSTEMTAP_STAPRUN"))
 		s->staprun_path = getenv("SYSTEMTAP_STAPRUN");
+}
+
+/* The runtime is needed from pass 3 on; a clear error if it is missing. */
+static int check_runtime(struct session *s)
+{
+	char *real;
+
+	if (!s->runtime_dir || !path_exists(arena_printf(s->arena, "%s/stp_runtime.h",
+							 s->runtime_dir))) {
+		diag_plain(s, "cannot find the runtime sources (stp_runtime.h); use -R DIR");
+		return 1;
+	}
+	real = realpath(s->runtime_dir, NULL);
+	if (real) {
+		s->runtime_dir = arena_strdup(s->arena, real);
+		free(real);
+	}
 	return 0;
 }
 
@@ -218,10 +230,10 @@ static void set_kernel(struct session *s)
 	struct utsname u;
 	const char *r = s->kernel_release;
 
-	if (!r) {
-		uname(&u);
+	uname(&u);
+	s->arch = arena_strdup(s->arena, u.machine);
+	if (!r)
 		r = arena_strdup(s->arena, u.release);
-	}
 	if (r[0] == '/') {
 		size_t len;
 		char *rel = read_file(arena_printf(s->arena,
@@ -346,6 +358,7 @@ static int pass1(struct session *s)
 	struct pass_clock c;
 
 	clock_start(&c);
+	tapset_load_macros(s);
 	s->user_ast = parse_source(s, s->user);
 	if (!s->user_ast || s->errors)
 		return pass_failed(s, 1);
@@ -489,12 +502,13 @@ static void cleanup(struct session *s)
 
 static int run_passes(struct session *s)
 {
+	set_kernel(s);
+	find_dirs(s);
 	if (pass1(s) || s->last_pass == 1)
 		return s->errors ? 1 : 0;
-	set_kernel(s);
-	if (find_dirs(s) || pass2(s) || s->last_pass == 2)
+	if (pass2(s) || s->last_pass == 2)
 		return s->errors ? 1 : 0;
-	if (make_tmpdir(s) || pass3(s) || s->last_pass == 3)
+	if (check_runtime(s) || make_tmpdir(s) || pass3(s) || s->last_pass == 3)
 		return s->errors ? 1 : 0;
 	if (pass4(s) || s->last_pass == 4)
 		return s->errors ? 1 : 0;

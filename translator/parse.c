@@ -867,7 +867,8 @@ struct file_ast *parse_source(struct session *s, const struct source *src)
 
 	ps.s = s;
 	ps.src = src;
-	if (lex_source(s, src, &ps.toks) < 0) {
+	if (lex_source(s, src, &ps.toks) < 0 ||
+	    preprocess(s, src, &ps.toks) < 0) {
 		free(ps.toks.v);
 		return NULL;
 	}

@@ -213,6 +213,16 @@ struct node *node_new(struct session *s, enum node_kind k, struct loc loc);
 void ast_print_file(struct session *s, FILE *out, struct file_ast *f);
 void ast_print_expr(FILE *out, const struct node *n);
 
+/* ---- preprocess.c: %( %) conditionals and @define macros ----------------- */
+struct macro;
+int preprocess(struct session *s, const struct source *src,
+	       struct token_list *toks);
+
+/* ---- tapset.c: the library search path ---------------------------------- */
+char **tapset_files(struct session *s, const char *ext, size_t *n);
+int tapset_load_macros(struct session *s);
+struct source *source_from_file(struct session *s, const char *path, bool tapset);
+
 /* ---- parse.c ------------------------------------------------------------ */
 struct file_ast *parse_source(struct session *s, const struct source *src);
 
@@ -294,6 +304,9 @@ struct session {
 	const char *tmpdir;
 	const char *c_file, *ko_file;
 	struct intern_table *interns;
+	struct macro *macros;		/* library macros from .stpm files */
+	const char *kconfig;		/* the target kernel's .config text */
+	const char *arch;		/* for %( arch == ... %) */
 	/* diagnostics */
 	int errors, warnings;
 	FILE *err;

@@ -147,6 +147,22 @@ void ast_print_expr(FILE *out, const struct node *n)
 	case N_EMBEDDED_EXPR:
 		fprintf(out, "%%{%s%%}", n->str);
 		break;
+	case N_DEREF:
+		ast_print_expr(out, n->a);
+		for (const struct node *c = n->args; c; c = c->next)
+			ast_print_expr(out, c);
+		break;
+	case N_MEMBER:
+		fprintf(out, "->%s", n->op);
+		break;
+	case N_SUBSCRIPT:
+		fputc('[', out);
+		ast_print_expr(out, n->a);
+		fputc(']', out);
+		break;
+	case N_WILDCARD:
+		fputc('*', out);
+		break;
 	default:
 		fputs("<?>", out);
 	}
@@ -159,6 +175,45 @@ static void indent(FILE *out, int depth)
 }
 
 static void print_stmt(FILE *out, const struct node *n, int depth);
+static void print_body(FILE *out, const struct node *n, int depth);
+
+static void print_sort(FILE *out, const struct node *fe, int64_t col)
+{
+	if (fe->flags && fe->num == col)
+		fputc(fe->flags, out);
+}
+
+/* foreach (v = [k1, k2-] in arr @sum limit n) body */
+static void print_foreach(FILE *out, const struct node *fe, int depth)
+{
+	int64_t col = 1;
+
+	fputs("foreach (", out);
+	if (fe->b) {
+		fputs(fe->b->op, out);
+		print_sort(out, fe, -1);
+		fputs(" = ", out);
+	}
+	fputc('[', out);
+	for (const struct node *k = fe->args; k; k = k->next) {
+		fputs(k->op, out);
+		print_sort(out, fe, col++);
+		if (k->next)
+			fputs(", ", out);
+	}
+	fputs("] in ", out);
+	ast_print_expr(out, fe->a);
+	if (fe->str)
+		fprintf(out, " %s", fe->str);
+	if (!fe->b)
+		print_sort(out, fe, -1);
+	if (fe->c) {
+		fputs(" limit ", out);
+		ast_print_expr(out, fe->c);
+	}
+	fputs(fe->d->kind == N_BLOCK ? ") " : ")\n", out);
+	print_body(out, fe->d, depth);
+}
 
 static void print_body(FILE *out, const struct node *n, int depth)
 {
@@ -239,6 +294,24 @@ static void print_stmt(FILE *out, const struct node *n, int depth)
 	case N_EMBEDDED_STMT:
 		fprintf(out, "%%{%s%%}\n", n->str);
 		break;
+	case N_DELETE:
+		fputs("delete ", out);
+		ast_print_expr(out, n->a);
+		fputc('\n', out);
+		break;
+	case N_TRY:
+		fputs("try ", out);
+		print_stmt(out, n->a, depth);
+		indent(out, depth);
+		fputs("catch", out);
+		if (n->op)
+			fprintf(out, " (%s)", n->op);
+		fputc(' ', out);
+		print_stmt(out, n->b, depth);
+		break;
+	case N_FOREACH:
+		print_foreach(out, n, depth);
+		break;
 	default:
 		fputs("<?>\n", out);
 	}
@@ -275,7 +348,7 @@ static void print_type(FILE *out, enum type t)
 
 static void print_function(FILE *out, const struct func *f)
 {
-	fprintf(out, "function %s", f->name);
+	fprintf(out, "%sfunction %s", f->private ? "private " : "", f->name);
 	print_type(out, f->type);
 	fputc('(', out);
 	for (const struct var *v = f->params; v; v = v->next) {
@@ -284,8 +357,56 @@ static void print_function(FILE *out, const struct func *f)
 		if (v->next)
 			fputs(", ", out);
 	}
-	fputs(") ", out);
+	fputc(')', out);
+	if (f->priority)
+		fprintf(out, ":%lld", (long long)f->priority);
+	fputc(' ', out);
 	print_stmt(out, f->body, 0);
+}
+
+static void print_points(FILE *out, const struct probe_point *pp)
+{
+	for (; pp; pp = pp->next) {
+		print_probe_point(out, pp);
+		if (pp->next)
+			fputs(", ", out);
+	}
+}
+
+static void print_global(FILE *out, const struct var *v)
+{
+	fprintf(out, "%sglobal %s", v->private ? "private " : "", v->name);
+	if (v->wrap)
+		fputc('%', out);
+	if (v->maxsize)
+		fprintf(out, "[%lld]", (long long)v->maxsize);
+	if (v->init) {
+		fputs(" = ", out);
+		ast_print_expr(out, v->init);
+	}
+	fputc('\n', out);
+}
+
+static void print_probe(FILE *out, const struct probe *p)
+{
+	fputs("probe ", out);
+	for (const struct probe_point *n = p->alias_names; n; n = n->next) {
+		print_probe_point(out, n);
+		if (!n->next)
+			fputs(p->epilogue ? " += " : " = ", out);
+		else
+			fputs(" = ", out);
+	}
+	print_points(out, p->points);
+	fputc(' ', out);
+	if (!p->body2) {
+		print_stmt(out, p->body, 0);
+		return;
+	}
+	/* prologue and epilogue: "{ ... }, { ... }" */
+	print_stmt(out, p->body, 0);
+	fputs(", ", out);
+	print_stmt(out, p->body2, 0);
 }
 
 void ast_print_file(struct session *s, FILE *out, struct file_ast *f)
@@ -294,24 +415,10 @@ void ast_print_file(struct session *s, FILE *out, struct file_ast *f)
 	fprintf(out, "# file %s\n", f->src->name);
 	for (const struct embed *e = f->embeds; e; e = e->next)
 		fprintf(out, "%%{%s%%}\n", e->code);
-	for (const struct var *v = f->globals; v; v = v->next) {
-		fprintf(out, "global %s", v->name);
-		if (v->init) {
-			fputs(" = ", out);
-			ast_print_expr(out, v->init);
-		}
-		fputc('\n', out);
-	}
+	for (const struct var *v = f->globals; v; v = v->next)
+		print_global(out, v);
 	for (const struct func *fn = f->funcs; fn; fn = fn->next)
 		print_function(out, fn);
-	for (const struct probe *p = f->probes; p; p = p->next) {
-		fputs("probe ", out);
-		for (const struct probe_point *pp = p->points; pp; pp = pp->next) {
-			print_probe_point(out, pp);
-			if (pp->next)
-				fputs(", ", out);
-		}
-		fputc(' ', out);
-		print_stmt(out, p->body, 0);
-	}
+	for (const struct probe *p = f->probes; p; p = p->next)
+		print_probe(out, p);
 }

@@ -208,7 +208,20 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			   n->op);
 		break;
 	case N_INDEX:
+	case N_FOREACH:
+	case N_WILDCARD:
 		diag_error(s, n->loc, "arrays are not supported by this version yet");
+		break;
+	case N_DELETE:
+		diag_error(s, n->loc, "'delete' is not supported by this version yet");
+		break;
+	case N_TRY:
+		diag_error(s, n->loc, "'try' is not supported by this version yet");
+		break;
+	case N_DEREF:
+	case N_MEMBER:
+	case N_SUBSCRIPT:
+		diag_error(s, n->loc, "'->' and '[]' on values are not supported by this version yet");
 		break;
 	case N_EMBEDDED_EXPR:
 	case N_EMBEDDED_STMT:
@@ -781,13 +794,20 @@ int elaborate(struct session *s)
 	for (struct var *v = s->user_ast->globals; v; v = v->next) {
 		struct var *copy = arena_alloc(s->arena, sizeof(*copy));
 
+		if (v->array)
+			diag_error(s, v->loc, "global arrays are not supported by this version yet");
+
 		*copy = *v;
 		copy->next = s->globals;
 		s->globals = copy;
 	}
 	s->probes = s->user_ast->probes;
-	for (struct probe *p = s->probes; p; p = p->next)
-		resolve_probe(s, p);
+	for (struct probe *p = s->probes; p; p = p->next) {
+		if (p->alias_names)
+			diag_error(s, p->loc, "probe aliases are not supported by this version yet");
+		else
+			resolve_probe(s, p);
+	}
 	s->embeds = s->user_ast->embeds;
 	if (s->embeds && !s->guru)
 		diag_error(s, s->embeds->loc, "embedded C code is only allowed in guru mode (-g)");

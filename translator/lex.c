@@ -254,9 +254,12 @@ static int lex_script_arg(struct lexer *lx)
 	while (lx->p < lx->end && isdigit((unsigned char)*lx->p))
 		idx = idx * 10 + (*lx->p++ - '0');
 	if (idx < 1 || idx > s->nscript_args) {
-		diag_error(s, loc, "command line argument index %ld out of range [1-%d]",
-			   idx, s->nscript_args);
-		return -1;
+		/* an error only if it survives the preprocessor's
+		 * conditionals (%( $# >= 5 %? @5 %: "" %)): lex_check_args */
+		t = push(lx, TK_BADARG, loc);
+		t->num = idx;
+		t->text = "missing argument";
+		return 0;
 	}
 	if (sigil == '@') {
 		t = push(lx, TK_STR, loc);
@@ -365,8 +368,9 @@ static int lex_source_range(struct lexer *lx)
 	}
 }
 
-/* Join adjacent string literals: "a" "b" is "ab". */
-static void join_strings(struct session *s, struct token_list *tl)
+/* Join adjacent string literals: "a" "b" is "ab" (again after macro
+ * expansion, which can put literals side by side). */
+void lex_join_strings(struct session *s, struct token_list *tl)
 {
 	size_t i, j = 0;
 
@@ -406,8 +410,25 @@ int lex_source(struct session *s, const struct source *src,
 	rc = lex_source_range(&lx);
 	eof = push(&lx, TK_EOF, here(&lx));
 	eof->text = "end of input";
-	join_strings(s, out);
+	lex_join_strings(s, out);
 	return rc;
+}
+
+/* After preprocessing: report $N/@N beyond the arguments given; then join
+ * adjacent strings (macros can put literals side by side). */
+int lex_check_args(struct session *s, struct token_list *tl)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < tl->n; i++) {
+		if (tl->v[i].kind != TK_BADARG)
+			continue;
+		diag_error(s, tl->v[i].loc, "command line argument index %lld out of range [1-%d]",
+			   (long long)tl->v[i].num, s->nscript_args);
+		bad++;
+	}
+	lex_join_strings(s, tl);
+	return bad ? -1 : 0;
 }
 
 const char *tok_describe(struct session *s, const struct token *t)
@@ -425,6 +446,8 @@ const char *tok_describe(struct session *s, const struct token *t)
 		return arena_printf(s->arena, "'%s'", t->text);
 	case TK_EMBEDDED:
 		return "embedded C code";
+	case TK_BADARG:
+		return "a missing command line argument";
 	}
 	return "token";
 }

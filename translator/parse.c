@@ -179,31 +179,64 @@ static struct node *parse_print(struct parser *ps, struct token *name, int flags
 		fail_msg(ps, name->loc, arena_printf(ps->s->arena,
 			 "%s: the first argument must be a string literal (the %s)",
 			 name->text, flags & PR_FORMAT ? "format" : "delimiter"));
-	if (!(flags & (PR_FORMAT | PR_DELIM)) && !n->args)
+	if (!(flags & (PR_FORMAT | PR_DELIM | PR_LN)) && !n->args)
 		fail_msg(ps, name->loc, arena_printf(ps->s->arena,
 			 "%s: at least one argument is required", name->text));
 	return n;
 }
 
-/* target: '$'name { '->' name | '[' expr ']' } [ '$' | '$$' ] */
-static struct node *parse_target(struct parser *ps, struct token *t)
+/* postfix: primary { '->' member | '[' expr ']' }
+ * (on $targets, @cast and other calls, and parenthesised expressions) */
+static struct node *parse_postfix(struct parser *ps, struct node *base)
 {
-	struct node *n = mk(ps, N_TARGET, t->loc);
+	struct node *d = NULL, **tail = NULL;
 
-	n->op = t->text;
 	for (;;) {
-		if (accept_op(ps, "->")) {
-			expect_ident(ps, "a member name");
-		} else if (accept_op(ps, "[")) {
-			parse_expr(ps);
+		struct token *t = peek(ps);
+		struct node *c;
+
+		if (is_op(t, "->")) {
+			struct token *m;
+
+			next(ps);
+			m = peek(ps);
+			if (m->kind != TK_IDENT || m->text[0] == '@')
+				fail(ps, m, "a member name");
+			next(ps);
+			c = mk(ps, N_MEMBER, m->loc);
+			c->op = m->text;
+		} else if (is_op(t, "[")) {
+			next(ps);
+			c = mk(ps, N_SUBSCRIPT, t->loc);
+			c->a = parse_expr(ps);
 			expect_op(ps, "]");
 		} else {
-			return n;
+			return d ? d : base;
 		}
+		if (!d) {
+			d = mk(ps, N_DEREF, base->loc);
+			d->a = base;
+			tail = &d->args;
+		}
+		*tail = c;
+		tail = &c->next;
 	}
 }
 
-/* index_expr: name '[' expr { ',' expr } ']' */
+/* index: expr | '*'   (a wildcard, for delete and foreach slices) */
+static struct node *parse_index_arg(struct parser *ps)
+{
+	struct token *t = peek(ps);
+
+	if (is_op(t, "*") && (is_op(&ps->toks.v[ps->pos + 1], ",") ||
+			      is_op(&ps->toks.v[ps->pos + 1], "]"))) {
+		next(ps);
+		return mk(ps, N_WILDCARD, t->loc);
+	}
+	return parse_expr(ps);
+}
+
+/* index_expr: name '[' index { ',' index } ']' */
 static struct node *parse_index(struct parser *ps, struct token *t)
 {
 	struct node *n = mk(ps, N_INDEX, t->loc), **tail = &n->args;
@@ -211,11 +244,13 @@ static struct node *parse_index(struct parser *ps, struct token *t)
 	n->op = t->text;
 	expect_op(ps, "[");
 	for (;;) {
-		*tail = parse_expr(ps);
+		*tail = parse_index_arg(ps);
 		tail = &(*tail)->next;
 		if (accept_op(ps, "]"))
 			return n;
-		expect_op(ps, ",");
+		if (!is_op(peek(ps), ","))
+			fail(ps, peek(ps), "',' or ']'");
+		next(ps);
 	}
 }
 
@@ -253,11 +288,13 @@ static struct node *parse_primary(struct parser *ps)
 		next(ps);
 		n = parse_expr(ps);
 		expect_op(ps, ")");
-		return n;
+		return parse_postfix(ps, n);
 	case TK_IDENT:
 		if (t->text[0] == '$') {
 			next(ps);
-			return parse_target(ps, t);
+			n = mk(ps, N_TARGET, t->loc);
+			n->op = t->text;
+			return parse_postfix(ps, n);
 		}
 		if (is_keyword(t->text))
 			break;
@@ -269,16 +306,17 @@ static struct node *parse_primary(struct parser *ps)
 			n = mk(ps, N_CALL, t->loc);
 			n->op = t->text;
 			n->args = parse_arglist(ps);
-			return n;
+			return parse_postfix(ps, n);
 		}
 		if (t->text[0] == '@')
-			fail(ps, peek(ps), arena_printf(ps->s->arena,
-			     "'(' after '%s'", t->text));
+			fail_msg(ps, t->loc, arena_printf(ps->s->arena,
+				 "unknown macro or operator '%s'", t->text));
 		if (is_op(peek(ps), "["))
 			return parse_index(ps, t);
 		n = mk(ps, N_VAR, t->loc);
 		n->op = t->text;
-		return n;
+		/* autocast: a variable holding a typed pointer */
+		return is_op(peek(ps), "->") ? parse_postfix(ps, n) : n;
 	default:
 		break;
 	}
@@ -287,7 +325,8 @@ static struct node *parse_primary(struct parser *ps)
 
 static bool is_lvalue(const struct node *n)
 {
-	return n->kind == N_VAR || n->kind == N_INDEX || n->kind == N_TARGET;
+	return n->kind == N_VAR || n->kind == N_INDEX || n->kind == N_TARGET ||
+	       n->kind == N_DEREF;
 }
 
 /* crement: ('++' | '--') unary | primary [ '++' | '--' ] */
@@ -320,13 +359,14 @@ static struct node *parse_crement(struct parser *ps)
 	return n;
 }
 
-/* unary: ('+' | '-' | '!' | '~') unary | crement */
+/* unary: ('+' | '-' | '!' | '~' | '&') unary | crement */
 static struct node *parse_unary(struct parser *ps)
 {
 	struct token *t = peek(ps);
 	struct node *n;
 
-	if (is_op(t, "+") || is_op(t, "-") || is_op(t, "!") || is_op(t, "~")) {
+	if (is_op(t, "+") || is_op(t, "-") || is_op(t, "!") || is_op(t, "~") ||
+	    is_op(t, "&")) {
 		next(ps);
 		n = mk(ps, N_UNARY, t->loc);
 		n->op = t->text;
@@ -555,14 +595,152 @@ static struct node *simple_stmt(struct parser *ps, enum node_kind k,
 	return mk(ps, k, kw->loc);
 }
 
-static _Noreturn void unsupported(struct parser *ps, struct token *kw)
+/* sort: [ '+' | '-' ] ; records it on the foreach node as column col */
+static void parse_sort(struct parser *ps, struct node *fe, int64_t col)
 {
-	fail_msg(ps, kw->loc, arena_printf(ps->s->arena,
-		 "'%s' is not supported by this version yet", kw->text));
+	struct token *t = peek(ps);
+
+	if (!is_op(t, "+") && !is_op(t, "-"))
+		return;
+	if (fe->flags)
+		fail_msg(ps, t->loc, "foreach can sort on one key, value or array only");
+	next(ps);
+	fe->flags = t->text[0];
+	fe->num = col;
+}
+
+static struct node *foreach_var(struct parser *ps)
+{
+	struct token *t = expect_ident(ps, "a variable name");
+	struct node *v = mk(ps, N_VAR, t->loc);
+
+	v->op = t->text;
+	return v;
+}
+
+/* foreach_keys: name [sort] | '[' name [sort] { ',' name [sort] } ']' */
+static void parse_foreach_keys(struct parser *ps, struct node *fe)
+{
+	struct node **tail = &fe->args;
+	int64_t col = 1;
+	bool list = accept_op(ps, "[");
+
+	do {
+		*tail = foreach_var(ps);
+		tail = &(*tail)->next;
+		parse_sort(ps, fe, col++);
+	} while (list && accept_op(ps, ","));
+	if (list)
+		expect_op(ps, "]");
+}
+
+/* foreach_array: name [ '[' index {, index} ']' ] | '@hist_...' arglist */
+static struct node *parse_foreach_array(struct parser *ps)
+{
+	struct token *t = peek(ps);
+	struct node *n;
+
+	if (t->kind == TK_IDENT && (!strcmp(t->text, "@hist_linear") ||
+				    !strcmp(t->text, "@hist_log"))) {
+		next(ps);
+		n = mk(ps, N_CALL, t->loc);
+		n->op = t->text;
+		n->args = parse_arglist(ps);
+		return n;
+	}
+	t = expect_ident(ps, "an array name");
+	if (is_op(peek(ps), "["))
+		return parse_index(ps, t);
+	n = mk(ps, N_VAR, t->loc);
+	n->op = t->text;
+	return n;
 }
 
 /*
- * statement: block | ';' | if_stmt | while_stmt | for_stmt | return_stmt [';']
+ * foreach_stmt: 'foreach' '(' [ name [sort] '=' ] foreach_keys 'in'
+ *               foreach_array [ '@'aggregate ] [sort] [ 'limit' expr ] ')'
+ *               statement
+ */
+static struct node *parse_foreach(struct parser *ps, struct token *kw)
+{
+	struct node *fe = mk(ps, N_FOREACH, kw->loc);
+	struct token *t;
+
+	expect_op(ps, "(");
+	if (peek(ps)->kind == TK_IDENT && !is_op(peek(ps), "[")) {
+		size_t save = ps->pos;
+		struct node *v = foreach_var(ps);
+
+		parse_sort(ps, fe, -1);
+		if (accept_op(ps, "=")) {
+			fe->b = v;
+		} else {
+			ps->pos = save;
+			fe->flags = 0;
+			fe->num = 0;
+		}
+	}
+	parse_foreach_keys(ps, fe);
+	if (!is_kw(peek(ps), "in"))
+		fail(ps, peek(ps), "'in'");
+	next(ps);
+	fe->a = parse_foreach_array(ps);
+	t = peek(ps);
+	if (t->kind == TK_IDENT && t->text[0] == '@') {
+		static const char *const aggs[] = { "@count", "@sum", "@min", "@max",
+						    "@avg", NULL };
+		int i;
+
+		for (i = 0; aggs[i] && strcmp(aggs[i], t->text); i++)
+			;
+		if (!aggs[i])
+			fail(ps, t, "an aggregate (@count, @sum, @min, @max or @avg)");
+		next(ps);
+		fe->str = t->text;
+	}
+	parse_sort(ps, fe, -1);
+	if (is_kw(peek(ps), "limit")) {
+		next(ps);
+		fe->c = parse_expr(ps);
+	}
+	expect_op(ps, ")");
+	fe->d = parse_statement(ps);
+	return fe;
+}
+
+/* delete_stmt: 'delete' expr */
+static struct node *parse_delete(struct parser *ps, struct token *kw)
+{
+	struct node *n = mk(ps, N_DELETE, kw->loc);
+
+	n->a = parse_expr(ps);
+	if (n->a->kind != N_VAR && n->a->kind != N_INDEX && n->a->kind != N_TARGET &&
+	    n->a->kind != N_DEREF)
+		fail_msg(ps, n->a->loc, "'delete' needs a variable or an array element");
+	accept_op(ps, ";");
+	return n;
+}
+
+/* try_stmt: 'try' block 'catch' [ '(' name ')' ] block */
+static struct node *parse_try(struct parser *ps, struct token *kw)
+{
+	struct node *n = mk(ps, N_TRY, kw->loc);
+
+	n->a = parse_block(ps);
+	if (!is_kw(peek(ps), "catch"))
+		fail(ps, peek(ps), "'catch'");
+	next(ps);
+	if (accept_op(ps, "(")) {
+		n->op = expect_ident(ps, "a variable name")->text;
+		expect_op(ps, ")");
+	}
+	n->b = parse_block(ps);
+	return n;
+}
+
+/*
+ * statement: block | ';' | if_stmt | while_stmt | for_stmt | foreach_stmt
+ *          | return_stmt [';'] | delete_stmt [';'] | try_stmt
  *          | ('next' | 'break' | 'continue') [';'] | '%{' C '%}' | expr [';']
  */
 static struct node *parse_statement(struct parser *ps)
@@ -598,9 +776,12 @@ static struct node *parse_statement(struct parser *ps)
 			return simple_stmt(ps, N_BREAK, t);
 		if (!strcmp(t->text, "continue"))
 			return simple_stmt(ps, N_CONTINUE, t);
-		if (!strcmp(t->text, "foreach") || !strcmp(t->text, "delete") ||
-		    !strcmp(t->text, "try"))
-			unsupported(ps, t);
+		if (!strcmp(t->text, "foreach"))
+			return parse_foreach(ps, t);
+		if (!strcmp(t->text, "delete"))
+			return parse_delete(ps, t);
+		if (!strcmp(t->text, "try"))
+			return parse_try(ps, t);
 		ps->pos--;
 		fail(ps, t, "a statement");
 	}
@@ -663,63 +844,183 @@ static const char *parse_comp_name(struct parser *ps)
 	return name;
 }
 
-/* probe_point: component { '.' component } [ '?' | '!' ] [ 'if' '(' expr ')' ]
- * component: component_name [ '(' literal ')' ] */
-static struct probe_point *parse_probe_point(struct parser *ps)
+/* component: component_name [ '(' ['-'] literal ')' ] */
+static struct pp_comp *parse_component(struct parser *ps)
 {
-	struct probe_point *pp = arena_alloc(ps->s->arena, sizeof(*pp));
-	struct pp_comp **tail = &pp->comps;
+	struct pp_comp *c = arena_alloc(ps->s->arena, sizeof(*c));
 
-	pp->loc = peek(ps)->loc;
-	do {
-		struct pp_comp *c = arena_alloc(ps->s->arena, sizeof(*c));
+	c->name = parse_comp_name(ps);
+	if (accept_op(ps, "(")) {
+		bool neg = accept_op(ps, "-");
+		struct token *t = next(ps);
 
-		c->name = parse_comp_name(ps);
-		if (accept_op(ps, "(")) {
-			struct token *t = peek(ps);
-			bool neg = accept_op(ps, "-");
-
-			t = next(ps);
-			if (t->kind != TK_NUM && (neg || t->kind != TK_STR))
-				fail(ps, t, "a number or string literal");
-			c->arg = mk(ps, t->kind == TK_NUM ? N_NUM : N_STR, t->loc);
-			c->arg->num = neg ? -t->num : t->num;
-			c->arg->str = t->text;
-			c->arg->len = t->len;
-			expect_op(ps, ")");
-		}
-		*tail = c;
-		tail = &c->next;
-	} while (accept_op(ps, "."));
-	if (accept_op(ps, "?"))
-		pp->optional = true;
-	else if (accept_op(ps, "!"))
-		pp->optional = pp->sufficient = true;
-	if (is_kw(peek(ps), "if")) {
-		next(ps);
-		expect_op(ps, "(");
-		pp->cond = parse_expr(ps);
+		if (t->kind != TK_NUM && (neg || t->kind != TK_STR))
+			fail(ps, t, "a number or string literal");
+		c->arg = mk(ps, t->kind == TK_NUM ? N_NUM : N_STR, t->loc);
+		c->arg->num = neg ? (int64_t)(0 - (uint64_t)t->num) : t->num;
+		c->arg->str = t->text;
+		c->arg->len = t->len;
 		expect_op(ps, ")");
 	}
-	return pp;
+	return c;
 }
 
-/* probe_decl: 'probe' probe_point { ',' probe_point } block
- *           | 'probe' name ( '=' | '+=' ) probe_points block   (alias) */
+static struct pp_comp *copy_comps(struct parser *ps, const struct pp_comp *c,
+				  struct pp_comp *tail)
+{
+	struct pp_comp *head = NULL, **t = &head;
+
+	for (; c; c = c->next) {
+		*t = arena_alloc(ps->s->arena, sizeof(**t));
+		**t = *c;
+		t = &(*t)->next;
+	}
+	*t = tail;
+	return head;
+}
+
+static struct probe_point *parse_pp_alternatives(struct parser *ps);
+
+/* Every point of `alts` appended to every point of `heads` (a cartesian
+ * product: brace expansion). */
+static struct probe_point *pp_product(struct parser *ps, struct probe_point *heads,
+				      struct probe_point *alts)
+{
+	struct probe_point *out = NULL, **tail = &out;
+
+	for (struct probe_point *h = heads; h; h = h->next) {
+		for (struct probe_point *a = alts; a; a = a->next) {
+			struct probe_point *p = arena_alloc(ps->s->arena, sizeof(*p));
+
+			*p = *h;
+			p->next = NULL;
+			p->comps = copy_comps(ps, h->comps, copy_comps(ps, a->comps, NULL));
+			p->optional |= a->optional;
+			p->sufficient |= a->sufficient;
+			*tail = p;
+			tail = &p->next;
+		}
+	}
+	return out;
+}
+
+/* segment: component | '{' alternatives '}' ; a list of partial points */
+static struct probe_point *parse_segment(struct parser *ps)
+{
+	struct probe_point *p;
+
+	if (accept_op(ps, "{")) {
+		p = parse_pp_alternatives(ps);
+		expect_op(ps, "}");
+		return p;
+	}
+	p = arena_alloc(ps->s->arena, sizeof(*p));
+	p->loc = peek(ps)->loc;
+	p->comps = parse_component(ps);
+	return p;
+}
+
+static void parse_pp_suffix(struct parser *ps, struct probe_point *pts)
+{
+	bool opt = false, suff = false;
+
+	if (accept_op(ps, "?"))
+		opt = true;
+	else if (accept_op(ps, "!"))
+		opt = suff = true;
+	for (; pts; pts = pts->next) {
+		pts->optional |= opt;
+		pts->sufficient |= suff;
+	}
+}
+
+/* pp_body: segment { '.' segment } [ '?' | '!' ] */
+static struct probe_point *parse_pp_body(struct parser *ps)
+{
+	struct loc loc = peek(ps)->loc;
+	struct probe_point *pts = parse_segment(ps);
+
+	while (accept_op(ps, "."))
+		pts = pp_product(ps, pts, parse_segment(ps));
+	parse_pp_suffix(ps, pts);
+	for (struct probe_point *p = pts; p; p = p->next)
+		p->loc = loc;
+	return pts;
+}
+
+/* alternatives: pp_body { ',' pp_body }  (inside braces) */
+static struct probe_point *parse_pp_alternatives(struct parser *ps)
+{
+	struct probe_point *head = parse_pp_body(ps), **tail = &head;
+
+	while (accept_op(ps, ",")) {
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = parse_pp_body(ps);
+	}
+	return head;
+}
+
+/* probe_point: pp_body [ 'if' '(' expr ')' ]  (may expand to several) */
+static struct probe_point *parse_probe_point(struct parser *ps)
+{
+	struct probe_point *pts = parse_pp_body(ps);
+
+	if (is_kw(peek(ps), "if")) {
+		struct node *cond;
+
+		next(ps);
+		expect_op(ps, "(");
+		cond = parse_expr(ps);
+		expect_op(ps, ")");
+		for (struct probe_point *p = pts; p; p = p->next)
+			p->cond = cond;
+	}
+	return pts;
+}
+
+/* probe_points: probe_point { ',' probe_point } */
+static struct probe_point *parse_probe_points(struct parser *ps)
+{
+	struct probe_point *head = NULL, **tail = &head;
+
+	do {
+		*tail = parse_probe_point(ps);
+		while (*tail)
+			tail = &(*tail)->next;
+	} while (accept_op(ps, ","));
+	return head;
+}
+
+static void check_alias_name(struct parser *ps, struct probe_point *pp)
+{
+	if (pp->next || pp->optional || pp->cond)
+		fail_msg(ps, pp->loc, "a probe alias name must be a single probe point without '?', '!' or 'if'");
+}
+
+/*
+ * probe_decl: 'probe' probe_points block
+ *   alias:    'probe' name { '=' name } ( '=' | '+=' ) probe_points block
+ *             [ ',' block ]   (prologue and epilogue; '=' only)
+ */
 static void parse_probe(struct parser *ps, struct token *kw)
 {
 	struct probe *p = arena_alloc(ps->s->arena, sizeof(*p));
-	struct probe_point **tail = &p->points;
+	struct probe_point **names = &p->alias_names;
 
 	p->loc = kw->loc;
 	p->tapset = ps->src->tapset;
-	do {
-		*tail = parse_probe_point(ps);
-		tail = &(*tail)->next;
-	} while (accept_op(ps, ","));
-	if (is_op(peek(ps), "=") || is_op(peek(ps), "+="))
-		fail_msg(ps, peek(ps)->loc, "probe aliases are not supported by this version yet");
+	p->points = parse_probe_points(ps);
+	while (is_op(peek(ps), "=") || is_op(peek(ps), "+=")) {
+		check_alias_name(ps, p->points);
+		*names = p->points;
+		names = &p->points->next;
+		p->epilogue = next(ps)->text[0] == '+';
+		p->points = parse_probe_points(ps);
+	}
 	p->body = parse_block(ps);
+	if (p->alias_names && !p->epilogue && accept_op(ps, ","))
+		p->body2 = parse_block(ps);
 	*ps->probe_tail = p;
 	ps->probe_tail = &p->next;
 }
@@ -742,8 +1043,27 @@ static struct node *parse_literal(struct parser *ps)
 	return n;
 }
 
-/* global_decl: 'global' name [ '[' NUMBER ']' ] [ '=' literal ] { ',' ... } */
-static void parse_global(struct parser *ps)
+/* array_size: [ '%' ] [ '[' NUMBER ']' ] [ '%' ] */
+static void parse_array_size(struct parser *ps, struct var *v)
+{
+	if (accept_op(ps, "%"))
+		v->array = v->wrap = true;
+	if (accept_op(ps, "[")) {
+		struct token *t = next(ps);
+
+		if (t->kind != TK_NUM || t->num < 1 || t->num > 2147483647)
+			fail(ps, t, "an array size from 1 to 2147483647");
+		v->maxsize = t->num;
+		v->array = true;
+		expect_op(ps, "]");
+	}
+	if (accept_op(ps, "%"))
+		v->array = v->wrap = true;
+}
+
+/* global_decl: 'global' var_decl { ',' var_decl }
+ * var_decl: name array_size | name [ '=' literal ] */
+static void parse_global(struct parser *ps, bool private)
 {
 	do {
 		struct token *t = expect_ident(ps, "a global variable name");
@@ -752,9 +1072,9 @@ static void parse_global(struct parser *ps)
 		v->name = t->text;
 		v->loc = t->loc;
 		v->global = true;
-		if (is_op(peek(ps), "["))
-			fail_msg(ps, peek(ps)->loc, "global arrays are not supported by this version yet");
-		if (accept_op(ps, "=")) {
+		v->private = private;
+		parse_array_size(ps, v);
+		if (!v->array && accept_op(ps, "=")) {
 			v->init = parse_literal(ps);
 			v->type = v->init->type;
 		}
@@ -769,8 +1089,9 @@ static enum type parse_type_annot(struct parser *ps)
 {
 	struct token *t;
 
-	if (!accept_op(ps, ":"))
+	if (!is_op(peek(ps), ":") || ps->toks.v[ps->pos + 1].kind == TK_NUM)
 		return T_UNKNOWN;
+	next(ps);
 	t = next(ps);
 	if (is_kw(t, "long"))
 		return T_LONG;
@@ -780,8 +1101,8 @@ static enum type parse_type_annot(struct parser *ps)
 }
 
 /* function_decl: 'function' name [type] '(' [ name [type] { ',' ... } ] ')'
- *                ( block | '%{' C '%}' ) */
-static void parse_function(struct parser *ps)
+ *                [ ':' NUMBER ] ( block | '%{' C '%}' ) */
+static void parse_function(struct parser *ps, bool private)
 {
 	struct token *t = expect_ident(ps, "a function name");
 	struct func *f = arena_alloc(ps->s->arena, sizeof(*f));
@@ -790,6 +1111,7 @@ static void parse_function(struct parser *ps)
 	f->name = t->text;
 	f->loc = t->loc;
 	f->tapset = ps->src->tapset;
+	f->private = private;
 	f->type = parse_type_annot(ps);
 	expect_op(ps, "(");
 	while (!accept_op(ps, ")")) {
@@ -806,6 +1128,12 @@ static void parse_function(struct parser *ps)
 		v->type = parse_type_annot(ps);
 		*tail = v;
 		tail = &v->next;
+	}
+	if (accept_op(ps, ":")) {
+		t = next(ps);
+		if (t->kind != TK_NUM || t->num < 1)
+			fail(ps, t, "a function priority (a number from 1)");
+		f->priority = t->num;
 	}
 	if (peek(ps)->kind == TK_EMBEDDED) {
 		t = next(ps);
@@ -828,13 +1156,27 @@ static void recover(struct parser *ps)
 			return;
 		if (t->kind == TK_IDENT && t->loc.col == 1 &&
 		    (is_kw(t, "probe") || is_kw(t, "global") ||
-		     is_kw(t, "function")))
+		     is_kw(t, "function") || is_kw(t, "private")))
 			return;
 		next(ps);
 	}
 }
 
-/* file: { probe_decl | global_decl | function_decl | '%{' C '%}' | ';' } */
+/* private_decl: 'private' ( 'global' var_decls | 'function' ... | var_decls ) */
+static void parse_private(struct parser *ps)
+{
+	if (is_kw(peek(ps), "function")) {
+		next(ps);
+		parse_function(ps, true);
+		return;
+	}
+	if (is_kw(peek(ps), "global"))
+		next(ps);
+	parse_global(ps, true);
+}
+
+/* file: { probe_decl | global_decl | private_decl | function_decl
+ *        | '%{' C '%}' | ';' } */
 static void parse_toplevel(struct parser *ps)
 {
 	struct token *t = next(ps);
@@ -842,11 +1184,11 @@ static void parse_toplevel(struct parser *ps)
 	if (is_kw(t, "probe")) {
 		parse_probe(ps, t);
 	} else if (is_kw(t, "global")) {
-		parse_global(ps);
+		parse_global(ps, false);
 	} else if (is_kw(t, "function")) {
-		parse_function(ps);
+		parse_function(ps, false);
 	} else if (is_kw(t, "private")) {
-		fail_msg(ps, t->loc, "'private' is not supported by this version yet");
+		parse_private(ps);
 	} else if (t->kind == TK_EMBEDDED) {
 		struct embed *e = arena_alloc(ps->s->arena, sizeof(*e));
 
@@ -868,7 +1210,8 @@ struct file_ast *parse_source(struct session *s, const struct source *src)
 	ps.s = s;
 	ps.src = src;
 	if (lex_source(s, src, &ps.toks) < 0 ||
-	    preprocess(s, src, &ps.toks) < 0) {
+	    preprocess(s, src, &ps.toks) < 0 ||
+	    lex_check_args(s, &ps.toks) < 0) {
 		free(ps.toks.v);
 		return NULL;
 	}

@@ -79,6 +79,7 @@ enum tok_kind {
 	TK_STR,		/* text holds the unescaped bytes */
 	TK_OP,
 	TK_EMBEDDED,	/* %{ ... %}: text holds the C */
+	TK_BADARG,	/* $N or @N past the arguments given (num = N) */
 };
 
 struct token {
@@ -97,6 +98,8 @@ struct token_list {
 
 int lex_source(struct session *s, const struct source *src,
 	       struct token_list *out);
+void lex_join_strings(struct session *s, struct token_list *tl);
+int lex_check_args(struct session *s, struct token_list *tl);
 const char *tok_describe(struct session *s, const struct token *t);
 
 /* ---- ast.c: syntax tree ------------------------------------------------- */
@@ -108,10 +111,22 @@ enum node_kind {
 	N_NUM, N_STR, N_VAR, N_TARGET, N_CALL, N_PRINT, N_BINARY, N_LOGICAL,
 	N_COMPARE, N_CONCAT, N_UNARY, N_INCDEC, N_ASSIGN, N_TERNARY, N_INDEX,
 	N_EMBEDDED_EXPR,
+	N_DEREF,	/* a: base; args: N_MEMBER / N_SUBSCRIPT chain; flags: 1 '$', 2 '$$' */
+	N_MEMBER,	/* ->op */
+	N_SUBSCRIPT,	/* [a] */
+	N_WILDCARD,	/* '*' as an index in delete / foreach slices */
 	/* statements */
 	N_BLOCK, N_EXPR_STMT, N_IF, N_WHILE, N_FOR, N_RETURN, N_NEXT,
 	N_BREAK, N_CONTINUE, N_DELETE, N_NULL_STMT, N_EMBEDDED_STMT,
+	N_FOREACH,	/* see struct foreach_info */
+	N_TRY,		/* a: try block; b: catch block; op: catch variable */
 };
+
+/* foreach ([k1, k2] in arr[slice] @agg sort limit n) body:
+ * node->args: key variables (N_VAR); ->a: array (N_VAR, N_INDEX slice or a
+ * histogram call); ->b: value variable or NULL; ->c: limit or NULL;
+ * ->d: body. Sorting: ->num is the sorted column (0 none, -1 the value or
+ * array, k for key k), ->flags is '+' or '-', ->str the aggregate (@sum...). */
 
 /* The print family: flags of N_PRINT. */
 enum print_flags {
@@ -161,6 +176,10 @@ struct var {
 	struct loc loc;
 	enum type type;
 	bool global, param, written, read;
+	bool private;		/* `private`: visible in its file only */
+	bool array;		/* declared with [size] or % */
+	bool wrap;		/* `%`: the oldest entry is overwritten when full */
+	int64_t maxsize;	/* [N], or 0 for MAXMAPENTRIES */
 	int index;		/* position among its scope's variables */
 	struct node *init;	/* global initialiser (literal) */
 	struct var *next;
@@ -174,7 +193,8 @@ struct func {
 	int nparams;
 	struct var *locals;	/* params first, then locals */
 	struct node *body;	/* N_BLOCK, or N_EMBEDDED_STMT for %{ %} */
-	bool used, tapset;
+	bool used, tapset, private;
+	int64_t priority;	/* function f():N */
 	int ntmp;		/* translate.c */
 	int depth;		/* longest call chain below, for MAXNESTING */
 	struct func *next;	/* in its file */
@@ -186,7 +206,9 @@ struct probe {
 	struct loc loc;
 	struct node *body;
 	struct var *locals;
-	const char *alias_name;	/* set for `probe name = ...` aliases */
+	struct probe_point *alias_names;	/* `probe NAME = ...`: the names */
+	bool epilogue;		/* `+=`: the body runs after the probe's */
+	struct node *body2;	/* `probe a = b { prologue }, { epilogue }` */
 	bool tapset;
 	int index;
 	int ntmp;

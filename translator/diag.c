@@ -40,6 +40,18 @@ static void show_line(struct session *s, struct loc loc)
 	fputs("^\n", s->err);
 }
 
+/* For a token that came out of macros: where each was expanded. */
+static void show_expansions(struct session *s, const struct expansion *e)
+{
+	int depth = 0;
+
+	for (; e && depth < 8; e = e->at.exp, depth++) {
+		fprintf(s->err, "%s: note: in expansion of macro '@%s'\n",
+			loc_str(s, e->at), e->macro);
+		show_line(s, e->at);
+	}
+}
+
 static void vdiag(struct session *s, struct loc loc, const char *what,
 		  const char *fmt, va_list ap)
 {
@@ -47,6 +59,7 @@ static void vdiag(struct session *s, struct loc loc, const char *what,
 	vfprintf(s->err, fmt, ap);
 	fputc('\n', s->err);
 	show_line(s, loc);
+	show_expansions(s, loc.exp);
 }
 
 void diag_error(struct session *s, struct loc loc, const char *fmt, ...)

@@ -285,6 +285,7 @@ static void expand_macro(struct pp *p, struct macro *m, struct token *use,
 			 int depth)
 {
 	struct tokvec body = { 0 }, *args = NULL;
+	struct expansion *exp;
 
 	p->pos++;
 	if (depth > MAX_EXPANSION_DEPTH) {
@@ -295,6 +296,9 @@ static void expand_macro(struct pp *p, struct macro *m, struct token *use,
 	}
 	if (m->nparams && !(args = take_args(p, m, use->loc)))
 		return;
+	exp = arena_alloc(p->s->arena, sizeof(*exp));
+	exp->macro = m->name;
+	exp->at = use->loc;
 	for (size_t i = 0; i < m->nbody; i++) {
 		struct token *t = &m->body[i];
 		int k;
@@ -308,6 +312,7 @@ static void expand_macro(struct pp *p, struct macro *m, struct token *use,
 				tv_push(&body, &args[k].v[j]);
 		} else {
 			tv_push(&body, t);
+			body.v[body.n - 1].loc.exp = exp;
 		}
 	}
 	if (body.n)

@@ -58,9 +58,18 @@ struct source {
 	bool tapset;		/* library file: privileged (embedded C allowed) */
 };
 
+struct expansion;
+
 struct loc {
 	const struct source *src;
 	int line, col;		/* 1-based */
+	const struct expansion *exp;	/* set when a macro produced this */
+};
+
+/* Where a macro was expanded: diagnostics print it as a note. */
+struct expansion {
+	const char *macro;
+	struct loc at;
 };
 
 void diag_error(struct session *s, struct loc loc, const char *fmt, ...)

@@ -24,8 +24,6 @@ SEM_KO = [
      "wrong number of arguments to 'printf': the format needs 2, got 1"),
     ('probe begin { printf("%d\\n", "a") }', 30,
      'type mismatch: the expression is string, but long is needed here'),
-    ('probe begin { %{ 1 %} }', 15,
-     'embedded C code is only allowed in guru mode (-g)'),
     ('function f(a) { return a } probe begin { f(1, 2) }', 42,
      "function 'f' takes 1 argument, got 2"),
     ('probe timer.ms(0) {}', 16, 'timer period must be positive'),

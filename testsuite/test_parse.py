@@ -151,6 +151,14 @@ PARSE_KO = [
      "<input>:1:15: error: expected a statement, got identifier 'else'\n"
      '    1 | probe begin { else }\n'
      '      |               ^'),
+    ('probe begin { x = %{ 1 %} }',
+     '<input>:1:19: error: embedded expression code in unprivileged script; need stap -g\n'
+     '    1 | probe begin { x = %{ 1 %} }\n'
+     '      |                   ^'),
+    ('%{ int x; %} probe begin { }',
+     '<input>:1:1: error: embedded code in unprivileged script; need stap -g\n'
+     '    1 | %{ int x; %} probe begin { }\n'
+     '      | ^'),
     ('function f(a, ) { }',
      "<input>:1:15: error: expected a parameter name, got ')'\n"
      '    1 | function f(a, ) { }\n'

@@ -225,9 +225,7 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		break;
 	case N_EMBEDDED_EXPR:
 	case N_EMBEDDED_STMT:
-		if (!n->loc.src->tapset && !s->guru)
-			diag_error(s, n->loc, "embedded C code is only allowed in guru mode (-g)");
-		break;
+		break;	/* guru mode was checked by the parser */
 	case N_RETURN:
 		if (!sc->func)
 			diag_error(s, n->loc, "'return' outside a function");
@@ -809,8 +807,6 @@ int elaborate(struct session *s)
 			resolve_probe(s, p);
 	}
 	s->embeds = s->user_ast->embeds;
-	if (s->embeds && !s->guru)
-		diag_error(s, s->embeds->loc, "embedded C code is only allowed in guru mode (-g)");
 	collect_funcs(s);
 	for (round = 0; round < 50; round++) {
 		in.changed = false;

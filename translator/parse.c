@@ -110,6 +110,16 @@ static struct token *expect_ident(struct parser *ps, const char *what)
 	return next(ps);
 }
 
+/* Embedded C is for tapsets and guru mode (-g) only. */
+static void check_embedded(struct parser *ps, const struct token *t, bool expr)
+{
+	/* by the token's own file: a library macro may bring it in */
+	if (ps->src->tapset || ps->s->guru || (t->loc.src && t->loc.src->tapset))
+		return;
+	diag_error(ps->s, t->loc, "embedded %scode in unprivileged script; need stap -g",
+		   expr ? "expression " : "");
+}
+
 static struct node *mk(struct parser *ps, enum node_kind k, struct loc loc)
 {
 	return node_new(ps->s, k, loc);
@@ -279,6 +289,7 @@ static struct node *parse_primary(struct parser *ps)
 		return n;
 	case TK_EMBEDDED:
 		next(ps);
+		check_embedded(ps, t, true);
 		n = mk(ps, N_EMBEDDED_EXPR, t->loc);
 		n->str = t->text;
 		return n;
@@ -756,6 +767,7 @@ static struct node *parse_statement(struct parser *ps)
 	}
 	if (t->kind == TK_EMBEDDED) {
 		next(ps);
+		check_embedded(ps, t, false);
 		n = mk(ps, N_EMBEDDED_STMT, t->loc);
 		n->str = t->text;
 		return n;
@@ -1137,6 +1149,7 @@ static void parse_function(struct parser *ps, bool private)
 	}
 	if (peek(ps)->kind == TK_EMBEDDED) {
 		t = next(ps);
+		check_embedded(ps, t, false);
 		f->body = mk(ps, N_EMBEDDED_STMT, t->loc);
 		f->body->str = t->text;
 	} else {
@@ -1192,6 +1205,7 @@ static void parse_toplevel(struct parser *ps)
 	} else if (t->kind == TK_EMBEDDED) {
 		struct embed *e = arena_alloc(ps->s->arena, sizeof(*e));
 
+		check_embedded(ps, t, false);
 		e->code = t->text;
 		e->loc = t->loc;
 		*ps->embed_tail = e;

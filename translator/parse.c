@@ -1216,6 +1216,23 @@ static void parse_toplevel(struct parser *ps)
 	}
 }
 
+/* A script with nothing in it (or nothing left after %( %)) is an error,
+ * as upstream says it. */
+static bool check_empty(struct session *s, const struct source *src)
+{
+	struct token_list raw;
+	bool had_tokens;
+	int errors = s->errors;
+
+	lex_source(s, src, &raw);
+	had_tokens = raw.n > 1;
+	free(raw.v);
+	s->errors = errors;
+	diag_plain(s, "input file '%s' is empty%s", src->name,
+		   had_tokens ? " after preprocessing" : "");
+	return true;
+}
+
 struct file_ast *parse_source(struct session *s, const struct source *src)
 {
 	struct parser ps = { 0 };
@@ -1226,6 +1243,10 @@ struct file_ast *parse_source(struct session *s, const struct source *src)
 	if (lex_source(s, src, &ps.toks) < 0 ||
 	    preprocess(s, src, &ps.toks) < 0 ||
 	    lex_check_args(s, &ps.toks) < 0) {
+		free(ps.toks.v);
+		return NULL;
+	}
+	if (!src->tapset && ps.toks.n == 1 && check_empty(s, src)) {
 		free(ps.toks.v);
 		return NULL;
 	}

@@ -7,58 +7,58 @@ from conftest import run_stap
 PARSE_OK = [
     ('probe begin { printf("hello %s %d\\n", "world", 6*7); exit() }',
      'probe begin {\n'
-     '\tprintf("hello %s %d\\n", "world", (6 * 7))\n'
-     '\texit()\n'
+     '\tprintf("hello %s %d\\n", "world", (6 * 7));\n'
+     '\texit();\n'
      '}\n'),
     # number forms: hex, octal, 2^64-1 wraps to -1
     ('probe begin { a = 0x10 + 010 + 18446744073709551615 }',
-     'probe begin {\n\ta = ((16 + 8) + 18446744073709551615)\n}\n'),
+     'probe begin {\n\ta = ((16 + 8) + 18446744073709551615);\n}\n'),
     # string escapes and adjacent-literal joining
     ('probe begin { b = "x\\ty" "z\\101\\x41\\q" }',
-     'probe begin {\n\tb = "x\\tyzAAq"\n}\n'),
+     'probe begin {\n\tb = "x\\tyzAAq";\n}\n'),
     # shifts are left-associative; >>> is the logical shift
     ('probe begin { c = 1 << 2 >> 3 >>> 4 }',
-     'probe begin {\n\tc = (((1 << 2) >> 3) >>> 4)\n}\n'),
+     'probe begin {\n\tc = (((1 << 2) >> 3) >>> 4);\n}\n'),
     # unary binds tighter than && which binds tighter than ||
     ('probe begin { d = !a && ~b || -c }',
-     'probe begin {\n\td = ((!(a) && ~(b)) || -(c))\n}\n'),
+     'probe begin {\n\td = ((!(a) && ~(b)) || -(c));\n}\n'),
     # comparisons chain left to right
     ('probe begin { e = a < b == c }',
-     'probe begin {\n\te = ((a < b) == c)\n}\n'),
+     'probe begin {\n\te = ((a < b) == c);\n}\n'),
     # the ternary's false branch nests to the right
     ('probe begin { f = a ? b : c ? d : e }',
-     'probe begin {\n\tf = (a ? b : (c ? d : e))\n}\n'),
+     'probe begin {\n\tf = (a ? b : (c ? d : e));\n}\n'),
     # '.' binds looser than '+', tighter than shifts
     ('probe begin { x = 1 + 2 . "a" }',
-     'probe begin {\n\tx = ((1 + 2) . "a")\n}\n'),
+     'probe begin {\n\tx = ((1 + 2) . "a");\n}\n'),
     ('probe begin { x = 1 * 2 + 3 % 4 - 5 / 6 }',
-     'probe begin {\n\tx = (((1 * 2) + (3 % 4)) - (5 / 6))\n}\n'),
+     'probe begin {\n\tx = (((1 * 2) + (3 % 4)) - (5 / 6));\n}\n'),
     ('probe begin { x = 1 | 2 ^ 3 & 4 }',
-     'probe begin {\n\tx = (1 | (2 ^ (3 & 4)))\n}\n'),
+     'probe begin {\n\tx = (1 | (2 ^ (3 & 4)));\n}\n'),
     # assignment is right-associative
     ('probe begin { a = b = 3; g .= "s"; h += 2; h++; --h }',
-     'probe begin {\n\ta = b = 3\n\tg .= "s"\n\th += 2\n\th++\n\t--h\n}\n'),
+     'probe begin {\n\ta = (b = 3);\n\tg .= "s";\n\th += 2;\n\th++;\n\t--h;\n}\n'),
     # all three comment forms
     ('# shell\nprobe begin { } // c++\n/* c */ probe end {}',
      'probe begin {\n}\nprobe end {\n}\n'),
     ('probe timer.ms(100), begin?, end! { if (1) x = 1; else x = 2 }',
      'probe timer.ms(100), begin?, end! {\n'
-     '\tif (1)\n\t\tx = 1\n\telse\n\t\tx = 2\n}\n'),
+     '\tif (1)\n\t\tx = 1;\n\telse\n\t\tx = 2;\n}\n'),
     ('probe begin { while (x < 3) { x++; continue; break } '
      'for (i = 0; i < 3; i++) next }',
      'probe begin {\n'
-     '\twhile ((x < 3)) {\n\t\tx++\n\t\tcontinue\n\t\tbreak\n\t}\n'
-     '\tfor (i = 0; (i < 3); i++)\n\t\tnext\n}\n'),
+     '\twhile ((x < 3)) {\n\t\tx++;\n\t\tcontinue;\n\t\tbreak;\n\t}\n'
+     '\tfor (i = 0; (i < 3); i++)\n\t\tnext;\n}\n'),
     ('function f:string(a:long, b:string) { return b . "x"; }\n'
      'global g = 5, h = "s", k\nprobe begin { print(f(1, "y")) }',
      'global g = 5\nglobal h = "s"\nglobal k\n'
-     'function f:string(a:long, b:string) {\n\treturn (b . "x")\n}\n'
-     'probe begin {\n\tprint(f(1, "y"))\n}\n'),
+     'function f:string(a:long, b:string) {\n\treturn (b . "x");\n}\n'
+     'probe begin {\n\tprint(f(1, "y"));\n}\n'),
     ('probe begin { println("a", 1); sprint(2); printd(",", 1, 2) }',
-     'probe begin {\n\tprintln("a", 1)\n\tsprint(2)\n'
-     '\tprintd(",", 1, 2)\n}\n'),
+     'probe begin {\n\tprintln("a", 1);\n\tsprint(2);\n'
+     '\tprintd(",", 1, 2);\n}\n'),
     ('probe timer.s(1) { x = -9223372036854775808 }',
-     'probe timer.s(1) {\n\tx = -(9223372036854775808)\n}\n'),
+     'probe timer.s(1) {\n\tx = -(9223372036854775808);\n}\n'),
 ]
 
 
@@ -75,7 +75,7 @@ def test_script_arguments():
                   '5', '7'])
     assert r.returncode == 0, r.stderr
     assert r.stdout == ('# file <input>\nprobe begin {\n'
-                        '\tprint((5 + 7), "5", 2, "2")\n}\n')
+                        '\tprint((5 + 7), "5", 2, "2");\n}\n')
 
 
 def test_script_from_file_and_stdin(tmp_path):
@@ -83,10 +83,10 @@ def test_script_from_file_and_stdin(tmp_path):
     f.write_text('probe end { print(1) }\n')
     r = run_stap(['-p1', str(f)])
     assert r.returncode == 0, r.stderr
-    assert r.stdout == f'# file {f}\nprobe end {{\n\tprint(1)\n}}\n'
+    assert r.stdout == f'# file {f}\nprobe end {{\n\tprint(1);\n}}\n'
     r = run_stap(['-p1', '-'], stdin='probe end { print(2) }\n')
     assert r.returncode == 0, r.stderr
-    assert r.stdout == '# file <input>\nprobe end {\n\tprint(2)\n}\n'
+    assert r.stdout == '# file <input>\nprobe end {\n\tprint(2);\n}\n'
 
 
 FAIL = '\nPass 1: parse failed.  [man error::pass1]\n'

@@ -1,9 +1,9 @@
 /*
  * ast.c - syntax-tree constructors and the `-p1` printer. The printer
  * writes a parsed file back as script text in one canonical form: one
- * statement per line, tabs for nesting, every binary operation in
- * parentheses, strings with C escapes. Printing, re-parsing and printing
- * again gives the same text.
+ * statement per line ended by ';', tabs for nesting, every binary
+ * operation and nested assignment in parentheses, strings with C
+ * escapes. Printing, re-parsing and printing again gives the same text.
  */
 #include <string.h>
 
@@ -66,6 +66,22 @@ static void print_args(FILE *out, const struct node *a)
 			fputs(", ", out);
 	}
 	fputc(')', out);
+}
+
+static void print_assign(FILE *out, const struct node *n)
+{
+	ast_print_expr(out, n->a);
+	fprintf(out, " %s ", n->op);
+	ast_print_expr(out, n->b);
+}
+
+/* An expression statement: a top-level assignment needs no parentheses. */
+static void print_top_expr(FILE *out, const struct node *n)
+{
+	if (n->kind == N_ASSIGN)
+		print_assign(out, n);
+	else
+		ast_print_expr(out, n);
 }
 
 void ast_print_expr(FILE *out, const struct node *n)
@@ -131,9 +147,10 @@ void ast_print_expr(FILE *out, const struct node *n)
 			fputs(n->op, out);
 		break;
 	case N_ASSIGN:
-		ast_print_expr(out, n->a);
-		fprintf(out, " %s ", n->op);
-		ast_print_expr(out, n->b);
+		/* parenthesised when nested: (x = y) > 0 */
+		fputc('(', out);
+		print_assign(out, n);
+		fputc(')', out);
 		break;
 	case N_TERNARY:
 		fputc('(', out);
@@ -238,8 +255,8 @@ static void print_stmt(FILE *out, const struct node *n, int depth)
 		fputs("}\n", out);
 		break;
 	case N_EXPR_STMT:
-		ast_print_expr(out, n->a);
-		fputc('\n', out);
+		print_top_expr(out, n->a);
+		fputs(";\n", out);
 		break;
 	case N_IF:
 		fputs("if (", out);
@@ -261,13 +278,13 @@ static void print_stmt(FILE *out, const struct node *n, int depth)
 	case N_FOR:
 		fputs("for (", out);
 		if (n->a)
-			ast_print_expr(out, n->a);
+			print_top_expr(out, n->a);
 		fputs("; ", out);
 		if (n->b)
 			ast_print_expr(out, n->b);
 		fputs("; ", out);
 		if (n->c)
-			ast_print_expr(out, n->c);
+			print_top_expr(out, n->c);
 		fputs(n->d->kind == N_BLOCK ? ") " : ")\n", out);
 		print_body(out, n->d, depth);
 		break;
@@ -277,16 +294,16 @@ static void print_stmt(FILE *out, const struct node *n, int depth)
 			fputc(' ', out);
 			ast_print_expr(out, n->a);
 		}
-		fputc('\n', out);
+		fputs(";\n", out);
 		break;
 	case N_NEXT:
-		fputs("next\n", out);
+		fputs("next;\n", out);
 		break;
 	case N_BREAK:
-		fputs("break\n", out);
+		fputs("break;\n", out);
 		break;
 	case N_CONTINUE:
-		fputs("continue\n", out);
+		fputs("continue;\n", out);
 		break;
 	case N_NULL_STMT:
 		fputs(";\n", out);
@@ -297,7 +314,7 @@ static void print_stmt(FILE *out, const struct node *n, int depth)
 	case N_DELETE:
 		fputs("delete ", out);
 		ast_print_expr(out, n->a);
-		fputc('\n', out);
+		fputs(";\n", out);
 		break;
 	case N_TRY:
 		fputs("try ", out);

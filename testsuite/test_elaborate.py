@@ -34,7 +34,9 @@ SEM_KO = [
      'type mismatch: the expression is long, but string is needed here'),
     ('probe begin { if ("s") print(1) }', 19,
      'type mismatch: the expression is string, but long is needed here'),
-    ('probe begin { return 1 }', 15, "'return' outside a function"),
+    ('probe begin { 3 = x }', 17, "the left side of '=' must be a variable"),
+    ('probe begin { x = 1; (x + 1)++ }', 29, "'++' needs a variable operand"),
+    ('probe begin { --5 }', 15, "'--' needs a variable operand"),
 ]
 
 

@@ -19,6 +19,50 @@ struct node *node_new(struct session *s, enum node_kind k, struct loc loc)
 	return n;
 }
 
+/* A deep copy of a subtree (and its ->next chain), for bodies used more
+ * than once; exp, when given, marks the copies' locations as expanded. */
+struct node *ast_clone(struct session *s, const struct node *n,
+		       const struct expansion *exp)
+{
+	struct node *c;
+
+	if (!n)
+		return NULL;
+	c = arena_alloc(s->arena, sizeof(*c));
+	*c = *n;
+	if (exp && !c->loc.exp)
+		c->loc.exp = exp;
+	c->var = NULL;
+	c->a = ast_clone(s, n->a, exp);
+	c->b = ast_clone(s, n->b, exp);
+	c->c = ast_clone(s, n->c, exp);
+	c->d = ast_clone(s, n->d, exp);
+	c->args = ast_clone(s, n->args, exp);
+	c->next = ast_clone(s, n->next, exp);
+	return c;
+}
+
+/* A probe point as text: kernel.function("f").return */
+char *pp_to_string(struct session *s, const struct probe_point *pp)
+{
+	struct strbuf sb;
+	char *r;
+
+	sb_init(&sb);
+	for (const struct pp_comp *c = pp->comps; c; c = c->next) {
+		sb_puts(&sb, c->name);
+		if (c->arg && c->arg->kind == N_NUM)
+			sb_printf(&sb, "(%lld)", (long long)c->arg->num);
+		else if (c->arg)
+			sb_printf(&sb, "(\"%s\")", c->arg->str);
+		if (c->next)
+			sb_putc(&sb, '.');
+	}
+	r = arena_strdup(s->arena, sb.buf ? sb.buf : "");
+	sb_free(&sb);
+	return r;
+}
+
 const char *type_name(enum type t)
 {
 	switch (t) {
@@ -165,7 +209,15 @@ void ast_print_expr(FILE *out, const struct node *n)
 		fprintf(out, "%%{%s%%}", n->str);
 		break;
 	case N_DEREF:
-		ast_print_expr(out, n->a);
+		/* the base in parentheses unless it is a primary: (-a)->x */
+		if (n->a->kind == N_TARGET || n->a->kind == N_VAR ||
+		    n->a->kind == N_CALL || n->a->kind == N_INDEX) {
+			ast_print_expr(out, n->a);
+		} else {
+			fputc('(', out);
+			ast_print_expr(out, n->a);
+			fputc(')', out);
+		}
 		for (const struct node *c = n->args; c; c = c->next)
 			ast_print_expr(out, c);
 		break;
@@ -263,7 +315,11 @@ static void print_stmt(FILE *out, const struct node *n, int depth)
 		ast_print_expr(out, n->a);
 		fputs(n->b->kind == N_BLOCK ? ") " : ")\n", out);
 		print_body(out, n->b, depth);
-		if (n->c) {
+		if (n->c && n->c->kind == N_IF) {
+			indent(out, depth);
+			fputs("else ", out);
+			print_stmt(out, n->c, depth);	/* else if: no deeper */
+		} else if (n->c) {
 			indent(out, depth);
 			fputs(n->c->kind == N_BLOCK ? "else " : "else\n", out);
 			print_body(out, n->c, depth);
@@ -334,13 +390,23 @@ static void print_stmt(FILE *out, const struct node *n, int depth)
 	}
 }
 
+/* A literal where a leading '-' is part of the syntax (initialisers,
+ * probe point arguments): -5 prints as -5. */
+static void print_signed_literal(FILE *out, const struct node *n)
+{
+	if (n->kind == N_NUM && n->num < 0)
+		fprintf(out, "-%llu", 0ULL - (unsigned long long)n->num);
+	else
+		ast_print_expr(out, n);
+}
+
 static void print_probe_point(FILE *out, const struct probe_point *pp)
 {
 	for (const struct pp_comp *c = pp->comps; c; c = c->next) {
 		fputs(c->name, out);
 		if (c->arg) {
 			fputc('(', out);
-			ast_print_expr(out, c->arg);
+			print_signed_literal(out, c->arg);
 			fputc(')', out);
 		}
 		if (c->next)
@@ -381,6 +447,16 @@ static void print_function(FILE *out, const struct func *f)
 	print_stmt(out, f->body, 0);
 }
 
+/* A block without its closing brace and newline. */
+static void print_block_open(FILE *out, const struct node *blk)
+{
+	fputs("{\n", out);
+	for (const struct node *c = blk->args; c; c = c->next) {
+		indent(out, 1);
+		print_stmt(out, c, 1);
+	}
+}
+
 static void print_points(FILE *out, const struct probe_point *pp)
 {
 	for (; pp; pp = pp->next) {
@@ -399,7 +475,7 @@ static void print_global(FILE *out, const struct var *v)
 		fprintf(out, "[%lld]", (long long)v->maxsize);
 	if (v->init) {
 		fputs(" = ", out);
-		ast_print_expr(out, v->init);
+		print_signed_literal(out, v->init);
 	}
 	fputc('\n', out);
 }
@@ -421,8 +497,8 @@ static void print_probe(FILE *out, const struct probe *p)
 		return;
 	}
 	/* prologue and epilogue: "{ ... }, { ... }" */
-	print_stmt(out, p->body, 0);
-	fputs(", ", out);
+	print_block_open(out, p->body);
+	fputs("}, ", out);
 	print_stmt(out, p->body2, 0);
 }
 

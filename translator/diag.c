@@ -46,8 +46,12 @@ static void show_expansions(struct session *s, const struct expansion *e)
 	int depth = 0;
 
 	for (; e && depth < 8; e = e->at.exp, depth++) {
-		fprintf(s->err, "%s: note: in expansion of macro '@%s'\n",
-			loc_str(s, e->at), e->macro);
+		if (e->macro)
+			fprintf(s->err, "%s: note: in expansion of macro '@%s'\n",
+				loc_str(s, e->at), e->macro);
+		else
+			fprintf(s->err, "%s: note: in probe alias '%s' used here\n",
+				loc_str(s, e->at), e->alias);
 		show_line(s, e->at);
 	}
 }

@@ -176,6 +176,18 @@ static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 	use_func(s, f);
 }
 
+/* What can be assigned, incremented or deleted: variables, array
+ * elements and target variables. */
+static bool check_lvalue(struct session *s, const struct node *n, struct loc at,
+			 const char *msg)
+{
+	if (n->kind == N_VAR || n->kind == N_INDEX || n->kind == N_TARGET ||
+	    n->kind == N_DEREF)
+		return true;
+	diag_error(s, at, "%s", msg);
+	return false;
+}
+
 static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			 bool written)
 {
@@ -193,12 +205,18 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		resolve_list(s, sc, n->args);
 		break;
 	case N_ASSIGN:
+		if (!check_lvalue(s, n->a, n->loc, arena_printf(s->arena,
+				  "the left side of '%s' must be a variable", n->op)))
+			break;
 		resolve_node(s, sc, n->b, false);
 		resolve_node(s, sc, n->a, true);
 		if (n->op[0] != '=' && n->a->var)
 			n->a->var->read = true;
 		break;
 	case N_INCDEC:
+		if (!check_lvalue(s, n->a, n->loc, arena_printf(s->arena,
+				  "'%s' needs a variable operand", n->op)))
+			break;
 		resolve_node(s, sc, n->a, true);
 		if (n->a->var)
 			n->a->var->read = true;
@@ -274,26 +292,6 @@ static bool comp_is(const struct pp_comp *c, const char *name)
 	return c && !strcmp(c->name, name);
 }
 
-static char *pp_text(struct session *s, const struct probe_point *pp)
-{
-	struct strbuf sb;
-	char *r;
-
-	sb_init(&sb);
-	for (const struct pp_comp *c = pp->comps; c; c = c->next) {
-		sb_puts(&sb, c->name);
-		if (c->arg && c->arg->kind == N_NUM)
-			sb_printf(&sb, "(%lld)", (long long)c->arg->num);
-		else if (c->arg)
-			sb_printf(&sb, "(\"%s\")", c->arg->str);
-		if (c->next)
-			sb_putc(&sb, '.');
-	}
-	r = arena_strdup(s->arena, sb.buf ? sb.buf : "");
-	sb_free(&sb);
-	return r;
-}
-
 /* timer.UNIT(N): the period in nanoseconds, or -1 if not a timer. */
 static int64_t timer_period(struct session *s, const struct probe_point *pp)
 {
@@ -329,7 +327,7 @@ static struct rprobe *resolve_point(struct session *s, struct probe *p,
 
 	r->probe = p;
 	r->point = pp;
-	r->pp = pp_text(s, pp);
+	r->pp = pp_to_string(s, pp);
 	if ((comp_is(c, "begin") || comp_is(c, "end")) && !c->next &&
 	    (!c->arg || c->arg->kind == N_NUM)) {
 		r->kind = comp_is(c, "begin") ? RP_BEGIN : RP_END;
@@ -799,13 +797,17 @@ int elaborate(struct session *s)
 		copy->next = s->globals;
 		s->globals = copy;
 	}
-	s->probes = s->user_ast->probes;
-	for (struct probe *p = s->probes; p; p = p->next) {
-		if (p->alias_names)
-			diag_error(s, p->loc, "probe aliases are not supported by this version yet");
-		else
-			resolve_probe(s, p);
+	{
+		struct probe **tail = &s->probes;
+
+		for (struct probe *p = s->user_ast->probes; p; p = p->next) {
+			if (!p->alias_names)
+				tail = alias_expand(s, p, tail);
+		}
+		*tail = NULL;
 	}
+	for (struct probe *p = s->probes; p; p = p->next)
+		resolve_probe(s, p);
 	s->embeds = s->user_ast->embeds;
 	collect_funcs(s);
 	for (round = 0; round < 50; round++) {
@@ -856,7 +858,8 @@ void elaborate_print(struct session *s, FILE *out)
 	}
 	fputs("# probes\n", out);
 	for (struct rprobe *r = s->rprobes; r; r = r->next) {
-		fprintf(out, "%s /* <- %s */\n", r->pp, r->pp);
+		fprintf(out, "%s /* <- %s */\n", r->pp,
+			r->probe->via ? r->probe->via : r->pp);
 		for (struct var *v = r->probe->locals; v; v = v->next)
 			fprintf(out, "  %s:%s\n", v->name, type_name(v->type));
 	}

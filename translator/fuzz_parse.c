@@ -16,9 +16,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* $1..$3 and @1..@3 resolve; $3 pastes several tokens. None refers to
- * another argument, as a real command line could ("$1"), which would make
- * the lexer paste forever. */
+/* $1..$3 and @1..@3 resolve; $3 pastes several tokens. None contains a
+ * $N itself: an argument "$1" makes the lexer paste $1 into itself until
+ * the stack overflows (reported; to add here once the lexer refuses it). */
 static const char *script_args[] = { "42", "hello world", "x + 1" };
 
 static const char kconfig[] =

@@ -36,7 +36,7 @@ static const char *const ops2[] = {
 
 static struct loc here(struct lexer *lx)
 {
-	struct loc l;
+	struct loc l = { 0 };
 
 	if (lx->in_arg)
 		return lx->arg_loc;
@@ -72,8 +72,8 @@ static void newline(struct lexer *lx)
 	lx->line_start = lx->p;
 }
 
-/* Skip blanks and comments; false on an unterminated comment. */
-static bool skip_space(struct lexer *lx)
+/* Skip blanks and comments. */
+static void skip_space(struct lexer *lx)
 {
 	while (lx->p < lx->end) {
 		char c = *lx->p;
@@ -87,25 +87,21 @@ static bool skip_space(struct lexer *lx)
 			while (lx->p < lx->end && *lx->p != '\n')
 				lx->p++;
 		} else if (c == '/' && lx->p[1] == '*') {
-			struct loc start = here(lx);
-
+			/* an unclosed comment runs to the end, as upstream */
 			lx->p += 2;
 			while (lx->p < lx->end &&
-			       !(lx->p[0] == '*' && lx->p[1] == '/')) {
+			       !(lx->p[0] == '*' && lx->p + 1 < lx->end && lx->p[1] == '/')) {
 				if (*lx->p++ == '\n')
 					newline(lx);
 			}
-			if (lx->p >= lx->end) {
-				diag_error(lx->s, start, "unterminated comment");
-				return false;
-			}
+			if (lx->p >= lx->end)
+				return;
 			lx->p += 2;
 		} else {
-			return true;
+			return;
 		}
 		lx->space = true;
 	}
-	return true;
 }
 
 static int lex_string(struct lexer *lx)
@@ -251,8 +247,16 @@ static int lex_script_arg(struct lexer *lx)
 		t->len = strlen(t->text);
 		return 0;
 	}
-	while (lx->p < lx->end && isdigit((unsigned char)*lx->p))
-		idx = idx * 10 + (*lx->p++ - '0');
+	while (lx->p < lx->end && isdigit((unsigned char)*lx->p)) {
+		if (idx < 1000000)	/* past any argc; no overflow */
+			idx = idx * 10 + (*lx->p - '0');
+		lx->p++;
+	}
+	if (lx->in_arg) {
+		diag_error(s, loc, "a command line argument cannot refer to another ('%c%ld')",
+			   sigil, idx);
+		return -1;
+	}
 	if (idx < 1 || idx > s->nscript_args) {
 		/* an error only if it survives the preprocessor's
 		 * conditionals (%( $# >= 5 %? @5 %: "" %)): lex_check_args */
@@ -352,19 +356,12 @@ static int lex_one(struct lexer *lx)
 
 static int lex_source_range(struct lexer *lx)
 {
-	int errors = 0;
-
 	for (;;) {
-		if (!skip_space(lx))
-			return -1;
+		skip_space(lx);
 		if (lx->p >= lx->end)
-			return errors ? -1 : 0;
-		if (lex_one(lx) < 0) {
-			errors++;
-			if (errors > 10)
-				return -1;
-			lx->p++;	/* skip the bad byte and go on */
-		}
+			return 0;
+		if (lex_one(lx) < 0)
+			return -1;	/* one lexical error: no cascade */
 	}
 }
 
@@ -392,6 +389,22 @@ void lex_join_strings(struct session *s, struct token_list *tl)
 	tl->n = j;
 }
 
+/* Where "end of input" is reported: just after the last token (not on
+ * the empty line after the file's final newline). */
+static struct loc end_loc(struct lexer *lx)
+{
+	const struct token *last;
+	struct loc l;
+
+	if (!lx->out->n)
+		return here(lx);
+	last = &lx->out->v[lx->out->n - 1];
+	l = last->loc;
+	l.col += (int)last->len + (last->kind == TK_STR ? 2 : 0) +
+		 (last->kind == TK_EMBEDDED ? 4 : 0);
+	return l;
+}
+
 int lex_source(struct session *s, const struct source *src,
 	       struct token_list *out)
 {
@@ -408,7 +421,7 @@ int lex_source(struct session *s, const struct source *src,
 	lx.line = 1;
 	lx.out = out;
 	rc = lex_source_range(&lx);
-	eof = push(&lx, TK_EOF, here(&lx));
+	eof = push(&lx, TK_EOF, end_loc(&lx));
 	eof->text = "end of input";
 	lex_join_strings(s, out);
 	return rc;
@@ -431,13 +444,29 @@ int lex_check_args(struct session *s, struct token_list *tl)
 	return bad ? -1 : 0;
 }
 
+static const char *const keywords[] = {
+	"probe", "global", "private", "function", "if", "else", "for",
+	"foreach", "in", "limit", "return", "delete", "while", "break",
+	"continue", "next", "string", "long", "try", "catch", NULL
+};
+
+bool lex_is_keyword(const char *name)
+{
+	for (const char *const *k = keywords; *k; k++) {
+		if (!strcmp(*k, name))
+			return true;
+	}
+	return false;
+}
+
 const char *tok_describe(struct session *s, const struct token *t)
 {
 	switch (t->kind) {
 	case TK_EOF:
 		return "end of input";
 	case TK_IDENT:
-		return arena_printf(s->arena, "identifier '%s'", t->text);
+		return arena_printf(s->arena, "%s '%s'", lex_is_keyword(t->text) ?
+				    "keyword" : "identifier", t->text);
 	case TK_NUM:
 		return arena_printf(s->arena, "number '%s'", t->text);
 	case TK_STR:

@@ -26,7 +26,11 @@ struct parser {
 	struct var **global_tail;
 	struct embed **embed_tail;
 	jmp_buf on_error;	/* syntax errors unwind to the top-level loop */
+	int depth;		/* nesting of expressions and statements */
+	bool in_function;	/* 'return' is allowed */
 };
+
+#define MAX_PARSE_DEPTH 1000
 
 static struct token *peek(struct parser *ps)
 {
@@ -73,6 +77,13 @@ static _Noreturn void fail_msg(struct parser *ps, struct loc loc, const char *ms
 	longjmp(ps->on_error, 1);
 }
 
+/* Bound the recursion: deep nesting is an error, not a stack overflow. */
+static void enter(struct parser *ps)
+{
+	if (++ps->depth > MAX_PARSE_DEPTH)
+		fail_msg(ps, peek(ps)->loc, "expressions or statements nested too deeply (over 1000 levels)");
+}
+
 static struct token *expect_op(struct parser *ps, const char *op)
 {
 	struct token *t = peek(ps);
@@ -82,21 +93,9 @@ static struct token *expect_op(struct parser *ps, const char *op)
 	return next(ps);
 }
 
-static const char *const keywords[] = {
-	"probe", "global", "private", "function", "if", "else", "for",
-	"foreach", "in", "limit", "return", "delete", "while", "break",
-	"continue", "next", "string", "long", "try", "catch", NULL
-};
-
 static bool is_keyword(const char *name)
 {
-	const char *const *k;
-
-	for (k = keywords; *k; k++) {
-		if (!strcmp(*k, name))
-			return true;
-	}
-	return false;
+	return lex_is_keyword(name);
 }
 
 /* A plain identifier (not a keyword, $target or @operator). */
@@ -127,6 +126,8 @@ static struct node *mk(struct parser *ps, enum node_kind k, struct loc loc)
 
 static struct node *parse_expr(struct parser *ps);
 static struct node *parse_statement(struct parser *ps);
+static struct node *parse_statement1(struct parser *ps);
+static struct node *parse_postfix(struct parser *ps, struct node *base);
 static struct node *parse_block(struct parser *ps);
 
 /* ---- expressions -------------------------------------------------------- */
@@ -192,7 +193,78 @@ static struct node *parse_print(struct parser *ps, struct token *name, int flags
 	if (!(flags & (PR_FORMAT | PR_DELIM | PR_LN)) && !n->args)
 		fail_msg(ps, name->loc, arena_printf(ps->s->arena,
 			 "%s: at least one argument is required", name->text));
+	if ((flags & PR_DELIM) && (!n->args->next || !n->args->next->next))
+		fail_msg(ps, name->loc, arena_printf(ps->s->arena,
+			 "%s: a delimiter and at least two values are required", name->text));
 	return n;
+}
+
+static int count_args(const struct node *a)
+{
+	int n = 0;
+
+	for (; a; a = a->next)
+		n++;
+	return n;
+}
+
+struct at_operator {
+	const char *name;
+	int min, max;		/* argument count */
+	int strings;		/* bit i: argument i must be a string literal */
+	bool guru;
+};
+
+static const struct at_operator at_operators[] = {
+	{ "@cast", 2, 3, 6, false }, { "@defined", 1, 1, 0, false },
+	{ "@probewrite", 1, 1, 0, false }, { "@entry", 1, 1, 0, false },
+	{ "@perf", 1, 1, 1, false }, { "@var", 1, 2, 3, false },
+	{ "@avg", 1, 1, 0, false }, { "@count", 1, 1, 0, false },
+	{ "@sum", 1, 1, 0, false }, { "@min", 1, 1, 0, false },
+	{ "@max", 1, 1, 0, false }, { "@variance", 1, 2, 0, false },
+	{ "@hist_linear", 4, 4, 0, false }, { "@hist_log", 1, 1, 0, false },
+	{ "@const", 1, 1, 1, true }, { "@kregister", 1, 1, 0, true },
+	{ "@uregister", 1, 1, 0, true }, { "@kderef", 2, 2, 0, true },
+	{ "@uderef", 2, 2, 0, true }, { "@enum", 1, 2, 3, false },
+	{ NULL, 0, 0, 0, false }
+};
+
+/* at_call: '@'operator arglist, with the operator's own argument rules */
+static struct node *parse_at_call(struct parser *ps, struct token *t)
+{
+	const struct at_operator *op;
+	struct node *n;
+	int nargs, i = 0;
+
+	for (op = at_operators; op->name && strcmp(op->name, t->text); op++)
+		;
+	if (!op->name)
+		fail_msg(ps, t->loc, arena_printf(ps->s->arena,
+			 "unknown macro or operator '%s'", t->text));
+	if (!is_op(peek(ps), "("))
+		fail(ps, peek(ps), arena_printf(ps->s->arena, "'(' after '%s'", t->text));
+	if (op->guru && !ps->s->guru && !ps->src->tapset &&
+	    !(t->loc.src && t->loc.src->tapset))
+		fail_msg(ps, t->loc, arena_printf(ps->s->arena,
+			 "'%s' is only allowed in guru mode (-g)", t->text));
+	n = mk(ps, N_CALL, t->loc);
+	n->op = t->text;
+	n->args = parse_arglist(ps);
+	nargs = count_args(n->args);
+	if (nargs < op->min || nargs > op->max)
+		fail_msg(ps, t->loc, op->min == op->max ?
+			 arena_printf(ps->s->arena, "'%s' takes %d argument%s", t->text,
+				      op->min, op->min == 1 ? "" : "s") :
+			 arena_printf(ps->s->arena, "'%s' takes %d to %d arguments",
+				      t->text, op->min, op->max));
+	for (struct node *a = n->args; a; a = a->next, i++) {
+		if ((op->strings >> i & 1) && a->kind != N_STR)
+			fail_msg(ps, a->loc, arena_printf(ps->s->arena,
+				 "argument %d of '%s' must be a string literal", i + 1, t->text));
+	}
+	if (!strcmp(t->text, "@probewrite") && n->args->kind != N_VAR)
+		fail_msg(ps, n->args->loc, "'@probewrite' takes a variable name");
+	return parse_postfix(ps, n);
 }
 
 /* postfix: primary { '->' member | '[' expr ']' }
@@ -280,13 +352,13 @@ static struct node *parse_primary(struct parser *ps)
 		next(ps);
 		n = mk(ps, N_NUM, t->loc);
 		n->num = t->num;
-		return n;
+		return parse_postfix(ps, n);
 	case TK_STR:
 		next(ps);
 		n = mk(ps, N_STR, t->loc);
 		n->str = t->text;
 		n->len = t->len;
-		return n;
+		return parse_postfix(ps, n);
 	case TK_EMBEDDED:
 		next(ps);
 		check_embedded(ps, t, true);
@@ -305,11 +377,18 @@ static struct node *parse_primary(struct parser *ps)
 			next(ps);
 			n = mk(ps, N_TARGET, t->loc);
 			n->op = t->text;
+			if (t->len > 1 && t->text[t->len - 1] == '$' &&
+			    (is_op(peek(ps), "->") || is_op(peek(ps), "[")))
+				fail_msg(ps, peek(ps)->loc, arena_printf(ps->s->arena,
+					 "'%s' is a pretty-printed string: it cannot be dereferenced",
+					 t->text));
 			return parse_postfix(ps, n);
 		}
 		if (is_keyword(t->text))
 			break;
 		next(ps);
+		if (t->text[0] == '@')
+			return parse_at_call(ps, t);
 		if (is_op(peek(ps), "(")) {
 			pf = print_flags(t->text);
 			if (pf >= 0)
@@ -319,11 +398,8 @@ static struct node *parse_primary(struct parser *ps)
 			n->args = parse_arglist(ps);
 			return parse_postfix(ps, n);
 		}
-		if (t->text[0] == '@')
-			fail_msg(ps, t->loc, arena_printf(ps->s->arena,
-				 "unknown macro or operator '%s'", t->text));
 		if (is_op(peek(ps), "["))
-			return parse_index(ps, t);
+			return parse_postfix(ps, parse_index(ps, t));
 		n = mk(ps, N_VAR, t->loc);
 		n->op = t->text;
 		/* autocast: a variable holding a typed pointer */
@@ -334,31 +410,35 @@ static struct node *parse_primary(struct parser *ps)
 	fail(ps, t, "an expression");
 }
 
-static bool is_lvalue(const struct node *n)
+/* prefix: ('++' | '--') prefix | primary   (the operand takes no postfix) */
+static struct node *parse_prefix(struct parser *ps)
 {
-	return n->kind == N_VAR || n->kind == N_INDEX || n->kind == N_TARGET ||
-	       n->kind == N_DEREF;
+	struct token *t = peek(ps);
+	struct node *n;
+
+	if (!is_op(t, "++") && !is_op(t, "--"))
+		return parse_primary(ps);
+	next(ps);
+	enter(ps);
+	n = mk(ps, N_INCDEC, t->loc);
+	n->op = t->text;
+	n->a = parse_prefix(ps);
+	ps->depth--;
+	return n;
 }
 
-/* crement: ('++' | '--') unary | primary [ '++' | '--' ] */
+/* crement: prefix | primary [ '++' | '--' ]
+ * (whether the operand can be assigned is checked in pass 2, as upstream) */
 static struct node *parse_crement(struct parser *ps)
 {
 	struct token *t = peek(ps);
 	struct node *n;
 
-	if (is_op(t, "++") || is_op(t, "--")) {
-		next(ps);
-		n = mk(ps, N_INCDEC, t->loc);
-		n->op = t->text;
-		n->a = parse_crement(ps);
-		if (!is_lvalue(n->a))
-			fail_msg(ps, t->loc, arena_printf(ps->s->arena,
-				 "'%s' needs a variable operand", t->text));
-		return n;
-	}
+	if (is_op(t, "++") || is_op(t, "--"))
+		return parse_prefix(ps);
 	n = parse_primary(ps);
 	t = peek(ps);
-	if ((is_op(t, "++") || is_op(t, "--")) && is_lvalue(n)) {
+	if (is_op(t, "++") || is_op(t, "--")) {
 		struct node *p = mk(ps, N_INCDEC, t->loc);
 
 		next(ps);
@@ -379,9 +459,11 @@ static struct node *parse_unary(struct parser *ps)
 	if (is_op(t, "+") || is_op(t, "-") || is_op(t, "!") || is_op(t, "~") ||
 	    is_op(t, "&")) {
 		next(ps);
+		enter(ps);
 		n = mk(ps, N_UNARY, t->loc);
 		n->op = t->text;
 		n->a = parse_unary(ps);
+		ps->depth--;
 		return n;
 	}
 	return parse_crement(ps);
@@ -438,7 +520,7 @@ static struct node *parse_in(struct parser *ps)
 
 		next(ps);
 		for (;;) {
-			*tail = parse_expr(ps);
+			*tail = parse_index_arg(ps);
 			tail = &(*tail)->next;
 			if (accept_op(ps, "]"))
 				break;
@@ -508,13 +590,18 @@ static const char *const assign_ops[] = {
 	".=", "<<<", NULL
 };
 
-/* expr: ternary [ assign_op expr ]   (right-associative) */
+/* expr: ternary [ assign_op expr ]   (right-associative; whether the left
+ * side can be assigned is checked in pass 2, as upstream) */
 static struct node *parse_expr(struct parser *ps)
 {
-	struct node *lhs = parse_ternary(ps), *n;
-	struct token *t = peek(ps);
+	struct node *lhs, *n;
+	struct token *t;
 	const char *const *o;
 
+	enter(ps);
+	lhs = parse_ternary(ps);
+	t = peek(ps);
+	ps->depth--;
 	if (t->kind != TK_OP)
 		return lhs;
 	for (o = assign_ops; *o; o++) {
@@ -523,14 +610,13 @@ static struct node *parse_expr(struct parser *ps)
 	}
 	if (!*o)
 		return lhs;
-	if (!is_lvalue(lhs))
-		fail_msg(ps, t->loc, arena_printf(ps->s->arena,
-			 "the left side of '%s' must be a variable", t->text));
 	next(ps);
 	n = mk(ps, N_ASSIGN, t->loc);
 	n->op = t->text;
 	n->a = lhs;
+	enter(ps);
 	n->b = parse_expr(ps);
+	ps->depth--;
 	return n;
 }
 
@@ -589,6 +675,8 @@ static struct node *parse_return(struct parser *ps, struct token *kw)
 	struct node *n = mk(ps, N_RETURN, kw->loc);
 	struct token *t = peek(ps);
 
+	if (!ps->in_function)
+		fail_msg(ps, kw->loc, "'return' outside a function");
 	if (is_op(t, ";") || is_op(t, "}") || t->kind == TK_EOF)
 		return n;
 	if (t->loc.line != kw->loc.line && t->kind == TK_IDENT &&
@@ -708,6 +796,9 @@ static struct node *parse_foreach(struct parser *ps, struct token *kw)
 			fail(ps, t, "an aggregate (@count, @sum, @min, @max or @avg)");
 		next(ps);
 		fe->str = t->text;
+		if (!is_op(peek(ps), "+") && !is_op(peek(ps), "-"))
+			fail(ps, peek(ps), arena_printf(ps->s->arena,
+			     "'+' or '-' to sort by %s", t->text));
 	}
 	parse_sort(ps, fe, -1);
 	if (is_kw(peek(ps), "limit")) {
@@ -724,10 +815,7 @@ static struct node *parse_delete(struct parser *ps, struct token *kw)
 {
 	struct node *n = mk(ps, N_DELETE, kw->loc);
 
-	n->a = parse_expr(ps);
-	if (n->a->kind != N_VAR && n->a->kind != N_INDEX && n->a->kind != N_TARGET &&
-	    n->a->kind != N_DEREF)
-		fail_msg(ps, n->a->loc, "'delete' needs a variable or an array element");
+	n->a = parse_expr(ps);	/* what can be deleted: pass 2 */
 	accept_op(ps, ";");
 	return n;
 }
@@ -755,6 +843,16 @@ static struct node *parse_try(struct parser *ps, struct token *kw)
  *          | ('next' | 'break' | 'continue') [';'] | '%{' C '%}' | expr [';']
  */
 static struct node *parse_statement(struct parser *ps)
+{
+	struct node *n;
+
+	enter(ps);
+	n = parse_statement1(ps);
+	ps->depth--;
+	return n;
+}
+
+static struct node *parse_statement1(struct parser *ps)
 {
 	struct token *t = peek(ps);
 	struct node *n;
@@ -867,7 +965,7 @@ static struct pp_comp *parse_component(struct parser *ps)
 		struct token *t = next(ps);
 
 		if (t->kind != TK_NUM && (neg || t->kind != TK_STR))
-			fail(ps, t, "a number or string literal");
+			fail(ps, t, neg ? "a number after '-'" : "a number or string literal");
 		c->arg = mk(ps, t->kind == TK_NUM ? N_NUM : N_STR, t->loc);
 		c->arg->num = neg ? (int64_t)(0 - (uint64_t)t->num) : t->num;
 		c->arg->str = t->text;
@@ -1046,7 +1144,7 @@ static struct node *parse_literal(struct parser *ps)
 
 	t = next(ps);
 	if (t->kind != TK_NUM && (neg || t->kind != TK_STR))
-		fail(ps, t, "a number or string literal");
+		fail(ps, t, neg ? "a number after '-'" : "a number or string literal");
 	n = mk(ps, t->kind == TK_NUM ? N_NUM : N_STR, t->loc);
 	n->num = neg ? (int64_t)(0 - (uint64_t)t->num) : t->num;
 	n->str = t->text;
@@ -1055,7 +1153,7 @@ static struct node *parse_literal(struct parser *ps)
 	return n;
 }
 
-/* array_size: [ '%' ] [ '[' NUMBER ']' ] [ '%' ] */
+/* array_size: [ '%' ] [ '[' NUMBER ']' ] */
 static void parse_array_size(struct parser *ps, struct var *v)
 {
 	if (accept_op(ps, "%"))
@@ -1069,8 +1167,6 @@ static void parse_array_size(struct parser *ps, struct var *v)
 		v->array = true;
 		expect_op(ps, "]");
 	}
-	if (accept_op(ps, "%"))
-		v->array = v->wrap = true;
 }
 
 /* global_decl: 'global' var_decl { ',' var_decl }
@@ -1129,8 +1225,11 @@ static void parse_function(struct parser *ps, bool private)
 	while (!accept_op(ps, ")")) {
 		struct var *v = arena_alloc(ps->s->arena, sizeof(*v));
 
-		if (f->nparams)
+		if (f->nparams) {
 			expect_op(ps, ",");
+			if (accept_op(ps, ")"))
+				break;	/* a trailing comma, as upstream allows */
+		}
 		t = expect_ident(ps, "a parameter name");
 		v->name = t->text;
 		v->loc = t->loc;
@@ -1153,7 +1252,9 @@ static void parse_function(struct parser *ps, bool private)
 		f->body = mk(ps, N_EMBEDDED_STMT, t->loc);
 		f->body->str = t->text;
 	} else {
+		ps->in_function = true;
 		f->body = parse_block(ps);
+		ps->in_function = false;
 	}
 	*ps->func_tail = f;
 	ps->func_tail = &f->next;
@@ -1212,7 +1313,7 @@ static void parse_toplevel(struct parser *ps)
 		ps->embed_tail = &e->next;
 	} else if (!is_op(t, ";")) {
 		ps->pos--;
-		fail(ps, t, "'probe', 'global', 'function' or embedded C");
+		fail(ps, t, "'probe', 'global', 'private', 'function' or embedded C");
 	}
 }
 
@@ -1258,6 +1359,8 @@ struct file_ast *parse_source(struct session *s, const struct source *src)
 	ps.embed_tail = &ps.ast->embeds;
 	while (peek(&ps)->kind != TK_EOF) {
 		if (setjmp(ps.on_error)) {
+			ps.depth = 0;
+			ps.in_function = false;
 			recover(&ps);
 			continue;
 		}

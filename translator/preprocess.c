@@ -28,6 +28,7 @@ struct macro {
 	struct token *body;
 	size_t nbody;
 	struct loc loc;
+	bool expanding;		/* inside its own expansion: recursion */
 	struct macro *next;
 };
 
@@ -41,7 +42,10 @@ struct pp {
 	struct macro *locals;	/* this file's macros */
 	bool library;		/* an .stpm file: defines are global */
 	int errors;
+	int cond_depth;		/* nested %( %): bounded, like the parser */
 };
+
+#define MAX_COND_DEPTH 1000
 
 struct pp_value {
 	bool is_num;
@@ -168,9 +172,27 @@ static bool take_params(struct pp *p, struct macro *m)
 	}
 	p->pos++;	/* ) */
 	m->params = arena_alloc(p->s->arena, (size_t)m->nparams * sizeof(*params) + 1);
-	memcpy(m->params, params, (size_t)m->nparams * sizeof(*params));
+	if (m->nparams)
+		memcpy(m->params, params, (size_t)m->nparams * sizeof(*params));
 	free(params);
 	return true;
+}
+
+static void skip_to_close(struct pp *p);
+
+/* After a bad @define: skip its body, if one follows, to avoid a cascade. */
+static void skip_define(struct pp *p)
+{
+	for (; p->pos < p->n && cur(p)->kind != TK_EOF; p->pos++) {
+		if (is_pp_op(cur(p), "%(")) {
+			p->pos++;
+			skip_to_close(p);
+			return;
+		}
+		if (tok_is(cur(p), TK_IDENT, "probe") || tok_is(cur(p), TK_IDENT, "@define") ||
+		    tok_is(cur(p), TK_IDENT, "function") || tok_is(cur(p), TK_IDENT, "global"))
+			return;
+	}
 }
 
 /* @define NAME [ '(' params ')' ] '%(' body '%)' */
@@ -183,16 +205,20 @@ static void define_macro(struct pp *p, bool active)
 	name = cur(p);
 	if (name->kind != TK_IDENT || name->text[0] == '@' || name->text[0] == '$') {
 		pp_error(p, name->loc, "expected a macro name after '@define'");
+		skip_define(p);
 		return;
 	}
 	m->name = name->text;
 	m->loc = kw->loc;
 	p->pos++;
-	if (is_pp_op(cur(p), "(") && !take_params(p, m))
+	if (is_pp_op(cur(p), "(") && !take_params(p, m)) {
+		skip_define(p);
 		return;
+	}
 	if (!is_pp_op(cur(p), "%(")) {
 		pp_error(p, cur(p)->loc, arena_printf(p->s->arena,
 			 "expected '%%(' to open the body of macro '@%s'", m->name));
+		skip_define(p);
 		return;
 	}
 	p->pos++;
@@ -265,8 +291,19 @@ static struct tokvec *take_args(struct pp *p, struct macro *m, struct loc at)
 		if (is_pp_op(t, "(") || is_pp_op(t, "[") || is_pp_op(t, "{") || is_pp_op(t, "%("))
 			depth++;
 		else if (is_pp_op(t, ")") || is_pp_op(t, "]") || is_pp_op(t, "}") || is_pp_op(t, "%)"))
-			depth--;
+			if (--depth < 0)
+				break;	/* an unmatched closer: reported below */
 		tv_push(&args[k], t);
+	}
+	if (!is_pp_op(cur(p), ")") && depth <= 0 && k + 1 >= m->nparams &&
+	    !is_pp_op(cur(p), ",")) {
+		pp_error(p, cur(p)->loc, arena_printf(p->s->arena,
+			 "expected ')' to close the arguments of macro '@%s', got %s",
+			 m->name, tok_describe(p->s, cur(p))));
+		for (int i = 0; i <= m->nparams; i++)
+			free(args[i].v);
+		free(args);
+		return NULL;
 	}
 	if (!is_pp_op(cur(p), ")") || k + 1 != m->nparams) {
 		pp_error(p, at, arena_printf(p->s->arena,
@@ -281,6 +318,23 @@ static struct tokvec *take_args(struct pp *p, struct macro *m, struct loc at)
 	return args;
 }
 
+/* Expand the macros in an argument before it is substituted, so that
+ * @m(@m(x)) is not taken for recursion. */
+static void pre_expand(struct pp *p, struct tokvec *arg, int depth)
+{
+	struct token_list saved_out = p->out;
+	size_t saved_cap = p->cap;
+
+	p->out.v = NULL;
+	p->out.n = p->cap = 0;
+	expand_tokens(p, arg->v, arg->n, depth + 1, true);
+	free(arg->v);
+	arg->v = p->out.v;
+	arg->n = arg->cap = p->out.n;
+	p->out = saved_out;
+	p->cap = saved_cap;
+}
+
 static void expand_macro(struct pp *p, struct macro *m, struct token *use,
 			 int depth)
 {
@@ -288,6 +342,11 @@ static void expand_macro(struct pp *p, struct macro *m, struct token *use,
 	struct expansion *exp;
 
 	p->pos++;
+	if (m->expanding) {
+		pp_error(p, use->loc, arena_printf(p->s->arena,
+			 "macro '@%s' is used inside its own expansion", m->name));
+		return;
+	}
 	if (depth > MAX_EXPANSION_DEPTH) {
 		pp_error(p, use->loc, arena_printf(p->s->arena,
 			 "macro '@%s' expands recursively (over %d levels)", m->name,
@@ -296,6 +355,8 @@ static void expand_macro(struct pp *p, struct macro *m, struct token *use,
 	}
 	if (m->nparams && !(args = take_args(p, m, use->loc)))
 		return;
+	for (int k = 0; k < m->nparams; k++)
+		pre_expand(p, &args[k], depth);
 	exp = arena_alloc(p->s->arena, sizeof(*exp));
 	exp->macro = m->name;
 	exp->at = use->loc;
@@ -317,7 +378,9 @@ static void expand_macro(struct pp *p, struct macro *m, struct token *use,
 	}
 	if (body.n)
 		body.v[0].space_before = use->space_before;
+	m->expanding = true;
 	expand_tokens(p, body.v, body.n, depth + 1, true);
+	m->expanding = false;
 	free(body.v);
 	if (args) {
 		for (int i = 0; i <= m->nparams; i++)
@@ -380,10 +443,6 @@ static bool operand(struct pp *p, struct pp_value *v)
 	} else if (t->kind == TK_NUM) {
 		v->is_num = true;
 		v->num = t->num;
-	} else if (is_pp_op(t, "-") && cur(p)->kind == TK_NUM) {
-		v->is_num = true;
-		v->num = -cur(p)->num;
-		p->pos++;
 	} else if (tok_is(t, TK_IDENT, "kernel_v")) {
 		v->str = arena_strndup(s->arena, s->kernel_release,
 				       strcspn(s->kernel_release, "-"));
@@ -412,6 +471,17 @@ static bool operand(struct pp *p, struct pp_value *v)
 	return true;
 }
 
+/* A CONFIG_ value compared with a number: convert it (unset is 0). */
+static bool numeric(struct pp_value *v)
+{
+	char *end;
+
+	if (v->is_num)
+		return true;
+	v->num = strtoll(v->str, &end, 0);
+	return *end == '\0';
+}
+
 static bool has_glob(const char *s)
 {
 	return strpbrk(s, "*?[") != NULL;
@@ -437,11 +507,12 @@ static bool cond_atom(struct pp *p, bool *ok)
 {
 	struct pp_value a, b;
 	struct token *op;
-	bool version;
+	bool version, config;
 
 	version = tok_is(cur(p), TK_IDENT, "kernel_v") ||
 		  tok_is(cur(p), TK_IDENT, "kernel_vr") ||
 		  tok_is(cur(p), TK_IDENT, "systemtap_v");
+	config = cur(p)->kind == TK_IDENT && !strncmp(cur(p)->text, "CONFIG_", 7);
 	if (!operand(p, &a))
 		return *ok = false;
 	op = cur(p);
@@ -455,10 +526,12 @@ static bool cond_atom(struct pp *p, bool *ok)
 	p->pos++;
 	if (!operand(p, &b))
 		return *ok = false;
-	if (a.is_num != b.is_num) {
+	if (a.is_num != b.is_num && !(config && numeric(a.is_num ? &b : &a))) {
 		pp_error(p, b.loc, "the two sides of a preprocessor comparison must both be numbers or both strings");
 		return *ok = false;
 	}
+	if (a.is_num != b.is_num)
+		a.is_num = b.is_num = true;	/* CONFIG_HZ == 250 */
 	if (a.is_num)
 		return compare(op->text, a.num < b.num ? -1 : a.num > b.num);
 	if ((op->text[0] == '=' || op->text[0] == '!') && has_glob(b.str))
@@ -489,8 +562,6 @@ static bool condition(struct pp *p, bool *ok)
 
 /* ---- the pass ------------------------------------------------------------------- */
 
-static void skip_to_close(struct pp *p);
-
 /* Evaluate the condition up to '%?', macros in it expanded first (a
  * library macro may stand for a whole condition). */
 static bool eval_condition(struct pp *p, int depth, bool *ok)
@@ -502,7 +573,9 @@ static bool eval_condition(struct pp *p, int depth, bool *ok)
 	struct token eof = { .kind = TK_EOF, .text = "end of condition" };
 	bool taken;
 
-	while (p->pos < p->n && cur(p)->kind != TK_EOF && !is_pp_op(cur(p), "%?"))
+	while (p->pos < p->n && cur(p)->kind != TK_EOF && !is_pp_op(cur(p), "%?") &&
+	       !is_pp_op(cur(p), "%)") && !is_pp_op(cur(p), "%:") &&
+	       !is_pp_op(cur(p), "%("))
 		p->pos++;
 	end = p->pos;
 	eof.loc = cur(p)->loc;
@@ -547,10 +620,21 @@ static void conditional(struct pp *p, struct token *open, int depth, bool active
 		return;
 	}
 	p->pos++;
+	if (++p->cond_depth > MAX_COND_DEPTH) {
+		pp_error(p, open->loc, "preprocessor conditionals nested too deeply (over 1000)");
+		p->pos = p->n - 1;
+		return;
+	}
 	expand_tokens(p, NULL, 0, depth, active && taken);
 	if (is_pp_op(cur(p), "%:")) {
 		p->pos++;
 		expand_tokens(p, NULL, 0, depth, active && !taken);
+	}
+	p->cond_depth--;
+	if (is_pp_op(cur(p), "%:")) {
+		pp_error(p, cur(p)->loc, "a second '%:' in one preprocessor conditional");
+		skip_to_close(p);
+		return;
 	}
 	if (!is_pp_op(cur(p), "%)")) {
 		pp_error(p, open->loc, "'%(' without a matching '%)'");
@@ -620,7 +704,8 @@ static void expand_tokens(struct pp *p, struct token *v, size_t n, int depth,
 	}
 	if (v) {
 		if (p->pos < p->n && cur(p)->kind != TK_EOF)
-			pp_error(p, cur(p)->loc, "unbalanced preprocessor conditional in a macro body");
+			pp_error(p, cur(p)->loc, arena_printf(p->s->arena,
+				 "'%s' without a matching '%%('", cur(p)->text));
 		free(p->v);
 		p->v = saved_v;
 		p->n = saved_n;

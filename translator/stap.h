@@ -66,9 +66,11 @@ struct loc {
 	const struct expansion *exp;	/* set when a macro produced this */
 };
 
-/* Where a macro was expanded: diagnostics print it as a note. */
+/* Where a macro or probe alias was expanded: diagnostics print it as a
+ * note. */
 struct expansion {
-	const char *macro;
+	const char *macro;	/* the macro's name, or NULL */
+	const char *alias;	/* the probe alias's name, or NULL */
 	struct loc at;
 };
 
@@ -110,6 +112,7 @@ int lex_source(struct session *s, const struct source *src,
 void lex_join_strings(struct session *s, struct token_list *tl);
 int lex_check_args(struct session *s, struct token_list *tl);
 const char *tok_describe(struct session *s, const struct token *t);
+bool lex_is_keyword(const char *name);
 
 /* ---- ast.c: syntax tree ------------------------------------------------- */
 enum type { T_UNKNOWN, T_LONG, T_STRING, T_STATS };
@@ -216,6 +219,7 @@ struct probe {
 	struct node *body;
 	struct var *locals;
 	struct probe_point *alias_names;	/* `probe NAME = ...`: the names */
+	const char *via;	/* derived through this alias (for -p2) */
 	bool epilogue;		/* `+=`: the body runs after the probe's */
 	struct node *body2;	/* `probe a = b { prologue }, { epilogue }` */
 	bool tapset;
@@ -237,10 +241,18 @@ struct file_ast {
 	struct func *funcs;
 	struct var *globals;
 	struct embed *embeds;
+	bool used;		/* a tapset file something was taken from */
 	struct file_ast *next;
 };
 
 struct node *node_new(struct session *s, enum node_kind k, struct loc loc);
+struct node *ast_clone(struct session *s, const struct node *n,
+		       const struct expansion *exp);
+char *pp_to_string(struct session *s, const struct probe_point *pp);
+
+/* ---- alias.c ------------------------------------------------------------ */
+struct probe **alias_expand(struct session *s, struct probe *p,
+			    struct probe **out);
 void ast_print_file(struct session *s, FILE *out, struct file_ast *f);
 void ast_print_expr(FILE *out, const struct node *n);
 

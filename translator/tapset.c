@@ -34,7 +34,8 @@ static void scan_dir(struct session *s, const char *dir, const char *ext,
 		(*names)[(*n)++] = arena_printf(s->arena, "%s/%s", dir, e->d_name);
 	}
 	closedir(d);
-	qsort(*names + first, *n - first, sizeof(**names), cmp_paths);
+	if (*n > first)
+		qsort(*names + first, *n - first, sizeof(**names), cmp_paths);
 }
 
 /* All library files ending in ext, in search-path order; free() the array. */

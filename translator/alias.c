@@ -1,0 +1,272 @@
+/*
+ * alias.c - pass 2a: probe alias expansion. A user probe's points are
+ * matched against the probe aliases of the script and the tapsets
+ * (`probe syscall.read = kernel.function("...") { prologue }`, `+=` for an
+ * epilogue, both for `= ... { prologue }, { epilogue }`); each match yields
+ * a derived probe whose body is the alias's code around a copy of the
+ * user's, and whose points are the alias's own, expanded again in turn
+ * (aliases of aliases). Wildcards in the user's point (`syscall.*`) match
+ * alias names component by component; extra trailing components of the
+ * user's point are appended to the alias's points. Points no alias matches
+ * are left for the probe families (begin, end, timer, ...).
+ */
+#include <fnmatch.h>
+#include <string.h>
+
+#include "stap.h"
+
+#define MAX_ALIAS_DEPTH 20
+
+struct expander {
+	struct session *s;
+	struct probe **out;	/* derived probes are appended here */
+	int errors;
+};
+
+/* ---- matching ---------------------------------------------------------------- */
+
+static bool same_arg(const struct node *a, const struct node *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (a->kind != b->kind)
+		return false;
+	return a->kind == N_NUM ? a->num == b->num : !strcmp(a->str, b->str);
+}
+
+/* How many leading components of pp match the alias name `name`: the
+ * length of name, or -1 if it does not match. */
+static int match_name(const struct probe_point *name, const struct probe_point *pp)
+{
+	const struct pp_comp *n = name->comps, *c = pp->comps;
+	int len = 0;
+
+	for (; n; n = n->next, c = c->next, len++) {
+		if (!c || fnmatch(c->name, n->name, 0) != 0 || !same_arg(c->arg, n->arg))
+			return -1;
+	}
+	return len;
+}
+
+static int count_comps(const struct probe_point *pp)
+{
+	int n = 0;
+
+	for (const struct pp_comp *c = pp->comps; c; c = c->next)
+		n++;
+	return n;
+}
+
+static const struct pp_comp *nth_comp(const struct probe_point *pp, int n)
+{
+	const struct pp_comp *c = pp->comps;
+
+	while (c && n--)
+		c = c->next;
+	return c;
+}
+
+/* ---- building derived probes ------------------------------------------------------ */
+
+static struct node *block_of(struct session *s, struct loc loc, struct node *a,
+			     struct node *b, struct node *c)
+{
+	struct node *blk = node_new(s, N_BLOCK, loc), **tail = &blk->args;
+	struct node *parts[3] = { a, b, c };
+
+	for (int i = 0; i < 3; i++) {
+		if (!parts[i])
+			continue;
+		*tail = parts[i];
+		tail = &parts[i]->next;
+	}
+	*tail = NULL;
+	return blk;
+}
+
+/* The body a probe through this alias runs: prologue, user, epilogue. */
+static struct node *alias_body(struct expander *x, const struct probe *alias,
+			       struct node *user, const struct expansion *e)
+{
+	struct session *s = x->s;
+	struct loc at = e->at;
+	struct node *code;
+
+	code = ast_clone(s, alias->body, e);
+	if (alias->body2)
+		return block_of(s, at, code, user, ast_clone(s, alias->body2, e));
+	if (alias->epilogue)
+		return block_of(s, at, user, code, NULL);
+	return block_of(s, at, code, user, NULL);
+}
+
+/* pp with `suffix` components appended (an alias used with extra parts). */
+static struct probe_point *with_suffix(struct session *s, const struct probe_point *pp,
+				       const struct pp_comp *suffix, const struct probe_point *user)
+{
+	struct probe_point *np = arena_alloc(s->arena, sizeof(*np));
+	struct pp_comp **tail = &np->comps;
+
+	*np = *pp;
+	np->next = NULL;
+	for (const struct pp_comp *c = pp->comps; c; c = c->next) {
+		*tail = arena_alloc(s->arena, sizeof(**tail));
+		**tail = *c;
+		tail = &(*tail)->next;
+	}
+	for (const struct pp_comp *c = suffix; c; c = c->next) {
+		*tail = arena_alloc(s->arena, sizeof(**tail));
+		**tail = *c;
+		tail = &(*tail)->next;
+	}
+	*tail = NULL;
+	np->optional |= user->optional;
+	return np;
+}
+
+static void emit_probe(struct expander *x, const struct probe *user,
+		       struct probe_point *pp, struct node *body, const char *via)
+{
+	struct probe *d = arena_alloc(x->s->arena, sizeof(*d));
+	struct probe_point *p = arena_alloc(x->s->arena, sizeof(*p));
+
+	*p = *pp;
+	p->next = NULL;
+	d->points = p;
+	d->loc = user->loc;
+	d->body = body;
+	d->tapset = user->tapset;
+	d->via = via;
+	if (pp->cond) {
+		struct node *iff = node_new(x->s, N_IF, pp->loc);
+
+		iff->a = ast_clone(x->s, pp->cond, NULL);
+		iff->b = d->body;
+		d->body = block_of(x->s, pp->loc, iff, NULL, NULL);
+	}
+	*x->out = d;
+	x->out = &d->next;
+}
+
+static int expand_point(struct expander *x, const struct probe *user,
+			struct probe_point *pp, struct node *body, const char *via,
+			int depth);
+static int expand_alias(struct expander *x, const struct probe *user,
+			const struct probe *a, const struct probe_point *name,
+			struct probe_point *pp, int len, struct node *body, int depth);
+
+/* Expand pp through every alias whose name matches `want` components of
+ * it exactly (want = -1: any length, the rest as a suffix). */
+static int try_aliases(struct expander *x, const struct probe *user,
+		       struct probe_point *pp, struct node *body, int depth,
+		       bool exact)
+{
+	struct file_ast *lists[2] = { x->s->user_ast, x->s->tapset_asts };
+	int ncomps = count_comps(pp), found = 0;
+
+	for (int i = 0; i < 2; i++) {
+		for (struct file_ast *f = lists[i]; f; f = f->next) {
+			for (struct probe *a = f->probes; a; a = a->next) {
+				for (struct probe_point *nm = a->alias_names; nm; nm = nm->next) {
+					int len = match_name(nm, pp);
+
+					if (len < 0 || (exact ? len != ncomps : len >= ncomps))
+						continue;
+					f->used = true;
+					found += expand_alias(x, user, a, nm, pp, len, body, depth);
+				}
+			}
+		}
+	}
+	return found;
+}
+
+static int expand_alias(struct expander *x, const struct probe *user,
+			const struct probe *a, const struct probe_point *name,
+			struct probe_point *pp, int len, struct node *body, int depth)
+{
+	struct expansion *e = arena_alloc(x->s->arena, sizeof(*e));
+	const struct pp_comp *suffix = nth_comp(pp, len);
+	const char *via = pp_to_string(x->s, name);
+	struct node *nb;
+	int found = 0;
+
+	e->alias = via;
+	e->at = pp->loc;
+	nb = alias_body(x, a, ast_clone(x->s, body, NULL), e);
+	for (struct probe_point *ap = a->points; ap; ap = ap->next) {
+		struct probe_point *np = with_suffix(x->s, ap, suffix, pp);
+
+		if (!np->loc.exp)
+			np->loc.exp = e;
+		found += expand_point(x, user, np, nb, via, depth + 1);
+		if (found && ap->sufficient)
+			break;
+	}
+	return found ? found : 1;	/* the alias matched even if optional */
+}
+
+static bool is_family(const struct probe_point *pp)
+{
+	static const char *const families[] = { "begin", "end", "never", "timer", NULL };
+
+	for (int i = 0; families[i]; i++) {
+		if (!strcmp(pp->comps->name, families[i]))
+			return true;
+	}
+	return false;
+}
+
+static int expand_point(struct expander *x, const struct probe *user,
+			struct probe_point *pp, struct node *body, const char *via,
+			int depth)
+{
+	int found;
+
+	if (depth > MAX_ALIAS_DEPTH) {
+		diag_error(x->s, pp->loc, "probe alias expansion too deep (over %d levels): is an alias defined in terms of itself?",
+			   MAX_ALIAS_DEPTH);
+		return 1;
+	}
+	if (is_family(pp)) {
+		emit_probe(x, user, pp, body, via);
+		return 1;
+	}
+	found = try_aliases(x, user, pp, body, depth, true);
+	if (!found)
+		found = try_aliases(x, user, pp, body, depth, false);
+	if (!found && !pp->optional) {
+		emit_probe(x, user, pp, body, via);	/* for the families to judge */
+		return 1;
+	}
+	return found;
+}
+
+/*
+ * The derived probes of user probe p, appended at *out: one per resolved
+ * point, each with its own copy of the body. A probe whose points need
+ * no alias keeps its single body (one handler for all its points).
+ */
+struct probe **alias_expand(struct session *s, struct probe *p, struct probe **out)
+{
+	struct expander x = { .s = s, .out = out };
+	bool plain = true;
+
+	for (struct probe_point *pp = p->points; pp; pp = pp->next)
+		plain = plain && is_family(pp) && !pp->cond;
+	if (plain) {
+		struct probe *d = arena_alloc(s->arena, sizeof(*d));
+
+		*d = *p;
+		d->next = NULL;
+		*out = d;
+		return &d->next;
+	}
+	for (struct probe_point *pp = p->points; pp; pp = pp->next) {
+		int found = expand_point(&x, p, pp, ast_clone(s, p->body, NULL), NULL, 0);
+
+		if (found && pp->sufficient)
+			break;
+	}
+	return x.out;
+}

@@ -1,0 +1,395 @@
+/*
+ * kcatalog.c - the kernel probe-point catalog's interface: opens the
+ * target's BTF (kcat_btf.c), keeps its functions as a sorted, unique name
+ * table, matches SystemTap wildcards against it and against the tracepoint
+ * table (kcat_trace.c), and names BTF types the way upstream's stap -L
+ * prints DWARF types ("char const*", "int (*) (unsigned int)").
+ */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "kcatalog.h"
+
+struct kcatalog {
+	struct session *s;
+	struct btf *btf;
+	const char *origin;
+	const char **names;		/* kernel functions: sorted, unique */
+	unsigned int *ids;		/* the BTF FUNC of each */
+	size_t n;
+	const struct kcat_func **funcs;	/* prototypes, built on demand */
+	struct kcat_tracepoint **tps;	/* loaded on first use */
+	size_t ntps;
+	bool tps_loaded;
+};
+
+/* ---- BTF type names ------------------------------------------------------- */
+
+static void tname(struct strbuf *sb, const struct btf *btf, __u32 id,
+		      int depth);
+
+static const char *btf_str(const struct btf *btf, __u32 off)
+{
+	const char *p = btf__name_by_offset(btf, off);
+
+	return p ? p : "";
+}
+
+static void tagged(struct strbuf *sb, const char *tag, const struct btf *btf,
+		   const struct btf_type *t)
+{
+	const char *name = btf_str(btf, t->name_off);
+
+	sb_printf(sb, "%s %s", tag, *name ? name : "{...}");
+}
+
+/* "(int, char*)"; a trailing void parameter is C's "..." */
+static void param_types(struct strbuf *sb, const struct btf *btf,
+			const struct btf_type *proto, int depth)
+{
+	const struct btf_param *p = btf_params(proto);
+	int n = btf_vlen(proto);
+
+	sb_putc(sb, '(');
+	for (int i = 0; i < n; i++) {
+		if (i)
+			sb_puts(sb, ", ");
+		if (p[i].type == 0 && i == n - 1)
+			sb_puts(sb, "...");
+		else
+			tname(sb, btf, p[i].type, depth + 1);
+	}
+	if (n == 0)
+		sb_puts(sb, "void");
+	sb_putc(sb, ')');
+}
+
+static void pointer(struct strbuf *sb, const struct btf *btf, __u32 to,
+		    int depth)
+{
+	const struct btf_type *t = to ? btf__type_by_id(btf, to) : NULL;
+
+	if (t && btf_is_func_proto(t)) {
+		tname(sb, btf, t->type, depth + 1);
+		sb_puts(sb, " (*) ");
+		param_types(sb, btf, t, depth);
+		return;
+	}
+	tname(sb, btf, to, depth + 1);
+	sb_putc(sb, '*');
+}
+
+static void tname(struct strbuf *sb, const struct btf *btf, __u32 id,
+		      int depth)
+{
+	const struct btf_type *t = id ? btf__type_by_id(btf, id) : NULL;
+
+	if (depth > 32 || (id && !t)) {
+		sb_puts(sb, "?");
+		return;
+	}
+	if (!t) {
+		sb_puts(sb, "void");
+		return;
+	}
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPEDEF:
+		sb_puts(sb, btf_str(btf, t->name_off));
+		break;
+	case BTF_KIND_STRUCT:
+		tagged(sb, "struct", btf, t);
+		break;
+	case BTF_KIND_UNION:
+		tagged(sb, "union", btf, t);
+		break;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		tagged(sb, "enum", btf, t);
+		break;
+	case BTF_KIND_FWD:
+		tagged(sb, btf_kflag(t) ? "union" : "struct", btf, t);
+		break;
+	case BTF_KIND_PTR:
+		pointer(sb, btf, t->type, depth);
+		break;
+	case BTF_KIND_CONST:
+		tname(sb, btf, t->type, depth + 1);
+		sb_puts(sb, " const");
+		break;
+	case BTF_KIND_VOLATILE:
+		tname(sb, btf, t->type, depth + 1);
+		sb_puts(sb, " volatile");
+		break;
+	case BTF_KIND_ARRAY:
+		tname(sb, btf, btf_array(t)->type, depth + 1);
+		sb_printf(sb, "[%u]", btf_array(t)->nelems);
+		break;
+	case BTF_KIND_FUNC_PROTO:
+		tname(sb, btf, t->type, depth + 1);
+		sb_putc(sb, ' ');
+		param_types(sb, btf, t, depth);
+		break;
+	default:	/* restrict, type tags: transparent */
+		tname(sb, btf, t->type, depth + 1);
+		break;
+	}
+}
+
+const char *kbtf_type_name(struct session *s, const struct btf *btf,
+			   unsigned int id)
+{
+	struct strbuf sb;
+	const char *r;
+
+	sb_init(&sb);
+	tname(&sb, btf, id, 0);
+	r = arena_strdup(s->arena, sb.buf);
+	sb_free(&sb);
+	return r;
+}
+
+/* ---- the function table --------------------------------------------------- */
+
+struct named_id {
+	const char *name;
+	__u32 id;
+};
+
+static int by_name_then_id(const void *a, const void *b)
+{
+	const struct named_id *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+/* Every defined FUNC (a FUNC's vlen is its linkage: not extern ones), by
+ * name, the first id kept. */
+static void build_functions(struct kcatalog *kc)
+{
+	__u32 ntypes = btf__type_cnt(kc->btf), i;
+	struct named_id *v = malloc(sizeof(*v) * ntypes);
+	size_t n = 0, u = 0;
+
+	if (!v)
+		abort();
+	for (i = 1; i < ntypes; i++) {
+		const struct btf_type *t = btf__type_by_id(kc->btf, i);
+
+		if (btf_is_func(t) && btf_vlen(t) != BTF_FUNC_EXTERN)
+			v[n++] = (struct named_id){ btf_str(kc->btf, t->name_off), i };
+	}
+	qsort(v, n, sizeof(*v), by_name_then_id);
+	kc->names = arena_alloc(kc->s->arena, sizeof(*kc->names) * (n + 1));
+	kc->ids = arena_alloc(kc->s->arena, sizeof(*kc->ids) * (n + 1));
+	for (i = 0; i < n; i++) {
+		if (u && !strcmp(kc->names[u - 1], v[i].name))
+			continue;
+		kc->names[u] = v[i].name;
+		kc->ids[u++] = v[i].id;
+	}
+	kc->n = u;
+	kc->funcs = arena_alloc(kc->s->arena, sizeof(*kc->funcs) * (u + 1));
+	free(v);
+}
+
+struct kcatalog *kcat_open(struct session *s)
+{
+	struct kcatalog *kc = arena_alloc(s->arena, sizeof(*kc));
+	double t0 = now_ms();
+
+	kc->s = s;
+	kc->btf = kbtf_load(s, &kc->origin);
+	if (!kc->btf)
+		return NULL;
+	build_functions(kc);
+	if (s->verbose > 1)
+		fprintf(s->err, "kcatalog: %zu kernel functions from %s in %.1f ms\n",
+			kc->n, kc->origin, now_ms() - t0);
+	return kc;
+}
+
+void kcat_close(struct kcatalog *kc)
+{
+	if (kc)
+		btf__free(kc->btf);
+}
+
+const char *kcat_btf_origin(const struct kcatalog *kc)
+{
+	return kc->origin;
+}
+
+/* ---- wildcards ------------------------------------------------------------ */
+
+/* Bytes of glob before its first wildcard or escape. */
+static size_t literal_prefix(const char *glob)
+{
+	return strcspn(glob, "*?[\\");
+}
+
+/* First index whose name is >= key (key of length klen, as a prefix). */
+static size_t lower_bound(struct kcatalog *kc, const char *key, size_t klen)
+{
+	size_t lo = 0, hi = kc->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strncmp(kc->names[mid], key, klen) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static long find_function(struct kcatalog *kc, const char *name)
+{
+	size_t len = strlen(name), i = lower_bound(kc, name, len + 1);
+
+	return i < kc->n && !strcmp(kc->names[i], name) ? (long)i : -1;
+}
+
+size_t kcat_match_functions(struct kcatalog *kc, const char *glob,
+			    const char ***out)
+{
+	size_t plen = literal_prefix(glob), i = lower_bound(kc, glob, plen);
+	size_t n = 0, cap = 16;
+	const char **v = malloc(sizeof(*v) * cap);
+
+	for (; v && i < kc->n && !strncmp(kc->names[i], glob, plen); i++) {
+		if (fnmatch(glob, kc->names[i], 0))
+			continue;
+		if (n + 1 >= cap)
+			v = realloc(v, sizeof(*v) * (cap *= 2));
+		if (v)
+			v[n++] = kc->names[i];
+	}
+	if (!v)
+		abort();
+	*out = arena_alloc(kc->s->arena, sizeof(**out) * (n + 1));
+	memcpy(*out, v, sizeof(*v) * n);
+	free(v);
+	return n;
+}
+
+bool kcat_has_function(struct kcatalog *kc, const char *name)
+{
+	return find_function(kc, name) >= 0;
+}
+
+/* ---- prototypes ----------------------------------------------------------- */
+
+static const struct kcat_func *make_func(struct kcatalog *kc, size_t i)
+{
+	struct session *s = kc->s;
+	const struct btf_type *fn = btf__type_by_id(kc->btf, kc->ids[i]);
+	const struct btf_type *proto = btf__type_by_id(kc->btf, fn->type);
+	const struct btf_param *p = btf_params(proto);
+	struct kcat_func *f = arena_alloc(s->arena, sizeof(*f));
+	struct kcat_arg *args;
+	int n = btf_vlen(proto);
+
+	f->name = kc->names[i];
+	f->ret = kbtf_type_name(s, kc->btf, proto->type);
+	if (n && p[n - 1].type == 0) {
+		f->varargs = true;
+		n--;
+	}
+	args = arena_alloc(s->arena, sizeof(*args) * (size_t)(n + 1));
+	for (int k = 0; k < n; k++) {
+		const char *name = btf_str(kc->btf, p[k].name_off);
+
+		args[k].name = *name ? name : arena_printf(s->arena, "arg%d", k + 1);
+		args[k].type = kbtf_type_name(s, kc->btf, p[k].type);
+	}
+	f->args = args;
+	f->nargs = n;
+	return f;
+}
+
+const struct kcat_func *kcat_function(struct kcatalog *kc, const char *name)
+{
+	long i = find_function(kc, name);
+
+	if (i < 0)
+		return NULL;
+	if (!kc->funcs[i])
+		kc->funcs[i] = make_func(kc, (size_t)i);
+	return kc->funcs[i];
+}
+
+bool kcat_function_proto(struct kcatalog *kc, const char *name,
+			 struct strbuf *sb)
+{
+	const struct kcat_func *f = kcat_function(kc, name);
+
+	if (!f)
+		return false;
+	sb_printf(sb, "%s(", f->name);
+	for (int k = 0; k < f->nargs; k++)
+		sb_printf(sb, "%s%s %s", k ? ", " : "", f->args[k].type,
+			  f->args[k].name);
+	if (f->varargs)
+		sb_puts(sb, f->nargs ? ", ..." : "...");
+	else if (!f->nargs)
+		sb_puts(sb, "void");
+	sb_putc(sb, ')');
+	return true;
+}
+
+void kcat_format_args(struct strbuf *sb, const struct kcat_arg *args, int n)
+{
+	for (int k = 0; k < n; k++)
+		sb_printf(sb, " $%s:%s", args[k].name, args[k].type);
+}
+
+/* ---- tracepoints ---------------------------------------------------------- */
+
+static void load_tracepoints(struct kcatalog *kc)
+{
+	if (kc->tps_loaded)
+		return;
+	kc->tps_loaded = true;
+	kc->tps = ktrace_load(kc->s, kc->btf, &kc->ntps);
+}
+
+/* "SYS:NAME" or "NAME" (any system, including none). */
+size_t kcat_match_tracepoints(struct kcatalog *kc, const char *pattern,
+			      const struct kcat_tracepoint ***out)
+{
+	const char *colon = strchr(pattern, ':');
+	const char *sys = colon ? arena_strndup(kc->s->arena, pattern,
+						(size_t)(colon - pattern)) : "*";
+	const char *name = colon ? colon + 1 : pattern;
+	size_t n = 0;
+
+	load_tracepoints(kc);
+	*out = arena_alloc(kc->s->arena, sizeof(**out) * (kc->ntps + 1));
+	for (size_t i = 0; i < kc->ntps; i++) {
+		const struct kcat_tracepoint *tp = kc->tps[i];
+
+		if (!fnmatch(sys, tp->system, 0) && !fnmatch(name, tp->name, 0))
+			(*out)[n++] = tp;
+	}
+	return n;
+}
+
+const struct kcat_tracepoint *kcat_tracepoint(struct kcatalog *kc,
+					      const char *system,
+					      const char *name)
+{
+	load_tracepoints(kc);
+	for (size_t i = 0; i < kc->ntps; i++) {
+		if (!strcmp(kc->tps[i]->name, name) &&
+		    (!system || !strcmp(kc->tps[i]->system, system)))
+			return kc->tps[i];
+	}
+	return NULL;
+}

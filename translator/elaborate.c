@@ -84,6 +84,18 @@ static struct func *find_func(struct session *s, const char *name)
 	return f ? f : find_func_in(s->tapset_asts, name);
 }
 
+/* Globals are kept in declaration order (as -p2 and the exit display
+ * list them). */
+static void append_global(struct session *s, struct var *v)
+{
+	struct var **tail = &s->globals;
+
+	while (*tail)
+		tail = &(*tail)->next;
+	v->next = NULL;
+	*tail = v;
+}
+
 static struct var *find_global(struct session *s, const char *name)
 {
 	struct var *v = find_var(s->globals, name);
@@ -97,8 +109,7 @@ static struct var *find_global(struct session *s, const char *name)
 			struct var *copy = arena_alloc(s->arena, sizeof(*copy));
 
 			*copy = *v;
-			copy->next = s->globals;
-			s->globals = copy;
+			append_global(s, copy);
 			return copy;
 		}
 	}
@@ -124,6 +135,11 @@ static struct var *new_local(struct session *s, struct scope *sc,
 
 static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			 bool written);
+static void resolve_array(struct session *s, struct node *n, int arity,
+			  bool written);
+static void resolve_keys(struct session *s, struct scope *sc, struct node *k,
+			 bool wildcards);
+static int count_nodes(const struct node *n);
 
 static void resolve_list(struct session *s, struct scope *sc, struct node *n)
 {
@@ -140,6 +156,12 @@ static void resolve_var(struct session *s, struct scope *sc, struct node *n,
 		v = find_global(s, n->op);
 	if (!v)
 		v = new_local(s, sc, n);
+	if (v->array) {
+		diag_error(s, n->loc, "array '%s' used without an index", n->op);
+		return;
+	}
+	if (v->global)
+		v->scalar_used = true;
 	if (written)
 		v->written = true;
 	else
@@ -148,6 +170,19 @@ static void resolve_var(struct session *s, struct scope *sc, struct node *n,
 }
 
 static void use_func(struct session *s, struct func *f);
+
+/* @count(s) ... @variance(s), @hist_log(s), @hist_linear(s, l, h, w) */
+static bool is_stat_op(const char *op)
+{
+	static const char *const ops[] = { "@count", "@sum", "@min", "@max", "@avg",
+					   "@variance", "@hist_log", "@hist_linear", NULL };
+
+	for (int i = 0; ops[i]; i++) {
+		if (!strcmp(ops[i], op))
+			return true;
+	}
+	return false;
+}
 
 static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 {
@@ -158,8 +193,9 @@ static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 	for (struct node *a = n->args; a; a = a->next)
 		nargs++;
 	if (n->op[0] == '@') {
-		diag_error(s, n->loc, "'%s' is not supported by this version yet",
-			   n->op);
+		if (!is_stat_op(n->op))
+			diag_error(s, n->loc, "'%s' is not supported by this version yet",
+				   n->op);
 		return;
 	}
 	f = find_func(s, n->op);
@@ -188,6 +224,126 @@ static bool check_lvalue(struct session *s, const struct node *n, struct loc at,
 	return false;
 }
 
+static int count_nodes(const struct node *n)
+{
+	int k = 0;
+
+	for (; n; n = n->next)
+		k++;
+	return k;
+}
+
+/* A local of this scope by name, made if new (foreach keys, catch var). */
+static struct var *local_named(struct session *s, struct scope *sc,
+			       const char *name, struct loc loc, bool written)
+{
+	struct var *v = find_var(*sc->locals, name);
+	struct node tmp = { .op = name, .loc = loc };
+
+	if (!v)
+		v = new_local(s, sc, &tmp);
+	if (written)
+		v->written = true;
+	return v;
+}
+
+/* An array reference (a[k...], `k in a`, foreach, delete): a global with
+ * a consistent number of keys. n is the N_INDEX or the N_VAR naming it. */
+static void resolve_array(struct session *s, struct node *n, int arity,
+			  bool written)
+{
+	struct var *v = find_global(s, n->op);
+
+	if (!v) {
+		diag_error(s, n->loc, "unresolved arity-%d global array %s, missing global declaration?",
+			   arity, n->op);
+		return;
+	}
+	if (arity > 9) {
+		diag_error(s, n->loc, "array '%s' has %d keys; at most 9 are allowed",
+			   n->op, arity);
+		return;
+	}
+	if (v->scalar_used || (v->arity && v->arity != arity)) {
+		diag_error(s, n->loc, "inconsistent arity for '%s': used with %d key%s here, %d elsewhere",
+			   n->op, arity, arity == 1 ? "" : "s", v->arity);
+		return;
+	}
+	v->arity = arity;
+	v->array = true;
+	if (written)
+		v->written = true;
+	else
+		v->read = true;
+	n->var = v;
+}
+
+static void resolve_keys(struct session *s, struct scope *sc, struct node *k,
+			 bool wildcards)
+{
+	for (; k; k = k->next) {
+		if (k->kind == N_WILDCARD && wildcards)
+			continue;
+		resolve_node(s, sc, k, false);
+	}
+}
+
+static void resolve_index(struct session *s, struct scope *sc, struct node *n,
+			  bool written)
+{
+	resolve_keys(s, sc, n->args, false);
+	resolve_array(s, n, count_nodes(n->args), written);
+}
+
+/* foreach ([k1, k2] in arr[slice] ...): keys and value are locals */
+static void resolve_foreach(struct session *s, struct scope *sc, struct node *n)
+{
+	struct node *arr = n->a;
+	int nkeys = count_nodes(n->args);
+
+	if (arr->kind == N_CALL) {	/* @hist_log(s) / @hist_linear(...) */
+		resolve_node(s, sc, arr, false);
+	} else {
+		if (arr->kind == N_INDEX) {
+			resolve_keys(s, sc, arr->args, true);
+			if (count_nodes(arr->args) != nkeys)
+				diag_error(s, arr->loc, "the slice of '%s' has %d keys, the foreach %d",
+					   arr->op, count_nodes(arr->args), nkeys);
+		}
+		resolve_array(s, arr, nkeys, false);
+	}
+	for (struct node *k = n->args; k; k = k->next)
+		k->var = local_named(s, sc, k->op, k->loc, true);
+	if (n->b)
+		n->b->var = local_named(s, sc, n->b->op, n->b->loc, true);
+	resolve_node(s, sc, n->c, false);
+	resolve_node(s, sc, n->d, false);
+}
+
+/* delete var | delete arr | delete arr[k, *] */
+static void resolve_delete(struct session *s, struct scope *sc, struct node *n)
+{
+	struct node *a = n->a;
+	struct var *v;
+
+	if (a->kind == N_INDEX) {
+		resolve_keys(s, sc, a->args, true);
+		resolve_array(s, a, count_nodes(a->args), true);
+	} else if (a->kind == N_VAR) {
+		v = find_var(*sc->locals, a->op);
+		if (!v)
+			v = find_global(s, a->op);
+		if (!v) {
+			diag_error(s, a->loc, "unresolved variable '%s' in 'delete'", a->op);
+			return;
+		}
+		v->written = true;
+		a->var = v;
+	} else {
+		diag_error(s, n->loc, "'delete' needs a variable or an array element");
+	}
+}
+
 static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			 bool written)
 {
@@ -208,6 +364,11 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		if (!check_lvalue(s, n->a, n->loc, arena_printf(s->arena,
 				  "the left side of '%s' must be a variable", n->op)))
 			break;
+		if (!strcmp(n->op, "<<<") && n->a->kind == N_VAR &&
+		    !find_var(*sc->locals, n->a->op) && !find_global(s, n->a->op)) {
+			diag_error(s, n->a->loc, "stat locals not supported, missing global declaration?");
+			break;
+		}
 		resolve_node(s, sc, n->b, false);
 		resolve_node(s, sc, n->a, true);
 		if (n->op[0] != '=' && n->a->var)
@@ -226,15 +387,22 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			   n->op);
 		break;
 	case N_INDEX:
-	case N_FOREACH:
+		resolve_index(s, sc, n, written);
+		break;
 	case N_WILDCARD:
-		diag_error(s, n->loc, "arrays are not supported by this version yet");
+		diag_error(s, n->loc, "'*' is only allowed as an index in 'delete' and 'foreach'");
+		break;
+	case N_FOREACH:
+		resolve_foreach(s, sc, n);
 		break;
 	case N_DELETE:
-		diag_error(s, n->loc, "'delete' is not supported by this version yet");
+		resolve_delete(s, sc, n);
 		break;
 	case N_TRY:
-		diag_error(s, n->loc, "'try' is not supported by this version yet");
+		resolve_node(s, sc, n->a, false);
+		if (n->op)
+			n->var = local_named(s, sc, n->op, n->loc, true);
+		resolve_node(s, sc, n->b, false);
 		break;
 	case N_DEREF:
 	case N_MEMBER:
@@ -251,7 +419,8 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		break;
 	case N_BINARY:
 		if (!strcmp(n->op, "in")) {
-			diag_error(s, n->loc, "arrays are not supported by this version yet");
+			resolve_keys(s, sc, n->args, false);
+			resolve_array(s, n->a, count_nodes(n->args), false);
 			break;
 		}
 		/* fall through */
@@ -470,9 +639,9 @@ static enum type infer_assign(struct infer *in, struct node *n)
 	enum type t;
 
 	if (!strcmp(n->op, "<<<")) {
-		if (in->report)
-			diag_error(in->s, n->loc, "statistics are not supported by this version yet");
-		return T_UNKNOWN;
+		infer(in, n->a, T_STATS);
+		infer(in, n->b, T_LONG);
+		return T_LONG;
 	}
 	if (!strcmp(n->op, ".=")) {
 		infer(in, n->b, T_STRING);
@@ -501,11 +670,63 @@ static enum type infer_compare(struct infer *in, struct node *n)
 	return T_LONG;
 }
 
+/* a[k1, k2]: keys against the array's key types; the value's type */
+static enum type infer_index(struct infer *in, struct node *n, enum type want)
+{
+	struct var *v = n->var;
+	int i = 0;
+
+	for (struct node *k = n->args; k && v; k = k->next, i++) {
+		enum type t;
+
+		if (k->kind == N_WILDCARD)
+			continue;
+		t = infer(in, k, v->keys[i]);
+		unify(in, &v->keys[i], t, k->loc, arena_printf(in->s->arena,
+		      "key %d of array '%s'", i + 1, v->name));
+	}
+	if (!v)
+		return T_UNKNOWN;
+	unify(in, &v->type, want, n->loc, arena_printf(in->s->arena,
+	      "the value of array '%s'", v->name));
+	return v->type;
+}
+
+/* [k1, k2] in a */
+static enum type infer_in(struct infer *in, struct node *n)
+{
+	struct var *v = n->a->var;
+	int i = 0;
+
+	for (struct node *k = n->args; k && v; k = k->next, i++) {
+		enum type t = infer(in, k, v->keys[i]);
+
+		unify(in, &v->keys[i], t, k->loc, arena_printf(in->s->arena,
+		      "key %d of array '%s'", i + 1, v->name));
+	}
+	return T_LONG;
+}
+
+/* @count(s) and friends: a statistic in, a long out */
+static enum type infer_stat_op(struct infer *in, struct node *n)
+{
+	struct node *a = n->args;
+
+	if (!a)
+		return T_UNKNOWN;
+	infer(in, a, T_STATS);
+	for (a = a->next; a; a = a->next)
+		infer(in, a, T_LONG);
+	return strncmp(n->op, "@hist", 5) ? T_LONG : T_UNKNOWN;
+}
+
 static enum type infer_kind(struct infer *in, struct node *n, enum type want)
 {
 	enum type t;
 
 	switch (n->kind) {
+	case N_INDEX:
+		return infer_index(in, n, want);
 	case N_NUM:
 		return T_LONG;
 	case N_STR:
@@ -513,11 +734,16 @@ static enum type infer_kind(struct infer *in, struct node *n, enum type want)
 	case N_VAR:
 		return infer_var(in, n, want);
 	case N_CALL:
+		if (n->op[0] == '@')
+			return infer_stat_op(in, n);
 		return infer_call(in, n);
 	case N_PRINT:
 		infer_print(in, n);
 		return n->flags & PR_STRING ? T_STRING : T_LONG;
 	case N_BINARY:
+		if (!strcmp(n->op, "in"))
+			return infer_in(in, n);
+		/* fall through */
 	case N_LOGICAL:
 	case N_UNARY:
 	case N_INCDEC:
@@ -575,6 +801,46 @@ static enum type infer(struct infer *in, struct node *n, enum type want)
 	return t;
 }
 
+static void infer_stmt(struct infer *in, struct node *n);
+
+/* foreach: key variables take the array's key types, the value variable
+ * its value type (both ways, to a fixed point) */
+static void infer_foreach(struct infer *in, struct node *n)
+{
+	struct var *arr = n->a->kind == N_CALL ? NULL : n->a->var;
+	int i = 0;
+
+	if (n->a->kind == N_CALL)
+		infer(in, n->a, T_UNKNOWN);
+	else if (n->a->kind == N_INDEX)
+		infer_index(in, n->a, T_UNKNOWN);
+	for (struct node *k = n->args; k; k = k->next, i++) {
+		enum type *kt = arr ? &arr->keys[i] : NULL;
+
+		if (!k->var)
+			continue;
+		if (!arr) {
+			unify(in, &k->var->type, T_LONG, k->loc, "the bucket index");
+			continue;
+		}
+		unify(in, &k->var->type, *kt, k->loc, arena_printf(in->s->arena,
+		      "variable '%s'", k->op));
+		unify(in, kt, k->var->type, k->loc, arena_printf(in->s->arena,
+		      "key %d of array '%s'", i + 1, arr->name));
+	}
+	if (n->b && n->b->var) {
+		enum type vt = arr ? arr->type : T_LONG;
+
+		if (vt == T_STATS)
+			diag_error(in->s, n->b->loc, "a foreach value variable cannot hold statistics");
+		else
+			unify(in, &n->b->var->type, vt, n->b->loc, arena_printf(in->s->arena,
+			      "variable '%s'", n->b->op));
+	}
+	infer(in, n->c, T_LONG);
+	infer_stmt(in, n->d);
+}
+
 static void infer_stmt(struct infer *in, struct node *n)
 {
 	for (; n; n = n->next) {
@@ -598,6 +864,15 @@ static void infer_stmt(struct infer *in, struct node *n)
 			infer(in, n->b, T_LONG);
 			infer(in, n->c, T_UNKNOWN);
 			infer_stmt(in, n->d);
+			break;
+		case N_FOREACH:
+			infer_foreach(in, n);
+			break;
+		case N_TRY:
+			if (n->var)
+				unify(in, &n->var->type, T_STRING, n->loc, "the catch variable");
+			infer_stmt(in, n->a);
+			infer_stmt(in, n->b);
 			break;
 		case N_RETURN:
 			if (in->sc->func && n->a) {
@@ -647,6 +922,14 @@ static void check_unresolved(struct session *s)
 	for (struct var *v = s->globals; v; v = v->next) {
 		if (v->type == T_UNKNOWN)
 			diag_error(s, v->loc, "unresolved type for global '%s'", v->name);
+		for (int i = 0; i < v->arity; i++) {
+			if (v->keys[i] == T_UNKNOWN)
+				diag_error(s, v->loc, "unresolved type for key %d of array '%s'",
+					   i + 1, v->name);
+			else if (v->keys[i] == T_STATS)
+				diag_error(s, v->loc, "key %d of array '%s' cannot be statistics",
+					   i + 1, v->name);
+		}
 	}
 	for (struct func *f = s->funcs; f; f = f->next_used) {
 		for (struct var *v = f->locals; v; v = v->next) {
@@ -790,12 +1073,9 @@ int elaborate(struct session *s)
 	for (struct var *v = s->user_ast->globals; v; v = v->next) {
 		struct var *copy = arena_alloc(s->arena, sizeof(*copy));
 
-		if (v->array)
-			diag_error(s, v->loc, "global arrays are not supported by this version yet");
 
 		*copy = *v;
-		copy->next = s->globals;
-		s->globals = copy;
+		append_global(s, copy);
 	}
 	{
 		struct probe **tail = &s->probes;
@@ -836,8 +1116,12 @@ static void print_vars(FILE *out, const char *title, struct var *v)
 	if (!v)
 		return;
 	fprintf(out, "%s\n", title);
-	for (; v; v = v->next)
-		fprintf(out, "%s:%s\n", v->name, type_name(v->type));
+	for (; v; v = v->next) {
+		fprintf(out, "%s:%s", v->name, type_name(v->type));
+		for (int i = 0; i < v->arity; i++)
+			fprintf(out, "%s%s", i ? ", " : " [", type_name(v->keys[i]));
+		fputs(v->arity ? "]\n" : "\n", out);
+	}
 }
 
 void elaborate_print(struct session *s, FILE *out)

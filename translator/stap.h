@@ -189,7 +189,10 @@ struct var {
 	enum type type;
 	bool global, param, written, read;
 	bool private;		/* `private`: visible in its file only */
-	bool array;		/* declared with [size] or % */
+	bool array;		/* declared with [size] or %, or used with keys */
+	bool scalar_used;	/* used without keys (an error for arrays) */
+	int arity;		/* number of keys (1-9), 0 while unknown */
+	enum type keys[9];	/* key types; ->type is the value type */
 	bool wrap;		/* `%`: the oldest entry is overwritten when full */
 	int64_t maxsize;	/* [N], or 0 for MAXMAPENTRIES */
 	int index;		/* position among its scope's variables */

@@ -132,6 +132,31 @@ static const char *var_ref(struct gen *g, const struct var *v)
 static const char *gen_expr(struct gen *g, struct node *n);
 static void gen_stmt(struct gen *g, struct node *n);
 
+/* What pass 2 accepts but this version cannot run yet. */
+static void unsupported(struct gen *g, const struct node *n)
+{
+	const char *what;
+
+	switch (n->kind) {
+	case N_INDEX:
+	case N_FOREACH:
+	case N_DELETE:
+		what = "arrays";
+		break;
+	case N_TRY:
+		what = "'try'";
+		break;
+	case N_CALL:
+		what = arena_printf(g->s->arena, "'%s'", n->op);
+		break;
+	default:
+		what = "this construct";
+	}
+	diag_error(g->s, n->loc, "%s %s not supported by the runtime of this version yet",
+		   what, n->kind == N_TRY || n->kind == N_CALL ||
+		   n->kind == N_EXPR_STMT ? "is" : "are");
+}
+
 /* Store the value text `val` of type t into the lvalue text `dst`. */
 static void store(struct gen *g, const char *dst, const char *val, enum type t)
 {
@@ -435,7 +460,7 @@ static const char *gen_expr(struct gen *g, struct node *n)
 			return arena_printf(ar, "(%s)", n->str);
 		return arena_printf(ar, "((int64_t)(%s))", n->str);
 	default:
-		diag_error(g->s, n->loc, "cannot translate this expression");
+		unsupported(g, n);
 		return "0";
 	}
 }
@@ -579,7 +604,10 @@ static void gen_stmt(struct gen *g, struct node *n)
 	case N_EMBEDDED_STMT:
 		line(g, "{\n%s\n}", n->str);
 		break;
+	case N_NULL_STMT:
+		break;
 	default:
+		unsupported(g, n);
 		break;
 	}
 }
@@ -795,6 +823,11 @@ int translate(struct session *s)
 
 	memset(&o, 0, sizeof(o));
 	sb_init(&c);
+	for (struct var *v = s->globals; v; v = v->next) {
+		if (v->array || v->type == T_STATS)
+			diag_error(s, v->loc, "global %s are not supported by the runtime of this version yet",
+				   v->array ? "arrays" : "statistics");
+	}
 	for (struct func *f = s->funcs; f; f = f->next_used)
 		gen_function(&g, &o, f);
 	for (struct probe *p = s->probes; p; p = p->next) {

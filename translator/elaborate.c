@@ -66,22 +66,111 @@ static struct var *find_var(struct var *list, const char *name)
 	return NULL;
 }
 
-static struct func *find_func_in(struct file_ast *f, const char *name)
+/* A function visible from `from` with that name and nparams (-1: any):
+ * private functions only from their own file. */
+static struct func *find_func_in(struct file_ast *f, const char *name,
+				 int nparams, const struct source *from)
 {
 	for (; f; f = f->next) {
 		for (struct func *fn = f->funcs; fn; fn = fn->next) {
-			if (fn->name == name)
+			if (fn->name != name || (fn->private && fn->loc.src != from))
+				continue;
+			if (nparams < 0 || fn->nparams == nparams)
 				return fn;
 		}
 	}
 	return NULL;
 }
 
-static struct func *find_func(struct session *s, const char *name)
+/* Overloads are chosen by the number of arguments: the script's own
+ * functions first, then the tapsets'. */
+static struct func *find_func(struct session *s, const char *name, int nargs,
+			      const struct source *from)
 {
-	struct func *f = find_func_in(s->user_ast, name);
+	struct func *f = find_func_in(s->user_ast, name, nargs, from);
 
-	return f ? f : find_func_in(s->tapset_asts, name);
+	return f ? f : find_func_in(s->tapset_asts, name, nargs, from);
+}
+
+static int edit_distance(const char *a, const char *b)
+{
+	int la = (int)strlen(a), lb = (int)strlen(b), row[64], i, j;
+
+	if (la > 60 || lb > 60)
+		return 99;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		int prev = row[0], cur;
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			cur = row[j];
+			row[j] = a[i - 1] == b[j - 1] ? prev :
+				 1 + (prev < row[j] ? (prev < row[j - 1] ? prev : row[j - 1]) :
+				      (row[j] < row[j - 1] ? row[j] : row[j - 1]));
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+/* The visible function whose name is closest to `name`, if close enough. */
+static const char *suggest_func(struct session *s, const char *name,
+				const struct source *from)
+{
+	static const char *const builtins[] = {
+		"print", "println", "printf", "printd", "printdln", "sprint",
+		"sprintln", "sprintf", "sprintd", "sprintdln", NULL
+	};
+	struct file_ast *lists[2] = { s->user_ast, s->tapset_asts };
+	const char *best = NULL;
+	int best_d = strlen(name) > 4 ? 3 : 2;
+
+	for (int i = 0; builtins[i]; i++) {
+		int d = edit_distance(name, builtins[i]);
+
+		if (d < best_d) {
+			best_d = d;
+			best = builtins[i];
+		}
+	}
+
+	for (int i = 0; i < 2; i++) {
+		for (struct file_ast *f = lists[i]; f; f = f->next) {
+			for (struct func *fn = f->funcs; fn; fn = fn->next) {
+				int d;
+
+				if (fn->private && fn->loc.src != from)
+					continue;
+				d = edit_distance(name, fn->name);
+				if (d < best_d) {
+					best_d = d;
+					best = fn->name;
+				}
+			}
+		}
+	}
+	return best;
+}
+
+static void unresolved_func(struct session *s, const struct node *n, int nargs,
+			    const struct source *from)
+{
+	struct func *any = find_func(s, n->op, -1, from);
+	const char *hint;
+
+	if (any) {
+		diag_error(s, n->loc, "function '%s' takes %d argument%s, got %d",
+			   n->op, any->nparams, any->nparams == 1 ? "" : "s", nargs);
+		return;
+	}
+	hint = suggest_func(s, n->op, from);
+	if (hint)
+		diag_error(s, n->loc, "unresolved function '%s'; did you mean '%s'?",
+			   n->op, hint);
+	else
+		diag_error(s, n->loc, "unresolved function '%s'", n->op);
 }
 
 /* Globals are kept in declaration order (as -p2 and the exit display
@@ -198,14 +287,9 @@ static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 				   n->op);
 		return;
 	}
-	f = find_func(s, n->op);
+	f = find_func(s, n->op, nargs, n->loc.src);
 	if (!f) {
-		diag_error(s, n->loc, "unresolved function '%s'", n->op);
-		return;
-	}
-	if (f->nparams != nargs) {
-		diag_error(s, n->loc, "function '%s' takes %d argument%s, got %d",
-			   n->op, f->nparams, f->nparams == 1 ? "" : "s", nargs);
+		unresolved_func(s, n, nargs, n->loc.src);
 		return;
 	}
 	n->func = f;

@@ -296,9 +296,17 @@ static const char *gen_ternary(struct gen *g, struct node *n)
 	return t;
 }
 
+/* C names of a script function and its frame: name and arity, since
+ * functions overload by the number of arguments. */
+static const char *fn_cname(struct gen *g, const char *prefix, const struct func *f)
+{
+	return arena_printf(g->s->arena, "%s__%d", mangle(g, prefix, f->name),
+			    f->nparams);
+}
+
 static const char *frame_type(struct gen *g, const struct func *f)
 {
-	return mangle(g, "struct stp_locals_fn_", f->name);
+	return fn_cname(g, "struct stp_locals_fn_", f);
 }
 
 static const char *gen_call(struct gen *g, struct node *n)
@@ -324,7 +332,7 @@ static const char *gen_call(struct gen *g, struct node *n)
 	for (p = f->params, i = 0; p && p->param; p = p->next, i++)
 		store(g, mangle(g, "f->l_", p->name), args[i], p->type);
 	line(g, "c->nesting++;");
-	line(g, "%s(c);", mangle(g, "function_", f->name));
+	line(g, "%s(c);", fn_cname(g, "function_", f));
 	line(g, "c->nesting--;");
 	error_check(g, n);
 	if (f->type == T_LONG || f->type == T_STRING) {
@@ -667,8 +675,8 @@ static void embedded_body(struct gen *g, struct func *f)
 
 static void gen_function(struct gen *g, struct output *o, struct func *f)
 {
-	const char *name = mangle(g, "function_", f->name);
-	const char *st = mangle(g, "stp_locals_fn_", f->name);
+	const char *name = fn_cname(g, "function_", f);
+	const char *st = fn_cname(g, "stp_locals_fn_", f);
 	struct strbuf body;
 
 	sb_init(&body);
@@ -800,7 +808,7 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	sb_puts(c, o->structs.buf ? o->structs.buf : "");
 	sb_puts(c, "union stp_locals {\n\tchar __dummy;\n");
 	for (struct func *f = s->funcs; f; f = f->next_used)
-		sb_printf(c, "\tstruct %s fn_%d;\n", mangle(g, "stp_locals_fn_", f->name), n++);
+		sb_printf(c, "\tstruct %s fn_%d;\n", fn_cname(g, "stp_locals_fn_", f), n++);
 	for (struct probe *p = s->probes; p; p = p->next)
 		sb_printf(c, "\tstruct stp_locals_probe_%d probe_%d;\n", p->index, p->index);
 	sb_puts(c, "};\n\n#define STP_LOCALS_SIZE (sizeof(union stp_locals) * (STP_MAXNESTING + 1))\n"

@@ -37,6 +37,11 @@ SEM_KO = [
     ('probe begin { 3 = x }', 17, "the left side of '=' must be a variable"),
     ('probe begin { x = 1; (x + 1)++ }', 29, "'++' needs a variable operand"),
     ('probe begin { --5 }', 15, "'--' needs a variable operand"),
+    ('probe begin { x = exit() }', 19, "function 'exit' returns no value"),
+    ('probe begin { prntln(1) }', 15,
+     "unresolved function 'prntln'; did you mean 'println'?"),
+    ('function f(a) { return a } probe begin { f() }', 42,
+     "function 'f' takes 1 argument, got 0"),
 ]
 
 
@@ -56,11 +61,11 @@ def test_p2_output():
     assert r.returncode == 0, r.stderr
     assert r.stdout == ('# globals\ng:long\n'
                         '# functions\n'
-                        'f:string (a:long)\n  b:long\n'
-                        'exit:long ()\n'
+                        'f:string (a:long)\n  # locals\n  b:long\n'
+                        'exit:unknown ()\n'
                         '# probes\n'
-                        'begin /* <- begin */\n  s:string\n'
-                        'timer.ms(10) /* <- timer.ms(10) */\n  t:long\n')
+                        'begin /* <- begin */\n  # locals\n  s:string\n'
+                        'timer.ms(10) /* <- timer.ms(10) */\n  # locals\n  t:long\n')
 
 
 def test_never_assigned_warning():

@@ -736,6 +736,9 @@ static enum type infer_assign(struct infer *in, struct node *n)
 		return infer(in, n->a, T_LONG);
 	}
 	t = infer(in, n->b, T_UNKNOWN);
+	if (n->b->kind == N_CALL && n->b->func && n->b->func->type == T_UNKNOWN &&
+	    n->b->func->body->kind == N_EMBEDDED_STMT && report_now(in))
+		diag_error(in->s, n->b->loc, "function '%s' returns no value", n->b->op);
 	t = infer(in, n->a, t);
 	infer(in, n->b, t);
 	return t;
@@ -992,8 +995,7 @@ static void infer_round(struct session *s, struct infer *in)
 		sc.func = f;
 		if (f->body->kind != N_EMBEDDED_STMT)
 			infer_one(in, f->body);
-		else if (f->type == T_UNKNOWN && in->report)
-			f->type = T_LONG;	/* embedded C without annotation */
+		/* embedded C without a type annotation returns nothing */
 	}
 	sc.func = NULL;
 	for (struct probe *p = s->probes; p; p = p->next)
@@ -1208,6 +1210,20 @@ static void print_vars(FILE *out, const char *title, struct var *v)
 	}
 }
 
+static void print_locals(FILE *out, const struct var *v, bool params_too)
+{
+	bool any = false;
+
+	for (; v; v = v->next) {
+		if (v->param && !params_too)
+			continue;
+		if (!any)
+			fputs("  # locals\n", out);
+		any = true;
+		fprintf(out, "  %s:%s\n", v->name, type_name(v->type));
+	}
+}
+
 void elaborate_print(struct session *s, FILE *out)
 {
 	print_vars(out, "# globals", s->globals);
@@ -1219,16 +1235,12 @@ void elaborate_print(struct session *s, FILE *out)
 			fprintf(out, "%s%s:%s", p == f->params ? "" : ", ", p->name,
 				type_name(p->type));
 		fputs(")\n", out);
-		for (struct var *v = f->locals; v; v = v->next) {
-			if (!v->param)
-				fprintf(out, "  %s:%s\n", v->name, type_name(v->type));
-		}
+		print_locals(out, f->locals, false);
 	}
 	fputs("# probes\n", out);
 	for (struct rprobe *r = s->rprobes; r; r = r->next) {
 		fprintf(out, "%s /* <- %s */\n", r->pp,
 			r->probe->via ? r->probe->via : r->pp);
-		for (struct var *v = r->probe->locals; v; v = v->next)
-			fprintf(out, "  %s:%s\n", v->name, type_name(v->type));
+		print_locals(out, r->probe->locals, true);
 	}
 }

@@ -525,6 +525,8 @@ static void use_func(struct session *s, struct func *f)
 		return;
 	f->used = true;
 	f->locals = f->params;
+	if (f->body->kind == N_BLOCK)
+		opt_fold(s, &f->body);
 	sc.locals = &f->locals;
 	sc.func = f;
 	if (f->body->kind == N_EMBEDDED_STMT)
@@ -1006,6 +1008,8 @@ static void infer_round(struct session *s, struct infer *in)
 static void check_unresolved(struct session *s)
 {
 	for (struct var *v = s->globals; v; v = v->next) {
+		if (!v->read && !v->written)
+			continue;	/* unused: elided, typeless */
 		if (v->type == T_UNKNOWN)
 			diag_error(s, v->loc, "unresolved type for global '%s'", v->name);
 		for (int i = 0; i < v->arity; i++) {
@@ -1172,8 +1176,10 @@ int elaborate(struct session *s)
 		}
 		*tail = NULL;
 	}
-	for (struct probe *p = s->probes; p; p = p->next)
+	for (struct probe *p = s->probes; p; p = p->next) {
+		opt_fold(s, &p->body);
 		resolve_probe(s, p);
+	}
 	s->embeds = s->user_ast->embeds;
 	collect_funcs(s);
 	for (round = 0; round < 50; round++) {
@@ -1190,6 +1196,8 @@ int elaborate(struct session *s)
 	for (struct func *f = s->funcs; f; f = f->next_used)
 		check_node(s, f->body);
 	compute_nesting(s);
+	if (s->errors == errors)
+		opt_elide(s);
 	if (!s->rprobes && s->errors == errors)
 		diag_plain(s, "no probes found");
 	return s->errors - errors;

@@ -286,6 +286,10 @@ struct fmt_piece *fmt_parse(struct session *s, const char *f, size_t len,
 			    const char **err);
 int fmt_nargs(const struct fmt_piece *p);
 
+/* ---- optimize.c: pass 2 optimisations ----------------------------------- */
+void opt_fold(struct session *s, struct node **body);
+void opt_elide(struct session *s);
+
 /* ---- elaborate.c: pass 2 ------------------------------------------------ */
 struct timer_spec {
 	int64_t period_ns;

@@ -1,0 +1,269 @@
+/*
+ * optimize.c - pass 2's optimisations, as upstream does them (skipped
+ * with -u):
+ *  - before name resolution, opt_fold: @defined decided (a target
+ *    variable is not defined without debuginfo yet; anything else is),
+ *    integer constant folding, and dead code dropped (if/while/ternary on
+ *    a constant), so code behind `@defined($x) ? $x : 0` never needs $x;
+ *  - after type inference, opt_elide: assignments to locals nobody reads
+ *    and expression statements with no side effect are removed with a
+ *    warning, and globals nobody uses are dropped.
+ */
+#include <string.h>
+
+#include "stap.h"
+
+/* ---- folding ------------------------------------------------------------------ */
+
+static bool has_target(const struct node *n)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_TARGET)
+			return true;
+		if (has_target(n->a) || has_target(n->b) || has_target(n->c) ||
+		    has_target(n->d) || has_target(n->args))
+			return true;
+	}
+	return false;
+}
+
+static bool is_num(const struct node *n)
+{
+	return n && n->kind == N_NUM;
+}
+
+static struct node *make_num(struct session *s, const struct node *at, int64_t v)
+{
+	struct node *n = node_new(s, N_NUM, at->loc);
+
+	n->num = v;
+	n->next = at->next;
+	return n;
+}
+
+/* a OP b for literals; false when it must stay for run time (x / 0). */
+static bool fold_binary(const char *op, int64_t a, int64_t b, int64_t *r)
+{
+	uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+
+	if (!strcmp(op, "+")) *r = (int64_t)(ua + ub);
+	else if (!strcmp(op, "-")) *r = (int64_t)(ua - ub);
+	else if (!strcmp(op, "*")) *r = (int64_t)(ua * ub);
+	else if (!strcmp(op, "&")) *r = a & b;
+	else if (!strcmp(op, "|")) *r = a | b;
+	else if (!strcmp(op, "^")) *r = a ^ b;
+	else if (!strcmp(op, "<<")) *r = (int64_t)(ua << (b & 63));
+	else if (!strcmp(op, ">>")) *r = a >> (b & 63);
+	else if (!strcmp(op, ">>>")) *r = (int64_t)(ua >> (b & 63));
+	else if ((!strcmp(op, "/") || !strcmp(op, "%")) && b != 0 &&
+		 !(a == INT64_MIN && b == -1))
+		*r = op[0] == '/' ? a / b : a % b;
+	else
+		return false;
+	return true;
+}
+
+static bool fold_compare(const char *op, int64_t a, int64_t b, int64_t *r)
+{
+	if (!strcmp(op, "<")) *r = a < b;
+	else if (!strcmp(op, "<=")) *r = a <= b;
+	else if (!strcmp(op, ">")) *r = a > b;
+	else if (!strcmp(op, ">=")) *r = a >= b;
+	else if (!strcmp(op, "==")) *r = a == b;
+	else if (!strcmp(op, "!=")) *r = a != b;
+	else
+		return false;
+	return true;
+}
+
+static void fold(struct session *s, struct node **np);
+
+static void fold_list(struct session *s, struct node **np)
+{
+	for (; *np; np = &(*np)->next)
+		fold(s, np);
+}
+
+/* An expression node whose operands are folded already. */
+static struct node *fold_expr(struct session *s, struct node *n)
+{
+	int64_t r;
+
+	switch (n->kind) {
+	case N_CALL:
+		if (!strcmp(n->op, "@defined"))
+			return make_num(s, n, !has_target(n->args));
+		break;
+	case N_BINARY:
+		if (is_num(n->a) && is_num(n->b) && strcmp(n->op, "in") &&
+		    fold_binary(n->op, n->a->num, n->b->num, &r))
+			return make_num(s, n, r);
+		break;
+	case N_COMPARE:
+		if (is_num(n->a) && is_num(n->b) && fold_compare(n->op, n->a->num, n->b->num, &r))
+			return make_num(s, n, r);
+		break;
+	case N_LOGICAL:
+		if (is_num(n->a) && is_num(n->b))
+			return make_num(s, n, n->op[0] == '&' ? (n->a->num && n->b->num) :
+					(n->a->num || n->b->num));
+		break;
+	case N_UNARY:
+		if (is_num(n->a) && n->op[0] != '&')
+			return make_num(s, n, n->op[0] == '-' ? (int64_t)(0 - (uint64_t)n->a->num) :
+					n->op[0] == '!' ? !n->a->num :
+					n->op[0] == '~' ? ~n->a->num : n->a->num);
+		break;
+	case N_TERNARY:
+		if (is_num(n->a)) {
+			struct node *keep = n->a->num ? n->b : n->c;
+
+			keep->next = n->next;
+			return keep;
+		}
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
+/* A statement whose condition is constant: the branch it takes. */
+static struct node *fold_stmt(struct session *s, struct node *n)
+{
+	struct node *keep;
+
+	if (n->kind == N_IF && is_num(n->a)) {
+		keep = n->a->num ? n->b : n->c;
+		if (!keep)
+			keep = node_new(s, N_NULL_STMT, n->loc);
+		keep->next = n->next;
+		return keep;
+	}
+	if (n->kind == N_WHILE && is_num(n->a) && !n->a->num) {
+		keep = node_new(s, N_NULL_STMT, n->loc);
+		keep->next = n->next;
+		return keep;
+	}
+	return n;
+}
+
+static void fold(struct session *s, struct node **np)
+{
+	struct node *n = *np;
+
+	if (!n)
+		return;
+	if (n->kind == N_CALL && !strcmp(n->op, "@defined")) {
+		*np = fold_expr(s, n);	/* before its argument is touched */
+		return;
+	}
+	fold(s, &n->a);
+	fold(s, &n->b);
+	fold(s, &n->c);
+	fold(s, &n->d);
+	fold_list(s, &n->args);
+	n = fold_expr(s, n);
+	*np = fold_stmt(s, n);
+}
+
+void opt_fold(struct session *s, struct node **body)
+{
+	fold(s, body);
+}
+
+/* ---- elision -------------------------------------------------------------------- */
+
+static bool side_effects(const struct node *n)
+{
+	for (; n; n = n->next) {
+		switch (n->kind) {
+		case N_CALL:
+		case N_PRINT:
+		case N_ASSIGN:
+		case N_INCDEC:
+		case N_EMBEDDED_EXPR:
+			return true;
+		case N_BINARY:
+			if (n->op[0] == '/' || n->op[0] == '%')
+				return true;	/* division by zero is an error */
+			break;
+		default:
+			break;
+		}
+		if (side_effects(n->a) || side_effects(n->b) || side_effects(n->c) ||
+		    side_effects(n->args))
+			return true;
+	}
+	return false;
+}
+
+static void elide_list(struct session *s, struct node **np);
+
+/* One statement: an assignment to a local nobody reads keeps only its
+ * right side's effects; an expression with no effect goes. */
+static void elide_stmt(struct session *s, struct node **np)
+{
+	struct node *n = *np, *e;
+
+	switch (n->kind) {
+	case N_EXPR_STMT:
+		e = n->a;
+		if (e->kind == N_ASSIGN && !strcmp(e->op, "=") && e->a->kind == N_VAR &&
+		    e->a->var && !e->a->var->global && !e->a->var->read) {
+			diag_warn(s, e->loc, "eliding assignment to '%s'", e->a->op);
+			n->a = e->b;
+			e = n->a;
+		}
+		if (!side_effects(e)) {
+			diag_warn(s, e->loc, "eliding side-effect-free expression");
+			n->kind = N_NULL_STMT;
+		}
+		break;
+	case N_BLOCK:
+		elide_list(s, &n->args);
+		break;
+	case N_IF:
+	case N_WHILE:
+		elide_stmt(s, &n->b);
+		if (n->c)
+			elide_stmt(s, &n->c);
+		break;
+	case N_FOR:
+	case N_FOREACH:
+		elide_stmt(s, &n->d);
+		break;
+	case N_TRY:
+		elide_stmt(s, &n->a);
+		elide_stmt(s, &n->b);
+		break;
+	default:
+		break;
+	}
+}
+
+static void elide_list(struct session *s, struct node **np)
+{
+	for (; *np; np = &(*np)->next)
+		elide_stmt(s, np);
+}
+
+void opt_elide(struct session *s)
+{
+	struct var **vp;
+
+	if (s->unoptimized)
+		return;
+	for (struct probe *p = s->probes; p; p = p->next)
+		elide_stmt(s, &p->body);
+	for (struct func *f = s->funcs; f; f = f->next_used) {
+		if (f->body->kind == N_BLOCK)
+			elide_stmt(s, &f->body);
+	}
+	for (vp = &s->globals; *vp;) {
+		if (!(*vp)->read && !(*vp)->written)
+			*vp = (*vp)->next;	/* declared, never used */
+		else
+			vp = &(*vp)->next;
+	}
+}

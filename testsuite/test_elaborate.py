@@ -144,3 +144,23 @@ def test_missing_kernel_tree(tmp_path):
         ' install the headers for 0.0.0-none (Debian: apt-get install '
         'linux-headers-0.0.0-none)\n'
         'Pass 4: compilation failed.  [man error::pass4]\n')
+
+
+def test_dump_functions_and_aliases(tmp_path):
+    r = run_stap(['--dump-functions'])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ('error:unknown (msg:string) /* unprivileged */\n'
+                        'exit:unknown () /* unprivileged */\n'
+                        'warn:unknown (msg:string) /* unprivileged */\n')
+    (tmp_path / 'lib.stp').write_text(
+        'probe my.alias = begin { x = 1 }\n'
+        'probe my.other += end?, begin! { }\n'
+        'probe __internal = begin { }\n'
+        'function f:long(a:long, b:string) { return a }\n'
+        'private function g() { }\n')
+    r = run_stap(['-I', str(tmp_path), '--dump-probe-aliases'])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == 'my.alias = begin\nmy.other += end?, begin!\n'
+    r = run_stap(['-I', str(tmp_path), '--dump-functions'])
+    assert 'f:long (a:long, b:string)\n' in r.stdout
+    assert 'g:' not in r.stdout

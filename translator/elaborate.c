@@ -38,7 +38,7 @@ static bool report_now(struct infer *in)
 
 /* ---- loading ------------------------------------------------------------ */
 
-static void load_tapsets(struct session *s)
+void load_tapsets(struct session *s)
 {
 	size_t n;
 	char **names = tapset_files(s, ".stp", &n);

@@ -43,6 +43,8 @@ static const char usage_text[] =
 	"  -g         guru mode: allow embedded C in the script\n"
 	"  -w         suppress warnings\n"
 	"  -e SCRIPT  the script text\n"
+	"  --dump-functions      list the tapset library's functions\n"
+	"  --dump-probe-aliases  list the tapset library's probe aliases\n"
 	"  -h         show this help\n"
 	"  -V         show the version\n";
 
@@ -126,6 +128,10 @@ static int parse_one(struct session *s, int c, const char **script)
 		s->module_named = true;
 		break;
 	}
+	case 1:
+	case 2:
+		s->dump = c;
+		break;
 	case 'h':
 		fputs(usage_text, stdout);
 		return 0;
@@ -145,6 +151,8 @@ static int parse_options(struct session *s, int argc, char **argv,
 	static const struct option longs[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "dump-functions", no_argument, NULL, 1 },
+		{ "dump-probe-aliases", no_argument, NULL, 2 },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, rc;
@@ -155,6 +163,8 @@ static int parse_options(struct session *s, int argc, char **argv,
 		if (rc >= 0)
 			return rc;
 	}
+	if (s->dump)
+		return -1;
 	if (!*script) {
 		if (optind >= argc)
 			return bad_usage(s, "no script given (a file, '-' for stdin, or -e SCRIPT)");
@@ -500,6 +510,18 @@ static void cleanup(struct session *s)
 		nftw(s->tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* --dump-functions / --dump-probe-aliases: the tapset library's catalogue */
+static int run_dump(struct session *s)
+{
+	set_kernel(s);
+	find_dirs(s);
+	tapset_load_macros(s);
+	load_tapsets(s);
+	if (s->errors)
+		return 1;
+	return s->dump == 1 ? dump_functions(s) : dump_probe_aliases(s);
+}
+
 static int run_passes(struct session *s)
 {
 	set_kernel(s);
@@ -529,8 +551,9 @@ int main(int argc, char **argv)
 		goto out;
 	if (!sess.module_name)
 		sess.module_name = arena_printf(sess.arena, "stap_%d", (int)getpid());
-	rc = read_script(&sess, script, file);
-	if (rc == 0)
+	if (sess.dump)
+		rc = run_dump(&sess);
+	else if ((rc = read_script(&sess, script, file)) == 0)
 		rc = run_passes(&sess);
 	cleanup(&sess);
 out:

@@ -308,6 +308,11 @@ struct rprobe {
 enum { RP_BEGIN, RP_END, RP_TIMER, RP_NEVER };
 
 int elaborate(struct session *s);
+void load_tapsets(struct session *s);
+
+/* ---- dump.c: --dump-functions, --dump-probe-aliases ---------------------- */
+int dump_functions(struct session *s);
+int dump_probe_aliases(struct session *s);
 void elaborate_print(struct session *s, FILE *out);
 
 /* ---- translate.c, kbuild.c, run.c: passes 3, 4, 5 ------------------------ */
@@ -327,6 +332,7 @@ struct session {
 	int last_pass;
 	int verbose;
 	bool keep_tmp, guru, suppress_warnings, unoptimized;
+	int dump;		/* 1 --dump-functions, 2 --dump-probe-aliases */
 	const char *module_name;	/* -m, or stap_<pid> */
 	bool module_named;
 	const char *kernel_release;	/* -r */

@@ -163,4 +163,4 @@ def test_dump_functions_and_aliases(tmp_path):
     assert r.stdout == 'my.alias = begin\nmy.other += end?, begin!\n'
     r = run_stap(['-I', str(tmp_path), '--dump-functions'])
     assert 'f:long (a:long, b:string)\n' in r.stdout
-    assert 'g:' not in r.stdout
+    assert '\ng:' not in r.stdout

@@ -16,23 +16,10 @@
 #include <string.h>
 
 #include "stap.h"
+#include "translate.h"
 
-struct gen {
-	struct session *s;
-	struct strbuf *body;	/* statements of the handler being written */
-	struct strbuf tmps;	/* temporaries of its locals struct */
-	int ntmp;
-	int indent;
-	int label;
-	int loops[64];		/* continue labels of enclosing loops */
-	int nloops;
-	struct func *func;	/* NULL in a probe */
-};
 
-static void line(struct gen *g, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void line(struct gen *g, const char *fmt, ...)
+void tr_line(struct gen *g, const char *fmt, ...)
 {
 	va_list ap;
 	char *p;
@@ -52,7 +39,7 @@ static void line(struct gen *g, const char *fmt, ...)
 	free(p);
 }
 
-static const char *cstr(struct gen *g, const char *s)
+const char *tr_cstr(struct gen *g, const char *s)
 {
 	struct strbuf sb;
 	const char *r;
@@ -64,7 +51,7 @@ static const char *cstr(struct gen *g, const char *s)
 	return r;
 }
 
-static const char *mangle(struct gen *g, const char *prefix, const char *name)
+const char *tr_mangle(struct gen *g, const char *prefix, const char *name)
 {
 	struct strbuf sb;
 	const char *r;
@@ -82,7 +69,17 @@ static const char *mangle(struct gen *g, const char *prefix, const char *name)
 	return r;
 }
 
-static const char *new_tmp(struct gen *g, enum type t)
+/* A temporary of any C type: "struct stp_key t_3[2]" is
+ * tr_new_decl(g, "struct stp_key", "[2]"). */
+const char *tr_new_decl(struct gen *g, const char *ctype, const char *suffix)
+{
+	int n = g->ntmp++;
+
+	sb_printf(&g->tmps, "\t%s t_%d%s;\n", ctype, n, suffix);
+	return arena_printf(g->s->arena, "l->t_%d", n);
+}
+
+const char *tr_new_tmp(struct gen *g, enum type t)
 {
 	int n = g->ntmp++;
 
@@ -94,7 +91,7 @@ static const char *new_tmp(struct gen *g, enum type t)
 }
 
 /* "operator '/' at file:1:2": where a run-time error happened. */
-static const char *where(struct gen *g, const struct node *n)
+const char *tr_where(struct gen *g, const struct node *n)
 {
 	const char *what;
 
@@ -110,30 +107,29 @@ static const char *where(struct gen *g, const struct node *n)
 	default:
 		what = "statement";
 	}
-	return cstr(g, arena_printf(g->s->arena, "%s at %s", what,
+	return tr_cstr(g, arena_printf(g->s->arena, "%s at %s", what,
 				    loc_str(g->s, n->loc)));
 }
 
-static void error_check(struct gen *g, const struct node *n)
+void tr_error_check(struct gen *g, const struct node *n)
 {
-	line(g, "if (unlikely(c->last_error)) {");
-	line(g, "\tif (!c->last_stmt)");
-	line(g, "\t\tc->last_stmt = %s;", where(g, n));
-	line(g, "\tgoto out;");
-	line(g, "}");
+	tr_line(g, "if (unlikely(c->last_error)) {");
+	tr_line(g, "\tif (!c->last_stmt)");
+	tr_line(g, "\t\tc->last_stmt = %s;", tr_where(g, n));
+	tr_line(g, "\tgoto out;");
+	tr_line(g, "}");
 }
 
-static const char *var_ref(struct gen *g, const struct var *v)
+const char *tr_var_ref(struct gen *g, const struct var *v)
 {
-	return v->global ? mangle(g, "g_", v->name) :
-			   mangle(g, "l->l_", v->name);
+	return v->global ? tr_mangle(g, "g_", v->name) :
+			   tr_mangle(g, "l->l_", v->name);
 }
 
-static const char *gen_expr(struct gen *g, struct node *n);
-static void gen_stmt(struct gen *g, struct node *n);
+
 
 /* What pass 2 accepts but this version cannot run yet. */
-static void unsupported(struct gen *g, const struct node *n)
+void tr_unsupported(struct gen *g, const struct node *n)
 {
 	const char *what;
 
@@ -158,13 +154,13 @@ static void unsupported(struct gen *g, const struct node *n)
 }
 
 /* Store the value text `val` of type t into the lvalue text `dst`. */
-static void store(struct gen *g, const char *dst, const char *val, enum type t)
+void tr_store(struct gen *g, const char *dst, const char *val, enum type t)
 {
 	if (t == T_STRING) {
 		if (strcmp(dst, val))
-			line(g, "stp_str_copy(%s, %s);", dst, val);
+			tr_line(g, "stp_str_copy(%s, %s);", dst, val);
 	} else {
-		line(g, "%s = %s;", dst, val);
+		tr_line(g, "%s = %s;", dst, val);
 	}
 }
 
@@ -186,30 +182,30 @@ static const char *gen_arith(struct gen *g, struct node *n, const char *op,
 	if (!strcmp(op, ">>>"))
 		return arena_printf(ar, "((int64_t)((uint64_t)(%s) >> ((%s) & 63)))", a, b);
 	/* / and %: may fail */
-	t = new_tmp(g, T_LONG);
-	line(g, "%s = %s(c, %s, %s);", t, op[0] == '/' ? "stp_div" : "stp_mod", a, b);
-	error_check(g, n);
+	t = tr_new_tmp(g, T_LONG);
+	tr_line(g, "%s = %s(c, %s, %s);", t, op[0] == '/' ? "stp_div" : "stp_mod", a, b);
+	tr_error_check(g, n);
 	return t;
 }
 
 static const char *gen_logical(struct gen *g, struct node *n)
 {
-	const char *t = new_tmp(g, T_LONG), *a;
+	const char *t = tr_new_tmp(g, T_LONG), *a;
 	bool and = !strcmp(n->op, "&&");
 
-	line(g, "%s = %d;", t, and ? 0 : 1);
-	a = gen_expr(g, n->a);
-	line(g, "if (%s(%s)) {", and ? "" : "!", a);
+	tr_line(g, "%s = %d;", t, and ? 0 : 1);
+	a = tr_gen_expr(g, n->a);
+	tr_line(g, "if (%s(%s)) {", and ? "" : "!", a);
 	g->indent++;
-	line(g, "%s = (%s) != 0;", t, gen_expr(g, n->b));
+	tr_line(g, "%s = (%s) != 0;", t, tr_gen_expr(g, n->b));
 	g->indent--;
-	line(g, "}");
+	tr_line(g, "}");
 	return t;
 }
 
 static const char *gen_compare(struct gen *g, struct node *n)
 {
-	const char *a = gen_expr(g, n->a), *b = gen_expr(g, n->b);
+	const char *a = tr_gen_expr(g, n->a), *b = tr_gen_expr(g, n->b);
 
 	if (n->a->type == T_STRING)
 		return arena_printf(g->s->arena, "((int64_t)(strcmp(%s, %s) %s 0))",
@@ -219,17 +215,17 @@ static const char *gen_compare(struct gen *g, struct node *n)
 
 static const char *gen_concat(struct gen *g, struct node *n)
 {
-	const char *a = gen_expr(g, n->a), *b = gen_expr(g, n->b);
-	const char *t = new_tmp(g, T_STRING);
+	const char *a = tr_gen_expr(g, n->a), *b = tr_gen_expr(g, n->b);
+	const char *t = tr_new_tmp(g, T_STRING);
 
-	line(g, "stp_str_copy(%s, %s);", t, a);
-	line(g, "stp_str_cat(%s, %s);", t, b);
+	tr_line(g, "stp_str_copy(%s, %s);", t, a);
+	tr_line(g, "stp_str_cat(%s, %s);", t, b);
 	return t;
 }
 
 static const char *gen_unary(struct gen *g, struct node *n)
 {
-	const char *a = gen_expr(g, n->a);
+	const char *a = tr_gen_expr(g, n->a);
 
 	switch (n->op[0]) {
 	case '-':
@@ -245,23 +241,23 @@ static const char *gen_unary(struct gen *g, struct node *n)
 
 static const char *gen_incdec(struct gen *g, struct node *n)
 {
-	const char *x = var_ref(g, n->a->var), *t = new_tmp(g, T_LONG);
+	const char *x = tr_var_ref(g, n->a->var), *t = tr_new_tmp(g, T_LONG);
 	const char *op = n->op[0] == '+' ? "+" : "-";
 
 	if (n->flags)
-		line(g, "%s = %s;", t, x);
-	line(g, "%s = (int64_t)((uint64_t)%s %s 1);", x, x, op);
+		tr_line(g, "%s = %s;", t, x);
+	tr_line(g, "%s = (int64_t)((uint64_t)%s %s 1);", x, x, op);
 	if (!n->flags)
-		line(g, "%s = %s;", t, x);
+		tr_line(g, "%s = %s;", t, x);
 	return t;
 }
 
 static const char *gen_assign(struct gen *g, struct node *n)
 {
-	const char *x = var_ref(g, n->a->var), *b = gen_expr(g, n->b), *t;
+	const char *x = tr_var_ref(g, n->a->var), *b = tr_gen_expr(g, n->b), *t;
 
 	if (!strcmp(n->op, ".=")) {
-		line(g, "stp_str_cat(%s, %s);", x, b);
+		tr_line(g, "stp_str_cat(%s, %s);", x, b);
 		return x;
 	}
 	if (strcmp(n->op, "=")) {
@@ -271,28 +267,28 @@ static const char *gen_assign(struct gen *g, struct node *n)
 		b = gen_arith(g, n, op, x, b);
 	}
 	if (n->type == T_STRING) {
-		store(g, x, b, T_STRING);
+		tr_store(g, x, b, T_STRING);
 		return x;
 	}
-	t = new_tmp(g, T_LONG);
-	line(g, "%s = %s;", t, b);
-	line(g, "%s = %s;", x, t);
+	t = tr_new_tmp(g, T_LONG);
+	tr_line(g, "%s = %s;", t, b);
+	tr_line(g, "%s = %s;", x, t);
 	return t;
 }
 
 static const char *gen_ternary(struct gen *g, struct node *n)
 {
-	const char *t = new_tmp(g, n->type), *cond = gen_expr(g, n->a);
+	const char *t = tr_new_tmp(g, n->type), *cond = tr_gen_expr(g, n->a);
 
-	line(g, "if (%s) {", cond);
+	tr_line(g, "if (%s) {", cond);
 	g->indent++;
-	store(g, t, gen_expr(g, n->b), n->type);
+	tr_store(g, t, tr_gen_expr(g, n->b), n->type);
 	g->indent--;
-	line(g, "} else {");
+	tr_line(g, "} else {");
 	g->indent++;
-	store(g, t, gen_expr(g, n->c), n->type);
+	tr_store(g, t, tr_gen_expr(g, n->c), n->type);
 	g->indent--;
-	line(g, "}");
+	tr_line(g, "}");
 	return t;
 }
 
@@ -300,7 +296,7 @@ static const char *gen_ternary(struct gen *g, struct node *n)
  * functions overload by the number of arguments. */
 static const char *fn_cname(struct gen *g, const char *prefix, const struct func *f)
 {
-	return arena_printf(g->s->arena, "%s__%d", mangle(g, prefix, f->name),
+	return arena_printf(g->s->arena, "%s__%d", tr_mangle(g, prefix, f->name),
 			    f->nparams);
 }
 
@@ -318,36 +314,36 @@ static const char *gen_call(struct gen *g, struct node *n)
 	int i = 0;
 
 	for (a = n->args; a && i < 64; a = a->next)
-		args[i++] = gen_expr(g, a);
-	line(g, "if (unlikely(c->nesting + 1 > STP_MAXNESTING)) {");
-	line(g, "\tc->last_error = \"MAXNESTING exceeded\";");
-	line(g, "\tc->last_stmt = %s;", cstr(g, arena_printf(g->s->arena,
+		args[i++] = tr_gen_expr(g, a);
+	tr_line(g, "if (unlikely(c->nesting + 1 > STP_MAXNESTING)) {");
+	tr_line(g, "\tc->last_error = \"MAXNESTING exceeded\";");
+	tr_line(g, "\tc->last_stmt = %s;", tr_cstr(g, arena_printf(g->s->arena,
 	     "identifier '%s' at %s", f->name, loc_str(g->s, f->loc))));
-	line(g, "\tgoto out;");
-	line(g, "}");
-	line(g, "{");
+	tr_line(g, "\tgoto out;");
+	tr_line(g, "}");
+	tr_line(g, "{");
 	g->indent++;
-	line(g, "%s *f = STP_FRAME(c, c->nesting + 1);", frame_type(g, f));
-	line(g, "memset(f, 0, sizeof(*f));");
+	tr_line(g, "%s *f = STP_FRAME(c, c->nesting + 1);", frame_type(g, f));
+	tr_line(g, "memset(f, 0, sizeof(*f));");
 	for (p = f->params, i = 0; p && p->param; p = p->next, i++)
-		store(g, mangle(g, "f->l_", p->name), args[i], p->type);
-	line(g, "c->nesting++;");
-	line(g, "%s(c);", fn_cname(g, "function_", f));
-	line(g, "c->nesting--;");
-	error_check(g, n);
+		tr_store(g, tr_mangle(g, "f->l_", p->name), args[i], p->type);
+	tr_line(g, "c->nesting++;");
+	tr_line(g, "%s(c);", fn_cname(g, "function_", f));
+	tr_line(g, "c->nesting--;");
+	tr_error_check(g, n);
 	if (f->type == T_LONG || f->type == T_STRING) {
-		t = new_tmp(g, f->type);
-		store(g, t, "f->__retvalue", f->type);
+		t = tr_new_tmp(g, f->type);
+		tr_store(g, t, "f->__retvalue", f->type);
 	}
 	g->indent--;
-	line(g, "}");
+	tr_line(g, "}");
 	return t ? t : "((int64_t)0)";
 }
 
 static void emit_spec(struct gen *g, const struct fmt_piece *p,
 		      const char *width, const char *prec)
 {
-	line(g, "sp.conv = '%c'; sp.flags = %d; sp.width = %s; sp.prec = %s;",
+	tr_line(g, "sp.conv = '%c'; sp.flags = %d; sp.width = %s; sp.prec = %s;",
 	     p->conv, p->flags, width, prec);
 }
 
@@ -362,21 +358,21 @@ static void gen_format(struct gen *g, struct node *n, const char *sink)
 		const char *w, *pr, *v;
 
 		if (!p->conv) {
-			line(g, "stp_emit_lit(%s, %s, %zu);", sink,
-			     cstr(g, p->lit), p->litlen);
+			tr_line(g, "stp_emit_lit(%s, %s, %zu);", sink,
+			     tr_cstr(g, p->lit), p->litlen);
 			continue;
 		}
-		w = p->width == -2 ? arena_printf(g->s->arena, "(int)%s", gen_expr(g, a)) :
+		w = p->width == -2 ? arena_printf(g->s->arena, "(int)%s", tr_gen_expr(g, a)) :
 				     arena_printf(g->s->arena, "%d", p->width);
 		if (p->width == -2)
 			a = a->next;
-		pr = p->prec == -2 ? arena_printf(g->s->arena, "(int)%s", gen_expr(g, a)) :
+		pr = p->prec == -2 ? arena_printf(g->s->arena, "(int)%s", tr_gen_expr(g, a)) :
 				     arena_printf(g->s->arena, "%d", p->prec);
 		if (p->prec == -2)
 			a = a->next;
-		v = gen_expr(g, a);
+		v = tr_gen_expr(g, a);
 		emit_spec(g, p, w, pr);
-		line(g, "stp_emit_%s(%s, %s, &sp);", p->conv == 's' ? "str" : "long",
+		tr_line(g, "stp_emit_%s(%s, %s, &sp);", p->conv == 's' ? "str" : "long",
 		     sink, v);
 		a = a->next;
 	}
@@ -389,19 +385,19 @@ static void gen_values(struct gen *g, struct node *n, const char *sink)
 	const char *delim = NULL;
 
 	if (n->flags & PR_DELIM) {
-		delim = cstr(g, a->str);
+		delim = tr_cstr(g, a->str);
 		a = a->next;
 	}
 	for (; a; a = a->next) {
-		const char *v = gen_expr(g, a);
+		const char *v = tr_gen_expr(g, a);
 
 		if (a->type == T_STRING)
-			line(g, "stp_emit_lit(%s, %s, strlen(%s));", sink, v, v);
+			tr_line(g, "stp_emit_lit(%s, %s, strlen(%s));", sink, v, v);
 		else
-			line(g, "sp.conv = 'd'; sp.flags = 0; sp.width = -1; sp.prec = -1; stp_emit_long(%s, %s, &sp);",
+			tr_line(g, "sp.conv = 'd'; sp.flags = 0; sp.width = -1; sp.prec = -1; stp_emit_long(%s, %s, &sp);",
 			     sink, v);
 		if (delim && a->next)
-			line(g, "stp_emit_lit(%s, %s, %zu);", sink, delim, strlen(n->args->str));
+			tr_line(g, "stp_emit_lit(%s, %s, %zu);", sink, delim, strlen(n->args->str));
 	}
 }
 
@@ -409,29 +405,29 @@ static const char *gen_print(struct gen *g, struct node *n)
 {
 	const char *t = NULL;
 
-	line(g, "{");
+	tr_line(g, "{");
 	g->indent++;
-	line(g, "struct stp_sink sk;");
-	line(g, "struct stp_spec sp;");
-	line(g, "(void)sp;");
+	tr_line(g, "struct stp_sink sk;");
+	tr_line(g, "struct stp_spec sp;");
+	tr_line(g, "(void)sp;");
 	if (n->flags & PR_STRING) {
-		t = new_tmp(g, T_STRING);
-		line(g, "stp_sink_string(&sk, %s);", t);
+		t = tr_new_tmp(g, T_STRING);
+		tr_line(g, "stp_sink_string(&sk, %s);", t);
 	} else {
-		line(g, "stp_sink_print(&sk);");
+		tr_line(g, "stp_sink_print(&sk);");
 	}
 	if (n->flags & PR_FORMAT)
 		gen_format(g, n, "&sk");
 	else
 		gen_values(g, n, "&sk");
 	if (n->flags & PR_LN)
-		line(g, "stp_emit_lit(&sk, \"\\n\", 1);");
+		tr_line(g, "stp_emit_lit(&sk, \"\\n\", 1);");
 	g->indent--;
-	line(g, "}");
+	tr_line(g, "}");
 	return t ? t : "((int64_t)0)";
 }
 
-static const char *gen_expr(struct gen *g, struct node *n)
+const char *tr_gen_expr(struct gen *g, struct node *n)
 {
 	struct arena *ar = g->s->arena;
 
@@ -440,15 +436,15 @@ static const char *gen_expr(struct gen *g, struct node *n)
 		return arena_printf(ar, "((int64_t)0x%llxULL)",
 				    (unsigned long long)n->num);
 	case N_STR:
-		return cstr(g, n->str);
+		return tr_cstr(g, n->str);
 	case N_VAR:
-		return var_ref(g, n->var);
+		return tr_var_ref(g, n->var);
 	case N_CALL:
 		return gen_call(g, n);
 	case N_PRINT:
 		return gen_print(g, n);
 	case N_BINARY:
-		return gen_arith(g, n, n->op, gen_expr(g, n->a), gen_expr(g, n->b));
+		return gen_arith(g, n, n->op, tr_gen_expr(g, n->a), tr_gen_expr(g, n->b));
 	case N_LOGICAL:
 		return gen_logical(g, n);
 	case N_COMPARE:
@@ -468,13 +464,13 @@ static const char *gen_expr(struct gen *g, struct node *n)
 			return arena_printf(ar, "(%s)", n->str);
 		return arena_printf(ar, "((int64_t)(%s))", n->str);
 	default:
-		unsupported(g, n);
+		tr_unsupported(g, n);
 		return "0";
 	}
 }
 
 /* How upstream names a statement in messages: by its first token. */
-static const char *stmt_where(struct gen *g, const struct node *n)
+const char *tr_stmt_where(struct gen *g, const struct node *n)
 {
 	const char *what;
 
@@ -508,17 +504,17 @@ static const char *stmt_where(struct gen *g, const struct node *n)
 	default:
 		what = "keyword";
 	}
-	return cstr(g, arena_printf(g->s->arena, "%s at %s", what,
+	return tr_cstr(g, arena_printf(g->s->arena, "%s at %s", what,
 				    loc_str(g->s, n->loc)));
 }
 
-static void action_check(struct gen *g, const struct node *n)
+void tr_action_check(struct gen *g, const struct node *n)
 {
-	line(g, "if (unlikely(--c->actionremaining < 0)) {");
-	line(g, "\tc->last_error = \"MAXACTION exceeded\";");
-	line(g, "\tc->last_stmt = %s;", stmt_where(g, n));
-	line(g, "\tgoto out;");
-	line(g, "}");
+	tr_line(g, "if (unlikely(--c->actionremaining < 0)) {");
+	tr_line(g, "\tc->last_error = \"MAXACTION exceeded\";");
+	tr_line(g, "\tc->last_stmt = %s;", tr_stmt_where(g, n));
+	tr_line(g, "\tgoto out;");
+	tr_line(g, "}");
 }
 
 static void gen_loop(struct gen *g, struct node *cond, struct node *body,
@@ -526,67 +522,67 @@ static void gen_loop(struct gen *g, struct node *cond, struct node *body,
 {
 	int label = g->label++;
 
-	line(g, "for (;;) {");
+	tr_line(g, "for (;;) {");
 	g->indent++;
 	if (cond)
-		line(g, "if (!(%s))\n\t\tbreak;", gen_expr(g, cond));
+		tr_line(g, "if (!(%s))\n\t\tbreak;", tr_gen_expr(g, cond));
 	if (g->nloops < 64)
 		g->loops[g->nloops++] = label;
-	gen_stmt(g, body);
+	tr_gen_stmt(g, body);
 	g->nloops--;
-	line(g, "cont_%d: __attribute__((unused));", label);
-	action_check(g, body);
+	tr_line(g, "cont_%d: __attribute__((unused));", label);
+	tr_action_check(g, body);
 	if (step)
-		gen_expr(g, step);
+		tr_gen_expr(g, step);
 	g->indent--;
-	line(g, "}");
+	tr_line(g, "}");
 }
 
 static void gen_stmts(struct gen *g, struct node *n)
 {
 	for (; n; n = n->next)
-		gen_stmt(g, n);
+		tr_gen_stmt(g, n);
 }
 
 static void gen_return(struct gen *g, struct node *n)
 {
 	if (n->a && g->func && g->func->type != T_UNKNOWN)
-		store(g, "l->__retvalue", gen_expr(g, n->a), g->func->type);
-	line(g, "goto out;");
+		tr_store(g, "l->__retvalue", tr_gen_expr(g, n->a), g->func->type);
+	tr_line(g, "goto out;");
 }
 
-static void gen_stmt(struct gen *g, struct node *n)
+void tr_gen_stmt(struct gen *g, struct node *n)
 {
 	switch (n->kind) {
 	case N_BLOCK:
-		line(g, "{");
+		tr_line(g, "{");
 		g->indent++;
 		gen_stmts(g, n->args);
 		g->indent--;
-		line(g, "}");
+		tr_line(g, "}");
 		break;
 	case N_EXPR_STMT:
-		gen_expr(g, n->a);
+		tr_gen_expr(g, n->a);
 		break;
 	case N_IF:
-		line(g, "if (%s) {", gen_expr(g, n->a));
+		tr_line(g, "if (%s) {", tr_gen_expr(g, n->a));
 		g->indent++;
-		gen_stmt(g, n->b);
+		tr_gen_stmt(g, n->b);
 		g->indent--;
 		if (n->c) {
-			line(g, "} else {");
+			tr_line(g, "} else {");
 			g->indent++;
-			gen_stmt(g, n->c);
+			tr_gen_stmt(g, n->c);
 			g->indent--;
 		}
-		line(g, "}");
+		tr_line(g, "}");
 		break;
 	case N_WHILE:
 		gen_loop(g, n->a, n->b, NULL);
 		break;
 	case N_FOR:
 		if (n->a)
-			gen_expr(g, n->a);
+			tr_gen_expr(g, n->a);
 		gen_loop(g, n->b, n->d, n->c);
 		break;
 	case N_RETURN:
@@ -595,7 +591,7 @@ static void gen_stmt(struct gen *g, struct node *n)
 	case N_NEXT:
 		if (g->func)
 			diag_error(g->s, n->loc, "'next' inside a function is not supported by this version yet");
-		line(g, "goto out;");
+		tr_line(g, "goto out;");
 		break;
 	case N_BREAK:
 	case N_CONTINUE:
@@ -605,17 +601,17 @@ static void gen_stmt(struct gen *g, struct node *n)
 			break;
 		}
 		if (n->kind == N_BREAK)
-			line(g, "break;");
+			tr_line(g, "break;");
 		else
-			line(g, "goto cont_%d;", g->loops[g->nloops - 1]);
+			tr_line(g, "goto cont_%d;", g->loops[g->nloops - 1]);
 		break;
 	case N_EMBEDDED_STMT:
-		line(g, "{\n%s\n}", n->str);
+		tr_line(g, "{\n%s\n}", n->str);
 		break;
 	case N_NULL_STMT:
 		break;
 	default:
-		unsupported(g, n);
+		tr_unsupported(g, n);
 		break;
 	}
 }
@@ -631,7 +627,7 @@ static void locals_struct(struct gen *g, struct output *o, const char *name,
 {
 	sb_printf(&o->structs, "struct %s {\n", name);
 	for (struct var *v = locals; v; v = v->next) {
-		const char *m = mangle(g, "l_", v->name);
+		const char *m = tr_mangle(g, "l_", v->name);
 
 		if (v->type == T_STRING)
 			sb_printf(&o->structs, "\tchar %s[MAXSTRINGLEN];\n", m);
@@ -658,19 +654,19 @@ static void begin_scope(struct gen *g, struct strbuf *body, struct func *f)
 
 static void embedded_body(struct gen *g, struct func *f)
 {
-	line(g, "#define CONTEXT c");
-	line(g, "#define STAP_RETVALUE l->__retvalue");
-	line(g, "#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)");
-	line(g, "#define STAP_ERROR(...) do { snprintf(c->error_buffer, MAXSTRINGLEN, __VA_ARGS__); c->last_error = c->error_buffer; goto out; } while (0)");
+	tr_line(g, "#define CONTEXT c");
+	tr_line(g, "#define STAP_RETVALUE l->__retvalue");
+	tr_line(g, "#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)");
+	tr_line(g, "#define STAP_ERROR(...) do { snprintf(c->error_buffer, MAXSTRINGLEN, __VA_ARGS__); c->last_error = c->error_buffer; goto out; } while (0)");
 	for (struct var *p = f->params; p && p->param; p = p->next)
-		line(g, "#define STAP_ARG_%s %s", p->name, mangle(g, "l->l_", p->name));
-	line(g, "{\n%s\n}", f->body->str);
+		tr_line(g, "#define STAP_ARG_%s %s", p->name, tr_mangle(g, "l->l_", p->name));
+	tr_line(g, "{\n%s\n}", f->body->str);
 	for (struct var *p = f->params; p && p->param; p = p->next)
-		line(g, "#undef STAP_ARG_%s", p->name);
-	line(g, "#undef STAP_ERROR");
-	line(g, "#undef STAP_RETURN");
-	line(g, "#undef STAP_RETVALUE");
-	line(g, "#undef CONTEXT");
+		tr_line(g, "#undef STAP_ARG_%s", p->name);
+	tr_line(g, "#undef STAP_ERROR");
+	tr_line(g, "#undef STAP_RETURN");
+	tr_line(g, "#undef STAP_RETVALUE");
+	tr_line(g, "#undef CONTEXT");
 }
 
 static void gen_function(struct gen *g, struct output *o, struct func *f)
@@ -684,8 +680,8 @@ static void gen_function(struct gen *g, struct output *o, struct func *f)
 	if (f->body->kind == N_EMBEDDED_STMT) {
 		embedded_body(g, f);
 	} else {
-		action_check(g, f->body);
-		gen_stmt(g, f->body);
+		tr_action_check(g, f->body);
+		tr_gen_stmt(g, f->body);
 	}
 	locals_struct(g, o, st, f->locals, f->type);
 	sb_printf(&o->protos, "static void %s(struct stp_context *c);\n", name);
@@ -705,7 +701,7 @@ static void gen_probe(struct gen *g, struct output *o, struct probe *p)
 
 	sb_init(&body);
 	begin_scope(g, &body, NULL);
-	gen_stmt(g, p->body);
+	tr_gen_stmt(g, p->body);
 	locals_struct(g, o, st, p->locals, T_UNKNOWN);
 	sb_printf(&o->code, "static void __attribute__((unused)) probe_%d(struct stp_context *c)\n{\n"
 		  "\tstruct %s *l = STP_FRAME(c, 0);\n\n"
@@ -724,24 +720,24 @@ static void gen_display(struct gen *g, struct output *o, int index)
 
 	sb_init(&body);
 	begin_scope(g, &body, NULL);
-	line(g, "struct stp_sink sk;");
-	line(g, "struct stp_spec sp = { 'd', 0, -1, -1 };");
-	line(g, "stp_sink_print(&sk);");
+	tr_line(g, "struct stp_sink sk;");
+	tr_line(g, "struct stp_spec sp = { 'd', 0, -1, -1 };");
+	tr_line(g, "stp_sink_print(&sk);");
 	for (struct var *v = g->s->globals; v; v = v->next) {
-		const char *ref = mangle(g, "g_", v->name);
+		const char *ref = tr_mangle(g, "g_", v->name);
 
 		if (!v->written || v->read)
 			continue;
 		any = true;
-		line(g, "stp_emit_lit(&sk, %s, %zu);",
-		     cstr(g, arena_printf(g->s->arena, "%s=%s", v->name,
+		tr_line(g, "stp_emit_lit(&sk, %s, %zu);",
+		     tr_cstr(g, arena_printf(g->s->arena, "%s=%s", v->name,
 					  v->type == T_STRING ? "\"" : "")),
 		     strlen(v->name) + 1 + (v->type == T_STRING));
 		if (v->type == T_STRING)
-			line(g, "stp_emit_lit(&sk, %s, strlen(%s));\n\tstp_emit_lit(&sk, \"\\\"\\n\", 2);",
+			tr_line(g, "stp_emit_lit(&sk, %s, strlen(%s));\n\tstp_emit_lit(&sk, \"\\\"\\n\", 2);",
 			     ref, ref);
 		else
-			line(g, "stp_emit_long(&sk, %s, &sp);\n\tstp_emit_lit(&sk, \"\\n\", 1);", ref);
+			tr_line(g, "stp_emit_long(&sk, %s, &sp);\n\tstp_emit_lit(&sk, \"\\n\", 1);", ref);
 	}
 	if (any) {
 		sb_printf(&o->code, "static void probe_%d(struct stp_context *c)\n{\n%s}\n\n",
@@ -762,7 +758,7 @@ static void gen_table(struct gen *g, struct output *o)
 		if (r->kind == RP_NEVER)
 			continue;
 		sb_printf(&o->table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .order = %lld, .period_ns = %lldULL },\n",
-			  kinds[r->kind], r->probe->index, cstr(g, r->pp),
+			  kinds[r->kind], r->probe->index, tr_cstr(g, r->pp),
 			  (long long)r->order, (long long)r->period_ns);
 	}
 }
@@ -770,11 +766,11 @@ static void gen_table(struct gen *g, struct output *o)
 static void gen_globals(struct gen *g, struct strbuf *out)
 {
 	for (struct var *v = g->s->globals; v; v = v->next) {
-		const char *m = mangle(g, "g_", v->name);
+		const char *m = tr_mangle(g, "g_", v->name);
 
 		if (v->type == T_STRING)
 			sb_printf(out, "static char %s[MAXSTRINGLEN] = %s;\n", m,
-				  v->init ? cstr(g, v->init->str) : "\"\"");
+				  v->init ? tr_cstr(g, v->init->str) : "\"\"");
 		else
 			sb_printf(out, "static int64_t %s = %lldLL;\n", m,
 				  v->init ? (long long)v->init->num : 0LL);

@@ -1,0 +1,38 @@
+/*
+ * translate.h - what pass 3's files share: the generator state and the
+ * helpers that write C (translate.c), used by the array and statistics
+ * code generation (tr_maps.c).
+ */
+#ifndef TRANSLATE_H
+#define TRANSLATE_H
+
+#include "stap.h"
+
+struct gen {
+	struct session *s;
+	struct strbuf *body;	/* statements of the handler being written */
+	struct strbuf tmps;	/* temporaries of its locals struct */
+	int ntmp;
+	int indent;
+	int label;
+	int loops[64];		/* continue labels of enclosing loops */
+	int nloops;
+	struct func *func;	/* NULL in a probe */
+};
+
+void tr_line(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *tr_cstr(struct gen *g, const char *s);
+const char *tr_mangle(struct gen *g, const char *prefix, const char *name);
+const char *tr_new_tmp(struct gen *g, enum type t);
+const char *tr_new_decl(struct gen *g, const char *ctype, const char *suffix);
+const char *tr_where(struct gen *g, const struct node *n);
+const char *tr_stmt_where(struct gen *g, const struct node *n);
+void tr_error_check(struct gen *g, const struct node *n);
+const char *tr_var_ref(struct gen *g, const struct var *v);
+const char *tr_gen_expr(struct gen *g, struct node *n);
+void tr_gen_stmt(struct gen *g, struct node *n);
+void tr_store(struct gen *g, const char *dst, const char *val, enum type t);
+void tr_action_check(struct gen *g, const struct node *n);
+void tr_unsupported(struct gen *g, const struct node *n);
+
+#endif /* TRANSLATE_H */

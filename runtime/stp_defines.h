@@ -21,6 +21,15 @@
 #ifndef MAXSKIPPED
 #define MAXSKIPPED 100
 #endif
+#ifndef MAXMAPENTRIES		/* rows of an array without a size */
+#define MAXMAPENTRIES 2048
+#endif
+#ifndef MAXTRYLOCK		/* tries on a global's lock, then skip */
+#define MAXTRYLOCK 100
+#endif
+#ifndef TRYLOCKDELAY		/* microseconds between tries */
+#define TRYLOCKDELAY 10
+#endif
 #ifndef STP_BUFFER_SIZE		/* per-CPU print buffer, bytes */
 #define STP_BUFFER_SIZE 8192
 #endif

@@ -16,7 +16,21 @@
 #include "transport/relay.c"
 #include "print.c"
 #include "context.c"
+#include "lock.c"
+#include "stat.c"
+#include "map.c"
 #include "session.c"
+
+/*
+ * The generated file defines stp_globals_init() (make the maps, statistics
+ * and locks of the script's globals; process context, may allocate) and
+ * stp_globals_exit() (free them; must cope with a partial init). A module
+ * without globals may define STP_NO_GLOBALS instead.
+ */
+#ifdef STP_NO_GLOBALS
+static int stp_globals_init(void) { return 0; }
+static void stp_globals_exit(void) { }
+#endif
 
 static struct dentry *stp_top_dir;	/* debugfs "stap", shared */
 static bool stp_top_ref;		/* we hold a lookup reference */
@@ -59,7 +73,8 @@ static void stp_debugfs_exit(void)
 
 static void stp_cleanup(void)
 {
-	stp_session_exit();
+	stp_session_exit();		/* no handler runs after this */
+	stp_globals_exit();
 	stp_relay_exit();		/* removes trace<cpu> */
 	stp_debugfs_exit();		/* removes .cmd */
 	stp_context_exit();
@@ -71,7 +86,9 @@ static int __init stp_module_init(void)
 	__u32 ncpus = nr_cpu_ids;
 	int rc;
 
-	rc = stp_debugfs_init();
+	rc = stp_globals_init();
+	if (!rc)
+		rc = stp_debugfs_init();
 	if (!rc)
 		rc = stp_context_init();
 	if (!rc)

@@ -10,6 +10,7 @@
 #include <linux/module.h>
 #include <linux/types.h>
 #include <linux/string.h>
+#include <linux/spinlock.h>
 
 #include "stp_defines.h"
 #include "compat.h"
@@ -81,5 +82,88 @@ void stp_str_cat(char *dst, const char *src);
 void stp_exit(void);
 __printf(1, 2) void stp_error_msg(const char *fmt, ...);
 __printf(1, 2) void stp_warn_msg(const char *fmt, ...);
+
+/* ---- maps (map.c), statistics (stat.c), locks (lock.c) ---- */
+
+/* One per key position; kinds "ls" = long, string. */
+struct stp_key {
+	int64_t n;
+	const char *s;
+};
+
+enum stp_value_kind { STP_VAL_LONG, STP_VAL_STR, STP_VAL_STAT };
+
+#define STP_HIST_NONE	0
+#define STP_HIST_LOG	1
+#define STP_HIST_LINEAR	2
+
+struct stp_stat_spec {
+	int hist;		/* STP_HIST_NONE, _LOG, _LINEAR */
+	int64_t lo, hi, step;	/* linear */
+	int shift;		/* @variance(s, shift): the largest used */
+};
+
+/* A statistic's data (one CPU's, a merged snapshot, or an array value). */
+struct stp_stat {
+	int64_t count, sum, min, max;
+	int64_t avg_s, m2, variance_s;	/* scaled by 2^shift */
+	int shift;
+	int nbuckets;			/* 0: no histogram */
+	int64_t hist[];
+};
+
+struct stp_map;
+struct stp_map_entry;
+struct stp_stat_var;
+
+struct stp_map *stp_map_new(const char *keykinds, enum stp_value_kind vk,
+			    int64_t maxentries, bool wrap,
+			    const struct stp_stat_spec *ss);
+void stp_map_free(struct stp_map *m);
+int64_t stp_map_get_long(struct stp_map *m, const struct stp_key *k);
+void stp_map_get_str(struct stp_map *m, const struct stp_key *k, char *dst);
+bool stp_map_exists(struct stp_map *m, const struct stp_key *k);
+int stp_map_set_long(struct stp_map *m, const struct stp_key *k, int64_t v);
+int stp_map_set_str(struct stp_map *m, const struct stp_key *k, const char *v);
+int stp_map_add_stat(struct stp_map *m, const struct stp_key *k, int64_t v);
+void stp_map_delete(struct stp_map *m, const struct stp_key *k);
+void stp_map_delete_matching(struct stp_map *m, const struct stp_key *k,
+			     unsigned int wildcard_mask);
+void stp_map_clear(struct stp_map *m);
+int64_t stp_map_size(struct stp_map *m);
+const struct stp_stat *stp_map_get_stat(struct stp_map *m,
+					const struct stp_key *k);
+int64_t stp_map_sorted(struct stp_map *m, int col, int dir, char agg,
+		       int64_t limit, struct stp_map_entry ***out);
+int64_t stp_entry_key_long(const struct stp_map_entry *e, int i);
+const char *stp_entry_key_str(const struct stp_map_entry *e, int i);
+int64_t stp_entry_long(const struct stp_map_entry *e);
+const char *stp_entry_str(const struct stp_map_entry *e);
+const struct stp_stat *stp_entry_stat(const struct stp_map_entry *e);
+
+struct stp_stat_var *stp_stat_new(const struct stp_stat_spec *ss);
+void stp_stat_free(struct stp_stat_var *v);
+void stp_stat_add(struct stp_stat_var *v, int64_t x);
+const struct stp_stat *stp_stat_get(struct stp_stat_var *v);
+void stp_stat_clear(struct stp_stat_var *v);
+int64_t stp_stat_op(struct stp_context *c, const struct stp_stat *st, char op);
+int64_t stp_stat_variance(struct stp_context *c, const struct stp_stat *st,
+			  int shift);
+void stp_stat_print_hist(struct stp_sink *sk, const struct stp_stat *st,
+			 const struct stp_stat_spec *ss);
+int64_t stp_stat_hist_bucket(struct stp_context *c, const struct stp_stat *st,
+			     const struct stp_stat_spec *ss, int64_t i);
+int stp_stat_hist_nbuckets(const struct stp_stat_spec *ss);
+
+struct stp_lock {
+	rwlock_t rw;
+};
+
+void stp_lock_init(struct stp_lock *l);
+bool stp_lock_read(struct stp_lock *l);
+bool stp_lock_write(struct stp_lock *l);
+void stp_unlock_read(struct stp_lock *l);
+void stp_unlock_write(struct stp_lock *l);
+void stp_probe_skipped(void);
 
 #endif /* STP_RUNTIME_H */

@@ -102,7 +102,9 @@ const char *tr_where(struct gen *g, const struct node *n)
 		break;
 	case N_CALL:
 	case N_VAR:
-		what = arena_printf(g->s->arena, "identifier '%s'", n->op);
+	case N_INDEX:
+		what = arena_printf(g->s->arena, "%s '%s'",
+				    n->op[0] == '@' ? "operator" : "identifier", n->op);
 		break;
 	default:
 		what = "statement";
@@ -241,6 +243,8 @@ static const char *gen_unary(struct gen *g, struct node *n)
 
 static const char *gen_incdec(struct gen *g, struct node *n)
 {
+	if (n->a->kind == N_INDEX)
+		return tr_index_incdec(g, n);
 	const char *x = tr_var_ref(g, n->a->var), *t = tr_new_tmp(g, T_LONG);
 	const char *op = n->op[0] == '+' ? "+" : "-";
 
@@ -254,18 +258,24 @@ static const char *gen_incdec(struct gen *g, struct node *n)
 
 static const char *gen_assign(struct gen *g, struct node *n)
 {
-	const char *x = tr_var_ref(g, n->a->var), *b = tr_gen_expr(g, n->b), *t;
+	const char *x, *b, *t;
+	char aop[4] = { 0 };
+
+	if (strcmp(n->op, "=") && strcmp(n->op, ".=") && strcmp(n->op, "<<<"))
+		memcpy(aop, n->op, strlen(n->op) - 1);
+	if (n->a->kind == N_INDEX)
+		return tr_index_assign(g, n, aop[0] ? aop : NULL, gen_arith);
+	if (!strcmp(n->op, "<<<"))
+		return tr_stat_add(g, n);
+	x = tr_var_ref(g, n->a->var);
+	b = tr_gen_expr(g, n->b);
 
 	if (!strcmp(n->op, ".=")) {
 		tr_line(g, "stp_str_cat(%s, %s);", x, b);
 		return x;
 	}
-	if (strcmp(n->op, "=")) {
-		char op[4] = { 0 };
-
-		memcpy(op, n->op, strlen(n->op) - 1);
-		b = gen_arith(g, n, op, x, b);
-	}
+	if (aop[0])
+		b = gen_arith(g, n, aop, x, b);
 	if (n->type == T_STRING) {
 		tr_store(g, x, b, T_STRING);
 		return x;
@@ -389,8 +399,13 @@ static void gen_values(struct gen *g, struct node *n, const char *sink)
 		a = a->next;
 	}
 	for (; a; a = a->next) {
-		const char *v = tr_gen_expr(g, a);
+		const char *v;
 
+		if (tr_is_hist(a)) {
+			tr_print_hist(g, a, sink);
+			continue;
+		}
+		v = tr_gen_expr(g, a);
 		if (a->type == T_STRING)
 			tr_line(g, "stp_emit_lit(%s, %s, strlen(%s));", sink, v, v);
 		else
@@ -439,11 +454,26 @@ const char *tr_gen_expr(struct gen *g, struct node *n)
 		return tr_cstr(g, n->str);
 	case N_VAR:
 		return tr_var_ref(g, n->var);
+	case N_INDEX:
+		return tr_index_get(g, n);
 	case N_CALL:
+		if (n->op[0] == '@' && !tr_is_hist(n))
+			return tr_stat_op(g, n);
+		if (n->op[0] == '@') {
+			tr_unsupported(g, n);
+			return "0";
+		}
 		return gen_call(g, n);
+	case N_DEREF:
+		if (tr_is_hist(n->a) && n->args->kind == N_SUBSCRIPT && !n->args->next)
+			return tr_hist_bucket(g, n->a, n->args->a);
+		tr_unsupported(g, n);
+		return "0";
 	case N_PRINT:
 		return gen_print(g, n);
 	case N_BINARY:
+		if (!strcmp(n->op, "in"))
+			return tr_in(g, n);
 		return gen_arith(g, n, n->op, tr_gen_expr(g, n->a), tr_gen_expr(g, n->b));
 	case N_LOGICAL:
 		return gen_logical(g, n);
@@ -610,6 +640,12 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 		break;
 	case N_NULL_STMT:
 		break;
+	case N_DELETE:
+		tr_delete(g, n);
+		break;
+	case N_FOREACH:
+		tr_foreach(g, n);
+		break;
 	default:
 		tr_unsupported(g, n);
 		break;
@@ -697,18 +733,25 @@ static void gen_function(struct gen *g, struct output *o, struct func *f)
 static void gen_probe(struct gen *g, struct output *o, struct probe *p)
 {
 	const char *st = arena_printf(g->s->arena, "stp_locals_probe_%d", p->index);
-	struct strbuf body;
+	struct strbuf body, lock, unlock;
 
 	sb_init(&body);
+	sb_init(&lock);
+	sb_init(&unlock);
 	begin_scope(g, &body, NULL);
 	tr_gen_stmt(g, p->body);
+	tr_probe_locks(g, p, &lock, &unlock);
 	locals_struct(g, o, st, p->locals, T_UNKNOWN);
 	sb_printf(&o->code, "static void __attribute__((unused)) probe_%d(struct stp_context *c)\n{\n"
-		  "\tstruct %s *l = STP_FRAME(c, 0);\n\n"
+		  "\tstruct %s *l = STP_FRAME(c, 0);\n"
+		  "\tint locked __attribute__((unused)) = 0;\n\n%s"
 		  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
-		  "out: __attribute__((unused));\n}\n\n",
-		  p->index, st, body.buf ? body.buf : "");
+		  "out: __attribute__((unused));\n%s}\n\n",
+		  p->index, st, lock.buf ? lock.buf : "", body.buf ? body.buf : "",
+		  unlock.buf ? unlock.buf : "");
 	sb_free(&body);
+	sb_free(&lock);
+	sb_free(&unlock);
 	sb_free(&g->tmps);
 }
 
@@ -729,6 +772,10 @@ static void gen_display(struct gen *g, struct output *o, int index)
 		if (!v->written || v->read)
 			continue;
 		any = true;
+		if (v->array || v->type == T_STATS) {
+			tr_display_global(g, v);
+			continue;
+		}
 		tr_line(g, "stp_emit_lit(&sk, %s, %zu);",
 		     tr_cstr(g, arena_printf(g->s->arena, "%s=%s", v->name,
 					  v->type == T_STRING ? "\"" : "")),
@@ -740,8 +787,11 @@ static void gen_display(struct gen *g, struct output *o, int index)
 			tr_line(g, "stp_emit_long(&sk, %s, &sp);\n\tstp_emit_lit(&sk, \"\\n\", 1);", ref);
 	}
 	if (any) {
-		sb_printf(&o->code, "static void probe_%d(struct stp_context *c)\n{\n%s}\n\n",
-			  index, body.buf);
+		locals_struct(g, o, arena_printf(g->s->arena, "stp_locals_probe_%d", index),
+			      NULL, T_UNKNOWN);
+		sb_printf(&o->code, "static void probe_%d(struct stp_context *c)\n{\n"
+			  "\tstruct stp_locals_probe_%d *l = STP_FRAME(c, 0);\n\n\t(void)l;\n%s}\n\n",
+			  index, index, body.buf);
 		sb_printf(&o->table, "\t{ .kind = STP_PROBE_END, .handler = probe_%d, .pp = \"end\", .order = 0 },\n",
 			  index);
 	}
@@ -753,10 +803,18 @@ static void gen_table(struct gen *g, struct output *o)
 {
 	static const char *const kinds[] = { "STP_PROBE_BEGIN", "STP_PROBE_END",
 					     "STP_PROBE_TIMER" };
+	const struct rprobe *bad = NULL;
 
 	for (struct rprobe *r = g->s->rprobes; r; r = r->next) {
 		if (r->kind == RP_NEVER)
 			continue;
+		if (r->kind > RP_NEVER || r->randomize) {
+			if (!bad || bad->point != r->point)	/* once per wildcard */
+				diag_error(g->s, r->point->loc, "%s probes are not supported by this version yet",
+					   r->family);
+			bad = r;
+			continue;
+		}
 		sb_printf(&o->table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .order = %lld, .period_ns = %lldULL },\n",
 			  kinds[r->kind], r->probe->index, tr_cstr(g, r->pp),
 			  (long long)r->order, (long long)r->period_ns);
@@ -765,9 +823,12 @@ static void gen_table(struct gen *g, struct output *o)
 
 static void gen_globals(struct gen *g, struct strbuf *out)
 {
+	tr_globals_decl(g, out);
 	for (struct var *v = g->s->globals; v; v = v->next) {
 		const char *m = tr_mangle(g, "g_", v->name);
 
+		if (v->array || v->type == T_STATS)
+			continue;
 		if (v->type == T_STRING)
 			sb_printf(out, "static char %s[MAXSTRINGLEN] = %s;\n", m,
 				  v->init ? tr_cstr(g, v->init->str) : "\"\"");
@@ -801,6 +862,7 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 		sb_printf(c, "%s\n", e->code);
 	gen_globals(g, c);
 	sb_puts(c, "\n");
+	tr_globals_init(g, c);
 	sb_puts(c, o->structs.buf ? o->structs.buf : "");
 	sb_puts(c, "union stp_locals {\n\tchar __dummy;\n");
 	for (struct func *f = s->funcs; f; f = f->next_used)
@@ -827,11 +889,7 @@ int translate(struct session *s)
 
 	memset(&o, 0, sizeof(o));
 	sb_init(&c);
-	for (struct var *v = s->globals; v; v = v->next) {
-		if (v->array || v->type == T_STATS)
-			diag_error(s, v->loc, "global %s are not supported by the runtime of this version yet",
-				   v->array ? "arrays" : "statistics");
-	}
+
 	for (struct func *f = s->funcs; f; f = f->next_used)
 		gen_function(&g, &o, f);
 	for (struct probe *p = s->probes; p; p = p->next) {

@@ -35,4 +35,25 @@ void tr_store(struct gen *g, const char *dst, const char *val, enum type t);
 void tr_action_check(struct gen *g, const struct node *n);
 void tr_unsupported(struct gen *g, const struct node *n);
 
+/* tr_maps.c: arrays and statistics */
+const char *tr_global_ref(struct gen *g, const struct var *v);
+const char *tr_index_get(struct gen *g, struct node *n);
+const char *tr_index_assign(struct gen *g, struct node *n, const char *arith_op,
+			    const char *(*arith)(struct gen *, struct node *,
+						 const char *, const char *, const char *));
+const char *tr_index_incdec(struct gen *g, struct node *n);
+const char *tr_in(struct gen *g, struct node *n);
+void tr_delete(struct gen *g, struct node *n);
+const char *tr_stat_add(struct gen *g, struct node *n);
+const char *tr_stat_op(struct gen *g, struct node *n);
+const char *tr_hist_bucket(struct gen *g, struct node *hist, struct node *index);
+void tr_print_hist(struct gen *g, struct node *hist, const char *sink);
+bool tr_is_hist(const struct node *n);
+void tr_foreach(struct gen *g, struct node *n);
+void tr_globals_decl(struct gen *g, struct strbuf *out);
+void tr_globals_init(struct gen *g, struct strbuf *out);
+void tr_display_global(struct gen *g, const struct var *v);
+void tr_probe_locks(struct gen *g, struct probe *p, struct strbuf *lock,
+		    struct strbuf *unlock);
+
 #endif /* TRANSLATE_H */

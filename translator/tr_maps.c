@@ -1,0 +1,596 @@
+/*
+ * tr_maps.c - pass 3 for global arrays and statistics: element reads and
+ * writes, `in`, delete, foreach, `<<<`, @count and friends, histograms;
+ * the globals' declarations, creation and locks. Everything goes through
+ * the runtime's map and statistics API (runtime/README.md): a map per
+ * global array, a per-CPU statistic per scalar `<<<` global, and a
+ * read/write lock per global, which each probe handler takes, all or
+ * none, for the globals it touches.
+ */
+#include <string.h>
+
+#include "translate.h"
+
+
+static int count(const struct node *n)
+{
+	int k = 0;
+
+	for (; n; n = n->next)
+		k++;
+	return k;
+}
+
+const char *tr_global_ref(struct gen *g, const struct var *v)
+{
+	return tr_mangle(g, "g_", v->name);
+}
+
+/* The keys of a[k1, k2] into a fresh struct stp_key array; *wild gets a
+ * bit for each '*'. */
+static const char *gen_keys(struct gen *g, const struct node *args,
+			    const struct var *v, unsigned *wild)
+{
+	const char *k = tr_new_decl(g, "struct stp_key",
+				    arena_printf(g->s->arena, "[%d]", count(args)));
+	int i = 0;
+
+	if (wild)
+		*wild = 0;
+	for (const struct node *a = args; a; a = a->next, i++) {
+		const char *e;
+
+		if (a->kind == N_WILDCARD) {
+			if (wild)
+				*wild |= 1u << i;
+			continue;
+		}
+		e = tr_gen_expr(g, (struct node *)a);
+		tr_line(g, "%s[%d].%c = %s;", k, i, v->keys[i] == T_STRING ? 's' : 'n', e);
+	}
+	return k;
+}
+
+/* upstream's words: the size limit of a sized array, else MAXMAPENTRIES */
+static const char *overflow_msg(struct gen *g, const struct var *v)
+{
+	if (v->maxsize)
+		return arena_printf(g->s->arena, "\"Array overflow, check size limit (%lld)\"",
+				    (long long)v->maxsize);
+	return "\"Array overflow, check MAXMAPENTRIES\"";
+}
+
+static void overflow_check(struct gen *g, const char *call, const struct node *at)
+{
+	tr_line(g, "if (unlikely(%s < 0)) {", call);
+	tr_line(g, "\tc->last_error = %s;", overflow_msg(g, at->var));
+	tr_line(g, "\tc->last_stmt = %s;", tr_where(g, at));
+	tr_line(g, "\tgoto out;");
+	tr_line(g, "}");
+}
+
+/* a[k] as a value */
+const char *tr_index_get(struct gen *g, struct node *n)
+{
+	const struct var *v = n->var;
+	const char *k = gen_keys(g, n->args, v, NULL), *t;
+
+	if (v->type == T_STRING) {
+		t = tr_new_tmp(g, T_STRING);
+		tr_line(g, "stp_map_get_str(%s, %s, %s);", tr_global_ref(g, v), k, t);
+		return t;
+	}
+	t = tr_new_tmp(g, T_LONG);
+	tr_line(g, "%s = stp_map_get_long(%s, %s);", t, tr_global_ref(g, v), k);
+	return t;
+}
+
+static void set_value(struct gen *g, const struct var *v, const char *k,
+		      const char *val, const struct node *at)
+{
+	const char *call = arena_printf(g->s->arena, "stp_map_set_%s(%s, %s, %s)",
+					v->type == T_STRING ? "str" : "long",
+					tr_global_ref(g, v), k, val);
+
+	overflow_check(g, call, at);	/* at: the a[k] node */
+}
+
+/* a[k] = v, a[k] op= v, a[k] <<< v */
+const char *tr_index_assign(struct gen *g, struct node *n, const char *arith_op,
+			    const char *(*arith)(struct gen *, struct node *,
+						 const char *, const char *, const char *))
+{
+	struct node *lhs = n->a;
+	const struct var *v = lhs->var;
+	const char *k = gen_keys(g, lhs->args, v, NULL), *b = tr_gen_expr(g, n->b);
+	const char *old, *t;
+
+	if (!strcmp(n->op, "<<<")) {
+		overflow_check(g, arena_printf(g->s->arena, "stp_map_add_stat(%s, %s, %s)",
+					       tr_global_ref(g, v), k, b), lhs);
+		return b;
+	}
+	if (v->type == T_STRING) {
+		t = tr_new_tmp(g, T_STRING);
+		if (!strcmp(n->op, ".=")) {
+			tr_line(g, "stp_map_get_str(%s, %s, %s);", tr_global_ref(g, v), k, t);
+			tr_line(g, "stp_str_cat(%s, %s);", t, b);
+		} else {
+			tr_store(g, t, b, T_STRING);
+		}
+		set_value(g, v, k, t, lhs);
+		return t;
+	}
+	t = tr_new_tmp(g, T_LONG);
+	if (arith_op) {
+		old = tr_new_tmp(g, T_LONG);
+		tr_line(g, "%s = stp_map_get_long(%s, %s);", old, tr_global_ref(g, v), k);
+		b = arith(g, n, arith_op, old, b);
+	}
+	tr_line(g, "%s = %s;", t, b);
+	set_value(g, v, k, t, lhs);
+	return t;
+}
+
+/* a[k]++ and friends */
+const char *tr_index_incdec(struct gen *g, struct node *n)
+{
+	struct node *lhs = n->a;
+	const struct var *v = lhs->var;
+	const char *k = gen_keys(g, lhs->args, v, NULL);
+	const char *old = tr_new_tmp(g, T_LONG), *nv = tr_new_tmp(g, T_LONG);
+
+	tr_line(g, "%s = stp_map_get_long(%s, %s);", old, tr_global_ref(g, v), k);
+	tr_line(g, "%s = (int64_t)((uint64_t)%s %c 1);", nv, old, n->op[0]);
+	set_value(g, v, k, nv, lhs);
+	return n->flags ? old : nv;
+}
+
+/* [k1, k2] in a */
+const char *tr_in(struct gen *g, struct node *n)
+{
+	const struct var *v = n->a->var;
+	const char *k = gen_keys(g, n->args, v, NULL);
+
+	return arena_printf(g->s->arena, "((int64_t)stp_map_exists(%s, %s))",
+			    tr_global_ref(g, v), k);
+}
+
+/* delete a[k] | a[k, *] | a | scalar */
+void tr_delete(struct gen *g, struct node *n)
+{
+	struct node *a = n->a;
+	struct var *v = a->var;
+	unsigned wild;
+	const char *k;
+
+	if (a->kind == N_INDEX) {
+		k = gen_keys(g, a->args, v, &wild);
+		if (wild)
+			tr_line(g, "stp_map_delete_matching(%s, %s, %uu);", tr_global_ref(g, v),
+				k, wild);
+		else
+			tr_line(g, "stp_map_delete(%s, %s);", tr_global_ref(g, v), k);
+	} else if (v->array) {
+		tr_line(g, "stp_map_clear(%s);", tr_global_ref(g, v));
+	} else if (v->type == T_STATS) {
+		tr_line(g, "stp_stat_clear(%s);", tr_global_ref(g, v));
+	} else if (v->type == T_STRING) {
+		tr_line(g, "%s[0] = '\\0';", tr_var_ref(g, v));
+	} else {
+		tr_line(g, "%s = 0;", tr_var_ref(g, v));
+	}
+}
+
+/* s <<< v on a scalar statistic */
+const char *tr_stat_add(struct gen *g, struct node *n)
+{
+	const char *b = tr_gen_expr(g, n->b);
+
+	tr_line(g, "stp_stat_add(%s, %s);", tr_global_ref(g, n->a->var), b);
+	return b;
+}
+
+/* The statistic an expression (s or a[k]) names: a const struct stp_stat *. */
+static const char *stat_of(struct gen *g, struct node *arg)
+{
+	const char *t = tr_new_decl(g, "const struct stp_stat *", "");
+
+	if (arg->kind == N_INDEX) {
+		const char *k = gen_keys(g, arg->args, arg->var, NULL);
+
+		tr_line(g, "%s = stp_map_get_stat(%s, %s);", t, tr_global_ref(g, arg->var), k);
+	} else {
+		tr_line(g, "%s = stp_stat_get(%s);", t, tr_global_ref(g, arg->var));
+	}
+	return t;
+}
+
+static char stat_letter(const char *op)
+{
+	if (!strcmp(op, "@count"))
+		return 'c';
+	if (!strcmp(op, "@sum"))
+		return 's';
+	if (!strcmp(op, "@min"))
+		return 'm';
+	if (!strcmp(op, "@max"))
+		return 'M';
+	return 'a';
+}
+
+static const char *spec_ref(struct gen *g, const struct var *v)
+{
+	return arena_printf(g->s->arena, "&%s", tr_mangle(g, "spec_", v->name));
+}
+
+/* @count(s) ... @variance(s[, shift]) */
+const char *tr_stat_op(struct gen *g, struct node *n)
+{
+	const char *st = stat_of(g, n->args), *t = tr_new_tmp(g, T_LONG);
+
+	if (!strcmp(n->op, "@variance"))
+		tr_line(g, "%s = stp_stat_variance(c, %s, %s);", t, st,
+			n->args->next ? tr_gen_expr(g, n->args->next) : "0");
+	else
+		tr_line(g, "%s = stp_stat_op(c, %s, '%c');", t, st, stat_letter(n->op));
+	tr_error_check(g, n);
+	return t;
+}
+
+/* @hist_log(s)[i] */
+const char *tr_hist_bucket(struct gen *g, struct node *hist, struct node *index)
+{
+	const char *st = stat_of(g, hist->args), *i = tr_gen_expr(g, index);
+	const char *t = tr_new_tmp(g, T_LONG);
+
+	tr_line(g, "%s = stp_stat_hist_bucket(c, %s, %s, %s);", t, st,
+		spec_ref(g, hist->args->var), i);
+	tr_error_check(g, hist);
+	return t;
+}
+
+/* print(@hist_log(s)) */
+void tr_print_hist(struct gen *g, struct node *hist, const char *sink)
+{
+	const char *st = stat_of(g, hist->args);
+
+	tr_line(g, "if (!%s || !%s->count) {", st, st);
+	tr_line(g, "\tc->last_error = \"empty aggregate\";");
+	tr_line(g, "\tc->last_stmt = %s;", tr_where(g, hist));
+	tr_line(g, "\tgoto out;");
+	tr_line(g, "}");
+
+	tr_line(g, "stp_stat_print_hist(%s, %s, %s);", sink, st,
+		spec_ref(g, hist->args->var));
+}
+
+bool tr_is_hist(const struct node *n)
+{
+	return n->kind == N_CALL && !strncmp(n->op, "@hist_", 6);
+}
+
+/* ---- foreach ----------------------------------------------------------------------- */
+
+static void store_entry(struct gen *g, const char *dst, enum type t,
+			const char *ent, int key)
+{
+	if (key < 0)
+		tr_store(g, dst, arena_printf(g->s->arena, "stp_entry_%s(%s)",
+					      t == T_STRING ? "str" : "long", ent), t);
+	else
+		tr_store(g, dst, arena_printf(g->s->arena, "stp_entry_key_%s(%s, %d)",
+					      t == T_STRING ? "str" : "long", ent, key), t);
+}
+
+/* Slice filter: skip entries whose fixed keys differ. */
+static void slice_filter(struct gen *g, struct node *arr, const char *ent)
+{
+	int i = 0;
+
+	if (arr->kind != N_INDEX)
+		return;
+	for (struct node *a = arr->args; a; a = a->next, i++) {
+		const char *e;
+
+		if (a->kind == N_WILDCARD)
+			continue;
+		e = tr_gen_expr(g, a);
+		if (arr->var->keys[i] == T_STRING)
+			tr_line(g, "if (strcmp(stp_entry_key_str(%s, %d), %s))\n\t\t\tcontinue;",
+				ent, i, e);
+		else
+			tr_line(g, "if (stp_entry_key_long(%s, %d) != %s)\n\t\t\tcontinue;",
+				ent, i, e);
+	}
+}
+
+void tr_foreach(struct gen *g, struct node *n)
+{
+	struct var *v = n->a->var;
+	const char *ents = tr_new_decl(g, "struct stp_map_entry **", "");
+	const char *cnt = tr_new_tmp(g, T_LONG), *i = tr_new_tmp(g, T_LONG);
+	const char *lim = n->c ? tr_gen_expr(g, n->c) : "-1", *ent;
+	char agg = n->str ? stat_letter(n->str) : (v && v->type == T_STATS ? 'c' : 0);
+	int label = g->label++, k = 0;
+
+	if (!v) {
+		tr_unsupported(g, n);
+		return;
+	}
+	tr_line(g, "%s = stp_map_sorted(%s, %lld, %d, %d, %s, &%s);", cnt,
+		tr_global_ref(g, v), (long long)n->num, n->flags == '-' ? -1 : 1,
+		agg, lim, ents);
+	tr_line(g, "for (%s = 0; %s < %s; %s++) {", i, i, cnt, i);
+	g->indent++;
+	ent = arena_printf(g->s->arena, "%s[%s]", ents, i);
+	slice_filter(g, n->a, ent);
+	for (struct node *key = n->args; key; key = key->next, k++)
+		store_entry(g, tr_var_ref(g, key->var), key->var->type, ent, k);
+	if (n->b)
+		store_entry(g, tr_var_ref(g, n->b->var), n->b->var->type, ent, -1);
+	if (g->nloops < 64)
+		g->loops[g->nloops++] = label;
+	tr_gen_stmt(g, n->d);
+	g->nloops--;
+	tr_line(g, "cont_%d: __attribute__((unused));", label);
+	tr_action_check(g, n->d);
+	g->indent--;
+	tr_line(g, "}");
+}
+
+/* ---- declarations, creation, locks -------------------------------------------------- */
+
+static const char *keykinds(const struct var *v)
+{
+	static char buf[10];
+	int i;
+
+	for (i = 0; i < v->arity; i++)
+		buf[i] = v->keys[i] == T_STRING ? 's' : 'l';
+	buf[i] = '\0';
+	return buf;
+}
+
+/* static declarations of the arrays, statistics and locks */
+void tr_globals_decl(struct gen *g, struct strbuf *out)
+{
+	for (struct var *v = g->s->globals; v; v = v->next) {
+		const char *m = tr_global_ref(g, v);
+
+		if (v->type == T_STATS || v->array)
+			sb_printf(out, "static const struct stp_stat_spec %s = { %d, %lldLL, %lldLL, %lldLL, %d };\n",
+				  tr_mangle(g, "spec_", v->name), v->hist,
+				  (long long)v->hist_lo, (long long)v->hist_hi,
+				  (long long)v->hist_step, v->variance_shift);
+		if (v->array)
+			sb_printf(out, "static struct stp_map *%s;\n", m);
+		else if (v->type == T_STATS)
+			sb_printf(out, "static struct stp_stat_var *%s;\n", m);
+		sb_printf(out, "static struct stp_lock %s_lock;\n", m);
+	}
+}
+
+/* stp_globals_init/exit: made at module load, freed at unload */
+void tr_globals_init(struct gen *g, struct strbuf *out)
+{
+	sb_puts(out, "static int stp_globals_init(void)\n{\n");
+	for (struct var *v = g->s->globals; v; v = v->next) {
+		const char *m = tr_global_ref(g, v);
+
+		sb_printf(out, "\tstp_lock_init(&%s_lock);\n", m);
+		if (v->array)
+			sb_printf(out, "\t%s = stp_map_new(\"%s\", %s, %lldLL, %s, %s);\n"
+				  "\tif (!%s)\n\t\treturn -ENOMEM;\n", m, keykinds(v),
+				  v->type == T_STRING ? "STP_VAL_STR" :
+				  v->type == T_STATS ? "STP_VAL_STAT" : "STP_VAL_LONG",
+				  (long long)v->maxsize, v->wrap ? "true" : "false",
+				  v->type == T_STATS ? spec_ref(g, v) : "NULL", m);
+		else if (v->type == T_STATS)
+			sb_printf(out, "\t%s = stp_stat_new(%s);\n\tif (!%s)\n\t\treturn -ENOMEM;\n",
+				  m, spec_ref(g, v), m);
+	}
+	sb_puts(out, "\treturn 0;\n}\n\nstatic void stp_globals_exit(void)\n{\n");
+	for (struct var *v = g->s->globals; v; v = v->next) {
+		const char *m = tr_global_ref(g, v);
+
+		if (v->array)
+			sb_printf(out, "\tif (%s)\n\t\tstp_map_free(%s);\n", m, m);
+		else if (v->type == T_STATS)
+			sb_printf(out, "\tif (%s)\n\t\tstp_stat_free(%s);\n", m, m);
+	}
+	sb_puts(out, "}\n\n");
+}
+
+/* Which globals a handler touches, and how: reads share a lock, writes
+ * (and reading a statistic's aggregate) take it alone. Called functions
+ * count as part of the handler. */
+struct access {
+	struct var **vars;
+	int *mode;		/* 0 none, 1 read, 2 write */
+	int n;
+	const struct func *seen[256];
+	int nseen;
+};
+
+static void touch(struct access *ac, const struct var *v, int mode)
+{
+	for (int i = 0; i < ac->n; i++) {
+		if (ac->vars[i] == v && ac->mode[i] < mode)
+			ac->mode[i] = mode;
+	}
+}
+
+static void walk_access(struct access *ac, const struct node *n);
+
+static void walk_func(struct access *ac, const struct func *f)
+{
+	for (int i = 0; i < ac->nseen; i++) {
+		if (ac->seen[i] == f)
+			return;
+	}
+	if (ac->nseen < 256)
+		ac->seen[ac->nseen++] = f;
+	if (f->body->kind != N_EMBEDDED_STMT)
+		walk_access(ac, f->body);
+}
+
+static int write_mode(const struct node *n, const struct node *target)
+{
+	if (n->kind == N_ASSIGN && !strcmp(n->op, "<<<") && target->kind == N_VAR)
+		return 1;	/* per-CPU statistics: adds share the lock */
+	return 2;
+}
+
+static void walk_access(struct access *ac, const struct node *n)
+{
+	for (; n; n = n->next) {
+		const struct node *t = NULL;
+
+		if ((n->kind == N_VAR || n->kind == N_INDEX) && n->var && n->var->global)
+			touch(ac, n->var, 1);
+		if (n->kind == N_ASSIGN || n->kind == N_INCDEC || n->kind == N_DELETE)
+			t = n->a;
+		if (t && t->var && t->var->global)
+			touch(ac, t->var, write_mode(n, t));
+		if (n->kind == N_CALL && n->op[0] == '@' && n->args && n->args->var)
+			touch(ac, n->args->var, 2);
+		if (n->kind == N_FOREACH && n->a->var)
+			touch(ac, n->a->var, 1);
+		if (n->kind == N_CALL && n->func)
+			walk_func(ac, n->func);
+		walk_access(ac, n->a);
+		walk_access(ac, n->b);
+		walk_access(ac, n->c);
+		walk_access(ac, n->d);
+		walk_access(ac, n->args);
+	}
+}
+
+/* The code a handler starts with (take every lock it needs, or give up
+ * and count the probe as skipped) and ends with (release them). */
+void tr_probe_locks(struct gen *g, struct probe *p, struct strbuf *lock,
+		    struct strbuf *unlock)
+{
+	struct access ac = { 0 };
+	int n = 0, taken = 0;
+
+	for (struct var *v = g->s->globals; v; v = v->next)
+		n++;
+	ac.vars = arena_alloc(g->s->arena, (size_t)(n + 1) * sizeof(*ac.vars));
+	ac.mode = arena_alloc(g->s->arena, (size_t)(n + 1) * sizeof(*ac.mode));
+	for (struct var *v = g->s->globals; v; v = v->next)
+		ac.vars[ac.n++] = v;
+	walk_access(&ac, p->body);
+	for (int i = 0; i < ac.n; i++) {
+		const char *m, *kind;
+
+		if (!ac.mode[i])
+			continue;
+		m = tr_global_ref(g, ac.vars[i]);
+		kind = ac.mode[i] == 2 ? "write" : "read";
+		sb_printf(lock, "\tif (!stp_lock_%s(&%s_lock))\n\t\tgoto unlock_%d;\n",
+			  kind, m, taken);
+		/* unlock in reverse: prepend */
+		{
+			struct strbuf u;
+
+			sb_init(&u);
+			sb_printf(&u, "\tstp_unlock_%s(&%s_lock);\nunlock_%d: __attribute__((unused));\n",
+				  kind, m, taken);
+			sb_puts(&u, unlock->buf ? unlock->buf : "");
+			sb_free(unlock);
+			*unlock = u;
+		}
+		taken++;
+	}
+	if (taken) {
+		struct strbuf u;
+
+		sb_puts(lock, "\tlocked = 1;\n");
+		/* a lock we could not take: release the others, skip the probe */
+		sb_init(&u);
+		sb_puts(&u, unlock->buf);
+		sb_puts(&u, "\tif (!locked)\n\t\tstp_probe_skipped();\n");
+		sb_free(unlock);
+		*unlock = u;
+	}
+}
+
+/* ---- the exit display of globals written but never read -------------------------- */
+
+static void emit_lit(struct gen *g, const char *text)
+{
+	tr_line(g, "stp_emit_lit(&sk, %s, %zu);", tr_cstr(g, text), strlen(text));
+}
+
+static void emit_quoted(struct gen *g, const char *expr)
+{
+	tr_line(g, "{ const char *q = %s; stp_emit_lit(&sk, \"\\\"\", 1); stp_emit_lit(&sk, q, strlen(q)); stp_emit_lit(&sk, \"\\\"\", 1); }",
+		expr);
+}
+
+/* " @count=2 @min=3 @max=5 @sum=8 @avg=4" of the stat expression st */
+static void emit_stat_line(struct gen *g, const char *st)
+{
+	tr_line(g, "stp_emit_lit(&sk, \" @count=\", 8); stp_emit_long(&sk, %s->count, &sp);", st);
+	tr_line(g, "stp_emit_lit(&sk, \" @min=\", 6); stp_emit_long(&sk, %s->min, &sp);", st);
+	tr_line(g, "stp_emit_lit(&sk, \" @max=\", 6); stp_emit_long(&sk, %s->max, &sp);", st);
+	tr_line(g, "stp_emit_lit(&sk, \" @sum=\", 6); stp_emit_long(&sk, %s->sum, &sp);", st);
+	tr_line(g, "stp_emit_lit(&sk, \" @avg=\", 6); stp_emit_long(&sk, stp_stat_op(c, %s, 'a'), &sp);", st);
+}
+
+static void display_array(struct gen *g, const struct var *v)
+{
+	const char *m = tr_global_ref(g, v);
+
+	tr_line(g, "{");
+	g->indent++;
+	tr_line(g, "struct stp_map_entry **e;");
+	tr_line(g, "int64_t n = stp_map_sorted(%s, -1, -1, 'c', -1, &e), i;", m);
+	tr_line(g, "for (i = 0; i < n; i++) {");
+	g->indent++;
+	emit_lit(g, arena_printf(g->s->arena, "%s[", v->name));
+	for (int k = 0; k < v->arity; k++) {
+		if (k)
+			emit_lit(g, ",");
+		if (v->keys[k] == T_STRING)
+			emit_quoted(g, arena_printf(g->s->arena, "stp_entry_key_str(e[i], %d)", k));
+		else
+			tr_line(g, "stp_emit_long(&sk, stp_entry_key_long(e[i], %d), &sp);", k);
+	}
+	if (v->type == T_STATS) {
+		emit_lit(g, "]");
+		emit_stat_line(g, "stp_entry_stat(e[i])");
+	} else if (v->type == T_STRING) {
+		emit_lit(g, "]=");
+		emit_quoted(g, "stp_entry_str(e[i])");
+	} else {
+		emit_lit(g, "]=");
+		tr_line(g, "stp_emit_long(&sk, stp_entry_long(e[i]), &sp);");
+	}
+	emit_lit(g, "\n");
+	g->indent--;
+	tr_line(g, "}");
+	g->indent--;
+	tr_line(g, "}");
+}
+
+/* Arrays and statistics in the exit display (scalars: translate.c). */
+void tr_display_global(struct gen *g, const struct var *v)
+{
+	if (v->array) {
+		display_array(g, v);
+		return;
+	}
+	tr_line(g, "{");
+	g->indent++;
+	tr_line(g, "const struct stp_stat *st = stp_stat_get(%s);", tr_global_ref(g, v));
+	tr_line(g, "if (st->count) {");
+	emit_lit(g, v->name);
+	emit_stat_line(g, "st");
+	emit_lit(g, "\n");
+	tr_line(g, "}");
+	g->indent--;
+	tr_line(g, "}");
+}

@@ -26,7 +26,7 @@ SEM_KO = [
      'type mismatch: the expression is string, but long is needed here'),
     ('function f(a) { return a } probe begin { f(1, 2) }', 42,
      "function 'f' takes 1 argument, got 2"),
-    ('probe timer.ms(0) {}', 16, 'timer period must be positive'),
+    ('probe timer.ms(0) {}', 16, 'interval value out of range (1, 86400000)'),
     ('probe begin { printf("%q", 1) }', 22, "invalid format directive '%q'"),
     ('global g probe begin { g = "x" } probe end { g = 1 }', 46,
      "type mismatch: variable 'g' is long here but string elsewhere"),

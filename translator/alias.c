@@ -21,6 +21,7 @@ struct expander {
 	struct session *s;
 	struct probe **out;	/* derived probes are appended here */
 	int errors;
+	const char *top;	/* -l: the first alias matched, with the suffix */
 };
 
 /* ---- matching ---------------------------------------------------------------- */
@@ -137,6 +138,7 @@ static void emit_probe(struct expander *x, const struct probe *user,
 	d->body = body;
 	d->tapset = user->tapset;
 	d->via = via;
+	d->listed = x->top;
 	if (pp->cond) {
 		struct node *iff = node_new(x->s, N_IF, pp->loc);
 
@@ -193,6 +195,8 @@ static int expand_alias(struct expander *x, const struct probe *user,
 
 	e->alias = via;
 	e->at = pp->loc;
+	if (depth == 0)
+		x->top = pp_to_string(x->s, with_suffix(x->s, name, suffix, pp));
 	nb = alias_body(x, a, ast_clone(x->s, body, NULL), e);
 	for (struct probe_point *ap = a->points; ap; ap = ap->next) {
 		struct probe_point *np = with_suffix(x->s, ap, suffix, pp);
@@ -208,13 +212,7 @@ static int expand_alias(struct expander *x, const struct probe *user,
 
 static bool is_family(const struct probe_point *pp)
 {
-	static const char *const families[] = { "begin", "end", "never", "timer", NULL };
-
-	for (int i = 0; families[i]; i++) {
-		if (!strcmp(pp->comps->name, families[i]))
-			return true;
-	}
-	return false;
+	return probe_family_known(pp->comps->name);
 }
 
 static int expand_point(struct expander *x, const struct probe *user,
@@ -228,7 +226,12 @@ static int expand_point(struct expander *x, const struct probe *user,
 			   MAX_ALIAS_DEPTH);
 		return 1;
 	}
+	if (depth == 0)
+		x->top = NULL;
 	if (is_family(pp)) {
+		/* an optional point that names nothing does not count for `!` */
+		if (pp->optional && !probe_point_matches(x->s, pp))
+			return 0;
 		emit_probe(x, user, pp, body, via);
 		return 1;
 	}

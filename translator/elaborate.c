@@ -273,6 +273,39 @@ static bool is_stat_op(const char *op)
 	return false;
 }
 
+/* Record the histogram a statistic is printed with: its buckets are
+ * fixed when the module is built, so @hist_linear takes literals. */
+static void note_hist(struct session *s, struct node *n)
+{
+	struct node *a = n->args;
+	struct var *v = a ? a->var : NULL;
+	int kind = !strcmp(n->op, "@hist_log") ? 1 : 2;
+
+	if (!v)
+		return;
+	if (kind == 2) {
+		struct node *lo = a->next, *hi = lo ? lo->next : NULL, *st = hi ? hi->next : NULL;
+
+		if (!lo || !hi || !st || lo->kind != N_NUM || hi->kind != N_NUM || st->kind != N_NUM) {
+			diag_error(s, n->loc, "@hist_linear takes literal numbers for its range and step");
+			return;
+		}
+		if (st->num <= 0 || hi->num <= lo->num) {
+			diag_error(s, n->loc, "@hist_linear needs a step above 0 and a range low < high");
+			return;
+		}
+		if (v->hist == 2 && (v->hist_lo != lo->num || v->hist_hi != hi->num ||
+				     v->hist_step != st->num))
+			diag_error(s, n->loc, "'%s' is used with two different @hist_linear ranges", v->name);
+		v->hist_lo = lo->num;
+		v->hist_hi = hi->num;
+		v->hist_step = st->num;
+	}
+	if (v->hist && v->hist != kind)
+		diag_error(s, n->loc, "'%s' is used with both @hist_log and @hist_linear", v->name);
+	v->hist = kind;
+}
+
 static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 {
 	struct func *f;
@@ -285,6 +318,12 @@ static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 		if (!is_stat_op(n->op))
 			diag_error(s, n->loc, "'%s' is not supported by this version yet",
 				   n->op);
+		else if (!strncmp(n->op, "@hist_", 6))
+			note_hist(s, n);
+		else if (!strcmp(n->op, "@variance") && n->args && n->args->var &&
+			 n->args->next && n->args->next->kind == N_NUM &&
+			 n->args->next->num > n->args->var->variance_shift)
+			n->args->var->variance_shift = (int)n->args->next->num;
 		return;
 	}
 	f = find_func(s, n->op, nargs, n->loc.src);
@@ -306,6 +345,14 @@ static bool check_lvalue(struct session *s, const struct node *n, struct loc at,
 		return true;
 	diag_error(s, at, "%s", msg);
 	return false;
+}
+
+/* @hist_log(s)[i]: a histogram bucket */
+static bool is_hist_bucket(const struct node *n)
+{
+	return n->kind == N_DEREF && n->a->kind == N_CALL &&
+	       !strncmp(n->a->op, "@hist_", 6) && n->args->kind == N_SUBSCRIPT &&
+	       !n->args->next;
 }
 
 static int count_nodes(const struct node *n)
@@ -455,8 +502,8 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		}
 		resolve_node(s, sc, n->b, false);
 		resolve_node(s, sc, n->a, true);
-		if (n->op[0] != '=' && n->a->var)
-			n->a->var->read = true;
+		if (n->op[0] != '=' && strcmp(n->op, "<<<") && n->a->var)
+			n->a->var->read = true;	/* x += y reads x */
 		break;
 	case N_INCDEC:
 		if (!check_lvalue(s, n->a, n->loc, arena_printf(s->arena,
@@ -489,6 +536,12 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		resolve_node(s, sc, n->b, false);
 		break;
 	case N_DEREF:
+		if (is_hist_bucket(n)) {
+			resolve_node(s, sc, n->a, false);
+			resolve_node(s, sc, n->args->a, false);
+			break;
+		}
+		/* fall through */
 	case N_MEMBER:
 	case N_SUBSCRIPT:
 		diag_error(s, n->loc, "'->' and '[]' on values are not supported by this version yet");
@@ -537,74 +590,11 @@ static void use_func(struct session *s, struct func *f)
 
 /* ---- probe points ------------------------------------------------------- */
 
-struct timer_unit {
-	const char *name;
-	const char *scale;	/* C expression: nanoseconds per unit */
-};
-
-static bool comp_is(const struct pp_comp *c, const char *name)
-{
-	return c && !strcmp(c->name, name);
-}
-
-/* timer.UNIT(N): the period in nanoseconds, or -1 if not a timer. */
-static int64_t timer_period(struct session *s, const struct probe_point *pp)
-{
-	static const struct { const char *unit; int64_t ns; } units[] = {
-		{ "s", 1000000000 }, { "sec", 1000000000 },
-		{ "ms", 1000000 }, { "msec", 1000000 },
-		{ "us", 1000 }, { "usec", 1000 }, { "ns", 1 }, { "nsec", 1 },
-		{ NULL, 0 }
-	};
-	const struct pp_comp *u = pp->comps->next;
-	int i;
-
-	if (!u || u->next || !u->arg || u->arg->kind != N_NUM)
-		return -1;
-	if (u->arg->num <= 0) {
-		diag_error(s, u->arg->loc, "timer period must be positive");
-		return 0;
-	}
-	for (i = 0; units[i].unit; i++) {
-		if (!strcmp(u->name, units[i].unit))
-			return u->arg->num * units[i].ns;
-	}
-	if (!strcmp(u->name, "hz"))
-		return 1000000000 / u->arg->num;
-	return -1;
-}
-
+/* Every family, kernel ones included, is resolved in probepoint.c. */
 static struct rprobe *resolve_point(struct session *s, struct probe *p,
 				    struct probe_point *pp)
 {
-	struct rprobe *r = arena_alloc(s->arena, sizeof(*r));
-	const struct pp_comp *c = pp->comps;
-
-	r->probe = p;
-	r->point = pp;
-	r->pp = pp_to_string(s, pp);
-	if ((comp_is(c, "begin") || comp_is(c, "end")) && !c->next &&
-	    (!c->arg || c->arg->kind == N_NUM)) {
-		r->kind = comp_is(c, "begin") ? RP_BEGIN : RP_END;
-		r->order = c->arg ? c->arg->num : 0;
-		return r;
-	}
-	if (comp_is(c, "never") && !c->next && !c->arg) {
-		r->kind = RP_NEVER;
-		return r;
-	}
-	if (comp_is(c, "timer") && !c->arg) {
-		r->kind = RP_TIMER;
-		r->period_ns = timer_period(s, pp);
-		if (r->period_ns > 0)
-			return r;
-		if (r->period_ns == 0)
-			return NULL;
-	}
-	if (pp->optional)
-		return NULL;
-	diag_error(s, pp->loc, "no match for probe point '%s'", r->pp);
-	return NULL;
+	return resolve_probe_point(s, p, pp);
 }
 
 static void resolve_probe(struct session *s, struct probe *p)
@@ -621,7 +611,10 @@ static void resolve_probe(struct session *s, struct probe *p)
 		for (tail = &s->rprobes; *tail; tail = &(*tail)->next)
 			;
 		*tail = r;
-		s->nrprobes++;
+		for (; r; r = r->next)
+			s->nrprobes++;
+		if (pp->sufficient)
+			break;
 	}
 	sc.locals = &p->locals;
 	sc.probe = p;
@@ -816,6 +809,12 @@ static enum type infer_kind(struct infer *in, struct node *n, enum type want)
 	switch (n->kind) {
 	case N_INDEX:
 		return infer_index(in, n, want);
+	case N_DEREF:
+		if (!is_hist_bucket(n))
+			return T_UNKNOWN;
+		infer(in, n->a, T_UNKNOWN);
+		infer(in, n->args->a, T_LONG);
+		return T_LONG;
 	case N_NUM:
 		return T_LONG;
 	case N_STR:
@@ -1198,7 +1197,7 @@ int elaborate(struct session *s)
 	compute_nesting(s);
 	if (s->errors == errors)
 		opt_elide(s);
-	if (!s->rprobes && s->errors == errors)
+	if (!s->rprobes && s->errors == errors && !s->listing)
 		diag_plain(s, "no probes found");
 	return s->errors - errors;
 }
@@ -1247,8 +1246,8 @@ void elaborate_print(struct session *s, FILE *out)
 	}
 	fputs("# probes\n", out);
 	for (struct rprobe *r = s->rprobes; r; r = r->next) {
-		fprintf(out, "%s /* <- %s */\n", r->pp,
-			r->probe->via ? r->probe->via : r->pp);
+		fprintf(out, "%s%s%s /* <- %s */\n", r->pp, r->marks,
+			r->note ? r->note : "", r->probe->via ? r->probe->via : r->from);
 		print_locals(out, r->probe->locals, true);
 	}
 }

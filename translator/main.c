@@ -43,6 +43,8 @@ static const char usage_text[] =
 	"  -g         guru mode: allow embedded C in the script\n"
 	"  -w         suppress warnings\n"
 	"  -e SCRIPT  the script text\n"
+	"  -l PROBE   list the probe points PROBE matches (wildcards, aliases)\n"
+	"  -L PROBE   the same, with the variables available at each\n"
 	"  --dump-functions      list the tapset library's functions\n"
 	"  --dump-probe-aliases  list the tapset library's probe aliases\n"
 	"  -h         show this help\n"
@@ -132,6 +134,11 @@ static int parse_one(struct session *s, int c, const char **script)
 	case 2:
 		s->dump = c;
 		break;
+	case 'l':
+	case 'L':
+		s->listing = c == 'l' ? 1 : 2;
+		s->listing_pp = optarg;
+		break;
 	case 'h':
 		fputs(usage_text, stdout);
 		return 0;
@@ -142,6 +149,19 @@ static int parse_one(struct session *s, int c, const char **script)
 	default:
 		return bad_usage(s, "invalid option");
 	}
+	return -1;
+}
+
+/* -l/-L PROBE: passes 1 and 2 over `probe PROBE {}`, keeping the locals
+ * of aliases (no elision) and quiet about warnings, as upstream. */
+static int listing_options(struct session *s, int argc, const char **script)
+{
+	if (*script || optind < argc)
+		return bad_usage(s, "-l and -L take a probe point, not a script");
+	*script = arena_printf(s->arena, "probe %s {}", s->listing_pp);
+	s->last_pass = 2;
+	s->unoptimized = true;
+	s->suppress_warnings = true;
 	return -1;
 }
 
@@ -157,7 +177,7 @@ static int parse_options(struct session *s, int argc, char **argv,
 	};
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "+p:vkgwue:o:r:R:D:I:s:m:hV",
+	while ((c = getopt_long(argc, argv, "+p:vkgwue:o:r:R:D:I:s:m:l:L:hV",
 				longs, NULL)) != -1) {
 		rc = parse_one(s, c, script);
 		if (rc >= 0)
@@ -165,6 +185,8 @@ static int parse_options(struct session *s, int argc, char **argv,
 	}
 	if (s->dump)
 		return -1;
+	if (s->listing)
+		return listing_options(s, argc, script);
 	if (!*script) {
 		if (optind >= argc)
 			return bad_usage(s, "no script given (a file, '-' for stdin, or -e SCRIPT)");
@@ -398,7 +420,7 @@ static int pass2(struct session *s)
 			count_globals(s), count_globals(s) == 1 ? "" : "s");
 		report_usage(s, &c, true);
 	}
-	if (s->last_pass == 2)
+	if (s->last_pass == 2 && !s->listing)
 		elaborate_print(s, stdout);
 	return 0;
 }
@@ -526,6 +548,8 @@ static int run_passes(struct session *s)
 {
 	set_kernel(s);
 	find_dirs(s);
+	if (s->listing)
+		return pass1(s) || pass2(s) ? 1 : list_probes(s, stdout);
 	if (pass1(s) || s->last_pass == 1)
 		return s->errors ? 1 : 0;
 	if (pass2(s) || s->last_pass == 2)
@@ -557,6 +581,7 @@ int main(int argc, char **argv)
 		rc = run_passes(&sess);
 	cleanup(&sess);
 out:
+	kernel_catalog_close(&sess);
 	free(sess.include_dirs);
 	intern_free(&sess);
 	arena_free(sess.arena);

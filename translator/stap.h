@@ -193,6 +193,9 @@ struct var {
 	bool scalar_used;	/* used without keys (an error for arrays) */
 	int arity;		/* number of keys (1-9), 0 while unknown */
 	enum type keys[9];	/* key types; ->type is the value type */
+	int hist;		/* statistics: 1 @hist_log, 2 @hist_linear used */
+	int64_t hist_lo, hist_hi, hist_step;	/* @hist_linear's parameters */
+	int variance_shift;	/* the largest @variance(s, shift) used */
 	bool wrap;		/* `%`: the oldest entry is overwritten when full */
 	int64_t maxsize;	/* [N], or 0 for MAXMAPENTRIES */
 	int index;		/* position among its scope's variables */
@@ -223,6 +226,7 @@ struct probe {
 	struct var *locals;
 	struct probe_point *alias_names;	/* `probe NAME = ...`: the names */
 	const char *via;	/* derived through this alias (for -p2) */
+	const char *listed;	/* -l: the first alias the user's point matched */
 	bool epilogue;		/* `+=`: the body runs after the probe's */
 	struct node *body2;	/* `probe a = b { prologue }, { epilogue }` */
 	bool tapset;
@@ -295,17 +299,67 @@ struct timer_spec {
 	int64_t period_ns;
 };
 
-/* A resolved probe: one per concrete probe point. */
+/* A resolved probe: one per concrete probe point (probepoint.c). */
+struct kcat_arg;
 struct rprobe {
 	struct probe *probe;	/* body and locals */
 	struct probe_point *point;
 	const char *pp;		/* canonical probe point text */
-	int kind;		/* RP_BEGIN, RP_END, RP_TIMER */
-	int64_t order;		/* begin(N)/end(N) */
-	int64_t period_ns;
+	const char *marks;	/* "?" or "!" of the point as written, or "" */
+	const char *note;	/* -p2 comment after pp, or NULL */
+	const char *from;	/* the probe's points as written (-p2 "<-") */
+	const char *label;	/* as stap -l prints it */
+	const char *family;	/* "kernel.function", "timer.jiffies": messages */
+	int kind;		/* RP_* */
+	int64_t order;		/* begin(N)/end(N)/error(N) */
+	int64_t period_ns;	/* RP_TIMER; RP_PROFILE with freq.hz(N) */
+	int64_t jiffies;	/* RP_JIFFIES */
+	int64_t randomize;	/* +-M: ns for RP_TIMER, jiffies for RP_JIFFIES */
+	/* RP_KFUNC, RP_KPROBE, RP_KSTATEMENT */
+	const char *module;	/* NULL: the kernel itself */
+	const char *symbol;	/* the function */
+	int64_t offset;		/* statement("func+OFFSET") */
+	int64_t address;	/* statement(ADDRESS).absolute (symbol NULL) */
+	bool ret;		/* .return: a kretprobe */
+	int64_t maxactive;	/* .maxactive(N), or -1 */
+	const char *ret_type;	/* RP_KFUNC: "void" when there is no $return */
+	/* RP_TRACEPOINT */
+	const char *tp_system;	/* "" when no trace header names it */
+	const char *tp_name;
+	/* $variables: RP_KFUNC parameters, RP_TRACEPOINT arguments */
+	int nargs;
+	const struct kcat_arg *args;
 	struct rprobe *next;
 };
-enum { RP_BEGIN, RP_END, RP_TIMER, RP_NEVER };
+enum {
+	RP_BEGIN, RP_END, RP_TIMER, RP_NEVER,	/* pass 3 translates these */
+	RP_ERROR,	/* error, error(N) */
+	RP_JIFFIES,	/* timer.jiffies(N)[.randomize(M)] */
+	RP_PROFILE,	/* timer.profile[.tick], timer.profile.freq.hz(N) */
+	RP_KFUNC,	/* kernel.function, module().function: $vars from BTF */
+	RP_KPROBE,	/* kprobe.function, kprobe.module().function: no $vars */
+	RP_KSTATEMENT,	/* kernel/module().statement("f+off"), *.statement(A).absolute */
+	RP_TRACEPOINT,	/* kernel.trace("sys:name") */
+};
+
+/* ---- probepoint.c, kmodule.c, listing.c: probe points (pass 2, -l/-L) ---- */
+struct kcatalog;
+struct kcat_func;
+struct kmodules;
+struct rprobe *resolve_probe_point(struct session *s, struct probe *p,
+				   struct probe_point *pp);
+bool probe_family_known(const char *name);
+bool probe_point_matches(struct session *s, struct probe_point *pp);
+struct kcatalog *kernel_catalog(struct session *s);
+void kernel_catalog_close(struct session *s);
+size_t kmod_match_modules(struct session *s, const char *glob,
+			  const char ***out);
+long kmod_match_functions(struct session *s, const char *module,
+			  const char *glob, const char ***out);
+const struct kcat_func *kmod_function(struct session *s, const char *module,
+				      const char *fn);
+void kmod_close(struct session *s);
+int list_probes(struct session *s, FILE *out);
 
 int elaborate(struct session *s);
 void load_tapsets(struct session *s);
@@ -361,6 +415,11 @@ struct session {
 	const char *c_file, *ko_file;
 	struct intern_table *interns;
 	struct macro *macros;		/* library macros from .stpm files */
+	struct kcatalog *kcat;		/* kernel probe points: opened on first use */
+	bool kcat_tried;
+	struct kmodules *kmods;		/* modules' functions (kmodule.c) */
+	int listing;			/* -l 1, -L 2 */
+	const char *listing_pp;		/* their PROBE */
 	const char *kconfig;		/* the target kernel's .config text */
 	const char *arch;		/* for %( arch == ... %) */
 	/* diagnostics */

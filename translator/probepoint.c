@@ -1,0 +1,824 @@
+/*
+ * probepoint.c - pass 2: one probe point, already through alias
+ * expansion, to the concrete probes it names (struct rprobe), family by
+ * family: begin/end/error(N), never, the timers (hrtimer units, jiffies,
+ * profile), and the kernel families, resolved without debuginfo against
+ * the kernel's BTF catalog (kcatalog.h) and the modules' BTF (kmodule.c):
+ * kernel.function, module().function, kprobe.function,
+ * kprobe.module().function, kernel.statement and kernel.trace.
+ *
+ * A wildcard yields one rprobe per match, in name order. Functions on the
+ * probe path itself are blacklisted: skipped silently under a wildcard,
+ * an error when named exactly (guru mode lifts the blacklist). A point
+ * that names nothing is an error unless it is optional (? or !), and
+ * under -l/-L nothing here is reported at all. The catalog is opened once
+ * per session, on the first kernel probe point.
+ */
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kcatalog.h"
+
+struct resolver {
+	struct session *s;
+	struct probe *probe;
+	struct probe_point *pp;
+	bool quiet;		/* an optional point, or -l/-L: no errors */
+	bool failed;		/* an error was found (reported unless quiet) */
+	const char *from;	/* the probe's points as written */
+	struct rprobe *head, **tail;
+};
+
+/* What a kernel function point asks for. */
+struct fn_spec {
+	int kind;		/* RP_KFUNC or RP_KPROBE */
+	const char *family;	/* "kernel.function", "kprobe.module", ... */
+	const char *module;	/* module pattern; NULL for the kernel */
+	const char *glob;	/* function pattern */
+	struct loc loc;
+	bool call, ret;		/* .call, .return */
+	int64_t maxactive;	/* .maxactive(N), or -1 */
+};
+
+static const char dwarf_needed[] =
+	"needs the kernel's DWARF debuginfo, which this version does not read "
+	"(kernel functions are resolved by name from BTF)";
+
+/* ---- helpers -------------------------------------------------------------- */
+
+static void fail(struct resolver *r, struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void fail(struct resolver *r, struct loc loc, const char *fmt, ...)
+{
+	va_list ap, ap2;
+	char *msg;
+	int len;
+
+	r->failed = true;
+	if (r->quiet)
+		return;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	len = vsnprintf(NULL, 0, fmt, ap);
+	msg = arena_alloc(r->s->arena, (size_t)len + 1);
+	vsnprintf(msg, (size_t)len + 1, fmt, ap2);
+	va_end(ap2);
+	va_end(ap);
+	diag_error(r->s, loc, "%s", msg);
+}
+
+/* *c when it is `name` with an argument of kind arg (N_NUM, N_STR, or -1
+ * for none); *c then moves past it. NULL otherwise. */
+static const struct pp_comp *take(const struct pp_comp **c, const char *name,
+				  int arg)
+{
+	const struct pp_comp *k = *c;
+
+	if (!k || strcmp(k->name, name))
+		return NULL;
+	if (arg < 0 ? k->arg != NULL : !k->arg || (int)k->arg->kind != arg)
+		return NULL;
+	*c = k->next;
+	return k;
+}
+
+/* A glob, not one exact name? */
+static bool has_wildcard(const char *p)
+{
+	return strpbrk(p, "*?[") != NULL;
+}
+
+/* The suffix mark of a point as written: "!" (sufficient), "?" or "". */
+static const char *marks(const struct probe_point *pp)
+{
+	return pp->sufficient ? "!" : pp->optional ? "?" : "";
+}
+
+/* The probe's points as written, for -p2's "<-": "a?,b". */
+static const char *points_text(struct resolver *r)
+{
+	struct strbuf sb;
+	const char *t;
+
+	sb_init(&sb);
+	for (struct probe_point *p = r->probe->points; p; p = p->next)
+		sb_printf(&sb, "%s%s%s", p == r->probe->points ? "" : ",",
+			  pp_to_string(r->s, p), marks(p));
+	t = arena_strdup(r->s->arena, sb.buf ? sb.buf : "");
+	sb_free(&sb);
+	return t;
+}
+
+/* A new concrete probe at the end of r's list; pp is also its -l label. */
+static struct rprobe *add(struct resolver *r, int kind, const char *family,
+			  const char *pp)
+{
+	struct rprobe *rp = arena_alloc(r->s->arena, sizeof(*rp));
+
+	if (!r->from)
+		r->from = points_text(r);
+	rp->probe = r->probe;
+	rp->point = r->pp;
+	rp->kind = kind;
+	rp->family = family;
+	rp->pp = pp;
+	rp->marks = marks(r->pp);
+	rp->label = arena_printf(r->s->arena, "%s%s", pp, rp->marks);
+	rp->from = r->from;
+	rp->maxactive = -1;
+	*r->tail = rp;
+	r->tail = &rp->next;
+	return rp;
+}
+
+/* The kernel catalog, opened on first use; NULL (reported once) when the
+ * kernel's BTF cannot be read. */
+struct kcatalog *kernel_catalog(struct session *s)
+{
+	if (!s->kcat_tried) {
+		s->kcat_tried = true;
+		s->kcat = kcat_open(s);
+	}
+	return s->kcat;
+}
+
+void kernel_catalog_close(struct session *s)
+{
+	kcat_close(s->kcat);
+	s->kcat = NULL;
+	kmod_close(s);
+}
+
+/* ---- the blacklist ---------------------------------------------------------- */
+
+/*
+ * Kernel functions a probe must never be put on: the code kprobes,
+ * ftrace and the probe handler itself run through (a probe there
+ * recurses or deadlocks), entry code that runs before the kernel's state
+ * is consistent (noinstr: exception and interrupt entry, NMI, context
+ * tracking, idle), and functions that never return (a .return probe
+ * there leaks its kretprobe instance). BTF does not say which functions
+ * are NOKPROBE_SYMBOL or in .noinstr.text, so these are name patterns.
+ */
+struct bl_entry {
+	const char *glob;
+	const char *why;
+	bool ret_only;		/* only .return probes */
+};
+
+static const struct bl_entry blacklist[] = {
+	{ "*kprobe*", "kprobes", false },
+	{ "*rethook*", "kprobes", false },
+	{ "text_poke*", "kprobes' text patching", false },
+	{ "*int3*", "breakpoint handling", false },
+	{ "notify_die", "breakpoint handling", false },
+	{ "*notifier_call_chain", "breakpoint handling", false },
+	{ "*ftrace*", "ftrace", false },
+	{ "lock_acquire*", "lock debugging", false },
+	{ "lock_release", "lock debugging", false },
+	{ "lock_contended", "lock debugging", false },
+	{ "lock_is_held*", "lock debugging", false },
+	{ "*lockdep*", "lock debugging", false },
+	{ "trace_hardirqs_*", "irq-flag tracing", false },
+	{ "*preempt_count*", "preemption accounting", false },
+	{ "preempt_schedule*", "preemption accounting", false },
+	{ "exc_*", "exception entry", false },
+	{ "asm_*", "exception entry", false },
+	{ "do_trap", "exception entry", false },
+	{ "do_error_trap", "exception entry", false },
+	{ "oops_*", "exception entry", false },
+	{ "__die*", "exception entry", false },
+	{ "do_kern_addr_fault", "exception entry", false },
+	{ "spurious_kernel_fault", "exception entry", false },
+	{ "fixup_bad_iret", "exception entry", false },
+	{ "sync_regs", "exception entry", false },
+	{ "irqentry_*", "interrupt entry", false },
+	{ "irq_enter*", "interrupt entry", false },
+	{ "irq_exit*", "interrupt entry", false },
+	{ "__irq_exit_rcu", "interrupt entry", false },
+	{ "sysvec_*", "interrupt entry", false },
+	{ "__sysvec_*", "interrupt entry", false },
+	{ "*common_interrupt", "interrupt entry", false },
+	{ "do_syscall_64", "system call entry", false },
+	{ "do_*_syscall_32", "system call entry", false },
+	{ "do_SYSENTER_32", "system call entry", false },
+	{ "enter_from_user_mode", "system call entry", false },
+	{ "exit_to_user_mode", "system call entry", false },
+	{ "syscall_enter_from_user_mode*", "system call entry", false },
+	{ "syscall_exit_to_user_mode*", "system call entry", false },
+	{ "nmi_*", "NMI handling", false },
+	{ "*_nmi", "NMI handling", false },
+	{ "*_nmi_*", "NMI handling", false },
+	{ "io_check_error", "NMI handling", false },
+	{ "pci_serr_error", "NMI handling", false },
+	{ "ct_*", "context tracking", false },
+	{ "context_tracking_*", "context tracking", false },
+	{ "rcu_irq_*", "context tracking", false },
+	{ "rcu_dynticks_*", "context tracking", false },
+	{ "rcu_eqs_*", "context tracking", false },
+	{ "default_idle*", "CPU idle", false },
+	{ "arch_cpu_idle*", "CPU idle", false },
+	{ "*mwait_idle*", "CPU idle", false },
+	{ "intel_idle*", "CPU idle", false },
+	{ "*raw_spin_*", "a lock the probe handler takes", false },
+	{ "*spin_lock*", "a lock the probe handler takes", false },
+	{ "*spin_unlock*", "a lock the probe handler takes", false },
+	{ "*spin_trylock*", "a lock the probe handler takes", false },
+	{ "*_read_lock*", "a lock the probe handler takes", false },
+	{ "*_read_unlock*", "a lock the probe handler takes", false },
+	{ "*_write_lock*", "a lock the probe handler takes", false },
+	{ "*_write_unlock*", "a lock the probe handler takes", false },
+	{ "queued_*", "a lock the probe handler takes", false },
+	{ "native_*", "low-level arch code", false },
+	{ "__switch_to*", "task switching", false },
+	{ "__sanitizer_*", "instrumentation hooks", false },
+	{ "__asan_*", "instrumentation hooks", false },
+	{ "*kasan_*", "instrumentation hooks", false },
+	{ "*kcsan_*", "instrumentation hooks", false },
+	{ "*kmsan_*", "instrumentation hooks", false },
+	{ "__ubsan_*", "instrumentation hooks", false },
+	{ "__tsan_*", "instrumentation hooks", false },
+	{ "__stack_chk_fail", "instrumentation hooks", false },
+	{ "do_exit", "it does not return", true },
+	{ "do_group_exit", "it does not return", true },
+	{ "make_task_dead", "it does not return", true },
+	{ "do_task_dead", "it does not return", true },
+	{ "kthread_exit", "it does not return", true },
+	{ "kthread_complete_and_exit", "it does not return", true },
+	{ "__module_put_and_kthread_exit", "it does not return", true },
+	{ "*_sys_exit", "it does not return", true },
+	{ "*_sys_exit_group", "it does not return", true },
+	{ "panic", "it does not return", true },
+	{ "cpu_startup_entry", "it does not return", true },
+	{ "rest_init", "it does not return", true },
+	{ "start_kernel", "it does not return", true },
+	{ NULL, NULL, false }
+};
+
+/* Why function `name` must not be probed, or NULL. */
+static const char *blacklisted(struct session *s, const char *name, bool ret)
+{
+	if (s->guru)
+		return NULL;
+	for (const struct bl_entry *b = blacklist; b->glob; b++) {
+		if ((ret || !b->ret_only) && !fnmatch(b->glob, name, 0))
+			return b->why;
+	}
+	return NULL;
+}
+
+/* May `name` be probed? Under a wildcard a blacklisted name is just
+ * skipped; named exactly, it is an error. */
+static bool allowed(struct resolver *r, const char *name, bool ret, bool wild,
+		    struct loc loc)
+{
+	const char *why = blacklisted(r->s, name, ret);
+
+	if (!why)
+		return true;
+	if (!wild)
+		fail(r, loc, "cannot probe '%s': it is blacklisted (%s); guru mode (-g) lifts the blacklist",
+		     name, why);
+	return false;
+}
+
+/* ---- begin, end, error, never ------------------------------------------------ */
+
+/* begin[(N)] | end[(N)] | error[(N)] */
+static void resolve_been(struct resolver *r, const struct pp_comp *c)
+{
+	static const struct { const char *name; int kind; } been[] = {
+		{ "begin", RP_BEGIN }, { "end", RP_END }, { "error", RP_ERROR },
+		{ NULL, 0 }
+	};
+	struct rprobe *rp;
+
+	if (c->next || (c->arg && c->arg->kind != N_NUM))
+		return;
+	for (int i = 0; been[i].name; i++) {
+		if (strcmp(c->name, been[i].name))
+			continue;
+		rp = add(r, been[i].kind, been[i].name, pp_to_string(r->s, r->pp));
+		rp->order = c->arg ? c->arg->num : 0;
+	}
+}
+
+/* never */
+static void resolve_never(struct resolver *r, const struct pp_comp *c)
+{
+	if (!c->next && !c->arg)
+		add(r, RP_NEVER, "never", "never");
+}
+
+/* ---- timers ------------------------------------------------------------------- */
+
+/* Upstream's bounds: hrtimers from 100 us to a day, jiffies to a million. */
+#define HRTIMER_MIN_NS 100000LL
+#define HRTIMER_MAX_NS (86400LL * 1000000000LL)
+#define JIFFIES_MAX 1000000LL
+
+/* timer.UNIT(N)[.randomize(M)]: an hrtimer every N units, +-M. */
+static void timer_hr(struct resolver *r, const struct pp_comp *u,
+		     const struct pp_comp *rnd)
+{
+	static const struct { const char *name; int64_t ns; } units[] = {
+		{ "s", 1000000000 }, { "sec", 1000000000 },
+		{ "ms", 1000000 }, { "msec", 1000000 },
+		{ "us", 1000 }, { "usec", 1000 }, { "ns", 1 }, { "nsec", 1 },
+		{ NULL, 0 }
+	};
+	int64_t v = u->arg->num, lo, hi, m = rnd ? rnd->arg->num : 0;
+	struct rprobe *rp;
+	int i;
+
+	for (i = 0; units[i].name && strcmp(units[i].name, u->name); i++)
+		;
+	if (!units[i].name)
+		return;
+	lo = HRTIMER_MIN_NS / units[i].ns > 1 ? HRTIMER_MIN_NS / units[i].ns : 1;
+	hi = HRTIMER_MAX_NS / units[i].ns;
+	if (v < lo || v > hi) {
+		fail(r, u->arg->loc, "interval value out of range (%lld, %lld)",
+		     (long long)lo, (long long)hi);
+		return;
+	}
+	if (m < 0 || m > v) {
+		fail(r, rnd->arg->loc, "randomization value out of range");
+		return;
+	}
+	rp = add(r, RP_TIMER, m ? "timer.randomize" : "timer",
+		 pp_to_string(r->s, r->pp));
+	rp->period_ns = v * units[i].ns;
+	rp->randomize = m * units[i].ns;
+}
+
+/* timer.hz(N): an hrtimer N times a second (no randomize). */
+static void timer_hz(struct resolver *r, const struct pp_comp *u)
+{
+	int64_t v = u->arg->num;
+
+	if (v <= 0) {
+		fail(r, u->arg->loc, "frequency must be greater than 0");
+		return;
+	}
+	if (1000000000LL / v < HRTIMER_MIN_NS) {
+		fail(r, u->arg->loc, "interval value out of range (%lld, %lld)",
+		     HRTIMER_MIN_NS, HRTIMER_MAX_NS);
+		return;
+	}
+	add(r, RP_TIMER, "timer", pp_to_string(r->s, r->pp))->period_ns =
+		1000000000LL / v;
+}
+
+/* timer.jiffies(N)[.randomize(M)]: a timer_list every N jiffies, +-M. */
+static void timer_jiffies(struct resolver *r, const struct pp_comp *u,
+			  const struct pp_comp *rnd)
+{
+	int64_t v = u->arg->num, m = rnd ? rnd->arg->num : 0;
+	struct rprobe *rp;
+
+	if (v < 1 || v > JIFFIES_MAX) {
+		fail(r, u->arg->loc, "invalid interval for jiffies timer");
+		return;
+	}
+	if (m < 0 || m > v) {
+		fail(r, rnd->arg->loc, "invalid randomize for jiffies timer");
+		return;
+	}
+	rp = add(r, RP_JIFFIES, "timer.jiffies", pp_to_string(r->s, r->pp));
+	rp->jiffies = v;
+	rp->randomize = m;
+}
+
+/*
+ * timer.profile: every CPU at each tick (upstream's tapset alias falls
+ * back to a perf cpu-clock event where the tick hook is gone);
+ * timer.profile.tick: the tick hook itself (register_timer_hook, gone
+ * since Linux 5.x); timer.profile.freq.hz(N): every CPU N times a second.
+ */
+static void resolve_profile(struct resolver *r, const struct pp_comp *u)
+{
+	const struct pp_comp *c = u->next, *hz;
+	struct kcatalog *kc;
+
+	if (u->arg)
+		return;
+	if (!c) {
+		add(r, RP_PROFILE, "timer.profile", "timer.profile");
+	} else if (take(&c, "tick", -1) && !c) {
+		kc = kernel_catalog(r->s);
+		if (!kc)
+			r->failed = true;
+		else if (!kcat_has_function(kc, "register_timer_hook"))
+			fail(r, r->pp->loc, "profiling timer support (register_timer_hook) not found in kernel!");
+		else
+			add(r, RP_PROFILE, "timer.profile", "timer.profile.tick");
+	} else if (take(&c, "freq", -1) && (hz = take(&c, "hz", N_NUM)) && !c) {
+		if (hz->arg->num <= 0)
+			fail(r, hz->arg->loc, "frequency must be greater than 0");
+		else if (hz->arg->num > 1000000000LL)
+			fail(r, hz->arg->loc, "frequency out of range (1, 1000000000)");
+		else
+			add(r, RP_PROFILE, "timer.profile",
+			    pp_to_string(r->s, r->pp))->period_ns =
+				1000000000LL / hz->arg->num;
+	}
+}
+
+/* timer.UNIT(N)[.randomize(M)] | timer.jiffies(N)[.randomize(M)] |
+ * timer.hz(N) | timer.profile... */
+static void resolve_timer(struct resolver *r, const struct pp_comp *c)
+{
+	const struct pp_comp *u = c->next, *rnd;
+
+	if (c->arg || !u)
+		return;
+	if (!strcmp(u->name, "profile")) {
+		resolve_profile(r, u);
+		return;
+	}
+	if (!u->arg || u->arg->kind != N_NUM)
+		return;
+	rnd = u->next;
+	if (rnd && (strcmp(rnd->name, "randomize") || !rnd->arg ||
+		    rnd->arg->kind != N_NUM || rnd->next))
+		return;
+	if (!strcmp(u->name, "jiffies"))
+		timer_jiffies(r, u, rnd);
+	else if (!strcmp(u->name, "hz") && !rnd)
+		timer_hz(r, u);
+	else
+		timer_hr(r, u, rnd);
+}
+
+/* ---- kernel and module functions ------------------------------------------------- */
+
+/* [.call | .return[.maxactive(N)]]; false when anything else follows. */
+static bool fn_suffixes(struct resolver *r, const struct pp_comp *c,
+			struct fn_spec *f)
+{
+	static const char *const dwarf_only[] = {
+		"inline", "label", "callee", "callees", "exported", NULL
+	};
+	const struct pp_comp *m;
+
+	f->maxactive = -1;
+	if (take(&c, "call", -1)) {
+		f->call = true;
+	} else if (take(&c, "return", -1)) {
+		f->ret = true;
+		m = take(&c, "maxactive", N_NUM);
+		if (m && m->arg->num < 0) {
+			fail(r, m->arg->loc, "maxactive value must not be negative");
+			return false;
+		}
+		if (m)
+			f->maxactive = m->arg->num;
+	}
+	for (int i = 0; c && f->kind == RP_KFUNC && dwarf_only[i]; i++) {
+		if (!strcmp(c->name, dwarf_only[i]))
+			fail(r, r->pp->loc, "'.%s' %s", c->name, dwarf_needed);
+	}
+	return !c;
+}
+
+/* "kernel.function(\"vfs_read\")", "kprobe.module(\"ext4\").function(...)" */
+static const char *fn_base(struct session *s, const struct fn_spec *f,
+			   const char *mod, const char *name)
+{
+	if (f->kind == RP_KPROBE)
+		return mod ? arena_printf(s->arena, "kprobe.module(\"%s\").function(\"%s\")",
+					  mod, name) :
+			     arena_printf(s->arena, "kprobe.function(\"%s\")", name);
+	return mod ? arena_printf(s->arena, "module(\"%s\").function(\"%s\")", mod, name) :
+		     arena_printf(s->arena, "kernel.function(\"%s\")", name);
+}
+
+/* Prototype of a kernel or module function, for its $variables. */
+static const struct kcat_func *fn_proto(struct session *s, const char *mod,
+					const char *name)
+{
+	if (mod)
+		return kmod_function(s, mod, name);
+	return s->kcat ? kcat_function(s->kcat, name) : NULL;
+}
+
+/*
+ * One probe on a function: kernel.function points print as upstream's
+ * -p2 does (".call" made explicit), and as the user wrote them for -l;
+ * kprobe points keep the user's form and add the symbol in a comment.
+ */
+static void add_function(struct resolver *r, const struct fn_spec *f,
+			 const char *mod, const char *name)
+{
+	struct session *s = r->s;
+	const char *base = fn_base(s, f, mod, name), *ma = "";
+	const char *asked = f->call ? ".call" : f->ret ? ".return" : "";
+	const struct kcat_func *proto;
+	struct rprobe *rp;
+
+	if (f->maxactive >= 0)
+		ma = arena_printf(s->arena, ".maxactive(%lld)", (long long)f->maxactive);
+	rp = add(r, f->kind, f->family, arena_printf(s->arena, "%s%s%s", base,
+		 f->kind == RP_KFUNC && !f->ret ? ".call" : asked, ma));
+	rp->label = arena_printf(s->arena, "%s%s%s%s", base, asked, ma, rp->marks);
+	rp->module = mod;
+	rp->symbol = name;
+	rp->ret = f->ret;
+	rp->maxactive = f->maxactive;
+	if (f->kind == RP_KPROBE) {
+		rp->note = mod ? arena_printf(s->arena, " /*  name = %s:%s*/", mod, name) :
+			   arena_printf(s->arena, " /*  name = %s*/", name);
+		return;
+	}
+	proto = fn_proto(s, mod, name);
+	if (proto) {
+		rp->ret_type = proto->ret;
+		rp->args = proto->args;
+		rp->nargs = proto->nargs;
+	}
+}
+
+/* The kernel's functions f->glob matches, from the BTF catalog. */
+static void kernel_functions(struct resolver *r, const struct fn_spec *f)
+{
+	struct kcatalog *kc = kernel_catalog(r->s);
+	const char **names;
+	size_t n;
+
+	if (!kc) {
+		r->failed = true;
+		return;
+	}
+	n = kcat_match_functions(kc, f->glob, &names);
+	for (size_t i = 0; i < n; i++) {
+		if (allowed(r, names[i], f->ret, has_wildcard(f->glob), f->loc))
+			add_function(r, f, NULL, names[i]);
+	}
+}
+
+/* A module whose BTF cannot be read: an exact name is taken on trust. */
+static void module_functions(struct resolver *r, const struct fn_spec *f,
+			     const char *mod)
+{
+	const char **names;
+	long n = kmod_match_functions(r->s, mod, f->glob, &names);
+
+	if (n < 0 && !has_wildcard(f->glob)) {
+		if (allowed(r, f->glob, f->ret, false, f->loc))
+			add_function(r, f, mod, f->glob);
+		return;
+	}
+	for (long i = 0; i < n; i++) {
+		if (allowed(r, names[i], f->ret, has_wildcard(f->glob), f->loc))
+			add_function(r, f, mod, names[i]);
+	}
+}
+
+/* FUNCTION-PATTERN then its suffixes `rest`, in the kernel or in every
+ * module f->module matches. */
+static void resolve_functions(struct resolver *r, struct fn_spec *f,
+			      const struct pp_comp *rest)
+{
+	const char **mods;
+	size_t n;
+
+	if (!fn_suffixes(r, rest, f))
+		return;
+	if (strpbrk(f->glob, "@:+")) {
+		fail(r, f->loc, "cannot resolve '%s': a source file or line (FUNCTION@FILE:LINE) %s",
+		     pp_to_string(r->s, r->pp), dwarf_needed);
+		return;
+	}
+	if (!f->module) {
+		kernel_functions(r, f);
+		return;
+	}
+	n = kmod_match_modules(r->s, f->module, &mods);
+	for (size_t i = 0; i < n; i++)
+		module_functions(r, f, mods[i]);
+}
+
+/* ---- statements ------------------------------------------------------------------- */
+
+/* STATEMENT(ADDRESS).absolute: a raw address, guru mode only. */
+static void statement_absolute(struct resolver *r, const struct pp_comp *c,
+			       const char *family)
+{
+	const struct pp_comp *rest = c->next;
+
+	if (!take(&rest, "absolute", -1) || rest)
+		return;
+	if (!r->s->guru) {
+		fail(r, r->pp->loc, "%s(ADDRESS).absolute needs guru mode (-g)", family);
+		return;
+	}
+	add(r, RP_KSTATEMENT, family, pp_to_string(r->s, r->pp))->address = c->arg->num;
+}
+
+/*
+ * kernel.statement("FUNCTION[+OFFSET]"), module("M").statement(...): taken
+ * as written (without the function's code the offset cannot be checked);
+ * FUNCTION@FILE:LINE needs DWARF.
+ */
+static void resolve_statement(struct resolver *r, const char *mod,
+			      const struct pp_comp *c, const char *family)
+{
+	const char *spec = c->arg->str, *plus = strchr(spec, '+');
+	char *end = NULL;
+	int64_t off = 0;
+	struct rprobe *rp;
+	const char *name;
+
+	if (c->next)
+		return;
+	if (strpbrk(spec, "@:")) {
+		fail(r, c->arg->loc, "cannot resolve '%s': a source file or line (FUNCTION@FILE:LINE) %s",
+		     pp_to_string(r->s, r->pp), dwarf_needed);
+		return;
+	}
+	name = plus ? arena_strndup(r->s->arena, spec, (size_t)(plus - spec)) : spec;
+	if (plus)
+		off = strtoll(plus + 1, &end, 0);
+	if (!*name || has_wildcard(spec) || (plus && (!plus[1] || *end || off < 0))) {
+		fail(r, c->arg->loc, "%s takes \"FUNCTION\" or \"FUNCTION+OFFSET\", without wildcards",
+		     family);
+		return;
+	}
+	if (!allowed(r, name, false, false, c->arg->loc))
+		return;
+	rp = add(r, RP_KSTATEMENT, family, pp_to_string(r->s, r->pp));
+	rp->module = mod;
+	rp->symbol = name;
+	rp->offset = off;
+}
+
+/* ---- tracepoints ------------------------------------------------------------------ */
+
+/* kernel.trace("SYSTEM:NAME") or ("NAME"), wildcards in both parts. */
+static void resolve_trace(struct resolver *r, const struct pp_comp *c)
+{
+	struct kcatalog *kc;
+	const struct kcat_tracepoint **tps;
+	size_t n;
+
+	if (c->next)
+		return;
+	kc = kernel_catalog(r->s);
+	if (!kc) {
+		r->failed = true;
+		return;
+	}
+	n = kcat_match_tracepoints(kc, c->arg->str, &tps);
+	for (size_t i = 0; i < n; i++) {
+		const struct kcat_tracepoint *tp = tps[i];
+		struct rprobe *rp;
+
+		rp = add(r, RP_TRACEPOINT, "kernel.trace", *tp->system ?
+			 arena_printf(r->s->arena, "kernel.trace(\"%s:%s\")", tp->system, tp->name) :
+			 arena_printf(r->s->arena, "kernel.trace(\"%s\")", tp->name));
+		rp->tp_system = tp->system;
+		rp->tp_name = tp->name;
+		rp->args = tp->args;
+		rp->nargs = tp->nargs;
+	}
+}
+
+/* ---- the kernel families ------------------------------------------------------------ */
+
+/* kernel.function("P")[suffixes] | kernel.statement("F+OFF") |
+ * kernel.statement(ADDR).absolute | kernel.trace("SYS:NAME") */
+static void resolve_kernel(struct resolver *r, const struct pp_comp *c)
+{
+	const struct pp_comp *k = c->next, *fn;
+	struct fn_spec f = { .kind = RP_KFUNC, .family = "kernel.function" };
+
+	if (c->arg || !k)
+		return;
+	if ((fn = take(&k, "function", N_STR))) {
+		f.glob = fn->arg->str;
+		f.loc = fn->arg->loc;
+		resolve_functions(r, &f, k);
+	} else if (take(&k, "function", N_NUM)) {
+		fail(r, r->pp->loc, "kernel.function(ADDRESS) %s", dwarf_needed);
+	} else if (!strcmp(k->name, "statement") && k->arg && k->arg->kind == N_STR) {
+		resolve_statement(r, NULL, k, "kernel.statement");
+	} else if (!strcmp(k->name, "statement") && k->arg) {
+		statement_absolute(r, k, "kernel.statement");
+	} else if (!strcmp(k->name, "trace") && k->arg && k->arg->kind == N_STR) {
+		resolve_trace(r, k);
+	}
+}
+
+/* module("M").function("P")[suffixes] | module("M").statement("F+OFF") */
+static void resolve_module(struct resolver *r, const struct pp_comp *c)
+{
+	const struct pp_comp *k = c->next, *fn;
+	struct fn_spec f = { .kind = RP_KFUNC, .family = "module.function" };
+
+	if (!c->arg || c->arg->kind != N_STR || !k)
+		return;
+	f.module = c->arg->str;
+	if ((fn = take(&k, "function", N_STR))) {
+		f.glob = fn->arg->str;
+		f.loc = fn->arg->loc;
+		resolve_functions(r, &f, k);
+	} else if (!strcmp(k->name, "statement") && k->arg && k->arg->kind == N_STR) {
+		if (!has_wildcard(f.module))
+			resolve_statement(r, f.module, k, "module.statement");
+		else
+			fail(r, c->arg->loc, "module.statement takes one module, without wildcards");
+	}
+}
+
+/* kprobe[.module("M")].function("P")[.call | .return[.maxactive(N)]] |
+ * kprobe.statement(ADDR).absolute */
+static void resolve_kprobe(struct resolver *r, const struct pp_comp *c)
+{
+	const struct pp_comp *k = c->next, *m, *fn;
+	struct fn_spec f = { .kind = RP_KPROBE, .family = "kprobe.function" };
+
+	if (c->arg || !k)
+		return;
+	if ((m = take(&k, "module", N_STR))) {
+		f.module = m->arg->str;
+		f.family = "kprobe.module";
+	}
+	if ((fn = take(&k, "function", N_STR))) {
+		f.glob = fn->arg->str;
+		f.loc = fn->arg->loc;
+		resolve_functions(r, &f, k);
+	} else if (!m && !strcmp(k->name, "statement") && k->arg &&
+		   k->arg->kind == N_NUM) {
+		statement_absolute(r, k, "kprobe.statement");
+	}
+}
+
+/* ---- dispatch ----------------------------------------------------------------------- */
+
+static const struct family {
+	const char *name;
+	void (*resolve)(struct resolver *r, const struct pp_comp *c);
+} families[] = {
+	{ "begin", resolve_been },
+	{ "end", resolve_been },
+	{ "error", resolve_been },
+	{ "never", resolve_never },
+	{ "timer", resolve_timer },
+	{ "kernel", resolve_kernel },
+	{ "module", resolve_module },
+	{ "kprobe", resolve_kprobe },
+	{ NULL, NULL }
+};
+
+/* Is `name` the first component of a built-in probe family? */
+bool probe_family_known(const char *name)
+{
+	for (int i = 0; families[i].name; i++) {
+		if (!strcmp(families[i].name, name))
+			return true;
+	}
+	return false;
+}
+
+/* Hand the point to its family by its first component. */
+static void dispatch(struct resolver *r)
+{
+	for (int i = 0; families[i].name; i++) {
+		if (!strcmp(families[i].name, r->pp->comps->name))
+			families[i].resolve(r, r->pp->comps);
+	}
+}
+
+/*
+ * The concrete probes point pp of probe p names, as a list (NULL when
+ * none; the error, if any, is reported here).
+ */
+struct rprobe *resolve_probe_point(struct session *s, struct probe *p,
+				   struct probe_point *pp)
+{
+	struct resolver r = { .s = s, .probe = p, .pp = pp };
+
+	r.quiet = pp->optional || s->listing;
+	r.tail = &r.head;
+	dispatch(&r);
+	if (!r.head && !r.failed && !r.quiet)
+		diag_error(s, pp->loc, "no match for probe point '%s'",
+			   pp_to_string(s, pp));
+	return r.head;
+}
+
+/* Whether pp names anything, reporting nothing: alias expansion asks, so
+ * that an optional point that names nothing does not stop a `!` list. */
+bool probe_point_matches(struct session *s, struct probe_point *pp)
+{
+	struct probe p = { .points = pp };
+	struct resolver r = { .s = s, .probe = &p, .pp = pp, .quiet = true };
+
+	r.tail = &r.head;
+	dispatch(&r);
+	return r.head != NULL;
+}

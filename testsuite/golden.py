@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Golden pass-1 tests: the cases, how to run them, and their maintenance.
+"""Golden pass-1 and pass-2 tests: the cases, how to run them, and their
+maintenance.
 
-Two directories of small scripts, one construct each:
+Four directories of small scripts, one construct each:
 
   parseok/NAME.stp  must parse; NAME.out is the exact stdout of
                     `stap -p1 NAME.stp` (the canonical re-print), and
@@ -9,6 +10,13 @@ Two directories of small scripts, one construct each:
   parseko/NAME.stp  must be rejected in pass 1 (exit 1); NAME.err is the
                     exact stderr (the diagnostics, then "Pass 1: parse
                     failed.  [man error::pass1]").
+  semok/NAME.stp    must pass elaboration; NAME.out is the exact stdout of
+                    `stap -p2 NAME.stp` (the resolved globals, functions
+                    and probes with their types), and NAME.err, when
+                    present, its exact stderr (warnings).
+  semko/NAME.stp    must be rejected in pass 2 (exit 1); NAME.err is the
+                    exact stderr (the diagnostics, then "Pass 2: analysis
+                    failed.  [man error::pass2]").
 
 NAME.args, when present, holds the script arguments, one per line.
 Cases whose name starts with `guru_` run with -g. Every case runs with
@@ -23,9 +31,12 @@ are just `NAME.stp`.
     golden.py --check-upstream
                               check that Debian's SystemTap
                               (/usr/bin/stap) agrees on acceptance: exit 0
-                              for parseok, non-zero for parseko
+                              for parseok and semok, non-zero for parseko
+                              and semko (pass-2 cases run upstream with -w:
+                              its warnings are not ours)
 Any of them takes case names (`foreach_limit`, `parseko/macro_redefined`)
-to work on only those. test_golden.py runs the comparisons under pytest.
+or directories (`semko`) to work on only those. test_golden.py runs the
+comparisons under pytest.
 """
 import argparse
 import difflib
@@ -42,8 +53,9 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 STAP = Path(os.environ.get('STAP_BUILDDIR', REPO)) / 'translator' / 'stap'
 UPSTREAM = '/usr/bin/stap'
-KINDS = ('parseok', 'parseko')
-EXIT = {'parseok': 0, 'parseko': 1}
+KINDS = ('parseok', 'parseko', 'semok', 'semko')
+EXIT = {'parseok': 0, 'parseko': 1, 'semok': 0, 'semko': 1}
+PASS = {'parseok': 1, 'parseko': 1, 'semok': 2, 'semko': 2}
 
 
 class Case:
@@ -58,6 +70,15 @@ class Case:
         return f'{self.kind}/{self.name}'
 
     @property
+    def ok(self):
+        """Must be accepted (parseok, semok) rather than rejected."""
+        return EXIT[self.kind] == 0
+
+    @property
+    def last_pass(self):
+        return PASS[self.kind]
+
+    @property
     def guru(self):
         return self.name.startswith('guru_')
 
@@ -68,8 +89,13 @@ class Case:
 
     def args(self, krel):
         """stap's arguments (without the program), to run in self.dir."""
-        return (['-p1'] + (['-g'] if self.guru else []) + ['-r', krel,
-                self.script.name] + self.script_args)
+        return ([f'-p{self.last_pass}'] + (['-g'] if self.guru else []) +
+                ['-r', krel, self.script.name] + self.script_args)
+
+    def upstream_args(self, krel):
+        """The same for upstream: its pass-2 warnings are not ours."""
+        args = self.args(krel)
+        return ['-w'] + args if self.last_pass == 2 else args
 
     @property
     def out_file(self):
@@ -83,7 +109,7 @@ class Case:
         """(exit status, stdout, stderr) the case must produce."""
         def read(f):
             return f.read_text() if f.exists() else ''
-        if self.kind == 'parseok':
+        if self.ok:
             return 0, read(self.out_file), read(self.err_file)
         return 1, '', read(self.err_file)
 
@@ -99,8 +125,8 @@ def select(names):
         return cases
     chosen = []
     for n in names:
-        n = n[:-4] if n.endswith('.stp') else n
-        hits = [c for c in cases if n in (c.id, c.name)]
+        n = n[:-4] if n.endswith('.stp') else n.rstrip('/')
+        hits = [c for c in cases if n in (c.id, c.name, c.kind)]
         if not hits:
             sys.exit(f'golden.py: no case {n!r}')
         chosen += hits
@@ -108,7 +134,8 @@ def select(names):
 
 
 def run(program, case, krel, **kw):
-    return subprocess.run([str(program)] + case.args(krel), cwd=case.dir,
+    args = case.upstream_args(krel) if program == UPSTREAM else case.args(krel)
+    return subprocess.run([str(program)] + args, cwd=case.dir,
                           capture_output=True, text=True, **kw)
 
 
@@ -121,7 +148,7 @@ def update(cases, krel):
                   'not written\n' + r.stderr, file=sys.stderr)
             bad += 1
             continue
-        if c.kind == 'parseok':
+        if c.ok:
             c.out_file.write_text(r.stdout)
             if r.stderr:
                 c.err_file.write_text(r.stderr)
@@ -170,7 +197,7 @@ def check_upstream(cases, krel):
             bad += 1
             continue
         accepted = r.returncode == 0
-        if accepted != (c.kind == 'parseok'):
+        if accepted != c.ok:
             bad += 1
             print(f'DISAGREE {c.id}: upstream exit {r.returncode}')
             print(''.join('    ' + line for line in
@@ -185,7 +212,8 @@ def check_upstream(cases, krel):
 
 def main():
     ap = argparse.ArgumentParser(
-        description='golden pass-1 tests (testsuite/parseok, parseko)')
+        description='golden pass-1 and pass-2 tests '
+        '(testsuite/parseok, parseko, semok, semko)')
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument('--update', action='store_true',
                       help='rewrite .out/.err from the current stap')

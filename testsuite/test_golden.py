@@ -1,7 +1,9 @@
-# Golden pass-1 tests: every testsuite/parseok/NAME.stp must parse and
-# print exactly NAME.out (and NAME.err, if any, on stderr); every
-# testsuite/parseko/NAME.stp must fail with exactly NAME.err. The cases and
-# their maintenance (--update, --check-upstream) are in golden.py.
+# Golden pass-1 and pass-2 tests: every testsuite/parseok/NAME.stp must
+# parse (-p1) and every testsuite/semok/NAME.stp elaborate (-p2), printing
+# exactly NAME.out (and NAME.err, if any, on stderr); every
+# testsuite/parseko/NAME.stp and semko/NAME.stp must fail in that pass with
+# exactly NAME.err. The cases and their maintenance (--update,
+# --check-upstream) are in golden.py.
 import pytest
 
 import golden
@@ -9,6 +11,8 @@ from conftest import run_stap
 
 CASES = golden.all_cases()
 OK = [c for c in CASES if c.kind == 'parseok']
+FAILED = {1: 'Pass 1: parse failed.  [man error::pass1]',
+          2: 'Pass 2: analysis failed.  [man error::pass2]'}
 
 
 @pytest.mark.parametrize('case', CASES, ids=[c.id for c in CASES])
@@ -33,8 +37,20 @@ def test_golden_round_trip(case, krel):
 
 
 def test_enough_cases():
-    assert len(CASES) >= 160
-    assert len(OK) and len(OK) < len(CASES)
+    parse = [c for c in CASES if c.last_pass == 1]
+    sem = [c for c in CASES if c.last_pass == 2]
+    assert len(parse) >= 160 and len(sem) >= 210
+    for group in (parse, sem):
+        ok = [c for c in group if c.ok]
+        assert len(ok) and len(ok) < len(group)
     for c in CASES:
         lines = c.script.read_text().count('\n')
         assert 1 <= lines <= 15, f'{c.id}: {lines} lines'
+
+
+@pytest.mark.parametrize('case', [c for c in CASES if not c.ok],
+                         ids=[c.id for c in CASES if not c.ok])
+def test_golden_ko_ends_with_failed_pass(case):
+    """A rejected case fails in its own pass, saying so last."""
+    status, _, err = case.expected()
+    assert err.endswith(FAILED[case.last_pass] + '\n')

@@ -29,9 +29,11 @@ rm -rf "$build/examples" "$build/artifacts"/*
 mkdir -p "$build/examples"
 
 # The translator's sources as the Makefile builds stap, minus main().
-srcs=$(sed -n '/^translator_stap_SOURCES/,/[^\\]$/p' "$srcdir/Makefile.am" |
+# The kernel catalog library (libkcat) is compiled in too, with its libraries.
+srcs=$( (sed -n '/^translator_stap_SOURCES/,/[^\\]$/p' "$srcdir/Makefile.am";
+	 sed -n '/^translator_libkcat_a_SOURCES/,/[^\\]$/p' "$srcdir/Makefile.am") |
 	tr -d '\\' | tr ' \t' '\n\n' | grep '\.c$' | grep -v '^translator/main\.c$')
-elf=$(pkg-config --cflags --libs libdw libelf 2>/dev/null || true)
+elf=$(pkg-config --cflags --libs libdw libelf libbpf liblzma 2>/dev/null || true)
 
 echo "fuzz.sh: building $build/fuzz_parse"
 cd "$srcdir"

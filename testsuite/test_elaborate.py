@@ -69,12 +69,17 @@ def test_p2_output():
 
 
 def test_never_assigned_warning():
-    r = run_stap(['-p2', '-e', 'probe begin { print(y) }'])
+    # a never-assigned local read as a number: a warning, and 0
+    r = run_stap(['-p2', '-e', 'probe begin { print(y + 1) }'])
     assert r.returncode == 0
     assert r.stderr == ("<input>:1:21: warning: never-assigned local variable 'y'\n"
-                        + caret(1, 'probe begin { print(y) }', 21))
-    r = run_stap(['-w', '-p2', '-e', 'probe begin { print(y) }'])
+                        + caret(1, 'probe begin { print(y + 1) }', 21))
+    r = run_stap(['-w', '-p2', '-e', 'probe begin { print(y + 1) }'])
     assert r.stderr == ''
+    # with nothing to give it a type, it is an error, as upstream
+    r = run_stap(['-w', '-p2', '-e', 'probe begin { print(y) }'])
+    assert r.returncode == 1
+    assert r.stderr.startswith("<input>:1:21: error: unresolved type for local 'y'\n")
 
 
 def test_guru_mode_allows_embedded_c():

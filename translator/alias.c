@@ -135,7 +135,7 @@ static void emit_probe(struct expander *x, const struct probe *user,
 	p->next = NULL;
 	d->points = p;
 	d->loc = user->loc;
-	d->body = body;
+	d->body = ast_clone(x->s, body, NULL);	/* each probe binds its own locals */
 	d->tapset = user->tapset;
 	d->via = via;
 	d->listed = x->top;

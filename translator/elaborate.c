@@ -731,9 +731,6 @@ static enum type infer_assign(struct infer *in, struct node *n)
 		return infer(in, n->a, T_LONG);
 	}
 	t = infer(in, n->b, T_UNKNOWN);
-	if (n->b->kind == N_CALL && n->b->func && n->b->func->type == T_UNKNOWN &&
-	    n->b->func->body->kind == N_EMBEDDED_STMT && report_now(in))
-		diag_error(in->s, n->b->loc, "function '%s' returns no value", n->b->op);
 	t = infer(in, n->a, t);
 	infer(in, n->b, t);
 	return t;
@@ -919,8 +916,10 @@ static void infer_foreach(struct infer *in, struct node *n)
 	if (n->b && n->b->var) {
 		enum type vt = arr ? arr->type : T_LONG;
 
-		if (vt == T_STATS)
-			diag_error(in->s, n->b->loc, "a foreach value variable cannot hold statistics");
+		if (vt == T_STATS) {
+			if (report_now(in))
+				diag_error(in->s, n->b->loc, "a foreach value variable cannot hold statistics");
+		}
 		else
 			unify(in, &n->b->var->type, vt, n->b->loc, arena_printf(in->s->arena,
 			      "variable '%s'", n->b->op));
@@ -1029,11 +1028,11 @@ static void check_unresolved(struct session *s)
 	}
 	for (struct probe *p = s->probes; p; p = p->next) {
 		for (struct var *v = p->locals; v; v = v->next) {
-			if (v->type == T_UNKNOWN)
-				v->type = T_LONG;	/* never assigned: reads 0 */
 			if (!v->written)
 				diag_warn(s, v->loc, "never-assigned local variable '%s'",
 					  v->name);
+			if (v->type == T_UNKNOWN && !s->errors)	/* else a cascade */
+				diag_error(s, v->loc, "unresolved type for local '%s'", v->name);
 		}
 	}
 }
@@ -1059,16 +1058,77 @@ static void check_print_args(struct session *s, struct node *n)
 			   n->op, want, nargs);
 }
 
+/* Where an expression's value is taken, a function that returns nothing
+ * or a statistic read like a number is an error (upstream: unresolved
+ * type, invalid type stats). */
+static void check_value(struct session *s, const struct node *n)
+{
+	if (s->errors)
+		return;		/* most likely a consequence of the first */
+	if (n->kind == N_CALL && n->func && n->func->type == T_UNKNOWN)
+		diag_error(s, n->loc, "function '%s' returns no value", n->op);
+	else if ((n->kind == N_VAR || n->kind == N_INDEX) && n->type == T_STATS &&
+		 n->var && n->var->global)
+		diag_error(s, n->loc, "'%s' is a statistic: read it with @count, @sum, @min, @max or @avg",
+			   n->op);
+}
+
+/* The operands whose values are used (not: a statement's own expression,
+ * the left of '<<<', the argument of @count and friends, delete). */
+static void check_operands(struct session *s, struct node *n)
+{
+	if (n->kind == N_ASSIGN) {
+		if (strcmp(n->op, "<<<"))
+			check_value(s, n->a);
+		check_value(s, n->b);
+	} else if (n->kind == N_CALL && n->op[0] == '@') {
+		for (struct node *a = n->args ? n->args->next : NULL; a; a = a->next)
+			check_value(s, a);
+	} else if (n->kind == N_PRINT) {
+		for (struct node *a = n->args; a; a = a->next) {
+			if (a->kind != N_CALL || strncmp(a->op, "@hist_", 6))
+				check_value(s, a);
+		}
+	} else if (n->kind != N_EXPR_STMT && n->kind != N_DELETE &&
+		   n->kind != N_FOREACH && n->kind != N_BLOCK) {
+		struct node *kids[4] = { n->a, n->b, n->c, n->d };
+
+		for (int i = 0; i < 4; i++) {
+			if (kids[i] && kids[i]->kind != N_BLOCK)
+				check_value(s, kids[i]);
+		}
+		if (n->kind != N_BINARY || strcmp(n->op, "in"))
+			for (struct node *a = n->args; a; a = a->next)
+				check_value(s, a);
+	}
+}
+
 static void check_node(struct session *s, struct node *n)
 {
 	for (; n; n = n->next) {
 		if (n->kind == N_PRINT)
 			check_print_args(s, n);
+		check_operands(s, n);
 		check_node(s, n->args);
 		check_node(s, n->a);
 		check_node(s, n->b);
 		check_node(s, n->c);
 		check_node(s, n->d);
+	}
+}
+
+/* `return;` in a function that returns a value elsewhere */
+static void check_returns(struct session *s, const struct func *f, const struct node *n)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_RETURN && !n->a && f->type != T_UNKNOWN)
+			diag_error(s, n->loc, "type mismatch: 'return' without a value in function '%s', which returns %s",
+				   f->name, type_name(f->type));
+		check_returns(s, f, n->a);
+		check_returns(s, f, n->b);
+		check_returns(s, f, n->c);
+		check_returns(s, f, n->d);
+		check_returns(s, f, n->args);
 	}
 }
 
@@ -1189,11 +1249,14 @@ int elaborate(struct session *s)
 	}
 	in.report = true;
 	infer_round(s, &in);
-	check_unresolved(s);
 	for (struct probe *p = s->probes; p; p = p->next)
 		check_node(s, p->body);
-	for (struct func *f = s->funcs; f; f = f->next_used)
+	for (struct func *f = s->funcs; f; f = f->next_used) {
 		check_node(s, f->body);
+		if (f->body->kind != N_EMBEDDED_STMT)
+			check_returns(s, f, f->body);
+	}
+	check_unresolved(s);
 	compute_nesting(s);
 	if (s->errors == errors)
 		opt_elide(s);

@@ -45,13 +45,24 @@ SEM_KO = [
 ]
 
 
+# where a type was first set, for the mismatch notes
+NOTES = {
+    'probe begin { x = 1; x = "a" }': (15, "'x' is long from here"),
+    'global g probe begin { g = "x" } probe end { g = 1 }': (24, "'g' is string from here"),
+}
+
+
 @pytest.mark.parametrize('script,col,msg', SEM_KO)
 def test_semantic_errors(script, col, msg):
     r = run_stap(['-p2', '-e', script])
     assert r.returncode == 1
     assert r.stdout == ''
+    note = ''
+    if script in NOTES:
+        ncol, ntext = NOTES[script]
+        note = f'<input>:1:{ncol}: note: {ntext}\n' + caret(1, script, ncol)
     assert r.stderr == (f'<input>:1:{col}: error: {msg}\n' +
-                        caret(1, script, col) + FAIL2)
+                        caret(1, script, col) + note + FAIL2)
 
 
 def test_p2_output():

@@ -90,6 +90,18 @@ void diag_warn(struct session *s, struct loc loc, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A note attached to the diagnostic before it (another place involved). */
+void diag_note(struct session *s, struct loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->errors > 50)
+		return;
+	va_start(ap, fmt);
+	vdiag(s, loc, "note", fmt, ap);
+	va_end(ap);
+}
+
 /* An error without a source location (files, tools, the kernel). */
 void diag_plain(struct session *s, const char *fmt, ...)
 {

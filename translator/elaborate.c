@@ -685,13 +685,30 @@ static void infer_print(struct infer *in, struct node *n)
 	infer_list(in, a);
 }
 
+/* A variable's type comes from its first typed use; a clash names both
+ * places. */
 static enum type infer_var(struct infer *in, struct node *n, enum type want)
 {
-	if (!n->var)
+	struct var *v = n->var;
+
+	if (!v)
 		return T_UNKNOWN;
-	unify(in, &n->var->type, want, n->loc,
-	      arena_printf(in->s->arena, "variable '%s'", n->op));
-	return n->var->type;
+	if (want != T_UNKNOWN && v->type != T_UNKNOWN && v->type != want) {
+		if (report_now(in)) {
+			diag_error(in->s, n->loc, "type mismatch: variable '%s' is %s here but %s elsewhere",
+				   n->op, type_name(want), type_name(v->type));
+			if (v->type_loc.src)
+				diag_note(in->s, v->type_loc, "'%s' is %s from here", n->op,
+					  type_name(v->type));
+		}
+		return v->type;
+	}
+	if (v->type == T_UNKNOWN && want != T_UNKNOWN) {
+		v->type = want;
+		v->type_loc = n->loc;
+		in->changed = true;
+	}
+	return v->type;
 }
 
 static enum type infer_call(struct infer *in, struct node *n)

@@ -80,6 +80,8 @@ void diag_warn(struct session *s, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void diag_plain(struct session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void diag_note(struct session *s, struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 const char *loc_str(struct session *s, struct loc loc);	/* "file:L:C" */
 
 /* ---- lex.c: tokens ------------------------------------------------------ */
@@ -196,6 +198,7 @@ struct var {
 	int hist;		/* statistics: 1 @hist_log, 2 @hist_linear used */
 	int64_t hist_lo, hist_hi, hist_step;	/* @hist_linear's parameters */
 	int variance_shift;	/* the largest @variance(s, shift) used */
+	struct loc type_loc;	/* where its type was first inferred */
 	bool wrap;		/* `%`: the oldest entry is overwritten when full */
 	int64_t maxsize;	/* [N], or 0 for MAXMAPENTRIES */
 	int index;		/* position among its scope's variables */

@@ -180,3 +180,16 @@ def test_dump_functions_and_aliases(tmp_path):
     r = run_stap(['-I', str(tmp_path), '--dump-functions'])
     assert 'f:long (a:long, b:string)\n' in r.stdout
     assert '\ng:' not in r.stdout
+
+
+def test_broken_tapset_reported_once(tmp_path):
+    """A tapset file that fails to parse is reported once; the functions and
+    aliases it declares are not reported again as unresolved."""
+    (tmp_path / 'bad.stp').write_text('function good() { return 1 }\n'
+                                      'function broken() { return 1 +  }\n'
+                                      'probe myalias = begin { }\n')
+    r = run_stap(['-I', str(tmp_path), '-p2', '-e',
+                  'probe myalias { print(broken()) } probe begin { print(good()) }'])
+    assert r.returncode == 1
+    assert r.stderr == (f"{tmp_path}/bad.stp:2:33: error: expected an expression, got '}}'\n"
+                        + caret(2, 'function broken() { return 1 +  }', 33) + FAIL2)

@@ -38,6 +38,36 @@ static bool report_now(struct infer *in)
 
 /* ---- loading ------------------------------------------------------------ */
 
+/* A tapset file that does not parse: remember the functions and probe
+ * alias names it declares, so that their absence is not reported again as
+ * a cascade of "unresolved" errors (the parse error was the cause). */
+static void poison_file(struct session *s, const struct source *src)
+{
+	struct token_list tl;
+	int errors = s->errors;
+
+	lex_source(s, src, &tl);
+	s->errors = errors;
+	for (size_t i = 0; i + 1 < tl.n; i++) {
+		if (tl.v[i].kind != TK_IDENT || tl.v[i + 1].kind != TK_IDENT)
+			continue;
+		if (strcmp(tl.v[i].text, "function") && strcmp(tl.v[i].text, "probe"))
+			continue;
+		s->poisoned = realloc(s->poisoned, (s->npoisoned + 1) * sizeof(*s->poisoned));
+		s->poisoned[s->npoisoned++] = tl.v[i + 1].text;
+	}
+	free(tl.v);
+}
+
+bool elaborate_poisoned(struct session *s, const char *name)
+{
+	for (size_t i = 0; i < s->npoisoned; i++) {
+		if (!strcmp(s->poisoned[i], name))
+			return true;
+	}
+	return false;
+}
+
 void load_tapsets(struct session *s)
 {
 	size_t n;
@@ -50,6 +80,8 @@ void load_tapsets(struct session *s)
 		if (f) {
 			f->next = s->tapset_asts;
 			s->tapset_asts = f;
+		} else if (src) {
+			poison_file(s, src);
 		}
 	}
 	free(names);
@@ -160,6 +192,8 @@ static void unresolved_func(struct session *s, const struct node *n, int nargs,
 	struct func *any = find_func(s, n->op, -1, from);
 	const char *hint;
 
+	if (!any && elaborate_poisoned(s, n->op))
+		return;		/* its tapset file failed to parse: said already */
 	if (any) {
 		diag_error(s, n->loc, "function '%s' takes %d argument%s, got %d",
 			   n->op, any->nparams, any->nparams == 1 ? "" : "s", nargs);

@@ -366,6 +366,7 @@ int list_probes(struct session *s, FILE *out);
 
 int elaborate(struct session *s);
 void load_tapsets(struct session *s);
+bool elaborate_poisoned(struct session *s, const char *name);
 
 /* ---- dump.c: --dump-functions, --dump-probe-aliases ---------------------- */
 int dump_functions(struct session *s);
@@ -418,6 +419,8 @@ struct session {
 	const char *c_file, *ko_file;
 	struct intern_table *interns;
 	struct macro *macros;		/* library macros from .stpm files */
+	const char **poisoned;		/* names a broken tapset file declares */
+	size_t npoisoned;
 	struct kcatalog *kcat;		/* kernel probe points: opened on first use */
 	bool kcat_tried;
 	struct kmodules *kmods;		/* modules' functions (kmodule.c) */

@@ -1,7 +1,7 @@
 /*
  * tapset.c - the tapset library's search path: every -I directory, then
  * the installed (or build-tree) tapset directory, each with its linux/,
- * <arch>/ and linux/<arch>/ subdirectories, as upstream lays them out.
+ * <arch>/, linux/<arch>/ and <kernel version>/ subdirectories.
  * .stpm files there define macros for every script (read before pass 1);
  * .stp files are the library proper (read in pass 2).
  */
@@ -41,17 +41,20 @@ static void scan_dir(struct session *s, const char *dir, const char *ext,
 /* All library files ending in ext, in search-path order; free() the array. */
 char **tapset_files(struct session *s, const char *ext, size_t *n)
 {
-	const char *subdirs[] = { "", "/linux", NULL, NULL };
+	const char *subdirs[] = { "", "/linux", NULL, NULL, NULL };
 	char **names = NULL;
 	int ndirs = s->ninclude_dirs + (s->tapset_dir ? 1 : 0);
 
 	subdirs[2] = arena_printf(s->arena, "/%s", s->arch);
 	subdirs[3] = arena_printf(s->arena, "/linux/%s", s->arch);
+	/* and the kernel version's: 6.1.0-56-amd64 looks in 6.1.0/ */
+	subdirs[4] = arena_printf(s->arena, "/%.*s", (int)strcspn(s->kernel_release, "-"),
+				  s->kernel_release);
 	*n = 0;
 	for (int i = 0; i < ndirs; i++) {
 		const char *base = i < s->ninclude_dirs ? s->include_dirs[i] : s->tapset_dir;
 
-		for (int j = 0; j < 4; j++)
+		for (int j = 0; j < 5; j++)
 			scan_dir(s, arena_printf(s->arena, "%s%s", base, subdirs[j]),
 				 ext, &names, n);
 	}

@@ -118,6 +118,11 @@ CASES = {
     'maxaction': ('probe begin { while (1) x++ }',
                   '', 1, "ERROR: MAXACTION exceeded near identifier 'x' at <input>:1:25\n"
                   'WARNING: Number of errors: 1, skipped probes: 0\n'),
+    # try/catch: errors in the try block (and in functions it calls) go to
+    # the catch with their message; `x = 1/0` with x unused is elided, as
+    # upstream does, so it raises nothing
+    'try_catch': ('function f(x) { return 10 / x } probe begin { try { x = 1 / 0; println("not here") } catch (m) { println("caught: ", m) } try { error("boom") } catch { println("caught2") } try { println("no error") } catch (e) { println("nope") } try { println(f(0)) } catch (e2) { println("from f: ", e2) } try { try { error("inner") } catch (i) { println("i=", i); error("outer") } } catch (o) { println("o=", o) } exit() }',
+                  'not here\ncaught2\nno error\nfrom f: division by 0\ni=inner\no=outer\n', 0, ''),
     'many_lines': ('probe begin { for (i = 0; i < 3000; i++) printf("line %d\\n", i); exit() }',
                    ''.join(f'line {i}\n' for i in range(3000)), 0, ''),
 }

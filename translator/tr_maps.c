@@ -65,7 +65,7 @@ static void overflow_check(struct gen *g, const char *call, const struct node *a
 	tr_line(g, "if (unlikely(%s < 0)) {", call);
 	tr_line(g, "\tc->last_error = %s;", overflow_msg(g, at->var));
 	tr_line(g, "\tc->last_stmt = %s;", tr_where(g, at));
-	tr_line(g, "\tgoto out;");
+	tr_line(g, "\tgoto %s;", g->err_label);
 	tr_line(g, "}");
 }
 
@@ -258,7 +258,7 @@ void tr_print_hist(struct gen *g, struct node *hist, const char *sink)
 	tr_line(g, "if (!%s || !%s->count) {", st, st);
 	tr_line(g, "\tc->last_error = \"empty aggregate\";");
 	tr_line(g, "\tc->last_stmt = %s;", tr_where(g, hist));
-	tr_line(g, "\tgoto out;");
+	tr_line(g, "\tgoto %s;", g->err_label);
 	tr_line(g, "}");
 
 	tr_line(g, "stp_stat_print_hist(%s, %s, %s);", sink, st,

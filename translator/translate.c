@@ -118,7 +118,7 @@ void tr_error_check(struct gen *g, const struct node *n)
 	tr_line(g, "if (unlikely(c->last_error)) {");
 	tr_line(g, "\tif (!c->last_stmt)");
 	tr_line(g, "\t\tc->last_stmt = %s;", tr_where(g, n));
-	tr_line(g, "\tgoto out;");
+	tr_line(g, "\tgoto %s;", g->err_label);
 	tr_line(g, "}");
 }
 
@@ -329,7 +329,7 @@ static const char *gen_call(struct gen *g, struct node *n)
 	tr_line(g, "\tc->last_error = \"MAXNESTING exceeded\";");
 	tr_line(g, "\tc->last_stmt = %s;", tr_cstr(g, arena_printf(g->s->arena,
 	     "identifier '%s' at %s", f->name, loc_str(g->s, f->loc))));
-	tr_line(g, "\tgoto out;");
+	tr_line(g, "\tgoto %s;", g->err_label);
 	tr_line(g, "}");
 	tr_line(g, "{");
 	g->indent++;
@@ -543,7 +543,7 @@ void tr_action_check(struct gen *g, const struct node *n)
 	tr_line(g, "if (unlikely(--c->actionremaining < 0)) {");
 	tr_line(g, "\tc->last_error = \"MAXACTION exceeded\";");
 	tr_line(g, "\tc->last_stmt = %s;", tr_stmt_where(g, n));
-	tr_line(g, "\tgoto out;");
+	tr_line(g, "\tgoto %s;", g->err_label);
 	tr_line(g, "}");
 }
 
@@ -579,6 +579,35 @@ static void gen_return(struct gen *g, struct node *n)
 	if (n->a && g->func && g->func->type != T_UNKNOWN)
 		tr_store(g, "l->__retvalue", tr_gen_expr(g, n->a), g->func->type);
 	tr_line(g, "goto out;");
+}
+
+/* try { ... } catch (msg) { ... }: errors inside jump to the catch, which
+ * takes the message and clears the error. */
+static void gen_try(struct gen *g, struct node *n)
+{
+	int label = g->label++;
+	const char *saved = g->err_label;
+
+	g->err_label = arena_printf(g->s->arena, "catch_%d", label);
+	tr_line(g, "{");
+	g->indent++;
+	tr_gen_stmt(g, n->a);
+	g->indent--;
+	tr_line(g, "}");
+	g->err_label = saved;
+	tr_line(g, "goto end_try_%d;", label);
+	tr_line(g, "catch_%d: __attribute__((unused));", label);
+	if (n->var)
+		tr_line(g, "stp_str_copy(%s, c->last_error ? c->last_error : \"\");",
+			tr_var_ref(g, n->var));
+	tr_line(g, "c->last_error = NULL;");
+	tr_line(g, "c->last_stmt = NULL;");
+	tr_line(g, "{");
+	g->indent++;
+	tr_gen_stmt(g, n->b);
+	g->indent--;
+	tr_line(g, "}");
+	tr_line(g, "end_try_%d: ;", label);
 }
 
 void tr_gen_stmt(struct gen *g, struct node *n)
@@ -643,6 +672,9 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 	case N_DELETE:
 		tr_delete(g, n);
 		break;
+	case N_TRY:
+		gen_try(g, n);
+		break;
 	case N_FOREACH:
 		tr_foreach(g, n);
 		break;
@@ -686,6 +718,7 @@ static void begin_scope(struct gen *g, struct strbuf *body, struct func *f)
 	g->indent = 1;
 	g->nloops = 0;
 	g->func = f;
+	g->err_label = "out";
 }
 
 static void embedded_body(struct gen *g, struct func *f)

@@ -18,6 +18,7 @@ struct gen {
 	int loops[64];		/* continue labels of enclosing loops */
 	int nloops;
 	struct func *func;	/* NULL in a probe */
+	const char *err_label;	/* where a run-time error jumps: out, or a catch */
 };
 
 void tr_line(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

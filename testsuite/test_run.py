@@ -123,6 +123,10 @@ CASES = {
     # upstream does, so it raises nothing
     'try_catch': ('function f(x) { return 10 / x } probe begin { try { x = 1 / 0; println("not here") } catch (m) { println("caught: ", m) } try { error("boom") } catch { println("caught2") } try { println("no error") } catch (e) { println("nope") } try { println(f(0)) } catch (e2) { println("from f: ", e2) } try { try { error("inner") } catch (i) { println("i=", i); error("outer") } } catch (o) { println("o=", o) } exit() }',
                   'not here\ncaught2\nno error\nfrom f: division by 0\ni=inner\no=outer\n', 0, ''),
+    # a probe point condition guards the handler
+    'condition': ('global on = 1, n probe timer.ms(10) if (on) { on = 0; n++; println("once") } '
+                  'probe timer.ms(200) { exit() } probe end { println(n) }',
+                  'once\n1\n', 0, ''),
     'many_lines': ('probe begin { for (i = 0; i < 3000; i++) printf("line %d\\n", i); exit() }',
                    ''.join(f'line {i}\n' for i in range(3000)), 0, ''),
 }

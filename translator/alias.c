@@ -142,9 +142,12 @@ static void emit_probe(struct expander *x, const struct probe *user,
 	if (pp->cond) {
 		struct node *iff = node_new(x->s, N_IF, pp->loc);
 
+		/* the condition guards the handler: same output as arming
+		 * and disarming the probe */
 		iff->a = ast_clone(x->s, pp->cond, NULL);
 		iff->b = d->body;
 		d->body = block_of(x->s, pp->loc, iff, NULL, NULL);
+		p->cond = NULL;
 	}
 	*x->out = d;
 	x->out = &d->next;

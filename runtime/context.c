@@ -6,6 +6,7 @@
  */
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/ptrace.h>
 
 static struct stp_context **stp_contexts;	/* nr_cpu_ids entries */
 static atomic_t stp_error_count = ATOMIC_INIT(0);
@@ -69,8 +70,10 @@ static void stp_check_skipped(void)
 	stp_request_exit();
 }
 
-/* Run one handler on this CPU's context. Any context; never sleeps. */
-static void stp_run_probe(const struct stp_probe *p)
+/* Run one handler on this CPU's context. Any context; never sleeps.
+ * regs and args: a kernel probe's registers and raw arguments, or NULL. */
+static void stp_run_probe_ctx(const struct stp_probe *p, struct pt_regs *regs,
+			      const unsigned long *args)
 {
 	struct stp_context *c;
 
@@ -86,6 +89,9 @@ static void stp_run_probe(const struct stp_probe *p)
 	c->last_stmt = NULL;
 	c->actionremaining = MAXACTION_INTERRUPTIBLE;
 	c->nesting = 0;
+	c->probe = p;
+	c->regs = regs;
+	c->args = args;
 	p->handler(c);
 	if (unlikely(c->last_error))
 		stp_report_error(c);
@@ -94,6 +100,91 @@ static void stp_run_probe(const struct stp_probe *p)
 	atomic_set(&c->busy, 0);
 out:
 	preempt_enable();
+}
+
+static void stp_run_probe(const struct stp_probe *p)
+{
+	stp_run_probe_ctx(p, NULL, NULL);
+}
+
+static int64_t stp_targ_value(struct stp_context *c, const struct stp_targ *t)
+{
+	unsigned long v;
+
+	if (!t || t->src == STP_TARG_NONE) {
+		c->last_error = "target variable not available here";
+		return 0;
+	}
+	if (t->src == STP_TARG_RETURN) {
+		if (!c->regs) {
+			c->last_error = "$return not available here";
+			return 0;
+		}
+		v = regs_return_value(c->regs);
+	} else {
+		if (!c->args) {
+			c->last_error = "target variable not available here";
+			return 0;
+		}
+		v = c->args[t->src];
+	}
+	switch (t->width) {
+	case 1:
+		return t->is_signed ? (int64_t)(s8)v : (int64_t)(u8)v;
+	case 2:
+		return t->is_signed ? (int64_t)(s16)v : (int64_t)(u16)v;
+	case 4:
+		return t->is_signed ? (int64_t)(s32)v : (int64_t)(u32)v;
+	default:
+		return (int64_t)v;
+	}
+}
+
+int64_t stp_target(struct stp_context *c, int k)
+{
+	return stp_targ_value(c, c->probe && c->probe->targs ?
+			      &c->probe->targs[k] : NULL);
+}
+
+/* "a=0x1 b=0xffffff9c": each value in hex at its type's width, "?" when
+ * it cannot be read; $$return is "return=0x...". */
+void stp_target_pretty(struct stp_context *c, char *dst, int mode)
+{
+	static const struct stp_spec hex = { 'x', STP_F_ALT, -1, -1 };
+	const struct stp_parm *p = c->probe ? c->probe->parms : NULL;
+	const char *err = c->last_error;
+	struct stp_sink sk;
+	u64 v;
+
+	stp_sink_string(&sk, dst);
+	if (mode == 2)
+		return;
+	if (mode == 1) {
+		struct stp_targ t = { STP_TARG_RETURN, 8, 0 };
+
+		if (!c->probe || c->probe->kind != STP_PROBE_KRETPROBE)
+			return;
+		v = (u64)stp_targ_value(c, &t);
+		stp_emit_lit(&sk, "return=", 7);
+		stp_emit_long(&sk, (int64_t)v, &hex);
+		c->last_error = err;
+		return;
+	}
+	for (; p && p->name; p++) {
+		if (p != c->probe->parms)
+			stp_emit_lit(&sk, " ", 1);
+		stp_emit_lit(&sk, p->name, strlen(p->name));
+		stp_emit_lit(&sk, "=", 1);
+		if (p->t.src == STP_TARG_NONE) {
+			stp_emit_lit(&sk, "?", 1);
+			continue;
+		}
+		v = (u64)stp_targ_value(c, &p->t);
+		if (p->t.width < 8)
+			v &= (1ULL << (p->t.width * 8)) - 1;
+		stp_emit_long(&sk, (int64_t)v, &hex);
+	}
+	c->last_error = err;
 }
 
 int64_t stp_div(struct stp_context *c, int64_t a, int64_t b)

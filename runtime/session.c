@@ -99,15 +99,35 @@ static int stp_cmp_order(const void *a, const void *b)
 
 static void stp_run_kind(enum stp_probe_kind kind)
 {
-	int idx[STP_NPROBES];
+	int *idx;
 	int i, n = 0;
 
+	/* thousands of kernel probes: not on the stack */
+	idx = kmalloc_array(STP_NPROBES, sizeof(*idx), GFP_KERNEL);
+	if (!idx)
+		return;
 	for (i = 0; i < STP_NPROBES; i++)
 		if (stp_probes[i].kind == kind)
 			idx[n++] = i;
 	sort(idx, n, sizeof(idx[0]), stp_cmp_order, NULL);
 	for (i = 0; i < n && stp_may_run(kind); i++)
 		stp_run_probe(&stp_probes[idx[i]]);
+	kfree(idx);
+}
+
+/* Kernel probes (kprobes.c, tracepoints.c): registered after the begin
+ * probes, unregistered before the end probes, as SystemTap 4.8 orders
+ * its probe groups. Process context. */
+static void stp_kernel_probes_register(void)
+{
+	stp_kprobes_register();
+	stp_tracepoints_register();
+}
+
+static void stp_kernel_probes_unregister(void)
+{
+	stp_tracepoints_unregister();
+	stp_kprobes_unregister();
 }
 
 static int stp_timers_init(void)
@@ -161,6 +181,7 @@ static void stp_session_start_cmd(void)
 		goto reply;
 	}
 	stp_run_kind(STP_PROBE_BEGIN);
+	stp_kernel_probes_register();
 	atomic_set(&stp_state, STP_STATE_RUNNING);
 	stp_timers_start();
 reply:
@@ -196,6 +217,7 @@ static void stp_session_stop_cmd(bool reply)
 	if (state == STP_STATE_STARTING || state == STP_STATE_RUNNING) {
 		atomic_set(&stp_state, STP_STATE_STOPPING);
 		stp_timers_cancel();
+		stp_kernel_probes_unregister();
 		synchronize_rcu();	/* handlers run with preemption off */
 		stp_run_kind(STP_PROBE_END);
 		stp_final_warnings();
@@ -216,6 +238,9 @@ static void stp_session_exit(void)
 {
 	stp_session_stop_cmd(false);
 	stp_timers_cancel();
+	stp_kernel_probes_unregister();
+	stp_kprobes_free();
+	stp_tracepoints_free();
 	if (stp_ctl_timer.function)
 		stp_timer_delete_sync(&stp_ctl_timer);
 	synchronize_rcu();

@@ -19,7 +19,10 @@
 #include "lock.c"
 #include "stat.c"
 #include "map.c"
+#include "kprobes.c"
+#include "tracepoints.c"
 #include "session.c"
+#include "tapset_support.c"
 
 /*
  * The generated file defines stp_globals_init() (make the maps, statistics

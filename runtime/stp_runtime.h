@@ -20,6 +20,30 @@ enum stp_probe_kind {
 	STP_PROBE_BEGIN,
 	STP_PROBE_END,
 	STP_PROBE_TIMER,
+	STP_PROBE_KPROBE,		/* kprobes.c: by symbol name */
+	STP_PROBE_KRETPROBE,
+	STP_PROBE_TRACEPOINT,		/* tracepoints.c */
+};
+
+struct pt_regs;
+struct stp_probe;
+
+/* Where target variable k of a kernel probe comes from (stp_target()):
+ * src >= 0: argument src (pt_regs di si dx cx r8 r9 at entry, saved at
+ * entry for .return, a tracepoint's argument); STP_TARG_RETURN: regs->ax
+ * in a kretprobe; STP_TARG_NONE: not available. width 1, 2, 4, 8 bytes. */
+#define STP_TARG_NONE	(-1)
+#define STP_TARG_RETURN	(-2)
+struct stp_targ {
+	s8 src;
+	u8 width;
+	u8 is_signed;
+};
+
+/* A parameter for $$parms: its name and where its value is. */
+struct stp_parm {
+	const char *name;
+	struct stp_targ t;
 };
 
 struct stp_context {
@@ -31,6 +55,9 @@ struct stp_context {
 	char error_buffer[MAXSTRINGLEN];
 	int64_t actionremaining;	/* statement budget */
 	int nesting;			/* call depth */
+	const struct stp_probe *probe;	/* the running probe */
+	struct pt_regs *regs;		/* kprobes: the registers, else NULL */
+	const unsigned long *args;	/* kernel probes: raw arguments */
 	/* private: the runtime */
 	atomic_t busy;
 };
@@ -41,7 +68,23 @@ struct stp_probe {
 	const char *pp;
 	int64_t order;			/* begin/end: run order */
 	u64 period_ns;			/* timer: period */
+	/* kernel probes */
+	const char *symbol;		/* kprobes: "func" or "module:func" */
+	const char *func;		/* probefunc(): the function's name */
+	int maxactive;			/* kretprobes: -1 = KRETACTIVE */
+	bool optional;			/* "?": no warning when it fails */
+	const char *tp_name;		/* tracepoints: the kernel's name */
+	void *tp_func;			/* tracepoints: the generated callback */
+	const struct stp_targ *targs;	/* target variables, by index */
+	const struct stp_parm *parms;	/* $$parms, NULL-name terminated */
 };
+
+/* The value of target variable k (stp_targ) in a kernel probe. */
+int64_t stp_target(struct stp_context *c, int k);
+/* $$parms / $$vars (mode 0), $$return (1), $$locals (2) into dst. */
+void stp_target_pretty(struct stp_context *c, char *dst, int mode);
+/* A tracepoint fired: data is the stp_probe, args its raw arguments. */
+void stp_tracepoint_fire(void *data, const unsigned long *args);
 
 /* printf conversion spec; width and prec are -1 when absent */
 struct stp_spec {

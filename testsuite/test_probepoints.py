@@ -386,12 +386,21 @@ def test_list_aliases(krel, tmp_path):
 
 # ---- pass 3 -----------------------------------------------------------------------
 
-def test_pass3_rejects_kernel_probes_once(krel):
+def test_pass3_rejects_kernel_statement(krel):
     r = run_stap(['-r', krel, '-p3', '-e',
-                  'probe kernel.function("vfs_*") { print(1) }'])
+                  'probe kernel.statement("vfs_read+4") { print(1) }'])
     assert r.returncode == 1
     assert r.stdout == ''
     assert r.stderr == (
-        '<input>:1:7: error: kernel.function probes are not supported by this version yet\n'
-        '    1 | probe kernel.function("vfs_*") { print(1) }\n'
+        '<input>:1:7: error: kernel.statement probes are not supported by this version yet\n'
+        '    1 | probe kernel.statement("vfs_read+4") { print(1) }\n'
         '      |       ^\n' + FAIL3)
+
+
+def test_pass3_kernel_function_wildcard_one_kprobe_each(krel):
+    r = run_stap(['-r', krel, '-p3', '-e',
+                  'probe kernel.function("vfs_*") { print(1) }'])
+    assert r.returncode == 0, r.stderr
+    n = len(run_stap(['-r', krel, '-l', 'kernel.function("vfs_*")']).stdout.splitlines())
+    assert n > 50
+    assert r.stdout.count('.kind = STP_PROBE_KPROBE,') == n

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "stap.h"
+#include "tr_kernel.h"
 
 struct scope {
 	struct var **locals;	/* the probe's or function's local list */
@@ -548,8 +549,7 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			n->a->var->read = true;
 		break;
 	case N_TARGET:
-		diag_error(s, n->loc, "target variable '%s' is not supported by this version yet",
-			   n->op);
+		elab_target(s, sc->func ? NULL : sc->probe, n, written);
 		break;
 	case N_INDEX:
 		resolve_index(s, sc, n, written);
@@ -867,6 +867,8 @@ static enum type infer_kind(struct infer *in, struct node *n, enum type want)
 		return T_LONG;
 	case N_STR:
 		return T_STRING;
+	case N_TARGET:
+		return elab_target_type(n);
 	case N_VAR:
 		return infer_var(in, n, want);
 	case N_CALL:

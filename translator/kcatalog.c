@@ -393,3 +393,65 @@ const struct kcat_tracepoint *kcat_tracepoint(struct kcatalog *kc,
 	}
 	return NULL;
 }
+
+/* ---- type widths, for pass 3 (tr_kernel.c) ------------------------------- */
+
+/* Bytes and signedness of a value of the type named `type` (a name as
+ * kbtf_type_name gives it); 0 when unknown or not passed in a register. */
+int kcat_type_width(struct kcatalog *kc, const char *type, bool *is_signed)
+{
+	char buf[256];
+	size_t n = strlen(type);
+	const struct btf_type *t;
+	__s32 id;
+	int kind = BTF_KIND_TYPEDEF;
+	const char *name = buf;
+
+	*is_signed = false;
+	if (n && (type[n - 1] == '*' || type[n - 1] == ')' ||
+		  strstr(type, "* const") || strstr(type, "(*)")))
+		return 8;	/* pointers, function pointers */
+	if (n >= sizeof(buf))
+		return 0;
+	strcpy(buf, type);
+	while (n > 6 && !strcmp(buf + n - 6, " const"))
+		buf[n -= 6] = '\0';
+	while (n > 9 && !strcmp(buf + n - 9, " volatile"))
+		buf[n -= 9] = '\0';
+	if (!strncmp(buf, "enum ", 5)) {
+		kind = BTF_KIND_ENUM;
+		name += 5;
+	} else if (!strncmp(buf, "struct ", 7) || !strncmp(buf, "union ", 6)) {
+		kind = buf[0] == 's' ? BTF_KIND_STRUCT : BTF_KIND_UNION;
+		name += buf[0] == 's' ? 7 : 6;
+	}
+	id = btf__find_by_name_kind(kc->btf, name, kind);
+	if (id < 0 && kind == BTF_KIND_TYPEDEF)
+		id = btf__find_by_name_kind(kc->btf, name, BTF_KIND_INT);
+	if (id < 0 && kind == BTF_KIND_ENUM)
+		id = btf__find_by_name_kind(kc->btf, name, BTF_KIND_ENUM64);
+	if (id < 0)
+		return 0;
+	t = btf__type_by_id(kc->btf, (__u32)id);
+	while (t && (btf_is_typedef(t) || btf_is_mod(t))) {
+		if (!t->type)
+			return 0;
+		t = btf__type_by_id(kc->btf, t->type);
+	}
+	if (!t)
+		return 0;
+	if (btf_is_ptr(t))
+		return 8;
+	if (btf_is_int(t)) {
+		*is_signed = btf_int_encoding(t) & BTF_INT_SIGNED;
+		return t->size <= 8 ? (int)t->size : 0;
+	}
+	if (btf_is_any_enum(t)) {
+		*is_signed = btf_kflag(t);
+		return t->size <= 8 ? (int)t->size : 0;
+	}
+	if ((btf_is_struct(t) || btf_is_union(t)) && t->size <= 8 &&
+	    (t->size & (t->size - 1)) == 0)
+		return (int)t->size;	/* small aggregates travel in a register */
+	return 0;
+}

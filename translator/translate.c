@@ -17,6 +17,7 @@
 
 #include "stap.h"
 #include "translate.h"
+#include "tr_kernel.h"
 
 
 void tr_line(struct gen *g, const char *fmt, ...)
@@ -340,7 +341,14 @@ static const char *gen_call(struct gen *g, struct node *n)
 	tr_line(g, "c->nesting++;");
 	tr_line(g, "%s(c);", fn_cname(g, "function_", f));
 	tr_line(g, "c->nesting--;");
-	tr_error_check(g, n);
+	/* an error the function raised without a place (embedded C) is
+	 * reported at the function's definition, as upstream does */
+	tr_line(g, "if (unlikely(c->last_error)) {");
+	tr_line(g, "\tif (!c->last_stmt)");
+	tr_line(g, "\t\tc->last_stmt = %s;", tr_cstr(g, arena_printf(g->s->arena,
+	     "identifier '%s' at %s", f->name, loc_str(g->s, f->loc))));
+	tr_line(g, "\tgoto %s;", g->err_label);
+	tr_line(g, "}");
 	if (f->type == T_LONG || f->type == T_STRING) {
 		t = tr_new_tmp(g, f->type);
 		tr_store(g, t, "f->__retvalue", f->type);
@@ -454,6 +462,8 @@ const char *tr_gen_expr(struct gen *g, struct node *n)
 		return tr_cstr(g, n->str);
 	case N_VAR:
 		return tr_var_ref(g, n->var);
+	case N_TARGET:
+		return tr_target(g, n);
 	case N_INDEX:
 		return tr_index_get(g, n);
 	case N_CALL:
@@ -840,6 +850,8 @@ static void gen_table(struct gen *g, struct output *o)
 
 	for (struct rprobe *r = g->s->rprobes; r; r = r->next) {
 		if (r->kind == RP_NEVER)
+			continue;
+		if (tr_kernel_probe(g, &o->code, &o->table, r))
 			continue;
 		if (r->kind > RP_NEVER || r->randomize) {
 			if (!bad || bad->point != r->point)	/* once per wildcard */

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprobes.c - kernel.function() and kprobe.function() probes: kprobes and
+ * kretprobes registered by symbol name ("func" or "module:func"), one per
+ * STP_PROBE_KPROBE / STP_PROBE_KRETPROBE entry of stp_probes[].
+ *
+ * Registered when the session starts (after the begin probes), in bulk
+ * with register_kprobes()/register_kretprobes(); when the bulk call fails
+ * (it is all or nothing) each probe is registered on its own and every
+ * failure is a warning, and the session goes on, as SystemTap 4.8 does.
+ * Unregistered when the session stops, before the end probes run, and at
+ * the latest at module unload. Handlers run only while the session is
+ * RUNNING, through the runtime's probe entry.
+ *
+ * Target variables: the entry handler passes the six argument registers
+ * (x86_64: di si dx cx r8 r9) as the raw arguments; a kretprobe saves
+ * them at entry in its instance data, and $return is regs->ax.
+ */
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
+#include <linux/vmalloc.h>
+
+#ifndef KRETACTIVE
+#define KRETACTIVE (max(15, 6 * (int)num_possible_cpus()))
+#endif
+
+#define STP_KP_NARGS 6
+
+struct stp_kprobe {
+	union {
+		struct kprobe kp;
+		struct kretprobe rp;
+	} u;
+	const struct stp_probe *probe;
+	bool ret;
+	bool registered;
+};
+
+static struct stp_kprobe *stp_kps;
+static unsigned int stp_nkps;
+
+static bool stp_may_run(enum stp_probe_kind kind);
+
+static void stp_kp_save_args(struct pt_regs *regs, unsigned long *a)
+{
+#ifdef CONFIG_X86_64
+	a[0] = regs->di;
+	a[1] = regs->si;
+	a[2] = regs->dx;
+	a[3] = regs->cx;
+	a[4] = regs->r8;
+	a[5] = regs->r9;
+#else
+	memset(a, 0, STP_KP_NARGS * sizeof(*a));
+#endif
+}
+
+static int stp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct stp_kprobe *k = container_of(kp, struct stp_kprobe, u.kp);
+	unsigned long args[STP_KP_NARGS];
+
+	if (!stp_may_run(STP_PROBE_KPROBE))
+		return 0;
+	stp_kp_save_args(regs, args);
+	stp_run_probe_ctx(k->probe, regs, args);
+	return 0;
+}
+
+static struct stp_kprobe *stp_kretprobe_of(struct kretprobe_instance *ri)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+
+	return rp ? container_of(rp, struct stp_kprobe, u.rp) : NULL;
+}
+
+static int stp_kretprobe_entry(struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	stp_kp_save_args(regs, (unsigned long *)ri->data);
+	return 0;
+}
+
+static int stp_kretprobe_ret(struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	struct stp_kprobe *k = stp_kretprobe_of(ri);
+
+	if (!k || !stp_may_run(STP_PROBE_KRETPROBE))
+		return 0;
+	stp_run_probe_ctx(k->probe, regs, (const unsigned long *)ri->data);
+	return 0;
+}
+
+static void stp_kprobe_warn(const struct stp_kprobe *k, int rc)
+{
+	if (!k->probe->optional)
+		stp_warn_msg("probe %s (%s+%u) registration error [man warning::pass5] (rc %d)",
+			     k->probe->pp, k->probe->symbol, 0U, rc);
+}
+
+/* Register the kprobes (ret false) or kretprobes (ret true) of stp_kps. */
+static void stp_kprobes_register_kind(bool ret)
+{
+	void **v;
+	unsigned int i, n = 0;
+	int rc;
+
+	v = kvcalloc(max(stp_nkps, 1U), sizeof(*v), GFP_KERNEL);
+	for (i = 0; v && i < stp_nkps; i++)
+		if (stp_kps[i].ret == ret)
+			v[n++] = ret ? (void *)&stp_kps[i].u.rp :
+				       (void *)&stp_kps[i].u.kp;
+	if (!n) {
+		kvfree(v);
+		return;
+	}
+	rc = ret ? register_kretprobes((struct kretprobe **)v, n) :
+		   register_kprobes((struct kprobe **)v, n);
+	if (!rc) {
+		for (i = 0; i < stp_nkps; i++)
+			if (stp_kps[i].ret == ret)
+				stp_kps[i].registered = true;
+		kvfree(v);
+		return;
+	}
+	kvfree(v);
+	/* all or nothing failed: one at a time, warning for each failure */
+	for (i = 0; i < stp_nkps; i++) {
+		struct stp_kprobe *k = &stp_kps[i];
+
+		if (k->ret != ret)
+			continue;
+		if (ret) {
+			memset(&k->u.rp, 0, sizeof(k->u.rp));
+			k->u.rp.kp.symbol_name = k->probe->symbol;
+			k->u.rp.entry_handler = stp_kretprobe_entry;
+			k->u.rp.handler = stp_kretprobe_ret;
+			k->u.rp.data_size = STP_KP_NARGS * sizeof(unsigned long);
+			k->u.rp.maxactive = k->probe->maxactive >= 0 ?
+					    k->probe->maxactive : KRETACTIVE;
+			rc = register_kretprobe(&k->u.rp);
+		} else {
+			memset(&k->u.kp, 0, sizeof(k->u.kp));
+			k->u.kp.symbol_name = k->probe->symbol;
+			k->u.kp.pre_handler = stp_kprobe_pre;
+			rc = register_kprobe(&k->u.kp);
+		}
+		if (rc)
+			stp_kprobe_warn(k, rc);
+		else
+			k->registered = true;
+		cond_resched();
+	}
+}
+
+/* Session start, process context. */
+static void stp_kprobes_register(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < STP_NPROBES; i++)
+		n += stp_probes[i].kind == STP_PROBE_KPROBE ||
+		     stp_probes[i].kind == STP_PROBE_KRETPROBE;
+	if (!n || stp_kps)
+		return;
+	stp_kps = kvcalloc(n, sizeof(*stp_kps), GFP_KERNEL);
+	if (!stp_kps) {
+		stp_error_msg("cannot allocate %u kprobes", n);
+		return;
+	}
+	for (i = 0; i < STP_NPROBES; i++) {
+		const struct stp_probe *p = &stp_probes[i];
+		struct stp_kprobe *k = &stp_kps[stp_nkps];
+
+		if (p->kind == STP_PROBE_KPROBE) {
+			k->u.kp.symbol_name = p->symbol;
+			k->u.kp.pre_handler = stp_kprobe_pre;
+		} else if (p->kind == STP_PROBE_KRETPROBE) {
+			k->ret = true;
+			k->u.rp.kp.symbol_name = p->symbol;
+			k->u.rp.entry_handler = stp_kretprobe_entry;
+			k->u.rp.handler = stp_kretprobe_ret;
+			k->u.rp.data_size = STP_KP_NARGS * sizeof(unsigned long);
+			k->u.rp.maxactive = p->maxactive >= 0 ? p->maxactive :
+							       KRETACTIVE;
+		} else {
+			continue;
+		}
+		k->probe = p;
+		stp_nkps++;
+	}
+	stp_kprobes_register_kind(false);
+	stp_kprobes_register_kind(true);
+}
+
+/* Session stop or module unload, process context: no handler of ours
+ * runs after this returns (unregister_k*probes wait for running ones). */
+static void stp_kprobes_unregister(void)
+{
+	void **v;
+	unsigned int i, nk = 0, nr = 0;
+
+	if (!stp_kps)
+		return;
+	v = kvcalloc(max(stp_nkps, 1U), sizeof(*v), GFP_KERNEL);
+	if (!v) {	/* one by one: slower, same result */
+		for (i = 0; i < stp_nkps; i++) {
+			if (!stp_kps[i].registered)
+				continue;
+			if (stp_kps[i].ret)
+				unregister_kretprobe(&stp_kps[i].u.rp);
+			else
+				unregister_kprobe(&stp_kps[i].u.kp);
+			stp_kps[i].registered = false;
+		}
+		return;
+	}
+	for (i = 0; i < stp_nkps; i++)
+		if (stp_kps[i].registered && !stp_kps[i].ret)
+			v[nk++] = &stp_kps[i].u.kp;
+	if (nk)
+		unregister_kprobes((struct kprobe **)v, nk);
+	for (i = 0; i < stp_nkps; i++)
+		if (stp_kps[i].registered && stp_kps[i].ret)
+			v[nr++] = &stp_kps[i].u.rp;
+	if (nr)
+		unregister_kretprobes((struct kretprobe **)v, nr);
+	for (i = 0; i < stp_nkps; i++)
+		stp_kps[i].registered = false;
+	kvfree(v);
+}
+
+/* Module unload, after stp_kprobes_unregister(). */
+static void stp_kprobes_free(void)
+{
+	kvfree(stp_kps);
+	stp_kps = NULL;
+	stp_nkps = 0;
+}

@@ -1,0 +1,291 @@
+/*
+ * tr_kernel.c - kernel probes in passes 2 and 3: target variables of
+ * kernel.function() (parameters and $return, from the BTF prototype) and
+ * kernel.trace() (the tracepoint's arguments), and the probe table entries
+ * the runtime's kprobes.c and tracepoints.c register.
+ *
+ * A target variable is a long everywhere: pointers are their address,
+ * integers are narrowed to their type's width and sign. Where it comes
+ * from differs between the points of one probe (kernel.function("vfs_*")),
+ * so the handler asks stp_target(c, K) for the module-wide variable K and
+ * each table entry carries its own stp_targ array, indexed by K.
+ * x86_64 only: parameters are the argument registers (six at most).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stap.h"
+#include "translate.h"
+#include "kcatalog.h"
+#include "tr_kernel.h"
+
+#define MAX_REG_ARGS 6
+
+struct targ {
+	int src;		/* argument index, -2 $return, -1 none */
+	int width;
+	bool is_signed;
+	const char *why;	/* when not available */
+};
+
+/* target variable names used by the module's handlers (without '$') */
+static const char **tnames;
+static int ntnames, captnames;
+static int npoints;		/* table entries written, for array names */
+
+static bool is_kernel_kind(int kind)
+{
+	return kind == RP_KFUNC || kind == RP_KPROBE || kind == RP_TRACEPOINT;
+}
+
+static int width_of(struct session *s, const char *type, bool *is_signed)
+{
+	struct kcatalog *kc = kernel_catalog(s);
+
+	*is_signed = false;
+	if (!kc)
+		return strchr(type, '*') ? 8 : 0;
+	return kcat_type_width(kc, type, is_signed);
+}
+
+/* Where $name comes from in r. */
+static struct targ find_targ(struct session *s, const struct rprobe *r,
+			     const char *name)
+{
+	struct targ t = { .src = -1 };
+	int slot = 0;
+
+	if (!is_kernel_kind(r->kind)) {
+		t.why = "it is not a kernel.function or kernel.trace probe";
+		return t;
+	}
+	if (r->kind == RP_KPROBE) {
+		t.why = "kprobe.function probes have no target variables (no debuginfo)";
+		return t;
+	}
+	if (r->kind == RP_KFUNC && !strcmp(name, "return")) {
+		if (!r->ret) {
+			t.why = "only .return probes have $return";
+			return t;
+		}
+		if (!r->ret_type || !strcmp(r->ret_type, "void")) {
+			t.why = "the function returns void";
+			return t;
+		}
+		t.width = width_of(s, r->ret_type, &t.is_signed);
+		if (!t.width) {
+			t.why = arena_printf(s->arena, "its return type '%s' is not a register value",
+					     r->ret_type);
+			return t;
+		}
+		t.src = -2;
+		return t;
+	}
+	if (r->kind == RP_KFUNC && !r->args && !r->nargs) {
+		t.why = "its prototype is not in the kernel's BTF";
+		return t;
+	}
+	for (int i = 0; i < r->nargs; i++) {
+		bool sg;
+		int w = width_of(s, r->args[i].type, &sg);
+
+		if (strcmp(r->args[i].name, name)) {
+			if (!w)	/* the registers of later ones are unknown */
+				slot = MAX_REG_ARGS + 1;
+			slot++;
+			continue;
+		}
+		if (!w) {
+			t.why = arena_printf(s->arena, "its type '%s' is not a register value",
+					     r->args[i].type);
+			return t;
+		}
+		if (r->kind == RP_KFUNC && slot >= MAX_REG_ARGS) {
+			t.why = "only the first six parameters (in registers) can be read";
+			return t;
+		}
+		t.src = r->kind == RP_KFUNC ? slot : i;
+		t.width = w;
+		t.is_signed = sg;
+		return t;
+	}
+	t.why = "no such parameter";
+	return t;
+}
+
+static bool is_pretty(const char *name)
+{
+	return !strcmp(name, "$$parms") || !strcmp(name, "$$vars") ||
+	       !strcmp(name, "$$locals") || !strcmp(name, "$$return");
+}
+
+enum type elab_target_type(const struct node *n)
+{
+	return n->op && n->op[1] == '$' ? T_STRING : T_LONG;
+}
+
+void elab_target(struct session *s, struct probe *p, struct node *n,
+		 bool written)
+{
+	const char *name = n->op + 1;
+	int bad = 0, total = 0;
+	const struct rprobe *first_bad = NULL;
+	struct targ first = { 0 };
+
+	n->type = elab_target_type(n);
+	if (!p) {
+		diag_error(s, n->loc, "target variable '%s' used in a function: target variables belong to probe handlers",
+			   n->op);
+		return;
+	}
+	if (written) {
+		diag_error(s, n->loc, "writing target variable '%s' is not supported by this version yet",
+			   n->op);
+		return;
+	}
+	if (n->op[1] == '$') {
+		if (!is_pretty(n->op) || n->op[strlen(n->op) - 1] == '$') {
+			diag_error(s, n->loc, "target variable '%s' is not supported by this version yet",
+				   n->op);
+			return;
+		}
+		for (const struct rprobe *r = s->rprobes; r; r = r->next) {
+			if (r->probe != p)
+				continue;
+			total++;
+			if (r->kind == RP_KFUNC || r->kind == RP_TRACEPOINT)
+				continue;
+			if (!bad++)
+				first_bad = r;
+		}
+		if (bad)
+			diag_error(s, n->loc, "target variable '%s' is not available in %s%s: "
+				   "it is not a kernel.function or kernel.trace probe",
+				   n->op, first_bad->pp, bad > 1 ?
+				   arena_printf(s->arena, " (and %d more of its %d points)", bad - 1, total) : "");
+		return;
+	}
+	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
+		struct targ t;
+
+		if (r->probe != p)
+			continue;
+		total++;
+		t = find_targ(s, r, name);
+		if (t.src != -1)
+			continue;
+		if (!bad++) {
+			first_bad = r;
+			first = t;
+		}
+	}
+	if (bad)
+		diag_error(s, n->loc, "target variable '%s' is not available in %s%s: %s",
+			   n->op, first_bad->pp, bad > 1 ?
+			   arena_printf(s->arena, " (and %d more of its %d points)", bad - 1, total) : "",
+			   first.why);
+}
+
+static int tname_index(const char *name)
+{
+	for (int i = 0; i < ntnames; i++)
+		if (!strcmp(tnames[i], name))
+			return i;
+	if (ntnames == captnames) {
+		captnames = captnames ? captnames * 2 : 8;
+		tnames = realloc(tnames, sizeof(*tnames) * (size_t)captnames);
+		if (!tnames)
+			abort();
+	}
+	tnames[ntnames] = name;
+	return ntnames++;
+}
+
+const char *tr_target(struct gen *g, struct node *n)
+{
+	const char *t = tr_new_tmp(g, n->type == T_STRING ? T_STRING : T_LONG);
+
+	if (n->type == T_STRING) {
+		tr_line(g, "stp_target_pretty(c, %s, %d);", t,
+			!strcmp(n->op, "$$return") ? 1 :
+			!strcmp(n->op, "$$locals") ? 2 : 0);
+		return t;
+	}
+	tr_line(g, "%s = stp_target(c, %d);", t, tname_index(n->op + 1));
+	tr_error_check(g, n);
+	return t;
+}
+
+/* "static const struct stp_targ stp_targs_N[] = { ... };" and the
+ * parameter list for $$parms; returns the table fields. */
+static const char *targ_arrays(struct gen *g, struct strbuf *code,
+			       const struct rprobe *r, int id)
+{
+	struct session *s = g->s;
+	const char *fields = "";
+
+	if (ntnames) {
+		sb_printf(code, "static const struct stp_targ stp_targs_%d[] = {", id);
+		for (int i = 0; i < ntnames; i++) {
+			struct targ t = find_targ(s, r, tnames[i]);
+
+			sb_printf(code, "%s { %d, %d, %d }", i ? "," : "", t.src,
+				  t.width, t.is_signed);
+		}
+		sb_puts(code, " };\n");
+		fields = arena_printf(s->arena, ", .targs = stp_targs_%d", id);
+	}
+	if (r->nargs && (r->kind == RP_KFUNC || r->kind == RP_TRACEPOINT)) {
+		sb_printf(code, "static const struct stp_parm stp_parms_%d[] = {", id);
+		for (int i = 0; i < r->nargs; i++) {
+			struct targ t = find_targ(s, r, r->args[i].name);
+
+			sb_printf(code, " { %s, { %d, %d, %d } },",
+				  tr_cstr(g, r->args[i].name), t.src, t.width, t.is_signed);
+		}
+		sb_puts(code, " { NULL } };\n");
+		fields = arena_printf(s->arena, "%s, .parms = stp_parms_%d", fields, id);
+	}
+	return fields;
+}
+
+bool tr_kernel_probe(struct gen *g, struct strbuf *code, struct strbuf *table,
+		     const struct rprobe *r)
+{
+	struct session *s = g->s;
+	int id = npoints++;
+	const char *fields, *optional;
+
+	if (!is_kernel_kind(r->kind))
+		return false;
+	if (r->kind != RP_TRACEPOINT && (!r->symbol || r->offset)) {
+		diag_error(s, r->point->loc, "%s probes are not supported by this version yet",
+			   r->family);
+		return true;
+	}
+	fields = targ_arrays(g, code, r, id);
+	optional = r->marks && strchr(r->marks, '?') ? "true" : "false";
+	if (r->kind == RP_TRACEPOINT) {
+		sb_printf(code, "static void stp_tp_cb_%d(void *data", id);
+		for (int i = 0; i < r->nargs; i++)
+			sb_printf(code, ", unsigned long a%d", i);
+		sb_puts(code, ")\n{\n\tconst unsigned long args[] = {");
+		for (int i = 0; i < r->nargs; i++)
+			sb_printf(code, " a%d,", i);
+		sb_puts(code, " 0 };\n\n\tstp_tracepoint_fire(data, args);\n}\n\n");
+		sb_printf(table, "\t{ .kind = STP_PROBE_TRACEPOINT, .handler = probe_%d, .pp = %s, "
+			  ".tp_name = %s, .tp_func = (void *)stp_tp_cb_%d, .maxactive = -1, .optional = %s%s },\n",
+			  r->probe->index, tr_cstr(g, r->pp), tr_cstr(g, r->tp_name), id,
+			  optional, fields);
+		return true;
+	}
+	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .symbol = %s, "
+		  ".func = %s, .maxactive = %lld, .optional = %s%s },\n",
+		  r->ret ? "STP_PROBE_KRETPROBE" : "STP_PROBE_KPROBE",
+		  r->probe->index, tr_cstr(g, r->pp),
+		  tr_cstr(g, r->module ? arena_printf(s->arena, "%s:%s", r->module, r->symbol) :
+			  r->symbol),
+		  tr_cstr(g, r->symbol), (long long)(r->maxactive >= 0 ? r->maxactive : -1),
+		  optional, fields);
+	return true;
+}

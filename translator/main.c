@@ -583,6 +583,7 @@ int main(int argc, char **argv)
 out:
 	kernel_catalog_close(&sess);
 	free(sess.include_dirs);
+	free(sess.poisoned);
 	intern_free(&sess);
 	arena_free(sess.arena);
 	return rc;

@@ -55,7 +55,8 @@ def test_make_install_is_relocatable(tools, krel, tmp_path):
     for f in ('bin/stap', 'bin/staprun', 'libexec/stap/stapio',
               'share/stap/runtime/stp_runtime.h',
               'share/stap/runtime/transport/stp_msgs.h',
-              'share/stap/tapset/logging.stp', 'share/man/man1/stap.1',
+              'share/stap/tapset/logging.stp', 'share/stap/tapset/macros.stpm',
+              'share/man/man1/stap.1',
               'share/man/man8/staprun.8', 'share/man/man8/stapio.8'):
         assert (prefix / f).exists(), f
     # installed under DESTDIR, not at the configured prefix: stap must find

@@ -235,3 +235,14 @@ def test_broken_tapset_reported_once(tmp_path):
     assert r.returncode == 1
     assert r.stderr == (f"{tmp_path}/bad.stp:2:33: error: expected an expression, got '}}'\n"
                         + caret(2, 'function broken() { return 1 +  }', 33) + FAIL2)
+
+
+def test_choose_defined_library_macro(krel):
+    """@choose_defined (tapsets/macros.stpm) picks the target variable the
+    probe has, else the alternative, which never reaches later passes."""
+    r = run_stap(['-r', krel, '-p2', '-e',
+                  'probe kernel.function("vfs_read") { x = @choose_defined($count, 0); '
+                  'y = @choose_defined($nosuch, 7); printf("%d %d\\n", x, y) }'])
+    assert r.returncode == 0, r.stderr
+    r = run_stap(['-r', krel, '-p2', '-e', 'probe begin { print(@choose_defined($x, 3)) }'])
+    assert r.returncode == 0, r.stderr

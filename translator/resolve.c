@@ -1,0 +1,632 @@
+/*
+ * resolve.c - pass 2b: names. Takes in the tapset library (a file that
+ * fails to parse is remembered, so its names do not cascade into
+ * "unresolved" errors), and binds every name of the probes and of the
+ * functions they reach: locals are implicit (an unknown name becomes a
+ * local of its probe or function), globals and functions come from the
+ * script, then the tapsets; functions overload by arity, private ones
+ * stay in their file; arrays and statistics are checked for arity.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "elaborate.h"
+#include "tr_kernel.h"
+
+/* ---- loading ------------------------------------------------------------ */
+
+/* A tapset file that does not parse: remember the functions and probe
+ * alias names it declares, so that their absence is not reported again as
+ * a cascade of "unresolved" errors (the parse error was the cause). */
+static void poison_file(struct session *s, const struct source *src)
+{
+	struct token_list tl;
+	int errors = s->errors;
+
+	lex_source(s, src, &tl);
+	s->errors = errors;
+	for (size_t i = 0; i + 1 < tl.n; i++) {
+		if (tl.v[i].kind != TK_IDENT || tl.v[i + 1].kind != TK_IDENT)
+			continue;
+		if (strcmp(tl.v[i].text, "function") && strcmp(tl.v[i].text, "probe"))
+			continue;
+		s->poisoned = realloc(s->poisoned, (s->npoisoned + 1) * sizeof(*s->poisoned));
+		s->poisoned[s->npoisoned++] = tl.v[i + 1].text;
+	}
+	free(tl.v);
+}
+
+bool elaborate_poisoned(struct session *s, const char *name)
+{
+	for (size_t i = 0; i < s->npoisoned; i++) {
+		if (!strcmp(s->poisoned[i], name))
+			return true;
+	}
+	return false;
+}
+
+void load_tapsets(struct session *s)
+{
+	size_t n;
+	char **names = tapset_files(s, ".stp", &n);
+
+	for (size_t i = 0; i < n; i++) {
+		struct source *src = source_from_file(s, names[i], true);
+		struct file_ast *f = src ? parse_source(s, src) : NULL;
+
+		if (f) {
+			f->next = s->tapset_asts;
+			s->tapset_asts = f;
+		} else if (src) {
+			poison_file(s, src);
+		}
+	}
+	free(names);
+}
+
+/* ---- lookup ------------------------------------------------------------- */
+
+static struct var *find_var(struct var *list, const char *name)
+{
+	for (; list; list = list->next) {
+		if (list->name == name)
+			return list;
+	}
+	return NULL;
+}
+
+/* A function visible from `from` with that name and nparams (-1: any):
+ * private functions only from their own file. */
+static struct func *find_func_in(struct file_ast *f, const char *name,
+				 int nparams, const struct source *from)
+{
+	for (; f; f = f->next) {
+		for (struct func *fn = f->funcs; fn; fn = fn->next) {
+			if (fn->name != name || (fn->private && fn->loc.src != from))
+				continue;
+			if (nparams < 0 || fn->nparams == nparams)
+				return fn;
+		}
+	}
+	return NULL;
+}
+
+/* Overloads are chosen by the number of arguments: the script's own
+ * functions first, then the tapsets'. */
+static struct func *find_func(struct session *s, const char *name, int nargs,
+			      const struct source *from)
+{
+	struct func *f = find_func_in(s->user_ast, name, nargs, from);
+
+	return f ? f : find_func_in(s->tapset_asts, name, nargs, from);
+}
+
+static int edit_distance(const char *a, const char *b)
+{
+	int la = (int)strlen(a), lb = (int)strlen(b), row[64], i, j;
+
+	if (la > 60 || lb > 60)
+		return 99;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		int prev = row[0], cur;
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			cur = row[j];
+			row[j] = a[i - 1] == b[j - 1] ? prev :
+				 1 + (prev < row[j] ? (prev < row[j - 1] ? prev : row[j - 1]) :
+				      (row[j] < row[j - 1] ? row[j] : row[j - 1]));
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+/* The visible function whose name is closest to `name`, if close enough. */
+static const char *suggest_func(struct session *s, const char *name,
+				const struct source *from)
+{
+	static const char *const builtins[] = {
+		"print", "println", "printf", "printd", "printdln", "sprint",
+		"sprintln", "sprintf", "sprintd", "sprintdln", NULL
+	};
+	struct file_ast *lists[2] = { s->user_ast, s->tapset_asts };
+	const char *best = NULL;
+	int best_d = strlen(name) > 4 ? 3 : 2;
+
+	for (int i = 0; builtins[i]; i++) {
+		int d = edit_distance(name, builtins[i]);
+
+		if (d < best_d) {
+			best_d = d;
+			best = builtins[i];
+		}
+	}
+
+	for (int i = 0; i < 2; i++) {
+		for (struct file_ast *f = lists[i]; f; f = f->next) {
+			for (struct func *fn = f->funcs; fn; fn = fn->next) {
+				int d;
+
+				if (fn->private && fn->loc.src != from)
+					continue;
+				d = edit_distance(name, fn->name);
+				if (d < best_d) {
+					best_d = d;
+					best = fn->name;
+				}
+			}
+		}
+	}
+	return best;
+}
+
+static void unresolved_func(struct session *s, const struct node *n, int nargs,
+			    const struct source *from)
+{
+	struct func *any = find_func(s, n->op, -1, from);
+	const char *hint;
+
+	if (!any && elaborate_poisoned(s, n->op))
+		return;		/* its tapset file failed to parse: said already */
+	if (any) {
+		diag_error(s, n->loc, "function '%s' takes %d argument%s, got %d",
+			   n->op, any->nparams, any->nparams == 1 ? "" : "s", nargs);
+		return;
+	}
+	hint = suggest_func(s, n->op, from);
+	if (hint)
+		diag_error(s, n->loc, "unresolved function '%s'; did you mean '%s'?",
+			   n->op, hint);
+	else
+		diag_error(s, n->loc, "unresolved function '%s'", n->op);
+}
+
+/* Globals are kept in declaration order (as -p2 and the exit display
+ * list them). */
+void resolve_append_global(struct session *s, struct var *v)
+{
+	struct var **tail = &s->globals;
+
+	while (*tail)
+		tail = &(*tail)->next;
+	v->next = NULL;
+	*tail = v;
+}
+
+static struct var *find_global(struct session *s, const char *name)
+{
+	struct var *v = find_var(s->globals, name);
+	struct file_ast *f;
+
+	if (v)
+		return v;
+	for (f = s->tapset_asts; f; f = f->next) {
+		v = find_var(f->globals, name);
+		if (v) {
+			struct var *copy = arena_alloc(s->arena, sizeof(*copy));
+
+			*copy = *v;
+			resolve_append_global(s, copy);
+			return copy;
+		}
+	}
+	return NULL;
+}
+
+static struct var *new_local(struct session *s, struct scope *sc,
+			     const struct node *n)
+{
+	struct var *v = arena_alloc(s->arena, sizeof(*v)), **tail;
+	int idx = 0;
+
+	v->name = n->op;
+	v->loc = n->loc;
+	for (tail = sc->locals; *tail; tail = &(*tail)->next)
+		idx++;
+	v->index = idx;
+	*tail = v;
+	return v;
+}
+
+/* ---- name resolution ---------------------------------------------------- */
+
+static void resolve_node(struct session *s, struct scope *sc, struct node *n,
+			 bool written);
+static void resolve_array(struct session *s, struct node *n, int arity,
+			  bool written);
+static void resolve_keys(struct session *s, struct scope *sc, struct node *k,
+			 bool wildcards);
+static int count_nodes(const struct node *n);
+
+static void resolve_list(struct session *s, struct scope *sc, struct node *n)
+{
+	for (; n; n = n->next)
+		resolve_node(s, sc, n, false);
+}
+
+static void resolve_var(struct session *s, struct scope *sc, struct node *n,
+			bool written)
+{
+	struct var *v = find_var(*sc->locals, n->op);
+
+	if (!v)
+		v = find_global(s, n->op);
+	if (!v)
+		v = new_local(s, sc, n);
+	if (v->array) {
+		diag_error(s, n->loc, "array '%s' used without an index", n->op);
+		return;
+	}
+	if (v->global)
+		v->scalar_used = true;
+	if (written)
+		v->written = true;
+	else
+		v->read = true;
+	n->var = v;
+}
+
+static void use_func(struct session *s, struct func *f);
+
+/* @count(s) ... @variance(s), @hist_log(s), @hist_linear(s, l, h, w) */
+static bool is_stat_op(const char *op)
+{
+	static const char *const ops[] = { "@count", "@sum", "@min", "@max", "@avg",
+					   "@variance", "@hist_log", "@hist_linear", NULL };
+
+	for (int i = 0; ops[i]; i++) {
+		if (!strcmp(ops[i], op))
+			return true;
+	}
+	return false;
+}
+
+/* Record the histogram a statistic is printed with: its buckets are
+ * fixed when the module is built, so @hist_linear takes literals. */
+static void note_hist(struct session *s, struct node *n)
+{
+	struct node *a = n->args;
+	struct var *v = a ? a->var : NULL;
+	int kind = !strcmp(n->op, "@hist_log") ? 1 : 2;
+
+	if (!v)
+		return;
+	if (kind == 2) {
+		struct node *lo = a->next, *hi = lo ? lo->next : NULL, *st = hi ? hi->next : NULL;
+
+		if (!lo || !hi || !st || lo->kind != N_NUM || hi->kind != N_NUM || st->kind != N_NUM) {
+			diag_error(s, n->loc, "@hist_linear takes literal numbers for its range and step");
+			return;
+		}
+		if (st->num <= 0 || hi->num <= lo->num) {
+			diag_error(s, n->loc, "@hist_linear needs a step above 0 and a range low < high");
+			return;
+		}
+		if (v->hist == 2 && (v->hist_lo != lo->num || v->hist_hi != hi->num ||
+				     v->hist_step != st->num))
+			diag_error(s, n->loc, "'%s' is used with two different @hist_linear ranges", v->name);
+		v->hist_lo = lo->num;
+		v->hist_hi = hi->num;
+		v->hist_step = st->num;
+	}
+	if (v->hist && v->hist != kind)
+		diag_error(s, n->loc, "'%s' is used with both @hist_log and @hist_linear", v->name);
+	v->hist = kind;
+}
+
+static void resolve_call(struct session *s, struct scope *sc, struct node *n)
+{
+	struct func *f;
+	int nargs = 0;
+
+	resolve_list(s, sc, n->args);
+	for (struct node *a = n->args; a; a = a->next)
+		nargs++;
+	if (n->op[0] == '@') {
+		if (!is_stat_op(n->op))
+			diag_error(s, n->loc, "'%s' is not supported by this version yet",
+				   n->op);
+		else if (!strncmp(n->op, "@hist_", 6))
+			note_hist(s, n);
+		else if (!strcmp(n->op, "@variance") && n->args && n->args->var &&
+			 n->args->next && n->args->next->kind == N_NUM &&
+			 n->args->next->num > n->args->var->variance_shift)
+			n->args->var->variance_shift = (int)n->args->next->num;
+		return;
+	}
+	f = find_func(s, n->op, nargs, n->loc.src);
+	if (!f) {
+		unresolved_func(s, n, nargs, n->loc.src);
+		return;
+	}
+	n->func = f;
+	use_func(s, f);
+}
+
+/* What can be assigned, incremented or deleted: variables, array
+ * elements and target variables. */
+static bool check_lvalue(struct session *s, const struct node *n, struct loc at,
+			 const char *msg)
+{
+	if (n->kind == N_VAR || n->kind == N_INDEX || n->kind == N_TARGET ||
+	    n->kind == N_DEREF)
+		return true;
+	diag_error(s, at, "%s", msg);
+	return false;
+}
+
+/* @hist_log(s)[i]: a histogram bucket */
+bool resolve_is_hist_bucket(const struct node *n)
+{
+	return n->kind == N_DEREF && n->a->kind == N_CALL &&
+	       !strncmp(n->a->op, "@hist_", 6) && n->args->kind == N_SUBSCRIPT &&
+	       !n->args->next;
+}
+
+static int count_nodes(const struct node *n)
+{
+	int k = 0;
+
+	for (; n; n = n->next)
+		k++;
+	return k;
+}
+
+/* A local of this scope by name, made if new (foreach keys, catch var). */
+static struct var *local_named(struct session *s, struct scope *sc,
+			       const char *name, struct loc loc, bool written)
+{
+	struct var *v = find_var(*sc->locals, name);
+	struct node tmp = { .op = name, .loc = loc };
+
+	if (!v)
+		v = new_local(s, sc, &tmp);
+	if (written)
+		v->written = true;
+	return v;
+}
+
+/* An array reference (a[k...], `k in a`, foreach, delete): a global with
+ * a consistent number of keys. n is the N_INDEX or the N_VAR naming it. */
+static void resolve_array(struct session *s, struct node *n, int arity,
+			  bool written)
+{
+	struct var *v = find_global(s, n->op);
+
+	if (!v) {
+		diag_error(s, n->loc, "unresolved arity-%d global array %s, missing global declaration?",
+			   arity, n->op);
+		return;
+	}
+	if (arity > 9) {
+		diag_error(s, n->loc, "array '%s' has %d keys; at most 9 are allowed",
+			   n->op, arity);
+		return;
+	}
+	if (v->scalar_used || (v->arity && v->arity != arity)) {
+		diag_error(s, n->loc, "inconsistent arity for '%s': used with %d key%s here, %d elsewhere",
+			   n->op, arity, arity == 1 ? "" : "s", v->arity);
+		return;
+	}
+	v->arity = arity;
+	v->array = true;
+	if (written)
+		v->written = true;
+	else
+		v->read = true;
+	n->var = v;
+}
+
+static void resolve_keys(struct session *s, struct scope *sc, struct node *k,
+			 bool wildcards)
+{
+	for (; k; k = k->next) {
+		if (k->kind == N_WILDCARD && wildcards)
+			continue;
+		resolve_node(s, sc, k, false);
+	}
+}
+
+static void resolve_index(struct session *s, struct scope *sc, struct node *n,
+			  bool written)
+{
+	resolve_keys(s, sc, n->args, false);
+	resolve_array(s, n, count_nodes(n->args), written);
+}
+
+/* foreach ([k1, k2] in arr[slice] ...): keys and value are locals */
+static void resolve_foreach(struct session *s, struct scope *sc, struct node *n)
+{
+	struct node *arr = n->a;
+	int nkeys = count_nodes(n->args);
+
+	if (arr->kind == N_CALL) {	/* @hist_log(s) / @hist_linear(...) */
+		resolve_node(s, sc, arr, false);
+	} else {
+		if (arr->kind == N_INDEX) {
+			resolve_keys(s, sc, arr->args, true);
+			if (count_nodes(arr->args) != nkeys)
+				diag_error(s, arr->loc, "the slice of '%s' has %d keys, the foreach %d",
+					   arr->op, count_nodes(arr->args), nkeys);
+		}
+		resolve_array(s, arr, nkeys, false);
+	}
+	for (struct node *k = n->args; k; k = k->next)
+		k->var = local_named(s, sc, k->op, k->loc, true);
+	if (n->b)
+		n->b->var = local_named(s, sc, n->b->op, n->b->loc, true);
+	resolve_node(s, sc, n->c, false);
+	resolve_node(s, sc, n->d, false);
+}
+
+/* delete var | delete arr | delete arr[k, *] */
+static void resolve_delete(struct session *s, struct scope *sc, struct node *n)
+{
+	struct node *a = n->a;
+	struct var *v;
+
+	if (a->kind == N_INDEX) {
+		resolve_keys(s, sc, a->args, true);
+		resolve_array(s, a, count_nodes(a->args), true);
+	} else if (a->kind == N_VAR) {
+		v = find_var(*sc->locals, a->op);
+		if (!v)
+			v = find_global(s, a->op);
+		if (!v) {
+			diag_error(s, a->loc, "unresolved variable '%s' in 'delete'", a->op);
+			return;
+		}
+		v->written = true;
+		a->var = v;
+	} else {
+		diag_error(s, n->loc, "'delete' needs a variable or an array element");
+	}
+}
+
+static void resolve_node(struct session *s, struct scope *sc, struct node *n,
+			 bool written)
+{
+	if (!n)
+		return;
+	switch (n->kind) {
+	case N_VAR:
+		resolve_var(s, sc, n, written);
+		break;
+	case N_CALL:
+		resolve_call(s, sc, n);
+		break;
+	case N_PRINT:
+	case N_BLOCK:
+		resolve_list(s, sc, n->args);
+		break;
+	case N_ASSIGN:
+		if (!check_lvalue(s, n->a, n->loc, arena_printf(s->arena,
+				  "the left side of '%s' must be a variable", n->op)))
+			break;
+		if (!strcmp(n->op, "<<<") && n->a->kind == N_VAR &&
+		    !find_var(*sc->locals, n->a->op) && !find_global(s, n->a->op)) {
+			diag_error(s, n->a->loc, "stat locals not supported, missing global declaration?");
+			break;
+		}
+		resolve_node(s, sc, n->b, false);
+		resolve_node(s, sc, n->a, true);
+		if (n->op[0] != '=' && strcmp(n->op, "<<<") && n->a->var)
+			n->a->var->read = true;	/* x += y reads x */
+		break;
+	case N_INCDEC:
+		if (!check_lvalue(s, n->a, n->loc, arena_printf(s->arena,
+				  "'%s' needs a variable operand", n->op)))
+			break;
+		resolve_node(s, sc, n->a, true);
+		if (n->a->var)
+			n->a->var->read = true;
+		break;
+	case N_TARGET:
+		elab_target(s, sc->func ? NULL : sc->probe, n, written);
+		break;
+	case N_INDEX:
+		resolve_index(s, sc, n, written);
+		break;
+	case N_WILDCARD:
+		diag_error(s, n->loc, "'*' is only allowed as an index in 'delete' and 'foreach'");
+		break;
+	case N_FOREACH:
+		resolve_foreach(s, sc, n);
+		break;
+	case N_DELETE:
+		resolve_delete(s, sc, n);
+		break;
+	case N_TRY:
+		resolve_node(s, sc, n->a, false);
+		if (n->op)
+			n->var = local_named(s, sc, n->op, n->loc, true);
+		resolve_node(s, sc, n->b, false);
+		break;
+	case N_DEREF:
+		if (resolve_is_hist_bucket(n)) {
+			resolve_node(s, sc, n->a, false);
+			resolve_node(s, sc, n->args->a, false);
+			break;
+		}
+		/* fall through */
+	case N_MEMBER:
+	case N_SUBSCRIPT:
+		diag_error(s, n->loc, "'->' and '[]' on values are not supported by this version yet");
+		break;
+	case N_EMBEDDED_EXPR:
+	case N_EMBEDDED_STMT:
+		break;	/* guru mode was checked by the parser */
+	case N_RETURN:
+		if (!sc->func)
+			diag_error(s, n->loc, "'return' outside a function");
+		resolve_node(s, sc, n->a, false);
+		break;
+	case N_BINARY:
+		if (!strcmp(n->op, "in")) {
+			resolve_keys(s, sc, n->args, false);
+			resolve_array(s, n->a, count_nodes(n->args), false);
+			break;
+		}
+		/* fall through */
+	default:
+		resolve_node(s, sc, n->a, false);
+		resolve_node(s, sc, n->b, false);
+		resolve_node(s, sc, n->c, false);
+		resolve_node(s, sc, n->d, false);
+		break;
+	}
+}
+
+static void use_func(struct session *s, struct func *f)
+{
+	struct scope sc = { 0 };
+
+	if (f->used)
+		return;
+	f->used = true;
+	f->locals = f->params;
+	if (f->body->kind == N_BLOCK)
+		opt_fold(s, &f->body);
+	sc.locals = &f->locals;
+	sc.func = f;
+	if (f->body->kind == N_EMBEDDED_STMT)
+		resolve_node(s, &sc, f->body, false);
+	else
+		resolve_node(s, &sc, f->body, false);
+}
+
+/* ---- probe points ------------------------------------------------------- */
+
+/* Every family, kernel ones included, is resolved in probepoint.c. */
+static struct rprobe *resolve_point(struct session *s, struct probe *p,
+				    struct probe_point *pp)
+{
+	return resolve_probe_point(s, p, pp);
+}
+
+void resolve_probe(struct session *s, struct probe *p)
+{
+	struct scope sc = { 0 };
+
+	for (struct probe_point *pp = p->points; pp; pp = pp->next) {
+		struct rprobe *r = resolve_point(s, p, pp), **tail;
+
+		if (!r)
+			continue;
+		if (pp->cond)
+			diag_error(s, pp->loc, "conditional probes are not supported by this version yet");
+		for (tail = &s->rprobes; *tail; tail = &(*tail)->next)
+			;
+		*tail = r;
+		for (; r; r = r->next)
+			s->nrprobes++;
+		if (pp->sufficient)
+			break;
+	}
+	sc.locals = &p->locals;
+	sc.probe = p;
+	resolve_node(s, &sc, p->body, false);
+}

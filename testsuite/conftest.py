@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,23 @@ def tools():
     for p in (STAP, STAPRUN, STAPIO):
         assert p.exists(), f'{p} is not built: run make first'
     return {'stap': STAP, 'staprun': STAPRUN, 'stapio': STAPIO}
+
+
+def build_module(name, script, krel, scratch):
+    """stap -p4 -m NAME on the host, for the guest's kernel."""
+    r = run_stap(['-p4', '-r', krel, '-m', name, '-e', script], cwd=scratch)
+    assert r.returncode == 0, f'{name}: {r.stderr}'
+    return name
+
+
+def run_scripts(scripts, krel, scratch, extra=(), timeout=60):
+    """Build every script (name -> text) on the host, run each module with
+    staprun in one guest boot, then the extra shell commands (name ->
+    command); the guest kernel must stay healthy. Returns name -> Result."""
+    with ThreadPoolExecutor(max_workers=2) as ex:
+        list(ex.map(lambda n: build_module(n, scripts[n], krel, scratch), scripts))
+    names = list(scripts) + list(extra)
+    commands = [f'{STAPRUN} {n}.ko' for n in scripts] + list(extra.values() if extra else [])
+    batch = guest.run_batch(commands, scratch=str(scratch), timeout=timeout)
+    guest.check_kernel_healthy(batch)
+    return dict(zip(names, batch))

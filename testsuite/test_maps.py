@@ -4,13 +4,9 @@
 # overflow and empty-aggregate errors, and the exit display of globals
 # written but never read. Every expected output below is what Debian's
 # SystemTap 4.8 printed for the same script in the same guest.
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 
-import guest
-from test_run import build
-from conftest import STAPRUN
+from conftest import run_scripts
 
 CASES = {
     'map_long': ('global a probe begin { a[1] = 10; a[2] = 20; a[1] += 5; a[2]++; ++a[4]; a[4] *= 7; println(a[1], " ", a[2], " ", a[3], " ", a[4]); exit() }',
@@ -56,13 +52,8 @@ CASES = {
 
 @pytest.fixture(scope='module')
 def run(krel, tools, tmp_path_factory):
-    scratch = tmp_path_factory.mktemp('maps')
-    with ThreadPoolExecutor(max_workers=2) as ex:
-        list(ex.map(lambda n: build(n, CASES[n][0], krel, scratch), CASES))
-    batch = guest.run_batch([f'{STAPRUN} {n}.ko' for n in CASES],
-                            scratch=str(scratch), timeout=60)
-    guest.check_kernel_healthy(batch)
-    return dict(zip(CASES, batch))
+    return run_scripts({n: c[0] for n, c in CASES.items()}, krel,
+                       tmp_path_factory.mktemp('maps'))
 
 
 @pytest.mark.parametrize('name', list(CASES))

@@ -3,12 +3,9 @@
 # boot of the test guest with staprun, and each test checks the exact
 # stdout, stderr and exit status of its script. The guest's kernel log must
 # stay clean (no WARN, BUG, oops or lockup) and every module must unload.
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 
-import guest
-from conftest import STAP, STAPRUN, run_stap
+from conftest import STAPRUN, build_module, run_scripts
 
 # name: (script, stdout, exit status, stderr)
 CASES = {
@@ -132,12 +129,6 @@ CASES = {
 }
 
 
-def build(name, script, krel, scratch):
-    r = run_stap(['-p4', '-r', krel, '-m', name, '-e', script], cwd=scratch)
-    assert r.returncode == 0, f'{name}: {r.stderr}'
-    return name
-
-
 SIGINT_SCRIPT = ('probe begin { println("started") } '
                  'probe timer.ms(50) { t = 1 } probe end { println("ended") }')
 
@@ -145,28 +136,21 @@ SIGINT_SCRIPT = ('probe begin { println("started") } '
 @pytest.fixture(scope='module')
 def run(krel, tools, tmp_path_factory):
     scratch = tmp_path_factory.mktemp('run')
-    jobs = dict((n, s[0]) for n, s in CASES.items())
-    jobs['sigint'] = SIGINT_SCRIPT
-    jobs['outfile'] = 'probe begin { println("to the file"); exit() }'
-    with ThreadPoolExecutor(max_workers=2) as ex:
-        list(ex.map(lambda kv: build(kv[0], kv[1], krel, scratch), jobs.items()))
-    commands = [f'{STAPRUN} {n}.ko' for n in CASES]
-    commands += [
+    build_module('sigint', SIGINT_SCRIPT, krel, scratch)
+    build_module('outfile', 'probe begin { println("to the file"); exit() }', krel, scratch)
+    modules = '|'.join(list(CASES) + ['sigint', 'outfile'])
+    extra = {
         # SIGINT to staprun's pid (it became stapio) runs the end probe
-        f'{STAPRUN} sigint.ko > sig.out 2> sig.err & pid=$!; '
+        'sigint': f'{STAPRUN} sigint.ko > sig.out 2> sig.err & pid=$!; '
         'for i in $(seq 50); do grep -q started sig.out 2>/dev/null && break; sleep 0.1; done; '
         'kill -INT $pid; wait $pid; echo "rc=$?"; cat sig.out sig.err',
-        f'{STAPRUN} sigint.ko > term.out 2> term.err & pid=$!; '
+        'sigterm': f'{STAPRUN} sigint.ko > term.out 2> term.err & pid=$!; '
         'for i in $(seq 50); do grep -q started term.out 2>/dev/null && break; sleep 0.1; done; '
         'kill -TERM $pid; wait $pid; echo "rc=$?"; cat term.out term.err',
-        f'{STAPRUN} -o out.txt outfile.ko; echo "rc=$?"; cat out.txt',
-        'cat /proc/modules | grep -c -E "^(' + '|'.join(jobs) + ') "; true',
-    ]
-    batch = guest.run_batch(commands, scratch=str(scratch), timeout=60)
-    guest.check_kernel_healthy(batch)
-    results = dict(zip(list(CASES) + ['sigint', 'sigterm', 'outfile', 'lsmod'],
-                       batch))
-    return results
+        'outfile': f'{STAPRUN} -o out.txt outfile.ko; echo "rc=$?"; cat out.txt',
+        'lsmod': 'cat /proc/modules | grep -c -E "^(' + modules + ') "; true',
+    }
+    return run_scripts({n: c[0] for n, c in CASES.items()}, krel, scratch, extra)
 
 
 @pytest.mark.parametrize('name', list(CASES))

@@ -13,13 +13,10 @@
 # library can print; the location after "near identifier 'NAME'" is
 # therefore not compared (see LOCATION below).
 import re
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-import guest
-from test_run import build
-from conftest import STAPRUN
+from conftest import run_scripts
 
 CASES = {
     'strlen_substr': (
@@ -79,13 +76,8 @@ def unlocated(text):
 
 @pytest.fixture(scope='module')
 def run(krel, tools, tmp_path_factory):
-    scratch = tmp_path_factory.mktemp('tapset_funcs')
-    with ThreadPoolExecutor(max_workers=2) as ex:
-        list(ex.map(lambda n: build('ts_' + n, CASES[n][0], krel, scratch), CASES))
-    batch = guest.run_batch([f'{STAPRUN} ts_{n}.ko' for n in CASES],
-                            scratch=str(scratch), timeout=60)
-    guest.check_kernel_healthy(batch)
-    return dict(zip(CASES, batch))
+    return run_scripts({n: c[0] for n, c in CASES.items()}, krel,
+                       tmp_path_factory.mktemp('tapset_funcs'))
 
 
 @pytest.mark.parametrize('name', list(CASES))

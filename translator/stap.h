@@ -167,6 +167,7 @@ struct node {
 	int flags;		/* N_PRINT: enum print_flags; N_INCDEC: 1 = post */
 	struct var *var;	/* N_VAR: resolved symbol */
 	struct func *func;	/* N_CALL: resolved function */
+	bool truth_only;	/* N_CALL: value only tested (&& || ! if while) */
 	int tmp;		/* translate.c: temporary slot, -1 if none */
 };
 
@@ -294,7 +295,7 @@ struct fmt_piece *fmt_parse(struct session *s, const char *f, size_t len,
 int fmt_nargs(const struct fmt_piece *p);
 
 /* ---- optimize.c: pass 2 optimisations ----------------------------------- */
-void opt_fold(struct session *s, struct node **body);
+void opt_fold(struct session *s, struct probe *p, struct node **body);
 void opt_elide(struct session *s);
 
 /* ---- elaborate.c: pass 2 ------------------------------------------------ */

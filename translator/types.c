@@ -490,7 +490,8 @@ static void check_value(struct session *s, const struct node *n)
 {
 	if (s->errors)
 		return;		/* most likely a consequence of the first */
-	if (n->kind == N_CALL && n->func && n->func->type == T_UNKNOWN)
+	if (n->kind == N_CALL && n->func && n->func->type == T_UNKNOWN &&
+	    !n->truth_only)
 		diag_error(s, n->loc, "function '%s' returns no value", n->op);
 	else if ((n->kind == N_VAR || n->kind == N_INDEX) && n->type == T_STATS &&
 		 n->var && n->var->global)
@@ -498,10 +499,32 @@ static void check_value(struct session *s, const struct node *n)
 			   n->op);
 }
 
+/* A call whose value is only tested for truth (an operand of && || !, a
+ * condition) may return nothing: upstream takes it as 0 (`count && exit()`). */
+static void mark_truth(struct node *n)
+{
+	struct node *t[2] = { NULL, NULL };
+
+	if (n->kind == N_LOGICAL) {
+		t[0] = n->a;
+		t[1] = n->b;
+	} else if (n->kind == N_UNARY && !strcmp(n->op, "!")) {
+		t[0] = n->a;
+	} else if (n->kind == N_IF || n->kind == N_WHILE) {
+		t[0] = n->a;
+	} else if (n->kind == N_FOR) {
+		t[0] = n->b;
+	}
+	for (int i = 0; i < 2; i++)
+		if (t[i] && t[i]->kind == N_CALL)
+			t[i]->truth_only = true;
+}
+
 /* The operands whose values are used (not: a statement's own expression,
  * the left of '<<<', the argument of @count and friends, delete). */
 static void check_operands(struct session *s, struct node *n)
 {
+	mark_truth(n);
 	if (n->kind == N_ASSIGN) {
 		if (strcmp(n->op, "<<<"))
 			check_value(s, n->a);

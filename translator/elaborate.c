@@ -115,11 +115,14 @@ int elaborate(struct session *s)
 	}
 	*tail = NULL;
 	for (struct probe *p = s->probes; p; p = p->next) {
-		opt_fold(s, &p->body);
+		resolve_probe_points(s, p);
+		opt_fold(s, p, &p->body);
 		resolve_probe(s, p);
 	}
 	s->embeds = s->user_ast->embeds;
 	collect_funcs(s);
+	if (s->errors > errors)
+		return s->errors - errors;	/* as upstream: types only after names */
 	types_infer(s);
 	compute_nesting(s);
 	if (s->errors == errors)

@@ -16,6 +16,7 @@ struct scope {
 
 /* resolve.c */
 void resolve_append_global(struct session *s, struct var *v);
+void resolve_probe_points(struct session *s, struct probe *p);
 void resolve_probe(struct session *s, struct probe *p);
 bool resolve_is_hist_bucket(const struct node *n);
 

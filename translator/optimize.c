@@ -2,7 +2,8 @@
  * optimize.c - pass 2's optimisations, as upstream does them (skipped
  * with -u):
  *  - before name resolution, opt_fold: @defined decided (a target
- *    variable is not defined without debuginfo yet; anything else is),
+ *    variable is defined when every point of the probe has it; a
+ *    dereference chain is not, yet; anything else is),
  *    integer constant folding, and dead code dropped (if/while/ternary on
  *    a constant), so code behind `@defined($x) ? $x : 0` never needs $x;
  *  - after type inference, opt_elide: assignments to locals nobody reads
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "stap.h"
+#include "tr_kernel.h"
 
 /* ---- folding ------------------------------------------------------------------ */
 
@@ -77,23 +79,31 @@ static bool fold_compare(const char *op, int64_t a, int64_t b, int64_t *r)
 	return true;
 }
 
-static void fold(struct session *s, struct node **np);
+static void fold(struct session *s, struct probe *p, struct node **np);
 
-static void fold_list(struct session *s, struct node **np)
+static void fold_list(struct session *s, struct probe *p, struct node **np)
 {
 	for (; *np; np = &(*np)->next)
-		fold(s, np);
+		fold(s, p, np);
+}
+
+/* @defined(e) in probe p (NULL in a function). */
+static bool is_defined(struct session *s, struct probe *p, const struct node *e)
+{
+	if (e && e->kind == N_TARGET && !e->next)
+		return p && elab_target_defined(s, p, e);
+	return !has_target(e);
 }
 
 /* An expression node whose operands are folded already. */
-static struct node *fold_expr(struct session *s, struct node *n)
+static struct node *fold_expr(struct session *s, struct probe *p, struct node *n)
 {
 	int64_t r;
 
 	switch (n->kind) {
 	case N_CALL:
 		if (!strcmp(n->op, "@defined"))
-			return make_num(s, n, !has_target(n->args));
+			return make_num(s, n, is_defined(s, p, n->args));
 		break;
 	case N_BINARY:
 		if (is_num(n->a) && is_num(n->b) && strcmp(n->op, "in") &&
@@ -149,28 +159,28 @@ static struct node *fold_stmt(struct session *s, struct node *n)
 	return n;
 }
 
-static void fold(struct session *s, struct node **np)
+static void fold(struct session *s, struct probe *p, struct node **np)
 {
 	struct node *n = *np;
 
 	if (!n)
 		return;
 	if (n->kind == N_CALL && !strcmp(n->op, "@defined")) {
-		*np = fold_expr(s, n);	/* before its argument is touched */
+		*np = fold_expr(s, p, n);	/* before its argument is touched */
 		return;
 	}
-	fold(s, &n->a);
-	fold(s, &n->b);
-	fold(s, &n->c);
-	fold(s, &n->d);
-	fold_list(s, &n->args);
-	n = fold_expr(s, n);
+	fold(s, p, &n->a);
+	fold(s, p, &n->b);
+	fold(s, p, &n->c);
+	fold(s, p, &n->d);
+	fold_list(s, p, &n->args);
+	n = fold_expr(s, p, n);
 	*np = fold_stmt(s, n);
 }
 
-void opt_fold(struct session *s, struct node **body)
+void opt_fold(struct session *s, struct probe *p, struct node **body)
 {
-	fold(s, body);
+	fold(s, p, body);
 }
 
 /* ---- elision -------------------------------------------------------------------- */

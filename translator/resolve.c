@@ -589,7 +589,7 @@ static void use_func(struct session *s, struct func *f)
 	f->used = true;
 	f->locals = f->params;
 	if (f->body->kind == N_BLOCK)
-		opt_fold(s, &f->body);
+		opt_fold(s, NULL, &f->body);
 	sc.locals = &f->locals;
 	sc.func = f;
 	if (f->body->kind == N_EMBEDDED_STMT)
@@ -607,10 +607,8 @@ static struct rprobe *resolve_point(struct session *s, struct probe *p,
 	return resolve_probe_point(s, p, pp);
 }
 
-void resolve_probe(struct session *s, struct probe *p)
+void resolve_probe_points(struct session *s, struct probe *p)
 {
-	struct scope sc = { 0 };
-
 	for (struct probe_point *pp = p->points; pp; pp = pp->next) {
 		struct rprobe *r = resolve_point(s, p, pp), **tail;
 
@@ -626,6 +624,12 @@ void resolve_probe(struct session *s, struct probe *p)
 		if (pp->sufficient)
 			break;
 	}
+}
+
+void resolve_probe(struct session *s, struct probe *p)
+{
+	struct scope sc = { 0 };
+
 	sc.locals = &p->locals;
 	sc.probe = p;
 	resolve_node(s, &sc, p->body, false);

@@ -124,6 +124,25 @@ enum type elab_target_type(const struct node *n)
 	return n->op && n->op[1] == '$' ? T_STRING : T_LONG;
 }
 
+/* @defined($name): every point of probe p has it (and p has points). */
+bool elab_target_defined(struct session *s, struct probe *p,
+			 const struct node *n)
+{
+	int total = 0;
+
+	if (n->op[1] == '$' && (!is_pretty(n->op) || n->op[strlen(n->op) - 1] == '$'))
+		return false;
+	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
+		if (r->probe != p)
+			continue;
+		total++;
+		if (n->op[1] == '$' ? !(r->kind == RP_KFUNC || r->kind == RP_TRACEPOINT) :
+		    find_targ(s, r, n->op + 1).src == -1)
+			return false;
+	}
+	return total > 0;
+}
+
 void elab_target(struct session *s, struct probe *p, struct node *n,
 		 bool written)
 {

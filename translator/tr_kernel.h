@@ -15,6 +15,8 @@ struct gen;
 void elab_target(struct session *s, struct probe *p, struct node *n,
 		 bool written);
 enum type elab_target_type(const struct node *n);
+bool elab_target_defined(struct session *s, struct probe *p,
+			 const struct node *n);
 
 /* Pass 3: the value of the target variable n in a handler. */
 const char *tr_target(struct gen *g, struct node *n);

@@ -36,6 +36,26 @@ static struct timer_list stp_ctl_timer;
 static struct stp_timer *stp_timers;
 static unsigned int stp_ntimers;
 
+/* target(): stap -x PID, or the pid of -c CMD's command; staprun sets it */
+long stp_target_pid;
+module_param_named(_stp_target, stp_target_pid, long, 0400);
+
+/* stap -G NAME=VALUE for a long global: a module parameter of 64 bits */
+static int stp_param_set_int64(const char *val, const struct kernel_param *kp)
+{
+	return kstrtos64(val, 0, (s64 *)kp->arg);
+}
+
+static int stp_param_get_int64(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%lld\n", *(s64 *)kp->arg);
+}
+
+const struct kernel_param_ops stp_param_ops_int64 = {
+	.set = stp_param_set_int64,
+	.get = stp_param_get_int64,
+};
+
 void stp_exit(void)
 {
 	atomic_set(&stp_exit_flag, 1);

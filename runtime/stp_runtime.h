@@ -123,6 +123,11 @@ void stp_str_copy(char *dst, const char *src);
 void stp_str_cat(char *dst, const char *src);
 
 void stp_exit(void);
+
+/* target(): the pid given by stap -x, or of the command of stap -c */
+extern long stp_target_pid;
+/* module parameter type of the long globals (stap -G NAME=VALUE) */
+extern const struct kernel_param_ops stp_param_ops_int64;
 __printf(1, 2) void stp_error_msg(const char *fmt, ...);
 __printf(1, 2) void stp_warn_msg(const char *fmt, ...);
 

@@ -2,7 +2,7 @@
 /*
  * stapio.c - drive a loaded module's session and copy its output.
  *
- *   stapio [-v] [-o FILE] MODULE_NAME
+ *   stapio [-v] [-o FILE] [-t PID -F FD] MODULE_NAME
  *
  * Opens /sys/kernel/debug/stap/<module>/.cmd, waits for TRANSPORT, opens
  * the per-CPU relay files, sends START and then polls. Records from the
@@ -10,6 +10,9 @@
  * carry warnings and errors for stderr. On REQUEST_EXIT or a signal it
  * sends EXIT, waits for the reply, drains the relay files, unloads the
  * module and exits 1 if the module reported an error, else 0.
+ * With -t PID -F FD (staprun -c), the command PID waits for a byte on FD:
+ * it is sent once the probes have started, and the command's end is an
+ * exit request.
  */
 #include <errno.h>
 #include <limits.h>
@@ -25,6 +28,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,7 +69,9 @@ static struct {
 	bool exit_sent;
 	bool exit_done;
 	bool started;
-} io = { .next_seq = 1, .ctl_fd = -1 };
+	pid_t cmd_pid;		/* -t: staprun -c's command, until it ends */
+	int release_fd;		/* -F: written once to let it run */
+} io = { .next_seq = 1, .ctl_fd = -1, .release_fd = -1 };
 
 static volatile sig_atomic_t got_signal;
 
@@ -331,6 +337,33 @@ static int send_exit(void)
 	return send_msg(STP_MSG_EXIT, NULL, 0);
 }
 
+/* Let -c's command run (or, with an error before the start, end). */
+static void release_command(void)
+{
+	if (io.release_fd < 0)
+		return;
+	if (io.started && !io.error_seen && write(io.release_fd, "g", 1) != 1)
+		io.error_seen = true;
+	close(io.release_fd);
+	io.release_fd = -1;
+}
+
+/* -c's command has ended: the session ends as on exit(). */
+static bool command_ended(void)
+{
+	int status;
+
+	if (io.cmd_pid <= 0 || waitpid(io.cmd_pid, &status, WNOHANG) != io.cmd_pid)
+		return false;
+	io.cmd_pid = 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status)) {
+		fprintf(stderr, "WARNING: Child process exited with status %d\n",
+			WEXITSTATUS(status));
+		io.error_seen = true;
+	}
+	return true;
+}
+
 static int handle_start(const char *payload)
 {
 	__s32 res;
@@ -344,6 +377,7 @@ static int handle_start(const char *payload)
 			return -1;
 	}
 	io.started = true;
+	release_command();
 	return 0;
 }
 
@@ -443,7 +477,8 @@ static int main_loop(const char *dir)
 
 	while (!io.exit_done) {
 		/* signal, or output gone (EPIPE) */
-		if ((got_signal || ferror(io.out)) && send_exit())
+		if ((got_signal || ferror(io.out) || command_ended()) &&
+		    send_exit())
 			return -1;
 		poll(&p, 1, POLL_MS);
 		if (read_ctl(dir) || read_all_traces() < 0)
@@ -493,15 +528,21 @@ static void unload(void)
 
 static int usage(void)
 {
-	return error_msg("usage: stapio [-v] [-o FILE] MODULE_NAME");
+	return error_msg("usage: stapio [-v] [-o FILE] [-t PID -F FD] MODULE_NAME");
 }
 
 static int parse_args(int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "vo:")) != -1) {
+	while ((c = getopt(argc, argv, "vo:t:F:")) != -1) {
 		switch (c) {
+		case 't':
+			io.cmd_pid = (pid_t)atoi(optarg);
+			break;
+		case 'F':
+			io.release_fd = atoi(optarg);
+			break;
 		case 'v':
 			io.verbose++;
 			break;
@@ -541,8 +582,11 @@ int main(int argc, char **argv)
 		return 1;
 	snprintf(dir, sizeof(dir), "%s/%s/%s", DEBUGFS_MOUNT, STP_DEBUGFS_DIR,
 		 io.module);
-	if (open_ctl(dir) || main_loop(dir) || drain())
+	if (open_ctl(dir) || main_loop(dir) || drain()) {
+		release_command();
 		return 1;
+	}
+	release_command();	/* never started: the command ends unrun */
 	if (io.out != stdout)
 		fclose(io.out);
 	unload();

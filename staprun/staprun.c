@@ -2,12 +2,15 @@
 /*
  * staprun.c - load a generated module and hand over to stapio.
  *
- *   staprun [-v] [-o FILE] [-s MB|-b MB] MODULE.ko [name=value ...]
+ *   staprun [-v] [-o FILE] [-s MB|-b MB] [-c CMD|-x PID] MODULE.ko [name=value ...]
  *   staprun -d NAME
  *
  * Reads the .ko, calls init_module(2) with the parameters (plus
- * _stp_bufsize for -s/-b), then execs stapio in the same process, so
- * signals sent to staprun's pid reach stapio. -d unloads a module.
+ * _stp_bufsize for -s/-b and _stp_target for -x/-c), then execs stapio in
+ * the same process, so signals sent to staprun's pid reach stapio. -d
+ * unloads a module. -c CMD forks the command first, held on a pipe until
+ * stapio has started the probes (so target() is its pid from the start);
+ * stapio releases it and ends the session when it exits.
  */
 #include <elf.h>
 #include <errno.h>
@@ -19,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef STAP_PKGLIBEXECDIR
@@ -31,6 +35,9 @@ struct options {
 	long bufsize_mb;
 	const char *delete_name;
 	const char *module;
+	const char *command;	/* -c */
+	pid_t cmd_pid;		/* its pid, held until release_fd is written */
+	int release_fd;
 	char params[4096];
 };
 
@@ -41,7 +48,7 @@ struct options {
 static int usage(void)
 {
 	fprintf(stderr,
-		"Usage: staprun [-v] [-o FILE] [-s MB|-b MB] MODULE.ko [name=value ...]\n"
+		"Usage: staprun [-v] [-o FILE] [-s MB|-b MB] [-c CMD|-x PID] MODULE.ko [name=value ...]\n"
 		"       staprun -d MODULE_NAME\n");
 	return -1;
 }
@@ -91,11 +98,79 @@ static int parse_bufsize(struct options *o, const char *arg)
 	return 0;
 }
 
+static int add_target(struct options *o, const char *pid)
+{
+	char p[64];
+	char *end;
+	long v = strtol(pid, &end, 10);
+
+	if (*pid == '\0' || *end || v <= 0 || v > INT_MAX)
+		return error_msg("invalid target process ID '%s'", pid);
+	snprintf(p, sizeof(p), "_stp_target=%ld", v);
+	return add_param(o, p);
+}
+
+/* The command of -c as words when it is plain words, else for /bin/sh. */
+static void exec_command(const char *cmd)
+{
+	char *words[64], *copy = strdup(cmd), *w;
+	int n = 0;
+
+	if (copy && !strpbrk(cmd, "|&;<>()$`\\\"'*?[#~=%{}\n")) {
+		for (w = strtok(copy, " \t"); w && n < 63; w = strtok(NULL, " \t"))
+			words[n++] = w;
+		words[n] = NULL;
+		if (n > 0 && !w) {
+			execvp(words[0], words);
+			fprintf(stderr, "%s: %s\n", words[0], strerror(errno));
+			return;
+		}
+	}
+	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+	fprintf(stderr, "ERROR: cannot run '%s': %s\n", cmd, strerror(errno));
+}
+
+/* Fork -c's command, blocked on a pipe until stapio releases it. */
+static int start_command(struct options *o)
+{
+	char c, p[64];
+	int fds[2];
+
+	if (pipe(fds) < 0)
+		return error_msg("cannot create a pipe: %s", strerror(errno));
+	fflush(NULL);
+	o->cmd_pid = fork();
+	if (o->cmd_pid < 0)
+		return error_msg("cannot fork: %s", strerror(errno));
+	if (o->cmd_pid == 0) {
+		close(fds[1]);
+		if (read(fds[0], &c, 1) == 1) {
+			close(fds[0]);
+			exec_command(o->command);
+			_exit(1);	/* it could not run */
+		}
+		_exit(127);	/* stapio never released us: the load failed */
+	}
+	close(fds[0]);
+	o->release_fd = fds[1];
+	snprintf(p, sizeof(p), "_stp_target=%ld", (long)o->cmd_pid);
+	return add_param(o, p);
+}
+
+/* The load failed: the held command ends without running. */
+static void abandon_command(struct options *o)
+{
+	if (!o->command || o->cmd_pid <= 0)
+		return;
+	close(o->release_fd);
+	waitpid(o->cmd_pid, NULL, 0);
+}
+
 static int parse_args(struct options *o, int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+vo:s:b:d:h")) != -1) {
+	while ((c = getopt(argc, argv, "+vo:s:b:d:hc:x:")) != -1) {
 		switch (c) {
 		case 'v':
 			o->verbose++;
@@ -110,6 +185,13 @@ static int parse_args(struct options *o, int argc, char **argv)
 			break;
 		case 'd':
 			o->delete_name = optarg;
+			break;
+		case 'c':
+			o->command = optarg;
+			break;
+		case 'x':
+			if (add_target(o, optarg))
+				return -1;
 			break;
 		default:
 			return usage();
@@ -241,6 +323,14 @@ static int load_error(const struct options *o, const char *name,
 	case ENOEXEC:
 	case EINVAL:
 		uname(&u);
+		if (errno == EINVAL && o->params[0] && vermagic &&
+		    !strncmp(vermagic, u.release, strlen(u.release)) &&
+		    vermagic[strlen(u.release)] == ' ') {
+			/* the kernel refused a NAME=VALUE (stap -G) */
+			fprintf(stderr, "ERROR: Couldn't insert module '%s': Invalid parameters\n",
+				o->module);
+			break;
+		}
 		fprintf(stderr,
 			"ERROR: module '%s' does not fit the running kernel (%s).\n"
 			"ERROR: module vermagic: %s\n"
@@ -364,13 +454,22 @@ static void find_stapio(char *path, size_t size)
 static int exec_stapio(const struct options *o, const char *name)
 {
 	char path[PATH_MAX + 32];
-	const char *argv[8];
+	const char *argv[12];
+	char pid[32], fd[32];
 	int i = 0;
 
 	find_stapio(path, sizeof(path));
 	argv[i++] = "stapio";
 	if (o->verbose)
 		argv[i++] = "-v";
+	if (o->command) {
+		snprintf(pid, sizeof(pid), "%ld", (long)o->cmd_pid);
+		snprintf(fd, sizeof(fd), "%d", o->release_fd);
+		argv[i++] = "-t";
+		argv[i++] = pid;
+		argv[i++] = "-F";
+		argv[i++] = fd;
+	}
 	if (o->outfile) {
 		argv[i++] = "-o";
 		argv[i++] = o->outfile;
@@ -395,8 +494,15 @@ int main(int argc, char **argv)
 		return 1;
 	if (o.delete_name)
 		return delete_module(o.delete_name) ? 1 : 0;
-	if (load_module(&o, name, sizeof(name)))
+	if (o.command && start_command(&o)) {
+		abandon_command(&o);
 		return 1;
+	}
+	if (load_module(&o, name, sizeof(name))) {
+		abandon_command(&o);
+		return 1;
+	}
 	exec_stapio(&o, name);
+	abandon_command(&o);
 	return 1;
 }

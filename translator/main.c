@@ -43,6 +43,12 @@ static const char usage_text[] =
 	"  -g         guru mode: allow embedded C in the script\n"
 	"  -w         suppress warnings\n"
 	"  -e SCRIPT  the script text\n"
+	"  -c CMD     start the probes, run CMD, exit when it ends; target() is its pid\n"
+	"  -x PID     set target() to PID\n"
+	"  -T SECS    exit the script after SECS seconds\n"
+	"  -G N=V     set scalar global N to V when the module is loaded\n"
+	"  -d MODULE  add symbols of MODULE (accepted; kernel symbols are always there)\n"
+	"  --ldd, --all-modules  accepted, as -d\n"
 	"  -l PROBE   list the probe points PROBE matches (wildcards, aliases)\n"
 	"  -L PROBE   the same, with the variables available at each\n"
 	"  --dump-functions      list the tapset library's functions\n"
@@ -91,6 +97,33 @@ static int parse_int_arg(const char *arg, int lo, int hi, int *out)
 	return 0;
 }
 
+/* -G NAME=VALUE: passed to the module as a parameter; the pattern is
+ * upstream's, so that nothing but a name and a plain value reaches it. */
+static int add_global_setting(struct session *s, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	const char *p;
+
+	if (!eq || eq == arg || !eq[1] || (*arg >= '0' && *arg <= '9'))
+		goto bad;
+	for (p = arg; p < eq; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			goto bad;
+	for (p = eq + 1; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		      *p == '_' || *p == '.' || *p == '-'))
+			goto bad;
+	s->global_settings = realloc(s->global_settings,
+			(size_t)(s->nglobal_settings + 1) * sizeof(char *));
+	if (!s->global_settings)
+		abort();
+	s->global_settings[s->nglobal_settings++] = arg;
+	return -1;
+bad:
+	return bad_usage(s, arena_printf(s->arena,
+		"-G takes NAME=VALUE, a global's name and a value of [a-z0-9_.-] ('%s')", arg));
+}
+
 /* Returns -1 to go on, else an exit status (0 for -h/-V). */
 static int parse_one(struct session *s, int c, const char **script)
 {
@@ -134,6 +167,23 @@ static int parse_one(struct session *s, int c, const char **script)
 	case 2:
 		s->dump = c;
 		break;
+	case 3:		/* --ldd */
+	case 4:		/* --all-modules */
+	case 'd':
+		break;	/* symbols are read at run time: nothing to add */
+	case 'c':
+		s->target_cmd = optarg;
+		break;
+	case 'x':
+		if (parse_int_arg(optarg, 1, 1 << 30, &s->target_pid))
+			return bad_usage(s, "-x: invalid target process ID number");
+		break;
+	case 'T':
+		if (parse_int_arg(optarg, 1, 1 << 30, &s->timeout_s))
+			return bad_usage(s, "-T: invalid timeout interval");
+		break;
+	case 'G':
+		return add_global_setting(s, optarg);
 	case 'l':
 	case 'L':
 		s->listing = c == 'l' ? 1 : 2;
@@ -173,16 +223,20 @@ static int parse_options(struct session *s, int argc, char **argv,
 		{ "version", no_argument, NULL, 'V' },
 		{ "dump-functions", no_argument, NULL, 1 },
 		{ "dump-probe-aliases", no_argument, NULL, 2 },
+		{ "ldd", no_argument, NULL, 3 },
+		{ "all-modules", no_argument, NULL, 4 },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "+p:vkgwue:o:r:R:D:I:s:m:l:L:hV",
+	while ((c = getopt_long(argc, argv, "p:vkgwue:o:r:R:D:I:s:m:l:L:hVc:x:T:G:d:",
 				longs, NULL)) != -1) {
 		rc = parse_one(s, c, script);
 		if (rc >= 0)
 			return rc;
 	}
+	if (s->target_cmd && s->target_pid)
+		return bad_usage(s, "-c and -x cannot be given together");
 	if (s->dump)
 		return -1;
 	if (s->listing)
@@ -385,6 +439,24 @@ static int count_globals(struct session *s)
 
 /* ---- the pipeline --------------------------------------------------------------- */
 
+/* -T SECS: upstream's `probe timer.ms(SECS*1000) { exit() }`, first. */
+static int add_timeout_probe(struct session *s)
+{
+	struct source *src = arena_alloc(s->arena, sizeof(*src));
+	struct file_ast *ast;
+
+	src->name = "<timeout>";
+	src->text = arena_printf(s->arena, "probe timer.ms(%lld) { exit() }",
+				 (long long)s->timeout_s * 1000);
+	src->len = strlen(src->text);
+	ast = parse_source(s, src);
+	if (!ast || s->errors)
+		return 1;
+	ast->probes->next = s->user_ast->probes;
+	s->user_ast->probes = ast->probes;
+	return 0;
+}
+
 static int pass1(struct session *s)
 {
 	struct pass_clock c;
@@ -393,6 +465,8 @@ static int pass1(struct session *s)
 	tapset_load_macros(s);
 	s->user_ast = parse_source(s, s->user);
 	if (!s->user_ast || s->errors)
+		return pass_failed(s, 1);
+	if (s->timeout_s && add_timeout_probe(s))
 		return pass_failed(s, 1);
 	if (s->verbose) {
 		fprintf(s->err, "Pass 1: parsed user script and 0 library scripts");
@@ -583,6 +657,7 @@ int main(int argc, char **argv)
 out:
 	kernel_catalog_close(&sess);
 	free(sess.include_dirs);
+	free(sess.global_settings);
 	free(sess.poisoned);
 	intern_free(&sess);
 	arena_free(sess.arena);

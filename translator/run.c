@@ -19,6 +19,7 @@ static void forward(int sig)
 		kill((pid_t)child_pid, sig);
 }
 
+/* staprun [-v...] [-o F] [-s MB] [-c CMD|-x PID] MODULE.ko [NAME=VALUE...] */
 static void build_argv(struct session *s, const char **argv)
 {
 	int n = 0;
@@ -34,13 +35,24 @@ static void build_argv(struct session *s, const char **argv)
 		argv[n++] = "-s";
 		argv[n++] = arena_printf(s->arena, "%d", s->bufsize_mb);
 	}
+	if (s->target_cmd) {
+		argv[n++] = "-c";
+		argv[n++] = s->target_cmd;
+	}
+	if (s->target_pid) {
+		argv[n++] = "-x";
+		argv[n++] = arena_printf(s->arena, "%d", s->target_pid);
+	}
 	argv[n++] = s->ko_file;
+	for (int i = 0; i < s->nglobal_settings; i++)
+		argv[n++] = s->global_settings[i];
 	argv[n] = NULL;
 }
 
 int run_module(struct session *s)
 {
-	const char *argv[16];
+	const char **argv = arena_alloc(s->arena, sizeof(char *) *
+					(size_t)(16 + s->nglobal_settings));
 	struct sigaction sa;
 	int status;
 	pid_t pid;

@@ -397,6 +397,11 @@ struct session {
 	const char *kernel_release;	/* -r */
 	const char *kernel_build_dir;
 	const char *output_file;	/* -o */
+	const char *target_cmd;		/* -c */
+	int target_pid;			/* -x */
+	int timeout_s;			/* -T */
+	const char **global_settings;	/* -G NAME=VALUE */
+	int nglobal_settings;
 	int bufsize_mb;			/* -s */
 	struct define *defines;		/* -D */
 	const char **script_args;	/* $1.. / @1.. */

@@ -874,12 +874,18 @@ static void gen_globals(struct gen *g, struct strbuf *out)
 
 		if (v->array || v->type == T_STATS)
 			continue;
-		if (v->type == T_STRING)
+		/* each scalar is a module parameter too: stap -G NAME=VALUE */
+		if (v->type == T_STRING) {
 			sb_printf(out, "static char %s[MAXSTRINGLEN] = %s;\n", m,
 				  v->init ? tr_cstr(g, v->init->str) : "\"\"");
-		else
+			sb_printf(out, "module_param_string(%s, %s, MAXSTRINGLEN, 0);\n",
+				  v->name, m);
+		} else {
 			sb_printf(out, "static int64_t %s = %lldLL;\n", m,
 				  v->init ? (long long)v->init->num : 0LL);
+			sb_printf(out, "module_param_cb(%s, &stp_param_ops_int64, &%s, 0);\n",
+				  v->name, m);
+		}
 	}
 }
 

@@ -162,7 +162,7 @@ void elab_target(struct session *s, struct probe *p, struct node *n,
 			   n->op);
 		return;
 	}
-	if (n->op[1] == '$') {
+	if (n->op[1] == '$' || n->op[strlen(n->op) - 1] == '$') {
 		if (!is_pretty(n->op) || n->op[strlen(n->op) - 1] == '$') {
 			diag_error(s, n->loc, "target variable '%s' is not supported by this version yet",
 				   n->op);

@@ -54,6 +54,13 @@ REPO = HERE.parent
 STAP = Path(os.environ.get('STAP_BUILDDIR', REPO)) / 'translator' / 'stap'
 UPSTREAM = '/usr/bin/stap'
 KINDS = ('parseok', 'parseko', 'semok', 'semko')
+# semok cases whose -p2 listing differs from upstream's on purpose
+P2_DIFFERENCES = {
+    'semok/defined_target_per_point':
+        'upstream lists its tracepoint argument copies as locals',
+    'semok/void_call_tested_for_truth':
+        'upstream calls exit() long once an if() tests it, unknown under &&',
+}
 EXIT = {'parseok': 0, 'parseko': 1, 'semok': 0, 'semko': 1}
 PASS = {'parseok': 1, 'parseko': 1, 'semok': 2, 'semko': 2}
 
@@ -206,6 +213,13 @@ def check_upstream(cases, krel):
         elif r.returncode < 0:
             print(f'note {c.id}: upstream rejects it by crashing '
                   f'(signal {-r.returncode})')
+        elif c.kind == 'semok' and c.id not in P2_DIFFERENCES and \
+                r.stdout != (c.dir / f'{c.name}.out').read_text():
+            bad += 1
+            print(f'DISAGREE {c.id}: upstream -p2 prints otherwise')
+            print(''.join(difflib.unified_diff(
+                (c.dir / f'{c.name}.out').read_text().splitlines(True),
+                r.stdout.splitlines(True), 'ours', 'upstream')))
     print(f'upstream agrees on {len(cases) - bad} of {len(cases)} cases')
     return 1 if bad else 0
 

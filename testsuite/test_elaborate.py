@@ -72,11 +72,11 @@ def test_p2_output():
     assert r.returncode == 0, r.stderr
     assert r.stdout == ('# globals\ng:long\n'
                         '# functions\n'
-                        'f:string (a:long)\n  # locals\n  b:long\n'
                         'exit:unknown ()\n'
+                        'f:string (a:long)\n  # locals\n  b:long\n'
                         '# probes\n'
-                        'begin /* <- begin */\n  # locals\n  s:string\n'
-                        'timer.ms(10) /* <- timer.ms(10) */\n  # locals\n  t:long\n')
+                        'begin /* <- begin */\n'
+                        'timer.ms(10) /* <- timer.ms(10) */\n')
 
 
 def test_never_assigned_warning():

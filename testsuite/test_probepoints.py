@@ -381,7 +381,7 @@ def test_list_aliases(krel, tmp_path):
     # the `!` fallback of my.fall: the kernel.function does not exist
     r = run_stap(['-r', krel, '-I', str(tmp_path), '-p2', '-e',
                   'probe my.fall { print(name) }'])
-    assert probes_of(r) == ['kprobe.function("vfs_write") /*  name = vfs_write*/ /* <- my.fall */']
+    assert probes_of(r) == ['kprobe.function("vfs_write") /*  name = vfs_write*/ /* <- my.fall = kernel.function("nosuch_fn")!, kprobe.function("vfs_write") <- my.fall */']
 
 
 # ---- pass 3 -----------------------------------------------------------------------

@@ -22,6 +22,7 @@ struct expander {
 	struct probe **out;	/* derived probes are appended here */
 	int errors;
 	const char *top;	/* -l: the first alias matched, with the suffix */
+	const char *user_text;	/* -p2: the user probe's points as written */
 };
 
 /* ---- matching ---------------------------------------------------------------- */
@@ -121,6 +122,7 @@ static struct probe_point *with_suffix(struct session *s, const struct probe_poi
 		tail = &(*tail)->next;
 	}
 	*tail = NULL;
+	np->quiet_mark = !pp->optional && (user->optional || user->quiet_mark);
 	np->optional |= user->optional;
 	return np;
 }
@@ -137,7 +139,8 @@ static void emit_probe(struct expander *x, const struct probe *user,
 	d->loc = user->loc;
 	d->body = ast_clone(x->s, body, NULL);	/* each probe binds its own locals */
 	d->tapset = user->tapset;
-	d->via = via;
+	d->via = via ? arena_printf(x->s->arena, "%s <- %s", via, x->user_text) :
+		       x->user_text;
 	d->listed = x->top;
 	if (pp->cond) {
 		struct node *iff = node_new(x->s, N_IF, pp->loc);
@@ -158,13 +161,14 @@ static int expand_point(struct expander *x, const struct probe *user,
 			int depth);
 static int expand_alias(struct expander *x, const struct probe *user,
 			const struct probe *a, const struct probe_point *name,
-			struct probe_point *pp, int len, struct node *body, int depth);
+			struct probe_point *pp, int len, struct node *body, int depth,
+			const char *via);
 
 /* Expand pp through every alias whose name matches `want` components of
  * it exactly (want = -1: any length, the rest as a suffix). */
 static int try_aliases(struct expander *x, const struct probe *user,
 		       struct probe_point *pp, struct node *body, int depth,
-		       bool exact)
+		       bool exact, const char *via)
 {
 	struct file_ast *lists[2] = { x->s->user_ast, x->s->tapset_asts };
 	int ncomps = count_comps(pp), found = 0;
@@ -178,7 +182,8 @@ static int try_aliases(struct expander *x, const struct probe *user,
 					if (len < 0 || (exact ? len != ncomps : len >= ncomps))
 						continue;
 					f->used = true;
-					found += expand_alias(x, user, a, nm, pp, len, body, depth);
+					found += expand_alias(x, user, a, nm, pp, len, body,
+							      depth, via);
 				}
 			}
 		}
@@ -186,17 +191,38 @@ static int try_aliases(struct expander *x, const struct probe *user,
 	return found;
 }
 
+/* -p2's provenance of one alias level, as upstream: "N1 = N2 = P1, P2?"
+ * (every name of the alias, then its points). */
+static const char *alias_text(struct session *s, const struct probe *a)
+{
+	struct strbuf sb;
+	const char *t;
+
+	sb_init(&sb);
+	for (const struct probe_point *n = a->alias_names; n; n = n->next)
+		sb_printf(&sb, "%s %s ", pp_to_string(s, n), a->epilogue ? "+=" : "=");
+	for (const struct probe_point *p = a->points; p; p = p->next)
+		sb_printf(&sb, "%s%s%s", p == a->points ? "" : ", ", pp_to_string(s, p),
+			  p->sufficient ? "!" : p->optional ? "?" : "");
+	t = arena_strdup(s->arena, sb.buf);
+	sb_free(&sb);
+	return t;
+}
+
 static int expand_alias(struct expander *x, const struct probe *user,
 			const struct probe *a, const struct probe_point *name,
-			struct probe_point *pp, int len, struct node *body, int depth)
+			struct probe_point *pp, int len, struct node *body, int depth,
+			const char *outer)
 {
 	struct expansion *e = arena_alloc(x->s->arena, sizeof(*e));
 	const struct pp_comp *suffix = nth_comp(pp, len);
-	const char *via = pp_to_string(x->s, name);
+	const char *via = alias_text(x->s, a);
 	struct node *nb;
 	int found = 0;
 
-	e->alias = via;
+	if (outer)
+		via = arena_printf(x->s->arena, "%s <- %s", via, outer);
+	e->alias = pp_to_string(x->s, name);
 	e->at = pp->loc;
 	if (depth == 0)
 		x->top = pp_to_string(x->s, with_suffix(x->s, name, suffix, pp));
@@ -238,9 +264,14 @@ static int expand_point(struct expander *x, const struct probe *user,
 		emit_probe(x, user, pp, body, via);
 		return 1;
 	}
-	found = try_aliases(x, user, pp, body, depth, true);
+	found = try_aliases(x, user, pp, body, depth, true, via);
 	if (!found)
-		found = try_aliases(x, user, pp, body, depth, false);
+		found = try_aliases(x, user, pp, body, depth, false, via);
+	/* a pattern may name built-in points besides aliases (`e*`) */
+	if (found && probe_point_has_wildcard(pp) && probe_point_matches(x->s, pp)) {
+		emit_probe(x, user, pp, body, via);
+		found++;
+	}
 	if (!found && !pp->optional) {
 		emit_probe(x, user, pp, body, via);	/* for the families to judge */
 		return 1;
@@ -257,6 +288,7 @@ struct probe **alias_expand(struct session *s, struct probe *p, struct probe **o
 {
 	struct expander x = { .s = s, .out = out };
 	bool plain = true;
+	struct strbuf sb;
 
 	for (struct probe_point *pp = p->points; pp; pp = pp->next)
 		plain = plain && is_family(pp) && !pp->cond;
@@ -268,6 +300,12 @@ struct probe **alias_expand(struct session *s, struct probe *p, struct probe **o
 		*out = d;
 		return &d->next;
 	}
+	sb_init(&sb);
+	for (struct probe_point *pp = p->points; pp; pp = pp->next)
+		sb_printf(&sb, "%s%s%s", pp == p->points ? "" : ",", pp_to_string(s, pp),
+			  pp->sufficient ? "!" : pp->optional ? "?" : "");
+	x.user_text = arena_strdup(s->arena, sb.buf);
+	sb_free(&sb);
 	for (struct probe_point *pp = p->points; pp; pp = pp->next) {
 		int found = expand_point(&x, p, pp, ast_clone(s, p->body, NULL), NULL, 0);
 

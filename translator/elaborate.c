@@ -161,12 +161,41 @@ static void print_locals(FILE *out, const struct var *v, bool params_too)
 	}
 }
 
+static int by_name(const void *a, const void *b)
+{
+	const struct func *const *x = a, *const *y = b;
+	int c = strcmp((*x)->name, (*y)->name);
+
+	return c ? c : (*x)->nparams - (*y)->nparams;
+}
+
+/* The used functions in name order, as upstream lists them. */
+static const struct func **sorted_funcs(struct session *s, int *n)
+{
+	const struct func **v;
+	int i = 0;
+
+	*n = 0;
+	for (struct func *f = s->funcs; f; f = f->next_used)
+		(*n)++;
+	v = arena_alloc(s->arena, sizeof(*v) * (size_t)(*n + 1));
+	for (struct func *f = s->funcs; f; f = f->next_used)
+		v[i++] = f;
+	qsort(v, (size_t)*n, sizeof(*v), by_name);
+	return v;
+}
+
 void elaborate_print(struct session *s, FILE *out)
 {
+	int nfuncs;
+	const struct func **funcs = sorted_funcs(s, &nfuncs);
+
 	print_vars(out, "# globals", s->globals);
 	if (s->funcs)
 		fputs("# functions\n", out);
-	for (struct func *f = s->funcs; f; f = f->next_used) {
+	for (int i = 0; i < nfuncs; i++) {
+		const struct func *f = funcs[i];
+
 		fprintf(out, "%s:%s (", f->name, type_name(f->type));
 		for (struct var *p = f->params; p && p->param; p = p->next)
 			fprintf(out, "%s%s:%s", p == f->params ? "" : ", ", p->name,

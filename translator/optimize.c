@@ -255,17 +255,48 @@ static void elide_list(struct session *s, struct node **np)
 		elide_stmt(s, np);
 }
 
+static void mark_referenced(struct node *n)
+{
+	for (; n; n = n->next) {
+		if (n->var)
+			n->var->referenced = true;
+		mark_referenced(n->a);
+		mark_referenced(n->b);
+		mark_referenced(n->c);
+		mark_referenced(n->d);
+		mark_referenced(n->args);
+	}
+}
+
+/* Locals whose every use was elided are gone too, as upstream lists. */
+static void drop_unreferenced(struct var **vp, struct node *body)
+{
+	for (struct var *v = *vp; v; v = v->next)
+		v->referenced = false;
+	mark_referenced(body);
+	while (*vp) {
+		if (!(*vp)->param && !(*vp)->referenced)
+			*vp = (*vp)->next;
+		else
+			vp = &(*vp)->next;
+	}
+}
+
 void opt_elide(struct session *s)
 {
 	struct var **vp;
 
 	if (s->unoptimized)
 		return;
-	for (struct probe *p = s->probes; p; p = p->next)
+	for (struct probe *p = s->probes; p; p = p->next) {
 		elide_stmt(s, &p->body);
+		drop_unreferenced(&p->locals, p->body);
+	}
 	for (struct func *f = s->funcs; f; f = f->next_used) {
-		if (f->body->kind == N_BLOCK)
+		if (f->body->kind == N_BLOCK) {
 			elide_stmt(s, &f->body);
+			drop_unreferenced(&f->locals, f->body);
+		}
 	}
 	for (vp = &s->globals; *vp;) {
 		if (!(*vp)->read && !(*vp)->written)

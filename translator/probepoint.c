@@ -94,7 +94,7 @@ static bool has_wildcard(const char *p)
 /* The suffix mark of a point as written: "!" (sufficient), "?" or "". */
 static const char *marks(const struct probe_point *pp)
 {
-	return pp->sufficient ? "!" : pp->optional ? "?" : "";
+	return pp->sufficient ? "!" : pp->optional && !pp->quiet_mark ? "?" : "";
 }
 
 /* The probe's points as written, for -p2's "<-": "a?,b". */
@@ -784,9 +784,137 @@ bool probe_family_known(const char *name)
 	return false;
 }
 
+/* The component names of the built-in families, for wildcards in them
+ * (`beg*`, `timer.s*(1)`, `kernel.tr*("x")`): a pattern component matches
+ * the names found at its depth after the same concrete prefix. */
+static const char *const builtin_shapes[] = {
+	"begin", "end", "error", "never",
+	"timer.s.randomize", "timer.sec.randomize", "timer.ms.randomize",
+	"timer.msec.randomize", "timer.us.randomize", "timer.usec.randomize",
+	"timer.ns.randomize", "timer.nsec.randomize", "timer.hz",
+	"timer.jiffies.randomize", "timer.profile",
+	"kernel.function.call", "kernel.function.return.maxactive",
+	"kernel.statement", "kernel.trace",
+	"module.function.call", "module.function.return.maxactive",
+	"module.statement",
+	"kprobe.function.call", "kprobe.function.return.maxactive",
+	"kprobe.module.function.call", "kprobe.module.function.return.maxactive",
+	"kprobe.statement",
+	NULL
+};
+
+#define MAX_PP_DEPTH 8
+
+/* Does shape s start with the names of comps[0..depth-1]? Then its name
+ * at depth (NUL-terminated copy in buf), else NULL. */
+static const char *shape_name_at(const char *s, struct pp_comp *const *comps,
+				 int depth, char *buf, size_t size)
+{
+	for (int d = 0; d < depth; d++) {
+		size_t n = strlen(comps[d]->name);
+
+		if (strncmp(s, comps[d]->name, n) || s[n] != '.')
+			return NULL;
+		s += n + 1;
+	}
+	snprintf(buf, size, "%.*s", (int)strcspn(s, "."), s);
+	return *buf ? buf : NULL;
+}
+
+static void resolve_concrete(struct resolver *r, struct pp_comp *const *comps,
+			     int n);
+static bool has_wild_names(const struct probe_point *pp);
+
+/* Each concrete point the pattern from orig on names, after comps[0..d-1]. */
+static void expand_names(struct resolver *r, const struct pp_comp *orig,
+			 struct pp_comp **comps, int d)
+{
+	const char *seen[32];
+	int nseen = 0;
+	char buf[64];
+
+	if (!orig) {
+		resolve_concrete(r, comps, d);
+		return;
+	}
+	if (d == MAX_PP_DEPTH)
+		return;
+	comps[d] = arena_alloc(r->s->arena, sizeof(*comps[d]));
+	*comps[d] = *orig;
+	if (!has_wildcard(orig->name)) {
+		expand_names(r, orig->next, comps, d + 1);
+		return;
+	}
+	for (int i = 0; builtin_shapes[i]; i++) {
+		const char *name = shape_name_at(builtin_shapes[i], comps, d, buf, sizeof(buf));
+		bool dup = false;
+
+		for (int k = 0; name && k < nseen; k++)
+			dup |= !strcmp(seen[k], name);
+		if (!name || dup || nseen == 32 || fnmatch(orig->name, name, 0))
+			continue;
+		seen[nseen++] = arena_strdup(r->s->arena, name);
+	}
+	/* in name order, as upstream lists them */
+	for (int i = 1; i < nseen; i++)
+		for (int k = i; k > 0 && strcmp(seen[k - 1], seen[k]) > 0; k--) {
+			const char *t = seen[k];
+
+			seen[k] = seen[k - 1];
+			seen[k - 1] = t;
+		}
+	for (int i = 0; i < nseen; i++) {
+		comps[d] = arena_alloc(r->s->arena, sizeof(*comps[d]));
+		*comps[d] = *orig;
+		comps[d]->name = seen[i];
+		expand_names(r, orig->next, comps, d + 1);
+	}
+}
+
+/* One expansion of a wildcard point: resolved quietly, as an alternative. */
+static void resolve_concrete(struct resolver *r, struct pp_comp *const *comps,
+			     int n)
+{
+	struct probe_point *pp = arena_alloc(r->s->arena, sizeof(*pp)), *saved = r->pp;
+	bool quiet = r->quiet, failed = r->failed;
+
+	*pp = *saved;
+	for (int i = 0; i < n; i++)
+		comps[i]->next = i + 1 < n ? comps[i + 1] : NULL;
+	pp->comps = comps[0];
+	r->pp = pp;
+	r->quiet = true;
+	for (int i = 0; families[i].name; i++) {
+		if (!strcmp(families[i].name, pp->comps->name))
+			families[i].resolve(r, pp->comps);
+	}
+	r->pp = saved;
+	r->quiet = quiet;
+	r->failed = failed;
+}
+
+bool probe_point_has_wildcard(const struct probe_point *pp)
+{
+	return has_wild_names(pp);
+}
+
+static bool has_wild_names(const struct probe_point *pp)
+{
+	for (const struct pp_comp *c = pp->comps; c; c = c->next)
+		if (has_wildcard(c->name))
+			return true;
+	return false;
+}
+
 /* Hand the point to its family by its first component. */
 static void dispatch(struct resolver *r)
 {
+	struct pp_comp *comps[MAX_PP_DEPTH];
+
+	if (has_wild_names(r->pp)) {
+		expand_names(r, r->pp->comps, comps, 0);
+		return;
+	}
 	for (int i = 0; families[i].name; i++) {
 		if (!strcmp(families[i].name, r->pp->comps->name))
 			families[i].resolve(r, r->pp->comps);

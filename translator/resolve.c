@@ -511,8 +511,9 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			diag_error(s, n->a->loc, "stat locals not supported, missing global declaration?");
 			break;
 		}
-		resolve_node(s, sc, n->b, false);
+		/* the target first: locals are listed in upstream's order */
 		resolve_node(s, sc, n->a, true);
+		resolve_node(s, sc, n->b, false);
 		if (n->op[0] != '=' && strcmp(n->op, "<<<") && n->a->var)
 			n->a->var->read = true;	/* x += y reads x */
 		break;

@@ -182,6 +182,7 @@ struct probe_point {
 	struct pp_comp *comps;
 	struct loc loc;
 	bool optional, sufficient;	/* ? and ! */
+	bool quiet_mark;	/* optional only through an alias: no '?' shown */
 	struct node *cond;	/* if (expr), or NULL */
 	struct probe_point *next;
 };
@@ -204,6 +205,7 @@ struct var {
 	int64_t maxsize;	/* [N], or 0 for MAXMAPENTRIES */
 	int index;		/* position among its scope's variables */
 	struct node *init;	/* global initialiser (literal) */
+	bool referenced;	/* optimize.c: still named after elision */
 	struct var *next;
 };
 
@@ -354,6 +356,7 @@ struct rprobe *resolve_probe_point(struct session *s, struct probe *p,
 				   struct probe_point *pp);
 bool probe_family_known(const char *name);
 bool probe_point_matches(struct session *s, struct probe_point *pp);
+bool probe_point_has_wildcard(const struct probe_point *pp);
 struct kcatalog *kernel_catalog(struct session *s);
 void kernel_catalog_close(struct session *s);
 size_t kmod_match_modules(struct session *s, const char *glob,

@@ -75,8 +75,7 @@ def test_p2_output():
                         'exit:unknown ()\n'
                         'f:string (a:long)\n  # locals\n  b:long\n'
                         '# probes\n'
-                        'begin /* <- begin */\n'
-                        'timer.ms(10) /* <- timer.ms(10) */\n')
+                        'begin /* <- begin */\n')
 
 
 def test_never_assigned_warning():
@@ -246,3 +245,54 @@ def test_choose_defined_library_macro(krel):
     assert r.returncode == 0, r.stderr
     r = run_stap(['-r', krel, '-p2', '-e', 'probe begin { print(@choose_defined($x, 3)) }'])
     assert r.returncode == 0, r.stderr
+
+
+LIB_A = '''%{
+#define LIB_A_MAGIC 42
+%}
+global lib_a_count
+probe begin(-1) { lib_a_count = 1 }
+function lib_a_magic:long () %{ STAP_RETURN(LIB_A_MAGIC); %}
+function lib_a_next:long () { return lib_a_count++ }
+'''
+LIB_B = '''%{
+#define LIB_B_UNUSED 1
+%}
+probe begin { println("lib_b should not run") }
+function lib_b_unused () { }
+'''
+
+
+def test_used_tapset_file_comes_in_whole(tmp_path):
+    """A tapset file something is taken from brings its embedded C and its
+    own probes (upstream's -p2 listing, byte for byte); an unused file
+    brings nothing."""
+    (tmp_path / 'lib_a.stp').write_text(LIB_A)
+    (tmp_path / 'lib_b.stp').write_text(LIB_B)
+    r = run_stap(['-g', '-p2', '-I', str(tmp_path), '-e',
+                  '%{ #define X 1 %} probe begin { println(lib_a_magic()) }'])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ('# global embedded code\n%{ #define X 1 %}\n'
+                        '%{\n#define LIB_A_MAGIC 42\n%}\n'
+                        '# globals\nlib_a_count:long\n'
+                        '# functions\nlib_a_magic:long ()\n'
+                        '# probes\nbegin /* <- begin */\nbegin(-1) /* <- begin(-1) */\n')
+    r = run_stap(['-p3', '-I', str(tmp_path), '-e',
+                  'probe begin { println(lib_a_magic()) }'])
+    assert r.returncode == 0, r.stderr
+    assert '#define LIB_A_MAGIC 42' in r.stdout
+    assert 'LIB_B' not in r.stdout and 'lib_b should not run' not in r.stdout
+
+
+def test_empty_probes_are_elided():
+    r = run_stap(['-p2', '-e', 'probe begin { if (0) println(1) } probe end { println(1) }'])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == '# probes\nend /* <- end */\n'
+    assert r.stderr == ("<input>:1:1: warning: probe 'begin' has been elided\n"
+                        + caret(1, 'probe begin { if (0) println(1) } probe end { println(1) }', 1))
+    r = run_stap(['-p2', '-w', '-e', 'probe timer.s(1) { }'])
+    assert r.returncode == 1
+    assert r.stderr == 'stap: error: no probes found\nPass 2: analysis failed.  [man error::pass2]\n'
+    r = run_stap(['-p2', '-u', '-e', 'probe timer.s(1) { }'])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == '# probes\ntimer.s(1) /* <- timer.s(1) */\n'

@@ -95,8 +95,54 @@ static void collect_funcs(struct session *s)
 	*tail = NULL;
 }
 
+static void resolve_derived(struct session *s, struct probe *p)
+{
+	for (; p; p = p->next) {
+		resolve_probe_points(s, p);
+		opt_fold(s, p, &p->body);
+		resolve_probe(s, p);
+	}
+}
+
+/* A tapset file something was taken from comes in whole, as upstream
+ * takes it: its top-level embedded C and its own (non-alias) probes,
+ * which may take from further files in turn. */
+static struct probe **include_used_files(struct session *s, struct probe **tail,
+					 struct embed ***etail)
+{
+	bool more = true;
+
+	while (more) {
+		more = false;
+		for (struct file_ast *f = s->tapset_asts; f; f = f->next) {
+			if (!f->used || f->included)
+				continue;
+			f->included = more = true;
+			for (struct embed *e = f->embeds; e; e = e->next) {
+				struct embed *c = arena_alloc(s->arena, sizeof(*c));
+
+				*c = *e;
+				c->next = NULL;
+				**etail = c;
+				*etail = &c->next;
+			}
+			for (struct probe *p = f->probes; p; p = p->next) {
+				struct probe **start = tail;
+
+				if (p->alias_names)
+					continue;
+				tail = alias_expand(s, p, tail);
+				*tail = NULL;
+				resolve_derived(s, *start);
+			}
+		}
+	}
+	return tail;
+}
+
 int elaborate(struct session *s)
 {
+	struct embed **etail;
 	int errors = s->errors;
 	struct probe **tail = &s->probes;
 
@@ -114,12 +160,20 @@ int elaborate(struct session *s)
 			tail = alias_expand(s, p, tail);
 	}
 	*tail = NULL;
-	for (struct probe *p = s->probes; p; p = p->next) {
-		resolve_probe_points(s, p);
-		opt_fold(s, p, &p->body);
-		resolve_probe(s, p);
+	resolve_derived(s, s->probes);
+	/* the script's embedded C, then the tapsets', as upstream orders them */
+	s->embeds = NULL;
+	etail = &s->embeds;
+	for (struct embed *e = s->user_ast->embeds; e; e = e->next) {
+		struct embed *c = arena_alloc(s->arena, sizeof(*c));
+
+		*c = *e;
+		c->next = NULL;
+		*etail = c;
+		etail = &c->next;
 	}
-	s->embeds = s->user_ast->embeds;
+	tail = include_used_files(s, tail, &etail);
+	*tail = NULL;
 	collect_funcs(s);
 	if (s->errors > errors)
 		return s->errors - errors;	/* as upstream: types only after names */
@@ -190,6 +244,10 @@ void elaborate_print(struct session *s, FILE *out)
 	int nfuncs;
 	const struct func **funcs = sorted_funcs(s, &nfuncs);
 
+	if (s->embeds)
+		fputs("# global embedded code\n", out);
+	for (const struct embed *e = s->embeds; e; e = e->next)
+		fprintf(out, "%%{%s%%}\n", e->code);
 	print_vars(out, "# globals", s->globals);
 	if (s->funcs)
 		fputs("# functions\n", out);

@@ -282,6 +282,43 @@ static void drop_unreferenced(struct var **vp, struct node *body)
 	}
 }
 
+static bool is_empty(const struct node *n)
+{
+	if (!n || n->kind == N_NULL_STMT)
+		return true;
+	if (n->kind != N_BLOCK)
+		return false;
+	for (const struct node *k = n->args; k; k = k->next)
+		if (!is_empty(k))
+			return false;
+	return true;
+}
+
+/* A probe left with nothing to do goes, with its points, as upstream. */
+static void elide_probes(struct session *s)
+{
+	struct rprobe **rp;
+
+	for (struct probe **pp = &s->probes; *pp;) {
+		struct probe *p = *pp;
+
+		if (!is_empty(p->body)) {
+			pp = &p->next;
+			continue;
+		}
+		diag_warn(s, p->loc, "probe '%s' has been elided", p->points->comps->name);
+		*pp = p->next;
+		for (rp = &s->rprobes; *rp;) {
+			if ((*rp)->probe == p) {
+				*rp = (*rp)->next;
+				s->nrprobes--;
+			} else {
+				rp = &(*rp)->next;
+			}
+		}
+	}
+}
+
 void opt_elide(struct session *s)
 {
 	struct var **vp;
@@ -292,6 +329,7 @@ void opt_elide(struct session *s)
 		elide_stmt(s, &p->body);
 		drop_unreferenced(&p->locals, p->body);
 	}
+	elide_probes(s);
 	for (struct func *f = s->funcs; f; f = f->next_used) {
 		if (f->body->kind == N_BLOCK) {
 			elide_stmt(s, &f->body);

@@ -208,6 +208,8 @@ static struct var *find_global(struct session *s, const char *name)
 		if (v) {
 			struct var *copy = arena_alloc(s->arena, sizeof(*copy));
 
+			f->used = true;
+
 			*copy = *v;
 			resolve_append_global(s, copy);
 			return copy;
@@ -588,6 +590,10 @@ static void use_func(struct session *s, struct func *f)
 	if (f->used)
 		return;
 	f->used = true;
+	for (struct file_ast *t = s->tapset_asts; t; t = t->next)
+		for (struct func *g = t->funcs; g; g = g->next)
+			if (g == f)
+				t->used = true;
 	f->locals = f->params;
 	if (f->body->kind == N_BLOCK)
 		opt_fold(s, NULL, &f->body);

@@ -255,6 +255,7 @@ struct file_ast {
 	struct var *globals;
 	struct embed *embeds;
 	bool used;		/* a tapset file something was taken from */
+	bool included;		/* elaborate.c: its embeds and probes taken in */
 	struct file_ast *next;
 };
 

@@ -66,7 +66,18 @@ def test_semantic_errors(script, col, msg):
 
 
 def test_p2_output():
+    # upstream's listing, byte for byte: the assignments to unused locals
+    # go, then the call of the side-effect-free f, then f and g with it,
+    # and the timer probe left empty
     r = run_stap(['-p2', '-e',
+                  'global g = 1 function f:string(a) { b = a; return sprint(b) }'
+                  ' probe begin { s = f(g); exit() } probe timer.ms(10) { t = 1 }'])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ('# functions\n'
+                        'exit:unknown ()\n'
+                        '# probes\n'
+                        'begin /* <- begin */\n')
+    r = run_stap(['-p2', '-u', '-e',
                   'global g = 1 function f:string(a) { b = a; return sprint(b) }'
                   ' probe begin { s = f(g); exit() } probe timer.ms(10) { t = 1 }'])
     assert r.returncode == 0, r.stderr
@@ -75,7 +86,8 @@ def test_p2_output():
                         'exit:unknown ()\n'
                         'f:string (a:long)\n  # locals\n  b:long\n'
                         '# probes\n'
-                        'begin /* <- begin */\n')
+                        'begin /* <- begin */\n  # locals\n  s:string\n'
+                        'timer.ms(10) /* <- timer.ms(10) */\n  # locals\n  t:long\n')
 
 
 def test_never_assigned_warning():

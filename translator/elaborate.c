@@ -178,9 +178,9 @@ int elaborate(struct session *s)
 	if (s->errors > errors)
 		return s->errors - errors;	/* as upstream: types only after names */
 	types_infer(s);
-	compute_nesting(s);
 	if (s->errors == errors)
 		opt_elide(s);
+	compute_nesting(s);
 	if (!s->rprobes && s->errors == errors && !s->listing)
 		diag_plain(s, "no probes found");
 	return s->errors - errors;

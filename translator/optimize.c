@@ -185,24 +185,89 @@ void opt_fold(struct session *s, struct probe *p, struct node **body)
 
 /* ---- elision -------------------------------------------------------------------- */
 
-static bool side_effects(const struct node *n)
+static bool func_pure(struct func *f);
+
+static bool declared_pure(const char *code)
+{
+	return code && strstr(code, "/* pure */");
+}
+
+/* Does the value of n (an lvalue) live beyond the handler: a global, or
+ * an element of one? */
+static bool global_target(const struct node *n)
+{
+	return n && (n->kind == N_VAR || n->kind == N_INDEX) && n->var && n->var->global;
+}
+
+/* Effects outside the expression's own value, as upstream judges them:
+ * output, writes to globals, embedded C not marked pure, leaving the
+ * handler, and calls to functions that have any of these. With `locals`,
+ * writes to locals count too (a statement's effect on the handler). */
+static bool effects(const struct node *n, bool locals)
 {
 	for (; n; n = n->next) {
 		switch (n->kind) {
 		case N_CALL:
+			if (n->op[0] != '@' && (!n->func || !func_pure(n->func)))
+				return true;
+			break;
 		case N_PRINT:
+			if (!(n->flags & PR_STRING))
+				return true;	/* sprint* only make a string */
+			break;
+		case N_DELETE:
+		case N_NEXT:
+			return true;
 		case N_ASSIGN:
 		case N_INCDEC:
+			if (locals || global_target(n->a) || n->a->kind == N_TARGET)
+				return true;
+			break;
 		case N_EMBEDDED_EXPR:
-			return true;
+		case N_EMBEDDED_STMT:
+			if (!declared_pure(n->str))
+				return true;
+			break;
 		default:
 			break;
 		}
-		if (side_effects(n->a) || side_effects(n->b) || side_effects(n->c) ||
-		    side_effects(n->args))
+		if (effects(n->a, locals) || effects(n->b, locals) || effects(n->c, locals) ||
+		    effects(n->d, locals) || effects(n->args, locals))
 			return true;
 	}
 	return false;
+}
+
+/* A function whose calls may go when their value is unused (decided by
+ * decide_purity()). */
+static bool func_pure(struct func *f)
+{
+	return f->purity == 2;
+}
+
+/* Every used function is side-effect-free until its body shows an effect,
+ * through calls too: the greatest fixed point, so that recursion alone
+ * is no effect, as upstream judges it. */
+static void decide_purity(struct session *s)
+{
+	bool changed = true;
+
+	for (struct func *f = s->funcs; f; f = f->next_used)
+		f->purity = 2;
+	while (changed) {
+		changed = false;
+		for (struct func *f = s->funcs; f; f = f->next_used) {
+			if (f->purity == 2 && effects(f->body, false)) {
+				f->purity = 3;
+				changed = true;
+			}
+		}
+	}
+}
+
+static bool side_effects(const struct node *n)
+{
+	return effects(n, true);
 }
 
 static void elide_list(struct session *s, struct node **np);
@@ -225,6 +290,7 @@ static void elide_stmt(struct session *s, struct node **np)
 		if (!side_effects(e)) {
 			diag_warn(s, e->loc, "eliding side-effect-free expression");
 			n->kind = N_NULL_STMT;
+			n->a = NULL;
 		}
 		break;
 	case N_BLOCK:
@@ -319,12 +385,13 @@ static void elide_probes(struct session *s)
 	}
 }
 
+static void prune(struct session *s);
+
 void opt_elide(struct session *s)
 {
-	struct var **vp;
-
 	if (s->unoptimized)
 		return;
+	decide_purity(s);
 	for (struct probe *p = s->probes; p; p = p->next) {
 		elide_stmt(s, &p->body);
 		drop_unreferenced(&p->locals, p->body);
@@ -336,9 +403,51 @@ void opt_elide(struct session *s)
 			drop_unreferenced(&f->locals, f->body);
 		}
 	}
+	prune(s);
+}
+
+/* The functions still called from a probe, transitively. */
+static void reach(struct node *n)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_CALL && n->func && !n->func->reached) {
+			n->func->reached = true;
+			reach(n->func->body);
+		}
+		reach(n->a);
+		reach(n->b);
+		reach(n->c);
+		reach(n->d);
+		reach(n->args);
+	}
+}
+
+/* After elision: functions no longer called and globals no longer named
+ * go, as upstream drops them. */
+static void prune(struct session *s)
+{
+	struct func **fp;
+	struct var **vp;
+
+	for (struct func *f = s->funcs; f; f = f->next_used)
+		f->reached = false;
+	for (struct probe *p = s->probes; p; p = p->next)
+		reach(p->body);
+	for (fp = &s->funcs; *fp;) {
+		if ((*fp)->reached)
+			fp = &(*fp)->next_used;
+		else
+			*fp = (*fp)->next_used;
+	}
+	for (struct var *v = s->globals; v; v = v->next)
+		v->referenced = false;
+	for (struct probe *p = s->probes; p; p = p->next)
+		mark_referenced(p->body);
+	for (struct func *f = s->funcs; f; f = f->next_used)
+		mark_referenced(f->body);
 	for (vp = &s->globals; *vp;) {
-		if (!(*vp)->read && !(*vp)->written)
-			*vp = (*vp)->next;	/* declared, never used */
+		if (!(*vp)->referenced)
+			*vp = (*vp)->next;	/* never used, or only by elided code */
 		else
 			vp = &(*vp)->next;
 	}

@@ -221,6 +221,8 @@ struct func {
 	int64_t priority;	/* function f():N */
 	int ntmp;		/* translate.c */
 	int depth;		/* longest call chain below, for MAXNESTING */
+	int purity;		/* optimize.c: 2 side-effect-free, 3 not */
+	bool reached;		/* optimize.c: still called after elision */
 	struct func *next;	/* in its file */
 	struct func *next_used;	/* in session->funcs */
 };

@@ -277,7 +277,8 @@ static enum type infer_kind(struct infer *in, struct node *n, enum type want)
 		infer(in, n->a, T_LONG);
 		t = infer(in, n->b, want);
 		t = infer(in, n->c, t);
-		return infer(in, n->b, t);
+		want = infer(in, n->b, t);
+		return want != T_UNKNOWN ? want : t;	/* r(n - 1) : 0 is long */
 	case N_EMBEDDED_EXPR:
 		return strstr(n->str, "/* string */") ? T_STRING : T_LONG;
 	default:

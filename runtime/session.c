@@ -40,6 +40,12 @@ static unsigned int stp_ntimers;
 long stp_target_pid;
 module_param_named(_stp_target, stp_target_pid, long, 0400);
 
+/* tz_gmtoff(), tz_name(): the local time zone where staprun ran */
+long stp_tz_gmtoff;
+module_param_named(_stp_tz_gmtoff, stp_tz_gmtoff, long, 0400);
+char stp_tz_name[MAXSTRINGLEN];
+module_param_string(_stp_tz_name, stp_tz_name, MAXSTRINGLEN, 0400);
+
 /* stap -G NAME=VALUE for a long global: a module parameter of 64 bits */
 static int stp_param_set_int64(const char *val, const struct kernel_param *kp)
 {

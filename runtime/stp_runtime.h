@@ -126,6 +126,9 @@ void stp_exit(void);
 
 /* target(): the pid given by stap -x, or of the command of stap -c */
 extern long stp_target_pid;
+/* tz_gmtoff(), tz_name(): staprun's time zone (seconds west of UTC) */
+extern long stp_tz_gmtoff;
+extern char stp_tz_name[MAXSTRINGLEN];
 /* module parameter type of the long globals (stap -G NAME=VALUE) */
 extern const struct kernel_param_ops stp_param_ops_int64;
 __printf(1, 2) void stp_error_msg(const char *fmt, ...);

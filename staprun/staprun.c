@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef STAP_PKGLIBEXECDIR
@@ -74,7 +75,31 @@ static int add_param(struct options *o, const char *p)
 	return 0;
 }
 
-/* The module parameters from the command line, then _stp_bufsize. */
+/* The local time zone for tz_ctime() and friends: seconds west of UTC
+ * and the zone's abbreviation (when it is a plain word). */
+static int add_timezone(struct options *o)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char p[96];
+	const char *c;
+
+	if (!localtime_r(&now, &tm))
+		return 0;
+	snprintf(p, sizeof(p), "_stp_tz_gmtoff=%ld", -(long)tm.tm_gmtoff);
+	if (add_param(o, p))
+		return -1;
+	if (!tm.tm_zone || !*tm.tm_zone || strlen(tm.tm_zone) > 32)
+		return 0;
+	for (c = tm.tm_zone; *c; c++)
+		if (*c == ' ' || *c == '"' || *c == '=')
+			return 0;
+	snprintf(p, sizeof(p), "_stp_tz_name=%s", tm.tm_zone);
+	return add_param(o, p);
+}
+
+/* The module parameters from the command line, then the time zone and
+ * _stp_bufsize. */
 static int add_params(struct options *o, int argc, char **argv)
 {
 	char p[64];
@@ -82,6 +107,8 @@ static int add_params(struct options *o, int argc, char **argv)
 	while (optind < argc)
 		if (add_param(o, argv[optind++]))
 			return -1;
+	if (add_timezone(o))
+		return -1;
 	if (!o->bufsize_mb)
 		return 0;
 	snprintf(p, sizeof(p), "_stp_bufsize=%ld", o->bufsize_mb << 20);

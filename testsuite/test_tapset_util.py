@@ -1,7 +1,7 @@
 # Utility tapsets end to end: ansi (escape sequences), indent
 # (thread_indent, indent and their depths), stopwatches, errno_str/errno_p,
-# randint, byte order and IP address text (inet.stp), `probe oneshot` and
-# the @this1..@this8 macros. Every expected output below is what Debian's
+# randint, byte order and IP address text (inet.stp), `probe oneshot`,
+# the @this1..@this8 macros and the time zone (tz_ctime; the guest's is UTC). Every expected output below is what Debian's
 # SystemTap 4.8 printed for the same script in the same guest; values that
 # vary between runs are printed as properties that held there. Locations
 # inside tapset files are not compared (see test_tapset_funcs.py).
@@ -11,6 +11,8 @@ from conftest import run_scripts
 from test_tapset_funcs import unlocated
 
 CASES = {
+    'tz': ('probe begin { println(tz_gmtoff(), " ", tz_name(), " ", tz_ctime(0), " ", tz_ctime(1700000000)); exit() }',
+        '0 UTC Thu Jan  1 00:00:00 1970 UTC Tue Nov 14 22:13:20 2023 UTC\n', 0, ''),
     'ansi': ('probe begin { ansi_clear_screen(); ansi_set_color(31); ansi_set_color(32, 41); ansi_set_color(33, 42, 1); ansi_set_color(34, 43, 0); ansi_reset_color(); ansi_new_line(); ansi_cursor_move(3, 7); ansi_cursor_hide(); ansi_cursor_save(); ansi_cursor_restore(); ansi_cursor_show(); ansi_set_color2(35, 44); ansi_set_color3(36, 45, 4); println("|"); exit() }',
         '\x1b[1;1H\x1b[J\x1b[31m\x1b[41;32m\x1b[42;33;1m\x1b[43;34m\x1b[0;0m\n\x1b[7;3H\x1b[>5I\x1b[s\x1b[u\x1b[>5h\x1b[44;35m\x1b[45;36;4m|\n', 0, ''),
     'indent': ('function __indent_timestamp() { return 1000 }\nprobe begin { printf("[%s]\\n", indent(1)); printf("[%s]\\n", indent(1)); printf("[%s]\\n", indent(-1)); printf("[%s]\\n", indent(-1)); printf("[%s]\\n", indent(0));\n println(indent_depth(2), indent_depth(1), indent_depth(-1), indent_depth(-2));\n println(thread_indent_depth(1), thread_indent_depth(1), thread_indent_depth(-1), thread_indent_depth(-1));\n s = thread_indent(1); println(substr(s, 0, 7), isinstr(s, sprintf("%s(%d):", execname(), tid())), strlen(s) - strlen(sprintf("%6d %s(%d):", 0, execname(), tid())));\n s = thread_indent(2); println(strlen(s) - strlen(sprintf("%6d %s(%d):", 0, execname(), tid())));\n s = thread_indent(-2); println(strlen(s) - strlen(sprintf("%6d %s(%d):", 0, execname(), tid()))); exit() }',

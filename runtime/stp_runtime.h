@@ -50,6 +50,7 @@ struct stp_context {
 	/* public: generated code and embedded C */
 	void *locals;			/* STP_LOCALS_SIZE bytes, zeroed per run */
 	const char *probe_point;	/* the running probe's pp */
+	const char *probe_name;		/* pn(): the alias it came from, or NULL */
 	const char *last_error;		/* set to abort the handler */
 	const char *last_stmt;		/* where the error happened */
 	char error_buffer[MAXSTRINGLEN];

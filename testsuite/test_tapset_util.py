@@ -1,7 +1,9 @@
 # Utility tapsets end to end: ansi (escape sequences), indent
 # (thread_indent, indent and their depths), stopwatches, errno_str/errno_p,
 # randint, byte order and IP address text (inet.stp), `probe oneshot`,
-# the @this1..@this8 macros and the time zone (tz_ctime; the guest's is UTC). Every expected output below is what Debian's
+# the @this1..@this8 macros, the time zone (tz_ctime; the guest's is UTC),
+# pn() through aliases and wildcards, and exit() in a begin probe (the
+# begin probes after it do not run). Every expected output below is what Debian's
 # SystemTap 4.8 printed for the same script in the same guest; values that
 # vary between runs are printed as properties that held there. Locations
 # inside tapset files are not compared (see test_tapset_funcs.py).
@@ -11,6 +13,10 @@ from conftest import run_scripts
 from test_tapset_funcs import unlocated
 
 CASES = {
+    'pn2': ('probe a.b = begin { } probe a.* { println(pn(), " ", pp()) } probe beg* { println(pn(), " ", pp()) } probe begin(5), timer.ms(10) { println(pn(), " ", pp()); if (pp() != "begin(5)") exit() }',
+        'a.b begin\nbegin begin\nbegin(5) begin(5)\ntimer.ms(10) timer.ms(10)\n', 0, ''),
+    'exit1': ('probe begin(1) { println("a"); exit(); println("b") } probe begin(2) { println("c") } probe timer.ms(1) { println("t") } probe end { println("end") }',
+        'a\nb\nend\n', 0, ''),
     'tz': ('probe begin { println(tz_gmtoff(), " ", tz_name(), " ", tz_ctime(0), " ", tz_ctime(1700000000)); exit() }',
         '0 UTC Thu Jan  1 00:00:00 1970 UTC Tue Nov 14 22:13:20 2023 UTC\n', 0, ''),
     'ansi': ('probe begin { ansi_clear_screen(); ansi_set_color(31); ansi_set_color(32, 41); ansi_set_color(33, 42, 1); ansi_set_color(34, 43, 0); ansi_reset_color(); ansi_new_line(); ansi_cursor_move(3, 7); ansi_cursor_hide(); ansi_cursor_save(); ansi_cursor_restore(); ansi_cursor_show(); ansi_set_color2(35, 44); ansi_set_color3(36, 45, 4); println("|"); exit() }',

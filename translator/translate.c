@@ -787,10 +787,14 @@ static void gen_probe(struct gen *g, struct output *o, struct probe *p)
 	locals_struct(g, o, st, p->locals, T_UNKNOWN);
 	sb_printf(&o->code, "static void __attribute__((unused)) probe_%d(struct stp_context *c)\n{\n"
 		  "\tstruct %s *l = STP_FRAME(c, 0);\n"
-		  "\tint locked __attribute__((unused)) = 0;\n\n%s"
+		  "\tint locked __attribute__((unused)) = 0;\n\n%s%s"
 		  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
 		  "out: __attribute__((unused));\n%s}\n\n",
-		  p->index, st, lock.buf ? lock.buf : "", body.buf ? body.buf : "",
+		  p->index, st,
+		  /* pn(): the alias as the script named it, for derived probes */
+		  p->listed ? arena_printf(g->s->arena, "\tc->probe_name = %s;\n",
+					   tr_cstr(g, p->listed)) : "",
+		  lock.buf ? lock.buf : "", body.buf ? body.buf : "",
 		  unlock.buf ? unlock.buf : "");
 	sb_free(&body);
 	sb_free(&lock);

@@ -54,6 +54,13 @@ REPO = HERE.parent
 STAP = Path(os.environ.get('STAP_BUILDDIR', REPO)) / 'translator' / 'stap'
 UPSTREAM = '/usr/bin/stap'
 KINDS = ('parseok', 'parseko', 'semok', 'semko')
+# semko cases upstream lets through pass 2 but fails later: we say why
+# at pass 2 instead
+FAILS_LATER_UPSTREAM = {
+    'semko/array_ten_keys': 'upstream: pass 4 fails (kbuild errors)',
+    'semko/hist_linear_zero_step':
+        "upstream: staprun fails ('histogram: interval cannot be zero')",
+}
 # semok cases whose -p2 listing differs from upstream's on purpose
 P2_DIFFERENCES = {
     'semok/defined_target_per_point':
@@ -204,7 +211,9 @@ def check_upstream(cases, krel):
             bad += 1
             continue
         accepted = r.returncode == 0
-        if accepted != c.ok:
+        if accepted and c.id in FAILS_LATER_UPSTREAM:
+            print(f'note {c.id}: {FAILS_LATER_UPSTREAM[c.id]}')
+        elif accepted != c.ok:
             bad += 1
             print(f'DISAGREE {c.id}: upstream exit {r.returncode}')
             print(''.join('    ' + line for line in

@@ -22,7 +22,7 @@ def test_staprun_usage(tools):
     r = staprun_host([])
     assert r.returncode == 1
     assert r.stderr.startswith('Usage: staprun [-v] [-o FILE] [-s MB|-b MB] '
-                               'MODULE.ko [name=value ...]\n')
+                               '[-c CMD|-x PID] MODULE.ko [name=value ...]\n')
 
 
 def test_staprun_missing_file(tools, tmp_path):

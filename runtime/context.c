@@ -85,7 +85,7 @@ static void stp_run_probe_ctx(const struct stp_probe *p, struct pt_regs *regs,
 	}
 	memset(c->locals, 0, STP_LOCALS_SIZE);
 	c->probe_point = p->pp;
-	c->probe_name = NULL;
+	c->probe_name = p->pn;
 	c->last_error = NULL;
 	c->last_stmt = NULL;
 	c->actionremaining = MAXACTION_INTERRUPTIBLE;

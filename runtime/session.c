@@ -148,10 +148,12 @@ static void stp_kernel_probes_register(void)
 {
 	stp_kprobes_register();
 	stp_tracepoints_register();
+	stp_perf_register();
 }
 
 static void stp_kernel_probes_unregister(void)
 {
+	stp_perf_unregister();
 	stp_tracepoints_unregister();
 	stp_kprobes_unregister();
 }
@@ -267,6 +269,7 @@ static void stp_session_exit(void)
 	stp_kernel_probes_unregister();
 	stp_kprobes_free();
 	stp_tracepoints_free();
+	stp_perf_free();
 	if (stp_ctl_timer.function)
 		stp_timer_delete_sync(&stp_ctl_timer);
 	synchronize_rcu();

@@ -21,6 +21,7 @@
 #include "map.c"
 #include "kprobes.c"
 #include "tracepoints.c"
+#include "perf.c"
 #include "session.c"
 #include "tapset_support.c"
 

@@ -23,6 +23,7 @@ enum stp_probe_kind {
 	STP_PROBE_KPROBE,		/* kprobes.c: by symbol name */
 	STP_PROBE_KRETPROBE,
 	STP_PROBE_TRACEPOINT,		/* tracepoints.c */
+	STP_PROBE_PERF,			/* perf.c: perf events on every CPU */
 };
 
 struct pt_regs;
@@ -67,6 +68,7 @@ struct stp_probe {
 	enum stp_probe_kind kind;
 	void (*handler)(struct stp_context *c);
 	const char *pp;
+	const char *pn;			/* pn() when not pp (NULL: pp) */
 	int64_t order;			/* begin/end: run order */
 	u64 period_ns;			/* timer: period */
 	/* kernel probes */
@@ -78,6 +80,11 @@ struct stp_probe {
 	void *tp_func;			/* tracepoints: the generated callback */
 	const struct stp_targ *targs;	/* target variables, by index */
 	const struct stp_parm *parms;	/* $$parms, NULL-name terminated */
+	/* perf events: the perf_event_attr's type, config, and sample
+	 * period (or frequency, with perf_freq) */
+	u32 perf_type;
+	u64 perf_config, perf_period;
+	bool perf_freq;
 };
 
 /* The value of target variable k (stp_targ) in a kernel probe. */

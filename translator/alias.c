@@ -244,6 +244,28 @@ static bool is_family(const struct probe_point *pp)
 	return probe_family_known(pp->comps->name);
 }
 
+/* Aliases may live under a family's name (perf.sw.cpu_clock): is there
+ * one whose name starts with pp's first two components? */
+static bool has_alias_under_family(struct session *s, const struct probe_point *pp)
+{
+	struct file_ast *lists[2] = { s->user_ast, s->tapset_asts };
+	const struct pp_comp *c2 = pp->comps->next;
+
+	if (!c2)
+		return false;
+	for (int i = 0; i < 2; i++)
+		for (struct file_ast *f = lists[i]; f; f = f->next)
+			for (struct probe *a = f->probes; a; a = a->next)
+				for (struct probe_point *nm = a->alias_names; nm; nm = nm->next) {
+					const struct pp_comp *n2 = nm->comps->next;
+
+					if (!strcmp(nm->comps->name, pp->comps->name) && n2 &&
+					    !fnmatch(c2->name, n2->name, 0))
+						return true;
+				}
+	return false;
+}
+
 static int expand_point(struct expander *x, const struct probe *user,
 			struct probe_point *pp, struct node *body, const char *via,
 			int depth)
@@ -257,7 +279,7 @@ static int expand_point(struct expander *x, const struct probe *user,
 	}
 	if (depth == 0)
 		x->top = NULL;
-	if (is_family(pp)) {
+	if (is_family(pp) && !has_alias_under_family(x->s, pp)) {
 		/* an optional point that names nothing does not count for `!` */
 		if (pp->optional && !probe_point_matches(x->s, pp))
 			return 0;
@@ -291,7 +313,8 @@ struct probe **alias_expand(struct session *s, struct probe *p, struct probe **o
 	struct strbuf sb;
 
 	for (struct probe_point *pp = p->points; pp; pp = pp->next)
-		plain = plain && is_family(pp) && !pp->cond;
+		plain = plain && is_family(pp) && !pp->cond &&
+			!has_alias_under_family(s, pp);
 	if (plain) {
 		struct probe *d = arena_alloc(s->arena, sizeof(*d));
 

@@ -403,11 +403,16 @@ static void resolve_profile(struct resolver *r, const struct pp_comp *u)
 {
 	const struct pp_comp *c = u->next, *hz;
 	struct kcatalog *kc;
+	struct rprobe *rp;
 
 	if (u->arg)
 		return;
 	if (!c) {
-		add(r, RP_PROFILE, "timer.profile", "timer.profile");
+		/* as upstream on kernels without the timer hook: a cpu-clock
+		 * perf event on every CPU, every millisecond of its time */
+		rp = add(r, RP_PERF, "timer.profile", "perf.type(1).config(0).sample(1000000)");
+		rp->perf_type = 1;
+		rp->perf_period = 1000000;
 	} else if (take(&c, "tick", -1) && !c) {
 		kc = kernel_catalog(r->s);
 		if (!kc)
@@ -757,6 +762,42 @@ static void resolve_kprobe(struct resolver *r, const struct pp_comp *c)
 	}
 }
 
+/* ---- perf events ----------------------------------------------------------------- */
+
+/* perf.type(T).config(C)[.sample(N) | .hz(F)]: a kernel perf event on
+ * every CPU, the handler called every N events (default 1000000) or F
+ * times a second. */
+static void resolve_perf(struct resolver *r, const struct pp_comp *c)
+{
+	const struct pp_comp *k = c->next, *t, *cf, *n = NULL;
+	struct rprobe *rp;
+	bool freq = false;
+
+	if (c->arg || !(t = take(&k, "type", N_NUM)) || !(cf = take(&k, "config", N_NUM)))
+		return;
+	if (k && (!strcmp(k->name, "process") || !strcmp(k->name, "counter"))) {
+		fail(r, r->pp->loc, "perf.%s probes are not supported by this version yet",
+		     k->name);
+		return;
+	}
+	if ((n = take(&k, "sample", N_NUM)) == NULL && (n = take(&k, "hz", N_NUM)))
+		freq = true;
+	if (k)
+		return;
+	if (n && n->arg->num <= 0) {
+		fail(r, n->arg->loc, "invalid perf %s %lld", freq ? "frequency" : "sample period",
+		     (long long)n->arg->num);
+		return;
+	}
+	rp = add(r, RP_PERF, "perf", arena_printf(r->s->arena,
+		 "perf.type(%lld).config(%lld).sample(%lld)", (long long)t->arg->num,
+		 (long long)cf->arg->num, n ? (long long)n->arg->num : 1000000LL));
+	rp->perf_type = t->arg->num;
+	rp->perf_config = cf->arg->num;
+	rp->perf_period = n ? n->arg->num : 1000000;
+	rp->perf_freq = freq;
+}
+
 /* ---- dispatch ----------------------------------------------------------------------- */
 
 static const struct family {
@@ -771,6 +812,7 @@ static const struct family {
 	{ "kernel", resolve_kernel },
 	{ "module", resolve_module },
 	{ "kprobe", resolve_kprobe },
+	{ "perf", resolve_perf },
 	{ NULL, NULL }
 };
 
@@ -800,6 +842,7 @@ static const char *const builtin_shapes[] = {
 	"kprobe.function.call", "kprobe.function.return.maxactive",
 	"kprobe.module.function.call", "kprobe.module.function.return.maxactive",
 	"kprobe.statement",
+	"perf.type.config.sample", "perf.type.config.hz",
 	NULL
 };
 

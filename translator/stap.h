@@ -335,6 +335,9 @@ struct rprobe {
 	/* RP_TRACEPOINT */
 	const char *tp_system;	/* "" when no trace header names it */
 	const char *tp_name;
+	/* RP_PERF: the perf_event_attr; period, or frequency when perf_freq */
+	int64_t perf_type, perf_config, perf_period;
+	bool perf_freq;
 	/* $variables: RP_KFUNC parameters, RP_TRACEPOINT arguments */
 	int nargs;
 	const struct kcat_arg *args;
@@ -349,6 +352,7 @@ enum {
 	RP_KPROBE,	/* kprobe.function, kprobe.module().function: no $vars */
 	RP_KSTATEMENT,	/* kernel/module().statement("f+off"), *.statement(A).absolute */
 	RP_TRACEPOINT,	/* kernel.trace("sys:name") */
+	RP_PERF,	/* perf.type(T).config(C)[.sample(N)|.hz(F)], timer.profile */
 };
 
 /* ---- probepoint.c, kmodule.c, listing.c: probe points (pass 2, -l/-L) ---- */

@@ -857,6 +857,17 @@ static void gen_table(struct gen *g, struct output *o)
 			continue;
 		if (tr_kernel_probe(g, &o->code, &o->table, r))
 			continue;
+		if (r->kind == RP_PERF) {
+			/* pn(): the point as written (.hz stays .hz); as 4.8, `?`
+			 * does not hide a failed registration */
+			sb_printf(&o->table, "\t{ .kind = STP_PROBE_PERF, .handler = probe_%d, .pp = %s, "
+				  ".pn = %s, .perf_type = %lld, .perf_config = %lldULL, "
+				  ".perf_period = %lldULL, .perf_freq = %d, .maxactive = -1 },\n",
+				  r->probe->index, tr_cstr(g, r->pp),
+				  tr_cstr(g, pp_to_string(g->s, r->point)), (long long)r->perf_type,
+				  (long long)r->perf_config, (long long)r->perf_period, r->perf_freq);
+			continue;
+		}
 		if (r->kind > RP_NEVER || r->randomize) {
 			if (!bad || bad->point != r->point)	/* once per wildcard */
 				diag_error(g->s, r->point->loc, "%s probes are not supported by this version yet",

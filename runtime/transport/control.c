@@ -46,7 +46,8 @@ static void stp_ring_copy_out(void *p, size_t pos, size_t n)
 	memcpy((char *)p + first, stp_ctl_q.ring, n - first);
 }
 
-/* Queue one message; any context. Returns 0 or -ENOSPC. No wakeup. */
+/* Queue one message; any context. Returns 0, -ENOSPC or (NMI) -EBUSY.
+ * No wakeup. */
 static int stp_ctl_queue(u32 type, const void *data, size_t len)
 {
 	struct stp_msg_hdr h = { .type = type };
@@ -56,7 +57,14 @@ static int stp_ctl_queue(u32 type, const void *data, size_t len)
 
 	len = min(len, (size_t)STP_MSG_MAX - sizeof(h));
 	h.len = len;
-	spin_lock_irqsave(&stp_ctl_q.lock, flags);
+	if (in_nmi()) {
+		/* a perf probe in NMI may have interrupted the lock's holder on
+		 * this CPU: never wait there; the message is lost instead */
+		if (!spin_trylock_irqsave(&stp_ctl_q.lock, flags))
+			return -EBUSY;
+	} else {
+		spin_lock_irqsave(&stp_ctl_q.lock, flags);
+	}
 	if (stp_ctl_q.used + sizeof(h) + len > STP_CTL_QUEUE_SIZE) {
 		stp_ctl_q.dropped++;
 		rc = -ENOSPC;

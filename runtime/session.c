@@ -26,7 +26,19 @@ struct stp_timer {
 	struct hrtimer hr;
 	const struct stp_probe *probe;
 	ktime_t period;
+	u64 randomize;		/* ns: each period is period +- up to this */
 };
+
+/* The next period of t: .randomize(M) adds a uniform -M..+M to each. */
+static ktime_t stp_timer_next(const struct stp_timer *t)
+{
+	u64 r;
+
+	if (!t->randomize)
+		return t->period;
+	r = ((u64)get_random_u32() * (2 * t->randomize + 1)) >> 32;
+	return ktime_add_ns(t->period, r) - t->randomize;
+}
 
 static atomic_t stp_state = ATOMIC_INIT(STP_STATE_INIT);
 static atomic_t stp_exit_flag = ATOMIC_INIT(0);	/* exit() was called */
@@ -108,7 +120,7 @@ static enum hrtimer_restart stp_hrtimer_fn(struct hrtimer *hr)
 	if (!stp_may_run(STP_PROBE_TIMER))
 		return HRTIMER_NORESTART;
 	stp_run_probe(t->probe);
-	hrtimer_forward_now(hr, t->period);
+	hrtimer_forward_now(hr, stp_timer_next(t));
 	return HRTIMER_RESTART;
 }
 
@@ -173,8 +185,18 @@ static int stp_timers_init(void)
 		if (stp_probes[i].kind != STP_PROBE_TIMER)
 			continue;
 		t->probe = &stp_probes[i];
-		t->period = ns_to_ktime(max_t(u64, stp_probes[i].period_ns,
-					      STP_MIN_TIMER_NS));
+		if (stp_probes[i].jiffies) {	/* timer.jiffies(N): the kernel's HZ */
+			t->period = ns_to_ktime(jiffies_to_nsecs(stp_probes[i].jiffies));
+			t->randomize = jiffies_to_nsecs(stp_probes[i].randomize);
+		} else {
+			t->period = ns_to_ktime(max_t(u64, stp_probes[i].period_ns,
+						      STP_MIN_TIMER_NS));
+			t->randomize = stp_probes[i].randomize;
+		}
+		/* the period never goes below the minimum */
+		if (t->randomize && ktime_to_ns(t->period) - (s64)t->randomize < STP_MIN_TIMER_NS)
+			t->randomize = ktime_to_ns(t->period) > STP_MIN_TIMER_NS ?
+				       ktime_to_ns(t->period) - STP_MIN_TIMER_NS : 0;
 		stp_hrtimer_setup(&t->hr, stp_hrtimer_fn);
 		stp_ntimers++;
 	}
@@ -186,7 +208,7 @@ static void stp_timers_start(void)
 	unsigned int i;
 
 	for (i = 0; i < stp_ntimers; i++)
-		hrtimer_start(&stp_timers[i].hr, stp_timers[i].period,
+		hrtimer_start(&stp_timers[i].hr, stp_timer_next(&stp_timers[i]),
 			      HRTIMER_MODE_REL);
 }
 

@@ -71,6 +71,8 @@ struct stp_probe {
 	const char *pn;			/* pn() when not pp (NULL: pp) */
 	int64_t order;			/* begin/end: run order */
 	u64 period_ns;			/* timer: period */
+	u64 jiffies;			/* timer.jiffies(N): period in jiffies */
+	u64 randomize;			/* .randomize(M): +-M ns (jiffies) a period */
 	/* kernel probes */
 	const char *symbol;		/* kprobes: "func" or "module:func" */
 	const char *func;		/* probefunc(): the function's name */

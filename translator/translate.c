@@ -868,16 +868,25 @@ static void gen_table(struct gen *g, struct output *o)
 				  (long long)r->perf_config, (long long)r->perf_period, r->perf_freq);
 			continue;
 		}
-		if (r->kind > RP_NEVER || r->randomize) {
+		if (r->kind == RP_JIFFIES) {
+			/* an hrtimer of N jiffies, converted with the kernel's HZ */
+			sb_printf(&o->table, "\t{ .kind = STP_PROBE_TIMER, .handler = probe_%d, .pp = %s, "
+				  ".jiffies = %lldULL, .randomize = %lldULL },\n",
+				  r->probe->index, tr_cstr(g, r->pp), (long long)r->jiffies,
+				  (long long)r->randomize);
+			continue;
+		}
+		if (r->kind > RP_NEVER) {
 			if (!bad || bad->point != r->point)	/* once per wildcard */
 				diag_error(g->s, r->point->loc, "%s probes are not supported by this version yet",
 					   r->family);
 			bad = r;
 			continue;
 		}
-		sb_printf(&o->table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .order = %lld, .period_ns = %lldULL },\n",
+		sb_printf(&o->table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .order = %lld, "
+			  ".period_ns = %lldULL, .randomize = %lldULL },\n",
 			  kinds[r->kind], r->probe->index, tr_cstr(g, r->pp),
-			  (long long)r->order, (long long)r->period_ns);
+			  (long long)r->order, (long long)r->period_ns, (long long)r->randomize);
 	}
 }
 

@@ -41,4 +41,13 @@
 #define STP_RELAY_CB_CONST
 #endif
 
+/* copy_from_kernel_nofault() was probe_kernel_read() before 5.8 */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 8, 0)
+#define stp_copy_from_kernel_nofault(dst, src, n) \
+	copy_from_kernel_nofault((dst), (src), (n))
+#else
+#define stp_copy_from_kernel_nofault(dst, src, n) \
+	probe_kernel_read((dst), (src), (n))
+#endif
+
 #endif /* STP_COMPAT_H */

@@ -16,6 +16,7 @@
 #include "transport/relay.c"
 #include "print.c"
 #include "context.c"
+#include "deref.c"
 #include "lock.c"
 #include "stat.c"
 #include "map.c"

@@ -93,6 +93,34 @@ struct stp_probe {
 int64_t stp_target(struct stp_context *c, int k);
 /* $$parms / $$vars (mode 0), $$return (1), $$locals (2) into dst. */
 void stp_target_pretty(struct stp_context *c, char *dst, int mode);
+/* deref.c: kernel memory, never faulting: on a bad address they set
+ * c->last_error ("read fault [man error::fault] at 0x...") and return 0. */
+int64_t stp_kread(struct stp_context *c, int64_t addr, int size, int is_signed);
+int64_t stp_kread_bits(struct stp_context *c, int64_t addr, int size,
+		       int is_signed, int bit_off, int bit_size);
+int stp_kread_string(char *dst, int64_t addr, int max);	/* -1: fault */
+void stp_kernel_string(struct stp_context *c, char *dst, int64_t addr, int64_t max);
+int64_t stp_kernel_number(struct stp_context *c, int64_t addr, int size,
+			  const char *what);
+
+/* Pretty printing ($var$): a table of pieces, STP_PP_END last. Each
+ * prints lit, then a value read at base + off (or base itself with
+ * STP_PP_VALUE): integers in decimal, chars as %#c, pointers as %p,
+ * strings quoted (STRP: the char* there, STRA: the chars there). */
+enum { STP_PP_END, STP_PP_LIT, STP_PP_INT, STP_PP_UINT, STP_PP_CHAR,
+       STP_PP_PTR, STP_PP_STRP, STP_PP_STRA };
+#define STP_PP_VALUE 0x80
+struct stp_pp {
+	const char *lit;
+	u8 kind;
+	u8 size;
+	u8 bit_off;
+	u8 bit_size;
+	u32 off;
+};
+void stp_pretty(struct stp_context *c, char *dst, int64_t base, int load,
+		const struct stp_pp *pp);
+
 /* A tracepoint fired: data is the stp_probe, args its raw arguments. */
 void stp_tracepoint_fire(void *data, const unsigned long *args);
 

@@ -764,8 +764,11 @@ static struct kcat_tracepoint *make_tp(struct merge *m, const char *name,
 	tp->name = name;
 	tp->nargs = btf_vlen(proto) - 1;
 	args = arena_alloc(m->s->arena, sizeof(*args) * (size_t)(tp->nargs + 1));
-	for (int k = 0; k < tp->nargs; k++)
+	for (int k = 0; k < tp->nargs; k++) {
 		args[k].type = kbtf_type_name(m->s, m->btf, btf_params(proto)[k + 1].type);
+		args[k].btf = m->btf;
+		args[k].type_id = btf_params(proto)[k + 1].type;
+	}
 	name_args(m, tp, args, proto);
 	tp->args = args;
 	return tp;

@@ -220,6 +220,11 @@ void kcat_close(struct kcatalog *kc)
 		btf__free(kc->btf);
 }
 
+const struct btf *kcat_btf(struct kcatalog *kc)
+{
+	return kc->btf;
+}
+
 const char *kcat_btf_origin(const struct kcatalog *kc)
 {
 	return kc->origin;
@@ -298,6 +303,7 @@ static const struct kcat_func *make_func(struct kcatalog *kc, size_t i)
 
 	f->name = kc->names[i];
 	f->ret = kbtf_type_name(s, kc->btf, proto->type);
+	f->retv = (struct kcat_arg){ "return", f->ret, kc->btf, proto->type };
 	if (n && p[n - 1].type == 0) {
 		f->varargs = true;
 		n--;
@@ -308,6 +314,8 @@ static const struct kcat_func *make_func(struct kcatalog *kc, size_t i)
 
 		args[k].name = *name ? name : arena_printf(s->arena, "arg%d", k + 1);
 		args[k].type = kbtf_type_name(s, kc->btf, p[k].type);
+		args[k].btf = kc->btf;
+		args[k].type_id = p[k].type;
 	}
 	f->args = args;
 	f->nargs = n;

@@ -19,14 +19,18 @@
 struct kcatalog;
 
 /* A parameter; type as upstream prints it: "struct file*", "char const*". */
+struct btf;
 struct kcat_arg {
 	const char *name;
 	const char *type;
+	const struct btf *btf;	/* where type_id is (vmlinux or a module's) */
+	unsigned int type_id;	/* BTF type, for $var->member (tr_deref.c) */
 };
 
 struct kcat_func {
 	const char *name;
 	const char *ret;		/* return type ("void") */
+	struct kcat_arg retv;		/* the return type's BTF id */
 	int nargs;
 	const struct kcat_arg *args;
 	bool varargs;
@@ -72,8 +76,10 @@ int kcat_type_width(struct kcatalog *kc, const char *type, bool *is_signed);
 /* " $file:struct file* $buf:char*" as in stap -L (a space before each). */
 void kcat_format_args(struct strbuf *sb, const struct kcat_arg *args, int n);
 
+/* The target kernel's BTF (vmlinux), for @cast. */
+const struct btf *kcat_btf(struct kcatalog *kc);
+
 /* ---- between the kcat*.c files ------------------------------------------- */
-struct btf;
 
 /* kcat_btf.c: the target's BTF, from the first source that has it. */
 struct btf *kbtf_load(struct session *s, const char **origin);

@@ -245,6 +245,7 @@ static const struct kcat_func *make_func(struct session *s, struct kmodule *m,
 
 	f->name = m->names[i];
 	f->ret = kbtf_type_name(s, m->btf, proto->type);
+	f->retv = (struct kcat_arg){ "return", f->ret, m->btf, proto->type };
 	if (n && p[n - 1].type == 0) {
 		f->varargs = true;
 		n--;
@@ -255,6 +256,8 @@ static const struct kcat_func *make_func(struct session *s, struct kmodule *m,
 
 		args[k].name = an && *an ? an : arena_printf(s->arena, "arg%d", k + 1);
 		args[k].type = kbtf_type_name(s, m->btf, p[k].type);
+		args[k].btf = m->btf;
+		args[k].type_id = p[k].type;
 	}
 	f->args = args;
 	f->nargs = n;

@@ -2,8 +2,8 @@
  * optimize.c - pass 2's optimisations, as upstream does them (skipped
  * with -u):
  *  - before name resolution, opt_fold: @defined decided (a target
- *    variable is defined when every point of the probe has it; a
- *    dereference chain is not, yet; anything else is),
+ *    variable, typed access or @cast is defined when it resolves at every
+ *    point of the probe, see elab_defined(); anything else is),
  *    integer constant folding, and dead code dropped (if/while/ternary on
  *    a constant), so code behind `@defined($x) ? $x : 0` never needs $x;
  *  - after type inference, opt_elide: assignments to locals nobody reads
@@ -17,18 +17,6 @@
 #include "tr_kernel.h"
 
 /* ---- folding ------------------------------------------------------------------ */
-
-static bool has_target(const struct node *n)
-{
-	for (; n; n = n->next) {
-		if (n->kind == N_TARGET)
-			return true;
-		if (has_target(n->a) || has_target(n->b) || has_target(n->c) ||
-		    has_target(n->d) || has_target(n->args))
-			return true;
-	}
-	return false;
-}
 
 static bool is_num(const struct node *n)
 {
@@ -88,11 +76,9 @@ static void fold_list(struct session *s, struct probe *p, struct node **np)
 }
 
 /* @defined(e) in probe p (NULL in a function). */
-static bool is_defined(struct session *s, struct probe *p, const struct node *e)
+static bool is_defined(struct session *s, struct probe *p, struct node *e)
 {
-	if (e && e->kind == N_TARGET && !e->next)
-		return p && elab_target_defined(s, p, e);
-	return !has_target(e);
+	return elab_defined(s, p, e);
 }
 
 /* An expression node whose operands are folded already. */

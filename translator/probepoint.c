@@ -542,6 +542,7 @@ static void add_function(struct resolver *r, const struct fn_spec *f,
 	proto = fn_proto(s, mod, name);
 	if (proto) {
 		rp->ret_type = proto->ret;
+		rp->ret_arg = &proto->retv;
 		rp->args = proto->args;
 		rp->nargs = proto->nargs;
 	}

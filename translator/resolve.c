@@ -498,7 +498,17 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		resolve_var(s, sc, n, written);
 		break;
 	case N_CALL:
+		if (!strcmp(n->op, "@cast")) {
+			resolve_node(s, sc, n->args, false);
+			elab_cast_alone(s, n);
+			break;
+		}
 		resolve_call(s, sc, n);
+		break;
+	case N_UNARY:
+		if (!strcmp(n->op, "&") && n->a->kind == N_DEREF)
+			n->a->flags |= DEREF_ADDR;
+		resolve_node(s, sc, n->a, false);
 		break;
 	case N_PRINT:
 	case N_BLOCK:
@@ -552,6 +562,16 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		if (resolve_is_hist_bucket(n)) {
 			resolve_node(s, sc, n->a, false);
 			resolve_node(s, sc, n->args->a, false);
+			break;
+		}
+		/* fall through */
+		if (deref_is_typed(n)) {
+			for (struct node *c = n->args; c; c = c->next)
+				if (c->kind == N_SUBSCRIPT)
+					resolve_node(s, sc, c->a, false);
+			if (n->a->kind == N_CALL)	/* @cast's operand */
+				resolve_node(s, sc, n->a->args, false);
+			elab_deref(s, sc->func ? NULL : sc->probe, n, written);
 			break;
 		}
 		/* fall through */

@@ -152,6 +152,7 @@ enum print_flags {
 
 struct var;
 struct func;
+struct deref;
 
 struct node {
 	enum node_kind kind;
@@ -168,6 +169,7 @@ struct node {
 	struct var *var;	/* N_VAR: resolved symbol */
 	struct func *func;	/* N_CALL: resolved function */
 	bool truth_only;	/* N_CALL: value only tested (&& || ! if while) */
+	struct deref *deref;	/* N_DEREF of a $target or @cast (tr_deref.c) */
 	int tmp;		/* translate.c: temporary slot, -1 if none */
 };
 
@@ -332,6 +334,7 @@ struct rprobe {
 	bool ret;		/* .return: a kretprobe */
 	int64_t maxactive;	/* .maxactive(N), or -1 */
 	const char *ret_type;	/* RP_KFUNC: "void" when there is no $return */
+	const struct kcat_arg *ret_arg;	/* RP_KFUNC: its BTF type */
 	/* RP_TRACEPOINT */
 	const char *tp_system;	/* "" when no trace header names it */
 	const char *tp_name;

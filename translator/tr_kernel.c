@@ -113,6 +113,31 @@ static struct targ find_targ(struct session *s, const struct rprobe *r,
 	return t;
 }
 
+const struct kcat_arg *elab_target_arg(struct session *s, const struct rprobe *r,
+				       const char *name)
+{
+	if (!r || find_targ(s, r, name).src == -1)
+		return NULL;
+	if (r->kind == RP_KFUNC && !strcmp(name, "return"))
+		return r->ret_arg;
+	for (int i = 0; i < r->nargs; i++)
+		if (!strcmp(r->args[i].name, name))
+			return &r->args[i];
+	return NULL;
+}
+
+bool elab_target_defined_at(struct session *s, const struct rprobe *r, const char *op)
+{
+	size_t n = strlen(op);
+
+	if (op[1] == '$')
+		return r->kind == RP_KFUNC || r->kind == RP_TRACEPOINT;
+	if (n > 2 && op[n - 1] == '$')	/* $var$ or $var$$ */
+		return elab_target_defined_at(s, r, arena_strndup(s->arena, op,
+					   op[n - 2] == '$' ? n - 2 : n - 1));
+	return find_targ(s, r, op + 1).src != -1;
+}
+
 static bool is_pretty(const char *name)
 {
 	return !strcmp(name, "$$parms") || !strcmp(name, "$$vars") ||
@@ -121,26 +146,8 @@ static bool is_pretty(const char *name)
 
 enum type elab_target_type(const struct node *n)
 {
-	return n->op && n->op[1] == '$' ? T_STRING : T_LONG;
-}
-
-/* @defined($name): every point of probe p has it (and p has points). */
-bool elab_target_defined(struct session *s, struct probe *p,
-			 const struct node *n)
-{
-	int total = 0;
-
-	if (n->op[1] == '$' && (!is_pretty(n->op) || n->op[strlen(n->op) - 1] == '$'))
-		return false;
-	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
-		if (r->probe != p)
-			continue;
-		total++;
-		if (n->op[1] == '$' ? !(r->kind == RP_KFUNC || r->kind == RP_TRACEPOINT) :
-		    find_targ(s, r, n->op + 1).src == -1)
-			return false;
-	}
-	return total > 0;
+	return n->op && (n->op[1] == '$' || n->op[strlen(n->op) - 1] == '$') ?
+	       T_STRING : T_LONG;
 }
 
 void elab_target(struct session *s, struct probe *p, struct node *n,
@@ -162,8 +169,12 @@ void elab_target(struct session *s, struct probe *p, struct node *n,
 			   n->op);
 		return;
 	}
-	if (n->op[1] == '$' || n->op[strlen(n->op) - 1] == '$') {
-		if (!is_pretty(n->op) || n->op[strlen(n->op) - 1] == '$') {
+	if (n->op[strlen(n->op) - 1] == '$' && strcmp(n->op, "$$")) {
+		elab_pretty_target(s, p, n);
+		return;
+	}
+	if (n->op[1] == '$') {
+		if (!is_pretty(n->op)) {
 			diag_error(s, n->loc, "target variable '%s' is not supported by this version yet",
 				   n->op);
 			return;
@@ -222,8 +233,11 @@ static int tname_index(const char *name)
 
 const char *tr_target(struct gen *g, struct node *n)
 {
-	const char *t = tr_new_tmp(g, n->type == T_STRING ? T_STRING : T_LONG);
+	const char *t;
 
+	if (n->op[strlen(n->op) - 1] == '$')
+		return tr_pretty_target(g, n);
+	t = tr_new_tmp(g, n->type == T_STRING ? T_STRING : T_LONG);
 	if (n->type == T_STRING) {
 		tr_line(g, "stp_target_pretty(c, %s, %d);", t,
 			!strcmp(n->op, "$$return") ? 1 :

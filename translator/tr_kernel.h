@@ -15,8 +15,53 @@ struct gen;
 void elab_target(struct session *s, struct probe *p, struct node *n,
 		 bool written);
 enum type elab_target_type(const struct node *n);
-bool elab_target_defined(struct session *s, struct probe *p,
-			 const struct node *n);
+
+/* Where $name of point r comes from (NULL if it has none there), and
+ * whether $name (op, with the '$') can be read at r (@defined). */
+const struct kcat_arg *elab_target_arg(struct session *s, const struct rprobe *r,
+				       const char *name);
+bool elab_target_defined_at(struct session *s, const struct rprobe *r, const char *op);
+
+/* ---- tr_deref.c: $var->member, @cast, &, @defined, pretty printing ---- */
+enum dstep_op { DS_LOAD, DS_ADD, DS_INDEX };
+struct dstep {
+	enum dstep_op op;
+	int64_t n;		/* DS_ADD: bytes; DS_INDEX: element size */
+	struct node *idx;	/* DS_INDEX: the index */
+};
+enum dres { DR_READ, DR_ADDR, DR_PRETTY };
+#define DEREF_ADDR 4		/* N_DEREF flags: the operand of '&' */
+
+struct btf;
+struct btf_type;
+struct deref {
+	const struct btf *btf;
+	struct dstep *steps;
+	int nsteps, cap;
+	enum dres res;
+	int width;		/* DR_READ */
+	bool is_signed;
+	int bit_off, bit_size;	/* a bit field */
+	unsigned int type;	/* the final type */
+	bool lvalue;		/* acc is the address of a `type` (else its value) */
+	bool addr;		/* under '&' */
+	int pretty;		/* 1 '$', 2 '$$' */
+};
+
+const struct btf_type *deref_skip(const struct btf *btf, unsigned int *id);
+bool deref_is_typed(const struct node *n);
+void elab_deref(struct session *s, struct probe *p, struct node *n, bool written);
+void elab_cast_alone(struct session *s, struct node *n);
+bool elab_defined(struct session *s, struct probe *p, struct node *n);
+const char *tr_deref(struct gen *g, struct node *n);
+
+/* ---- tr_pretty.c ---- */
+/* A string temporary holding the pretty print of the `type` at acc
+ * (d->lvalue) or of the value acc. */
+const char *tr_pretty(struct gen *g, const struct deref *d, const char *acc);
+/* $var$, $var$$, $$parms$, $$parms$$ (pass 2 check, pass 3 value) */
+bool elab_pretty_target(struct session *s, struct probe *p, struct node *n);
+const char *tr_pretty_target(struct gen *g, struct node *n);
 
 /* Pass 3: the value of the target variable n in a handler. */
 const char *tr_target(struct gen *g, struct node *n);

@@ -475,6 +475,8 @@ const char *tr_gen_expr(struct gen *g, struct node *n)
 		}
 		return gen_call(g, n);
 	case N_DEREF:
+		if (n->deref)
+			return tr_deref(g, n);
 		if (tr_is_hist(n->a) && n->args->kind == N_SUBSCRIPT && !n->args->next)
 			return tr_hist_bucket(g, n->a, n->args->a);
 		tr_unsupported(g, n);
@@ -492,6 +494,8 @@ const char *tr_gen_expr(struct gen *g, struct node *n)
 	case N_CONCAT:
 		return gen_concat(g, n);
 	case N_UNARY:
+		if (n->op[0] == '&' && n->a->kind == N_DEREF && n->a->deref)
+			return tr_deref(g, n->a);
 		return gen_unary(g, n);
 	case N_INCDEC:
 		return gen_incdec(g, n);

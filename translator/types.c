@@ -230,6 +230,14 @@ static enum type infer_kind(struct infer *in, struct node *n, enum type want)
 	case N_INDEX:
 		return infer_index(in, n, want);
 	case N_DEREF:
+		if (n->deref) {
+			for (struct node *c = n->args; c; c = c->next)
+				if (c->kind == N_SUBSCRIPT)
+					infer(in, c->a, T_LONG);
+			if (n->a->kind == N_CALL)
+				infer(in, n->a->args, T_LONG);
+			return n->deref->res == DR_PRETTY ? T_STRING : T_LONG;
+		}
 		if (!resolve_is_hist_bucket(n))
 			return T_UNKNOWN;
 		infer(in, n->a, T_UNKNOWN);
@@ -240,7 +248,7 @@ static enum type infer_kind(struct infer *in, struct node *n, enum type want)
 	case N_STR:
 		return T_STRING;
 	case N_TARGET:
-		return elab_target_type(n);
+		return n->deref && n->deref->pretty ? T_STRING : elab_target_type(n);
 	case N_VAR:
 		return infer_var(in, n, want);
 	case N_CALL:

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * deref.c - reading kernel memory for typed target expressions
+ * ($var->member, @cast(p, "T")->m, $ptr[i]) and for kernel_string() and
+ * friends, and the pretty printing of $var$ / $var$$ from tables the
+ * translator writes (struct stp_pp).
+ *
+ * Every read goes through copy_from_kernel_nofault() (compat.h), which
+ * refuses user addresses and returns an error instead of faulting: a bad
+ * pointer sets c->last_error to SystemTap's "read fault [man error::fault]
+ * at 0x..." and the handler ends with a script error; the kernel never
+ * sees a fault it cannot handle.
+ */
+#include <linux/uaccess.h>
+#include <linux/percpu.h>
+
+int stp_text_str(char *out, const char *in, int inlen, int outlen, int quoted);
+
+static void stp_read_fault(struct stp_context *c, u64 addr)
+{
+	snprintf(c->error_buffer, sizeof(c->error_buffer),
+		 "read fault [man error::fault] at 0x%lx", (unsigned long)addr);
+	c->last_error = c->error_buffer;
+}
+
+/* size bytes (1, 2, 4, 8) at addr, zero- or sign-extended. */
+int64_t stp_kread(struct stp_context *c, int64_t addr, int size, int is_signed)
+{
+	u64 v = 0;
+
+	if (size < 1 || size > 8 ||
+	    stp_copy_from_kernel_nofault(&v, (const void *)(uintptr_t)addr, size)) {
+		stp_read_fault(c, (u64)addr);
+		return 0;
+	}
+	if (size < 8) {
+		int sh = 64 - size * 8;
+
+		v <<= sh;
+		return is_signed ? (int64_t)v >> sh : (int64_t)(v >> sh);
+	}
+	return (int64_t)v;
+}
+
+/* A bit field of bit_size bits, bit_off bits into the bytes at addr
+ * (little endian), read through `size` bytes of storage. */
+int64_t stp_kread_bits(struct stp_context *c, int64_t addr, int size,
+		       int is_signed, int bit_off, int bit_size)
+{
+	int need = (bit_off + bit_size + 7) / 8, n = 1;
+	u64 v = 0;
+
+	(void)size;
+	while (n < need)
+		n *= 2;
+	if (n > 8 || bit_size < 1 || bit_size > 64 ||
+	    stp_copy_from_kernel_nofault(&v, (const void *)(uintptr_t)addr, n)) {
+		stp_read_fault(c, (u64)addr);
+		return 0;
+	}
+	v >>= bit_off;
+	if (bit_size < 64) {
+		int sh = 64 - bit_size;
+
+		v <<= sh;
+		return is_signed ? (int64_t)v >> sh : (int64_t)(v >> sh);
+	}
+	return (int64_t)v;
+}
+
+/* The NUL-terminated string at addr into dst (MAXSTRINGLEN), truncated;
+ * -1 when the first byte cannot be read. */
+int stp_kread_string(char *dst, int64_t addr, int max)
+{
+	uintptr_t p = (uintptr_t)addr;
+	int n = 0;
+
+	if (max <= 0 || max > MAXSTRINGLEN)
+		max = MAXSTRINGLEN;
+	dst[0] = '\0';
+	while (n < max - 1) {
+		/* up to the end of the page: the next one may be unmapped */
+		int chunk = min_t(int, max - 1 - n, PAGE_SIZE - (p & (PAGE_SIZE - 1)));
+		char *end;
+
+		if (stp_copy_from_kernel_nofault(dst + n, (const void *)p, chunk)) {
+			dst[n] = '\0';
+			return n ? 0 : -1;
+		}
+		end = memchr(dst + n, '\0', chunk);
+		if (end)
+			return 0;
+		n += chunk;
+		p += chunk;
+	}
+	dst[n] = '\0';
+	return 0;
+}
+
+/* kernel_string() and kernel_string_n(): "kernel string copy fault". */
+void stp_kernel_string(struct stp_context *c, char *dst, int64_t addr, int64_t max)
+{
+	if (stp_kread_string(dst, addr, max > 0 && max < MAXSTRINGLEN ?
+			     (int)max + 1 : MAXSTRINGLEN)) {
+		snprintf(c->error_buffer, sizeof(c->error_buffer),
+			 "kernel string copy fault at 0x%lx [man error::fault]",
+			 (unsigned long)addr);
+		c->last_error = c->error_buffer;
+	}
+}
+
+/* kernel_long() and friends: "kernel <what> copy fault". */
+int64_t stp_kernel_number(struct stp_context *c, int64_t addr, int size,
+			  const char *what)
+{
+	int64_t v = stp_kread(c, addr, size, 1);
+
+	if (c->last_error) {
+		snprintf(c->error_buffer, sizeof(c->error_buffer),
+			 "kernel %s copy fault at 0x%lx [man error::fault]", what,
+			 (unsigned long)addr);
+		c->last_error = c->error_buffer;
+	}
+	return v;
+}
+
+/* ---- pretty printing ------------------------------------------------------- */
+
+struct stp_pp_bufs {
+	char raw[MAXSTRINGLEN];
+	char out[MAXSTRINGLEN];
+};
+static DEFINE_PER_CPU(struct stp_pp_bufs, stp_pp_buf);
+
+/* A char* as upstream's kernel_or_user_string_quoted(): "text" with
+ * escapes, or the address in hex when it cannot be read. */
+static void stp_pp_string(struct stp_sink *sk, int64_t addr)
+{
+	static const struct stp_spec hex = { 'x', STP_F_ALT, -1, -1 };
+	static const struct stp_spec str = { 's', 0, -1, -1 };
+	struct stp_pp_bufs *b = this_cpu_ptr(&stp_pp_buf);
+	char *raw = b->raw, *out = b->out;
+
+	if (!addr || stp_kread_string(raw, addr, MAXSTRINGLEN)) {
+		stp_emit_long(sk, addr, &hex);
+		return;
+	}
+	stp_text_str(out, raw, 0, MAXSTRINGLEN - 1, 1);
+	stp_emit_str(sk, out, &str);
+}
+
+static bool stp_pp_one(struct stp_context *c, struct stp_sink *sk, int64_t base,
+		       const struct stp_pp *p)
+{
+	static const struct stp_spec dec = { 'd', 0, -1, -1 };
+	static const struct stp_spec udec = { 'u', 0, -1, -1 };
+	static const struct stp_spec chr = { 'c', STP_F_ALT, -1, -1 };
+	static const struct stp_spec ptr = { 'p', 0, -1, -1 };
+	int kind = p->kind & ~STP_PP_VALUE;
+	int64_t addr = (int64_t)((u64)base + p->off), v = base;
+
+	if (kind == STP_PP_STRA) {
+		stp_pp_string(sk, addr);
+		return true;
+	}
+	if (!(p->kind & STP_PP_VALUE)) {
+		v = p->bit_size ? stp_kread_bits(c, addr, p->size, kind == STP_PP_INT,
+						 p->bit_off, p->bit_size) :
+				  stp_kread(c, addr, p->size, kind == STP_PP_INT);
+		if (c->last_error)
+			return false;
+	}
+	switch (kind) {
+	case STP_PP_INT:
+		stp_emit_long(sk, v, &dec);
+		break;
+	case STP_PP_UINT:
+		stp_emit_long(sk, v, &udec);
+		break;
+	case STP_PP_CHAR:
+		stp_emit_long(sk, v, &chr);
+		break;
+	case STP_PP_PTR:
+		stp_emit_long(sk, v, &ptr);
+		break;
+	case STP_PP_STRP:
+		stp_pp_string(sk, v);
+		break;
+	}
+	return true;
+}
+
+/* The pretty print of the object at base (after loading the pointer
+ * there when load) into dst; "ERROR" when some of it cannot be read. */
+void stp_pretty(struct stp_context *c, char *dst, int64_t base, int load,
+		const struct stp_pp *pp)
+{
+	const char *err = c->last_error;
+	struct stp_sink sk;
+
+	stp_sink_string(&sk, dst);
+	if (load) {
+		base = stp_kread(c, base, 8, 0);
+		if (c->last_error)
+			goto fault;
+	}
+	for (; pp->kind != STP_PP_END; pp++) {
+		if (pp->lit)
+			stp_emit_lit(&sk, pp->lit, strlen(pp->lit));
+		if (pp->kind != STP_PP_LIT && !stp_pp_one(c, &sk, base, pp))
+			goto fault;
+	}
+	return;
+fault:
+	c->last_error = err;
+	stp_sink_string(&sk, dst);
+	stp_emit_lit(&sk, "ERROR", 5);
+}

@@ -1,0 +1,366 @@
+/*
+ * tr_pretty.c - pretty-printed target variables ($var$, $var$$,
+ * $var->member$, $$parms$, $$parms$$) as SystemTap 4.8 prints them:
+ * structs as {.a=1, .b=0x..., .c={...}} (one level with '$'; '$$' goes
+ * into nested structs), anonymous members as <union>= / <class>=,
+ * integers in decimal, chars as 'c', pointers in hex, char pointers and
+ * arrays as quoted strings, other arrays as [first, ...], function
+ * pointers left out. Pass 3 writes each as a table of struct stp_pp
+ * that the runtime's stp_pretty() (deref.c) walks; a read fault makes
+ * the whole string "ERROR", as upstream's.
+ */
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "stap.h"
+#include "translate.h"
+#include "kcatalog.h"
+#include "tr_kernel.h"
+
+#define PP_MAX_DEPTH 8
+
+struct ppgen {
+	struct gen *g;
+	const struct btf *btf;
+	struct strbuf *tab;	/* the table's initialisers */
+	struct strbuf lit;	/* text pending before the next value */
+	int level;		/* 1 '$', 2 '$$' */
+};
+
+static void lit(struct ppgen *pg, const char *text)
+{
+	sb_puts(&pg->lit, text);
+}
+
+static void entry(struct ppgen *pg, const char *kind, int size, int bit_off,
+		  int bit_size, unsigned int off)
+{
+	sb_printf(pg->tab, "\t{ %s, %s, %d, %d, %d, %u },\n",
+		  pg->lit.len ? tr_cstr(pg->g, pg->lit.buf) : "NULL", kind, size,
+		  bit_off, bit_size, off);
+	pg->lit.len = 0;
+	if (pg->lit.buf)
+		pg->lit.buf[0] = '\0';
+}
+
+static bool is_char(const struct btf *btf, const struct btf_type *t)
+{
+	const char *name;
+
+	if (!t || !btf_is_int(t) || t->size != 1)
+		return false;
+	name = btf__name_by_offset(btf, t->name_off);
+	return (btf_int_encoding(t) & BTF_INT_CHAR) || (name && strstr(name, "char"));
+}
+
+static bool is_func_ptr(const struct btf *btf, const struct btf_type *t)
+{
+	unsigned int to;
+
+	if (!t || !btf_is_ptr(t))
+		return false;
+	to = t->type;
+	t = deref_skip(btf, &to);
+	return t && btf_is_func_proto(t);
+}
+
+static bool shown(const struct btf *btf, unsigned int id)
+{
+	const struct btf_type *t = deref_skip(btf, &id);
+
+	return t && !is_func_ptr(btf, t) && !btf_is_float(t);
+}
+
+static void value(struct ppgen *pg, unsigned int id, unsigned int off,
+		  int bit_off, int bit_size, int depth, bool top);
+
+static void members(struct ppgen *pg, const struct btf_type *t, unsigned int off,
+		   int depth)
+{
+	const struct btf_member *m = btf_members(t);
+	int n = 0;
+
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *name = btf__name_by_offset(pg->btf, m->name_off);
+		unsigned int bo = btf_member_bit_offset(t, (__u32)i), id = m->type;
+		unsigned int bs = btf_member_bitfield_size(t, (__u32)i);
+		const struct btf_type *mt;
+
+		if (!shown(pg->btf, id))
+			continue;
+		if (n++)
+			lit(pg, ", ");
+		if (name && *name) {
+			lit(pg, ".");
+			lit(pg, name);
+			lit(pg, "=");
+		} else {
+			mt = deref_skip(pg->btf, &id);
+			lit(pg, mt && btf_is_union(mt) ? "<union>=" : "<class>=");
+		}
+		value(pg, m->type, off + bo / 8, bs ? (int)(bo % 8) : 0, (int)bs,
+		      depth + 1, false);
+	}
+}
+
+static bool has_members(const struct btf *btf, const struct btf_type *t)
+{
+	const struct btf_member *m = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++, m++)
+		if (shown(btf, m->type))
+			return true;
+	return false;
+}
+
+static void aggregate(struct ppgen *pg, const struct btf_type *t, unsigned int off,
+		      int depth, bool top)
+{
+	if ((!top && pg->level < 2) || depth > PP_MAX_DEPTH || !has_members(pg->btf, t)) {
+		lit(pg, "{...}");
+		return;
+	}
+	lit(pg, "{");
+	members(pg, t, off, depth);
+	lit(pg, "}");
+}
+
+static void integer(struct ppgen *pg, const struct btf_type *t, unsigned int off,
+		    int bit_off, int bit_size)
+{
+	bool sg = btf_is_int(t) ? (btf_int_encoding(t) & BTF_INT_SIGNED) != 0 :
+		  btf_kflag(t);
+
+	if (is_char(pg->btf, t) && !bit_size) {
+		lit(pg, "'");
+		entry(pg, "STP_PP_CHAR", 1, 0, 0, off);
+		lit(pg, "'");
+		return;
+	}
+	entry(pg, sg ? "STP_PP_INT" : "STP_PP_UINT", t->size > 8 ? 8 : (int)t->size,
+	      bit_off, bit_size, off);
+}
+
+static void value(struct ppgen *pg, unsigned int id, unsigned int off,
+		  int bit_off, int bit_size, int depth, bool top)
+{
+	const struct btf_type *t = deref_skip(pg->btf, &id), *et;
+	unsigned int elem;
+
+	if (!t) {
+		lit(pg, "?");
+		return;
+	}
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		integer(pg, t, off, bit_off, bit_size);
+		return;
+	case BTF_KIND_PTR:
+		elem = t->type;
+		et = deref_skip(pg->btf, &elem);
+		entry(pg, is_char(pg->btf, et) ? "STP_PP_STRP" : "STP_PP_PTR", 8, 0, 0, off);
+		return;
+	case BTF_KIND_ARRAY:
+		elem = btf_array(t)->type;
+		et = deref_skip(pg->btf, &elem);
+		if (is_char(pg->btf, et)) {
+			entry(pg, "STP_PP_STRA", 0, 0, 0, off);
+			return;
+		}
+		if ((!top && pg->level < 2) || !btf_array(t)->nelems || depth > PP_MAX_DEPTH) {
+			lit(pg, "[...]");
+			return;
+		}
+		lit(pg, "[");
+		value(pg, elem, off, 0, 0, depth + 1, false);
+		lit(pg, ", ...]");
+		return;
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		aggregate(pg, t, off, depth, top);
+		return;
+	default:
+		lit(pg, "?");
+		return;
+	}
+}
+
+/* The table for the `type` at (lvalue) or in (value) acc; returns its C
+ * name and whether stp_pretty must load the pointer at acc first. */
+static const char *table(struct gen *g, const struct btf *btf, unsigned int type,
+			 bool lvalue, int level, int *load)
+{
+	static int ntables;
+	struct strbuf tab;
+	struct ppgen pg = { .g = g, .btf = btf, .tab = &tab, .level = level };
+	unsigned int id = type, to;
+	const struct btf_type *t = deref_skip(btf, &id), *pt = NULL;
+	const char *name = arena_printf(g->s->arena, "stp_pp_%d", ntables++);
+
+	sb_init(&tab);
+	sb_init(&pg.lit);
+	*load = 0;
+	if (t && btf_is_ptr(t)) {
+		to = t->type;
+		pt = deref_skip(btf, &to);
+	}
+	if (pt && (btf_is_struct(pt) || btf_is_union(pt))) {
+		*load = lvalue;		/* print what it points to */
+		aggregate(&pg, pt, 0, 0, true);
+	} else if (!lvalue && t && (btf_is_int(t) || btf_is_any_enum(t))) {
+		bool sg = btf_is_int(t) ? (btf_int_encoding(t) & BTF_INT_SIGNED) != 0 :
+			  btf_kflag(t);
+
+		entry(&pg, sg ? "STP_PP_INT | STP_PP_VALUE" : "STP_PP_UINT | STP_PP_VALUE",
+		      8, 0, 0, 0);
+	} else if (!lvalue && t && btf_is_ptr(t)) {
+		entry(&pg, is_char(btf, pt) ? "STP_PP_STRP | STP_PP_VALUE" :
+		      "STP_PP_PTR | STP_PP_VALUE", 8, 0, 0, 0);
+	} else if (!lvalue) {
+		lit(&pg, "?");
+	} else {
+		value(&pg, type, 0, 0, 0, 0, true);
+	}
+	if (pg.lit.len)
+		entry(&pg, "STP_PP_LIT", 0, 0, 0, 0);
+	sb_puts(&tab, "\t{ NULL, STP_PP_END, 0, 0, 0, 0 },\n");
+	tr_line(g, "static const struct stp_pp %s[] = {", name);
+	sb_puts(g->body, tab.buf);
+	tr_line(g, "};");
+	sb_free(&tab);
+	sb_free(&pg.lit);
+	return name;
+}
+
+const char *tr_pretty(struct gen *g, const struct deref *d, const char *acc)
+{
+	const char *t = tr_new_tmp(g, T_STRING), *tab;
+	int load;
+
+	tr_line(g, "{");
+	g->indent++;
+	tab = table(g, d->btf, d->type, d->lvalue, d->pretty, &load);
+	tr_line(g, "stp_pretty(c, %s, %s, %d, %s);", t, acc, load, tab);
+	g->indent--;
+	tr_line(g, "}");
+	return t;
+}
+
+/* ---- $var$, $$parms$ ---------------------------------------------------- */
+
+static bool is_parms(const char *op)
+{
+	return !strncmp(op, "$$parms$", 8) || !strncmp(op, "$$vars$", 7);
+}
+
+/* n->deref for $var$ (one variable) or $$parms$ (steps unused; the
+ * arguments of the first point, the others must match). */
+bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
+{
+	size_t len = strlen(n->op);
+	int level = len > 2 && n->op[len - 2] == '$' && (len > 3 || n->op[1] != '$') ? 2 : 1;
+	const char *name = arena_strndup(s->arena, n->op + 1, len - 1 - (size_t)level);
+	const struct rprobe *first = NULL;
+	struct deref *d = arena_alloc(s->arena, sizeof(*d));
+
+	if (n->op[1] == '$') {
+		name = NULL;
+		if (!is_parms(n->op) && strncmp(n->op, "$$locals$", 9)) {
+			diag_error(s, n->loc, "target variable '%s' is not supported by this version yet",
+				   n->op);
+			return false;
+		}
+	}
+	if (!p) {
+		diag_error(s, n->loc, "target variable '%s' used in a function: target variables belong to probe handlers",
+			   n->op);
+		return false;
+	}
+	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
+		const struct kcat_arg *a;
+
+		if (r->probe != p)
+			continue;
+		if (!name) {
+			if (r->kind != RP_KFUNC && r->kind != RP_TRACEPOINT) {
+				diag_error(s, n->loc, "target variable '%s' is not available in %s: "
+					   "it is not a kernel.function or kernel.trace probe",
+					   n->op, r->pp);
+				return false;
+			}
+			if (first && (first->nargs != r->nargs ||
+				      (r->nargs && memcmp(first->args, r->args,
+							  sizeof(*r->args) * (size_t)r->nargs)))) {
+				bool same = first->nargs == r->nargs;
+
+				for (int i = 0; same && i < r->nargs; i++)
+					same = first->args[i].btf == r->args[i].btf &&
+					       first->args[i].type_id == r->args[i].type_id &&
+					       !strcmp(first->args[i].name, r->args[i].name);
+				if (!same) {
+					diag_error(s, n->loc, "'%s' differs between the points of this probe (%s): not supported",
+						   n->op, r->pp);
+					return false;
+				}
+			}
+			first = first ? first : r;
+			continue;
+		}
+		a = elab_target_arg(s, r, name);
+		if (!a || !a->btf || !a->type_id) {
+			diag_error(s, n->loc, "target variable '%s' is not available in %s",
+				   n->op, r->pp);
+			return false;
+		}
+		if (d->btf && (d->btf != a->btf || d->type != a->type_id)) {
+			diag_error(s, n->loc, "'%s' differs between the points of this probe (%s): not supported",
+				   n->op, r->pp);
+			return false;
+		}
+		d->btf = a->btf;
+		d->type = a->type_id;
+	}
+	d->pretty = level;
+	d->steps = (struct dstep *)first;	/* $$parms$: the point's arguments */
+	n->deref = d;
+	return true;
+}
+
+const char *tr_pretty_target(struct gen *g, struct node *n)
+{
+	const struct deref *d = n->deref;
+	const struct rprobe *r = (const struct rprobe *)d->steps;
+	const char *out, *name = arena_strndup(g->s->arena, n->op,
+					       strlen(n->op) - (size_t)d->pretty);
+	struct node base = *n;
+
+	if (n->op[1] != '$') {
+		base.op = name;
+		base.type = T_LONG;
+		return tr_pretty(g, d, tr_target(g, &base));
+	}
+	out = tr_new_tmp(g, T_STRING);
+	tr_line(g, "%s[0] = '\\0';", out);
+	if (!strncmp(n->op, "$$locals", 8) || !r)
+		return out;
+	for (int i = 0; i < r->nargs; i++) {
+		struct deref one = { .btf = r->args[i].btf, .type = r->args[i].type_id,
+				     .pretty = d->pretty };
+		const char *v;
+
+		base.op = arena_printf(g->s->arena, "$%s", r->args[i].name);
+		base.type = T_LONG;
+		tr_line(g, "stp_str_cat(%s, %s);", out, tr_cstr(g, arena_printf(g->s->arena,
+			"%s%s=", i ? " " : "", r->args[i].name)));
+		if (!one.btf || !one.type || !elab_target_arg(g->s, r, r->args[i].name)) {
+			tr_line(g, "stp_str_cat(%s, \"?\");", out);
+			continue;
+		}
+		v = tr_pretty(g, &one, tr_target(g, &base));
+		tr_line(g, "stp_str_cat(%s, %s);", out, v);
+	}
+	return out;
+}

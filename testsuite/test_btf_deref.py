@@ -110,7 +110,15 @@ UPSTREAM_SAME = {
                   f'println(@cast(t, {SCHED})->pi_lock$$)\n'
                   f'println(@cast(t, {SCHED})->pi_lock$)\n'
                   f'println(@cast(t, {SCHED})->cpus_mask->bits$)\n'
-                  f'println(@cast(t, {SCHED})->sched_class$$)\n'
+                  'println(@cast(t, "qspinlock", "kernel<linux/sched.h>")$)\n'
+                  f'println(@cast(t, {SCHED})->thread_pid->numbers$)\n'
+                  f'println(@cast(t, {SCHED})->thread_pid$)\n'
+                  f'println(@cast(t, {SCHED})->se->load$$)\n'
+                  f'println(@cast(t, {SCHED})->cpus_mask$, " ", @cast(t, {SCHED})->cpus_mask$$)\n'
+                  f'println(@cast(t, {SCHED})->rcu_read_unlock_special$$)\n'
+                  f'println(@cast(t, {SCHED})->perf_event_ctxp$, " ", '
+                  f'@cast(t, {SCHED})->tlb_ubc$$)\n'
+                  f'println(@cast(t, {SCHED})->policy$, " ", @cast(t, {SCHED})->prio$$)\n'
                   'exit() }',
     # a bad pointer: the script error, the session ends (MAXERRORS 0)
     'cast_fault': 'probe begin { println("a"); '
@@ -121,7 +129,15 @@ UPSTREAM_OUTPUT = {
     'cast_begin': ('pid 1\n"stapio"\n1\n116\n2416\n1\n0\n0\nstapio\n'
                    "{.raw_lock={<union>={.val={.counter=0}, <class>={.locked='\\000', "
                    ".pending='\\000'}, <class>={.locked_pending=0, .tail=0}}}}\n"
-                   '{.raw_lock={...}}\n[1, ...]\n{...}\n', '', 0),
+                   '{.raw_lock={...}}\n[1, ...]\n{<union>={...}}\n[{...}, ...]\n'
+                   '{.count={...}, .level=0, .lock={...}, .tasks=[...], .inodes={...}, '
+                   '.wait_pidfd={...}, .rcu={...}, .numbers=[...]}\n'
+                   '{.weight=1048576, .inv_weight=4194304}\n'
+                   '{.bits=[...]} {.bits=[1, ...]}\n'
+                   "{.b={.blocked='\\000', .need_qs='\\000', .exp_hint='\\000', "
+                   ".need_mb='\\000'}, .s=0}\n"
+                   '[0x0, ...] {.arch={.cpumask={.bits=[0, ...]}}, .flush_required=0, '
+                   '.writable=0}\n0 120\n', '', 0),
     'cast_fault': ('a\n', 'ERROR: read fault [man error::fault] at 0x980 near operator '
                    "'@cast' at <input>:1:37\nWARNING: Number of errors: 1, skipped probes: 0\n",
                    1),

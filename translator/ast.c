@@ -220,6 +220,8 @@ void ast_print_expr(FILE *out, const struct node *n)
 		}
 		for (const struct node *c = n->args; c; c = c->next)
 			ast_print_expr(out, c);
+		if (n->flags & 3)
+			fputs(n->flags & 2 ? "$$" : "$", out);
 		break;
 	case N_MEMBER:
 		fprintf(out, "->%s", n->op);

@@ -292,6 +292,17 @@ static struct node *parse_postfix(struct parser *ps, struct node *base)
 			c = mk(ps, N_SUBSCRIPT, t->loc);
 			c->a = parse_expr(ps);
 			expect_op(ps, "]");
+		} else if (t->kind == TK_IDENT && !t->space_before &&
+			   (!strcmp(t->text, "$") || !strcmp(t->text, "$$")) &&
+			   (d || (base->kind == N_CALL && !strcmp(base->op, "@cast")))) {
+			/* @cast(p, "T")$, $var->arr[0]$: pretty printed */
+			next(ps);
+			if (!d) {
+				d = mk(ps, N_DEREF, base->loc);
+				d->a = base;
+			}
+			d->flags = (int)strlen(t->text);
+			return d;
 		} else {
 			return d ? d : base;
 		}

@@ -344,6 +344,11 @@ static bool walk_chain(struct walk *w, struct node *n)
 			return false;
 		}
 	}
+	if (n->flags & 3) {
+		if (w->d->pretty)
+			return fail(w, n->loc, "pretty printing a pretty-printed member");
+		w->d->pretty = n->flags & 3;
+	}
 	for (struct node *c = n->args; c; c = c->next)
 		if (!c->next)
 			n = c;	/* errors of the whole point at its last part */

@@ -3,9 +3,9 @@
  * $var->member$, $$parms$, $$parms$$) as SystemTap 4.8 prints them:
  * structs as {.a=1, .b=0x..., .c={...}} (one level with '$'; '$$' goes
  * into nested structs), anonymous members as <union>= / <class>=,
- * integers in decimal, chars as 'c', pointers in hex, char pointers and
- * arrays as quoted strings, other arrays as [first, ...], function
- * pointers left out. Pass 3 writes each as a table of struct stp_pp
+ * integers in decimal, chars as 'c', pointers (function pointers too) in
+ * hex, char pointers and arrays as quoted strings, other arrays as
+ * [first, ...] (even flexible ones). Pass 3 writes each as a table of struct stp_pp
  * that the runtime's stp_pretty() (deref.c) walks; a read fault makes
  * the whole string "ERROR", as upstream's.
  */
@@ -54,22 +54,11 @@ static bool is_char(const struct btf *btf, const struct btf_type *t)
 	return (btf_int_encoding(t) & BTF_INT_CHAR) || (name && strstr(name, "char"));
 }
 
-static bool is_func_ptr(const struct btf *btf, const struct btf_type *t)
-{
-	unsigned int to;
-
-	if (!t || !btf_is_ptr(t))
-		return false;
-	to = t->type;
-	t = deref_skip(btf, &to);
-	return t && btf_is_func_proto(t);
-}
-
 static bool shown(const struct btf *btf, unsigned int id)
 {
 	const struct btf_type *t = deref_skip(btf, &id);
 
-	return t && !is_func_ptr(btf, t) && !btf_is_float(t);
+	return t && !btf_is_float(t);
 }
 
 static void value(struct ppgen *pg, unsigned int id, unsigned int off,
@@ -170,7 +159,7 @@ static void value(struct ppgen *pg, unsigned int id, unsigned int off,
 			entry(pg, "STP_PP_STRA", 0, 0, 0, off);
 			return;
 		}
-		if ((!top && pg->level < 2) || !btf_array(t)->nelems || depth > PP_MAX_DEPTH) {
+		if ((!top && pg->level < 2) || depth > PP_MAX_DEPTH) {
 			lit(pg, "[...]");
 			return;
 		}

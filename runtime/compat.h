@@ -45,9 +45,13 @@
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 8, 0)
 #define stp_copy_from_kernel_nofault(dst, src, n) \
 	copy_from_kernel_nofault((dst), (src), (n))
+#define stp_copy_from_user_nofault(dst, src, n) \
+	copy_from_user_nofault((dst), (src), (n))
 #else
 #define stp_copy_from_kernel_nofault(dst, src, n) \
 	probe_kernel_read((dst), (src), (n))
+#define stp_copy_from_user_nofault(dst, src, n) \
+	probe_user_read((dst), (src), (n))
 #endif
 
 #endif /* STP_COMPAT_H */

@@ -70,7 +70,7 @@ int64_t stp_kread_bits(struct stp_context *c, int64_t addr, int size,
 
 /* The NUL-terminated string at addr into dst (MAXSTRINGLEN), truncated;
  * -1 when the first byte cannot be read. */
-int stp_kread_string(char *dst, int64_t addr, int max)
+static int stp_read_string(char *dst, int64_t addr, int max, bool user)
 {
 	uintptr_t p = (uintptr_t)addr;
 	int n = 0;
@@ -81,14 +81,14 @@ int stp_kread_string(char *dst, int64_t addr, int max)
 	while (n < max - 1) {
 		/* up to the end of the page: the next one may be unmapped */
 		int chunk = min_t(int, max - 1 - n, PAGE_SIZE - (p & (PAGE_SIZE - 1)));
-		char *end;
+		long rc = user ? stp_copy_from_user_nofault(dst + n, (const void __user *)p, chunk) :
+				 stp_copy_from_kernel_nofault(dst + n, (const void *)p, chunk);
 
-		if (stp_copy_from_kernel_nofault(dst + n, (const void *)p, chunk)) {
+		if (rc) {
 			dst[n] = '\0';
 			return n ? 0 : -1;
 		}
-		end = memchr(dst + n, '\0', chunk);
-		if (end)
+		if (memchr(dst + n, '\0', chunk))
 			return 0;
 		n += chunk;
 		p += chunk;
@@ -97,13 +97,34 @@ int stp_kread_string(char *dst, int64_t addr, int max)
 	return 0;
 }
 
-/* kernel_string() and kernel_string_n(): "kernel string copy fault". */
+int stp_kread_string(char *dst, int64_t addr, int max)
+{
+	return stp_read_string(dst, addr, max, false);
+}
+
+int stp_uread_string(char *dst, int64_t addr, int max)
+{
+	return stp_read_string(dst, addr, max, true);
+}
+
+/* kernel_string(), kernel_string_n(): "kernel string copy fault";
+ * user_string(): the same from the current task's memory. */
 void stp_kernel_string(struct stp_context *c, char *dst, int64_t addr, int64_t max)
 {
 	if (stp_kread_string(dst, addr, max > 0 && max < MAXSTRINGLEN ?
 			     (int)max + 1 : MAXSTRINGLEN)) {
 		snprintf(c->error_buffer, sizeof(c->error_buffer),
 			 "kernel string copy fault at 0x%lx [man error::fault]",
+			 (unsigned long)addr);
+		c->last_error = c->error_buffer;
+	}
+}
+
+void stp_user_string(struct stp_context *c, char *dst, int64_t addr)
+{
+	if (stp_uread_string(dst, addr, MAXSTRINGLEN)) {
+		snprintf(c->error_buffer, sizeof(c->error_buffer),
+			 "user string copy fault at 0x%lx [man error::fault]",
 			 (unsigned long)addr);
 		c->last_error = c->error_buffer;
 	}
@@ -133,7 +154,8 @@ struct stp_pp_bufs {
 static DEFINE_PER_CPU(struct stp_pp_bufs, stp_pp_buf);
 
 /* A char* as upstream's kernel_or_user_string_quoted(): "text" with
- * escapes, or the address in hex when it cannot be read. */
+ * escapes (kernel memory, else the current task's), or the address in
+ * hex when it cannot be read. */
 static void stp_pp_string(struct stp_sink *sk, int64_t addr)
 {
 	static const struct stp_spec hex = { 'x', STP_F_ALT, -1, -1 };
@@ -141,7 +163,8 @@ static void stp_pp_string(struct stp_sink *sk, int64_t addr)
 	struct stp_pp_bufs *b = this_cpu_ptr(&stp_pp_buf);
 	char *raw = b->raw, *out = b->out;
 
-	if (!addr || stp_kread_string(raw, addr, MAXSTRINGLEN)) {
+	if (!addr || (stp_kread_string(raw, addr, MAXSTRINGLEN) &&
+		       stp_uread_string(raw, addr, MAXSTRINGLEN))) {
 		stp_emit_long(sk, addr, &hex);
 		return;
 	}

@@ -99,7 +99,9 @@ int64_t stp_kread(struct stp_context *c, int64_t addr, int size, int is_signed);
 int64_t stp_kread_bits(struct stp_context *c, int64_t addr, int size,
 		       int is_signed, int bit_off, int bit_size);
 int stp_kread_string(char *dst, int64_t addr, int max);	/* -1: fault */
+int stp_uread_string(char *dst, int64_t addr, int max);	/* user memory */
 void stp_kernel_string(struct stp_context *c, char *dst, int64_t addr, int64_t max);
+void stp_user_string(struct stp_context *c, char *dst, int64_t addr);
 int64_t stp_kernel_number(struct stp_context *c, int64_t addr, int size,
 			  const char *what);
 

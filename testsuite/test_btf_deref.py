@@ -172,6 +172,14 @@ KPROBES = {
                  'done = 2\n'
                  'printf("ret %d %d\\n", $return != 0, @cast($return, "file")->f_path->dentry->d_name->len)\n'
                  '} } probe timer.ms(1500) { exit() }',
+    # a user-space char* parameter: user_string() and $filename$ (quoted),
+    # a struct open_how* pretty printed
+    'user_str': 'global done probe kernel.function("do_sys_openat2") {\n'
+                'if (execname() == "cat" && !done && user_string($filename, "?") == "/etc/hostname") {\n'
+                'done = 1\n'
+                'printf("%s %s %d\\n", user_string($filename), $filename$, $how->flags)\n'
+                'println($how$)\n'
+                '} } probe timer.ms(1500) { exit() }',
     # a tracepoint's struct arguments
     'tp_exec': 'global n probe kernel.trace("sched:sched_process_exec") { if (n++ == 0) {\n'
                'println(kernel_string($bprm->filename), " ", $p->pid == pid(), " ", $old_pid == pid())\n'
@@ -236,6 +244,12 @@ def test_filename_struct_and_return_cast(run):
     r = run['filp_open']
     assert (r.stdout, r.stderr) == (
         'rc=0\n/etc/hostname -100 "/etc/hostname"\n32 1\nret 1 8\n', '')
+
+
+def test_user_string_and_pretty_struct(run):
+    r = run['user_str']
+    assert (r.stdout, r.stderr) == (
+        'rc=0\n/etc/hostname "/etc/hostname" 32768\n{.flags=32768, .mode=0, .resolve=0}\n', '')
 
 
 def test_tracepoint_struct_args(run):

@@ -120,6 +120,13 @@ UPSTREAM_SAME = {
                   f'@cast(t, {SCHED})->tlb_ubc$$)\n'
                   f'println(@cast(t, {SCHED})->policy$, " ", @cast(t, {SCHED})->prio$$)\n'
                   'exit() }',
+    # pretty printing through NULL or bad pointers gives "ERROR", no error
+    'pretty_fault': 'probe begin { t = task_current()\n'
+                    f'println(@cast(t, {SCHED})->pi_top_task$)\n'
+                    f'println(@cast(t, {SCHED})->pi_top_task->pid$)\n'
+                    f'println(@cast(t, {SCHED})->comm$$)\n'
+                    'println(@cast(16, "list_head", "kernel<linux/sched.h>")$)\n'
+                    'println("end"); exit() }',
     # a bad pointer: the script error, the session ends (MAXERRORS 0)
     'cast_fault': 'probe begin { println("a"); '
                   f'println(@cast(16, {SCHED})->pid); println("b") }} '
@@ -138,6 +145,7 @@ UPSTREAM_OUTPUT = {
                    ".need_mb='\\000'}, .s=0}\n"
                    '[0x0, ...] {.arch={.cpumask={.bits=[0, ...]}}, .flush_required=0, '
                    '.writable=0}\n0 120\n', '', 0),
+    'pretty_fault': ('ERROR\nERROR\n"stapio"\nERROR\nend\n', '', 0),
     'cast_fault': ('a\n', 'ERROR: read fault [man error::fault] at 0x980 near operator '
                    "'@cast' at <input>:1:37\nWARNING: Number of errors: 1, skipped probes: 0\n",
                    1),

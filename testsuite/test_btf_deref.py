@@ -59,6 +59,16 @@ def test_cast_errors(krel, expr, message):
     assert 'error: ' + message in r.stderr, r.stderr
 
 
+def test_cast_to_a_module_type(krel):
+    # a module's own BTF (split on the kernel's): its types and the kernel's
+    r = run_stap(['-p2', '-r', krel, '-e', 'probe begin { println(@cast(0, "p9_client", '
+                  '"9pnet")->msize, @cast(0, "task_struct", "9pnet")->pid) }'])
+    assert r.returncode == 0, r.stderr
+    r = run_stap(['-p2', '-r', krel, '-e',
+                  'probe begin { println(@cast(0, "p9_client", "kernel")->msize) }'])
+    assert "error: type definition 'p9_client' not found in 'kernel'" in r.stderr
+
+
 def test_error_points_at_the_member(krel):
     r = run_stap(['-p2', '-r', krel, '-e',
                   f'probe {VFS_READ} {{ println($file->f_path->x) }}'])

@@ -212,6 +212,14 @@ static bool load_module(struct session *s, struct kmodule *m)
 	return true;
 }
 
+/* Module `name`'s BTF (split on the kernel's), or NULL; for @cast. */
+const struct btf *kmod_btf(struct session *s, const char *name)
+{
+	struct kmodule *m = find_module(s, name);
+
+	return m && load_module(s, m) ? m->btf : NULL;
+}
+
 /*
  * Functions of module `name` matching glob, sorted: their count, or -1
  * when the module's BTF cannot be read (its functions are unknown).

@@ -375,6 +375,8 @@ long kmod_match_functions(struct session *s, const char *module,
 			  const char *glob, const char ***out);
 const struct kcat_func *kmod_function(struct session *s, const char *module,
 				      const char *fn);
+struct btf;
+const struct btf *kmod_btf(struct session *s, const char *module);
 void kmod_close(struct session *s);
 int list_probes(struct session *s, FILE *out);
 

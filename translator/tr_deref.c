@@ -358,7 +358,8 @@ static bool walk_chain(struct walk *w, struct node *n)
 /* ---- bases: $var and @cast ------------------------------------------------ */
 
 /* @cast's type: "struct x", "union x", "enum x", or a bare name looked up
- * as a struct, union, typedef, integer or enum, in the kernel's BTF. */
+ * as a struct, union, typedef, integer or enum, in the kernel's BTF, or in
+ * a module's ("kernel" and "kernel<linux/sched.h>" mean the kernel). */
 static bool cast_type(struct walk *w, struct node *cast)
 {
 	static const int kinds[] = { BTF_KIND_STRUCT, BTF_KIND_UNION, BTF_KIND_TYPEDEF,
@@ -368,15 +369,23 @@ static bool cast_type(struct walk *w, struct node *cast)
 	struct kcatalog *kc;
 	__s32 id = -1;
 
-	if (mod && strncmp(mname, "kernel", 6))
-		return fail(w, cast->loc, arena_printf(w->s->arena,
-			    "type definition '%s' not found in '%s' (only the kernel's types are known, from its BTF)",
-			    name, mname));
-	kc = kernel_catalog(w->s);
-	if (!kc)
-		return fail(w, cast->loc, arena_printf(w->s->arena,
-			    "type definition '%s' not found in '%s' (no kernel BTF)", name, mname));
-	w->btf = kcat_btf(kc);
+	if (mod && strncmp(mname, "kernel", 6)) {
+		/* a module's own BTF, split on the kernel's; "<header>" ignored */
+		const char *m = arena_strndup(w->s->arena, mname, strcspn(mname, "<"));
+
+		w->btf = kmod_btf(w->s, m);
+		if (!w->btf)
+			return fail(w, cast->loc, arena_printf(w->s->arena,
+				    "type definition '%s' not found in '%s' (no BTF for module '%s')",
+				    name, mname, m));
+	} else {
+		kc = kernel_catalog(w->s);
+		if (!kc)
+			return fail(w, cast->loc, arena_printf(w->s->arena,
+				    "type definition '%s' not found in '%s' (no kernel BTF)",
+				    name, mname));
+		w->btf = kcat_btf(kc);
+	}
 	while (*name == ' ')
 		name++;
 	if (!strncmp(name, "struct ", 7))

@@ -227,7 +227,8 @@ void stp_pretty(struct stp_context *c, char *dst, int64_t base, int load,
 		if (c->last_error)
 			goto fault;
 	}
-	for (; pp->kind != STP_PP_END; pp++) {
+	/* a full string ends the walk: $$ of a big struct reads no more */
+	for (; pp->kind != STP_PP_END && sk.len < MAXSTRINGLEN - 1; pp++) {
 		if (pp->lit)
 			stp_emit_lit(&sk, pp->lit, strlen(pp->lit));
 		if (pp->kind != STP_PP_LIT && !stp_pp_one(c, &sk, base, pp))

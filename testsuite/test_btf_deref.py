@@ -130,6 +130,10 @@ UPSTREAM_SAME = {
                   f'@cast(t, {SCHED})->tlb_ubc$$)\n'
                   f'println(@cast(t, {SCHED})->policy$, " ", @cast(t, {SCHED})->prio$$)\n'
                   'exit() }',
+    # @cast(p, "T")[i]: p as an array of T (a sizeof idiom of the examples)
+    'cast_index': 'probe begin { println(&@cast(0, "uintptr_t", "kernel<linux/types.h>")[1], '
+                  f'" ", @cast(task_current(), {SCHED})[0]->pid == pid(), " ", '
+                  f'&@cast(16, {SCHED})[2]->pid - 16); exit() }}',
     # pretty printing through NULL or bad pointers gives "ERROR", no error
     'pretty_fault': 'probe begin { t = task_current()\n'
                     f'println(@cast(t, {SCHED})->pi_top_task$)\n'
@@ -155,6 +159,7 @@ UPSTREAM_OUTPUT = {
                    ".need_mb='\\000'}, .s=0}\n"
                    '[0x0, ...] {.arch={.cpumask={.bits=[0, ...]}}, .flush_required=0, '
                    '.writable=0}\n0 120\n', '', 0),
+    'cast_index': ('8 1 22000\n', '', 0),
     'pretty_fault': ('ERROR\nERROR\n"stapio"\nERROR\nend\n', '', 0),
     'cast_fault': ('a\n', 'ERROR: read fault [man error::fault] at 0x980 near operator '
                    "'@cast' at <input>:1:37\nWARNING: Number of errors: 1, skipped probes: 0\n",

@@ -500,7 +500,7 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 	case N_CALL:
 		if (!strcmp(n->op, "@cast")) {
 			resolve_node(s, sc, n->args, false);
-			elab_cast_alone(s, n);
+			elab_cast_alone(s, sc->func ? NULL : sc->probe, n);
 			break;
 		}
 		resolve_call(s, sc, n);

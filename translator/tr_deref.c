@@ -23,6 +23,11 @@
 #include "kcatalog.h"
 #include "tr_kernel.h"
 
+static bool is_cast(const struct node *n)
+{
+	return n->kind == N_CALL && !strcmp(n->op, "@cast");
+}
+
 /* the state of a walk: acc holds an address (lv) or a pointer value */
 struct walk {
 	struct session *s;
@@ -323,12 +328,33 @@ static const char *strip_pretty(struct session *s, const char *name, int *pretty
 	return *pretty ? arena_strndup(s->arena, name, n) : name;
 }
 
+/* @cast(p, "T")[i]: p is taken as the start of an array of T. */
+static bool cast_index(struct walk *w, struct node *sub)
+{
+	__s64 size = btf__resolve_size(w->btf, w->type);
+
+	if (size <= 0)
+		return fail(w, sub->loc, arena_printf(w->s->arena,
+			    "invalid access '%s': the size of %s is unknown",
+			    index_text(w, sub->a), tname(w, w->type)));
+	if (sub->a->kind == N_NUM)
+		add_step(w, DS_ADD, sub->a->num * size, NULL);
+	else
+		add_step(w, DS_INDEX, size, sub->a);
+	return true;
+}
+
 /* The chain of n (an N_DEREF) from the current state. */
 static bool walk_chain(struct walk *w, struct node *n)
 {
 	const char *last = NULL;
 
 	for (struct node *c = n->args; c; c = c->next) {
+		if (c == n->args && c->kind == N_SUBSCRIPT && is_cast(n->a)) {
+			if (!cast_index(w, c))
+				return false;
+			continue;
+		}
 		if (c->kind == N_MEMBER) {
 			int pretty;
 
@@ -403,11 +429,6 @@ static bool cast_type(struct walk *w, struct node *cast)
 	w->type = (unsigned int)id;
 	w->lv = true;		/* @cast(p, "T") is the T at p */
 	return true;
-}
-
-static bool is_cast(const struct node *n)
-{
-	return n->kind == N_CALL && !strcmp(n->op, "@cast");
 }
 
 bool deref_is_typed(const struct node *n)
@@ -498,14 +519,30 @@ static const char *resolve(struct session *s, struct probe *p, struct node *n,
 	return NULL;
 }
 
+/* A probe none of whose points resolved (their errors are out already):
+ * its typed accesses are not checked, as upstream drops such probes. */
+bool elab_no_points(struct session *s, struct probe *p)
+{
+	if (!p)
+		return false;
+	for (const struct rprobe *r = s->rprobes; r; r = r->next)
+		if (r->probe == p)
+			return false;
+	return true;
+}
+
 void elab_deref(struct session *s, struct probe *p, struct node *n, bool written)
 {
 	struct loc at = n->loc;
 	const char *err;
 
 	n->type = T_LONG;
+	if (elab_no_points(s, p))
+		return;
 	if (written) {
-		diag_error(s, n->loc, "writing '%s' is not supported by this version yet",
+		diag_error(s, n->loc, is_cast(n->a) ?
+			   "writing '%s' is not supported by this version yet" :
+			   "writing target variable '%s' is not supported by this version yet",
 			   is_cast(n->a) ? "@cast" : n->a->op);
 		return;
 	}
@@ -525,13 +562,15 @@ void elab_deref(struct session *s, struct probe *p, struct node *n, bool written
 		n->type = T_STRING;
 }
 
-void elab_cast_alone(struct session *s, struct node *n)
+void elab_cast_alone(struct session *s, struct probe *p, struct node *n)
 {
 	struct deref d = { 0 };
 	struct walk w = { .s = s, .d = &d };
 	unsigned int id;
 	const struct btf_type *t;
 
+	if (elab_no_points(s, p))
+		return;
 	if (!cast_type(&w, n)) {
 		diag_error(s, w.err_loc, "%s", w.err);
 		return;

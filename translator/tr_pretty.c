@@ -255,6 +255,8 @@ bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
 	const struct rprobe *first = NULL;
 	struct deref *d = arena_alloc(s->arena, sizeof(*d));
 
+	if (elab_no_points(s, p))
+		return false;
 	if (n->op[1] == '$') {
 		name = NULL;
 		if (!is_parms(n->op) && strncmp(n->op, "$$locals$", 9)) {
@@ -321,11 +323,17 @@ bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
 const char *tr_pretty_target(struct gen *g, struct node *n)
 {
 	const struct deref *d = n->deref;
-	const struct rprobe *r = (const struct rprobe *)d->steps;
-	const char *out, *name = arena_strndup(g->s->arena, n->op,
-					       strlen(n->op) - (size_t)d->pretty);
+	const struct rprobe *r;
+	const char *out, *name;
 	struct node base = *n;
 
+	if (!d) {	/* a probe without points */
+		out = tr_new_tmp(g, T_STRING);
+		tr_line(g, "%s[0] = '\\0';", out);
+		return out;
+	}
+	r = (const struct rprobe *)d->steps;
+	name = arena_strndup(g->s->arena, n->op, strlen(n->op) - (size_t)d->pretty);
 	if (n->op[1] != '$') {
 		base.op = name;
 		base.type = T_LONG;

@@ -477,6 +477,8 @@ const char *tr_gen_expr(struct gen *g, struct node *n)
 	case N_DEREF:
 		if (n->deref)
 			return tr_deref(g, n);
+		if (deref_is_typed(n))
+			return "((int64_t)0)";	/* in a probe without points */
 		if (tr_is_hist(n->a) && n->args->kind == N_SUBSCRIPT && !n->args->next)
 			return tr_hist_bucket(g, n->a, n->args->a);
 		tr_unsupported(g, n);

@@ -194,6 +194,7 @@ KPROBES = {
                  'probe kernel.function("do_filp_open").return { if (execname() == "cat" && done == 1) {\n'
                  'done = 2\n'
                  'printf("ret %d %d\\n", $return != 0, @cast($return, "file")->f_path->dentry->d_name->len)\n'
+                 'println(substr($$return$, 0, 21))\n'
                  '} } probe timer.ms(1500) { exit() }',
     # a user-space char* parameter: user_string() and $filename$ (quoted),
     # a struct open_how* pretty printed
@@ -266,7 +267,7 @@ def test_vfs_read_file_name(run):
 def test_filename_struct_and_return_cast(run):
     r = run['filp_open']
     assert (r.stdout, r.stderr) == (
-        'rc=0\n/etc/hostname -100 "/etc/hostname"\n32 1\nret 1 8\n', '')
+        'rc=0\n/etc/hostname -100 "/etc/hostname"\n32 1\nret 1 8\nreturn={<union>={...}\n', '')
 
 
 def test_user_string_and_pretty_struct(run):

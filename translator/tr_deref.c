@@ -154,14 +154,15 @@ static void member_names(const struct btf *btf, const struct btf_type *t,
 }
 
 /* The first named member, for "such as '->x'". */
-static const char *first_member(const struct btf *btf, const struct btf_type *t)
+static const char *first_member(struct session *s, const struct btf *btf,
+				const struct btf_type *t)
 {
 	struct strbuf sb;
 	const char *r;
 
 	sb_init(&sb);
 	member_names(btf, t, &sb, 0);
-	r = sb.len ? strndup(sb.buf, strcspn(sb.buf, ",")) : NULL;
+	r = sb.len ? arena_strndup(s->arena, sb.buf, strcspn(sb.buf, ",")) : "?";
 	sb_free(&sb);
 	return r;
 }
@@ -169,13 +170,9 @@ static const char *first_member(const struct btf *btf, const struct btf_type *t)
 static bool not_scalar(struct walk *w, struct loc at, unsigned int id,
 		       const struct btf_type *t)
 {
-	const char *m = first_member(w->btf, t);
-	const char *msg = arena_printf(w->s->arena,
-		"'%s' is being accessed instead of a member such as '->%s'",
-		tname(w, id), m ? m : "?");
-
-	free((void *)m);
-	return fail(w, at, msg);
+	return fail(w, at, arena_printf(w->s->arena,
+		    "'%s' is being accessed instead of a member such as '->%s'",
+		    tname(w, id), first_member(w->s, w->btf, t)));
 }
 
 /* The pointer at acc (an lvalue) becomes the address acc. */

@@ -46,6 +46,7 @@ struct deref {
 	bool lvalue;		/* acc is the address of a `type` (else its value) */
 	bool addr;		/* under '&' */
 	int pretty;		/* 1 '$', 2 '$$' */
+	const struct rprobe *parms;	/* $$parms$: the point whose arguments */
 };
 
 const struct btf_type *deref_skip(const struct btf *btf, unsigned int *id);

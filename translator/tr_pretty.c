@@ -1,6 +1,6 @@
 /*
  * tr_pretty.c - pretty-printed target variables ($var$, $var$$,
- * $var->member$, $$parms$, $$parms$$) as SystemTap 4.8 prints them:
+ * $var->member$, $$parms$, $$parms$$, $$return$) as SystemTap 4.8 prints them:
  * structs as {.a=1, .b=0x..., .c={...}} (one level with '$'; '$$' goes
  * into nested structs), anonymous members as <union>= / <class>=,
  * integers in decimal, chars as 'c', pointers (function pointers too) in
@@ -245,8 +245,8 @@ static bool is_parms(const char *op)
 	return !strncmp(op, "$$parms$", 8) || !strncmp(op, "$$vars$", 7);
 }
 
-/* n->deref for $var$ (one variable) or $$parms$ (steps unused; the
- * arguments of the first point, the others must match). */
+/* n->deref for $var$ (one variable) or $$parms$ (the arguments of the
+ * first point; the others must match). */
 bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
 {
 	size_t len = strlen(n->op);
@@ -257,7 +257,9 @@ bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
 
 	if (elab_no_points(s, p))
 		return false;
-	if (n->op[1] == '$') {
+	if (!strncmp(n->op, "$$return$", 9)) {
+		name = "return";	/* "return=" and $return$ */
+	} else if (n->op[1] == '$') {
 		name = NULL;
 		if (!is_parms(n->op) && strncmp(n->op, "$$locals$", 9)) {
 			diag_error(s, n->loc, "target variable '%s' is not supported by this version yet",
@@ -315,7 +317,7 @@ bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
 		d->type = a->type_id;
 	}
 	d->pretty = level;
-	d->steps = (struct dstep *)first;	/* $$parms$: the point's arguments */
+	d->parms = first;	/* $$parms$: the others have the same arguments */
 	n->deref = d;
 	return true;
 }
@@ -332,8 +334,17 @@ const char *tr_pretty_target(struct gen *g, struct node *n)
 		tr_line(g, "%s[0] = '\\0';", out);
 		return out;
 	}
-	r = (const struct rprobe *)d->steps;
+	r = d->parms;
 	name = arena_strndup(g->s->arena, n->op, strlen(n->op) - (size_t)d->pretty);
+	if (!strncmp(n->op, "$$return$", 9)) {
+		base.op = "$return";
+		base.type = T_LONG;
+		name = tr_pretty(g, d, tr_target(g, &base));
+		out = tr_new_tmp(g, T_STRING);
+		tr_line(g, "stp_str_copy(%s, \"return=\");", out);
+		tr_line(g, "stp_str_cat(%s, %s);", out, name);
+		return out;
+	}
 	if (n->op[1] != '$') {
 		base.op = name;
 		base.type = T_LONG;

@@ -30,6 +30,8 @@ MISSING = [
     (re.compile(r"error: target variable '([^']+)' is not supported by this version"),
      'target {}'),
     (re.compile(r"error: unknown macro or operator '(@[^']+)'"), 'macro {}'),
+    (re.compile(r"error: (\S+) probes are not supported by this version yet"),
+     'probe {}'),
     (re.compile(r"error: '(@\w+|->)'(?: and '\[\]' on values)? is not supported by this version"),
      'operator {}'),
     (re.compile(r"error: '(->)' and '\[\]' on values are not supported by this version"),

@@ -411,6 +411,8 @@ static void resolve_profile(struct resolver *r, const struct pp_comp *u)
 		/* as upstream on kernels without the timer hook: a cpu-clock
 		 * perf event on every CPU, every millisecond of its time */
 		rp = add(r, RP_PERF, "timer.profile", "perf.type(1).config(0).sample(1000000)");
+		if (!r->probe->points->next)
+			rp->from = rp->pp;	/* 4.8 lists the point it became */
 		rp->perf_type = 1;
 		rp->perf_period = 1000000;
 	} else if (take(&c, "tick", -1) && !c) {

@@ -553,6 +553,21 @@ static struct node *parse_in(struct parser *ps)
 	return n;
 }
 
+/* The right side of =~ and !~: one string literal, as upstream requires. */
+static struct node *parse_regex_literal(struct parser *ps)
+{
+	struct token *t = peek(ps);
+	struct node *n;
+
+	if (t->kind != TK_STR)
+		fail(ps, t, "literal string");
+	next(ps);
+	n = mk(ps, N_STR, t->loc);
+	n->str = t->text;
+	n->len = t->len;
+	return n;
+}
+
 /* binary levels: operand { op operand }, left-associative */
 static struct node *parse_level(struct parser *ps, size_t lvl)
 {
@@ -570,10 +585,10 @@ static struct node *parse_level(struct parser *ps, size_t lvl)
 
 		b->op = t->text;
 		b->a = n;
-		b->b = parse_level(ps, lvl + 1);
-		if (lvl == CMP_LEVEL && (op[0] == '=' || op[0] == '!') &&
-		    op[1] == '~' && b->b->kind != N_STR)
-			fail_msg(ps, t->loc, "a regular expression match needs a string literal on the right");
+		if (lvl == CMP_LEVEL && op[1] == '~')
+			b->b = parse_regex_literal(ps);
+		else
+			b->b = parse_level(ps, lvl + 1);
 		n = b;
 	}
 	return n;

@@ -17,6 +17,7 @@
 #include "print.c"
 #include "context.c"
 #include "deref.c"
+#include "regex.c"
 #include "lock.c"
 #include "stat.c"
 #include "map.c"
@@ -82,6 +83,7 @@ static void stp_cleanup(void)
 	stp_globals_exit();
 	stp_relay_exit();		/* removes trace<cpu> */
 	stp_debugfs_exit();		/* removes .cmd */
+	stp_regex_exit();
 	stp_context_exit();
 	stp_print_exit();
 }
@@ -96,6 +98,8 @@ static int __init stp_module_init(void)
 		rc = stp_debugfs_init();
 	if (!rc)
 		rc = stp_context_init();
+	if (!rc)
+		rc = stp_regex_init();
 	if (!rc)
 		rc = stp_print_init();
 	if (!rc)

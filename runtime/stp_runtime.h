@@ -47,6 +47,31 @@ struct stp_parm {
 	struct stp_targ t;
 };
 
+#ifdef STP_REGEX_MAXGROUPS
+/* regex.c: a program compiled by the translator from a regex literal */
+enum stp_rx_op { STP_RX_CHAR, STP_RX_SPLIT, STP_RX_JMP, STP_RX_SAVE, STP_RX_BOL,
+		 STP_RX_EOL, STP_RX_MATCH };
+struct stp_rx_insn {
+	u8 op;
+	u16 x, y;	/* CHAR: set; SPLIT: preferred, other; JMP: to; SAVE: slot */
+};
+struct stp_regex {
+	const struct stp_rx_insn *insns;
+	const u32 (*sets)[8];		/* 256-bit byte sets */
+	int ninsns, ngroups;		/* groups: 1 + capturing groups */
+};
+/* The last match of a script that reads submatches (matched(), ngroups()) */
+struct stp_regex_match {
+	int result;			/* the last =~ matched */
+	int ntags;			/* 2 * groups of the last successful match */
+	s32 tags[2 * STP_REGEX_MAXGROUPS];	/* start, end of each group; -1 */
+	char str[MAXSTRINGLEN];		/* the subject */
+};
+struct stp_context;
+int64_t stp_regex_match(struct stp_context *c, const struct stp_regex *re,
+			const char *subject, int tags);
+#endif
+
 struct stp_context {
 	/* public: generated code and embedded C */
 	void *locals;			/* STP_LOCALS_SIZE bytes, zeroed per run */
@@ -60,6 +85,10 @@ struct stp_context {
 	const struct stp_probe *probe;	/* the running probe */
 	struct pt_regs *regs;		/* kprobes: the registers, else NULL */
 	const unsigned long *args;	/* kernel probes: raw arguments */
+#ifdef STP_REGEX_MAXGROUPS
+	struct stp_regex_match last_match;	/* kept across probe runs, as 4.8 */
+	void *regex_ws;			/* private: regex.c's workspace */
+#endif
 	/* private: the runtime */
 	atomic_t busy;
 };

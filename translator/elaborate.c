@@ -179,6 +179,8 @@ int elaborate(struct session *s)
 		return s->errors - errors;	/* as upstream: types only after names */
 	types_infer(s);
 	if (s->errors == errors)
+		regex_compile_all(s);
+	if (s->errors == errors)
 		opt_elide(s);
 	compute_nesting(s);
 	if (!s->rprobes && s->errors == errors && !s->listing)

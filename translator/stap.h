@@ -400,6 +400,26 @@ struct define {
 	struct define *next;
 };
 
+/* ---- regex.c: regexes of =~ and !~ --------------------------------------- */
+#define RX_MAX_INSNS 2000	/* program size limit */
+#define RX_MAX_SLOTS 16384	/* instructions * capture slots limit */
+#define RX_MAX_SETS 256		/* distinct character sets */
+enum rx_op { RX_CHAR, RX_SPLIT, RX_JMP, RX_SAVE, RX_BOL_OP, RX_EOL_OP, RX_MATCH };
+struct rx_insn {
+	enum rx_op op;
+	int x, y;		/* CHAR: set; SPLIT: preferred, other; JMP: to; SAVE: slot */
+};
+struct rx_prog {
+	struct rx_insn *insns;
+	int ninsns, ngroups;	/* groups: 1 + the capturing groups */
+	uint8_t sets[RX_MAX_SETS][32];
+	int nsets;
+	const char *text;	/* the literal's bytes */
+};
+void regex_compile_all(struct session *s);	/* pass 2 */
+void regex_defines(struct session *s, struct strbuf *c);	/* pass 3 */
+void regex_tables(struct session *s, struct strbuf *c);
+
 struct session {
 	struct arena *arena;
 	/* options */
@@ -435,6 +455,9 @@ struct session {
 	struct embed *embeds;
 	int nrprobes;
 	int maxnesting;
+	struct rx_prog **regexes;	/* compiled =~ literals (regex.c) */
+	int nregexes;
+	bool regex_tags;		/* submatches are read: record them */
 	/* pass 3/4 */
 	const char *tmpdir;
 	const char *c_file, *ko_file;

@@ -208,8 +208,12 @@ static const char *gen_logical(struct gen *g, struct node *n)
 
 static const char *gen_compare(struct gen *g, struct node *n)
 {
-	const char *a = tr_gen_expr(g, n->a), *b = tr_gen_expr(g, n->b);
+	const char *a, *b;
 
+	if (n->op[1] == '~')
+		return tr_regex_match(g, n);
+	a = tr_gen_expr(g, n->a);
+	b = tr_gen_expr(g, n->b);
 	if (n->a->type == T_STRING)
 		return arena_printf(g->s->arena, "((int64_t)(strcmp(%s, %s) %s 0))",
 				    a, b, n->op);
@@ -938,7 +942,9 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	sb_printf(c, "#define STP_NPROBES %d\n", count_table(o));
 	sb_printf(c, "#ifndef STP_MAXNESTING\n#define STP_MAXNESTING %d\n#endif\n",
 		  s->maxnesting);
+	regex_defines(s, c);
 	sb_puts(c, "#include \"stp_runtime.h\"\n\n");
+	regex_tables(s, c);
 	for (struct embed *e = s->embeds; e; e = e->next)
 		sb_printf(c, "%s\n", e->code);
 	gen_globals(g, c);

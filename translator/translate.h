@@ -36,6 +36,9 @@ void tr_store(struct gen *g, const char *dst, const char *val, enum type t);
 void tr_action_check(struct gen *g, const struct node *n);
 void tr_unsupported(struct gen *g, const struct node *n);
 
+/* regex.c: =~ and !~ */
+const char *tr_regex_match(struct gen *g, struct node *n);
+
 /* tr_maps.c: arrays and statistics */
 const char *tr_global_ref(struct gen *g, const struct var *v);
 const char *tr_index_get(struct gen *g, struct node *n);

@@ -43,6 +43,14 @@ def build_module(name, script, krel, scratch):
     return name
 
 
+def run_case_table(cases, krel, scratch, prefix=''):
+    """A table name -> (script, stdout, rc, stderr) of what upstream
+    printed: build and run every script in one guest boot (modules named
+    prefix + name) and return name -> (stdout, rc, stderr) of ours."""
+    res = run_scripts({prefix + n: c[0] for n, c in cases.items()}, krel, scratch)
+    return {n[len(prefix):]: (r.stdout, r.rc, r.stderr) for n, r in res.items()}
+
+
 def run_scripts(scripts, krel, scratch, extra=(), timeout=60):
     """Build every script (name -> text) on the host, run each module with
     staprun in one guest boot, then the extra shell commands (name ->

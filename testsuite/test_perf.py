@@ -7,7 +7,7 @@
 # printed for the same scripts in the same guest.
 import pytest
 
-from conftest import run_scripts, run_stap
+from conftest import run_case_table, run_stap
 
 CASES = {
     'perf1': ('global n probe perf.sw.cpu_clock.sample(1000000) { n <<< 1 } probe timer.ms(300) { println(@count(n) > 10); exit() }',
@@ -25,15 +25,12 @@ CASES = {
 
 @pytest.fixture(scope='module')
 def run(krel, tmp_path_factory):
-    return run_scripts({n: c[0] for n, c in CASES.items()}, krel,
-                       tmp_path_factory.mktemp('perf'))
+    return run_case_table(CASES, krel, tmp_path_factory.mktemp('perf'))
 
 
 @pytest.mark.parametrize('name', list(CASES))
 def test_perf(run, name):
-    _, out, rc, err = CASES[name]
-    r = run[name]
-    assert (r.stdout, r.stderr, r.rc) == (out, err, rc)
+    assert run[name] == CASES[name][1:]
 
 
 def test_perf_listing(krel):

@@ -526,15 +526,18 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		/* the target first: locals are listed in upstream's order */
 		resolve_node(s, sc, n->a, true);
 		resolve_node(s, sc, n->b, false);
-		if (n->op[0] != '=' && strcmp(n->op, "<<<") && n->a->var)
-			n->a->var->read = true;	/* x += y reads x */
+		/* x += y reads a local x; a global only updated this way is
+		 * still printed at exit, as upstream does */
+		if (n->op[0] != '=' && strcmp(n->op, "<<<") && n->a->var &&
+		    !n->a->var->global)
+			n->a->var->read = true;
 		break;
 	case N_INCDEC:
 		if (!check_lvalue(s, n->a, n->loc, arena_printf(s->arena,
 				  "'%s' needs a variable operand", n->op)))
 			break;
 		resolve_node(s, sc, n->a, true);
-		if (n->a->var)
+		if (n->a->var && !n->a->var->global)
 			n->a->var->read = true;
 		break;
 	case N_TARGET:

@@ -7,7 +7,7 @@
  *      --exit()/errors--> exit requested: only end probes may still run
  *      --EXIT or .cmd closed--> STOPPING (end probes) --> STOPPED.
  * More than MAXERRORS errors (or MAXSKIPPED skips) also request the exit,
- * but then no further probe runs, end probes included.
+ * but then the error probes run instead of the end probes.
  * exit() only sets a flag; a 20 ms control timer notices it and queues
  * STP_MSG_REQUEST_EXIT, and wakes stapio for queued messages.
  */
@@ -79,8 +79,8 @@ void stp_exit(void)
 	atomic_set(&stp_exit_flag, 1);
 }
 
-/* Too many errors or skips: stop like exit(), but end probes do not run
- * (as in SystemTap 4.8). */
+/* Too many errors or skips: stop like exit(), but the error probes run
+ * instead of the end probes (as in SystemTap 4.8). */
 static void stp_request_exit(void)
 {
 	atomic_set(&stp_error_flag, 1);
@@ -95,6 +95,9 @@ static bool stp_may_run(enum stp_probe_kind kind)
 	if (kind == STP_PROBE_END)
 		return state == STP_STATE_STOPPING &&
 		       !atomic_read(&stp_error_flag);
+	if (kind == STP_PROBE_ERROR)
+		return state == STP_STATE_STOPPING &&
+		       atomic_read(&stp_error_flag);
 	if (atomic_read(&stp_exit_flag))
 		return false;
 	if (kind == STP_PROBE_BEGIN)
@@ -269,7 +272,8 @@ static void stp_session_stop_cmd(bool reply)
 		stp_timers_cancel();
 		stp_kernel_probes_unregister();
 		synchronize_rcu();	/* handlers run with preemption off */
-		stp_run_kind(STP_PROBE_END);
+		stp_run_kind(STP_PROBE_END);	/* one of these two kinds */
+		stp_run_kind(STP_PROBE_ERROR);
 		stp_final_warnings();
 		atomic_set(&stp_state, STP_STATE_STOPPED);
 	}

@@ -20,6 +20,7 @@ enum stp_probe_kind {
 	STP_PROBE_BEGIN,
 	STP_PROBE_END,
 	STP_PROBE_TIMER,
+	STP_PROBE_ERROR,	/* instead of end probes after too many errors */
 	STP_PROBE_KPROBE,		/* kprobes.c: by symbol name */
 	STP_PROBE_KRETPROBE,
 	STP_PROBE_TRACEPOINT,		/* tracepoints.c */

@@ -859,7 +859,8 @@ static void gen_display(struct gen *g, struct output *o, int index)
 static void gen_table(struct gen *g, struct output *o)
 {
 	static const char *const kinds[] = { "STP_PROBE_BEGIN", "STP_PROBE_END",
-					     "STP_PROBE_TIMER" };
+					     "STP_PROBE_TIMER", NULL,
+					     "STP_PROBE_ERROR" };
 	const struct rprobe *bad = NULL;
 
 	for (struct rprobe *r = g->s->rprobes; r; r = r->next) {
@@ -886,7 +887,7 @@ static void gen_table(struct gen *g, struct output *o)
 				  (long long)r->randomize);
 			continue;
 		}
-		if (r->kind > RP_NEVER) {
+		if (r->kind > RP_NEVER && r->kind != RP_ERROR) {
 			if (!bad || bad->point != r->point)	/* once per wildcard */
 				diag_error(g->s, r->point->loc, "%s probes are not supported by this version yet",
 					   r->family);

@@ -47,9 +47,16 @@ void stp_warn_msg(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A handler set c->last_error: report it; too many errors end the run. */
+/* A handler set c->last_error: report it; too many errors end the run.
+ * With --suppress-handler-errors (STAP_SUPPRESS_HANDLER_ERRORS) the error
+ * only ends its handler: it is counted for the final warning, not
+ * reported, and MAXERRORS is not enforced. */
 static void stp_report_error(struct stp_context *c)
 {
+#ifdef STAP_SUPPRESS_HANDLER_ERRORS
+	atomic_inc(&stp_error_count);
+	return;
+#endif
 	if (c->last_stmt && c->last_stmt[0])
 		stp_error_msg("%s near %s", c->last_error, c->last_stmt);
 	else
@@ -62,6 +69,9 @@ static void stp_check_skipped(void)
 {
 	static atomic_t reported = ATOMIC_INIT(0);
 
+#ifdef STAP_SUPPRESS_HANDLER_ERRORS
+	return;		/* MAXSKIPPED is not enforced either */
+#endif
 	if (atomic_read(&stp_skipped_count) <= MAXSKIPPED)
 		return;
 	if (atomic_cmpxchg(&reported, 0, 1))

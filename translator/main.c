@@ -53,6 +53,7 @@ static const char usage_text[] =
 	"  -L PROBE   the same, with the variables available at each\n"
 	"  --dump-functions      list the tapset library's functions\n"
 	"  --dump-probe-aliases  list the tapset library's probe aliases\n"
+	"  --suppress-handler-errors  a run-time error quietly ends its handler only\n"
 	"  -h         show this help\n"
 	"  -V         show the version\n";
 
@@ -184,6 +185,9 @@ static int parse_one(struct session *s, int c, const char **script)
 		break;
 	case 'G':
 		return add_global_setting(s, optarg);
+	case 5:		/* as upstream: a macro the runtime tests */
+		add_define(s, "STAP_SUPPRESS_HANDLER_ERRORS");
+		break;
 	case 'l':
 	case 'L':
 		s->listing = c == 'l' ? 1 : 2;
@@ -225,6 +229,7 @@ static int parse_options(struct session *s, int argc, char **argv,
 		{ "dump-probe-aliases", no_argument, NULL, 2 },
 		{ "ldd", no_argument, NULL, 3 },
 		{ "all-modules", no_argument, NULL, 4 },
+		{ "suppress-handler-errors", no_argument, NULL, 5 },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, rc;

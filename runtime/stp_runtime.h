@@ -73,6 +73,11 @@ int64_t stp_regex_match(struct stp_context *c, const struct stp_regex *re,
 			const char *subject, int tags);
 #endif
 
+/* Errors the generated code tells apart by address: MAXACTION is not
+ * caught by try/catch; "next" in a function has no overload to go to. */
+static const char stp_msg_maxaction[] __maybe_unused = "MAXACTION exceeded";
+static const char stp_msg_no_overload[] __maybe_unused = "all functions exhausted";
+
 struct stp_context {
 	/* public: generated code and embedded C */
 	void *locals;			/* STP_LOCALS_SIZE bytes, zeroed per run */

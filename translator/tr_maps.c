@@ -318,6 +318,7 @@ void tr_foreach(struct gen *g, struct node *n)
 		tr_unsupported(g, n);
 		return;
 	}
+	tr_loop_entry(g, n);
 	tr_line(g, "%s = stp_map_sorted(%s, %lld, %d, %d, %s, &%s);", cnt,
 		tr_global_ref(g, v), (long long)n->num, n->flags == '-' ? -1 : 1,
 		agg, lim, ents);
@@ -331,7 +332,7 @@ void tr_foreach(struct gen *g, struct node *n)
 		store_entry(g, tr_var_ref(g, n->b->var), n->b->var->type, ent, -1);
 	if (g->nloops < 64)
 		g->loops[g->nloops++] = label;
-	tr_gen_stmt(g, n->d);
+	tr_gen_loop_body(g, n->d);
 	g->nloops--;
 	tr_line(g, "cont_%d: __attribute__((unused));", label);
 	tr_action_check(g, n->d);

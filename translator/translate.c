@@ -330,7 +330,7 @@ static const char *gen_call(struct gen *g, struct node *n)
 
 	for (a = n->args; a && i < 64; a = a->next)
 		args[i++] = tr_gen_expr(g, a);
-	tr_line(g, "if (unlikely(c->nesting + 1 > STP_MAXNESTING)) {");
+	tr_line(g, "if (unlikely(c->nesting + 1 > MAXNESTING)) {");
 	tr_line(g, "\tc->last_error = \"MAXNESTING exceeded\";");
 	tr_line(g, "\tc->last_stmt = %s;", tr_cstr(g, arena_printf(g->s->arena,
 	     "identifier '%s' at %s", f->name, loc_str(g->s, f->loc))));
@@ -348,8 +348,11 @@ static const char *gen_call(struct gen *g, struct node *n)
 	/* an error the function raised without a place (embedded C) is
 	 * reported at the function's definition, as upstream does */
 	tr_line(g, "if (unlikely(c->last_error)) {");
+	tr_line(g, "\tif (c->last_error == stp_msg_maxaction)");
+	tr_line(g, "\t\tgoto out;");
 	tr_line(g, "\tif (!c->last_stmt)");
-	tr_line(g, "\t\tc->last_stmt = %s;", tr_cstr(g, arena_printf(g->s->arena,
+	tr_line(g, "\t\tc->last_stmt = c->last_error == stp_msg_no_overload ? %s : %s;",
+		tr_where(g, n), tr_cstr(g, arena_printf(g->s->arena,
 	     "identifier '%s' at %s", f->name, loc_str(g->s, f->loc))));
 	tr_line(g, "\tgoto %s;", g->err_label);
 	tr_line(g, "}");
@@ -558,13 +561,71 @@ const char *tr_stmt_where(struct gen *g, const struct node *n)
 				    loc_str(g->s, n->loc)));
 }
 
+/*
+ * MAXACTION accounting, fitted to SystemTap 4.8's counts: every block
+ * (probe and function bodies, nested blocks, branches) is charged its own
+ * statements when it starts, with an error without a place when the budget
+ * cannot cover them; a loop body instead costs its statements plus one at
+ * each back edge, where the error names the body's last statement. Neither
+ * error can be caught by try/catch (they go straight to `out`).
+ */
+static int direct_count(const struct node *n)
+{
+	int k = 0;
+
+	if (n->kind != N_BLOCK)
+		return n->kind != N_NULL_STMT;
+	for (n = n->args; n; n = n->next)
+		k += n->kind != N_BLOCK && n->kind != N_NULL_STMT;
+	return k;
+}
+
+static void charge_entry(struct gen *g, int k)
+{
+	if (!k)
+		return;
+	tr_line(g, "if (unlikely(c->actionremaining < %d)) {", k);
+	tr_line(g, "	c->last_error = stp_msg_maxaction;");
+	tr_line(g, "	goto out;");
+	tr_line(g, "}");
+	tr_line(g, "c->actionremaining -= %d;", k);
+}
+
 void tr_action_check(struct gen *g, const struct node *n)
 {
-	tr_line(g, "if (unlikely(--c->actionremaining < 0)) {");
-	tr_line(g, "\tc->last_error = \"MAXACTION exceeded\";");
-	tr_line(g, "\tc->last_stmt = %s;", tr_stmt_where(g, n));
-	tr_line(g, "\tgoto %s;", g->err_label);
+	tr_line(g, "c->actionremaining -= %d;", direct_count(n) + 1);
+	tr_line(g, "if (unlikely(c->actionremaining <= 0)) {");
+	tr_line(g, "	c->last_error = stp_msg_maxaction;");
+	tr_line(g, "	c->last_stmt = %s;", tr_stmt_where(g, n));
+	tr_line(g, "	goto out;");
 	tr_line(g, "}");
+}
+
+/* Entering a for or foreach loop costs one more action (4.8 counts its
+ * initialisation), checked like a back edge. */
+void tr_loop_entry(struct gen *g, const struct node *n)
+{
+	tr_line(g, "if (unlikely(--c->actionremaining <= 0)) {");
+	tr_line(g, "\tc->last_error = stp_msg_maxaction;");
+	tr_line(g, "\tc->last_stmt = %s;", tr_stmt_where(g, n));
+	tr_line(g, "\tgoto out;");
+	tr_line(g, "}");
+}
+
+/* A loop body: charged at its back edge (tr_action_check), not on entry. */
+void tr_gen_loop_body(struct gen *g, struct node *body)
+{
+	g->loop_body = true;
+	tr_gen_stmt(g, body);
+	g->loop_body = false;
+}
+
+/* An if/else branch that is a single statement is charged as a block. */
+static void gen_branch(struct gen *g, struct node *n)
+{
+	if (n->kind != N_BLOCK)
+		charge_entry(g, direct_count(n));
+	tr_gen_stmt(g, n);
 }
 
 static void gen_loop(struct gen *g, struct node *cond, struct node *body,
@@ -578,7 +639,7 @@ static void gen_loop(struct gen *g, struct node *cond, struct node *body,
 		tr_line(g, "if (!(%s))\n\t\tbreak;", tr_gen_expr(g, cond));
 	if (g->nloops < 64)
 		g->loops[g->nloops++] = label;
-	tr_gen_stmt(g, body);
+	tr_gen_loop_body(g, body);
 	g->nloops--;
 	tr_line(g, "cont_%d: __attribute__((unused));", label);
 	tr_action_check(g, body);
@@ -617,6 +678,8 @@ static void gen_try(struct gen *g, struct node *n)
 	g->err_label = saved;
 	tr_line(g, "goto end_try_%d;", label);
 	tr_line(g, "catch_%d: __attribute__((unused));", label);
+	tr_line(g, "if (c->last_error == stp_msg_maxaction)");
+	tr_line(g, "\tgoto %s;", saved);
 	if (n->var)
 		tr_line(g, "stp_str_copy(%s, c->last_error ? c->last_error : \"\");",
 			tr_var_ref(g, n->var));
@@ -632,10 +695,15 @@ static void gen_try(struct gen *g, struct node *n)
 
 void tr_gen_stmt(struct gen *g, struct node *n)
 {
+	bool charge = !g->loop_body;
+
+	g->loop_body = false;
 	switch (n->kind) {
 	case N_BLOCK:
 		tr_line(g, "{");
 		g->indent++;
+		if (charge)
+			charge_entry(g, direct_count(n));
 		gen_stmts(g, n->args);
 		g->indent--;
 		tr_line(g, "}");
@@ -646,12 +714,12 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 	case N_IF:
 		tr_line(g, "if (%s) {", tr_gen_expr(g, n->a));
 		g->indent++;
-		tr_gen_stmt(g, n->b);
+		gen_branch(g, n->b);
 		g->indent--;
 		if (n->c) {
 			tr_line(g, "} else {");
 			g->indent++;
-			tr_gen_stmt(g, n->c);
+			gen_branch(g, n->c);
 			g->indent--;
 		}
 		tr_line(g, "}");
@@ -660,6 +728,7 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 		gen_loop(g, n->a, n->b, NULL);
 		break;
 	case N_FOR:
+		tr_loop_entry(g, n);
 		if (n->a)
 			tr_gen_expr(g, n->a);
 		gen_loop(g, n->b, n->d, n->c);
@@ -668,8 +737,10 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 		gen_return(g, n);
 		break;
 	case N_NEXT:
+		/* in a function: on to the next overload; there is none, so
+		 * the caller reports "all functions exhausted" */
 		if (g->func)
-			diag_error(g->s, n->loc, "'next' inside a function is not supported by this version yet");
+			tr_line(g, "c->last_error = stp_msg_no_overload;");
 		tr_line(g, "goto out;");
 		break;
 	case N_BREAK:
@@ -769,7 +840,6 @@ static void gen_function(struct gen *g, struct output *o, struct func *f)
 	if (f->body->kind == N_EMBEDDED_STMT) {
 		embedded_body(g, f);
 	} else {
-		tr_action_check(g, f->body);
 		tr_gen_stmt(g, f->body);
 	}
 	locals_struct(g, o, st, f->locals, f->type);
@@ -941,8 +1011,10 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	sb_printf(c, "/* generated by stap %s from %s */\n", STAP_VERSION_STRING,
 		  s->user->name);
 	sb_printf(c, "#define STP_NPROBES %d\n", count_table(o));
-	sb_printf(c, "#ifndef STP_MAXNESTING\n#define STP_MAXNESTING %d\n#endif\n",
-		  s->maxnesting);
+	/* call depth; -DMAXNESTING=N overrides, as upstream */
+	sb_printf(c, "#ifndef MAXNESTING\n#define MAXNESTING %d\n#endif\n"
+		  "#if MAXNESTING < 0\n#error \"MAXNESTING must be positive\"\n#endif\n"
+		  "#define STP_MAXNESTING MAXNESTING\n", s->maxnesting);
 	regex_defines(s, c);
 	sb_puts(c, "#include \"stp_runtime.h\"\n\n");
 	regex_tables(s, c);

@@ -19,6 +19,7 @@ struct gen {
 	int nloops;
 	struct func *func;	/* NULL in a probe */
 	const char *err_label;	/* where a run-time error jumps: out, or a catch */
+	bool loop_body;		/* the next block is a loop body: no entry charge */
 };
 
 void tr_line(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -34,6 +35,8 @@ const char *tr_gen_expr(struct gen *g, struct node *n);
 void tr_gen_stmt(struct gen *g, struct node *n);
 void tr_store(struct gen *g, const char *dst, const char *val, enum type t);
 void tr_action_check(struct gen *g, const struct node *n);
+void tr_gen_loop_body(struct gen *g, struct node *body);
+void tr_loop_entry(struct gen *g, const struct node *n);
 void tr_unsupported(struct gen *g, const struct node *n);
 
 /* regex.c: =~ and !~ */

@@ -125,7 +125,7 @@ const char *tr_index_assign(struct gen *g, struct node *n, const char *arith_op,
 	if (arith_op) {
 		old = tr_new_tmp(g, T_LONG);
 		tr_line(g, "%s = stp_map_get_long(%s, %s);", old, tr_global_ref(g, v), k);
-		b = arith(g, n, arith_op, old, b);
+		b = arith(g, n->b, arith_op, old, b);	/* 4.8 blames the operand */
 	}
 	tr_line(g, "%s = %s;", t, b);
 	set_value(g, v, k, t, lhs);

@@ -107,6 +107,9 @@ const char *tr_where(struct gen *g, const struct node *n)
 		what = arena_printf(g->s->arena, "%s '%s'",
 				    n->op[0] == '@' ? "operator" : "identifier", n->op);
 		break;
+	case N_NUM:
+		what = arena_printf(g->s->arena, "number '%lld'", (long long)n->num);
+		break;
 	default:
 		what = "statement";
 	}
@@ -279,8 +282,8 @@ static const char *gen_assign(struct gen *g, struct node *n)
 		tr_line(g, "stp_str_cat(%s, %s);", x, b);
 		return x;
 	}
-	if (aop[0])
-		b = gen_arith(g, n, aop, x, b);
+	if (aop[0])	/* a division error is blamed on the operand, as 4.8 */
+		b = gen_arith(g, n->b, aop, x, b);
 	if (n->type == T_STRING) {
 		tr_store(g, x, b, T_STRING);
 		return x;
@@ -372,13 +375,33 @@ static void emit_spec(struct gen *g, const struct fmt_piece *p,
 	     p->conv, p->flags, width, prec);
 }
 
-/* printf family: one runtime call per piece of the parsed format. */
+/* An argument's value as of its evaluation: unless it is a constant or
+ * already a temporary, it is copied, in case a later argument changes a
+ * variable it reads (println(b, b++)). */
+static const char *arg_value(struct gen *g, struct node *a, bool more)
+{
+	const char *v = tr_gen_expr(g, a), *t;
+
+	if (!more || v[0] == '"' || !strncmp(v, "l->t_", 5) ||
+	    !strncmp(v, "((int64_t)0x", 12))
+		return v;
+	t = tr_new_tmp(g, a->type == T_STRING ? T_STRING : T_LONG);
+	tr_store(g, t, v, a->type == T_STRING ? T_STRING : T_LONG);
+	return t;
+}
+
+/* printf family: one runtime call per piece of the parsed format. Every
+ * argument is evaluated first, so an error in one prints nothing of the
+ * call (as upstream). */
 static void gen_format(struct gen *g, struct node *n, const char *sink)
 {
-	const char *err;
+	const char *err, *vals[3 * 64];
 	struct fmt_piece *p = fmt_parse(g->s, n->args->str, n->args->len, &err);
 	struct node *a = n->args->next;
+	int nv = 0, i = 0;
 
+	for (; a && nv < 3 * 64; a = a->next)
+		vals[nv++] = arg_value(g, a, a->next);
 	for (; p; p = p->next) {
 		const char *w, *pr, *v;
 
@@ -387,41 +410,43 @@ static void gen_format(struct gen *g, struct node *n, const char *sink)
 			     tr_cstr(g, p->lit), p->litlen);
 			continue;
 		}
-		w = p->width == -2 ? arena_printf(g->s->arena, "(int)%s", tr_gen_expr(g, a)) :
+		if (i >= nv)
+			break;		/* reported by pass 2 */
+		w = p->width == -2 ? arena_printf(g->s->arena, "(int)%s", vals[i++]) :
 				     arena_printf(g->s->arena, "%d", p->width);
-		if (p->width == -2)
-			a = a->next;
-		pr = p->prec == -2 ? arena_printf(g->s->arena, "(int)%s", tr_gen_expr(g, a)) :
-				     arena_printf(g->s->arena, "%d", p->prec);
-		if (p->prec == -2)
-			a = a->next;
-		v = tr_gen_expr(g, a);
+		pr = p->prec == -2 && i < nv ?
+		     arena_printf(g->s->arena, "(int)%s", vals[i++]) :
+		     arena_printf(g->s->arena, "%d", p->prec);
+		if (i >= nv)
+			break;
+		v = vals[i++];
 		emit_spec(g, p, w, pr);
 		tr_line(g, "stp_emit_%s(%s, %s, &sp);", p->conv == 's' ? "str" : "long",
 		     sink, v);
-		a = a->next;
 	}
 }
 
-/* print, println, printd and their s- forms: values one after another. */
+/* print, println, printd and their s- forms: values one after another,
+ * all evaluated before anything is emitted. */
 static void gen_values(struct gen *g, struct node *n, const char *sink)
 {
-	struct node *a = n->args;
-	const char *delim = NULL;
+	struct node *a = n->args, *first;
+	const char *delim = NULL, *vals[256];
+	int nv = 0, i = 0;
 
 	if (n->flags & PR_DELIM) {
 		delim = tr_cstr(g, a->str);
 		a = a->next;
 	}
-	for (; a; a = a->next) {
-		const char *v;
+	first = a;
+	for (; a && nv < 256; a = a->next)
+		vals[nv++] = tr_is_hist(a) ? NULL : arg_value(g, a, a->next);
+	for (a = first; a && i < nv; a = a->next, i++) {
+		const char *v = vals[i];
 
-		if (tr_is_hist(a)) {
+		if (!v)
 			tr_print_hist(g, a, sink);
-			continue;
-		}
-		v = tr_gen_expr(g, a);
-		if (a->type == T_STRING)
+		else if (a->type == T_STRING)
 			tr_line(g, "stp_emit_lit(%s, %s, strlen(%s));", sink, v, v);
 		else
 			tr_line(g, "sp.conv = 'd'; sp.flags = 0; sp.width = -1; sp.prec = -1; stp_emit_long(%s, %s, &sp);",

@@ -258,6 +258,13 @@ static bool side_effects(const struct node *n)
 
 static void elide_list(struct session *s, struct node **np);
 
+/* Elisions are reported only in the user's script, as 4.8 does: the
+ * tapsets' probe aliases set many variables a given probe never reads. */
+static bool user_code(struct loc loc)
+{
+	return !loc.src || !loc.src->tapset;
+}
+
 /* One statement: an assignment to a local nobody reads keeps only its
  * right side's effects; an expression with no effect goes. */
 static void elide_stmt(struct session *s, struct node **np)
@@ -269,12 +276,14 @@ static void elide_stmt(struct session *s, struct node **np)
 		e = n->a;
 		if (e->kind == N_ASSIGN && !strcmp(e->op, "=") && e->a->kind == N_VAR &&
 		    e->a->var && !e->a->var->global && !e->a->var->read) {
-			diag_warn(s, e->loc, "eliding assignment to '%s'", e->a->op);
+			if (user_code(e->loc))
+				diag_warn(s, e->loc, "eliding assignment to '%s'", e->a->op);
 			n->a = e->b;
 			e = n->a;
 		}
 		if (!side_effects(e)) {
-			diag_warn(s, e->loc, "eliding side-effect-free expression");
+			if (user_code(e->loc))
+				diag_warn(s, e->loc, "eliding side-effect-free expression");
 			n->kind = N_NULL_STMT;
 			n->a = NULL;
 		}

@@ -39,6 +39,12 @@ MISSING = [
     (re.compile(r"error: cannot resolve '([^']+)': a source file or line"),
      'dwarf {}'),
     (re.compile(r"error: '([^']+)' needs the kernel's DWARF debuginfo"), 'dwarf {}'),
+    # a $var in a syscall.* probe: upstream reads it from the DWARF of the
+    # syscall's function; ours are kprobes
+    (re.compile(r"error: target variable '([^']+)' is not available in kprobe"),
+     'dwarf {}'),
+    (re.compile(r"error: ([\w.]+) probes are not supported by this version yet"),
+     'probe {}'),
     (re.compile(r"error: writing target variable '([^']+)' is not supported by this version"),
      'target-write {}'),
 ]

@@ -15,6 +15,8 @@
 #include <linux/string.h>
 
 int stp_text_str(char *out, const char *in, int inlen, int outlen, int quoted);
+int stp_text_buf(char *out, const char *in, int inlen, int outlen, int quoted,
+		 int buffer);
 void stp_tokenize(char *ret, const char *input, const char *delim);
 const char *stp_ctime(char *ret, int64_t secs);
 int64_t stp_current_id(int which);
@@ -99,10 +101,12 @@ static void stp_escape_byte(u32 ch, char *esc)
  * means MAXSTRINGLEN - 1) into out, escaping what is not printable ASCII
  * as C escapes (\n, \", \\, \ooo) and UTF-8 as \uXXXX / \UXXXXXXXX, with at
  * most outlen output bytes (same limits). An escape that does not fit is
- * left out whole. With `quoted` the text is put in double quotes inside
+ * left out whole (stp_text_buf() with `buffer` goes on past NUL bytes, as
+ * "\0"). With `quoted` the text is put in double quotes inside
  * the limit, and a cut-off input ends in "..." after the closing quote.
  */
-int stp_text_str(char *out, const char *in, int inlen, int outlen, int quoted)
+int stp_text_buf(char *out, const char *in, int inlen, int outlen, int quoted,
+		 int buffer)
 {
 	const unsigned char *p = (const unsigned char *)in;
 	char *o = out;
@@ -123,10 +127,24 @@ int stp_text_str(char *out, const char *in, int inlen, int outlen, int quoted)
 		int used = stp_utf8_char(p, inlen, &ch);
 		int n;
 
-		if (ch == 0 || outlen <= 0)
+		if ((ch == 0 && !buffer) || outlen <= 0)
 			break;
 		p += used;
 		inlen -= used;
+		if (ch == 0) {
+			/* a NUL of a buffer: "\0", counted as four bytes as
+			 * 4.8 counts it (it budgets it as an octal escape) */
+			if (!first_cut && outlen - 3 < 4) {
+				first_cut = o;
+				first_cut_len = 4;
+			}
+			if (outlen < 4)
+				break;
+			*o++ = '\\';
+			*o++ = '0';
+			outlen -= 4;
+			continue;
+		}
 		if (used > 1) {
 			snprintf(esc, sizeof(esc), ch <= 0xffff ? "\\u%04X" : "\\U%08X", ch);
 		} else if (ch < 0x80 && isprint(ch) && ch != '"' && ch != '\\') {
@@ -161,6 +179,11 @@ int stp_text_str(char *out, const char *in, int inlen, int outlen, int quoted)
 	}
 	*o = '\0';
 	return 0;
+}
+
+int stp_text_str(char *out, const char *in, int inlen, int outlen, int quoted)
+{
+	return stp_text_buf(out, in, inlen, outlen, quoted, 0);
 }
 
 /*

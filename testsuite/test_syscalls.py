@@ -85,6 +85,14 @@ def test_variables_as_upstream():
                   if line.startswith(f'nd_syscall.{name} '))
         up = re.sub(r' \$.*| __tracepoint_arg_regs:long| __nr:long', '', up)
         assert r.stdout == up.replace('nd_syscall.', 'syscall.') + '\n'
+    # over all of them: the probes whose -L is 4.8's exactly
+    r = run_stap(['-r', guest.kernel_release(), '-L', 'syscall.*'])
+    ours = set(r.stdout.splitlines())
+    same = 0
+    for line in UPSTREAM_VARS.read_text().splitlines():
+        up = re.sub(r' \$.*| __tracepoint_arg_\w+:long| __nr:long', '', line)
+        same += up.replace('nd_syscall.', 'syscall.') in ours
+    assert same >= 236
     r = run_stap(['-r', guest.kernel_release(), '-L', 'syscall.open.return'])
     assert r.stdout == 'syscall.open.return name:string retval:long retstr:string\n'
     r = run_stap(['-r', guest.kernel_release(), '-L', 'syscall_any.return'])

@@ -11,6 +11,7 @@
 # expression (or a statement block in braces that sets argstr); the retstr
 # format (1 decimal, 2 hex).
 import os
+import re
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, '..', 'linux')
@@ -54,19 +55,48 @@ def points(names, syms, suffix):
     return ',\n\t'.join(out)
 
 
-def emit(f, row, syms):
+def upstream_order():
+    """The variables of each probe in the order 4.8's -L lists them."""
+    order = {}
+    with open(os.path.join(HERE, 'upstream-vars.txt')) as f:
+        for line in f:
+            words = line.split()
+            order[words[0].split('.', 1)[1]] = [
+                w.split(':')[0] for w in words[1:]
+                if ':' in w and not w.startswith(('$', '__'))]
+    return order
+
+
+def ordered(stmts, order):
+    """The assignments (var, text) in 4.8's order when that keeps every
+    variable assigned before it is read, else as given."""
+    if not order:
+        return stmts
+    rank = {v: i for i, v in enumerate(order)}
+    out = sorted(stmts, key=lambda st: rank.get(st[0], len(order)))
+    for i, (var, text) in enumerate(out):
+        later = [v for v, _ in out[i + 1:]]
+        if any(re.search(r'\b%s\b' % re.escape(v), text.split('=', 1)[1])
+               for v in later):
+            return stmts
+    return out
+
+
+def emit(f, row, syms, order):
     name, names, body, argstr, retfmt = row
     names = names.split(',')
-    f.write('\nprobe syscall.%s = %s\n{\n\tname = "%s"\n' %
-            (name, points(names, syms, ''), name))
+    stmts = [('name', 'name = "%s"' % name)]
     if body != '-':
         for a in body.split('; '):
             var, expr = a.split('=', 1)
-            f.write('\t%s = %s\n' % (var, expr))
+            stmts.append((var, '%s = %s' % (var, expr)))
     if argstr.startswith('{'):
-        f.write('\t' + argstr[1:-1].strip() + '\n')
+        stmts.append(('argstr', argstr[1:-1].strip()))
     else:
-        f.write('\targstr = %s\n' % argstr)
+        stmts.append(('argstr', 'argstr = %s' % argstr))
+    f.write('\nprobe syscall.%s = %s\n{\n' % (name, points(names, syms, '')))
+    for _, text in ordered(stmts, order.get(name)):
+        f.write('\t%s\n' % text)
     f.write('}\n')
     f.write('probe syscall.%s.return = %s\n{\n\tname = "%s"\n'
             '\tretval = _sc_ret()\n\tretstr = _sc_retstr(%s, retval)\n}\n' %
@@ -89,8 +119,9 @@ def main():
         f.write('// syscall.NAME probes the x86_64 entry __x64_sys_NAME and '
                 'reads the\n// arguments from the user registers it is '
                 'given; .return gives retval.\n')
+        order = upstream_order()
         for row in rows:
-            emit(f, row, syms)
+            emit(f, row, syms, order)
     nrs = []
     with open(os.path.join(HERE, 'unistd_64-6.1.txt')) as f:
         for line in f:

@@ -1,4 +1,4 @@
-# The syscall tapsets (tapsets/linux/syscalls.stp, generated from
+# The syscall tapsets (tapsets/linux/syscalls_*.stp, generated from
 # tapsets/gen/syscalls.tbl, syscall_support.stp, syscall_any.stp):
 # syscall.NAME / nd_syscall.NAME (.return) and syscall_any on the host
 # (elaboration, listing, variables) and in the guest (argstr and retstr of

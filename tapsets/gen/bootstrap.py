@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # bootstrap.py - writes the first draft of syscalls.tbl (the table that
-# gen_syscalls.py turns into tapsets/linux/syscalls.stp) from three facts
+# gen_syscalls.py turns into tapsets/linux/syscalls_*.stp) from three facts
 # about the 6.1 x86_64 kernel and the public interface to match:
 #   enter-formats-6.1.txt  the guest's /sys/kernel/tracing/events/syscalls/
 #                          sys_enter_*/format fields (argument names, types)

@@ -9,6 +9,16 @@ import pytest
 from conftest import run_scripts
 
 CASES = {
+    # a global updated only by ++ or += is printed at exit, unless the
+    # value of the update is used
+    'display_wo1': ('global n probe begin { if (n++ == 0) println("x"); exit() }',
+        'x\n', 0, ''),
+    'display_wo2': ('global n probe begin { n++; exit() }',
+        'n=1\n', 0, ''),
+    'display_wo3': ('global n probe begin { x = n++; println(x); exit() }',
+        '0\n', 0, ''),
+    'display_wo4': ('global n probe begin { n += 2; exit() }',
+        'n=2\n', 0, ''),
     'map_long': ('global a probe begin { a[1] = 10; a[2] = 20; a[1] += 5; a[2]++; ++a[4]; a[4] *= 7; println(a[1], " ", a[2], " ", a[3], " ", a[4]); exit() }',
         '15 21 0 7\n', 0, ''),
     'map_string': ('global s probe begin { s["x"] = "hello"; s["y"] .= "w"; s["y"] .= "orld"; println(s["x"], " ", s["y"], "|", s["z"], "|"); exit() }',

@@ -526,10 +526,10 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		/* the target first: locals are listed in upstream's order */
 		resolve_node(s, sc, n->a, true);
 		resolve_node(s, sc, n->b, false);
-		/* x += y reads a local x; a global only updated this way is
-		 * still printed at exit, as upstream does */
+		/* x += y reads a local x; a global only updated this way, its
+		 * value unused, is still printed at exit, as upstream does */
 		if (n->op[0] != '=' && strcmp(n->op, "<<<") && n->a->var &&
-		    !n->a->var->global)
+		    (!n->a->var->global || !n->value_unused))
 			n->a->var->read = true;
 		break;
 	case N_INCDEC:
@@ -537,8 +537,22 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 				  "'%s' needs a variable operand", n->op)))
 			break;
 		resolve_node(s, sc, n->a, true);
-		if (n->a->var && !n->a->var->global)
-			n->a->var->read = true;
+		if (n->a->var && (!n->a->var->global || !n->value_unused))
+			n->a->var->read = true;	/* `if (n++ == 0)` reads n */
+		break;
+	case N_EXPR_STMT:
+		n->a->value_unused = true;
+		resolve_node(s, sc, n->a, false);
+		break;
+	case N_FOR:
+		if (n->a)
+			n->a->value_unused = true;
+		if (n->c)
+			n->c->value_unused = true;
+		resolve_node(s, sc, n->a, false);
+		resolve_node(s, sc, n->b, false);
+		resolve_node(s, sc, n->c, false);
+		resolve_node(s, sc, n->d, false);
 		break;
 	case N_TARGET:
 		elab_target(s, sc->func ? NULL : sc->probe, n, written);

@@ -39,7 +39,7 @@ SCRIPTS = {
     # more than a thousand kprobes, registered in bulk, then unregistered
     'kp_many': 'global n probe kernel.function("*_show") { n++ } '
                'probe begin { println("begin") } probe timer.ms(100) { exit() } '
-               'probe end { println("end") }',
+               'probe end { println("end ", n >= 0) }',
 }
 
 # the __init functions of vfs_* are gone from the running kernel (4.8's
@@ -97,7 +97,7 @@ def test_wildcard_entry_and_return(run):
 
 
 def test_thousand_kprobes(run):
-    assert (run['kp_many'].stdout, run['kp_many'].stderr) == ('rc=0\nbegin\nend\n', '')
+    assert (run['kp_many'].stdout, run['kp_many'].stderr) == ('rc=0\nbegin\nend 1\n', '')
 
 
 def test_all_modules_unloaded(run):

@@ -1,0 +1,109 @@
+# The differential corpus (testsuite/diff/): small scripts, each with the
+# stdout, stderr and exit status SystemTap 4.8 gave for it, kept next to it
+# as NAME.out, NAME.err and NAME.rc. Shared by record_upstream.py (which
+# writes them) and test_diff.py (which compares our stap with them): find
+# the scripts, build them on the host (2 at a time), run the modules in the
+# test guest in batches, and check the guest kernel after each batch.
+#
+# Scripts are built from a scratch copy of testsuite/diff with their path
+# relative to it (e.g. `arrays/in.stp`), so messages that name the script
+# file read the same for both implementations.
+import re
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import guest
+
+DIFF = Path(__file__).resolve().parent / 'diff'
+BATCH_SIZE = 120          # modules per guest boot
+RUN_TIMEOUT = 30          # seconds per module in the guest
+
+
+class Case:
+    """One corpus script: .rel ('arrays/in'), .path, .module ('d_arrays_in')
+    and its golden files."""
+
+    def __init__(self, path):
+        self.path = path
+        self.rel = str(path.relative_to(DIFF).with_suffix(''))
+        self.module = 'd_' + re.sub(r'[^A-Za-z0-9_]', '_', self.rel)
+
+    def golden(self, ext):
+        return self.path.with_suffix('.' + ext)
+
+    def expected(self):
+        """(stdout, stderr, rc) recorded from upstream, or None."""
+        if not self.golden('rc').exists():
+            return None
+        return (self.golden('out').read_text(), self.golden('err').read_text(),
+                int(self.golden('rc').read_text()))
+
+    def __repr__(self):
+        return self.rel
+
+
+def cases(names=None):
+    """Every script under diff/, sorted; or those named ('arrays/in',
+    'arrays/in.stp' or a path)."""
+    found = [Case(p) for p in sorted(DIFF.rglob('*.stp'))]
+    if not names:
+        return found
+    by_rel = {c.rel: c for c in found}
+    picked = []
+    for n in names:
+        key = str(Path(n).resolve().relative_to(DIFF)) if Path(n).exists() else n
+        key = key[:-4] if key.endswith('.stp') else key
+        if key not in by_rel:
+            raise KeyError(f'no corpus script {n}')
+        picked.append(by_rel[key])
+    return picked
+
+
+def stage(scratch):
+    """Copy the corpus scripts into scratch (same relative paths)."""
+    for p in DIFF.rglob('*.stp'):
+        dest = Path(scratch) / p.relative_to(DIFF)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(p, dest)
+
+
+def build_all(build_argv, todo, scratch, workers=2):
+    """Build each case with build_argv(case) (run in scratch). Returns
+    case -> CompletedProcess."""
+    def one(case):
+        try:
+            return subprocess.run(build_argv(case), cwd=scratch, text=True,
+                                  capture_output=True, timeout=600)
+        except subprocess.TimeoutExpired as e:
+            return subprocess.CompletedProcess(e.cmd, -1, '', 'build timed out')
+    with ThreadPoolExecutor(max_workers=workers) as ex:
+        return dict(zip(todo, ex.map(one, todo)))
+
+
+def run_all(staprun, todo, scratch, batch_size=BATCH_SIZE):
+    """Run the built modules of `todo` with `staprun NAME.ko` in as few
+    guest boots as batch_size allows; the kernel must stay healthy after
+    each boot. Returns case -> guest.Result."""
+    results = {}
+    for i in range(0, len(todo), batch_size):
+        chunk = todo[i:i + batch_size]
+        batch = _boot(staprun, chunk, scratch)
+        guest.check_kernel_healthy(batch)
+        results.update(zip(chunk, batch))
+    return results
+
+
+def _boot(staprun, chunk, scratch):
+    """One guest boot for chunk; booted again once if the guest died before
+    running anything (a TCG boot on a loaded host can fail its timer check)."""
+    commands = [f'{staprun} {c.module}.ko' for c in chunk]
+    try:
+        return guest.run_batch(commands, scratch=str(scratch),
+                               timeout=RUN_TIMEOUT)
+    except guest.GuestDied as e:
+        if any(r.rc is not None or r.timed_out for r in e.batch):
+            raise
+        return guest.run_batch(commands, scratch=str(scratch),
+                               timeout=RUN_TIMEOUT)

@@ -1,0 +1,49 @@
+# Differential tests: every script of the corpus under testsuite/diff/ is
+# built with our stap (2 at a time) and run in the test guest (a few boots
+# for the whole corpus); its stdout, stderr and exit status must equal what
+# SystemTap 4.8 gave, byte for byte (the NAME.out/.err/.rc golden files that
+# record_upstream.py writes). One test per script, named by its path.
+import pytest
+
+import diffcorpus
+from conftest import STAP, STAPRUN
+
+# Scripts where we knowingly differ from upstream: path -> reason.
+XFAIL = {
+}
+
+CASES = diffcorpus.cases()
+
+
+@pytest.fixture(scope='module')
+def results(request, krel, tools, tmp_path_factory):
+    """Build and run the selected cases that have a golden."""
+    scratch = tmp_path_factory.mktemp('diff')
+    diffcorpus.stage(scratch)
+    selected = {item.callspec.params['case'] for item in request.session.items
+                if item.originalname == 'test_diff'}
+    todo = [c for c in CASES if c in selected and c.expected() is not None]
+    built = diffcorpus.build_all(
+        lambda c: [str(STAP), '-p4', '-r', krel, '-m', c.module,
+                   c.rel + '.stp'], todo, scratch)
+    ok = [c for c in todo if built[c].returncode == 0]
+    return built, diffcorpus.run_all(STAPRUN, ok, scratch)
+
+
+def _param(case):
+    marks = []
+    if case.rel in XFAIL:
+        marks.append(pytest.mark.xfail(strict=True, reason=XFAIL[case.rel]))
+    return pytest.param(case, id=case.rel, marks=marks)
+
+
+@pytest.mark.parametrize('case', [_param(c) for c in CASES])
+def test_diff(results, case):
+    expected = case.expected()
+    assert expected is not None, \
+        f'{case.rel}: no golden; run testsuite/record_upstream.py {case.rel}'
+    built, ran = results
+    b = built[case]
+    assert b.returncode == 0, f'{case.rel}: our build failed:\n{b.stderr}'
+    r = ran[case]
+    assert (r.stdout, r.stderr, r.rc) == expected

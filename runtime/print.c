@@ -221,6 +221,86 @@ void stp_emit_str(struct stp_sink *s, const char *v, const struct stp_spec *sp)
 		stp_put(s, "", 1);	/* 4.8 appends a NUL byte */
 }
 
+/* A %b size: 1, 2, 4 or 8 bytes, else -1. */
+static int stp_bin_size(int n)
+{
+	return n == 1 || n == 2 || n == 4 || n == 8 ? n : -1;
+}
+
+/* %b: the value's low bytes in host (little-endian) order, NUL-padded to
+ * the width. The size is the precision, else the width, else 8. */
+void stp_emit_bin(struct stp_sink *s, int64_t v, const struct stp_spec *sp)
+{
+	int size = stp_bin_size(sp->prec), width = sp->width;
+
+	if (width < 0) {
+		if (size < 0)
+			size = 8;
+		width = size;
+	} else if (size < 0) {
+		size = stp_bin_size(width);
+		if (size < 0)
+			size = 8;
+	}
+	if (!(sp->flags & STP_F_LEFT))
+		stp_put_fill(s, '\0', width - size);
+	stp_put(s, (const char *)&v, size);
+	if (sp->flags & STP_F_LEFT)
+		stp_put_fill(s, '\0', width - size);
+}
+
+/* How many bytes %m and %M read: the precision, at least 1. */
+static size_t stp_mem_len(const struct stp_spec *sp)
+{
+	return sp->prec > 0 ? min_t(size_t, sp->prec, STP_BUFFER_SIZE) : 1;
+}
+
+void stp_mem_check(struct stp_context *c, int64_t addr, const struct stp_spec *sp)
+{
+	size_t len = stp_mem_len(sp), i, n;
+	char chunk[64];
+
+	for (i = 0; i < len; i += n) {
+		n = min(len - i, sizeof(chunk));
+		if (copy_from_kernel_nofault(chunk, (const void *)(unsigned long)(addr + i), n)) {
+			snprintf(c->error_buffer, MAXSTRINGLEN,
+				 "read fault [man error::fault] at 0x%llx",
+				 (unsigned long long)(addr + i));
+			c->last_error = c->error_buffer;
+			return;
+		}
+	}
+}
+
+/* %m: kernel memory as raw bytes; %M: as lower-case hex digit pairs. The
+ * range was checked by stp_mem_check; a byte that faults now reads 0. */
+void stp_emit_mem(struct stp_sink *s, int64_t addr, const struct stp_spec *sp)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t len = stp_mem_len(sp), i;
+	int out = sp->conv == 'M' ? 2 * len : len;
+	unsigned char b;
+	char pair[2];
+
+	if (!(sp->flags & STP_F_LEFT))
+		stp_put_fill(s, ' ', sp->width - out);
+	for (i = 0; i < len; i++) {
+		if (copy_from_kernel_nofault(&b, (const void *)(unsigned long)(addr + i), 1))
+			b = 0;
+		if (sp->conv == 'M') {
+			pair[0] = hex[b >> 4];
+			pair[1] = hex[b & 15];
+			stp_put(s, pair, 2);
+		} else {
+			stp_put(s, (const char *)&b, 1);
+		}
+	}
+	if (sp->flags & STP_F_LEFT)
+		stp_put_fill(s, ' ', sp->width - out);
+	if (sp->flags & STP_F_ZERO)
+		stp_put(s, "", 1);
+}
+
 void stp_print_str(const char *str)
 {
 	struct stp_sink s;

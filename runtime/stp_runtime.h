@@ -189,6 +189,9 @@ void stp_sink_string(struct stp_sink *s, char *dst);
 void stp_emit_lit(struct stp_sink *s, const char *p, size_t n);
 void stp_emit_long(struct stp_sink *s, int64_t v, const struct stp_spec *sp);
 void stp_emit_str(struct stp_sink *s, const char *v, const struct stp_spec *sp);
+void stp_emit_bin(struct stp_sink *s, int64_t v, const struct stp_spec *sp);
+void stp_emit_mem(struct stp_sink *s, int64_t addr, const struct stp_spec *sp);
+void stp_mem_check(struct stp_context *c, int64_t addr, const struct stp_spec *sp);
 void stp_print_str(const char *s);
 void stp_print_long(int64_t v);
 

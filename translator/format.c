@@ -71,10 +71,8 @@ static struct fmt_piece *directive(struct session *s, const char **pp,
 		return NULL;
 	}
 	d->conv = *(*pp)++;
-	if (!d->conv || !strchr("diuoxXpcs", d->conv)) {
-		*err = strchr("bmM", d->conv) ?
-			arena_printf(s->arena, "format directive '%%%c' is not supported by this version yet", d->conv) :
-			arena_printf(s->arena, "invalid format directive '%%%c'", d->conv);
+	if (!d->conv || !strchr("diuoxXpcsbmM", d->conv)) {
+		*err = arena_printf(s->arena, "invalid format directive '%%%c'", d->conv);
 		return NULL;
 	}
 	return d;

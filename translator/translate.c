@@ -104,6 +104,7 @@ const char *tr_where(struct gen *g, const struct node *n)
 	case N_CALL:
 	case N_VAR:
 	case N_INDEX:
+	case N_PRINT:
 		what = arena_printf(g->s->arena, "%s '%s'",
 				    n->op[0] == '@' ? "operator" : "identifier", n->op);
 		break;
@@ -375,82 +376,135 @@ static void emit_spec(struct gen *g, const struct fmt_piece *p,
 	     p->conv, p->flags, width, prec);
 }
 
-/* An argument's value as of its evaluation: unless it is a constant or
- * already a temporary, it is copied, in case a later argument changes a
- * variable it reads (println(b, b++)). */
-static const char *arg_value(struct gen *g, struct node *a, bool more)
+/* Can evaluating n change a variable (assignments, ++/--, calls)? */
+static bool has_effects(const struct node *n)
 {
-	const char *v = tr_gen_expr(g, a), *t;
-
-	if (!more || v[0] == '"' || !strncmp(v, "l->t_", 5) ||
-	    !strncmp(v, "((int64_t)0x", 12))
-		return v;
-	t = tr_new_tmp(g, a->type == T_STRING ? T_STRING : T_LONG);
-	tr_store(g, t, v, a->type == T_STRING ? T_STRING : T_LONG);
-	return t;
+	if (!n)
+		return false;
+	if (n->kind == N_ASSIGN || n->kind == N_INCDEC || n->kind == N_CALL ||
+	    n->kind == N_PRINT)
+		return true;
+	if (has_effects(n->a) || has_effects(n->b) || has_effects(n->c))
+		return true;
+	for (const struct node *a = n->args; a; a = a->next)
+		if (has_effects(a))
+			return true;
+	return false;
 }
 
-/* printf family: one runtime call per piece of the parsed format. Every
- * argument is evaluated first, so an error in one prints nothing of the
- * call (as upstream). */
+/* A value the later arguments (from `later` on) cannot change: temporaries
+ * and literals as they are; other values copied to a temporary if a later
+ * argument has side effects. */
+static const char *stable(struct gen *g, const char *v, enum type t,
+			  const struct node *later)
+{
+	const char *tmp;
+	bool effects = false;
+
+	if (v[0] == '"' || !strncmp(v, "l->t_", 5))
+		return v;
+	for (; later && !effects; later = later->next)
+		effects = has_effects(later);
+	if (!effects)
+		return v;
+	tmp = tr_new_tmp(g, t);
+	tr_store(g, tmp, v, t);
+	return tmp;
+}
+
+static const char *format_count(struct gen *g, int count, struct node **a)
+{
+	const char *v;
+
+	if (count != -2)
+		return arena_printf(g->s->arena, "%d", count);
+	v = stable(g, tr_gen_expr(g, *a), T_LONG, (*a)->next);
+	*a = (*a)->next;
+	return arena_printf(g->s->arena, "(int)%s", v);
+}
+
+static const char *emitter(char conv)
+{
+	switch (conv) {
+	case 's':
+		return "str";
+	case 'b':
+		return "bin";
+	case 'm':
+	case 'M':
+		return "mem";
+	default:
+		return "long";
+	}
+}
+
+/* printf family: all the arguments are evaluated first, in order (an error
+ * in one prints nothing, and %m/%M check their memory then), then one
+ * runtime call per piece of the parsed format. */
 static void gen_format(struct gen *g, struct node *n, const char *sink)
 {
-	const char *err, *vals[3 * 64];
-	struct fmt_piece *p = fmt_parse(g->s, n->args->str, n->args->len, &err);
+	const char *err;
+	struct fmt_piece *head = fmt_parse(g->s, n->args->str, n->args->len, &err), *p;
 	struct node *a = n->args->next;
-	int nv = 0, i = 0;
+	int npieces = 0, i;
+	const char **w, **pr, **v;
 
-	for (; a && nv < 3 * 64; a = a->next)
-		vals[nv++] = arg_value(g, a, a->next);
-	for (; p; p = p->next) {
-		const char *w, *pr, *v;
-
+	for (p = head; p; p = p->next)
+		npieces++;
+	w = arena_alloc(g->s->arena, 3 * (npieces + 1) * sizeof(*w));
+	pr = w + npieces + 1;
+	v = pr + npieces + 1;
+	for (p = head, i = 0; p; p = p->next, i++) {
+		if (!p->conv)
+			continue;
+		w[i] = format_count(g, p->width, &a);
+		pr[i] = format_count(g, p->prec, &a);
+		v[i] = stable(g, tr_gen_expr(g, a), a->type, a->next);
+		a = a->next;
+		if (p->conv == 'm' || p->conv == 'M') {
+			emit_spec(g, p, w[i], pr[i]);
+			tr_line(g, "stp_mem_check(c, %s, &sp);", v[i]);
+			tr_error_check(g, n);
+		}
+	}
+	for (p = head, i = 0; p; p = p->next, i++) {
 		if (!p->conv) {
 			tr_line(g, "stp_emit_lit(%s, %s, %zu);", sink,
 			     tr_cstr(g, p->lit), p->litlen);
 			continue;
 		}
-		if (i >= nv)
-			break;		/* reported by pass 2 */
-		w = p->width == -2 ? arena_printf(g->s->arena, "(int)%s", vals[i++]) :
-				     arena_printf(g->s->arena, "%d", p->width);
-		pr = p->prec == -2 && i < nv ?
-		     arena_printf(g->s->arena, "(int)%s", vals[i++]) :
-		     arena_printf(g->s->arena, "%d", p->prec);
-		if (i >= nv)
-			break;
-		v = vals[i++];
-		emit_spec(g, p, w, pr);
-		tr_line(g, "stp_emit_%s(%s, %s, &sp);", p->conv == 's' ? "str" : "long",
-		     sink, v);
+		emit_spec(g, p, w[i], pr[i]);
+		tr_line(g, "stp_emit_%s(%s, %s, &sp);", emitter(p->conv), sink, v[i]);
 	}
 }
 
 /* print, println, printd and their s- forms: values one after another,
- * all evaluated before anything is emitted. */
+ * all evaluated before anything is printed (as printf). */
 static void gen_values(struct gen *g, struct node *n, const char *sink)
 {
 	struct node *a = n->args, *first;
-	const char *delim = NULL, *vals[256];
-	int nv = 0, i = 0;
+	const char *delim = NULL, **v;
+	int nargs = 0, i;
 
 	if (n->flags & PR_DELIM) {
 		delim = tr_cstr(g, a->str);
 		a = a->next;
 	}
 	first = a;
-	for (; a && nv < 256; a = a->next)
-		vals[nv++] = tr_is_hist(a) ? NULL : arg_value(g, a, a->next);
-	for (a = first; a && i < nv; a = a->next, i++) {
-		const char *v = vals[i];
-
-		if (!v)
+	for (; a; a = a->next)
+		nargs++;
+	v = arena_alloc(g->s->arena, (nargs + 1) * sizeof(*v));
+	for (a = first, i = 0; a; a = a->next, i++)
+		if (!tr_is_hist(a))
+			v[i] = stable(g, tr_gen_expr(g, a), a->type, a->next);
+	for (a = first, i = 0; a; a = a->next, i++) {
+		if (tr_is_hist(a))
 			tr_print_hist(g, a, sink);
 		else if (a->type == T_STRING)
-			tr_line(g, "stp_emit_lit(%s, %s, strlen(%s));", sink, v, v);
+			tr_line(g, "stp_emit_lit(%s, %s, strlen(%s));", sink, v[i], v[i]);
 		else
 			tr_line(g, "sp.conv = 'd'; sp.flags = 0; sp.width = -1; sp.prec = -1; stp_emit_long(%s, %s, &sp);",
-			     sink, v);
+			     sink, v[i]);
 		if (delim && a->next)
 			tr_line(g, "stp_emit_lit(%s, %s, %zu);", sink, delim, strlen(n->args->str));
 	}

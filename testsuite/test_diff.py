@@ -10,6 +10,16 @@ from conftest import STAP, STAPRUN
 
 # Scripts where we knowingly differ from upstream: path -> reason.
 XFAIL = {
+    'control/error_probe': 'error probes are not translated yet',
+    'control/error_probe_after_exit': 'error probes are not translated yet',
+    'control/next_in_func': "'next' in a function (upstream: 'all functions exhausted') is not translated yet",
+    'control/maxaction_for': 'MAXACTION counts one action per loop iteration, upstream counts every statement',
+    'probes/timer_profile': 'timer.profile is not translated yet',
+    'probes/timer_randomize': 'timer.randomize is not translated yet',
+    'tapset/probefunc_begin': 'probefunc() outside a kernel probe is "" here, "0x0" upstream',
+    'strings/stringat_oob': "the error names the tapset function's file, upstream's is /usr/share/systemtap/tapset",
+    'strings/stringat_neg': "the error names the tapset function's file, upstream's is /usr/share/systemtap/tapset",
+    'strings/str_ctime_big': "the error names the tapset function's file, upstream's is /usr/share/systemtap/tapset",
 }
 
 CASES = diffcorpus.cases()

@@ -10,7 +10,8 @@
  * an unknown name becomes a local of its probe or function; globals and
  * functions come from the script, then from the tapsets), mark the
  * functions reachable from the probes, infer types to a fixed point, and
- * check print formats. Only what the user script reaches survives.
+ * check print formats and that no foreach body changes its own array.
+ * Only what the user script reaches survives.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,86 @@ static struct probe **include_used_files(struct session *s, struct probe **tail,
 	return tail;
 }
 
+/* ---- arrays modified inside their own foreach ---------------------------- */
+
+struct seen {
+	const struct func *f[256];
+	int n;
+};
+
+static const struct node *writer(const struct node *n, const struct var *v,
+				 struct seen *seen);
+
+/* Does f, or anything it calls, write v? (each function looked at once) */
+static bool func_writes(const struct func *f, const struct var *v,
+			struct seen *seen)
+{
+	for (int i = 0; i < seen->n; i++)
+		if (seen->f[i] == f)
+			return false;
+	if (seen->n == 256 || f->body->kind == N_EMBEDDED_STMT)
+		return false;
+	seen->f[seen->n++] = f;
+	return writer(f->body, v, seen) != NULL;
+}
+
+/* The first node of the list n that writes array v: its name in an
+ * assignment, ++/--, <<< or delete, or a call of a function that does. */
+static const struct node *writer(const struct node *n, const struct var *v,
+				 struct seen *seen)
+{
+	for (; n; n = n->next) {
+		const struct node *w = NULL;
+
+		if (n->kind == N_ASSIGN || n->kind == N_INCDEC || n->kind == N_DELETE)
+			w = n->a;
+		if (w && (w->kind == N_INDEX || w->kind == N_VAR) && w->var == v)
+			return w;
+		if (n->kind == N_CALL && n->func && func_writes(n->func, v, seen))
+			return n;
+		const struct node *kids[5] = { n->args, n->a, n->b, n->c, n->d };
+
+		for (int i = 0; i < 5; i++) {
+			w = writer(kids[i], v, seen);
+			if (w)
+				return w;
+		}
+	}
+	return NULL;
+}
+
+/* As upstream: a foreach body may not change the array it iterates. */
+static void check_foreach_writes(struct session *s, const struct node *n)
+{
+	for (; n; n = n->next) {
+		const struct node *kids[5] = { n->args, n->a, n->b, n->c, n->d };
+
+		if (n->kind == N_FOREACH && n->a && n->a->var &&
+		    (n->a->kind == N_VAR || n->a->kind == N_INDEX)) {
+			struct seen seen = { .n = 0 };
+			const struct node *w = writer(n->d, n->a->var, &seen);
+
+			if (w && w->kind == N_CALL)
+				diag_error(s, w->loc, "function call modifies var '%s' during 'foreach' iteration",
+					   n->a->var->name);
+			else if (w)
+				diag_error(s, w->loc, "variable '%s' modified during 'foreach' iteration",
+					   n->a->var->name);
+		}
+		for (int i = 0; i < 5; i++)
+			check_foreach_writes(s, kids[i]);
+	}
+}
+
+static void check_all_foreach(struct session *s)
+{
+	for (struct probe *p = s->probes; p; p = p->next)
+		check_foreach_writes(s, p->body);
+	for (struct func *f = s->funcs; f; f = f->next_used)
+		if (f->body->kind != N_EMBEDDED_STMT)
+			check_foreach_writes(s, f->body);
+}
+
 int elaborate(struct session *s)
 {
 	struct embed **etail;
@@ -180,6 +261,8 @@ int elaborate(struct session *s)
 	types_infer(s);
 	if (s->errors == errors)
 		regex_compile_all(s);
+	if (s->errors == errors)
+		check_all_foreach(s);
 	if (s->errors == errors)
 		opt_elide(s);
 	compute_nesting(s);

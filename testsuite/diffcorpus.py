@@ -28,7 +28,9 @@ class Case:
     def __init__(self, path):
         self.path = path
         self.rel = str(path.relative_to(DIFF).with_suffix(''))
-        self.module = 'd_' + re.sub(r'[^A-Za-z0-9_]', '_', self.rel)
+        # module names: lower-case C identifiers of at most 55 characters,
+        # so script names are lower case too
+        self.module = 'd_' + re.sub(r'[^a-z0-9_]', '_', self.rel)
 
     def golden(self, ext):
         return self.path.with_suffix('.' + ext)

@@ -14,8 +14,6 @@ XFAIL = {
     'control/error_probe_after_exit': 'error probes are not translated yet',
     'control/next_in_func': "'next' in a function (upstream: 'all functions exhausted') is not translated yet",
     'control/maxaction_for': 'MAXACTION counts one action per loop iteration, upstream counts every statement',
-    'probes/timer_profile': 'timer.profile is not translated yet',
-    'probes/timer_randomize': 'timer.randomize is not translated yet',
     'tapset/probefunc_begin': 'probefunc() outside a kernel probe is "" here, "0x0" upstream',
     'strings/stringat_oob': "the error names the tapset function's file, upstream's is /usr/share/systemtap/tapset",
     'strings/stringat_neg': "the error names the tapset function's file, upstream's is /usr/share/systemtap/tapset",

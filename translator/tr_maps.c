@@ -250,18 +250,22 @@ const char *tr_hist_bucket(struct gen *g, struct node *hist, struct node *index)
 	return t;
 }
 
-/* print(@hist_log(s)) */
-void tr_print_hist(struct gen *g, struct node *hist, const char *sink)
+/* print(@hist_log(s)): an empty statistic is an error at the print call
+ * (`at`), checked with the other arguments, before anything is printed */
+void tr_hist_check(struct gen *g, struct node *hist, const struct node *at)
 {
 	const char *st = stat_of(g, hist->args);
 
 	tr_line(g, "if (!%s || !%s->count) {", st, st);
 	tr_line(g, "\tc->last_error = \"empty aggregate\";");
-	tr_line(g, "\tc->last_stmt = %s;", tr_where(g, hist));
+	tr_line(g, "\tc->last_stmt = %s;", tr_where(g, at));
 	tr_line(g, "\tgoto %s;", g->err_label);
 	tr_line(g, "}");
+}
 
-	tr_line(g, "stp_stat_print_hist(%s, %s, %s);", sink, st,
+void tr_print_hist(struct gen *g, struct node *hist, const char *sink)
+{
+	tr_line(g, "stp_stat_print_hist(%s, %s, %s);", sink, stat_of(g, hist->args),
 		spec_ref(g, hist->args->var));
 }
 

@@ -494,9 +494,12 @@ static void gen_values(struct gen *g, struct node *n, const char *sink)
 	for (; a; a = a->next)
 		nargs++;
 	v = arena_alloc(g->s->arena, (nargs + 1) * sizeof(*v));
-	for (a = first, i = 0; a; a = a->next, i++)
-		if (!tr_is_hist(a))
+	for (a = first, i = 0; a; a = a->next, i++) {
+		if (tr_is_hist(a))
+			tr_hist_check(g, a, n);
+		else
 			v[i] = stable(g, tr_gen_expr(g, a), a->type, a->next);
+	}
 	for (a = first, i = 0; a; a = a->next, i++) {
 		if (tr_is_hist(a))
 			tr_print_hist(g, a, sink);

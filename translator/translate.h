@@ -54,6 +54,7 @@ void tr_delete(struct gen *g, struct node *n);
 const char *tr_stat_add(struct gen *g, struct node *n);
 const char *tr_stat_op(struct gen *g, struct node *n);
 const char *tr_hist_bucket(struct gen *g, struct node *hist, struct node *index);
+void tr_hist_check(struct gen *g, struct node *hist, const struct node *at);
 void tr_print_hist(struct gen *g, struct node *hist, const char *sink);
 bool tr_is_hist(const struct node *n);
 void tr_foreach(struct gen *g, struct node *n);

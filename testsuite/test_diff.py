@@ -10,18 +10,11 @@ from conftest import STAP, STAPRUN
 
 # Scripts where we knowingly differ from upstream: path -> reason.
 XFAIL = {
-    'control/error_probe': 'error probes are not translated yet',
-    'control/error_probe_after_exit': 'error probes are not translated yet',
-    'control/next_in_func': "'next' in a function (upstream: 'all functions exhausted') is not translated yet",
-    'control/maxaction_for': 'MAXACTION counts one action per loop iteration, upstream counts every statement',
-    'arrays/wrap_default': 'MAXACTION counts one action per loop iteration, upstream counts every statement',
-    'stats/stats_loop_many': 'MAXACTION counts one action per loop iteration, upstream counts every statement',
     'arrays/foreach_limit_nested_break': 'upstream sorts the array in place for the inner foreach, which disturbs the outer one (2 where 7 is right)',
     'stats/hist_foreach': 'foreach over histogram buckets is not translated yet',
     'stats/hist_linear_foreach': 'foreach over histogram buckets is not translated yet',
     'stats/stat_array_sort': 'ties in foreach sorted by a statistic of an array come in another order',
     'stats/stat_array_multikey': 'ties in foreach sorted by a statistic of an array come in another order',
-    'tapset/probefunc_begin': 'probefunc() outside a kernel probe is "" here, "0x0" upstream',
     'strings/stringat_oob': "the error names the tapset function's file, upstream's is /usr/share/systemtap/tapset",
     'strings/stringat_neg': "the error names the tapset function's file, upstream's is /usr/share/systemtap/tapset",
     'strings/str_ctime_big': "the error names the tapset function's file, upstream's is /usr/share/systemtap/tapset",

@@ -11,8 +11,6 @@ from conftest import STAP, STAPRUN
 # Scripts where we knowingly differ from upstream: path -> reason.
 XFAIL = {
     'arrays/foreach_limit_nested_break': 'upstream sorts the array in place for the inner foreach, which disturbs the outer one (2 where 7 is right)',
-    'stats/hist_foreach': 'foreach over histogram buckets is not translated yet',
-    'stats/hist_linear_foreach': 'foreach over histogram buckets is not translated yet',
     'stats/stat_array_sort': 'ties in foreach sorted by a statistic of an array come in another order',
     'stats/stat_array_multikey': 'ties in foreach sorted by a statistic of an array come in another order',
     'strings/stringat_oob': "the error names the tapset function's file, upstream's is /usr/share/systemtap/tapset",

@@ -9,6 +9,9 @@ import pytest
 from conftest import run_scripts
 
 CASES = {
+    # foreach over histogram buckets: ascending whatever the sort, limit, value
+    'hist_foreach_hf1': ('global s, t probe begin { for (i = 0; i < 10; i++) { s <<< i * 3; t <<< i * 100 } foreach (v = b- in @hist_linear(s, 0, 30, 10) limit 4) printf("%d:%d ", b, v); println(""); foreach ([b] in @hist_log(t) limit 3) printf("%d ", b); println(""); exit() }',
+        '0:0 1:4 2:3 3:3 \n0 1 2 \n', 0, ''),
     # a global updated only by ++ or += is printed at exit, unless the
     # value of the update is used
     'display_wo1': ('global n probe begin { if (n++ == 0) println("x"); exit() }',

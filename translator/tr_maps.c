@@ -309,7 +309,43 @@ static void slice_filter(struct gen *g, struct node *arr, const char *ent)
 	}
 }
 
-void tr_foreach(struct gen *g, struct node *n)
+/* foreach ([v =] b in @hist_log(s) | @hist_linear(s, ...) [limit n]):
+ * every bucket index in ascending order, whatever sort is asked (as 4.8:
+ * all 128 of a log histogram, and the under- and overflow buckets of a
+ * linear one), v its count. */
+static void foreach_hist(struct gen *g, struct node *n)
+{
+	struct node *h = n->a;
+	const char *st = stat_of(g, h->args), *spec = spec_ref(g, h->args->var);
+	const char *nb = tr_new_tmp(g, T_LONG), *i = tr_new_tmp(g, T_LONG);
+	const char *lim = n->c ? tr_gen_expr(g, n->c) : "-1";
+	const char *left = tr_new_tmp(g, T_LONG);
+	int label = g->label++;
+
+	tr_loop_entry(g, n);
+	tr_line(g, "%s = stp_stat_hist_nbuckets(%s);", nb, spec);
+	tr_line(g, "%s = %s;", left, lim);
+	tr_line(g, "for (%s = 0; %s < %s; %s++) {", i, i, nb, i);
+	g->indent++;
+	tr_line(g, "if (%s >= 0 && %s-- == 0)", left, left);
+	tr_line(g, "	break;");
+	tr_line(g, "%s = %s;", tr_var_ref(g, n->args->var), i);
+	if (n->b) {
+		tr_line(g, "%s = stp_stat_hist_bucket(c, %s, %s, %s);",
+			tr_var_ref(g, n->b->var), st, spec, i);
+		tr_error_check(g, h);
+	}
+	if (g->nloops < 64)
+		g->loops[g->nloops++] = label;
+	tr_gen_loop_body(g, n->d);
+	g->nloops--;
+	tr_line(g, "cont_%d: __attribute__((unused));", label);
+	tr_action_check(g, n->d);
+	g->indent--;
+	tr_line(g, "}");
+}
+
+static void foreach_map(struct gen *g, struct node *n)
 {
 	struct var *v = n->a->var;
 	const char *ents = tr_new_decl(g, "struct stp_map_entry **", "");
@@ -342,6 +378,14 @@ void tr_foreach(struct gen *g, struct node *n)
 	tr_action_check(g, n->d);
 	g->indent--;
 	tr_line(g, "}");
+}
+
+void tr_foreach(struct gen *g, struct node *n)
+{
+	if (tr_is_hist(n->a) && n->args && !n->args->next)
+		foreach_hist(g, n);
+	else
+		foreach_map(g, n);
 }
 
 /* ---- declarations, creation, locks -------------------------------------------------- */

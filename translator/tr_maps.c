@@ -309,6 +309,20 @@ static void slice_filter(struct gen *g, struct node *arr, const char *ent)
 	}
 }
 
+/* A foreach loop's body, `continue` label and action count, and the end of
+ * the C loop the caller opened. */
+static void foreach_body(struct gen *g, struct node *n, int label)
+{
+	if (g->nloops < 64)
+		g->loops[g->nloops++] = label;
+	tr_gen_loop_body(g, n->d);
+	g->nloops--;
+	tr_line(g, "cont_%d: __attribute__((unused));", label);
+	tr_action_check(g, n->d);
+	g->indent--;
+	tr_line(g, "}");
+}
+
 /* foreach ([v =] b in @hist_log(s) | @hist_linear(s, ...) [limit n]):
  * every bucket index in ascending order, whatever sort is asked (as 4.8:
  * all 128 of a log histogram, and the under- and overflow buckets of a
@@ -335,14 +349,7 @@ static void foreach_hist(struct gen *g, struct node *n)
 			tr_var_ref(g, n->b->var), st, spec, i);
 		tr_error_check(g, h);
 	}
-	if (g->nloops < 64)
-		g->loops[g->nloops++] = label;
-	tr_gen_loop_body(g, n->d);
-	g->nloops--;
-	tr_line(g, "cont_%d: __attribute__((unused));", label);
-	tr_action_check(g, n->d);
-	g->indent--;
-	tr_line(g, "}");
+	foreach_body(g, n, label);
 }
 
 static void foreach_map(struct gen *g, struct node *n)
@@ -370,14 +377,7 @@ static void foreach_map(struct gen *g, struct node *n)
 		store_entry(g, tr_var_ref(g, key->var), key->var->type, ent, k);
 	if (n->b)
 		store_entry(g, tr_var_ref(g, n->b->var), n->b->var->type, ent, -1);
-	if (g->nloops < 64)
-		g->loops[g->nloops++] = label;
-	tr_gen_loop_body(g, n->d);
-	g->nloops--;
-	tr_line(g, "cont_%d: __attribute__((unused));", label);
-	tr_action_check(g, n->d);
-	g->indent--;
-	tr_line(g, "}");
+	foreach_body(g, n, label);
 }
 
 void tr_foreach(struct gen *g, struct node *n)

@@ -119,6 +119,20 @@ def test_p2_kprobe_function_as_upstream(krel):
         ' /* <- kprobe.function("vfs_read").return.maxactive(0) */']
 
 
+def test_p2_kprobe_function_compiler_clone(krel):
+    # a clone (name.isra.0, ...) has no BTF: kprobe.function takes the exact
+    # name on trust (the kernel resolves it at registration); 4.8 resolves it
+    # the same from a System.map
+    r = p2(krel, 'probe kprobe.function("finish_task_switch.isra.0") { print(1) }')
+    assert probes_of(r) == [
+        'kprobe.function("finish_task_switch.isra.0") /*  name = finish_task_switch.isra.0*/'
+        ' /* <- kprobe.function("finish_task_switch.isra.0") */']
+    r = p2(krel, 'probe kernel.function("finish_task_switch.isra.0") { print(1) }')
+    assert r.returncode == 1
+    r = p2(krel, 'probe kprobe.function("finish_task_switch*.isra.0") { print(1) }')
+    assert r.returncode == 1
+
+
 def test_p2_tracepoints_as_upstream(krel):
     r = p2(krel, 'probe kernel.trace("sched_switch") { print(1) }')
     assert probes_of(r) == [

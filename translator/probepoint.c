@@ -562,6 +562,15 @@ static void kernel_functions(struct resolver *r, const struct fn_spec *f)
 		return;
 	}
 	n = kcat_match_functions(kc, f->glob, &names);
+	/* a compiler clone (name.isra.0, name.constprop.0, name.part.0) has
+	 * no BTF: kprobe.function takes its exact name on trust, the kernel
+	 * resolving it when the probe is registered */
+	if (!n && f->kind == RP_KPROBE && !has_wildcard(f->glob) &&
+	    strchr(f->glob, '.')) {
+		if (allowed(r, f->glob, f->ret, false, f->loc))
+			add_function(r, f, NULL, f->glob);
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (allowed(r, names[i], f->ret, has_wildcard(f->glob), f->loc))
 			add_function(r, f, NULL, names[i]);

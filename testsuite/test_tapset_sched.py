@@ -1,20 +1,24 @@
 # The task, scheduler, kprocess and signal tapsets (tapsets/linux/task.stp,
 # task_time.stp, context_ids.stp, scheduler.stp, kprocess.stp, signal.stp):
-# listing (-L) on the host, and in one boot of the test guest the probes
+# listing (-L) on the host, and in the test guest (a boot with one CPU,
+# one with two) the probes
 # fired by a controlled workload (ktap/work.sh under staprun -c: a fork and
 # exec of sleep, a SIGWINCH, a wait, a handled SIGUSR2) and the task_*
-# functions on stapio.
+# functions on stapio; also xfs's unload (kthread_stop), a signal frame that
+# cannot be written (force_segv, ktap/segv.py), and on two CPUs
+# ktap/work2.py (migrations, ptrace, rt_sigpending, tkill, tgkill, a POSIX
+# timer).
 #
 # Compared with Debian's SystemTap 4.8 where it runs without debuginfo (its
 # outputs recorded once in ktap/*.upstream and ktap/upstream-L.txt): the
-# tracepoint-based aliases (ktap/tp.stp) and the task functions of
-# ktap/task_same.stp. 4.8 needs the kernel's debuginfo for its
+# tracepoint-based aliases (ktap/tp.stp, tp2.stp, kt.stp) and the task
+# functions of ktap/task_same.stp. 4.8 needs the kernel's debuginfo for its
 # kernel.function-based aliases (scheduler.cpu_on, .tick, .signal_send,
 # kprocess.start, .exit, .release, signal.checkperm, .check_ignored,
 # .do_action, .procmask, .send.return ...), and on this kernel fails to
 # elaborate task_start_time() and task_ancestry() (real_start_time is gone),
 # has no task_exe_file(), and needs debuginfo for task_rlimit_*(): there
-# (ktap/kp.stp, ktap/task_ours.stp) the values are checked against what the
+# (ktap/kp.stp, kp2.stp, segv.stp, task_ours.stp) the values are checked against what the
 # tracepoints, the task functions and the workload say.
 import re
 from pathlib import Path
@@ -98,7 +102,8 @@ ALL = ('global n probe scheduler.*, scheduler.*.return, kprocess.*, signal.*, '
 
 def test_guest(krel, tmp_path):
     scripts = {'tp': HERE / 'tp.stp', 'kp': HERE / 'kp.stp',
-               'task_same': HERE / 'task_same.stp', 'task_ours': HERE / 'task_ours.stp'}
+               'task_same': HERE / 'task_same.stp', 'task_ours': HERE / 'task_ours.stp',
+               'kt': HERE / 'kt.stp', 'segv': HERE / 'segv.stp'}
     for name, path in scripts.items():
         r = run_stap(['-p4', '-r', krel, '-m', name, str(path)], cwd=tmp_path)
         assert r.returncode == 0, r.stderr
@@ -106,10 +111,12 @@ def test_guest(krel, tmp_path):
     assert r.returncode == 0, r.stderr
     commands = [f'{STAPRUN} -c {WORK} tp.ko', f'{STAPRUN} -c {WORK} kp.ko',
                 f'{STAPRUN} task_same.ko', f'cd /usr/bin && {STAPRUN} {tmp_path}/task_ours.ko',
-                f'{STAPRUN} -c {WORK} all.ko']
+                f'{STAPRUN} -c {WORK} all.ko',
+                f"{STAPRUN} -c 'sh -c \"modprobe xfs && rmmod xfs\"' kt.ko",
+                f'{STAPRUN} -c {HERE / "segv.py"} segv.ko']
     batch = guest.run_batch(commands, scratch=str(tmp_path), timeout=90)
     guest.check_kernel_healthy(batch)
-    tp, kp, same, ours, every = batch
+    tp, kp, same, ours, every, kt, segv = batch
     for res in batch:
         assert res.rc == 0, (res.command, res.stderr)
 
@@ -154,6 +161,16 @@ def test_guest(krel, tmp_path):
 
     # every alias at once loads, fires and unloads (below)
     check_all(every.stdout)
+
+    # xfs's unload stops its workqueues' rescuer threads: as 4.8 printed it
+    assert kt.stdout == (HERE / 'kt.upstream').read_text()
+    # a signal frame that cannot be written: SIGSEGV forced for SIGUSR1
+    # (the command's own line may come anywhere among the probes' lines)
+    lines = segv.stdout.splitlines()
+    assert 'killed by SIGSEGV' in lines
+    assert [line for line in lines if not line.startswith('killed')] == [
+        'signal_generate SIGUSR1 segv.py', 'force_segv 1 segv.py SIGUSR1 10',
+        'signal_generate SIGSEGV segv.py', 'force_segv.return 0']
 
 
 def check_all(stdout):

@@ -157,7 +157,16 @@ def test_guest(krel, tmp_path):
     assert out[0] == 'start 1 1 0'
     assert out[2:] == ['1', 'exe stapio 1', 'cwd bin', 'fd 1',
                        'cannot find file in task', 'rlimit 1 -1 0', 'ns 1 1',
-                       'cannot resolve id in namespace', '1 1 0', '5 5', '1 1']
+                       'cannot resolve id in namespace', '1 1 0', '5 5', '1 1',
+                       # bad task pointers (offsets of real_cred, files,
+                       # fs->pwd, comm from the address given)
+                       'read fault [man error::fault] at 0xb98',
+                       'read fault [man error::fault] at 0xbf8',
+                       'read fault [man error::fault] at 0xbf0',
+                       'read fault [man error::fault] at 0xfffffffffffffbe0',
+                       'cannot resolve id in namespace',
+                       'kernel string copy fault at 0xbb8 [man error::fault]',
+                       'read fault [man error::fault] at 0xbf8']
 
     # every alias at once loads, fires and unloads (below)
     check_all(every.stdout)

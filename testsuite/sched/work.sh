@@ -1,5 +1,5 @@
 #!/bin/sh
-# The workload the ktap scripts watch (staprun -c): a fork and exec of
+# The workload the sched scripts watch (staprun -c): a fork and exec of
 # sleep, a SIGWINCH it ignores, a wait, a SIGUSR2 the shell handles. No
 # signal here is fatal: 4.8's signal.handle fails on the SIGKILL that
 # follows a fatal signal (its siginfo is NULL).

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# The second workload of the ktap scripts (staprun -c, 2 CPUs): moves
+# The second workload of the sched scripts (staprun -c, 2 CPUs): moves
 # between CPUs, a waitpid on one child, strace (ptrace) of another,
 # rt_sigpending, tgkill and tkill of ignored signals, and a POSIX timer
 # whose SIGALRM is queued with send_sigqueue.

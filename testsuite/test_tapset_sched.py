@@ -5,14 +5,15 @@
 # fired by a controlled workload (sched/work.sh under staprun -c: a fork and
 # exec of sleep, a SIGWINCH, a wait, a handled SIGUSR2) and the task_*
 # functions on stapio; also xfs's unload (kthread_stop), a signal frame that
-# cannot be written (force_segv, sched/segv.py), and on two CPUs
+# cannot be written (force_segv, sched/segv.py), the ids of a process of
+# another user in a session of its own (sched/ids.stp), and on two CPUs
 # sched/work2.py (migrations, ptrace, rt_sigpending, tkill, tgkill, a POSIX
 # timer).
 #
 # Compared with Debian's SystemTap 4.8 where it runs without debuginfo (its
 # outputs recorded once in sched/*.upstream and sched/upstream-L.txt): the
 # tracepoint-based aliases (sched/tp.stp, tp2.stp, kt.stp) and the task
-# functions of sched/task_same.stp. 4.8 needs the kernel's debuginfo for its
+# and context functions of sched/task_same.stp and ids.stp. 4.8 needs the kernel's debuginfo for its
 # kernel.function-based aliases (scheduler.cpu_on, .tick, .signal_send,
 # kprocess.start, .exit, .release, signal.checkperm, .check_ignored,
 # .do_action, .procmask, .send.return ...), and on this kernel fails to
@@ -98,6 +99,8 @@ def comparable(text):
     return sorted(line for line in text.splitlines() if not line.startswith(RACY))
 
 
+IDS_CMD = 'setsid setpriv --reuid=1234 --regid=2345 --clear-groups /bin/sleep 0.1'
+
 ALL = ('global n probe scheduler.*, scheduler.*.return, kprocess.*, signal.*, '
        'signal.*.return { n[pn()]++ } probe end { foreach (k+ in n) println(k) }')
 
@@ -105,7 +108,7 @@ ALL = ('global n probe scheduler.*, scheduler.*.return, kprocess.*, signal.*, '
 def test_guest(krel, tmp_path):
     scripts = {'tp': HERE / 'tp.stp', 'kp': HERE / 'kp.stp',
                'task_same': HERE / 'task_same.stp', 'task_ours': HERE / 'task_ours.stp',
-               'kt': HERE / 'kt.stp', 'segv': HERE / 'segv.stp'}
+               'kt': HERE / 'kt.stp', 'segv': HERE / 'segv.stp', 'ids': HERE / 'ids.stp'}
     for name, path in scripts.items():
         r = run_stap(['-p4', '-r', krel, '-m', name, str(path)], cwd=tmp_path)
         assert r.returncode == 0, r.stderr
@@ -115,10 +118,11 @@ def test_guest(krel, tmp_path):
                 f'{STAPRUN} task_same.ko', f'cd /usr/bin && {STAPRUN} {tmp_path}/task_ours.ko',
                 f'{STAPRUN} -c {WORK} all.ko',
                 f"{STAPRUN} -c 'sh -c \"modprobe xfs && rmmod xfs\"' kt.ko",
-                f'{STAPRUN} -c {HERE / "segv.py"} segv.ko']
+                f'{STAPRUN} -c {HERE / "segv.py"} segv.ko',
+                f"{STAPRUN} -c '{IDS_CMD}' ids.ko"]
     batch = guest.run_batch(commands, scratch=str(tmp_path), timeout=90)
     guest.check_kernel_healthy(batch)
-    tp, kp, same, ours, every, kt, segv = batch
+    tp, kp, same, ours, every, kt, segv, ids = batch
     for res in batch:
         assert res.rc == 0, (res.command, res.stderr)
 
@@ -172,6 +176,9 @@ def test_guest(krel, tmp_path):
 
     # every alias at once loads, fires and unloads (below)
     check_all(every.stdout)
+
+    # a process of another user, in a session of its own: as 4.8 printed it
+    assert ids.stdout == (HERE / 'ids.upstream').read_text()
 
     # xfs's unload stops its workqueues' rescuer threads: as 4.8 printed it
     assert kt.stdout == (HERE / 'kt.upstream').read_text()

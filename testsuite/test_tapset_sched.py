@@ -108,7 +108,8 @@ ALL = ('global n probe scheduler.*, scheduler.*.return, kprocess.*, signal.*, '
 def test_guest(krel, tmp_path):
     scripts = {'tp': HERE / 'tp.stp', 'kp': HERE / 'kp.stp',
                'task_same': HERE / 'task_same.stp', 'task_ours': HERE / 'task_ours.stp',
-               'kt': HERE / 'kt.stp', 'segv': HERE / 'segv.stp', 'ids': HERE / 'ids.stp'}
+               'kt': HERE / 'kt.stp', 'segv': HERE / 'segv.stp', 'ids': HERE / 'ids.stp',
+               'wakeup': HERE / 'wakeup.stp'}
     for name, path in scripts.items():
         r = run_stap(['-p4', '-r', krel, '-m', name, str(path)], cwd=tmp_path)
         assert r.returncode == 0, r.stderr
@@ -119,10 +120,11 @@ def test_guest(krel, tmp_path):
                 f'{STAPRUN} -c {WORK} all.ko',
                 f"{STAPRUN} -c 'sh -c \"modprobe xfs && rmmod xfs\"' kt.ko",
                 f'{STAPRUN} -c {HERE / "segv.py"} segv.ko',
-                f"{STAPRUN} -c '{IDS_CMD}' ids.ko"]
+                f"{STAPRUN} -c '{IDS_CMD}' ids.ko",
+                f"{STAPRUN} -c '/usr/bin/strace -o /dev/null /bin/true' wakeup.ko"]
     batch = guest.run_batch(commands, scratch=str(tmp_path), timeout=90)
     guest.check_kernel_healthy(batch)
-    tp, kp, same, ours, every, kt, segv, ids = batch
+    tp, kp, same, ours, every, kt, segv, ids, wakeup = batch
     for res in batch:
         assert res.rc == 0, (res.command, res.stderr)
 
@@ -179,6 +181,12 @@ def test_guest(krel, tmp_path):
 
     # a process of another user, in a session of its own: as 4.8 printed it
     assert ids.stdout == (HERE / 'ids.upstream').read_text()
+
+    # ptrace wakes its tracee (attaching to the stopped child, then
+    # resuming it traced)
+    assert wakeup.stdout.splitlines() == [
+        'wakeup strace 1 TASK_INTERRUPTIBLE | TASK_STOPPED', 'wakeup strace 0 TASK_INTERRUPTIBLE',
+        'wakeup strace 1 TASK_INTERRUPTIBLE | TASK_TRACED']
 
     # xfs's unload stops its workqueues' rescuer threads: as 4.8 printed it
     assert kt.stdout == (HERE / 'kt.upstream').read_text()

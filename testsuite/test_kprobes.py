@@ -132,3 +132,15 @@ def test_target_variables_in_pass2(krel):
     r = run_stap(['-p2', '-r', krel, '-e',
                   'probe kernel.trace("sched:sched_process_exec") { println($old_pid) }'])
     assert r.returncode == 0, r.stderr
+
+
+
+def test_sixteen_byte_parameters_take_two_registers(krel):
+    # tcp_setsockopt(sk, level, optname, sockptr_t optval, optlen): the
+    # 16-byte sockptr_t travels in rcx and r8, so optlen (4 bytes) is the
+    # sixth argument register, r9 (the guest test of tcp.setsockopt reads
+    # it: test_tapset_net.py)
+    r = run_stap(['-p3', '-r', krel, '-e',
+                  'probe kernel.function("tcp_setsockopt") { println($optlen) }'])
+    assert r.returncode == 0, r.stderr
+    assert 'stp_targs_0[] = { { 5, 4, 0 } };' in r.stdout

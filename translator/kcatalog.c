@@ -404,9 +404,9 @@ const struct kcat_tracepoint *kcat_tracepoint(struct kcatalog *kc,
 
 /* ---- type widths, for pass 3 (tr_kernel.c) ------------------------------- */
 
-/* Bytes and signedness of a value of the type named `type` (a name as
- * kbtf_type_name gives it); 0 when unknown or not passed in a register. */
-int kcat_type_width(struct kcatalog *kc, const char *type, bool *is_signed)
+/* The BTF type named `type` (a name as kbtf_type_name gives it, not a
+ * pointer), with typedefs and modifiers resolved; NULL when unknown. */
+static const struct btf_type *resolve_named(struct kcatalog *kc, const char *type)
 {
 	char buf[256];
 	size_t n = strlen(type);
@@ -415,12 +415,8 @@ int kcat_type_width(struct kcatalog *kc, const char *type, bool *is_signed)
 	int kind = BTF_KIND_TYPEDEF;
 	const char *name = buf;
 
-	*is_signed = false;
-	if (n && (type[n - 1] == '*' || type[n - 1] == ')' ||
-		  strstr(type, "* const") || strstr(type, "(*)")))
-		return 8;	/* pointers, function pointers */
 	if (n >= sizeof(buf))
-		return 0;
+		return NULL;
 	strcpy(buf, type);
 	while (n > 6 && !strcmp(buf + n - 6, " const"))
 		buf[n -= 6] = '\0';
@@ -439,13 +435,34 @@ int kcat_type_width(struct kcatalog *kc, const char *type, bool *is_signed)
 	if (id < 0 && kind == BTF_KIND_ENUM)
 		id = btf__find_by_name_kind(kc->btf, name, BTF_KIND_ENUM64);
 	if (id < 0)
-		return 0;
+		return NULL;
 	t = btf__type_by_id(kc->btf, (__u32)id);
 	while (t && (btf_is_typedef(t) || btf_is_mod(t))) {
 		if (!t->type)
-			return 0;
+			return NULL;
 		t = btf__type_by_id(kc->btf, t->type);
 	}
+	return t;
+}
+
+static bool is_pointer_name(const char *type)
+{
+	size_t n = strlen(type);
+
+	return n && (type[n - 1] == '*' || type[n - 1] == ')' ||
+		     strstr(type, "* const") || strstr(type, "(*)"));
+}
+
+/* Bytes and signedness of a value of the type named `type` (a name as
+ * kbtf_type_name gives it); 0 when unknown or not passed in a register. */
+int kcat_type_width(struct kcatalog *kc, const char *type, bool *is_signed)
+{
+	const struct btf_type *t;
+
+	*is_signed = false;
+	if (is_pointer_name(type))
+		return 8;	/* pointers, function pointers */
+	t = resolve_named(kc, type);
 	if (!t)
 		return 0;
 	if (btf_is_ptr(t))
@@ -461,5 +478,22 @@ int kcat_type_width(struct kcatalog *kc, const char *type, bool *is_signed)
 	if ((btf_is_struct(t) || btf_is_union(t)) && t->size <= 8 &&
 	    (t->size & (t->size - 1)) == 0)
 		return (int)t->size;	/* small aggregates travel in a register */
+	return 0;
+}
+
+/* How many argument registers a parameter of the type named `type` takes
+ * (x86-64: 1 for scalars, pointers and aggregates of up to 8 bytes, 2 for
+ * aggregates of 9 to 16 bytes, which the kernel's have no floating point
+ * in); 0 when it is unknown or passed on the stack. */
+int kcat_type_regs(struct kcatalog *kc, const char *type)
+{
+	const struct btf_type *t;
+	bool sg;
+
+	if (kcat_type_width(kc, type, &sg))
+		return 1;
+	t = resolve_named(kc, type);
+	if (t && (btf_is_struct(t) || btf_is_union(t)) && t->size > 8 && t->size <= 16)
+		return 2;
 	return 0;
 }

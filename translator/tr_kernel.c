@@ -48,6 +48,22 @@ static int width_of(struct session *s, const char *type, bool *is_signed)
 	return kcat_type_width(kc, type, is_signed);
 }
 
+/* The argument register after a parameter of `type` in `slot`: a 16-byte
+ * aggregate takes two, or none when only one is left (it goes on the stack
+ * and later parameters still use the registers); after one of unknown
+ * size, the registers of later parameters are unknown. */
+static int next_slot(struct session *s, const char *type, int slot)
+{
+	struct kcatalog *kc = kernel_catalog(s);
+	int regs = kc ? kcat_type_regs(kc, type) : (strchr(type, '*') ? 1 : 0);
+
+	if (!regs)
+		return MAX_REG_ARGS + 1;
+	if (slot + regs > MAX_REG_ARGS)
+		return regs == 2 ? slot : slot + 1;
+	return slot + regs;
+}
+
 /* Where $name comes from in r. */
 static struct targ find_targ(struct session *s, const struct rprobe *r,
 			     const char *name)
@@ -90,9 +106,7 @@ static struct targ find_targ(struct session *s, const struct rprobe *r,
 		int w = width_of(s, r->args[i].type, &sg);
 
 		if (strcmp(r->args[i].name, name)) {
-			if (!w)	/* the registers of later ones are unknown */
-				slot = MAX_REG_ARGS + 1;
-			slot++;
+			slot = next_slot(s, r->args[i].type, slot);
 			continue;
 		}
 		if (!w) {

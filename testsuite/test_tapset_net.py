@@ -1,9 +1,10 @@
 # The network tapsets without debuginfo (tapsets/linux/networking.stp,
-# tcp.stp, socket.stp, ip.stp): netdev.*, tcp.* and socket.* fired in the
-# test guest by a loopback TCP workload (ktap/net.py: an IPv4 and an IPv6
-# connection in one python3 process) and by a dummy network device
-# (ktap/netdev-work.sh), their values checked against what the workload
-# did: addresses, ports, sizes, TCP flags, socket options, states.
+# tcp.stp, udp.stp, socket.stp, ip.stp): netdev.*, tcp.*, udp.* and
+# socket.* fired in the test guest by a loopback TCP workload (ktap/net.py:
+# an IPv4 and an IPv6 connection in one python3 process), a UDP one
+# (ktap/udp.py) and a dummy network device (ktap/netdev-work.sh), their
+# values checked against what the workload did: addresses, ports, sizes,
+# TCP flags, socket options, states.
 #
 # SystemTap 4.8 needs the kernel's debuginfo for all of these but
 # netdev.receive (the net:netif_receive_skb tracepoint), and for its
@@ -22,12 +23,13 @@ from conftest import STAPRUN, build_module
 
 KTAP = Path(__file__).resolve().parent / 'ktap'
 MODULES = {'k_net': 'tcp_socket.stp', 'k_netdev': 'netdev.stp',
-           'k_ndrecv': 'netdev_receive.stp'}
+           'k_ndrecv': 'netdev_receive.stp', 'k_udp': 'udp.stp'}
 COMMANDS = {
     'setup': 'ip link set lo up && modprobe dummy',
     'ndrecv': f"{STAPRUN} -c '/usr/bin/python3 net.py 5000' k_ndrecv.ko",
     'net': f"{STAPRUN} -c '/usr/bin/python3 net.py 5010' k_net.ko",
     'netdev': f"{STAPRUN} -c 'sh netdev-work.sh' k_netdev.ko",
+    'udp': f"{STAPRUN} -c '/usr/bin/python3 udp.py 5030' k_udp.ko",
 }
 V6 = '0000:0000:0000:0000:0000:0000:0000:0001'
 
@@ -158,3 +160,19 @@ def test_netdev(res):
     ])
     for probe in ('register', 'open', 'close', 'unregister', 'change_mtu', 'change_mac'):
         assert sum(line.startswith(f'netdev.{probe} ') for line in lines) == 1, probe
+
+
+def test_udp(res):
+    r = res['udp']
+    assert r.rc == 0 and r.stderr == '', r.stderr
+    a, b = '127.0.0.1:5031', '127.0.0.1:5030'
+    # the receiving socket is not connected (no remote address); the
+    # disconnect comes from connect(AF_UNSPEC) on an O_RDWR socket file
+    assert r.stdout.splitlines() == [
+        f'udp.sendmsg {a} -> {b} family=2 size=4 sock=1',
+        f'udp.sendmsg.return {a} -> {b} family=2 size=4',
+        f'udp.recvmsg {b} -> 0.0.0.0:0 family=2 size=100 sock=1',
+        f'udp.recvmsg.return {b} -> 0.0.0.0:0 family=2 size=4',
+        f'udp.disconnect {a} -> {b} family=2 flags=2',
+        f'udp.disconnect.return {a} -> 0.0.0.0:0 ret=0',
+    ]

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import guest
-from conftest import STAPRUN, build_module
+from conftest import STAPRUN, build_module, run_stap
 
 KTAP = Path(__file__).resolve().parent / 'ktap'
 MODULES = {'k_vfs': 'vfs.stp', 'k_ioblock': 'ioblock.stp', 'k_iotrace': 'ioblock_trace.stp',
@@ -41,6 +41,37 @@ COMMANDS = {
     'stat': "stat -c '%n %i %d' mnt/f.txt mnt/out.txt mnt/v.txt mnt mnt/data g.txt "
             "mnt/w.txt mnt2/f.txt mnt2/w.txt",
 }
+
+
+def listing(krel, option, point):
+    r = run_stap(['-r', krel, option, point])
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_listing(krel):
+    # the variables of 4.8's aliases (generic.fop.llseek's origin was for
+    # scripts older than 2.3), then the parameters from the kernel's BTF
+    assert listing(krel, '-L', 'vfs.read') == (
+        'vfs.read file:long pathname:string pos:long buf:long bytes_to_read:long dev:long '
+        'devname:string ino:long name:string argstr:string $file:struct file* $buf:char* '
+        '$count:size_t $pos:loff_t*\n')
+    assert listing(krel, '-L', 'vfs.write.return') == (
+        'vfs.write.return name:string retstr:string file:long pathname:string pos:long '
+        'buf:long bytes_to_write:long dev:long devname:string ino:long ret:long '
+        'bytes_written:long error:long error_str:string $return:ssize_t $file:struct file* '
+        '$buf:char const* $count:size_t $pos:loff_t*\n')
+    assert listing(krel, '-L', 'ioblock.request') == (
+        'ioblock.request name:string devname:string ino:long sector:long flags:long rw:long '
+        'opf:long vcnt:long idx:long phys_segments:long hw_segments:long size:long bdev:long '
+        'bdev_contains:long p_start_sect:long $bio:struct bio*\n')
+    assert listing(krel, '-l', 'vfs.*').split() == [
+        'vfs.do_sync_read', 'vfs.do_sync_write', 'vfs.open', 'vfs.read', 'vfs.readv',
+        'vfs.write', 'vfs.writev']
+    assert len(listing(krel, '-l', 'generic.fop.*.return').split()) == 7
+    assert listing(krel, '-l', 'ioblock*.*').split() == [
+        'ioblock.end', 'ioblock.request', 'ioblock_trace.bounce', 'ioblock_trace.end',
+        'ioblock_trace.request']
 
 
 @pytest.fixture(scope='module')

@@ -24,6 +24,14 @@ from conftest import STAPRUN, build_module, run_stap
 KTAP = Path(__file__).resolve().parent / 'ktap'
 MODULES = {'k_vfs': 'vfs.stp', 'k_ioblock': 'ioblock.stp', 'k_iotrace': 'ioblock_trace.stp',
            'k_fop': 'generic.stp'}
+# SystemTap's example scripts (systemtap-doc) that use these tapsets, with
+# their arguments: the first file made on a fresh ext2 is inode 12, on
+# /dev/ram0 (1:0; 0x100 as user space encodes it)
+EXAMPLES = Path('/usr/share/systemtap/examples/io')
+EXAMPLE_MODULES = {'x_inodewatch': ('inodewatch.stp', ['1', '0', '12']),
+                   'x_traceio2': ('traceio2.stp', ['0x100']),
+                   'x_deviceseeks': ('deviceseeks.stp', []),
+                   'x_ioblktime': ('ioblktime.stp', [])}
 RAW_IO = ('dd if=/dev/zero of=/dev/ram0 bs=4096 count=1 seek=6 oflag=direct 2>/dev/null; '
           'dd if=/dev/ram0 of=/dev/null bs=4096 count=1 skip=5 iflag=direct 2>/dev/null')
 FILE_IO = ('dd if=/dev/zero of=mnt/data bs=4096 count=2 conv=fsync 2>/dev/null; '
@@ -38,6 +46,10 @@ COMMANDS = {
     'vfs': f"{STAPRUN} -c 'sh vfs-work.sh' k_vfs.ko",
     'ioblock': f"{STAPRUN} -c '{FILE_IO}' k_ioblock.ko",
     'fop': f"{STAPRUN} -c '/usr/bin/python3 fop-work.py' k_fop.ko",
+    'inodewatch': f"{STAPRUN} -c 'sh vfs-work.sh' x_inodewatch.ko",
+    'traceio2': f"{STAPRUN} -c 'sh vfs-work.sh' x_traceio2.ko",
+    'deviceseeks': f"{STAPRUN} -c '{FILE_IO}' x_deviceseeks.ko",
+    'ioblktime': f"{STAPRUN} -c '{FILE_IO}' x_ioblktime.ko",
     'stat': "stat -c '%n %i %d' mnt/f.txt mnt/out.txt mnt/v.txt mnt mnt/data g.txt "
             "mnt/w.txt mnt2/f.txt mnt2/w.txt",
 }
@@ -82,6 +94,10 @@ def run(krel, tools, tmp_path_factory):
     (scratch / 'g.txt').write_text('g\n')
     for name, script in MODULES.items():
         build_module(name, (KTAP / script).read_text(), krel, scratch)
+    for name, (script, args) in EXAMPLE_MODULES.items():
+        r = run_stap(['-p4', '-r', krel, '-m', name, str(EXAMPLES / script)] + args,
+                     cwd=scratch)
+        assert r.returncode == 0, f'{name}: {r.stderr}'
     batch = guest.run_batch(list(COMMANDS.values()), scratch=str(scratch), timeout=120)
     guest.check_kernel_healthy(batch)
     res = dict(zip(COMMANDS, batch))
@@ -220,3 +236,28 @@ def test_generic_fop(run):
         'generic_file_splice_write.return retstr=5',
         f'generic_file_open f.txt ino={f} devname=ram0 flag=00 size=5 argstr_ok=1',
     ]
+
+
+def test_examples(run):
+    res, stat, S = run
+    assert stat['mnt/f.txt'][:3] == (12, 1, 0)
+    for name in ('inodewatch', 'traceio2', 'deviceseeks', 'ioblktime'):
+        assert res[name].rc == 0 and res[name].stderr == '', (name, res[name].stderr)
+    # inodewatch.stp 1 0 12: dd's two reads of mnt/f.txt
+    # (the workload's cat prints g.txt's "g")
+    got = [re.sub(r'\(\d+\)', '(PID)', line) for line in res['inodewatch'].stdout.splitlines()
+           if line != 'g']
+    assert got == ['dd(PID) vfs_read 0x100000/12'] * 2
+    # traceio2.stp 0x100: every read and write on /dev/ram0's file system
+    got = [re.sub(r'\(\d+\)', '(PID)', line) for line in res['traceio2'].stdout.splitlines()
+           if line != 'g']
+    assert got == ['dd(PID) vfs_read 0x100000', 'dd(PID) vfs_write 0x100000',
+                   'dd(PID) vfs_read 0x100000', 'dd(PID) vfs_read 0x100000'], got
+    # deviceseeks.stp: a histogram of the seeks on ram0, at the end
+    out = res['deviceseeks'].stdout
+    assert 'Device: ram0\n' in out and 'value |' in out, out
+    # ioblktime.stp: the time of ram0's reads and writes, at the end
+    rows = [line.split() for line in res['ioblktime'].stdout.splitlines()
+            if line.strip().startswith('ram0')]
+    assert sorted(row[1] for row in rows) == ['R', 'W'], rows
+    assert all(int(row[3]) >= 1 for row in rows), rows

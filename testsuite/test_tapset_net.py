@@ -24,12 +24,20 @@ from conftest import STAPRUN, build_module, run_stap
 KTAP = Path(__file__).resolve().parent / 'ktap'
 MODULES = {'k_net': 'tcp_socket.stp', 'k_netdev': 'netdev.stp',
            'k_ndrecv': 'netdev_receive.stp', 'k_udp': 'udp.stp'}
+# SystemTap's example scripts (systemtap-doc) that use these tapsets
+EXAMPLES = Path('/usr/share/systemtap/examples/network')
+EXAMPLE_MODULES = {'x_tcpconn': 'tcp_connections.stp', 'x_tcpdump': 'tcpdumplike.stp',
+                   'x_nettop': 'nettop.stp'}
+WORK = "sh -c \"/usr/bin/python3 net.py {} && /usr/bin/python3 udp.py {}\""
 COMMANDS = {
     'setup': 'ip link set lo up && modprobe dummy',
     'ndrecv': f"{STAPRUN} -c '/usr/bin/python3 net.py 5000' k_ndrecv.ko",
     'net': f"{STAPRUN} -c '/usr/bin/python3 net.py 5010' k_net.ko",
     'netdev': f"{STAPRUN} -c 'sh netdev-work.sh' k_netdev.ko",
     'udp': f"{STAPRUN} -c '/usr/bin/python3 udp.py 5030' k_udp.ko",
+    'tcpconn': f"{STAPRUN} -c '{WORK.format(5050, 5060)}' x_tcpconn.ko",
+    'tcpdump': f"{STAPRUN} -c '{WORK.format(5070, 5080)}' x_tcpdump.ko",
+    'nettop': f"{STAPRUN} -c '{WORK.format(5090, 5100)}' x_nettop.ko",
 }
 V6 = '0000:0000:0000:0000:0000:0000:0000:0001'
 
@@ -74,6 +82,8 @@ def res(krel, tools, tmp_path_factory):
         shutil.copy(f, scratch)
     for name, script in MODULES.items():
         build_module(name, (KTAP / script).read_text(), krel, scratch)
+    for name, script in EXAMPLE_MODULES.items():
+        build_module(name, (EXAMPLES / script).read_text(), krel, scratch)
     batch = guest.run_batch(list(COMMANDS.values()), scratch=str(scratch), timeout=120)
     guest.check_kernel_healthy(batch)
     res = dict(zip(COMMANDS, batch))
@@ -209,3 +219,36 @@ def test_udp(res):
         f'udp.disconnect {a} -> {b} family=2 flags=2',
         f'udp.disconnect.return {a} -> 0.0.0.0:0 ret=0',
     ]
+
+
+def test_examples(res):
+    # tcp_connections.stp: inet_get_local_port(), inet_get_ip_source() of
+    # each accepted socket
+    r = res['tcpconn']
+    assert r.rc == 0 and r.stderr == '', r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == '   UID              CMD    PID   PORT        IP_SOURCE'
+    assert [line.split()[:2] + line.split()[3:] for line in lines[1:]] == [
+        ['0', 'python3', '5050', '127.0.0.1'], ['0', 'python3', '5052', V6]]
+    # tcpdumplike.stp: tcp.receive and udp.recvmsg
+    r = res['tcpdump']
+    assert r.rc == 0 and r.stderr == '', r.stderr
+    lines = r.stdout.splitlines()
+    in_order(lines, [
+        '       127.0.0.1       127.0.0.1   5071   5070  0  0  0  0  1  0',	# SYN
+        '       127.0.0.1       127.0.0.1   5070   5071  0  1  0  0  1  0',	# SYN ACK
+        '       127.0.0.1       127.0.0.1   5071   5070  0  1  1  0  0  0',	# data
+        '       127.0.0.1       127.0.0.1   5071   5070  0  1  0  1  0  0',	# reset
+        f' {V6} {V6}   5073   5072  0  0  0  0  1  0',
+        '       127.0.0.1         0.0.0.0   5080      0  UDP',
+    ])
+    # nettop.stp: what the two python3 processes sent and received on lo
+    # (16 packets for net.py, as in netdev_receive.upstream; one datagram)
+    r = res['nettop']
+    assert r.rc == 0 and r.stderr == '', r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].split() == ['PID', 'UID', 'DEV', 'XMIT_PK', 'RECV_PK', 'XMIT_KB',
+                                'RECV_KB', 'COMMAND']
+    mine = [line.split()[1:] for line in lines if line.endswith(' python3        ')]
+    assert mine == [['0', 'lo', '16', '16', '1', '1', 'python3'],
+                    ['0', 'lo', '1', '1', '0', '0', 'python3']], lines

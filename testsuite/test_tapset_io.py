@@ -1,5 +1,5 @@
 # The I/O tapsets without debuginfo (tapsets/linux/vfs.stp, vfs_generic.stp,
-# ioblock.stp, dentry.stp, dev.stp): vfs.*, generic.fop.* and
+# vfs_cache.stp, ioblock.stp, dentry.stp, dev.stp): vfs.*, generic.fop.* and
 # ioblock.*/ioblock_trace.* fired in the test guest by dd, cat and python3
 # on an ext2 file system on a RAM disk (brd, /dev/ram0 = 1:0), a minix one
 # (/dev/ram1, whose file operations are the generic ones) and the 9p
@@ -23,7 +23,7 @@ from conftest import STAPRUN, build_module, run_stap
 
 KTAP = Path(__file__).resolve().parent / 'ktap'
 MODULES = {'k_vfs': 'vfs.stp', 'k_ioblock': 'ioblock.stp', 'k_iotrace': 'ioblock_trace.stp',
-           'k_fop': 'generic.stp'}
+           'k_fop': 'generic.stp', 'k_cache': 'cache.stp'}
 # SystemTap's example scripts (systemtap-doc) that use these tapsets, with
 # their arguments: the first file made on a fresh ext2 is inode 12, on
 # /dev/ram0 (1:0; 0x100 as user space encodes it)
@@ -46,6 +46,7 @@ COMMANDS = {
     'vfs': f"{STAPRUN} -c 'sh vfs-work.sh' k_vfs.ko",
     'ioblock': f"{STAPRUN} -c '{FILE_IO}' k_ioblock.ko",
     'fop': f"{STAPRUN} -c '/usr/bin/python3 fop-work.py' k_fop.ko",
+    'cache': f"{STAPRUN} -c '/usr/bin/python3 cache-work.py' k_cache.ko",
     'inodewatch': f"{STAPRUN} -c 'sh vfs-work.sh' x_inodewatch.ko",
     'traceio2': f"{STAPRUN} -c 'sh vfs-work.sh' x_traceio2.ko",
     'deviceseeks': f"{STAPRUN} -c '{FILE_IO}' x_deviceseeks.ko",
@@ -78,8 +79,9 @@ def test_listing(krel):
         'opf:long vcnt:long idx:long phys_segments:long hw_segments:long size:long bdev:long '
         'bdev_contains:long p_start_sect:long $bio:struct bio*\n')
     assert listing(krel, '-l', 'vfs.*').split() == [
-        'vfs.do_sync_read', 'vfs.do_sync_write', 'vfs.open', 'vfs.read', 'vfs.readv',
-        'vfs.write', 'vfs.writev']
+        'vfs.__set_page_dirty_buffers', 'vfs.add_to_page_cache', 'vfs.buffer_migrate_page',
+        'vfs.do_mpage_readpage', 'vfs.do_sync_read', 'vfs.do_sync_write', 'vfs.open',
+        'vfs.read', 'vfs.readv', 'vfs.remove_from_page_cache', 'vfs.write', 'vfs.writev']
     assert len(listing(krel, '-l', 'generic.fop.*.return').split()) == 7
     assert listing(krel, '-l', 'ioblock*.*').split() == [
         'ioblock.end', 'ioblock.request', 'ioblock_trace.bounce', 'ioblock_trace.end',
@@ -261,3 +263,28 @@ def test_examples(run):
             if line.strip().startswith('ram0')]
     assert sorted(row[1] for row in rows) == ['R', 'W'], rows
     assert all(int(row[3]) >= 1 for row in rows), rows
+
+
+def test_page_cache(run):
+    # (k_cache also probes vfs.buffer_migrate_page, vfs.do_mpage_readpage
+    # and the .return probes, but nothing here migrates pages, reads
+    # through mpage, or prints a return from those)
+    res, stat, S = run
+    r = res['cache']
+    assert r.rc == 0 and r.stderr == '', r.stderr
+    assert stat['mnt2/f.txt'][0] == 2
+    lines = r.stdout.splitlines()
+    # drop_caches takes mnt2/f.txt's page out (and those of the others)
+    assert 'vfs.remove_from_page_cache ram1 ino=2 index=0 argstr=2' in lines
+    first = next(i for i, line in enumerate(lines) if ' ino=2 ' in line and 'add_to' in line)
+    # reading it brings it back (into an empty mapping); writing it
+    # through a shared mapping dirties it once (then it stays dirty)
+    assert lines[first:first + 4] == [
+        'vfs.add_to_page_cache ram1 ino=2 index=0 nrpages=0 size=0 pages argstr=2, 0',
+        'vfs.add_to_page_cache.return retstr=0 size=1 pages',
+        '__set_page_dirty_buffers ram1 ino=2 index=0 argstr=0',
+        '__set_page_dirty_buffers.return retstr=1 size=1 pages',
+    ]
+    assert all(line in ('__set_page_dirty_buffers ram1 ino=2 index=0 argstr=0',
+                        '__set_page_dirty_buffers.return retstr=0 size=0 ')
+               for line in lines[first + 4:]), lines

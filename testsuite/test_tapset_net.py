@@ -247,16 +247,17 @@ def test_examples(res):
         f' {V6} {V6}   5073   5072  0  0  0  0  1  0',
         '       127.0.0.1         0.0.0.0   5080      0  UDP',
     ])
-    # nettop.stp: what the two python3 processes sent and received on lo
-    # (16 packets for net.py, as in netdev_receive.upstream, give or take
-    # one a timer sent while python3 ran; one datagram)
+    # nettop.stp: the packets on lo, by process: 16 for net.py (as in
+    # netdev_receive.upstream) and a datagram for udp.py, each sent and
+    # received, mostly by python3 (the softirq that receives one may run
+    # in ksoftirqd; a timer may send one more)
     r = res['nettop']
     assert r.rc == 0 and r.stderr == '', r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].split() == ['PID', 'UID', 'DEV', 'XMIT_PK', 'RECV_PK', 'XMIT_KB',
                                 'RECV_KB', 'COMMAND']
-    mine = [line.split()[1:] for line in lines if line.endswith(' python3        ')]
-    assert len(mine) == 2, lines
-    assert mine[0][:2] == ['0', 'lo'] and mine[0][2] == mine[0][3], lines
-    assert 15 <= int(mine[0][2]) <= 17, lines
-    assert mine[1] == ['0', 'lo', '1', '1', '0', '0', 'python3'], lines
+    rows = [line.split() for line in lines[1:] if line.strip()]
+    assert all(row[2] == 'lo' for row in rows), lines
+    xmit = sum(int(row[3]) for row in rows)
+    assert xmit == sum(int(row[4]) for row in rows) and 17 <= xmit <= 19, lines
+    assert max(int(row[3]) for row in rows if row[-1] == 'python3') >= 15, lines

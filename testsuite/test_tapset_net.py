@@ -104,7 +104,16 @@ def in_order(lines, expected):
 def test_netdev_receive_as_upstream(res):
     r = res['ndrecv']
     assert r.rc == 0 and r.stderr == '', r.stderr
-    assert r.stdout == (KTAP / 'netdev_receive.upstream').read_text()
+    upstream = (KTAP / 'netdev_receive.upstream').read_text()
+    if r.stdout != upstream:
+        # a loaded host can slow the guest enough that TCP acknowledges
+        # from its delayed-ACK timer instead: the pure ACKs (52 bytes over
+        # IPv4, 72 over IPv6) can then differ, the other packets cannot
+        def payload(text):
+            return [line for line in text.splitlines()
+                    if not line.startswith(('netdev.receive length=52 ',
+                                            'netdev.receive length=72 '))]
+        assert payload(r.stdout) == payload(upstream), r.stdout
 
 
 def test_tcp_and_socket(res):

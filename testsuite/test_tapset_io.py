@@ -116,7 +116,7 @@ def run(krel, tools, tmp_path_factory):
 def test_vfs(run):
     res, stat, S = run
     r = res['vfs']
-    assert r.rc == 0 and r.stderr == '', r.stderr
+    assert r.rc == 0 and r.stderr == '', (r.rc, r.stdout, r.stderr)
     ino = {p: stat[p][0] for p in stat}
     g_dev = '%d:%d' % stat['g.txt'][1:]
     assert stat['mnt/f.txt'][1:] == (1, 0)	# ext2 on ram0
@@ -175,7 +175,7 @@ def test_vfs(run):
 def test_ioblock(run):
     res, stat, S = run
     r = res['ioblock']
-    assert r.rc == 0 and r.stderr == '', r.stderr
+    assert r.rc == 0 and r.stderr == '', (r.rc, r.stdout, r.stderr)
     lines = r.stdout.splitlines()
     data = stat['mnt/data'][0]
     # the two blocks of mnt/data, written back by fsync, as one bio
@@ -203,7 +203,7 @@ def test_ioblock(run):
 def test_ioblock_trace_as_upstream(run):
     res, _, _ = run
     r = res['iotrace']
-    assert r.rc == 0 and r.stderr == '', r.stderr
+    assert r.rc == 0 and r.stderr == '', (r.rc, r.stdout, r.stderr)
     assert r.stdout == (KTAP / 'ioblock_trace.upstream').read_text()
 
 
@@ -212,7 +212,7 @@ def test_generic_fop(run):
     # file systems the guest can make uses mpage_writepages()
     res, stat, S = run
     r = res['fop']
-    assert r.rc == 0 and r.stderr == '', r.stderr
+    assert r.rc == 0 and r.stderr == '', (r.rc, r.stdout, r.stderr)
     f2, w2 = stat['mnt2/f.txt'][0], stat['mnt2/w.txt'][0]
     f, w = stat['mnt/f.txt'][0], stat['mnt/w.txt'][0]
     assert (f2, w2) != (f, w)
@@ -271,7 +271,7 @@ def test_page_cache(run):
     # through mpage, or prints a return from those)
     res, stat, S = run
     r = res['cache']
-    assert r.rc == 0 and r.stderr == '', r.stderr
+    assert r.rc == 0 and r.stderr == '', (r.rc, r.stdout, r.stderr)
     assert stat['mnt2/f.txt'][0] == 2
     lines = r.stdout.splitlines()
     # drop_caches takes mnt2/f.txt's page out (and those of the others)

@@ -103,7 +103,7 @@ def in_order(lines, expected):
 
 def test_netdev_receive_as_upstream(res):
     r = res['ndrecv']
-    assert r.rc == 0 and r.stderr == '', r.stderr
+    assert r.rc == 0 and r.stderr == '', (r.rc, r.stdout, r.stderr)
     upstream = (KTAP / 'netdev_receive.upstream').read_text()
     if r.stdout != upstream:
         # a loaded host can slow the guest enough that TCP acknowledges
@@ -118,7 +118,7 @@ def test_netdev_receive_as_upstream(res):
 
 def test_tcp_and_socket(res):
     r = res['net']
-    assert r.rc == 0 and r.stderr == '', r.stderr
+    assert r.rc == 0 and r.stderr == '', (r.rc, r.stdout, r.stderr)
     lines = r.stdout.splitlines()
     a, b = '127.0.0.1:5011', '127.0.0.1:5010'
     c, d = f'{V6}:5013', f'{V6}:5012'
@@ -199,7 +199,7 @@ def test_tcp_and_socket(res):
 
 def test_netdev(res):
     r = res['netdev']
-    assert r.rc == 0 and r.stderr == '', r.stderr
+    assert r.rc == 0 and r.stderr == '', (r.rc, r.stdout, r.stderr)
     lines = r.stdout.splitlines()
     in_order(lines, [
         'netdev.register d0',
@@ -225,7 +225,7 @@ def test_netdev(res):
 
 def test_udp(res):
     r = res['udp']
-    assert r.rc == 0 and r.stderr == '', r.stderr
+    assert r.rc == 0 and r.stderr == '', (r.rc, r.stdout, r.stderr)
     a, b = '127.0.0.1:5031', '127.0.0.1:5030'
     # the receiving socket is not connected (no remote address); the
     # disconnect comes from connect(AF_UNSPEC) on an O_RDWR socket file
@@ -243,14 +243,14 @@ def test_examples(res):
     # tcp_connections.stp: inet_get_local_port(), inet_get_ip_source() of
     # each accepted socket
     r = res['tcpconn']
-    assert r.rc == 0 and r.stderr == '', r.stderr
+    assert r.rc == 0 and r.stderr == '', (r.rc, r.stdout, r.stderr)
     lines = r.stdout.splitlines()
     assert lines[0] == '   UID              CMD    PID   PORT        IP_SOURCE'
     assert [line.split()[:2] + line.split()[3:] for line in lines[1:]] == [
         ['0', 'python3', '5050', '127.0.0.1'], ['0', 'python3', '5052', V6]]
     # tcpdumplike.stp: tcp.receive and udp.recvmsg
     r = res['tcpdump']
-    assert r.rc == 0 and r.stderr == '', r.stderr
+    assert r.rc == 0 and r.stderr == '', (r.rc, r.stdout, r.stderr)
     lines = r.stdout.splitlines()
     in_order(lines, [
         '       127.0.0.1       127.0.0.1   5071   5070  0  0  0  0  1  0',	# SYN
@@ -265,7 +265,7 @@ def test_examples(res):
     # received, mostly by python3 (the softirq that receives one may run
     # in ksoftirqd; a timer may send one more)
     r = res['nettop']
-    assert r.rc == 0 and r.stderr == '', r.stderr
+    assert r.rc == 0 and r.stderr == '', (r.rc, r.stdout, r.stderr)
     lines = r.stdout.splitlines()
     assert lines[0].split() == ['PID', 'UID', 'DEV', 'XMIT_PK', 'RECV_PK', 'XMIT_KB',
                                 'RECV_KB', 'COMMAND']

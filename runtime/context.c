@@ -82,8 +82,8 @@ static void stp_check_skipped(void)
 
 /* Run one handler on this CPU's context. Any context; never sleeps.
  * regs and args: a kernel probe's registers and raw arguments, or NULL. */
-static void stp_run_probe_ctx(const struct stp_probe *p, struct pt_regs *regs,
-			      const unsigned long *args)
+static void stp_run_probe_uctx(const struct stp_probe *p, struct pt_regs *regs,
+			       const unsigned long *args, unsigned long uaddr)
 {
 	struct stp_context *c;
 
@@ -103,6 +103,7 @@ static void stp_run_probe_ctx(const struct stp_probe *p, struct pt_regs *regs,
 	c->probe = p;
 	c->regs = regs;
 	c->args = args;
+	c->uaddr = uaddr;
 	p->handler(c);
 	if (unlikely(c->last_error))
 		stp_report_error(c);
@@ -111,6 +112,12 @@ static void stp_run_probe_ctx(const struct stp_probe *p, struct pt_regs *regs,
 	atomic_set(&c->busy, 0);
 out:
 	preempt_enable();
+}
+
+static void stp_run_probe_ctx(const struct stp_probe *p, struct pt_regs *regs,
+			      const unsigned long *args)
+{
+	stp_run_probe_uctx(p, regs, args, 0);
 }
 
 static void stp_run_probe(const struct stp_probe *p)
@@ -126,7 +133,13 @@ static int64_t stp_targ_value(struct stp_context *c, const struct stp_targ *t)
 		c->last_error = "target variable not available here";
 		return 0;
 	}
-	if (t->src == STP_TARG_RETURN) {
+	if (t->src == STP_TARG_GET) {
+		if (!t->get || !c->regs) {
+			c->last_error = "target variable not available here";
+			return 0;
+		}
+		v = (unsigned long)t->get(c);
+	} else if (t->src == STP_TARG_RETURN) {
 		if (!c->regs) {
 			c->last_error = "$return not available here";
 			return 0;
@@ -157,23 +170,61 @@ int64_t stp_target(struct stp_context *c, int k)
 			      &c->probe->targs[k] : NULL);
 }
 
+/* " a=0x1 b=0xffffff9c" of the list p (no leading space when first). */
+static void stp_pretty_list(struct stp_context *c, struct stp_sink *sk,
+			    const struct stp_parm *p, bool *first)
+{
+	static const struct stp_spec hex = { 'x', STP_F_ALT, -1, -1 };
+	u64 v;
+
+	for (; p && p->name; p++) {
+		if (!*first)
+			stp_emit_lit(sk, " ", 1);
+		*first = false;
+		stp_emit_lit(sk, p->name, strlen(p->name));
+		stp_emit_lit(sk, "=", 1);
+		if (p->t.src == STP_TARG_NONE) {
+			stp_emit_lit(sk, "?", 1);
+			continue;
+		}
+		c->last_error = NULL;
+		v = (u64)stp_targ_value(c, &p->t);
+		if (c->last_error) {
+			stp_emit_lit(sk, "?", 1);
+			continue;
+		}
+		if (p->t.width < 8)
+			v &= (1ULL << (p->t.width * 8)) - 1;
+		stp_emit_long(sk, (int64_t)v, &hex);
+	}
+}
+
 /* "a=0x1 b=0xffffff9c": each value in hex at its type's width, "?" when
- * it cannot be read; $$return is "return=0x...". */
+ * it cannot be read; $$return is "return=0x...". Modes: 0 $$parms,
+ * 1 $$return, 2 $$locals, 3 $$vars, 4 $$name, 5 $$provider. */
 void stp_target_pretty(struct stp_context *c, char *dst, int mode)
 {
 	static const struct stp_spec hex = { 'x', STP_F_ALT, -1, -1 };
-	const struct stp_parm *p = c->probe ? c->probe->parms : NULL;
+	const struct stp_probe *pr = c->probe;
 	const char *err = c->last_error;
 	struct stp_sink sk;
+	bool first = true;
 	u64 v;
 
 	stp_sink_string(&sk, dst);
-	if (mode == 2)
+	if (!pr)
 		return;
+	if (mode == 4 || mode == 5) {
+		const char *t = mode == 4 ? pr->sdt_name : pr->sdt_provider;
+
+		if (t)
+			stp_emit_lit(&sk, t, strlen(t));
+		return;
+	}
 	if (mode == 1) {
 		struct stp_targ t = { STP_TARG_RETURN, 8, 0 };
 
-		if (!c->probe || c->probe->kind != STP_PROBE_KRETPROBE)
+		if (pr->kind != STP_PROBE_KRETPROBE && pr->kind != STP_PROBE_URETPROBE)
 			return;
 		v = (u64)stp_targ_value(c, &t);
 		stp_emit_lit(&sk, "return=", 7);
@@ -181,20 +232,10 @@ void stp_target_pretty(struct stp_context *c, char *dst, int mode)
 		c->last_error = err;
 		return;
 	}
-	for (; p && p->name; p++) {
-		if (p != c->probe->parms)
-			stp_emit_lit(&sk, " ", 1);
-		stp_emit_lit(&sk, p->name, strlen(p->name));
-		stp_emit_lit(&sk, "=", 1);
-		if (p->t.src == STP_TARG_NONE) {
-			stp_emit_lit(&sk, "?", 1);
-			continue;
-		}
-		v = (u64)stp_targ_value(c, &p->t);
-		if (p->t.width < 8)
-			v &= (1ULL << (p->t.width * 8)) - 1;
-		stp_emit_long(&sk, (int64_t)v, &hex);
-	}
+	if (mode != 2)
+		stp_pretty_list(c, &sk, pr->parms, &first);
+	if (mode >= 2)
+		stp_pretty_list(c, &sk, pr->locals, &first);
 	c->last_error = err;
 }
 

@@ -68,6 +68,50 @@ int64_t stp_kread_bits(struct stp_context *c, int64_t addr, int size,
 	return (int64_t)v;
 }
 
+/* stp_kread() and stp_kread_bits() on the current task's user memory:
+ * copy_from_user_nofault() (a page not mapped in yet is a fault too). */
+int64_t stp_uread(struct stp_context *c, int64_t addr, int size, int is_signed)
+{
+	u64 v = 0;
+
+	if (size < 1 || size > 8 ||
+	    stp_copy_from_user_nofault(&v, (const void __user *)(uintptr_t)addr, size)) {
+		stp_read_fault(c, (u64)addr);
+		return 0;
+	}
+	if (size < 8) {
+		int sh = 64 - size * 8;
+
+		v <<= sh;
+		return is_signed ? (int64_t)v >> sh : (int64_t)(v >> sh);
+	}
+	return (int64_t)v;
+}
+
+int64_t stp_uread_bits(struct stp_context *c, int64_t addr, int size,
+		       int is_signed, int bit_off, int bit_size)
+{
+	int need = (bit_off + bit_size + 7) / 8, n = 1;
+	u64 v = 0;
+
+	(void)size;
+	while (n < need)
+		n *= 2;
+	if (n > 8 || bit_size < 1 || bit_size > 64 ||
+	    stp_copy_from_user_nofault(&v, (const void __user *)(uintptr_t)addr, n)) {
+		stp_read_fault(c, (u64)addr);
+		return 0;
+	}
+	v >>= bit_off;
+	if (bit_size < 64) {
+		int sh = 64 - bit_size;
+
+		v <<= sh;
+		return is_signed ? (int64_t)v >> sh : (int64_t)(v >> sh);
+	}
+	return (int64_t)v;
+}
+
 /* The NUL-terminated string at addr into dst (MAXSTRINGLEN), truncated;
  * -1 when the first byte cannot be read. */
 static int stp_read_string(char *dst, int64_t addr, int max, bool user)
@@ -124,7 +168,7 @@ void stp_user_string(struct stp_context *c, char *dst, int64_t addr)
 {
 	if (stp_uread_string(dst, addr, MAXSTRINGLEN)) {
 		snprintf(c->error_buffer, sizeof(c->error_buffer),
-			 "user string copy fault at 0x%lx [man error::fault]",
+			 "user string copy fault -14 at 0x%lx [man error::fault]",
 			 (unsigned long)addr);
 		c->last_error = c->error_buffer;
 	}
@@ -173,7 +217,7 @@ static void stp_pp_string(struct stp_sink *sk, int64_t addr)
 }
 
 static bool stp_pp_one(struct stp_context *c, struct stp_sink *sk, int64_t base,
-		       const struct stp_pp *p)
+		       const struct stp_pp *p, bool user)
 {
 	static const struct stp_spec dec = { 'd', 0, -1, -1 };
 	static const struct stp_spec udec = { 'u', 0, -1, -1 };
@@ -187,9 +231,14 @@ static bool stp_pp_one(struct stp_context *c, struct stp_sink *sk, int64_t base,
 		return true;
 	}
 	if (!(p->kind & STP_PP_VALUE)) {
-		v = p->bit_size ? stp_kread_bits(c, addr, p->size, kind == STP_PP_INT,
-						 p->bit_off, p->bit_size) :
-				  stp_kread(c, addr, p->size, kind == STP_PP_INT);
+		if (user)
+			v = p->bit_size ? stp_uread_bits(c, addr, p->size, kind == STP_PP_INT,
+							 p->bit_off, p->bit_size) :
+					  stp_uread(c, addr, p->size, kind == STP_PP_INT);
+		else
+			v = p->bit_size ? stp_kread_bits(c, addr, p->size, kind == STP_PP_INT,
+							 p->bit_off, p->bit_size) :
+					  stp_kread(c, addr, p->size, kind == STP_PP_INT);
 		if (c->last_error)
 			return false;
 	}
@@ -214,7 +263,8 @@ static bool stp_pp_one(struct stp_context *c, struct stp_sink *sk, int64_t base,
 }
 
 /* The pretty print of the object at base (after loading the pointer
- * there when load) into dst; "ERROR" when some of it cannot be read. */
+ * there when load & 1) into dst, from user memory when load & 2;
+ * "ERROR" when some of it cannot be read. */
 void stp_pretty(struct stp_context *c, char *dst, int64_t base, int load,
 		const struct stp_pp *pp)
 {
@@ -222,8 +272,8 @@ void stp_pretty(struct stp_context *c, char *dst, int64_t base, int load,
 	struct stp_sink sk;
 
 	stp_sink_string(&sk, dst);
-	if (load) {
-		base = stp_kread(c, base, 8, 0);
+	if (load & 1) {
+		base = load & 2 ? stp_uread(c, base, 8, 0) : stp_kread(c, base, 8, 0);
 		if (c->last_error)
 			goto fault;
 	}
@@ -231,7 +281,7 @@ void stp_pretty(struct stp_context *c, char *dst, int64_t base, int load,
 	for (; pp->kind != STP_PP_END && sk.len < MAXSTRINGLEN - 1; pp++) {
 		if (pp->lit)
 			stp_emit_lit(&sk, pp->lit, strlen(pp->lit));
-		if (pp->kind != STP_PP_LIT && !stp_pp_one(c, &sk, base, pp))
+		if (pp->kind != STP_PP_LIT && !stp_pp_one(c, &sk, base, pp, load & 2))
 			goto fault;
 	}
 	return;

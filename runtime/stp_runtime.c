@@ -22,6 +22,7 @@
 #include "stat.c"
 #include "map.c"
 #include "kprobes.c"
+#include "uprobes.c"
 #include "tracepoints.c"
 #include "perf.c"
 #include "session.c"

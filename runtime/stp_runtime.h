@@ -25,6 +25,8 @@ enum stp_probe_kind {
 	STP_PROBE_KRETPROBE,
 	STP_PROBE_TRACEPOINT,		/* tracepoints.c */
 	STP_PROBE_PERF,			/* perf.c: perf events on every CPU */
+	STP_PROBE_UPROBE,		/* uprobes.c: process() probes */
+	STP_PROBE_URETPROBE,
 };
 
 struct pt_regs;
@@ -36,10 +38,13 @@ struct stp_probe;
  * in a kretprobe; STP_TARG_NONE: not available. width 1, 2, 4, 8 bytes. */
 #define STP_TARG_NONE	(-1)
 #define STP_TARG_RETURN	(-2)
+#define STP_TARG_GET	(-3)	/* get(c): a generated getter (process probes) */
+struct stp_context;
 struct stp_targ {
 	s8 src;
 	u8 width;
 	u8 is_signed;
+	int64_t (*get)(struct stp_context *c);
 };
 
 /* A parameter for $$parms: its name and where its value is. */
@@ -91,6 +96,7 @@ struct stp_context {
 	const struct stp_probe *probe;	/* the running probe */
 	struct pt_regs *regs;		/* kprobes: the registers, else NULL */
 	const unsigned long *args;	/* kernel probes: raw arguments */
+	unsigned long uaddr;		/* process probes: the probed address */
 #ifdef STP_REGEX_MAXGROUPS
 	struct stp_regex_match last_match;	/* kept across probe runs, as 4.8 */
 	void *regex_ws;			/* private: regex.c's workspace */
@@ -117,6 +123,12 @@ struct stp_probe {
 	void *tp_func;			/* tracepoints: the generated callback */
 	const struct stp_targ *targs;	/* target variables, by index */
 	const struct stp_parm *parms;	/* $$parms, NULL-name terminated */
+	const struct stp_parm *locals;	/* $$locals (process probes) */
+	/* process probes (uprobes.c): the binary, the probed instruction's
+	 * file offset and link-time address, an SDT semaphore's offset */
+	const char *path;
+	u64 uoffset, uaddr, usem;
+	const char *sdt_name, *sdt_provider;	/* $$name, $$provider */
 	/* perf events: the perf_event_attr's type, config, and sample
 	 * period (or frequency, with perf_freq) */
 	u32 perf_type;
@@ -135,6 +147,15 @@ int64_t stp_kread_bits(struct stp_context *c, int64_t addr, int size,
 		       int is_signed, int bit_off, int bit_size);
 int stp_kread_string(char *dst, int64_t addr, int max);	/* -1: fault */
 int stp_uread_string(char *dst, int64_t addr, int max);	/* user memory */
+/* The same reads from the current task's user memory (process probes). */
+int64_t stp_uread(struct stp_context *c, int64_t addr, int size, int is_signed);
+int64_t stp_uread_bits(struct stp_context *c, int64_t addr, int size,
+		       int is_signed, int bit_off, int bit_size);
+/* The load bias of a process probe's binary in the current task. */
+static inline uint64_t stp_ubias(struct stp_context *c)
+{
+	return c->probe ? (uint64_t)c->uaddr - c->probe->uaddr : 0;
+}
 void stp_kernel_string(struct stp_context *c, char *dst, int64_t addr, int64_t max);
 void stp_user_string(struct stp_context *c, char *dst, int64_t addr);
 int64_t stp_kernel_number(struct stp_context *c, int64_t addr, int size,

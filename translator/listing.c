@@ -41,7 +41,8 @@ static void collect_vars(struct session *s, const struct rprobe *r,
 	for (struct var *v = r->probe->locals; v; v = v->next)
 		l->vars[l->nvars++] = arena_printf(s->arena, "%s:%s", v->name,
 						   type_name(v->type));
-	if (r->kind == RP_KFUNC && r->ret && r->ret_type && strcmp(r->ret_type, "void"))
+	if ((r->kind == RP_KFUNC || r->kind == RP_UPROBE) && r->ret && r->ret_type &&
+	    strcmp(r->ret_type, "void"))
 		l->vars[l->nvars++] = arena_printf(s->arena, "$return:%s", r->ret_type);
 	for (int i = 0; i < r->nargs; i++)
 		l->vars[l->nvars++] = arena_printf(s->arena, "$%s:%s", r->args[i].name,

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "stap.h"
+#include "udwarf.h"
 
 #ifndef STAP_PKGDATADIR
 #define STAP_PKGDATADIR "/usr/local/share/stap"
@@ -661,6 +662,7 @@ int main(int argc, char **argv)
 	cleanup(&sess);
 out:
 	kernel_catalog_close(&sess);
+	ubin_close_all(&sess);
 	free(sess.include_dirs);
 	free(sess.global_settings);
 	free(sess.poisoned);

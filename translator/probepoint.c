@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "kcatalog.h"
+#include "udwarf.h"
 
 struct resolver {
 	struct session *s;
@@ -810,6 +811,116 @@ static void resolve_perf(struct resolver *r, const struct pp_comp *c)
 	rp->perf_freq = freq;
 }
 
+/* ---- process("PATH"): user space (uprobes.c, udwarf.c) -------------------------------- */
+
+/* "FUNC@FILE:LINE" of .statement(): its parts; false if malformed. */
+static bool split_statement(struct session *s, const char *spec, const char **fn,
+			    const char **file, int *line)
+{
+	const char *at = strchr(spec, '@'), *colon = at ? strrchr(at, ':') : NULL;
+	char *end;
+
+	if (!at || !colon || colon == at + 1)
+		return false;
+	*fn = arena_strndup(s->arena, spec, (size_t)(at - spec));
+	*file = arena_strndup(s->arena, at + 1, (size_t)(colon - at - 1));
+	*line = (int)strtol(colon + 1, &end, 10);
+	return !*end && *line > 0 && **fn;
+}
+
+static void process_statement(struct resolver *r, struct ubin *b, const struct pp_comp *k)
+{
+	const char *fn, *file, *spec = k->arg->str;
+	const struct ufunc **fs;
+	int line;
+	size_t n;
+
+	if (!split_statement(r->s, spec, &fn, &file, &line)) {
+		fail(r, k->arg->loc, "process().statement takes \"FUNCTION@FILE:LINE\"");
+		return;
+	}
+	n = ubin_match_funcs(b, fn, &fs);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t addr;
+		struct rprobe *rp;
+
+		if (!fs[i]->die || !ubin_line_addr(b, fs[i], file, line, &addr))
+			continue;
+		rp = add(r, RP_UPROBE, "process.statement", "");
+		uprobe_fill_statement(r->s, rp, b, fs[i],
+				      arena_printf(r->s->arena, "%s@%s:%d", fs[i]->name,
+						   fs[i]->file, line), addr);
+	}
+}
+
+static void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp *fn,
+			      const struct pp_comp *k)
+{
+	const struct ufunc **fs;
+	size_t n;
+	int how = 0;
+
+	if (take(&k, "call", -1))
+		how = 1;
+	else if (take(&k, "return", -1))
+		how = 2;
+	if (k)
+		return;
+	if (strpbrk(fn->arg->str, "@:+")) {
+		fail(r, fn->arg->loc, "process().function(\"FUNC@FILE:LINE\") is not supported by this version yet");
+		return;
+	}
+	n = ubin_match_funcs(b, fn->arg->str, &fs);
+	for (size_t i = 0; i < n; i++) {
+		if (how == 2 && fs[i]->inlined)	/* an inlined copy never returns */
+			continue;
+		uprobe_fill_function(r->s, add(r, RP_UPROBE, "process.function", ""), b, fs[i], how);
+	}
+}
+
+static void process_marks(struct resolver *r, struct ubin *b, const char *provider,
+			  const struct pp_comp *m)
+{
+	const struct usdt **ms;
+	size_t n;
+
+	if (m->next)
+		return;
+	n = ubin_match_sdts(b, provider, m->arg->str, &ms);
+	for (size_t i = 0; i < n; i++)
+		uprobe_fill_mark(r->s, add(r, RP_UPROBE, "process.mark", ""), b, ms[i]);
+}
+
+/* process("PATH").function(...) | .statement(...) | [.provider(P)].mark(M) */
+static void resolve_process(struct resolver *r, const struct pp_comp *c)
+{
+	const struct pp_comp *k = c->next, *x;
+	const char *path;
+	struct ubin *b;
+
+	if (!c->arg || c->arg->kind != N_STR || !k)
+		return;
+	path = ubin_find(r->s, c->arg->str);
+	if (!path) {
+		fail(r, c->arg->loc, "cannot find executable '%s'", c->arg->str);
+		return;
+	}
+	b = ubin_open(r->s, path, c->arg->loc);
+	if (!b) {
+		r->failed = true;
+		return;
+	}
+	if ((x = take(&k, "function", N_STR)))
+		process_functions(r, b, x, k);
+	else if ((x = take(&k, "statement", N_STR)) && !k)
+		process_statement(r, b, x);
+	else if ((x = take(&k, "provider", N_STR)) && k && !strcmp(k->name, "mark") &&
+		 k->arg && k->arg->kind == N_STR)
+		process_marks(r, b, x->arg->str, k);
+	else if (!x && !strcmp(k->name, "mark") && k->arg && k->arg->kind == N_STR)
+		process_marks(r, b, NULL, k);
+}
+
 /* ---- dispatch ----------------------------------------------------------------------- */
 
 static const struct family {
@@ -825,6 +936,7 @@ static const struct family {
 	{ "module", resolve_module },
 	{ "kprobe", resolve_kprobe },
 	{ "perf", resolve_perf },
+	{ "process", resolve_process },
 	{ NULL, NULL }
 };
 
@@ -855,6 +967,8 @@ static const char *const builtin_shapes[] = {
 	"kprobe.module.function.call", "kprobe.module.function.return.maxactive",
 	"kprobe.statement",
 	"perf.type.config.sample", "perf.type.config.hz",
+	"process.function.call", "process.function.return", "process.statement",
+	"process.mark", "process.provider.mark",
 	NULL
 };
 

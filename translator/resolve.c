@@ -319,6 +319,62 @@ static void note_hist(struct session *s, struct node *n)
 	v->hist = kind;
 }
 
+/* @var("NAME@FILE") becomes the target variable $@var:NAME@FILE, which
+ * process() probes resolve against the binary's globals (uprobes.c). */
+static bool rewrite_var(struct session *s, struct node *n)
+{
+	if (n->kind != N_CALL || strcmp(n->op, "@var") || !n->args || n->args->kind != N_STR)
+		return false;
+	n->kind = N_TARGET;
+	n->op = arena_printf(s->arena, "$@var:%s", n->args->str);
+	n->args = NULL;
+	return true;
+}
+
+/* An expression whose value at a function's return is its value at the
+ * entry: parameters (entry values in .return probes), literals and
+ * arithmetic on them. */
+static bool entry_pure(const struct node *n)
+{
+	if (!n)
+		return true;
+	switch (n->kind) {
+	case N_NUM:
+	case N_STR:
+		return true;
+	case N_TARGET:
+		return n->op[1] != '$' && strncmp(n->op, "$@var:", 6);
+	case N_BINARY:
+	case N_COMPARE:
+	case N_CONCAT:
+	case N_LOGICAL:
+	case N_UNARY:
+	case N_TERNARY:
+		return strcmp(n->op ? n->op : "", "in") && entry_pure(n->a) && entry_pure(n->b) &&
+		       entry_pure(n->c);
+	default:
+		return false;
+	}
+}
+
+/* @entry(E) in a .return probe, for E as entry_pure() allows: E itself. */
+static bool rewrite_entry(struct session *s, struct node *n)
+{
+	struct loc loc = n->loc;
+	struct node *next = n->next;
+
+	if (n->kind != N_CALL || strcmp(n->op, "@entry") || !n->args || n->args->next)
+		return false;
+	if (!entry_pure(n->args)) {
+		diag_error(s, n->loc, "'@entry' of anything but parameters, literals and operators on them is not supported by this version yet");
+		return false;
+	}
+	*n = *n->args;
+	n->loc = loc;
+	n->next = next;
+	return true;
+}
+
 static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 {
 	struct func *f;
@@ -503,6 +559,14 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			elab_cast_alone(s, sc->func ? NULL : sc->probe, n);
 			break;
 		}
+		if (rewrite_var(s, n))
+			goto target;
+		if (rewrite_entry(s, n)) {
+			resolve_node(s, sc, n, written);
+			break;
+		}
+		if (!strcmp(n->op, "@entry"))
+			break;
 		resolve_call(s, sc, n);
 		break;
 	case N_UNARY:
@@ -555,6 +619,7 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		resolve_node(s, sc, n->d, false);
 		break;
 	case N_TARGET:
+target:
 		elab_target(s, sc->func ? NULL : sc->probe, n, written);
 		break;
 	case N_INDEX:
@@ -582,6 +647,7 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			break;
 		}
 		/* fall through */
+		rewrite_var(s, n->a);
 		if (deref_is_typed(n)) {
 			for (struct node *c = n->args; c; c = c->next)
 				if (c->kind == N_SUBSCRIPT)

@@ -345,6 +345,7 @@ struct rprobe {
 	/* $variables: RP_KFUNC parameters, RP_TRACEPOINT arguments */
 	int nargs;
 	const struct kcat_arg *args;
+	struct uprobe_info *u;	/* RP_UPROBE (uprobes.c) */
 	struct rprobe *next;
 };
 enum {
@@ -357,6 +358,7 @@ enum {
 	RP_KSTATEMENT,	/* kernel/module().statement("f+off"), *.statement(A).absolute */
 	RP_TRACEPOINT,	/* kernel.trace("sys:name") */
 	RP_PERF,	/* perf.type(T).config(C)[.sample(N)|.hz(F)], timer.profile */
+	RP_UPROBE,	/* process("PATH").function/.statement/.mark (uprobes.c) */
 };
 
 /* ---- probepoint.c, kmodule.c, listing.c: probe points (pass 2, -l/-L) ---- */

@@ -456,6 +456,10 @@ static bool walk_one(struct session *s, const struct rprobe *r, struct node *n,
 		}
 		w.btf = a->btf;
 		w.type = a->type_id;
+		if (r && r->kind == RP_UPROBE) {
+			d->user = true;
+			w.lv = utarg_lvalue(s, r, n->a->op + 1);
+		}
 	}
 	d->btf = w.btf;
 	walk_chain(&w, n);
@@ -469,7 +473,7 @@ static bool same_deref(const struct deref *a, const struct deref *b)
 {
 	if (a->nsteps != b->nsteps || a->res != b->res || a->width != b->width ||
 	    a->is_signed != b->is_signed || a->bit_off != b->bit_off ||
-	    a->bit_size != b->bit_size || a->lvalue != b->lvalue)
+	    a->bit_size != b->bit_size || a->lvalue != b->lvalue || a->user != b->user)
 		return false;
 	for (int i = 0; i < a->nsteps; i++)
 		if (a->steps[i].op != b->steps[i].op || a->steps[i].n != b->steps[i].n)
@@ -667,7 +671,7 @@ const char *tr_deref(struct gen *g, struct node *n)
 
 		switch (st->op) {
 		case DS_LOAD:
-			tr_line(g, "%s = stp_kread(c, %s, 8, 0);", acc, acc);
+			tr_line(g, "%s = stp_%sread(c, %s, 8, 0);", acc, d->user ? "u" : "k", acc);
 			fault_check(g, at);
 			break;
 		case DS_ADD:
@@ -686,11 +690,12 @@ const char *tr_deref(struct gen *g, struct node *n)
 	switch (d->res) {
 	case DR_READ:
 		if (d->bit_size)
-			tr_line(g, "%s = stp_kread_bits(c, %s, %d, %d, %d, %d);", acc, acc,
-				d->width, d->is_signed, d->bit_off, d->bit_size);
+			tr_line(g, "%s = stp_%sread_bits(c, %s, %d, %d, %d, %d);", acc,
+				d->user ? "u" : "k", acc, d->width, d->is_signed, d->bit_off,
+				d->bit_size);
 		else
-			tr_line(g, "%s = stp_kread(c, %s, %d, %d);", acc, acc, d->width,
-				d->is_signed);
+			tr_line(g, "%s = stp_%sread(c, %s, %d, %d);", acc, d->user ? "u" : "k",
+				acc, d->width, d->is_signed);
 		fault_check(g, at);
 		return acc;
 	case DR_ADDR:

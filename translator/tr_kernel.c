@@ -21,13 +21,6 @@
 
 #define MAX_REG_ARGS 6
 
-struct targ {
-	int src;		/* argument index, -2 $return, -1 none */
-	int width;
-	bool is_signed;
-	const char *why;	/* when not available */
-};
-
 /* target variable names used by the module's handlers (without '$') */
 static const char **tnames;
 static int ntnames, captnames;
@@ -35,7 +28,14 @@ static int npoints;		/* table entries written, for array names */
 
 static bool is_kernel_kind(int kind)
 {
-	return kind == RP_KFUNC || kind == RP_KPROBE || kind == RP_TRACEPOINT;
+	return kind == RP_KFUNC || kind == RP_KPROBE || kind == RP_TRACEPOINT ||
+	       kind == RP_UPROBE;
+}
+
+int tr_target_names(const char ***names)
+{
+	*names = tnames;
+	return ntnames;
 }
 
 static int width_of(struct session *s, const char *type, bool *is_signed)
@@ -70,7 +70,10 @@ static struct targ find_targ(struct session *s, const struct rprobe *r,
 {
 	struct targ t = { .src = -1 };
 	int slot = 0;
+	const char *body;
 
+	if (r->kind == RP_UPROBE)
+		return utarg_find(s, r, name, &body);
 	if (!is_kernel_kind(r->kind)) {
 		t.why = "it is not a kernel.function or kernel.trace probe";
 		return t;
@@ -132,7 +135,7 @@ const struct kcat_arg *elab_target_arg(struct session *s, const struct rprobe *r
 {
 	if (!r || find_targ(s, r, name).src == -1)
 		return NULL;
-	if (r->kind == RP_KFUNC && !strcmp(name, "return"))
+	if ((r->kind == RP_KFUNC || r->kind == RP_UPROBE) && !strcmp(name, "return"))
 		return r->ret_arg;
 	for (int i = 0; i < r->nargs; i++)
 		if (!strcmp(r->args[i].name, name))
@@ -145,7 +148,9 @@ bool elab_target_defined_at(struct session *s, const struct rprobe *r, const cha
 	size_t n = strlen(op);
 
 	if (op[1] == '$')
-		return r->kind == RP_KFUNC || r->kind == RP_TRACEPOINT;
+		return uprobe_mark_string(r, op) ||
+		       r->kind == RP_KFUNC || r->kind == RP_TRACEPOINT ||
+		       (r->kind == RP_UPROBE && strcmp(op, "$$name") && strcmp(op, "$$provider"));
 	if (n > 2 && op[n - 1] == '$')	/* $var$ or $var$$ */
 		return elab_target_defined_at(s, r, arena_strndup(s->arena, op,
 					   op[n - 2] == '$' ? n - 2 : n - 1));
@@ -155,7 +160,15 @@ bool elab_target_defined_at(struct session *s, const struct rprobe *r, const cha
 static bool is_pretty(const char *name)
 {
 	return !strcmp(name, "$$parms") || !strcmp(name, "$$vars") ||
-	       !strcmp(name, "$$locals") || !strcmp(name, "$$return");
+	       !strcmp(name, "$$locals") || !strcmp(name, "$$return") ||
+	       !strcmp(name, "$$name") || !strcmp(name, "$$provider");
+}
+
+static bool pretty_ok(const struct rprobe *r, const char *op)
+{
+	if (!strcmp(op, "$$name") || !strcmp(op, "$$provider"))
+		return uprobe_mark_string(r, op) != NULL;
+	return r->kind == RP_KFUNC || r->kind == RP_TRACEPOINT || r->kind == RP_UPROBE;
 }
 
 enum type elab_target_type(const struct node *n)
@@ -197,7 +210,7 @@ void elab_target(struct session *s, struct probe *p, struct node *n,
 			if (r->probe != p)
 				continue;
 			total++;
-			if (r->kind == RP_KFUNC || r->kind == RP_TRACEPOINT)
+			if (pretty_ok(r, n->op))
 				continue;
 			if (!bad++)
 				first_bad = r;
@@ -255,7 +268,10 @@ const char *tr_target(struct gen *g, struct node *n)
 	if (n->type == T_STRING) {
 		tr_line(g, "stp_target_pretty(c, %s, %d);", t,
 			!strcmp(n->op, "$$return") ? 1 :
-			!strcmp(n->op, "$$locals") ? 2 : 0);
+			!strcmp(n->op, "$$locals") ? 2 :
+			!strcmp(n->op, "$$vars") ? 3 :
+			!strcmp(n->op, "$$name") ? 4 :
+			!strcmp(n->op, "$$provider") ? 5 : 0);
 		return t;
 	}
 	tr_line(g, "%s = stp_target(c, %d);", t, tname_index(n->op + 1));
@@ -303,6 +319,8 @@ bool tr_kernel_probe(struct gen *g, struct strbuf *code, struct strbuf *table,
 	int id = npoints++;
 	const char *fields, *optional;
 
+	if (r->kind == RP_UPROBE)
+		return tr_uprobe(g, code, table, r, id);
 	if (!is_kernel_kind(r->kind))
 		return false;
 	if (r->kind != RP_TRACEPOINT && (!r->symbol || r->offset)) {

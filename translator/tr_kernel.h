@@ -10,6 +10,26 @@
 
 struct gen;
 
+/* Where a target variable of one probe point comes from. */
+#define STP_TARG_GET (-3)	/* a generated getter (uprobes.c) */
+struct targ {
+	int src;		/* argument index, -2 $return, -3 getter, -1 none */
+	int width;
+	bool is_signed;
+	const char *why;	/* when not available */
+};
+/* The module-wide target variable names (without '$'), by index. */
+int tr_target_names(const char ***names);
+
+/* ---- uprobes.c ---- */
+struct targ utarg_find(struct session *s, const struct rprobe *r, const char *name,
+		       const char **body);
+bool utarg_lvalue(struct session *s, const struct rprobe *r, const char *name);
+int uprobe_nparams(const struct rprobe *r);	/* r->args[0..N) are parameters */
+bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
+	       const struct rprobe *r, int id);
+const char *uprobe_mark_string(const struct rprobe *r, const char *op);
+
 /* Pass 2: check the target variable n ($name, $$parms...) used in probe p
  * (NULL in a function) against every resolved point of p; sets n->type. */
 void elab_target(struct session *s, struct probe *p, struct node *n,
@@ -45,6 +65,7 @@ struct deref {
 	unsigned int type;	/* the final type */
 	bool lvalue;		/* acc is the address of a `type` (else its value) */
 	bool addr;		/* under '&' */
+	bool user;		/* in user memory (process() probes) */
 	int pretty;		/* 1 '$', 2 '$$' */
 	const struct rprobe *parms;	/* $$parms$: the point whose arguments */
 };

@@ -232,7 +232,7 @@ const char *tr_pretty(struct gen *g, const struct deref *d, const char *acc)
 	tr_line(g, "{");
 	g->indent++;
 	tab = table(g, d->btf, d->type, d->lvalue, d->pretty, &load);
-	tr_line(g, "stp_pretty(c, %s, %s, %d, %s);", t, acc, load, tab);
+	tr_line(g, "stp_pretty(c, %s, %s, %d, %s);", t, acc, load | (d->user ? 2 : 0), tab);
 	g->indent--;
 	tr_line(g, "}");
 	return t;
@@ -278,7 +278,8 @@ bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
 		if (r->probe != p)
 			continue;
 		if (!name) {
-			if (r->kind != RP_KFUNC && r->kind != RP_TRACEPOINT) {
+			if (r->kind != RP_KFUNC && r->kind != RP_TRACEPOINT &&
+			    r->kind != RP_UPROBE) {
 				diag_error(s, n->loc, "target variable '%s' is not available in %s: "
 					   "it is not a kernel.function or kernel.trace probe",
 					   n->op, r->pp);
@@ -315,6 +316,10 @@ bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
 		}
 		d->btf = a->btf;
 		d->type = a->type_id;
+		if (r->kind == RP_UPROBE) {
+			d->user = true;
+			d->lvalue = utarg_lvalue(s, r, name);
+		}
 	}
 	d->pretty = level;
 	d->parms = first;	/* $$parms$: the others have the same arguments */
@@ -352,17 +357,25 @@ const char *tr_pretty_target(struct gen *g, struct node *n)
 	}
 	out = tr_new_tmp(g, T_STRING);
 	tr_line(g, "%s[0] = '\\0';", out);
-	if (!strncmp(n->op, "$$locals", 8) || !r)
+	if (!r)
 		return out;
-	for (int i = 0; i < r->nargs; i++) {
+	for (int i = 0, k = 0; i < r->nargs; i++) {
 		struct deref one = { .btf = r->args[i].btf, .type = r->args[i].type_id,
 				     .pretty = d->pretty };
 		const char *v;
+		int np = r->kind == RP_UPROBE ? uprobe_nparams(r) : r->nargs;
+
+		if (!strncmp(n->op, "$$locals", 8) ? i < np : !strncmp(n->op, "$$parms", 7) && i >= np)
+			continue;
+		if (r->kind == RP_UPROBE) {
+			one.user = true;
+			one.lvalue = utarg_lvalue(g->s, r, r->args[i].name);
+		}
 
 		base.op = arena_printf(g->s->arena, "$%s", r->args[i].name);
 		base.type = T_LONG;
 		tr_line(g, "stp_str_cat(%s, %s);", out, tr_cstr(g, arena_printf(g->s->arena,
-			"%s%s=", i ? " " : "", r->args[i].name)));
+			"%s%s=", k++ ? " " : "", r->args[i].name)));
 		if (!one.btf || !one.type || !elab_target_arg(g->s, r, r->args[i].name)) {
 			tr_line(g, "stp_str_cat(%s, \"?\");", out);
 			continue;

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * uexec.c - process() probes on the inode a program is actually run
+ * from (included by uprobes.c).
+ *
+ * A uprobe belongs to an inode. On most filesystems the inode kern_path()
+ * finds is the one exec maps, but not on all (9p, as the test guest's
+ * root is, gives the running program another one). So while uprobes are
+ * registered, the sched_process_exec tracepoint watches for programs
+ * whose file is the probed one (same superblock and inode number) but
+ * another inode; the exec'ing task then registers the probes on that
+ * inode itself, through task_work before it returns to user space (where
+ * it may sleep), so not even its first instruction is missed.
+ */
+#include <linux/binfmts.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/task_work.h>
+#include <linux/tracepoint.h>
+#include <linux/wait.h>
+
+struct stp_uexec_work {
+	struct callback_head cb;
+	struct inode *inode;
+};
+
+static LIST_HEAD(stp_uextras);		/* struct stp_uprobe, by .extra */
+static DEFINE_SPINLOCK(stp_uextras_lock);	/* the list, for the tracepoint */
+static DEFINE_MUTEX(stp_uextras_mutex);	/* adding to it */
+static struct tracepoint *stp_uexec_tp;
+static bool stp_uexec_on;
+static atomic_t stp_uexec_pending = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(stp_uexec_wq);
+
+/* Is probe p registered on inode already? Caller holds stp_uextras_lock. */
+static bool stp_uexec_has(const struct stp_probe *p, struct inode *inode)
+{
+	struct stp_uprobe *x;
+
+	list_for_each_entry(x, &stp_uextras, extra)
+		if (x->probe == p && x->inode == inode)
+			return true;
+	return false;
+}
+
+/* Does some probe want inode, which it is not registered on yet? */
+static bool stp_uexec_wanted(struct inode *inode)
+{
+	unsigned long flags;
+	unsigned int i;
+	bool want = false;
+
+	spin_lock_irqsave(&stp_uextras_lock, flags);
+	for (i = 0; i < stp_nups && !want; i++) {
+		struct stp_uprobe *u = &stp_ups[i];
+
+		want = u->sb == inode->i_sb && u->ino == inode->i_ino &&
+		       u->inode != inode && !stp_uexec_has(u->probe, inode);
+	}
+	spin_unlock_irqrestore(&stp_uextras_lock, flags);
+	return want;
+}
+
+/* In the exec'ing task, before it returns to user space: may sleep. */
+static void stp_uexec_work_fn(struct callback_head *cb)
+{
+	struct stp_uexec_work *w = container_of(cb, struct stp_uexec_work, cb);
+	unsigned long flags;
+	unsigned int i;
+
+	mutex_lock(&stp_uextras_mutex);
+	for (i = 0; stp_uexec_on && i < stp_nups; i++) {
+		struct stp_uprobe *u = &stp_ups[i], *x;
+		bool have;
+
+		if (u->sb != w->inode->i_sb || u->ino != w->inode->i_ino ||
+		    u->inode == w->inode)
+			continue;
+		spin_lock_irqsave(&stp_uextras_lock, flags);
+		have = stp_uexec_has(u->probe, w->inode);
+		spin_unlock_irqrestore(&stp_uextras_lock, flags);
+		if (have)
+			continue;
+		x = kzalloc(sizeof(*x), GFP_KERNEL);
+		if (!x)
+			break;
+		x->probe = u->probe;
+		x->sb = u->sb;
+		x->ino = u->ino;
+		if (stp_uprobe_register_inode(x, igrab(w->inode))) {
+			kfree(x);
+			continue;
+		}
+		spin_lock_irqsave(&stp_uextras_lock, flags);
+		list_add(&x->extra, &stp_uextras);
+		spin_unlock_irqrestore(&stp_uextras_lock, flags);
+	}
+	mutex_unlock(&stp_uextras_mutex);
+	iput(w->inode);
+	kfree(w);
+	if (atomic_dec_and_test(&stp_uexec_pending))
+		wake_up(&stp_uexec_wq);
+}
+
+static void stp_uexec_cb(void *data, struct task_struct *p, pid_t old_pid,
+			 struct linux_binprm *bprm)
+{
+	struct inode *inode = bprm->file ? file_inode(bprm->file) : NULL;
+	struct stp_uexec_work *w;
+
+	if (!inode || !READ_ONCE(stp_uexec_on) || !stp_uexec_wanted(inode))
+		return;
+	w = kmalloc(sizeof(*w), GFP_ATOMIC);
+	if (!w)
+		return;
+	w->inode = igrab(inode);	/* exec holds the file: never the last */
+	if (!w->inode) {
+		kfree(w);
+		return;
+	}
+	init_task_work(&w->cb, stp_uexec_work_fn);
+	atomic_inc(&stp_uexec_pending);
+	if (task_work_add(current, &w->cb, TWA_RESUME)) {
+		atomic_dec(&stp_uexec_pending);
+		iput(w->inode);
+		kfree(w);
+	}
+}
+
+static void stp_uexec_lookup(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_exec"))
+		stp_uexec_tp = tp;
+}
+
+/* After the uprobes: watch execs. */
+static void stp_uexec_register(void)
+{
+	for_each_kernel_tracepoint(stp_uexec_lookup, NULL);
+	if (!stp_uexec_tp)
+		return;
+	WRITE_ONCE(stp_uexec_on, true);
+	if (tracepoint_probe_register(stp_uexec_tp, (void *)stp_uexec_cb, NULL))
+		WRITE_ONCE(stp_uexec_on, false);
+}
+
+/* Before the uprobes go: no new work, pending work done, extras gone. */
+static void stp_uexec_unregister(void)
+{
+	struct stp_uprobe *x, *tmp;
+
+	if (READ_ONCE(stp_uexec_on)) {
+		mutex_lock(&stp_uextras_mutex);
+		WRITE_ONCE(stp_uexec_on, false);
+		mutex_unlock(&stp_uextras_mutex);
+		tracepoint_probe_unregister(stp_uexec_tp, (void *)stp_uexec_cb, NULL);
+		tracepoint_synchronize_unregister();
+	}
+	/* a queued task_work runs our code: wait until every one has */
+	wait_event(stp_uexec_wq, atomic_read(&stp_uexec_pending) == 0);
+	list_for_each_entry_safe(x, tmp, &stp_uextras, extra) {
+		if (x->registered) {
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+			uprobe_unregister_nosync(x->up, &x->uc);
+			uprobe_unregister_sync();
+#else
+			uprobe_unregister(x->inode, x->probe->uoffset, &x->uc);
+#endif
+		}
+		iput(x->inode);
+		list_del(&x->extra);
+		kfree(x);
+	}
+}

@@ -1,0 +1,108 @@
+# process("PATH") probes end to end: the test program uprobes/uprog.c is
+# built here with gcc -g at -O0 and -O2, each script of uprobes/*.stp is
+# built for both binaries (@1 is the binary's path) and run in the guest
+# with `staprun -c 'BINARY 3'`; stdout, stderr and exit status must be what
+# Debian's SystemTap 4.8 printed for the same program and script in the
+# same guest (uprobes/expected.json, the directory written as @DIR@).
+# Function probes, .call, .return with $return and entry values of the
+# parameters, @entry, wildcards, statements by FILE:LINE with locals, SDT
+# marks with $argN and $$name, struct members through pointers, globals
+# by @var, the pretty printers, target(), and the faults of bad pointers.
+# The guest's root is a 9p share, whose running programs get another
+# inode than the path's: this also tests the probes' arming at exec.
+# Host-side: stap -L and -l of the same points, as 4.8 lists them.
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import guest
+from conftest import STAP, STAPRUN, run_stap
+
+HERE = Path(__file__).resolve().parent / 'uprobes'
+EXPECTED = json.loads((HERE / 'expected.json').read_text())
+OPTS = ('O0', 'O2')
+# stack addresses differ from run to run (ASLR)
+STACK = re.compile(r'0x7ff[0-9a-f]{9}')
+TAPSET = re.compile(r"(near identifier '[^']+' at )(/usr/share/systemtap/tapset/|\S*tapsets/)\S+:\d+:\d+")
+
+
+def norm(text, d):
+    return TAPSET.sub(r'\1<tapset>', STACK.sub('0x7ff...', text.replace(str(d), '@DIR@')))
+
+
+def build_programs(d):
+    shutil.copy(HERE / 'uprog.c', d / 'uprog.c')
+    for o in OPTS:
+        subprocess.run(['gcc', '-g', f'-{o}', '-o', f'uprog_{o}', 'uprog.c'], cwd=d,
+                       check=True)
+
+
+def build_module(d, name, krel, o):
+    # the script named as 4.8 saw it: NAME.stp in the current directory
+    shutil.copy(HERE / f'{name}.stp', d / f'{name}.stp')
+    r = run_stap(['-p4', '-r', krel, '-m', f'u_{name}_{o.lower()}', f'{name}.stp',
+                  str(d / f'uprog_{o}')], cwd=d)
+    assert r.returncode == 0, f'{name} {o}: {r.stderr}'
+
+
+def test_uprobes_as_upstream(krel, tmp_path):
+    build_programs(tmp_path)
+    cases = [(n, o) for n in sorted(EXPECTED) for o in OPTS]
+    for n, o in cases:
+        build_module(tmp_path, n, krel, o)
+    cmds = [f"{STAPRUN} -c '{tmp_path}/uprog_{o} 3' u_{n}_{o.lower()}.ko" for n, o in cases]
+    batch = guest.run_batch(cmds, scratch=str(tmp_path), timeout=60)
+    guest.check_kernel_healthy(batch)
+    got, want = {}, {}
+    for (n, o), r in zip(cases, batch):
+        got[f'{n} {o}'] = (norm(r.stdout, tmp_path), norm(r.stderr, tmp_path), r.rc)
+        e = EXPECTED[n][o]
+        want[f'{n} {o}'] = (norm(e[0], tmp_path), norm(e[1], tmp_path), e[2])
+    assert got == want
+
+
+def test_listing_as_upstream(tmp_path):
+    build_programs(tmp_path)
+    b = tmp_path / 'uprog_O0'
+    r = run_stap(['-L', 'process("./uprog_O0").function("*")'], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    d = str(tmp_path)
+    # /usr/bin/stap -L 'process("./uprog_O0").function("*")' (4.8)
+    assert r.stdout.replace(d, '@DIR@').splitlines() == [
+        'process("@DIR@/uprog_O0").function("__do_global_dtors_aux")',
+        'process("@DIR@/uprog_O0").function("_fini")',
+        'process("@DIR@/uprog_O0").function("_init")',
+        'process("@DIR@/uprog_O0").function("_start")',
+        'process("@DIR@/uprog_O0").function("add@@DIR@/uprog.c:22") $a:int $b:int $sum:int',
+        'process("@DIR@/uprog_O0").function("deregister_tm_clones")',
+        'process("@DIR@/uprog_O0").function("frame_dummy")',
+        'process("@DIR@/uprog_O0").function("main@@DIR@/uprog.c:57") $argc:int $argv:char** '
+        '$second:struct point $pt:struct point $n:int $t:long int',
+        'process("@DIR@/uprog_O0").function("name_of@@DIR@/uprog.c:38") $p:struct point*',
+        'process("@DIR@/uprog_O0").function("neg@@DIR@/uprog.c:43") $v:short int $c:unsigned char',
+        'process("@DIR@/uprog_O0").function("register_tm_clones")',
+        'process("@DIR@/uprog_O0").function("scale@@DIR@/uprog.c:30") $p:struct point* $k:long int $r:long int',
+        'process("@DIR@/uprog_O0").function("touch@@DIR@/uprog.c:49") $s:char const* $sink:char volatile',
+    ]
+    r = run_stap(['-L', f'process("{b}").mark("*")'], cwd=tmp_path)
+    assert r.stdout.replace(d, '@DIR@').splitlines() == [
+        'process("@DIR@/uprog_O0").mark("done")',
+        'process("@DIR@/uprog_O0").mark("scaled") $arg1:long $arg2:long',
+        'process("@DIR@/uprog_O0").mark("start") $arg1:long',
+    ]
+    # a bare name is looked up in $PATH
+    r = subprocess.run([str(STAP), '-L', 'process("uprog_O2").statement("add@uprog.c:26")'],
+                       cwd=tmp_path, capture_output=True, text=True,
+                       env={**os.environ, 'PATH': f'{tmp_path}:{os.environ["PATH"]}'})
+    assert r.stdout.replace(d, '@DIR@').splitlines() == [
+        'process("@DIR@/uprog_O2").statement("add@@DIR@/uprog.c:26") $a:int $b:int $sum:int']
+    r = run_stap(['-L', 'process("./uprog_O2").function("add").return'], cwd=tmp_path)
+    assert r.stdout.replace(d, '@DIR@').splitlines() == [
+        'process("@DIR@/uprog_O2").function("add@@DIR@/uprog.c:22").return $return:int $a:int $b:int']
+    r = run_stap(['-l', 'process("./uprog_O0").function("n*")'], cwd=tmp_path)
+    assert (r.stdout.replace(d, '@DIR@'), r.returncode) == (
+        'process("@DIR@/uprog_O0").function("name_of@@DIR@/uprog.c:38")\n'
+        'process("@DIR@/uprog_O0").function("neg@@DIR@/uprog.c:43")\n', 0)

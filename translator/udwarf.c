@@ -1,0 +1,621 @@
+/*
+ * udwarf.c - the ELF and DWARF of user-space binaries (process("PATH")
+ * probes), read with libelf and libdw: finding the binary as SystemTap
+ * 4.8 does (relative paths, $PATH), its functions (DWARF subprograms with
+ * their declaring file and line, plus the symbol table's other
+ * functions), SDT markers (.note.stapsdt), file offsets of addresses (the
+ * PT_LOAD segments), line-table lookups for .statement("f@file:N") and
+ * for the end of a prologue, and the variables a probe can read.
+ * Binaries are opened once per session and kept until ubin_close_all().
+ */
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <dwarf.h>
+
+#include "udwarf.h"
+#include "kcatalog.h"
+
+struct ubin {
+	struct session *s;
+	const char *path;
+	int fd;
+	Elf *elf;
+	Dwarf *dw;		/* NULL without DWARF */
+	struct ufunc *funcs;	/* sorted by name, then entry */
+	size_t nfuncs, capfuncs;
+	struct usdt *sdts;
+	size_t nsdts;
+	struct btf *btf;	/* utypes.c */
+	void *types;		/* utypes.c: DIE -> BTF id memo */
+	struct ubin *next;
+};
+
+static struct ubin *opened;	/* this session's binaries */
+
+const char *ubin_path(const struct ubin *b)
+{
+	return b->path;
+}
+
+struct Dwarf *ubin_dwarf(struct ubin *b)
+{
+	return b->dw;
+}
+
+Elf *ubin_elf(struct ubin *b);
+
+Elf *ubin_elf(struct ubin *b)
+{
+	return b->elf;
+}
+
+/* utypes.c's state */
+struct btf **ubin_btf_slot(struct ubin *b);
+void **ubin_types_slot(struct ubin *b);
+
+struct btf **ubin_btf_slot(struct ubin *b)
+{
+	return &b->btf;
+}
+
+void **ubin_types_slot(struct ubin *b)
+{
+	return &b->types;
+}
+
+/* ---- finding the file ---------------------------------------------------- */
+
+static bool is_exec_file(const char *p)
+{
+	struct stat st;
+
+	return !stat(p, &st) && S_ISREG(st.st_mode);
+}
+
+const char *ubin_find(struct session *s, const char *name)
+{
+	char buf[PATH_MAX];
+	const char *path;
+
+	if (!*name)
+		return NULL;
+	if (strchr(name, '/')) {
+		if (!is_exec_file(name) || !realpath(name, buf))
+			return NULL;
+		return arena_strdup(s->arena, buf);
+	}
+	path = getenv("PATH");
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+		const char *cand = arena_printf(s->arena, "%.*s/%s", (int)n, n ? path : ".", name);
+
+		if (is_exec_file(cand) && !access(cand, X_OK) && realpath(cand, buf))
+			return arena_strdup(s->arena, buf);
+		path += n + (path[n] == ':');
+	}
+	return NULL;
+}
+
+/* ---- functions ------------------------------------------------------------ */
+
+static void add_func(struct ubin *b, const struct ufunc *f)
+{
+	if (b->nfuncs == b->capfuncs) {
+		b->capfuncs = b->capfuncs ? b->capfuncs * 2 : 64;
+		b->funcs = realloc(b->funcs, sizeof(*b->funcs) * b->capfuncs);
+		if (!b->funcs)
+			abort();
+	}
+	b->funcs[b->nfuncs++] = *f;
+}
+
+/* A function (or an inlined instance, inside `outer`) with code. */
+static void add_dwarf_func(struct ubin *b, Dwarf_Die *die, uint64_t outer)
+{
+	struct ufunc f = { 0 };
+	Dwarf_Addr lo, hi;
+	const char *name = dwarf_diename(die), *file;
+
+	if (!name || dwarf_hasattr(die, DW_AT_declaration) ||
+	    dwarf_entrypc(die, &lo) != 0)
+		return;
+	f.name = arena_strdup(b->s->arena, name);
+	file = dwarf_decl_file(die);
+	f.file = arena_strdup(b->s->arena, file ? file : "");
+	dwarf_decl_line(die, &f.line);
+	f.entry = lo;
+	if (dwarf_highpc(die, &hi) == 0)
+		f.end = hi;
+	f.die = dwarf_dieoffset(die);
+	f.outer = outer ? outer : f.die;
+	f.inlined = outer != 0;
+	add_func(b, &f);
+}
+
+/* The inlined instances anywhere inside d. */
+static void inlined_funcs(struct ubin *b, Dwarf_Die *d, uint64_t outer, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 32 || dwarf_child(d, &c))
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+
+		if (tag == DW_TAG_inlined_subroutine)
+			add_dwarf_func(b, &c, outer);
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block)
+			inlined_funcs(b, &c, outer, depth + 1);
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static int dwarf_func_cb(Dwarf_Die *die, void *arg)
+{
+	struct ubin *b = arg;
+	Dwarf_Addr lo;
+
+	add_dwarf_func(b, die, 0);
+	if (dwarf_entrypc(die, &lo) == 0)
+		inlined_funcs(b, die, dwarf_dieoffset(die), 0);
+	return DWARF_CB_OK;
+}
+
+static void read_dwarf_funcs(struct ubin *b)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	while (dwarf_nextcu(b->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(b->dw, off + hsize, &cu))
+			dwarf_getfuncs(&cu, dwarf_func_cb, b, 0);
+		off = next;
+	}
+}
+
+static bool have_entry(const struct ubin *b, size_t n, uint64_t addr)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b->funcs[i].entry == addr)
+			return true;
+	return false;
+}
+
+/* The symbol table's functions DWARF does not describe (_start, _init). */
+static void read_symtab_funcs(struct ubin *b)
+{
+	Elf_Scn *scn = NULL;
+	size_t ndwarf = b->nfuncs;
+
+	while ((scn = elf_nextscn(b->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+			struct ufunc f = { 0 };
+
+			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+				continue;
+			name = elf_strptr(b->elf, sh.sh_link, sym.st_name);
+			if (!name || !*name || have_entry(b, ndwarf, sym.st_value))
+				continue;
+			f.name = arena_strdup(b->s->arena, name);
+			f.entry = sym.st_value;
+			f.end = sym.st_size ? sym.st_value + sym.st_size : 0;
+			add_func(b, &f);
+		}
+	}
+}
+
+static int by_name_entry(const void *a, const void *b)
+{
+	const struct ufunc *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->entry > y->entry) - (x->entry < y->entry);
+}
+
+size_t ubin_match_funcs(struct ubin *b, const char *glob, const struct ufunc ***out)
+{
+	const struct ufunc **v = arena_alloc(b->s->arena, sizeof(*v) * (b->nfuncs + 1));
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->nfuncs; i++) {
+		const struct ufunc *f = &b->funcs[i];
+
+		if (fnmatch(glob, f->name, 0))
+			continue;
+		/* one per name and address (a function in two CUs' tables) */
+		if (n && !strcmp(v[n - 1]->name, f->name) && v[n - 1]->entry == f->entry)
+			continue;
+		v[n++] = f;
+	}
+	*out = v;
+	return n;
+}
+
+/* ---- SDT notes ------------------------------------------------------------- */
+
+static uint64_t section_addr(Elf *elf, const char *want)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, want))
+			return sh.sh_addr ? sh.sh_addr : 1;
+	}
+	return 0;
+}
+
+static void read_sdt_note(struct ubin *b, const char *desc, size_t len, uint64_t base)
+{
+	struct usdt *u;
+	uint64_t v[3];
+	const char *p = desc + 24, *end = desc + len;
+
+	if (len < 27)
+		return;
+	memcpy(v, desc, sizeof(v));
+	b->sdts = realloc(b->sdts, sizeof(*b->sdts) * (b->nsdts + 1));
+	if (!b->sdts)
+		abort();
+	u = &b->sdts[b->nsdts];
+	memset(u, 0, sizeof(*u));
+	u->pc = v[0];
+	u->sem = v[2];
+	if (base && v[1]) {		/* prelinked: move by .stapsdt.base */
+		u->pc += base - v[1];
+		if (u->sem)
+			u->sem += base - v[1];
+	}
+	u->provider = arena_strndup(b->s->arena, p, strnlen(p, (size_t)(end - p)));
+	p += strlen(u->provider) + 1;
+	if (p >= end)
+		return;
+	u->name = arena_strndup(b->s->arena, p, strnlen(p, (size_t)(end - p)));
+	p += strlen(u->name) + 1;
+	u->args = p < end ? arena_strndup(b->s->arena, p, strnlen(p, (size_t)(end - p))) : "";
+	b->nsdts++;
+}
+
+static void read_sdts(struct ubin *b)
+{
+	uint64_t base = section_addr(b->elf, ".stapsdt.base");
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(b->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			const char *name = (const char *)d->d_buf + noff;
+
+			if (nh.n_type == 3 && nh.n_namesz == 8 && !memcmp(name, "stapsdt", 8))
+				read_sdt_note(b, (const char *)d->d_buf + doff, nh.n_descsz, base);
+		}
+	}
+}
+
+size_t ubin_match_sdts(struct ubin *b, const char *provider, const char *glob,
+		       const struct usdt ***out)
+{
+	const struct usdt **v = arena_alloc(b->s->arena, sizeof(*v) * (b->nsdts + 1));
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->nsdts; i++) {
+		const struct usdt *u = &b->sdts[i];
+
+		if (fnmatch(glob, u->name, 0) || (provider && fnmatch(provider, u->provider, 0)))
+			continue;
+		v[n++] = u;
+	}
+	*out = v;
+	return n;
+}
+
+/* ---- opening ---------------------------------------------------------------- */
+
+struct ubin *ubin_open(struct session *s, const char *path, struct loc at)
+{
+	struct ubin *b;
+
+	for (b = opened; b; b = b->next)
+		if (!strcmp(b->path, path))
+			return b;
+	b = arena_alloc(s->arena, sizeof(*b));
+	b->s = s;
+	b->path = path;
+	elf_version(EV_CURRENT);
+	b->fd = open(path, O_RDONLY | O_CLOEXEC);
+	b->elf = b->fd >= 0 ? elf_begin(b->fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (!b->elf || elf_kind(b->elf) != ELF_K_ELF) {
+		diag_error(s, at, "cannot read '%s': not an ELF file", path);
+		if (b->elf)
+			elf_end(b->elf);
+		if (b->fd >= 0)
+			close(b->fd);
+		return NULL;
+	}
+	b->dw = dwarf_begin_elf(b->elf, DWARF_C_READ, NULL);
+	if (b->dw)
+		read_dwarf_funcs(b);
+	read_symtab_funcs(b);
+	qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
+	read_sdts(b);
+	b->next = opened;
+	opened = b;
+	return b;
+}
+
+void ubin_close_all(struct session *s)
+{
+	(void)s;
+	for (struct ubin *b = opened; b; b = b->next) {
+		utypes_free(b);
+		if (b->dw)
+			dwarf_end(b->dw);
+		elf_end(b->elf);
+		close(b->fd);
+		free(b->funcs);
+		free(b->sdts);
+	}
+	opened = NULL;
+}
+
+/* ---- addresses ---------------------------------------------------------------- */
+
+bool ubin_file_offset(const struct ubin *b, uint64_t addr, uint64_t *off)
+{
+	size_t n;
+
+	if (elf_getphdrnum(b->elf, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(b->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (addr >= ph.p_vaddr && addr < ph.p_vaddr + ph.p_filesz) {
+			*off = addr - ph.p_vaddr + ph.p_offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool cu_of(struct ubin *b, const struct ufunc *f, Dwarf_Die *cu)
+{
+	Dwarf_Die die;
+
+	return b->dw && f->die && dwarf_offdie(b->dw, f->die, &die) &&
+	       dwarf_diecu(&die, cu, NULL, NULL);
+}
+
+uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f)
+{
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t n;
+	int entry_line = -1;
+
+	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n))
+		return f->entry;
+	/* the row after the entry's own one (in address order), which may
+	 * share its address when there is no prologue */
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		int ln;
+
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln))
+			continue;
+		if (entry_line < 0) {
+			if (a == f->entry)
+				entry_line = ln;
+			continue;
+		}
+		if (a < f->entry || (f->end && a >= f->end))
+			break;
+		if (ln != entry_line)
+			return a;
+	}
+	return f->entry;
+}
+
+/* Does the line table's path `src` name `file` (whole, or its tail after
+ * a '/')? */
+static bool file_matches(const char *src, const char *file)
+{
+	size_t ls = strlen(src), lf = strlen(file);
+
+	if (!fnmatch(file, src, 0))
+		return true;
+	return ls > lf && src[ls - lf - 1] == '/' && !strcmp(src + ls - lf, file);
+}
+
+bool ubin_line_addr(struct ubin *b, const struct ufunc *f, const char *file,
+		    int line, uint64_t *addr)
+{
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t n;
+	bool found = false;
+
+	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		int ln;
+		bool stmt;
+		const char *src;
+
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) || ln != line ||
+		    dwarf_linebeginstatement(l, &stmt) || !stmt)
+			continue;
+		if (a < f->entry || (f->end && a >= f->end))
+			continue;
+		src = dwarf_linesrc(l, NULL, NULL);
+		if (file && (!src || !file_matches(src, file)))
+			continue;
+		if (!found || a < *addr)
+			*addr = a;
+		found = true;
+	}
+	return found;
+}
+
+/* ---- variables ------------------------------------------------------------------ */
+
+static bool var_of(struct session *s, struct ubin *b, Dwarf_Die *d, struct uvar *v)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die t;
+	const char *name = dwarf_diename(d);
+
+	if (!name)
+		return false;
+	memset(v, 0, sizeof(*v));
+	v->name = arena_strdup(s->arena, name);
+	v->die = dwarf_dieoffset(d);
+	v->param = dwarf_tag(d) == DW_TAG_formal_parameter;
+	if (dwarf_attr_integrate(d, DW_AT_type, &at) && dwarf_formref_die(&at, &t))
+		v->type_id = utype_to_btf(s, b, dwarf_dieoffset(&t));
+	v->type = kbtf_type_name(s, ubin_btf(b), v->type_id);
+	return true;
+}
+
+static void push_var(struct session *s, struct uvar **vec, int *n, int *cap,
+		     const struct uvar *v)
+{
+	for (int i = 0; i < *n; i++)
+		if (!strcmp((*vec)[i].name, v->name))
+			return;		/* an inner one hides it: keep the first */
+	if (*n == *cap) {
+		struct uvar *nv = arena_alloc(s->arena, sizeof(*nv) * (size_t)(*cap * 2 + 8));
+
+		if (*n)
+			memcpy(nv, *vec, sizeof(*nv) * (size_t)*n);
+		*vec = nv;
+		*cap = *cap * 2 + 8;
+	}
+	(*vec)[(*n)++] = *v;
+}
+
+/* Has variable d a location (or a constant value) at pc (0: anywhere)? */
+static bool located(Dwarf_Die *d, uint64_t pc)
+{
+	Dwarf_Attribute at;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (dwarf_hasattr_integrate(d, DW_AT_const_value))
+		return true;
+	if (!dwarf_attr_integrate(d, DW_AT_location, &at))
+		return false;
+	return !pc || (dwarf_getlocation_addr(&at, pc, &ops, &n, 1) > 0 && n > 0);
+}
+
+/* The variables of scope d (and of the blocks inside it holding pc). */
+static void scope_vars(struct session *s, struct ubin *b, Dwarf_Die *d, uint64_t pc,
+		       uint64_t loc_pc, bool params, struct uvar **vec, int *n, int *cap)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(d, &c))
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+		struct uvar v;
+
+		/* as 4.8: only those with a location or a constant value */
+		if ((tag == DW_TAG_formal_parameter) == params &&
+		    (tag == DW_TAG_formal_parameter || tag == DW_TAG_variable) &&
+		    located(&c, params ? 0 : loc_pc) && var_of(s, b, &c, &v))
+			push_var(s, vec, n, cap, &v);
+		else if (!params && pc && tag == DW_TAG_lexical_block && dwarf_haspc(&c, pc) > 0)
+			scope_vars(s, b, &c, pc, loc_pc, false, vec, n, cap);
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+int ubin_vars(struct session *s, struct ubin *b, const struct ufunc *f,
+	      uint64_t pc, uint64_t loc_pc, struct uvar **out, struct uvar *ret)
+{
+	Dwarf_Die d, t;
+	Dwarf_Attribute at;
+	int n = 0, cap = 0;
+
+	*out = NULL;
+	memset(ret, 0, sizeof(*ret));
+	if (!b->dw || !f->die || !dwarf_offdie(b->dw, f->die, &d))
+		return 0;
+	if (dwarf_attr_integrate(&d, DW_AT_type, &at) && dwarf_formref_die(&at, &t)) {
+		ret->name = "return";
+		ret->type_id = utype_to_btf(s, b, dwarf_dieoffset(&t));
+		ret->type = kbtf_type_name(s, ubin_btf(b), ret->type_id);
+	}
+	scope_vars(s, b, &d, pc, loc_pc, true, out, &n, &cap);
+	scope_vars(s, b, &d, pc, loc_pc, false, out, &n, &cap);
+	return n;
+}
+
+bool ubin_global(struct session *s, struct ubin *b, const char *name,
+		 const char *file, struct uvar *out)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	while (b->dw && dwarf_nextcu(b->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, c;
+		const char *cuname;
+
+		if (!dwarf_offdie(b->dw, off + hsize, &cu) || dwarf_child(&cu, &c)) {
+			off = next;
+			continue;
+		}
+		cuname = dwarf_diename(&cu);
+		do {
+			const char *n = dwarf_diename(&c), *df;
+
+			if (dwarf_tag(&c) != DW_TAG_variable || !n || strcmp(n, name) ||
+			    !dwarf_hasattr_integrate(&c, DW_AT_location))
+				continue;
+			df = dwarf_decl_file(&c);
+			if (file && !(df && file_matches(df, file)) &&
+			    !(cuname && file_matches(cuname, file)))
+				continue;
+			return var_of(s, b, &c, out);
+		} while (dwarf_siblingof(&c, &c) == 0);
+		off = next;
+	}
+	return false;
+}

@@ -1,0 +1,112 @@
+/*
+ * udwarf.h - user-space binaries for process("PATH") probes: the ELF and
+ * DWARF of an executable or library read with libelf/libdw (udwarf.c),
+ * its variables' types as BTF (utypes.c) and their DWARF locations as C
+ * (uloc.c), and the process probe family itself (uprobes.c).
+ */
+#ifndef UDWARF_H
+#define UDWARF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stap.h"
+
+struct ubin;
+struct kcat_arg;
+struct strbuf;
+
+/* A function: from DWARF (file and line known) or only the symbol table. */
+struct ufunc {
+	const char *name;
+	const char *file;	/* declaring file (absolute), NULL: no DWARF */
+	int line;
+	uint64_t entry;		/* link-time address of its first instruction */
+	uint64_t end;		/* one past its last, 0 when unknown */
+	uint64_t die;		/* DWARF DIE offset, 0: symbol table only */
+	uint64_t outer;		/* the subprogram holding it (frame base) */
+	bool inlined;		/* an inlined instance (no ABI, no .return) */
+};
+
+/* An SDT marker of .note.stapsdt. */
+struct usdt {
+	const char *provider, *name;
+	const char *args;	/* "-4@%eax 8@-24(%rbp)" */
+	uint64_t pc;		/* link-time address */
+	uint64_t sem;		/* semaphore's link-time address, 0: none */
+};
+
+/* A variable a probe at some pc can read. */
+struct uvar {
+	const char *name;
+	const char *type;	/* as upstream's -L prints it */
+	unsigned int type_id;	/* in ubin_btf() */
+	uint64_t die;
+	bool param;
+};
+
+/* ---- udwarf.c ---- */
+/* The binary `name` means as 4.8 finds it: a path (relative to the
+ * current directory) made absolute, or a bare name looked up in $PATH;
+ * NULL when there is no such regular file. */
+const char *ubin_find(struct session *s, const char *name);
+/* Opened once per session; NULL (reported) when it is not ELF. */
+struct ubin *ubin_open(struct session *s, const char *path, struct loc at);
+void ubin_close_all(struct session *s);
+const char *ubin_path(const struct ubin *b);
+/* Functions matching a wildcard, by name (DWARF ones and the symbol
+ * table's others). */
+size_t ubin_match_funcs(struct ubin *b, const char *glob, const struct ufunc ***out);
+size_t ubin_match_sdts(struct ubin *b, const char *provider, const char *glob,
+		       const struct usdt ***out);
+/* The file offset of a link-time address (PT_LOAD); false if unmapped. */
+bool ubin_file_offset(const struct ubin *b, uint64_t addr, uint64_t *off);
+/* The address after f's prologue (the second line-table row), else entry. */
+uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f);
+/* The lowest statement address of FILE:LINE inside f; false if none. */
+bool ubin_line_addr(struct ubin *b, const struct ufunc *f, const char *file,
+		    int line, uint64_t *addr);
+/* f's parameters then its locals visible at pc (0: the outermost scope),
+ * the locals only if they have a location at loc_pc (when not 0), as
+ * upstream lists them; the return type (NULL for void) in *ret. */
+int ubin_vars(struct session *s, struct ubin *b, const struct ufunc *f,
+	      uint64_t pc, uint64_t loc_pc, struct uvar **out, struct uvar *ret);
+/* A global variable `name` declared in a file matching `file` (NULL:
+ * any); false if none. */
+bool ubin_global(struct session *s, struct ubin *b, const char *name,
+		 const char *file, struct uvar *out);
+
+/* ---- utypes.c: DWARF types as BTF, for tr_deref.c ---- */
+struct btf;
+const struct btf *ubin_btf(struct ubin *b);
+unsigned int utype_to_btf(struct session *s, struct ubin *b, uint64_t type_die);
+void utypes_free(struct ubin *b);
+
+/* ---- uloc.c: a variable's value as C ---- */
+/* The body of `static int64_t f(struct stp_context *c)` that returns the
+ * value of variable v (its address when it is in memory and *lvalue is
+ * then set) at link-time pc; NULL with *why set when it cannot be read. */
+const char *uloc_getter(struct session *s, struct ubin *b, const struct ufunc *f,
+			const struct uvar *v, uint64_t pc, int width,
+			bool *lvalue, const char **why);
+/* The same for the SDT operand text `arg` ("-4@%eax", "8@-24(%rbp)"). */
+const char *uloc_sdt_getter(struct session *s, const char *arg, const char **why);
+
+/* ---- uprobes.c: the process family ---- */
+struct rprobe;
+struct gen;
+/* Fill point rp (just added): a function (how 0 plain, 1 .call, 2
+ * .return), a statement at addr inside f, an SDT marker. */
+void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
+			  const struct ufunc *f, int how);
+void uprobe_fill_statement(struct session *s, struct rprobe *rp, struct ubin *b,
+			   const struct ufunc *f, const char *spec, uint64_t addr);
+void uprobe_fill_mark(struct session *s, struct rprobe *rp, struct ubin *b,
+		      const struct usdt *m);
+
+/* Internal: libdw handles of a ubin. */
+struct Dwarf;
+struct Dwarf *ubin_dwarf(struct ubin *b);
+struct Dwarf_CFI_s;
+
+#endif /* UDWARF_H */

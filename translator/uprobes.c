@@ -1,0 +1,481 @@
+/*
+ * uprobes.c - the process("PATH") probe family, passes 2 and 3:
+ *   process("PATH").function("GLOB")[.call | .return]
+ *   process("PATH").statement("FUNC@FILE:LINE")
+ *   process("PATH").mark("NAME"), process("PATH").provider("P").mark("NAME")
+ * resolved against the binary's DWARF, symbol table and SDT notes
+ * (udwarf.c) into (path, file offset) pairs the runtime's uprobes.c
+ * registers, with their target variables.
+ *
+ * Placement: a function probe goes on the function's first instruction
+ * (which the kernel can usually emulate, ~10x cheaper than the
+ * single-stepping that instructions after the prologue need) when its
+ * parameters are all integers or pointers in the six argument registers;
+ * they are read from there. Otherwise, as upstream, after the prologue,
+ * and the parameters are read through their DWARF locations. Locals and
+ * statement probes always use DWARF locations (uloc.c), marks the SDT
+ * operands. $return is the return register, narrowed to its type.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "udwarf.h"
+#include "kcatalog.h"
+#include "translate.h"
+#include "tr_kernel.h"
+
+struct uprobe_info {
+	struct ubin *bin;
+	const struct ufunc *func;	/* NULL for a mark */
+	const struct usdt *sdt;		/* marks */
+	uint64_t addr;			/* link-time address probed */
+	uint64_t offset;		/* its file offset */
+	uint64_t sem_offset;		/* SDT semaphore's file offset, 0: none */
+	bool at_entry;			/* parameters in their ABI registers */
+	struct uvar *vars;		/* parameters, then locals */
+	int nvars, nparams;
+	struct uvar ret;		/* type NULL: void */
+};
+
+#define NARG_REGS 6
+
+/* ---- pass 2: resolution ----------------------------------------------------- */
+
+static struct uprobe_info *new_info(struct session *s, struct rprobe *rp)
+{
+	rp->u = arena_alloc(s->arena, sizeof(*rp->u));
+	rp->kind = RP_UPROBE;
+	return rp->u;
+}
+
+/* An integer-class value (int, enum, pointer) of at most 8 bytes? */
+static bool in_register(const struct btf *btf, unsigned int id)
+{
+	const struct btf_type *t = deref_skip(btf, &id);
+
+	if (!t)
+		return false;
+	if (btf_is_ptr(t) || btf_is_enum(t))
+		return true;
+	return btf_is_int(t) && t->size <= 8;
+}
+
+/* Where to put a probe on f: its entry when every parameter is in an
+ * argument register there. */
+static void place_function(struct session *s, struct uprobe_info *u)
+{
+	const struct btf *btf = ubin_btf(u->bin);
+
+	u->at_entry = u->nparams <= NARG_REGS && !u->func->inlined;
+	for (int i = 0; i < u->nparams; i++)
+		u->at_entry &= in_register(btf, u->vars[i].type_id);
+	u->addr = u->at_entry ? u->func->entry : ubin_after_prologue(u->bin, u->func);
+	if (!u->func->die || u->func->inlined)	/* no prologue to skip */
+		u->addr = u->func->entry;
+	(void)s;
+}
+
+/* r's $variables for -L and @defined: kcat_arg views of u->vars. */
+static void set_args(struct session *s, struct rprobe *r)
+{
+	struct uprobe_info *u = r->u;
+	struct kcat_arg *a = arena_alloc(s->arena, sizeof(*a) * (size_t)(u->nvars + 1));
+
+	for (int i = 0; i < u->nvars; i++)
+		a[i] = (struct kcat_arg){ u->vars[i].name, u->vars[i].type,
+					  ubin_btf(u->bin), u->vars[i].type_id };
+	r->args = a;
+	r->nargs = r->ret ? u->nparams : u->nvars;	/* .return: no locals */
+	if (u->ret.type) {
+		struct kcat_arg *rv = arena_alloc(s->arena, sizeof(*rv));
+
+		*rv = (struct kcat_arg){ "return", u->ret.type, ubin_btf(u->bin), u->ret.type_id };
+		r->ret_type = u->ret.type;
+		r->ret_arg = rv;
+	} else {
+		r->ret_type = "void";
+	}
+}
+
+static const char *func_label(struct session *s, const struct ufunc *f)
+{
+	if (!f->file)
+		return f->name;
+	return arena_printf(s->arena, "%s@%s:%d", f->name, f->file, f->line);
+}
+
+void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
+			  const struct ufunc *f, int how)
+{
+	static const char *const suffix[] = { "", ".call", ".return" };
+	struct uprobe_info *u = new_info(s, rp);
+
+	u->bin = b;
+	u->func = f;
+	/* the locals listed as 4.8 does: those located after the prologue */
+	u->nvars = ubin_vars(s, b, f, 0, f->inlined ? f->entry : ubin_after_prologue(b, f),
+			     &u->vars, &u->ret);
+	for (int i = 0; i < u->nvars; i++)
+		u->nparams += u->vars[i].param;
+	place_function(s, u);
+	if (how == 2)
+		u->addr = f->entry;
+	rp->ret = how == 2;
+	rp->symbol = f->name;
+	rp->pp = arena_printf(s->arena, "process(\"%s\").function(\"%s\")%s", ubin_path(b),
+			      func_label(s, f), suffix[how]);
+	rp->label = arena_printf(s->arena, "%s%s", rp->pp, rp->marks);
+	set_args(s, rp);
+	if (!ubin_file_offset(b, u->addr, &u->offset))
+		diag_error(s, rp->point->loc, "cannot place a probe on %s: its address 0x%llx is not in a loaded segment",
+			   rp->pp, (unsigned long long)u->addr);
+}
+
+void uprobe_fill_statement(struct session *s, struct rprobe *rp, struct ubin *b,
+			   const struct ufunc *f, const char *spec, uint64_t addr)
+{
+	struct uprobe_info *u = new_info(s, rp);
+
+	u->bin = b;
+	u->func = f;
+	u->addr = addr;
+	u->nvars = ubin_vars(s, b, f, addr, addr, &u->vars, &u->ret);
+	for (int i = 0; i < u->nvars; i++)
+		u->nparams += u->vars[i].param;
+	u->ret.type = NULL;
+	rp->symbol = f->name;
+	rp->pp = arena_printf(s->arena, "process(\"%s\").statement(\"%s\")", ubin_path(b), spec);
+	rp->label = arena_printf(s->arena, "%s%s", rp->pp, rp->marks);
+	set_args(s, rp);
+	if (!ubin_file_offset(b, addr, &u->offset))
+		diag_error(s, rp->point->loc, "cannot place a probe on %s: its address 0x%llx is not in a loaded segment",
+			   rp->pp, (unsigned long long)addr);
+}
+
+static int sdt_args(struct session *s, const struct usdt *m, const char ***out);
+
+/* $arg1..$argN of a mark, for -L: "long" as upstream lists them. */
+static void mark_args(struct session *s, struct rprobe *rp, const struct usdt *m)
+{
+	const char **v;
+	int n = sdt_args(s, m, &v);
+	struct kcat_arg *a = arena_alloc(s->arena, sizeof(*a) * (size_t)(n + 1));
+
+	for (int i = 0; i < n; i++)
+		a[i] = (struct kcat_arg){ arena_printf(s->arena, "arg%d", i + 1), "long", NULL, 0 };
+	rp->args = a;
+	rp->nargs = n;
+}
+
+void uprobe_fill_mark(struct session *s, struct rprobe *rp, struct ubin *b,
+		      const struct usdt *m)
+{
+	struct uprobe_info *u = new_info(s, rp);
+
+	u->bin = b;
+	u->sdt = m;
+	u->addr = m->pc;
+	rp->symbol = m->name;
+	/* 4.8's pp() of a mark is the statement it became */
+	rp->pp = arena_printf(s->arena, "process(\"%s\").statement(0x%llx)", ubin_path(b),
+			      (unsigned long long)m->pc);
+	rp->label = arena_printf(s->arena, "process(\"%s\").mark(\"%s\")%s", ubin_path(b),
+				 m->name, rp->marks);
+	rp->ret_type = "void";
+	mark_args(s, rp, m);
+	if (!ubin_file_offset(b, m->pc, &u->offset))
+		diag_error(s, rp->point->loc, "cannot place a probe on %s: its address 0x%llx is not in a loaded segment",
+			   rp->pp, (unsigned long long)m->pc);
+	if (m->sem && !ubin_file_offset(b, m->sem, &u->sem_offset))
+		u->sem_offset = 0;
+}
+
+/* ---- target variables -------------------------------------------------------- */
+
+/* The SDT operands of a mark, split at spaces. */
+static int sdt_args(struct session *s, const struct usdt *m, const char ***out)
+{
+	const char **v = arena_alloc(s->arena, sizeof(*v) * 16);
+	const char *p = m->args;
+	int n = 0;
+
+	while (p && *p && n < 16) {
+		size_t len;
+
+		p += strspn(p, " ");
+		len = strcspn(p, " ");
+		if (len)
+			v[n++] = arena_strndup(s->arena, p, len);
+		p += len;
+	}
+	*out = v;
+	return n;
+}
+
+static int type_width(const struct btf *btf, unsigned int id, bool *is_signed)
+{
+	const struct btf_type *t = deref_skip(btf, &id);
+
+	*is_signed = false;
+	if (!t)
+		return 0;
+	if (btf_is_ptr(t))
+		return 8;
+	if (btf_is_enum(t)) {
+		*is_signed = true;
+		return (int)t->size;
+	}
+	if (btf_is_int(t)) {
+		*is_signed = btf_int_encoding(t) & BTF_INT_SIGNED;
+		return t->size <= 8 ? (int)t->size : 0;
+	}
+	return 0;	/* aggregate: its address */
+}
+
+static const struct uvar *find_var(const struct uprobe_info *u, const char *name)
+{
+	for (int i = 0; i < u->nvars; i++)
+		if (!strcmp(u->vars[i].name, name))
+			return &u->vars[i];
+	return NULL;
+}
+
+/* @var("NAME@FILE"): a global of the probe's binary. */
+static struct targ global_targ(struct session *s, const struct rprobe *r, const char *spec,
+			       const char **body)
+{
+	const struct uprobe_info *u = r->u;
+	struct targ t = { .src = -1 };
+	const char *at = strchr(spec, '@');
+	const char *name = at ? arena_strndup(s->arena, spec, (size_t)(at - spec)) : spec;
+	struct uvar v;
+	bool lv = false;
+
+	if (!ubin_global(s, u->bin, name, at ? at + 1 : NULL, &v)) {
+		t.why = arena_printf(s->arena, "no global '%s' in %s", spec, ubin_path(u->bin));
+		return t;
+	}
+	t.width = type_width(ubin_btf(u->bin), v.type_id, &t.is_signed);
+	*body = uloc_getter(s, u->bin, u->func, &v, u->addr, t.width, &lv, &t.why);
+	if (!*body)
+		return t;
+	if (lv)
+		t.width = 8;
+	t.src = STP_TARG_GET;
+	return t;
+}
+
+/* $name at point r: where it comes from (t->src STP_TARG_GET with the
+ * getter's body in *body), or why it cannot be read. */
+struct targ utarg_find(struct session *s, const struct rprobe *r, const char *name,
+		       const char **body);
+struct targ utarg_find(struct session *s, const struct rprobe *r, const char *name,
+		       const char **body)
+{
+	const struct uprobe_info *u = r->u;
+	struct targ t = { .src = -1 };
+	const struct uvar *v;
+	bool lv = false;
+	int idx = 0;
+
+	*body = NULL;
+	if (u->sdt) {
+		const char **args;
+		int n = sdt_args(s, u->sdt, &args), k;
+		const char *why;
+
+		if (strncmp(name, "arg", 3) || (k = atoi(name + 3)) < 1 || k > n) {
+			t.why = arena_printf(s->arena, "the marker has %d argument%s", n,
+					     n == 1 ? "" : "s");
+			return t;
+		}
+		*body = uloc_sdt_getter(s, args[k - 1], &why);
+		if (!*body) {
+			t.why = why;
+			return t;
+		}
+		t.src = STP_TARG_GET;
+		t.width = abs(atoi(args[k - 1]));
+		if (t.width != 1 && t.width != 2 && t.width != 4)
+			t.width = 8;
+		t.is_signed = args[k - 1][0] == '-';
+		return t;
+	}
+	if (!strcmp(name, "return")) {
+		if (!r->ret) {
+			t.why = "only .return probes have $return";
+			return t;
+		}
+		if (!u->ret.type) {
+			t.why = "the function returns void";
+			return t;
+		}
+		t.width = type_width(ubin_btf(u->bin), u->ret.type_id, &t.is_signed);
+		if (!t.width) {
+			t.why = "its return type is not a register value";
+			return t;
+		}
+		t.src = -2;	/* STP_TARG_RETURN */
+		return t;
+	}
+	if (!strncmp(name, "@var:", 5))
+		return global_targ(s, r, name + 5, body);
+	v = find_var(u, name);
+	if (!v) {
+		t.why = "no such variable";
+		return t;
+	}
+	t.width = type_width(ubin_btf(u->bin), v->type_id, &t.is_signed);
+	if (r->ret && (!v->param || !u->at_entry)) {
+		t.why = v->param ? "in a .return probe only parameters passed in registers can be read (their entry values)" :
+			"a .return probe cannot read the function's locals";
+		return t;
+	}
+	if (v->param && u->at_entry) {
+		for (int i = 0; i < u->nvars && &u->vars[i] != v; i++)
+			idx += u->vars[i].param;
+		t.src = (int)idx;
+		return t;
+	}
+	*body = uloc_getter(s, u->bin, u->func, v, u->addr, t.width, &lv, &t.why);
+	if (!*body)
+		return t;
+	if (lv)
+		t.width = 8;
+	t.src = STP_TARG_GET;
+	return t;
+}
+
+/* Is $name at r an object in memory (its address is the value)? */
+bool utarg_lvalue(struct session *s, const struct rprobe *r, const char *name);
+bool utarg_lvalue(struct session *s, const struct rprobe *r, const char *name)
+{
+	const struct uprobe_info *u = r->u;
+	const struct uvar *v = u && !u->sdt ? find_var(u, name) : NULL;
+	struct uvar g;
+	bool sg;
+
+	if (u && !strncmp(name, "@var:", 5)) {
+		const char *spec = name + 5, *at = strchr(spec, '@');
+
+		if (!ubin_global(s, u->bin, at ? arena_strndup(s->arena, spec, (size_t)(at - spec)) : spec,
+				 at ? at + 1 : NULL, &g))
+			return false;
+		v = &g;
+	}
+	return v && !type_width(ubin_btf(u->bin), v->type_id, &sg);
+}
+
+/* ---- pass 3: the probe table -------------------------------------------------- */
+
+/* Getters and stp_targ arrays of point id: "static const struct stp_targ
+ * stp_utargs_ID[] = ..." with every module-wide target name. */
+static const char *targ_table(struct gen *g, struct strbuf *code, const struct rprobe *r,
+			      int id)
+{
+	struct session *s = g->s;
+	const char **names;
+	int n = tr_target_names(&names);
+	struct strbuf tab;
+	const char *fields = "";
+
+	if (!n)
+		return fields;
+	sb_init(&tab);
+	for (int i = 0; i < n; i++) {
+		const char *body;
+		struct targ t = utarg_find(s, r, names[i], &body);
+
+		if (body)
+			sb_printf(code, "static int64_t stp_ug_%d_%d(struct stp_context *c)\n{\n%s}\n\n",
+				  id, i, body);
+		sb_printf(&tab, "%s { %d, %d, %d, %s }", i ? "," : "", t.src, t.width,
+			  t.is_signed, body ? arena_printf(s->arena, "stp_ug_%d_%d", id, i) : "NULL");
+	}
+	sb_printf(code, "static const struct stp_targ stp_utargs_%d[] = {%s };\n", id, tab.buf);
+	sb_free(&tab);
+	fields = arena_printf(s->arena, ", .targs = stp_utargs_%d", id);
+	return fields;
+}
+
+/* $$parms / $$locals lists: every variable readable at r, in order. */
+static const char *parm_table(struct gen *g, struct strbuf *code, const struct rprobe *r,
+			      int id, bool params)
+{
+	struct session *s = g->s;
+	const struct uprobe_info *u = r->u;
+	const char *kind = params ? "parms" : "locals";
+	struct strbuf tab;
+	int k = 0;
+
+	if (u->sdt || (r->ret && !params))
+		return "";
+	sb_init(&tab);
+	for (int i = 0; i < u->nvars; i++) {
+		const char *body;
+		struct targ t;
+
+		if (u->vars[i].param != params)
+			continue;
+		t = utarg_find(s, r, u->vars[i].name, &body);
+		if (body)
+			sb_printf(code, "static int64_t stp_up_%d_%d(struct stp_context *c)\n{\n%s}\n\n",
+				  id, i, body);
+		sb_printf(&tab, " { %s, { %d, %d, %d, %s } },", tr_cstr(g, u->vars[i].name),
+			  t.src, t.width, t.is_signed,
+			  body ? arena_printf(s->arena, "stp_up_%d_%d", id, i) : "NULL");
+		k++;
+	}
+	if (k)
+		sb_printf(code, "static const struct stp_parm stp_u%s_%d[] = {%s { NULL } };\n",
+			  kind, id, tab.buf);
+	sb_free(&tab);
+	return k ? arena_printf(s->arena, ", .%s = stp_u%s_%d", kind, kind, id) : "";
+}
+
+bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
+	       const struct rprobe *r, int id);
+bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
+	       const struct rprobe *r, int id)
+{
+	const struct uprobe_info *u = r->u;
+	const char *fields, *parms, *locals, *sdt = "";
+
+	if (r->kind != RP_UPROBE)
+		return false;
+	if (u->sdt)
+		sdt = arena_printf(g->s->arena, ", .sdt_name = %s, .sdt_provider = %s",
+				   tr_cstr(g, u->sdt->name), tr_cstr(g, u->sdt->provider));
+	fields = targ_table(g, code, r, id);
+	parms = parm_table(g, code, r, id, true);
+	locals = parm_table(g, code, r, id, false);
+	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .path = %s, "
+		  ".uoffset = 0x%llxULL, .usem = 0x%llxULL, .uaddr = 0x%llxULL, .func = %s, "
+		  ".maxactive = -1, .optional = %s%s%s%s%s },\n",
+		  r->ret ? "STP_PROBE_URETPROBE" : "STP_PROBE_UPROBE", r->probe->index,
+		  tr_cstr(g, r->pp), tr_cstr(g, ubin_path(u->bin)),
+		  (unsigned long long)u->offset, (unsigned long long)u->sem_offset,
+		  (unsigned long long)u->addr, tr_cstr(g, r->symbol ? r->symbol : ""),
+		  r->marks && strchr(r->marks, '?') ? "true" : "false", fields, parms, locals, sdt);
+	return true;
+}
+
+int uprobe_nparams(const struct rprobe *r)
+{
+	return r->u ? r->u->nparams : r->nargs;
+}
+
+/* $$name and $$provider of a mark, else NULL. */
+const char *uprobe_mark_string(const struct rprobe *r, const char *op);
+const char *uprobe_mark_string(const struct rprobe *r, const char *op)
+{
+	if (r->kind != RP_UPROBE || !r->u->sdt)
+		return NULL;
+	if (!strcmp(op, "$$name"))
+		return r->u->sdt->name;
+	if (!strcmp(op, "$$provider"))
+		return r->u->sdt->provider;
+	return NULL;
+}

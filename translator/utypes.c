@@ -1,0 +1,332 @@
+/*
+ * utypes.c - a user binary's DWARF types as BTF (built with libbpf's
+ * btf__add_*), so that the typed target expressions of kernel probes
+ * (tr_deref.c: $p->member, $a[i], $var$ pretty printing) and the -L type
+ * names (kbtf_type_name) work unchanged on process() probes.
+ *
+ * Each DWARF type DIE becomes one BTF type, memoized by DIE offset.
+ * A struct's members are converted before the struct is added (BTF wants
+ * its fields right after it); pointers are added pointing at void and
+ * patched once their target exists, which also breaks the cycles of
+ * self-referencing structs.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+#include <elfutils/libdw.h>
+#include <dwarf.h>
+
+#include "udwarf.h"
+
+struct memo {
+	uint64_t die;
+	unsigned int id;
+};
+
+struct tstate {
+	struct memo *v;
+	size_t n, cap;
+	struct {
+		unsigned int ptr;
+		uint64_t target;
+	} *fix;
+	size_t nfix, capfix;
+};
+
+/* ubin's private fields, through udwarf.c's accessors */
+struct btf **ubin_btf_slot(struct ubin *b);
+void **ubin_types_slot(struct ubin *b);
+
+static struct tstate *state(struct ubin *b)
+{
+	void **slot = ubin_types_slot(b);
+
+	if (!*slot) {
+		*slot = calloc(1, sizeof(struct tstate));
+		if (!*slot)
+			abort();
+	}
+	return *slot;
+}
+
+static struct btf *btf_of(struct ubin *b)
+{
+	struct btf **slot = ubin_btf_slot(b);
+
+	if (!*slot) {
+		*slot = btf__new_empty();
+		if (!*slot)
+			abort();
+	}
+	return *slot;
+}
+
+const struct btf *ubin_btf(struct ubin *b)
+{
+	return btf_of(b);
+}
+
+void utypes_free(struct ubin *b)
+{
+	struct tstate *st = *ubin_types_slot(b);
+
+	if (st) {
+		free(st->v);
+		free(st->fix);
+		free(st);
+	}
+	if (*ubin_btf_slot(b))
+		btf__free(*ubin_btf_slot(b));
+}
+
+static void remember(struct tstate *st, uint64_t die, unsigned int id)
+{
+	if (st->n == st->cap) {
+		st->cap = st->cap ? st->cap * 2 : 64;
+		st->v = realloc(st->v, sizeof(*st->v) * st->cap);
+		if (!st->v)
+			abort();
+	}
+	st->v[st->n].die = die;
+	st->v[st->n++].id = id;
+}
+
+static bool recall(const struct tstate *st, uint64_t die, unsigned int *id)
+{
+	for (size_t i = 0; i < st->n; i++)
+		if (st->v[i].die == die) {
+			*id = st->v[i].id;
+			return true;
+		}
+	return false;
+}
+
+static unsigned int convert(struct session *s, struct ubin *b, Dwarf_Die *d, int depth);
+
+/* The type a DIE refers to (0: void). */
+static unsigned int ref_type(struct session *s, struct ubin *b, Dwarf_Die *d, int depth)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die t;
+
+	if (!dwarf_attr_integrate(d, DW_AT_type, &at) || !dwarf_formref_die(&at, &t))
+		return 0;
+	return convert(s, b, &t, depth + 1);
+}
+
+static uint64_t ref_die(Dwarf_Die *d)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die t;
+
+	if (!dwarf_attr_integrate(d, DW_AT_type, &at) || !dwarf_formref_die(&at, &t))
+		return 0;
+	return dwarf_dieoffset(&t);
+}
+
+static int base_type(struct btf *bt, Dwarf_Die *d, const char *name)
+{
+	Dwarf_Word enc = 0;
+	Dwarf_Attribute at;
+	int size = dwarf_bytesize(d), flags = 0;
+
+	if (dwarf_attr(d, DW_AT_encoding, &at))
+		dwarf_formudata(&at, &enc);
+	if (enc == DW_ATE_float)
+		return btf__add_float(bt, name, size > 0 ? (size_t)size : 8);
+	if (enc == DW_ATE_signed || enc == DW_ATE_signed_char)
+		flags |= BTF_INT_SIGNED;
+	if (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char)
+		flags |= BTF_INT_CHAR;
+	if (enc == DW_ATE_boolean)
+		flags = BTF_INT_BOOL;
+	if (size != 1 && size != 2 && size != 4 && size != 8 && size != 16)
+		size = 8;
+	return btf__add_int(bt, name, (size_t)size, flags);
+}
+
+static int aggregate(struct session *s, struct ubin *b, Dwarf_Die *d, const char *name,
+		     bool is_union, int depth)
+{
+	struct btf *bt = btf_of(b);
+	Dwarf_Die c;
+	unsigned int ids[256];
+	int n = 0, id, size = dwarf_bytesize(d);
+
+	if (dwarf_hasattr(d, DW_AT_declaration))
+		return btf__add_fwd(bt, name, is_union ? BTF_FWD_UNION : BTF_FWD_STRUCT);
+	if (!dwarf_child(d, &c)) {
+		do {
+			if (dwarf_tag(&c) == DW_TAG_member && n < 256)
+				ids[n++] = ref_type(s, b, &c, depth);
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	id = is_union ? btf__add_union(bt, name, size > 0 ? (__u32)size : 0) :
+			btf__add_struct(bt, name, size > 0 ? (__u32)size : 0);
+	if (id < 0 || dwarf_child(d, &c))
+		return id;
+	n = 0;
+	do {
+		Dwarf_Attribute at;
+		Dwarf_Word off = 0;
+		int bits = dwarf_bitsize(&c), boff;
+
+		if (dwarf_tag(&c) != DW_TAG_member || n >= 256)
+			continue;
+		if (dwarf_attr(&c, DW_AT_data_member_location, &at))
+			dwarf_formudata(&at, &off);
+		boff = (int)off * 8;
+		if (bits > 0) {
+			Dwarf_Word dbo = 0;
+
+			if (dwarf_attr(&c, DW_AT_data_bit_offset, &at)) {
+				dwarf_formudata(&at, &dbo);
+				boff = (int)dbo;
+			}
+		} else {
+			bits = 0;
+		}
+		btf__add_field(bt, dwarf_diename(&c) ? dwarf_diename(&c) : "", (int)ids[n++],
+			       (__u32)boff, (__u32)bits);
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return id;
+}
+
+static int array_type(struct session *s, struct ubin *b, Dwarf_Die *d, int depth)
+{
+	unsigned int elem = ref_type(s, b, d, depth), idx;
+	Dwarf_Die c;
+	Dwarf_Word n = 0;
+
+	if (!dwarf_child(d, &c) && dwarf_tag(&c) == DW_TAG_subrange_type) {
+		Dwarf_Attribute at;
+
+		if (dwarf_attr(&c, DW_AT_count, &at)) {
+			dwarf_formudata(&at, &n);
+		} else if (dwarf_attr(&c, DW_AT_upper_bound, &at)) {
+			dwarf_formudata(&at, &n);
+			n++;
+		}
+	}
+	idx = (unsigned int)btf__add_int(btf_of(b), "long unsigned int", 8, 0);
+	return btf__add_array(btf_of(b), (int)idx, (int)elem, (__u32)n);
+}
+
+static int enum_type(struct ubin *b, Dwarf_Die *d, const char *name)
+{
+	int size = dwarf_bytesize(d), id = btf__add_enum(btf_of(b), name,
+							 size > 0 ? (__u32)size : 4);
+	Dwarf_Die c;
+
+	if (id < 0 || dwarf_child(d, &c))
+		return id;
+	do {
+		Dwarf_Attribute at;
+		Dwarf_Sword v = 0;
+
+		if (dwarf_tag(&c) == DW_TAG_enumerator && dwarf_attr(&c, DW_AT_const_value, &at)) {
+			dwarf_formsdata(&at, &v);
+			btf__add_enum_value(btf_of(b), dwarf_diename(&c), v);
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return id;
+}
+
+static int one_type(struct session *s, struct ubin *b, Dwarf_Die *d, int depth)
+{
+	struct btf *bt = btf_of(b);
+	const char *name = dwarf_diename(d);
+	struct tstate *st = state(b);
+	int id;
+
+	if (!name)
+		name = "";
+	switch (dwarf_tag(d)) {
+	case DW_TAG_base_type:
+		return base_type(bt, d, name);
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		id = btf__add_ptr(bt, 0);
+		if (id > 0 && ref_die(d)) {
+			if (st->nfix == st->capfix) {
+				st->capfix = st->capfix ? st->capfix * 2 : 32;
+				st->fix = realloc(st->fix, sizeof(*st->fix) * st->capfix);
+				if (!st->fix)
+					abort();
+			}
+			st->fix[st->nfix].ptr = (unsigned int)id;
+			st->fix[st->nfix++].target = ref_die(d);
+		}
+		return id;
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+		return aggregate(s, b, d, name, false, depth);
+	case DW_TAG_union_type:
+		return aggregate(s, b, d, name, true, depth);
+	case DW_TAG_array_type:
+		return array_type(s, b, d, depth);
+	case DW_TAG_enumeration_type:
+		return enum_type(b, d, name);
+	case DW_TAG_typedef:
+		return btf__add_typedef(bt, name, (int)ref_type(s, b, d, depth));
+	case DW_TAG_const_type:
+		return btf__add_const(bt, (int)ref_type(s, b, d, depth));
+	case DW_TAG_volatile_type:
+		return btf__add_volatile(bt, (int)ref_type(s, b, d, depth));
+	case DW_TAG_restrict_type:
+		return btf__add_restrict(bt, (int)ref_type(s, b, d, depth));
+	case DW_TAG_subroutine_type:
+		return btf__add_func_proto(bt, (int)ref_type(s, b, d, depth));
+	default:
+		return btf__add_int(bt, name, 8, 0);
+	}
+}
+
+static unsigned int convert(struct session *s, struct ubin *b, Dwarf_Die *d, int depth)
+{
+	struct tstate *st = state(b);
+	uint64_t off = dwarf_dieoffset(d);
+	unsigned int id;
+	int r;
+
+	if (recall(st, off, &id))
+		return id;
+	if (depth > 64)
+		return 0;
+	r = one_type(s, b, d, depth);
+	id = r > 0 ? (unsigned int)r : 0;
+	remember(st, off, id);
+	return id;
+}
+
+/* Resolve the pointers added so far (their targets may add more). */
+static void fix_pointers(struct session *s, struct ubin *b)
+{
+	struct tstate *st = state(b);
+
+	while (st->nfix) {
+		unsigned int ptr = st->fix[st->nfix - 1].ptr;
+		uint64_t target = st->fix[st->nfix - 1].target;
+		Dwarf_Die t;
+		unsigned int id = 0;
+
+		st->nfix--;
+		if (dwarf_offdie(ubin_dwarf(b), target, &t))
+			id = convert(s, b, &t, 0);
+		((struct btf_type *)btf__type_by_id(btf_of(b), ptr))->type = id;
+	}
+}
+
+unsigned int utype_to_btf(struct session *s, struct ubin *b, uint64_t type_die)
+{
+	Dwarf_Die d;
+	unsigned int id;
+
+	if (!ubin_dwarf(b) || !dwarf_offdie(ubin_dwarf(b), type_die, &d))
+		return 0;
+	id = convert(s, b, &d, 0);
+	fix_pointers(s, b);
+	return id;
+}

@@ -106,3 +106,36 @@ def test_listing_as_upstream(tmp_path):
     assert (r.stdout.replace(d, '@DIR@'), r.returncode) == (
         'process("@DIR@/uprog_O0").function("name_of@@DIR@/uprog.c:38")\n'
         'process("@DIR@/uprog_O0").function("neg@@DIR@/uprog.c:43")\n', 0)
+
+
+def test_errors(tmp_path):
+    # 4.8 words these differently (its DWARF errors); ours say why in the
+    # project's diagnostic format, at the variable
+    build_programs(tmp_path)
+    d = str(tmp_path)
+
+    def err(script):
+        r = run_stap(['-p2', '-e', script], cwd=tmp_path)
+        assert r.returncode == 1
+        return r.stderr.replace(d, '@DIR@').splitlines()[0]
+
+    add = 'process("@DIR@/uprog_O{}").function("add@@DIR@/uprog.c:22")'
+    assert err('probe process("./uprog_O2").function("add") { println($sum) }') == \
+        ("<input>:1:55: error: target variable '$sum' is not available in "
+         f"{add.format(2)}: it was optimized out at this address (0x12f0)")
+    assert err('probe process("./uprog_O0").function("add") { println($nosuch) }') == \
+        ("<input>:1:55: error: target variable '$nosuch' is not available in "
+         f"{add.format(0)}: no such variable (alternatives: $a, $b, $sum)")
+    assert err('probe process("./uprog_O0").function("add").return { println($sum) }') == \
+        ("<input>:1:62: error: target variable '$sum' is not available in "
+         f"{add.format(0)}.return: a .return probe cannot read the function's locals")
+    assert err('probe process("./uprog_O0").function("add") { println($return) }') == \
+        ("<input>:1:55: error: target variable '$return' is not available in "
+         f"{add.format(0)}: only .return probes have $return")
+    assert err('probe process("./uprog_O0").mark("start") { println($arg3) }') == \
+        ("<input>:1:53: error: target variable '$arg3' is not available in "
+         'process("@DIR@/uprog_O0").statement(0x12af): the marker has 1 argument')
+    assert err('probe process("./nosuch").function("add") { println(1) }') == \
+        "<input>:1:15: error: cannot find executable './nosuch'"
+    assert err('probe process("./uprog_O0").function("nosuch") { println(1) }') == \
+        """<input>:1:7: error: no match for probe point 'process("./uprog_O0").function("nosuch")'"""

@@ -242,6 +242,30 @@ static const struct uvar *find_var(const struct uprobe_info *u, const char *name
 	return NULL;
 }
 
+/* Why $name is not a variable of u: optimized out here, or unknown (with
+ * the names there are, as 4.8 lists its alternatives). */
+static const char *missing_var(struct session *s, const struct uprobe_info *u,
+			       const char *name)
+{
+	struct uvar *all, ret;
+	struct strbuf sb;
+	const char *why;
+	int n = u->func ? ubin_vars(s, u->bin, u->func, u->addr, 0, &all, &ret) : 0;
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(all[i].name, name))
+			return arena_printf(s->arena, "it was optimized out at this address (0x%llx)",
+					    (unsigned long long)u->addr);
+	if (!u->nvars)
+		return "no such variable";
+	sb_init(&sb);
+	for (int i = 0; i < u->nvars; i++)
+		sb_printf(&sb, "%s$%s", i ? ", " : "", u->vars[i].name);
+	why = arena_printf(s->arena, "no such variable (alternatives: %s)", sb.buf);
+	sb_free(&sb);
+	return why;
+}
+
 /* @var("NAME@FILE"): a global of the probe's binary. */
 static struct targ global_targ(struct session *s, const struct rprobe *r, const char *spec,
 			       const char **body)
@@ -324,7 +348,7 @@ struct targ utarg_find(struct session *s, const struct rprobe *r, const char *na
 		return global_targ(s, r, name + 5, body);
 	v = find_var(u, name);
 	if (!v) {
-		t.why = "no such variable";
+		t.why = missing_var(s, u, name);
 		return t;
 	}
 	t.width = type_width(ubin_btf(u->bin), v->type_id, &t.is_signed);

@@ -163,6 +163,7 @@ static void stp_kernel_probes_register(void)
 {
 	stp_kprobes_register();
 	stp_uprobes_register();
+	stp_uproc_register();
 	stp_tracepoints_register();
 	stp_perf_register();
 }
@@ -171,6 +172,7 @@ static void stp_kernel_probes_unregister(void)
 {
 	stp_perf_unregister();
 	stp_tracepoints_unregister();
+	stp_uproc_unregister();
 	stp_uprobes_unregister();
 	stp_kprobes_unregister();
 }
@@ -297,6 +299,7 @@ static void stp_session_exit(void)
 	stp_kernel_probes_unregister();
 	stp_kprobes_free();
 	stp_uprobes_free();
+	stp_uproc_free();
 	stp_tracepoints_free();
 	stp_perf_free();
 	if (stp_ctl_timer.function)

@@ -23,6 +23,7 @@
 #include "map.c"
 #include "kprobes.c"
 #include "uprobes.c"
+#include "uprocess.c"
 #include "tracepoints.c"
 #include "perf.c"
 #include "session.c"

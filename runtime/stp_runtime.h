@@ -27,6 +27,10 @@ enum stp_probe_kind {
 	STP_PROBE_PERF,			/* perf.c: perf events on every CPU */
 	STP_PROBE_UPROBE,		/* uprobes.c: process() probes */
 	STP_PROBE_URETPROBE,
+	STP_PROBE_PROC_BEGIN,		/* uprocess.c: process.begin ... */
+	STP_PROBE_PROC_END,
+	STP_PROBE_THREAD_BEGIN,
+	STP_PROBE_THREAD_END,
 };
 
 struct pt_regs;

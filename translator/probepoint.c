@@ -891,13 +891,44 @@ static void process_marks(struct resolver *r, struct ubin *b, const char *provid
 		uprobe_fill_mark(r->s, add(r, RP_UPROBE, "process.mark", ""), b, ms[i]);
 }
 
-/* process("PATH").function(...) | .statement(...) | [.provider(P)].mark(M) */
+/* [.thread].begin | [.thread].end of process or process(PATH); false when
+ * k is something else. */
+static bool process_event(struct resolver *r, const char *path, const struct pp_comp *k)
+{
+	static const char *const names[] = { ".begin", ".end", ".thread.begin", ".thread.end" };
+	bool thread = take(&k, "thread", -1) != NULL;
+	int ev;
+	struct rprobe *rp;
+
+	if (take(&k, "begin", -1))
+		ev = thread ? UP_THREAD_BEGIN : UP_BEGIN;
+	else if (take(&k, "end", -1))
+		ev = thread ? UP_THREAD_END : UP_END;
+	else
+		return false;
+	if (k)
+		return true;
+	rp = add(r, RP_UPROC, "process", path ?
+		 arena_printf(r->s->arena, "process(\"%s\")%s", path, names[ev]) :
+		 arena_printf(r->s->arena, "process%s", names[ev]));
+	rp->proc_path = path;
+	rp->proc_event = ev;
+	rp->ret_type = "void";
+	return true;
+}
+
+/* process("PATH").function(...) | .statement(...) | [.provider(P)].mark(M)
+ * | [.thread].begin | [.thread].end; process[.thread].begin | .end */
 static void resolve_process(struct resolver *r, const struct pp_comp *c)
 {
 	const struct pp_comp *k = c->next, *x;
 	const char *path;
 	struct ubin *b;
 
+	if (!c->arg && k) {
+		process_event(r, NULL, k);
+		return;
+	}
 	if (!c->arg || c->arg->kind != N_STR || !k)
 		return;
 	path = ubin_find(r->s, c->arg->str);
@@ -905,6 +936,8 @@ static void resolve_process(struct resolver *r, const struct pp_comp *c)
 		fail(r, c->arg->loc, "cannot find executable '%s'", c->arg->str);
 		return;
 	}
+	if (process_event(r, path, k))
+		return;
 	b = ubin_open(r->s, path, c->arg->loc);
 	if (!b) {
 		r->failed = true;
@@ -968,7 +1001,8 @@ static const char *const builtin_shapes[] = {
 	"kprobe.statement",
 	"perf.type.config.sample", "perf.type.config.hz",
 	"process.function.call", "process.function.return", "process.statement",
-	"process.mark", "process.provider.mark",
+	"process.mark", "process.provider.mark", "process.begin", "process.end",
+	"process.thread.begin", "process.thread.end",
 	NULL
 };
 

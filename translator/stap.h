@@ -346,6 +346,8 @@ struct rprobe {
 	int nargs;
 	const struct kcat_arg *args;
 	struct uprobe_info *u;	/* RP_UPROBE (uprobes.c) */
+	const char *proc_path;	/* RP_UPROC: process("PATH"), NULL: any */
+	int proc_event;		/* RP_UPROC: UP_BEGIN ... */
 	struct rprobe *next;
 };
 enum {
@@ -359,7 +361,9 @@ enum {
 	RP_TRACEPOINT,	/* kernel.trace("sys:name") */
 	RP_PERF,	/* perf.type(T).config(C)[.sample(N)|.hz(F)], timer.profile */
 	RP_UPROBE,	/* process("PATH").function/.statement/.mark (uprobes.c) */
+	RP_UPROC,	/* process[("PATH")].begin/.end/.thread.begin/.thread.end */
 };
+enum { UP_BEGIN, UP_END, UP_THREAD_BEGIN, UP_THREAD_END };
 
 /* ---- probepoint.c, kmodule.c, listing.c: probe points (pass 2, -l/-L) ---- */
 struct kcatalog;

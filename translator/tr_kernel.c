@@ -321,6 +321,8 @@ bool tr_kernel_probe(struct gen *g, struct strbuf *code, struct strbuf *table,
 
 	if (r->kind == RP_UPROBE)
 		return tr_uprobe(g, code, table, r, id);
+	if (r->kind == RP_UPROC)
+		return tr_uproc(g, table, r);
 	if (!is_kernel_kind(r->kind))
 		return false;
 	if (r->kind != RP_TRACEPOINT && (!r->symbol || r->offset)) {

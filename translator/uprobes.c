@@ -491,6 +491,23 @@ int uprobe_nparams(const struct rprobe *r)
 	return r->u ? r->u->nparams : r->nargs;
 }
 
+/* process[("PATH")][.thread].begin/.end: a runtime uprocess.c entry. */
+bool tr_uproc(struct gen *g, struct strbuf *table, const struct rprobe *r)
+{
+	static const char *const kinds[] = {
+		"STP_PROBE_PROC_BEGIN", "STP_PROBE_PROC_END",
+		"STP_PROBE_THREAD_BEGIN", "STP_PROBE_THREAD_END"
+	};
+
+	if (r->kind != RP_UPROC)
+		return false;
+	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .path = %s, "
+		  ".maxactive = -1, .optional = %s },\n", kinds[r->proc_event], r->probe->index,
+		  tr_cstr(g, r->pp), r->proc_path ? tr_cstr(g, r->proc_path) : "NULL",
+		  r->marks && strchr(r->marks, '?') ? "true" : "false");
+	return true;
+}
+
 /* $$name and $$provider of a mark, else NULL. */
 const char *uprobe_mark_string(const struct rprobe *r, const char *op);
 const char *uprobe_mark_string(const struct rprobe *r, const char *op)

@@ -1,0 +1,69 @@
+# process.begin/.end and process.thread.begin/.end, bare and as
+# process("PATH").*, end to end: the test program uprobes/ufork.c (two
+# threads one after the other, then a child that execs /bin/true) runs
+# under `staprun -c`; the output must be what SystemTap 4.8 printed for
+# the same scripts and program in the same guest: the target's begin
+# before its exec (named stapio), an exec ending one image and beginning
+# the next, the forked child's begin, the threads, the path probes
+# following the file (/bin/true and /usr/bin/true are one file).
+import shutil
+import subprocess
+
+import guest
+from conftest import STAPRUN, run_stap
+from test_uprobes import HERE
+
+# /usr/bin/staprun -c ./ufork, modules built by 4.8 from uprobes/life.stp
+# and uprobes/lifepath.stp
+EXPECTED = {
+    'life': '''begin stapio 1
+end ufork 1
+begin ufork 1
+thread.begin ufork 1 0
+thread.end ufork 1 0
+thread.begin ufork 1 0
+thread.end ufork 1 0
+begin ufork 0
+end true 0
+begin true 0
+end true 0
+end ufork 1
+''',
+    'lifepath': '''pbegin ufork 1
+pthread.begin ufork 0
+pthread.end ufork 0
+pthread.begin ufork 0
+pthread.end ufork 0
+pbegin ufork 0
+pend true 0
+true begin true 1
+true end true 1
+pend ufork 1
+''',
+}
+
+
+def test_process_lifecycle_as_upstream(krel, tmp_path):
+    shutil.copy(HERE / 'ufork.c', tmp_path / 'ufork.c')
+    subprocess.run(['gcc', '-g', '-O0', '-pthread', '-o', 'ufork', 'ufork.c'], cwd=tmp_path,
+                   check=True)
+    for name in EXPECTED:
+        shutil.copy(HERE / f'{name}.stp', tmp_path / f'{name}.stp')
+        r = run_stap(['-p4', '-r', krel, '-m', f'p_{name}', f'{name}.stp',
+                      str(tmp_path / 'ufork')], cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+    batch = guest.run_batch([f"{STAPRUN} -c '{tmp_path}/ufork' p_{n}.ko" for n in EXPECTED],
+                            scratch=str(tmp_path), timeout=60)
+    guest.check_kernel_healthy(batch)
+    got = {n: (r.stdout, r.stderr, r.rc) for n, r in zip(EXPECTED, batch)}
+    assert got == {n: (out, '', 0) for n, out in EXPECTED.items()}
+
+
+def test_process_points_p2(tmp_path):
+    shutil.copy('/bin/true', tmp_path / 'prog')
+    r = run_stap(['-p2', '-e', 'probe process.begin, process.thread.end, '
+                  'process("./prog").end { print(1) }'], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    probes = r.stdout.split('# probes\n')[1].replace(str(tmp_path), '@DIR@').splitlines()
+    assert [p.split(' /*')[0] for p in probes] == [
+        'process.begin', 'process.thread.end', 'process("@DIR@/prog").end']

@@ -31,6 +31,8 @@ enum stp_probe_kind {
 	STP_PROBE_PROC_END,
 	STP_PROBE_THREAD_BEGIN,
 	STP_PROBE_THREAD_END,
+	STP_PROBE_SYSCALL,		/* process.syscall: args[6] = $syscall */
+	STP_PROBE_SYSCALL_RETURN,
 };
 
 struct pt_regs;

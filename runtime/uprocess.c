@@ -10,7 +10,9 @@
  *    target process already there when the session starts;
  *  - end runs in the exiting process's context when its last thread
  *    exits, or at an exec for the old image;
- *  - thread.begin / thread.end for the threads other than the first.
+ *  - thread.begin / thread.end for the threads other than the first;
+ *  - syscall / syscall.return at each system call's entry and exit (the
+ *    raw sys_enter / sys_exit tracepoints): $syscall, $arg1..6, $return.
  * Without a path the probes see every user process, or with -c/-x only
  * the target and its descendants. With a path they see the processes
  * running that file (same superblock and inode number as the path's, so
@@ -20,6 +22,7 @@
 #include <linux/binfmts.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <asm/syscall.h>
 
 #define STP_UPROC_SLOTS 512
 #define STP_UPROC_MAXPATHS 64
@@ -46,6 +49,8 @@ static unsigned int stp_nupaths;
 static struct stp_uproc_slot *stp_uproc_table;
 static DEFINE_SPINLOCK(stp_uproc_lock);
 static struct tracepoint *stp_uproc_tp_fork, *stp_uproc_tp_exec, *stp_uproc_tp_exit;
+static struct tracepoint *stp_uproc_tp_sysenter, *stp_uproc_tp_sysexit;
+static bool stp_uproc_sys;	/* syscall probes: the sys_* tracepoints are on */
 static bool stp_uproc_on;
 static atomic_t stp_uproc_pending = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(stp_uproc_wq);
@@ -53,7 +58,8 @@ static DECLARE_WAIT_QUEUE_HEAD(stp_uproc_wq);
 static bool stp_uproc_kind(enum stp_probe_kind k)
 {
 	return k == STP_PROBE_PROC_BEGIN || k == STP_PROBE_PROC_END ||
-	       k == STP_PROBE_THREAD_BEGIN || k == STP_PROBE_THREAD_END;
+	       k == STP_PROBE_THREAD_BEGIN || k == STP_PROBE_THREAD_END ||
+	       k == STP_PROBE_SYSCALL || k == STP_PROBE_SYSCALL_RETURN;
 }
 
 /* Is task t the -c/-x target or one of its descendants (or is there no
@@ -140,8 +146,9 @@ static void stp_uproc_set(pid_t tgid, u64 mask)
 }
 
 /* Run the probes of `kind`: the path-less ones when in scope, the path
- * ones of mask. */
-static void stp_uproc_run(enum stp_probe_kind kind, bool in_scope, u64 mask)
+ * ones of mask; regs and args for the syscall probes. */
+static void stp_uproc_run_ctx(enum stp_probe_kind kind, bool in_scope, u64 mask,
+			      struct pt_regs *regs, const unsigned long *args)
 {
 	unsigned int i;
 
@@ -151,11 +158,16 @@ static void stp_uproc_run(enum stp_probe_kind kind, bool in_scope, u64 mask)
 		const struct stp_probe *p = &stp_probes[i];
 
 		if (p->kind == kind && !p->path && in_scope)
-			stp_run_probe(p);
+			stp_run_probe_ctx(p, regs, args);
 	}
 	for (i = 0; i < stp_nupaths; i++)
 		if ((mask & (1ULL << i)) && stp_upaths[i].probe->kind == kind)
-			stp_run_probe(stp_upaths[i].probe);
+			stp_run_probe_ctx(stp_upaths[i].probe, regs, args);
+}
+
+static void stp_uproc_run(enum stp_probe_kind kind, bool in_scope, u64 mask)
+{
+	stp_uproc_run_ctx(kind, in_scope, mask, NULL, NULL);
 }
 
 static bool stp_uproc_scope_current(void)
@@ -243,6 +255,31 @@ static void stp_uproc_exit(void *data, struct task_struct *p)
 		      stp_uproc_get(p->tgid, true));
 }
 
+/* $arg1..$arg6 are args[0..5], $syscall args[6]. */
+static void stp_uproc_sysenter(void *data, struct pt_regs *regs, long id)
+{
+	unsigned long args[7];
+
+	if (!READ_ONCE(stp_uproc_on) || (current->flags & PF_KTHREAD))
+		return;
+	syscall_get_arguments(current, regs, args);
+	args[6] = (unsigned long)id;
+	stp_uproc_run_ctx(STP_PROBE_SYSCALL, stp_uproc_scope_current(),
+			  stp_uproc_get(current->tgid, false), regs, args);
+}
+
+static void stp_uproc_sysexit(void *data, struct pt_regs *regs, long ret)
+{
+	unsigned long args[7];
+
+	if (!READ_ONCE(stp_uproc_on) || (current->flags & PF_KTHREAD))
+		return;
+	syscall_get_arguments(current, regs, args);
+	args[6] = (unsigned long)syscall_get_nr(current, regs);
+	stp_uproc_run_ctx(STP_PROBE_SYSCALL_RETURN, stp_uproc_scope_current(),
+			  stp_uproc_get(current->tgid, false), regs, args);
+}
+
 static void stp_uproc_lookup(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_fork"))
@@ -251,6 +288,10 @@ static void stp_uproc_lookup(struct tracepoint *tp, void *priv)
 		stp_uproc_tp_exec = tp;
 	else if (!strcmp(tp->name, "sched_process_exit"))
 		stp_uproc_tp_exit = tp;
+	else if (!strcmp(tp->name, "sys_enter"))
+		stp_uproc_tp_sysenter = tp;
+	else if (!strcmp(tp->name, "sys_exit"))
+		stp_uproc_tp_sysexit = tp;
 }
 
 /* The -c target, there before the session: its begin probes. */
@@ -279,6 +320,8 @@ static void stp_uproc_register(void)
 		if (!stp_uproc_kind(p->kind))
 			continue;
 		n++;
+		if (p->kind == STP_PROBE_SYSCALL || p->kind == STP_PROBE_SYSCALL_RETURN)
+			stp_uproc_sys = true;
 		if (!p->path || stp_nupaths == STP_UPROC_MAXPATHS)
 			continue;
 		if (kern_path(p->path, LOOKUP_FOLLOW, &path)) {
@@ -303,7 +346,10 @@ static void stp_uproc_register(void)
 	WRITE_ONCE(stp_uproc_on, true);
 	if (tracepoint_probe_register(stp_uproc_tp_fork, (void *)stp_uproc_fork, NULL) ||
 	    tracepoint_probe_register(stp_uproc_tp_exec, (void *)stp_uproc_exec, NULL) ||
-	    tracepoint_probe_register(stp_uproc_tp_exit, (void *)stp_uproc_exit, NULL))
+	    tracepoint_probe_register(stp_uproc_tp_exit, (void *)stp_uproc_exit, NULL) ||
+	    (stp_uproc_sys && (!stp_uproc_tp_sysenter || !stp_uproc_tp_sysexit ||
+	     tracepoint_probe_register(stp_uproc_tp_sysenter, (void *)stp_uproc_sysenter, NULL) ||
+	     tracepoint_probe_register(stp_uproc_tp_sysexit, (void *)stp_uproc_sysexit, NULL))))
 		stp_error_msg("cannot register the process probes' tracepoints");
 	stp_uproc_target_begin();
 }
@@ -317,6 +363,10 @@ static void stp_uproc_unregister(void)
 	tracepoint_probe_unregister(stp_uproc_tp_fork, (void *)stp_uproc_fork, NULL);
 	tracepoint_probe_unregister(stp_uproc_tp_exec, (void *)stp_uproc_exec, NULL);
 	tracepoint_probe_unregister(stp_uproc_tp_exit, (void *)stp_uproc_exit, NULL);
+	if (stp_uproc_sys) {
+		tracepoint_probe_unregister(stp_uproc_tp_sysenter, (void *)stp_uproc_sysenter, NULL);
+		tracepoint_probe_unregister(stp_uproc_tp_sysexit, (void *)stp_uproc_sysexit, NULL);
+	}
 	tracepoint_synchronize_unregister();
 	/* queued task_work runs our code: wait for each (they run when
 	 * their task next returns to user space or exits) */

@@ -895,12 +895,15 @@ static void process_marks(struct resolver *r, struct ubin *b, const char *provid
  * k is something else. */
 static bool process_event(struct resolver *r, const char *path, const struct pp_comp *k)
 {
-	static const char *const names[] = { ".begin", ".end", ".thread.begin", ".thread.end" };
+	static const char *const names[] = { ".begin", ".end", ".thread.begin", ".thread.end",
+					     ".syscall", ".syscall.return" };
 	bool thread = take(&k, "thread", -1) != NULL;
 	int ev;
 	struct rprobe *rp;
 
-	if (take(&k, "begin", -1))
+	if (!thread && take(&k, "syscall", -1))
+		ev = take(&k, "return", -1) ? UP_SYSCALL_RETURN : UP_SYSCALL;
+	else if (take(&k, "begin", -1))
 		ev = thread ? UP_THREAD_BEGIN : UP_BEGIN;
 	else if (take(&k, "end", -1))
 		ev = thread ? UP_THREAD_END : UP_END;
@@ -1002,7 +1005,7 @@ static const char *const builtin_shapes[] = {
 	"perf.type.config.sample", "perf.type.config.hz",
 	"process.function.call", "process.function.return", "process.statement",
 	"process.mark", "process.provider.mark", "process.begin", "process.end",
-	"process.thread.begin", "process.thread.end",
+	"process.thread.begin", "process.thread.end", "process.syscall.return",
 	NULL
 };
 

@@ -363,7 +363,7 @@ enum {
 	RP_UPROBE,	/* process("PATH").function/.statement/.mark (uprobes.c) */
 	RP_UPROC,	/* process[("PATH")].begin/.end/.thread.begin/.thread.end */
 };
-enum { UP_BEGIN, UP_END, UP_THREAD_BEGIN, UP_THREAD_END };
+enum { UP_BEGIN, UP_END, UP_THREAD_BEGIN, UP_THREAD_END, UP_SYSCALL, UP_SYSCALL_RETURN };
 
 /* ---- probepoint.c, kmodule.c, listing.c: probe points (pass 2, -l/-L) ---- */
 struct kcatalog;

@@ -74,6 +74,8 @@ static struct targ find_targ(struct session *s, const struct rprobe *r,
 
 	if (r->kind == RP_UPROBE)
 		return utarg_find(s, r, name, &body);
+	if (r->kind == RP_UPROC)
+		return uproc_targ(s, r, name);
 	if (!is_kernel_kind(r->kind)) {
 		t.why = "it is not a kernel.function or kernel.trace probe";
 		return t;
@@ -322,7 +324,7 @@ bool tr_kernel_probe(struct gen *g, struct strbuf *code, struct strbuf *table,
 	if (r->kind == RP_UPROBE)
 		return tr_uprobe(g, code, table, r, id);
 	if (r->kind == RP_UPROC)
-		return tr_uproc(g, table, r);
+		return tr_uproc(g, code, table, r);
 	if (!is_kernel_kind(r->kind))
 		return false;
 	if (r->kind != RP_TRACEPOINT && (!r->symbol || r->offset)) {

@@ -29,7 +29,9 @@ int uprobe_nparams(const struct rprobe *r);	/* r->args[0..N) are parameters */
 bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 	       const struct rprobe *r, int id);
 const char *uprobe_mark_string(const struct rprobe *r, const char *op);
-bool tr_uproc(struct gen *g, struct strbuf *table, const struct rprobe *r);
+bool tr_uproc(struct gen *g, struct strbuf *code, struct strbuf *table,
+	      const struct rprobe *r);
+struct targ uproc_targ(struct session *s, const struct rprobe *r, const char *name);
 
 /* Pass 2: check the target variable n ($name, $$parms...) used in probe p
  * (NULL in a function) against every resolved point of p; sets n->type. */

@@ -492,20 +492,64 @@ int uprobe_nparams(const struct rprobe *r)
 }
 
 /* process[("PATH")][.thread].begin/.end: a runtime uprocess.c entry. */
-bool tr_uproc(struct gen *g, struct strbuf *table, const struct rprobe *r)
+bool tr_uproc(struct gen *g, struct strbuf *code, struct strbuf *table,
+	      const struct rprobe *r)
 {
 	static const char *const kinds[] = {
 		"STP_PROBE_PROC_BEGIN", "STP_PROBE_PROC_END",
-		"STP_PROBE_THREAD_BEGIN", "STP_PROBE_THREAD_END"
+		"STP_PROBE_THREAD_BEGIN", "STP_PROBE_THREAD_END",
+		"STP_PROBE_SYSCALL", "STP_PROBE_SYSCALL_RETURN"
 	};
+	static int ntabs;
+	const char **names;
+	int n = tr_target_names(&names);
+	const char *fields = "";
 
 	if (r->kind != RP_UPROC)
 		return false;
+	if (n) {
+		struct strbuf tab;
+
+		sb_init(&tab);
+		for (int i = 0; i < n; i++) {
+			struct targ t = uproc_targ(g->s, r, names[i]);
+
+			sb_printf(&tab, "%s { %d, %d, %d, NULL }", i ? "," : "", t.src, t.width,
+				  t.is_signed);
+		}
+		sb_printf(code, "static const struct stp_targ stp_uptargs_%d[] = {%s };\n",
+			  ntabs, tab.buf);
+		sb_free(&tab);
+		fields = arena_printf(g->s->arena, ", .targs = stp_uptargs_%d", ntabs++);
+	}
 	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .path = %s, "
-		  ".maxactive = -1, .optional = %s },\n", kinds[r->proc_event], r->probe->index,
+		  ".maxactive = -1, .optional = %s%s },\n", kinds[r->proc_event], r->probe->index,
 		  tr_cstr(g, r->pp), r->proc_path ? tr_cstr(g, r->proc_path) : "NULL",
-		  r->marks && strchr(r->marks, '?') ? "true" : "false");
+		  r->marks && strchr(r->marks, '?') ? "true" : "false", fields);
 	return true;
+}
+
+/* $syscall, $arg1..$arg6 and (.return) $return of process.syscall. */
+struct targ uproc_targ(struct session *s, const struct rprobe *r, const char *name)
+{
+	struct targ t = { .src = -1, .width = 8, .is_signed = true };
+	int k;
+
+	if (r->proc_event != UP_SYSCALL && r->proc_event != UP_SYSCALL_RETURN) {
+		t.why = "process lifecycle probes have no target variables";
+		return t;
+	}
+	if (!strcmp(name, "syscall"))
+		t.src = 6;
+	else if (!strcmp(name, "return") && r->proc_event == UP_SYSCALL_RETURN)
+		t.src = -2;	/* STP_TARG_RETURN */
+	else if (!strncmp(name, "arg", 3) && (k = atoi(name + 3)) >= 1 && k <= 6 &&
+		 !strcmp(name + 3, arena_printf(s->arena, "%d", k)))
+		t.src = k - 1;
+	else
+		t.why = r->proc_event == UP_SYSCALL ? "process.syscall has $syscall and $arg1..$arg6" :
+			"process.syscall.return has $syscall, $arg1..$arg6 and $return";
+	return t;
 }
 
 /* $$name and $$provider of a mark, else NULL. */

@@ -13,6 +13,8 @@
  * it may sleep), so not even its first instruction is missed.
  */
 #include <linux/binfmts.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/task_work.h>
@@ -61,10 +63,9 @@ static bool stp_uexec_wanted(struct inode *inode)
 	return want;
 }
 
-/* In the exec'ing task, before it returns to user space: may sleep. */
-static void stp_uexec_work_fn(struct callback_head *cb)
+/* Register the probes of the file inode is a copy of on it. May sleep. */
+static void stp_uexec_arm(struct inode *inode)
 {
-	struct stp_uexec_work *w = container_of(cb, struct stp_uexec_work, cb);
 	unsigned long flags;
 	unsigned int i;
 
@@ -73,11 +74,10 @@ static void stp_uexec_work_fn(struct callback_head *cb)
 		struct stp_uprobe *u = &stp_ups[i], *x;
 		bool have;
 
-		if (u->sb != w->inode->i_sb || u->ino != w->inode->i_ino ||
-		    u->inode == w->inode)
+		if (u->sb != inode->i_sb || u->ino != inode->i_ino || u->inode == inode)
 			continue;
 		spin_lock_irqsave(&stp_uextras_lock, flags);
-		have = stp_uexec_has(u->probe, w->inode);
+		have = stp_uexec_has(u->probe, inode);
 		spin_unlock_irqrestore(&stp_uextras_lock, flags);
 		if (have)
 			continue;
@@ -87,7 +87,7 @@ static void stp_uexec_work_fn(struct callback_head *cb)
 		x->probe = u->probe;
 		x->sb = u->sb;
 		x->ino = u->ino;
-		if (stp_uprobe_register_inode(x, igrab(w->inode))) {
+		if (stp_uprobe_register_inode(x, igrab(inode))) {
 			kfree(x);
 			continue;
 		}
@@ -96,6 +96,50 @@ static void stp_uexec_work_fn(struct callback_head *cb)
 		spin_unlock_irqrestore(&stp_uextras_lock, flags);
 	}
 	mutex_unlock(&stp_uextras_mutex);
+}
+
+/* Processes already running a probed file (through another inode): the
+ * probes on their inodes too (registering arms the existing mappings). */
+static void stp_uexec_existing(void)
+{
+	struct inode *seen[16];
+	struct task_struct *t;
+	int n = 0, i;
+
+	rcu_read_lock();
+	for_each_process(t) {
+		struct file *exe;
+		struct inode *inode = NULL;
+
+		if (t->flags & PF_KTHREAD)
+			continue;
+		task_lock(t);		/* t->mm stays while we hold it */
+		exe = t->mm ? rcu_dereference(t->mm->exe_file) : NULL;
+		if (exe)
+			inode = file_inode(exe);
+		for (i = 0; inode && i < n; i++)
+			if (seen[i] == inode)
+				inode = NULL;
+		if (inode && n < (int)ARRAY_SIZE(seen) && stp_uexec_wanted(inode)) {
+			inode = igrab(inode);
+			if (inode)
+				seen[n++] = inode;
+		}
+		task_unlock(t);
+	}
+	rcu_read_unlock();
+	for (i = 0; i < n; i++) {
+		stp_uexec_arm(seen[i]);
+		iput(seen[i]);
+	}
+}
+
+/* In the exec'ing task, before it returns to user space: may sleep. */
+static void stp_uexec_work_fn(struct callback_head *cb)
+{
+	struct stp_uexec_work *w = container_of(cb, struct stp_uexec_work, cb);
+
+	stp_uexec_arm(w->inode);
 	iput(w->inode);
 	kfree(w);
 	if (atomic_dec_and_test(&stp_uexec_pending))
@@ -140,8 +184,11 @@ static void stp_uexec_register(void)
 	if (!stp_uexec_tp)
 		return;
 	WRITE_ONCE(stp_uexec_on, true);
-	if (tracepoint_probe_register(stp_uexec_tp, (void *)stp_uexec_cb, NULL))
+	if (tracepoint_probe_register(stp_uexec_tp, (void *)stp_uexec_cb, NULL)) {
 		WRITE_ONCE(stp_uexec_on, false);
+		return;
+	}
+	stp_uexec_existing();
 }
 
 /* Before the uprobes go: no new work, pending work done, extras gone. */

@@ -70,6 +70,23 @@ def test_process_lifecycle_as_upstream(krel, tmp_path):
     assert got == {n: (out, '', 0) for n, out in EXPECTED.items()}
 
 
+def test_running_process(krel, tmp_path):
+    # stap -x PID on a program started before the session, from the 9p
+    # share: its probes are armed on the inode it runs from
+    shutil.copy(HERE / 'uloop.c', tmp_path / 'uloop.c')
+    subprocess.run(['gcc', '-g', '-O0', '-o', 'uloop', 'uloop.c'], cwd=tmp_path, check=True)
+    shutil.copy(HERE / 'running.stp', tmp_path / 'running.stp')
+    r = run_stap(['-p4', '-r', krel, '-m', 'p_running', 'running.stp', str(tmp_path / 'uloop')],
+                 cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    batch = guest.run_batch([f'./uloop & sleep 0.5; {STAPRUN} -x $! p_running.ko; '
+                             'echo rc=$?; kill $!'], scratch=str(tmp_path), timeout=60)
+    guest.check_kernel_healthy(batch)
+    # what 4.8 printed (/usr/bin/staprun -x PID)
+    assert batch[0].stdout.replace(str(tmp_path), '@DIR@') == (
+        'process("@DIR@/uloop").function("tick@@DIR@/uloop.c:7") 1 1\nrc=0\n')
+
+
 def test_process_points_p2(tmp_path):
     shutil.copy('/bin/true', tmp_path / 'prog')
     r = run_stap(['-p2', '-e', 'probe process.begin, process.thread.end, '

@@ -7,7 +7,8 @@
 # Function probes, .call, .return with $return and entry values of the
 # parameters, @entry, wildcards, statements by FILE:LINE with locals, SDT
 # marks with $argN and $$name, struct members through pointers, globals
-# by @var, the pretty printers, target(), and the faults of bad pointers.
+# by @var, @cast to the program's types, the pretty printers, target(),
+# and the faults of bad pointers.
 # The guest's root is a 9p share, whose running programs get another
 # inode than the path's: this also tests the probes' arming at exec.
 # Host-side: stap -L and -l of the same points, as 4.8 lists them.

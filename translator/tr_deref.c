@@ -22,6 +22,7 @@
 #include "translate.h"
 #include "kcatalog.h"
 #include "tr_kernel.h"
+#include "udwarf.h"
 
 static bool is_cast(const struct node *n)
 {
@@ -383,6 +384,32 @@ static bool walk_chain(struct walk *w, struct node *n)
 /* @cast's type: "struct x", "union x", "enum x", or a bare name looked up
  * as a struct, union, typedef, integer or enum, in the kernel's BTF, or in
  * a module's ("kernel" and "kernel<linux/sched.h>" mean the kernel). */
+/* @cast(p, "T", "PATH"): a type of the program PATH, in user memory. */
+static bool cast_user_type(struct walk *w, struct node *cast, const char *name,
+			   const char *mname)
+{
+	const char *path = ubin_find(w->s, mname);
+	struct ubin *b = path ? ubin_open(w->s, path, cast->loc) : NULL;
+	unsigned int id;
+
+	while (*name == ' ')
+		name++;
+	if (!b)
+		return fail(w, cast->loc, arena_printf(w->s->arena,
+			    "type definition '%s' not found in '%s' (no such program)", name, mname));
+	id = utype_by_name(w->s, b, name);
+	if (!id && strncmp(name, "struct ", 7) && strncmp(name, "union ", 6))
+		id = utype_by_name(w->s, b, arena_printf(w->s->arena, "struct %s", name));
+	if (!id)
+		return fail(w, cast->loc, arena_printf(w->s->arena,
+			    "type definition '%s' not found in '%s'", name, mname));
+	w->btf = ubin_btf(b);
+	w->type = id;
+	w->lv = true;
+	w->d->user = true;
+	return true;
+}
+
 static bool cast_type(struct walk *w, struct node *cast)
 {
 	static const int kinds[] = { BTF_KIND_STRUCT, BTF_KIND_UNION, BTF_KIND_TYPEDEF,
@@ -392,6 +419,8 @@ static bool cast_type(struct walk *w, struct node *cast)
 	struct kcatalog *kc;
 	__s32 id = -1;
 
+	if (mod && strchr(mname, '/'))
+		return cast_user_type(w, cast, name, mname);
 	if (mod && strncmp(mname, "kernel", 6)) {
 		/* a module's own BTF, split on the kernel's; "<header>" ignored */
 		const char *m = arena_strndup(w->s->arena, mname, strcspn(mname, "<"));

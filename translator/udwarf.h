@@ -81,6 +81,7 @@ struct btf;
 const struct btf *ubin_btf(struct ubin *b);
 unsigned int utype_to_btf(struct session *s, struct ubin *b, uint64_t type_die);
 void utypes_free(struct ubin *b);
+unsigned int utype_by_name(struct session *s, struct ubin *b, const char *name);
 
 /* ---- uloc.c: a variable's value as C ---- */
 /* The body of `static int64_t f(struct stp_context *c)` that returns the

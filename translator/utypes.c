@@ -330,3 +330,43 @@ unsigned int utype_to_btf(struct session *s, struct ubin *b, uint64_t type_die)
 	fix_pointers(s, b);
 	return id;
 }
+
+/* A named type of the binary: "struct NAME", "union NAME", "enum NAME" or
+ * a typedef or base type NAME, from the first compile unit that defines
+ * it; 0 when none does. */
+unsigned int utype_by_name(struct session *s, struct ubin *b, const char *name)
+{
+	static const struct { const char *prefix; int tag; } tags[] = {
+		{ "struct ", DW_TAG_structure_type }, { "union ", DW_TAG_union_type },
+		{ "enum ", DW_TAG_enumeration_type },
+	};
+	Dwarf *dw = ubin_dwarf(b);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	int tag = 0;
+
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+		if (!strncmp(name, tags[i].prefix, strlen(tags[i].prefix))) {
+			tag = tags[i].tag;
+			name += strlen(tags[i].prefix);
+		}
+	while (dw && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, c;
+
+		if (dwarf_offdie(dw, off + hsize, &cu) && !dwarf_child(&cu, &c)) {
+			do {
+				int t = dwarf_tag(&c);
+				const char *n = dwarf_diename(&c);
+
+				if (!n || strcmp(n, name) || dwarf_hasattr(&c, DW_AT_declaration))
+					continue;
+				if (tag ? t == tag : (t == DW_TAG_typedef || t == DW_TAG_base_type ||
+						      t == DW_TAG_structure_type ||
+						      t == DW_TAG_union_type))
+					return utype_to_btf(s, b, dwarf_dieoffset(&c));
+			} while (dwarf_siblingof(&c, &c) == 0);
+		}
+		off = next;
+	}
+	return 0;
+}

@@ -33,6 +33,7 @@ struct ubin {
 	size_t nfuncs, capfuncs;
 	struct usdt *sdts;
 	size_t nsdts;
+	Dwarf_CFI *cfi;		/* .eh_frame, read on first use */
 	struct btf *btf;	/* utypes.c */
 	void *types;		/* utypes.c: DIE -> BTF id memo */
 	struct ubin *next;
@@ -51,6 +52,15 @@ struct Dwarf *ubin_dwarf(struct ubin *b)
 }
 
 Elf *ubin_elf(struct ubin *b);
+Dwarf_CFI *ubin_cfi(struct ubin *b);
+
+/* The .eh_frame call frame information (NULL if none), kept until close. */
+Dwarf_CFI *ubin_cfi(struct ubin *b)
+{
+	if (!b->cfi)
+		b->cfi = dwarf_getcfi_elf(b->elf);
+	return b->cfi;
+}
 
 Elf *ubin_elf(struct ubin *b)
 {
@@ -369,7 +379,8 @@ struct ubin *ubin_open(struct session *s, const char *path, struct loc at)
 	if (b->dw)
 		read_dwarf_funcs(b);
 	read_symtab_funcs(b);
-	qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
+	if (b->nfuncs)
+		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
 	read_sdts(b);
 	b->next = opened;
 	opened = b;
@@ -381,6 +392,8 @@ void ubin_close_all(struct session *s)
 	(void)s;
 	for (struct ubin *b = opened; b; b = b->next) {
 		utypes_free(b);
+		if (b->cfi)
+			dwarf_cfi_end(b->cfi);
 		if (b->dw)
 			dwarf_end(b->dw);
 		elf_end(b->elf);

@@ -21,7 +21,7 @@
 
 #include "udwarf.h"
 
-Elf *ubin_elf(struct ubin *b);
+Dwarf_CFI *ubin_cfi(struct ubin *b);
 
 static const char *const dwarf_regs[] = {
 	"ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
@@ -99,7 +99,7 @@ static bool frame_base(struct eval *e)
 /* The CFA at e->pc, from .eh_frame (or .debug_frame). */
 static bool frame_cfa(struct eval *e)
 {
-	Dwarf_CFI *cfi = dwarf_getcfi_elf(ubin_elf(e->b));
+	Dwarf_CFI *cfi = ubin_cfi(e->b);
 	Dwarf_Frame *fr = NULL;
 	Dwarf_Op *ops;
 	size_t n;

@@ -103,6 +103,15 @@ def test_listing_as_upstream(tmp_path):
     r = run_stap(['-L', 'process("./uprog_O2").function("add").return'], cwd=tmp_path)
     assert r.stdout.replace(d, '@DIR@').splitlines() == [
         'process("@DIR@/uprog_O2").function("add@@DIR@/uprog.c:22").return $return:int $a:int $b:int']
+    # FUNC@FILE: declared in FILE; a :LINE after it is ignored, as by 4.8
+    for pat, names in (('*@uprog.c', 'add main name_of neg scale touch'),
+                       ('*@uprog.c:30', 'add main name_of neg scale touch'),
+                       ('scale@uprog.c:22', 'scale'), ('add@*.c', 'add')):
+        r = run_stap(['-l', f'process("./uprog_O0").function("{pat}")'], cwd=tmp_path)
+        assert [ln.split('function("')[1].split('@')[0] for ln in r.stdout.splitlines()] == \
+            names.split(), pat
+    r = run_stap(['-l', 'process("./uprog_O2").function("atoi@stdlib.h")'], cwd=tmp_path)
+    assert r.stdout == f'process("{d}/uprog_O2").function("atoi@/usr/include/stdlib.h:362")\n'
     r = run_stap(['-l', 'process("./uprog_O0").function("n*")'], cwd=tmp_path)
     assert (r.stdout.replace(d, '@DIR@'), r.returncode) == (
         'process("@DIR@/uprog_O0").function("name_of@@DIR@/uprog.c:38")\n'

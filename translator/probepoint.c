@@ -853,12 +853,35 @@ static void process_statement(struct resolver *r, struct ubin *b, const struct p
 	}
 }
 
+/* "FUNC[@FILE[:LINE]]": the function glob, and the declaring file (NULL:
+ * any) and line (0: none; 4.8 ignores it); false if malformed. */
+static bool split_function(struct session *s, const char *spec, const char **glob,
+			   const char **file, int *line)
+{
+	const char *at = strchr(spec, '@'), *colon = at ? strrchr(at, ':') : NULL;
+	char *end = NULL;
+
+	*glob = at ? arena_strndup(s->arena, spec, (size_t)(at - spec)) : spec;
+	*file = NULL;
+	*line = 0;
+	if (at)
+		*file = arena_strndup(s->arena, at + 1, colon ? (size_t)(colon - at - 1) :
+				      strlen(at + 1));
+	if (colon) {
+		*line = (int)strtol(colon + 1, &end, 10);
+		if (*end || *line <= 0)
+			return false;
+	}
+	return !strpbrk(*glob, ":+");
+}
+
 static void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp *fn,
 			      const struct pp_comp *k)
 {
 	const struct ufunc **fs;
+	const char *glob, *file;
 	size_t n;
-	int how = 0;
+	int how = 0, line;	/* ignored, as by 4.8 */
 
 	if (take(&k, "call", -1))
 		how = 1;
@@ -866,13 +889,15 @@ static void process_functions(struct resolver *r, struct ubin *b, const struct p
 		how = 2;
 	if (k)
 		return;
-	if (strpbrk(fn->arg->str, "@:+")) {
-		fail(r, fn->arg->loc, "process().function(\"FUNC@FILE:LINE\") is not supported by this version yet");
+	if (!split_function(r->s, fn->arg->str, &glob, &file, &line)) {
+		fail(r, fn->arg->loc, "process().function takes \"FUNC[@FILE[:LINE]]\"");
 		return;
 	}
-	n = ubin_match_funcs(b, fn->arg->str, &fs);
+	n = ubin_match_funcs(b, glob, &fs);
 	for (size_t i = 0; i < n; i++) {
 		if (how == 2 && fs[i]->inlined)	/* an inlined copy never returns */
+			continue;
+		if (file && (!fs[i]->file || !ubin_file_matches(fs[i]->file, file)))
 			continue;
 		uprobe_fill_function(r->s, add(r, RP_UPROBE, "process.function", ""), b, fs[i], how);
 	}

@@ -259,6 +259,18 @@ size_t ubin_match_funcs(struct ubin *b, const char *glob, const struct ufunc ***
 	return n;
 }
 
+/* The name of the (not inlined) function holding addr, or "". */
+const char *ubin_func_at(struct ubin *b, uint64_t addr)
+{
+	for (size_t i = 0; i < b->nfuncs; i++) {
+		const struct ufunc *f = &b->funcs[i];
+
+		if (!f->inlined && f->end && addr >= f->entry && addr < f->end)
+			return f->name;
+	}
+	return "";
+}
+
 /* ---- SDT notes ------------------------------------------------------------- */
 
 static uint64_t section_addr(Elf *elf, const char *want)
@@ -466,7 +478,7 @@ uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f)
 
 /* Does the line table's path `src` name `file` (whole, or its tail after
  * a '/')? */
-static bool file_matches(const char *src, const char *file)
+bool ubin_file_matches(const char *src, const char *file)
 {
 	size_t ls = strlen(src), lf = strlen(file);
 
@@ -498,7 +510,7 @@ bool ubin_line_addr(struct ubin *b, const struct ufunc *f, const char *file,
 		if (a < f->entry || (f->end && a >= f->end))
 			continue;
 		src = dwarf_linesrc(l, NULL, NULL);
-		if (file && (!src || !file_matches(src, file)))
+		if (file && (!src || !ubin_file_matches(src, file)))
 			continue;
 		if (!found || a < *addr)
 			*addr = a;
@@ -623,8 +635,8 @@ bool ubin_global(struct session *s, struct ubin *b, const char *name,
 			    !dwarf_hasattr_integrate(&c, DW_AT_location))
 				continue;
 			df = dwarf_decl_file(&c);
-			if (file && !(df && file_matches(df, file)) &&
-			    !(cuname && file_matches(cuname, file)))
+			if (file && !(df && ubin_file_matches(df, file)) &&
+			    !(cuname && ubin_file_matches(cuname, file)))
 				continue;
 			return var_of(s, b, &c, out);
 		} while (dwarf_siblingof(&c, &c) == 0);

@@ -57,6 +57,9 @@ const char *ubin_path(const struct ubin *b);
 /* Functions matching a wildcard, by name (DWARF ones and the symbol
  * table's others). */
 size_t ubin_match_funcs(struct ubin *b, const char *glob, const struct ufunc ***out);
+const char *ubin_func_at(struct ubin *b, uint64_t addr);
+/* Does the source path src name file (a glob of it, or its tail)? */
+bool ubin_file_matches(const char *src, const char *file);
 size_t ubin_match_sdts(struct ubin *b, const char *provider, const char *glob,
 		       const struct usdt ***out);
 /* The file offset of a link-time address (PT_LOAD); false if unmapped. */

@@ -177,7 +177,7 @@ void uprobe_fill_mark(struct session *s, struct rprobe *rp, struct ubin *b,
 	u->bin = b;
 	u->sdt = m;
 	u->addr = m->pc;
-	rp->symbol = m->name;
+	rp->symbol = ubin_func_at(b, m->pc);	/* probefunc(): the function */
 	/* 4.8's pp() of a mark is the statement it became */
 	rp->pp = arena_printf(s->arena, "process(\"%s\").statement(0x%llx)", ubin_path(b),
 			      (unsigned long long)m->pc);
@@ -469,9 +469,11 @@ bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 
 	if (r->kind != RP_UPROBE)
 		return false;
-	if (u->sdt)
-		sdt = arena_printf(g->s->arena, ", .sdt_name = %s, .sdt_provider = %s",
-				   tr_cstr(g, u->sdt->name), tr_cstr(g, u->sdt->provider));
+	if (u->sdt)	/* pn() is the mark as written, pp() the statement */
+		sdt = arena_printf(g->s->arena, ", .sdt_name = %s, .sdt_provider = %s, .pn = %s",
+				   tr_cstr(g, u->sdt->name), tr_cstr(g, u->sdt->provider),
+				   tr_cstr(g, arena_printf(g->s->arena, "process(\"%s\").mark(\"%s\")",
+							   ubin_path(u->bin), u->sdt->name)));
 	fields = targ_table(g, code, r, id);
 	parms = parm_table(g, code, r, id, true);
 	locals = parm_table(g, code, r, id, false);

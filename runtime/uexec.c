@@ -20,6 +20,9 @@
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
 #include <linux/wait.h>
+#include <linux/mm.h>
+#include <asm/syscall.h>
+#include <asm/unistd.h>
 
 struct stp_uexec_work {
 	struct callback_head cb;
@@ -29,7 +32,8 @@ struct stp_uexec_work {
 static LIST_HEAD(stp_uextras);		/* struct stp_uprobe, by .extra */
 static DEFINE_SPINLOCK(stp_uextras_lock);	/* the list, for the tracepoint */
 static DEFINE_MUTEX(stp_uextras_mutex);	/* adding to it */
-static struct tracepoint *stp_uexec_tp;
+static struct tracepoint *stp_uexec_tp, *stp_uexec_tp_mmap;
+static bool stp_uexec_mmap_on;
 static bool stp_uexec_on;
 static atomic_t stp_uexec_pending = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(stp_uexec_wq);
@@ -146,22 +150,17 @@ static void stp_uexec_work_fn(struct callback_head *cb)
 		wake_up(&stp_uexec_wq);
 }
 
-static void stp_uexec_cb(void *data, struct task_struct *p, pid_t old_pid,
-			 struct linux_binprm *bprm)
+/* Arm the probes on inode in the current task before it returns to user
+ * space; inode is a reference of ours. Atomic context. */
+static void stp_uexec_queue(struct inode *inode)
 {
-	struct inode *inode = bprm->file ? file_inode(bprm->file) : NULL;
-	struct stp_uexec_work *w;
+	struct stp_uexec_work *w = kmalloc(sizeof(*w), GFP_ATOMIC);
 
-	if (!inode || !READ_ONCE(stp_uexec_on) || !stp_uexec_wanted(inode))
-		return;
-	w = kmalloc(sizeof(*w), GFP_ATOMIC);
-	if (!w)
-		return;
-	w->inode = igrab(inode);	/* exec holds the file: never the last */
-	if (!w->inode) {
-		kfree(w);
+	if (!w) {
+		iput(inode);	/* the file is mapped: never the last */
 		return;
 	}
+	w->inode = inode;
 	init_task_work(&w->cb, stp_uexec_work_fn);
 	atomic_inc(&stp_uexec_pending);
 	if (task_work_add(current, &w->cb, TWA_RESUME)) {
@@ -171,10 +170,43 @@ static void stp_uexec_cb(void *data, struct task_struct *p, pid_t old_pid,
 	}
 }
 
+static void stp_uexec_cb(void *data, struct task_struct *p, pid_t old_pid,
+			 struct linux_binprm *bprm)
+{
+	struct inode *inode = bprm->file ? file_inode(bprm->file) : NULL;
+
+	if (!inode || !READ_ONCE(stp_uexec_on) || !stp_uexec_wanted(inode))
+		return;
+	inode = igrab(inode);	/* exec holds the file: never the last */
+	if (inode)
+		stp_uexec_queue(inode);
+}
+
+/* A successful mmap() of a probed file through another inode. */
+static void stp_uexec_mmap_cb(void *data, struct pt_regs *regs, long ret)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct inode *inode = NULL;
+
+	if (!READ_ONCE(stp_uexec_on) || !mm || IS_ERR_VALUE(ret) ||
+	    syscall_get_nr(current, regs) != __NR_mmap || !mmap_read_trylock(mm))
+		return;
+	vma = find_vma(mm, (unsigned long)ret);
+	if (vma && vma->vm_start <= (unsigned long)ret && vma->vm_file)
+		inode = file_inode(vma->vm_file);
+	inode = inode && stp_uexec_wanted(inode) ? igrab(inode) : NULL;
+	mmap_read_unlock(mm);
+	if (inode)
+		stp_uexec_queue(inode);
+}
+
 static void stp_uexec_lookup(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_exec"))
 		stp_uexec_tp = tp;
+	else if (!strcmp(tp->name, "sys_exit"))
+		stp_uexec_tp_mmap = tp;
 }
 
 /* After the uprobes: watch execs. */
@@ -188,6 +220,8 @@ static void stp_uexec_register(void)
 		WRITE_ONCE(stp_uexec_on, false);
 		return;
 	}
+	stp_uexec_mmap_on = stp_uexec_tp_mmap &&
+		!tracepoint_probe_register(stp_uexec_tp_mmap, (void *)stp_uexec_mmap_cb, NULL);
 	stp_uexec_existing();
 }
 
@@ -201,6 +235,10 @@ static void stp_uexec_unregister(void)
 		WRITE_ONCE(stp_uexec_on, false);
 		mutex_unlock(&stp_uextras_mutex);
 		tracepoint_probe_unregister(stp_uexec_tp, (void *)stp_uexec_cb, NULL);
+		if (stp_uexec_mmap_on)
+			tracepoint_probe_unregister(stp_uexec_tp_mmap,
+						    (void *)stp_uexec_mmap_cb, NULL);
+		stp_uexec_mmap_on = false;
 		tracepoint_synchronize_unregister();
 	}
 	/* a queued task_work runs our code: wait until every one has */

@@ -29,6 +29,8 @@ struct ubin {
 	int fd;
 	Elf *elf;
 	Dwarf *dw;		/* NULL without DWARF */
+	int dbg_fd;		/* the separate debuginfo file, or -1 */
+	Elf *dbg_elf;
 	struct ufunc *funcs;	/* sorted by name, then entry */
 	size_t nfuncs, capfuncs;
 	struct usdt *sdts;
@@ -200,17 +202,31 @@ static bool have_entry(const struct ubin *b, size_t n, uint64_t addr)
 	return false;
 }
 
-/* The symbol table's functions DWARF does not describe (_start, _init). */
+/* Has the file a .symtab (else only the dynamic symbols are there)? */
+static bool has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return true;
+	return false;
+}
+
+/* The symbol table's functions DWARF does not describe (_start, _init);
+ * a stripped library's from its .dynsym. */
 static void read_symtab_funcs(struct ubin *b)
 {
 	Elf_Scn *scn = NULL;
 	size_t ndwarf = b->nfuncs;
+	unsigned int want = has_symtab(b->elf) ? SHT_SYMTAB : SHT_DYNSYM;
 
 	while ((scn = elf_nextscn(b->elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *d;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != want)
 			continue;
 		d = elf_getdata(scn, NULL);
 		for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
@@ -222,8 +238,9 @@ static void read_symtab_funcs(struct ubin *b)
 			    sym.st_shndx == SHN_UNDEF || !sym.st_value)
 				continue;
 			name = elf_strptr(b->elf, sh.sh_link, sym.st_name);
-			if (!name || !*name || have_entry(b, ndwarf, sym.st_value))
-				continue;
+			if (!name || !*name || have_entry(b, ndwarf, sym.st_value) ||
+			    (want == SHT_DYNSYM && have_entry(b, b->nfuncs, sym.st_value)))
+				continue;	/* one name per address (aliases) */
 			f.name = arena_strdup(b->s->arena, name);
 			f.entry = sym.st_value;
 			f.end = sym.st_size ? sym.st_value + sym.st_size : 0;
@@ -366,6 +383,59 @@ size_t ubin_match_sdts(struct ubin *b, const char *provider, const char *glob,
 
 /* ---- opening ---------------------------------------------------------------- */
 
+/* The file's GNU build ID as hex ("" if none). */
+static const char *build_id(struct ubin *b)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(b->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			const unsigned char *id = (const unsigned char *)d->d_buf + doff;
+			char *hex;
+
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((const char *)d->d_buf + noff, "GNU", 4) || !nh.n_descsz)
+				continue;
+			hex = arena_alloc(b->s->arena, nh.n_descsz * 2 + 1);
+			for (size_t i = 0; i < nh.n_descsz; i++)
+				sprintf(hex + i * 2, "%02x", id[i]);
+			return hex;
+		}
+	}
+	return "";
+}
+
+/* The DWARF of b: its own, else the separate debuginfo its build ID
+ * names under /usr/lib/debug/.build-id (Debian's -dbg packages). */
+static void open_dwarf(struct ubin *b)
+{
+	const char *id;
+	const char *dbg;
+
+	b->dbg_fd = -1;
+	b->dw = dwarf_begin_elf(b->elf, DWARF_C_READ, NULL);
+	if (b->dw)
+		return;
+	id = build_id(b);
+	if (strlen(id) < 3)
+		return;
+	dbg = arena_printf(b->s->arena, "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
+	b->dbg_fd = open(dbg, O_RDONLY | O_CLOEXEC);
+	if (b->dbg_fd < 0)
+		return;
+	b->dbg_elf = elf_begin(b->dbg_fd, ELF_C_READ_MMAP, NULL);
+	if (b->dbg_elf)
+		b->dw = dwarf_begin_elf(b->dbg_elf, DWARF_C_READ, NULL);
+}
+
 struct ubin *ubin_open(struct session *s, const char *path, struct loc at)
 {
 	struct ubin *b;
@@ -387,7 +457,7 @@ struct ubin *ubin_open(struct session *s, const char *path, struct loc at)
 			close(b->fd);
 		return NULL;
 	}
-	b->dw = dwarf_begin_elf(b->elf, DWARF_C_READ, NULL);
+	open_dwarf(b);
 	if (b->dw)
 		read_dwarf_funcs(b);
 	read_symtab_funcs(b);
@@ -408,6 +478,10 @@ void ubin_close_all(struct session *s)
 			dwarf_cfi_end(b->cfi);
 		if (b->dw)
 			dwarf_end(b->dw);
+		if (b->dbg_elf)
+			elf_end(b->dbg_elf);
+		if (b->dbg_fd >= 0)
+			close(b->dbg_fd);
 		elf_end(b->elf);
 		close(b->fd);
 		free(b->funcs);

@@ -8,8 +8,9 @@
 # parameters, @entry, wildcards, statements by FILE:LINE with locals, SDT
 # marks with $argN and $$name, struct members through pointers, globals
 # by @var, @cast to the program's types, the pretty printers, target(),
-# the faults of bad pointers, and a function of libc (its DWARF from the
-# libc6-dbg package, found by build ID; the library mapped after exec).
+# the faults of bad pointers, and a function of libc, as process("LIB")
+# and process("PATH").library("LIB") (its DWARF from the libc6-dbg
+# package, found by build ID; the library mapped after exec).
 # The guest's root is a 9p share, whose running programs get another
 # inode than the path's: this also tests the probes' arming at exec.
 # Host-side: stap -L and -l of the same points, as 4.8 lists them.
@@ -115,6 +116,14 @@ def test_listing_as_upstream(tmp_path):
             names.split(), pat
     r = run_stap(['-l', 'process("./uprog_O2").function("atoi@stdlib.h")'], cwd=tmp_path)
     assert r.stdout == f'process("{d}/uprog_O2").function("atoi@/usr/include/stdlib.h:362")\n'
+    # .library(): the libraries the program needs, by glob (4.8's -l)
+    r = run_stap(['-l', 'process("./uprog_O0").library("libc.so*").function("ato[il]")'],
+                 cwd=tmp_path)
+    lib = 'process("@DIR@/uprog_O0").library("/usr/lib/x86_64-linux-gnu/libc.so.6")'
+    assert r.stdout.replace(d, '@DIR@').splitlines() == [
+        f'{lib}.function("atoi@../stdlib/stdlib.h:362")',
+        f'{lib}.function("atoi@./stdlib/atoi.c:25")',
+        f'{lib}.function("atol@./stdlib/atol.c:25")']
     r = run_stap(['-l', 'process("./uprog_O0").function("n*")'], cwd=tmp_path)
     assert (r.stdout.replace(d, '@DIR@'), r.returncode) == (
         'process("@DIR@/uprog_O0").function("name_of@@DIR@/uprog.c:38")\n'

@@ -945,8 +945,52 @@ static bool process_event(struct resolver *r, const char *path, const struct pp_
 	return true;
 }
 
+/* .function(...) | .statement(...) | [.provider(P)].mark(M) of b */
+static void process_in(struct resolver *r, struct ubin *b, const struct pp_comp *k)
+{
+	const struct pp_comp *x;
+
+	if ((x = take(&k, "function", N_STR)))
+		process_functions(r, b, x, k);
+	else if ((x = take(&k, "statement", N_STR)) && !k)
+		process_statement(r, b, x);
+	else if ((x = take(&k, "provider", N_STR)) && k && !strcmp(k->name, "mark") &&
+		 k->arg && k->arg->kind == N_STR)
+		process_marks(r, b, x->arg->str, k);
+	else if (!x && !strcmp(k->name, "mark") && k->arg && k->arg->kind == N_STR)
+		process_marks(r, b, NULL, k);
+}
+
+/* process("PATH").library("LIB")...: the points of the libraries PATH
+ * needs that LIB (a glob, or a path) names; they are the library's own
+ * points (pp() is process("LIBPATH")...), listed by -l as written. */
+static void process_library(struct resolver *r, struct ubin *exe, const struct pp_comp *lib,
+			    const struct pp_comp *k)
+{
+	const char **libs;
+	size_t n = ubin_libraries(r->s, exe, lib->arg->str, &libs);
+
+	if (!n) {
+		fail(r, lib->arg->loc, "no library '%s' for %s", lib->arg->str, ubin_path(exe));
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct ubin *b = ubin_open(r->s, libs[i], lib->arg->loc);
+		struct rprobe **from = r->tail;
+		size_t skip = strlen(libs[i]) + strlen("process(\"\")");
+
+		if (!b)
+			continue;
+		process_in(r, b, k);
+		for (struct rprobe *rp = *from; rp; rp = rp->next)
+			rp->label = arena_printf(r->s->arena, "process(\"%s\").library(\"%s\")%s",
+						 ubin_path(exe), libs[i], rp->label + skip);
+	}
+}
+
 /* process("PATH").function(...) | .statement(...) | [.provider(P)].mark(M)
- * | [.thread].begin | [.thread].end; process[.thread].begin | .end */
+ * | .library(LIB)... | [.thread].begin | [.thread].end;
+ * process[.thread].begin | .end */
 static void resolve_process(struct resolver *r, const struct pp_comp *c)
 {
 	const struct pp_comp *k = c->next, *x;
@@ -971,15 +1015,10 @@ static void resolve_process(struct resolver *r, const struct pp_comp *c)
 		r->failed = true;
 		return;
 	}
-	if ((x = take(&k, "function", N_STR)))
-		process_functions(r, b, x, k);
-	else if ((x = take(&k, "statement", N_STR)) && !k)
-		process_statement(r, b, x);
-	else if ((x = take(&k, "provider", N_STR)) && k && !strcmp(k->name, "mark") &&
-		 k->arg && k->arg->kind == N_STR)
-		process_marks(r, b, x->arg->str, k);
-	else if (!x && !strcmp(k->name, "mark") && k->arg && k->arg->kind == N_STR)
-		process_marks(r, b, NULL, k);
+	if ((x = take(&k, "library", N_STR)) && k)
+		process_library(r, b, x, k);
+	else if (!x)
+		process_in(r, b, k);
 }
 
 /* ---- dispatch ----------------------------------------------------------------------- */
@@ -1030,6 +1069,9 @@ static const char *const builtin_shapes[] = {
 	"perf.type.config.sample", "perf.type.config.hz",
 	"process.function.call", "process.function.return", "process.statement",
 	"process.mark", "process.provider.mark", "process.begin", "process.end",
+	"process.library.function.call", "process.library.function.return",
+	"process.library.statement", "process.library.mark",
+	"process.library.provider.mark",
 	"process.thread.begin", "process.thread.end", "process.syscall.return",
 	NULL
 };

@@ -381,6 +381,57 @@ size_t ubin_match_sdts(struct ubin *b, const char *provider, const char *glob,
 	return n;
 }
 
+/* ---- libraries ---------------------------------------------------------------- */
+
+static const char *const lib_dirs[] = {
+	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+	"/lib", "/usr/lib", NULL
+};
+
+/* The libraries b needs (DT_NEEDED) that glob names, as real paths found
+ * in the standard directories; a glob with a '/' is a path itself. */
+size_t ubin_libraries(struct session *s, struct ubin *b, const char *glob,
+		      const char ***out)
+{
+	const char **v = arena_alloc(s->arena, sizeof(*v) * 64);
+	Elf_Scn *scn = NULL;
+	size_t n = 0;
+
+	*out = v;
+	if (strchr(glob, '/')) {
+		v[0] = ubin_find(s, glob);
+		return v[0] ? 1 : 0;
+	}
+	while ((scn = elf_nextscn(b->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize && n < 64; i++) {
+			GElf_Dyn dyn;
+			const char *name;
+
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag != DT_NEEDED)
+				continue;
+			name = elf_strptr(b->elf, sh.sh_link, dyn.d_un.d_val);
+			if (!name || fnmatch(glob, name, 0))
+				continue;
+			for (int k = 0; lib_dirs[k]; k++) {
+				const char *p = ubin_find(s, arena_printf(s->arena, "%s/%s",
+									  lib_dirs[k], name));
+
+				if (p) {
+					v[n++] = p;
+					break;
+				}
+			}
+		}
+	}
+	return n;
+}
+
 /* ---- opening ---------------------------------------------------------------- */
 
 /* The file's GNU build ID as hex ("" if none). */

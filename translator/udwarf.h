@@ -53,6 +53,10 @@ const char *ubin_find(struct session *s, const char *name);
 /* Opened once per session; NULL (reported) when it is not ELF. */
 struct ubin *ubin_open(struct session *s, const char *path, struct loc at);
 void ubin_close_all(struct session *s);
+/* The libraries b needs whose names match glob (or the path glob), as
+ * real paths. */
+size_t ubin_libraries(struct session *s, struct ubin *b, const char *glob,
+		      const char ***out);
 const char *ubin_path(const struct ubin *b);
 /* Functions matching a wildcard, by name (DWARF ones and the symbol
  * table's others). */

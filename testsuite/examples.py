@@ -45,6 +45,9 @@ MISSING = [
      'dwarf {}'),
     (re.compile(r"error: ([\w.]+) probes are not supported by this version yet"),
      'probe {}'),
+    # a process() probe on a program installed without its debuginfo
+    (re.compile(r"error: target variable '([^']+)' is not available in process.*"
+                r"has no DWARF debuginfo"), 'dwarf {}'),
     (re.compile(r"error: writing target variable '([^']+)' is not supported by this version"),
      'target-write {}'),
 ]

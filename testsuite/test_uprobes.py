@@ -158,6 +158,6 @@ def test_errors(tmp_path):
         ("<input>:1:53: error: target variable '$arg3' is not available in "
          'process("@DIR@/uprog_O0").statement(0x12af): the marker has 1 argument')
     assert err('probe process("./nosuch").function("add") { println(1) }') == \
-        "<input>:1:15: error: cannot find executable './nosuch'"
+        """<input>:1:7: error: no match for probe point 'process("./nosuch").function("add")'"""
     assert err('probe process("./uprog_O0").function("nosuch") { println(1) }') == \
         """<input>:1:7: error: no match for probe point 'process("./uprog_O0").function("nosuch")'"""

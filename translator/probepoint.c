@@ -813,9 +813,10 @@ static void resolve_perf(struct resolver *r, const struct pp_comp *c)
 
 /* ---- process("PATH"): user space (uprobes.c, udwarf.c) -------------------------------- */
 
-/* "FUNC@FILE:LINE" of .statement(): its parts; false if malformed. */
+/* "FUNC@FILE:LINE" or "FUNC@FILE:FIRST-LAST" of .statement(): its parts;
+ * false if malformed. */
 static bool split_statement(struct session *s, const char *spec, const char **fn,
-			    const char **file, int *line)
+			    const char **file, int *first, int *last)
 {
 	const char *at = strchr(spec, '@'), *colon = at ? strrchr(at, ':') : NULL;
 	char *end;
@@ -824,32 +825,36 @@ static bool split_statement(struct session *s, const char *spec, const char **fn
 		return false;
 	*fn = arena_strndup(s->arena, spec, (size_t)(at - spec));
 	*file = arena_strndup(s->arena, at + 1, (size_t)(colon - at - 1));
-	*line = (int)strtol(colon + 1, &end, 10);
-	return !*end && *line > 0 && **fn;
+	*first = *last = (int)strtol(colon + 1, &end, 10);
+	if (*end == '-')
+		*last = (int)strtol(end + 1, &end, 10);
+	return !*end && *first > 0 && *last >= *first && *last - *first < 10000 && **fn;
 }
 
 static void process_statement(struct resolver *r, struct ubin *b, const struct pp_comp *k)
 {
 	const char *fn, *file, *spec = k->arg->str;
 	const struct ufunc **fs;
-	int line;
+	int first, last;
 	size_t n;
 
-	if (!split_statement(r->s, spec, &fn, &file, &line)) {
-		fail(r, k->arg->loc, "process().statement takes \"FUNCTION@FILE:LINE\"");
+	if (!split_statement(r->s, spec, &fn, &file, &first, &last)) {
+		fail(r, k->arg->loc, "process().statement takes \"FUNCTION@FILE:LINE\" or \"FUNCTION@FILE:FIRST-LAST\"");
 		return;
 	}
 	n = ubin_match_funcs(b, fn, &fs);
 	for (size_t i = 0; i < n; i++) {
-		uint64_t addr;
-		struct rprobe *rp;
+		for (int line = first; fs[i]->die && line <= last; line++) {
+			uint64_t addr;
+			struct rprobe *rp;
 
-		if (!fs[i]->die || !ubin_line_addr(b, fs[i], file, line, &addr))
-			continue;
-		rp = add(r, RP_UPROBE, "process.statement", "");
-		uprobe_fill_statement(r->s, rp, b, fs[i],
-				      arena_printf(r->s->arena, "%s@%s:%d", fs[i]->name,
-						   fs[i]->file, line), addr);
+			if (!ubin_line_addr(b, fs[i], file, line, &addr))
+				continue;
+			rp = add(r, RP_UPROBE, "process.statement", "");
+			uprobe_fill_statement(r->s, rp, b, fs[i],
+					      arena_printf(r->s->arena, "%s@%s:%d", fs[i]->name,
+							   fs[i]->file, line), addr);
+		}
 	}
 }
 
@@ -1004,10 +1009,8 @@ static void resolve_process(struct resolver *r, const struct pp_comp *c)
 	if (!c->arg || c->arg->kind != N_STR || !k)
 		return;
 	path = ubin_find(r->s, c->arg->str);
-	if (!path) {
-		fail(r, c->arg->loc, "cannot find executable '%s'", c->arg->str);
+	if (!path)	/* no such program: "no match", as 4.8 says */
 		return;
-	}
 	if (process_event(r, path, k))
 		return;
 	b = ubin_open(r->s, path, c->arg->loc);

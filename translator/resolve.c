@@ -366,7 +366,8 @@ static bool rewrite_entry(struct session *s, struct node *n)
 	if (n->kind != N_CALL || strcmp(n->op, "@entry") || !n->args || n->args->next)
 		return false;
 	if (!entry_pure(n->args)) {
-		diag_error(s, n->loc, "'@entry' of anything but parameters, literals and operators on them is not supported by this version yet");
+		diag_error(s, n->loc, "'@entry' is not supported by this version yet, "
+			   "but for parameters, literals and operators on them");
 		return false;
 	}
 	*n = *n->args;
@@ -565,8 +566,10 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			resolve_node(s, sc, n, written);
 			break;
 		}
-		if (!strcmp(n->op, "@entry"))
+		if (!strcmp(n->op, "@entry")) {	/* reported: its operand's errors too */
+			resolve_list(s, sc, n->args);
 			break;
+		}
 		resolve_call(s, sc, n);
 		break;
 	case N_UNARY:

@@ -419,7 +419,7 @@ static bool cast_type(struct walk *w, struct node *cast)
 	struct kcatalog *kc;
 	__s32 id = -1;
 
-	if (mod && strchr(mname, '/'))
+	if (mod && strchr(mname, '/') && strncmp(mname, "kernel", 6))
 		return cast_user_type(w, cast, name, mname);
 	if (mod && strncmp(mname, "kernel", 6)) {
 		/* a module's own BTF, split on the kernel's; "<header>" ignored */

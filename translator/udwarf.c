@@ -10,6 +10,7 @@
  */
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,18 @@ static bool is_exec_file(const char *p)
 	return !stat(p, &st) && S_ISREG(st.st_mode);
 }
 
+static bool is_elf(const char *p)
+{
+	char m[4] = { 0 };
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	bool r = fd >= 0 && read(fd, m, 4) == 4 && !memcmp(m, "\177ELF", 4);
+
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+/* The first ELF file a glob with a '/' matches, as a real path. */
 const char *ubin_find(struct session *s, const char *name)
 {
 	char buf[PATH_MAX];
@@ -99,6 +112,17 @@ const char *ubin_find(struct session *s, const char *name)
 
 	if (!*name)
 		return NULL;
+	if (strchr(name, '/') && strpbrk(name, "*?[")) {	/* the first match */
+		glob_t g;
+		const char *r = NULL;
+
+		if (!glob(name, 0, NULL, &g))
+			for (size_t i = 0; !r && i < g.gl_pathc; i++)
+				if (is_elf(g.gl_pathv[i]))
+					r = ubin_find(s, g.gl_pathv[i]);
+		globfree(&g);
+		return r;
+	}
 	if (strchr(name, '/')) {
 		if (!is_exec_file(name) || !realpath(name, buf))
 			return NULL;

@@ -252,6 +252,9 @@ static const char *missing_var(struct session *s, const struct uprobe_info *u,
 	const char *why;
 	int n = u->func ? ubin_vars(s, u->bin, u->func, u->addr, 0, &all, &ret) : 0;
 
+	if (!u->func || !u->func->die)
+		return "the program has no DWARF debuginfo for it";
+
 	for (int i = 0; i < n; i++)
 		if (!strcmp(all[i].name, name))
 			return arena_printf(s->arena, "it was optimized out at this address (0x%llx)",

@@ -95,3 +95,19 @@ def test_process_points_p2(tmp_path):
     probes = r.stdout.split('# probes\n')[1].replace(str(tmp_path), '@DIR@').splitlines()
     assert [p.split(' /*')[0] for p in probes] == [
         'process.begin', 'process.thread.end', 'process("@DIR@/prog").end']
+
+
+def test_sdt_semaphore(krel, tmp_path):
+    # a marker guarded by its semaphore runs only if the probe raises it
+    # (uprobe_register_refctr); 4.8 printed the same three lines
+    shutil.copy(HERE / 'usem.c', tmp_path / 'usem.c')
+    subprocess.run(['gcc', '-g', '-O2', '-o', 'usem', 'usem.c'], cwd=tmp_path, check=True)
+    shutil.copy(HERE / 'sem.stp', tmp_path / 'sem.stp')
+    r = run_stap(['-p4', '-r', krel, '-m', 'p_sem', 'sem.stp', str(tmp_path / 'usem')],
+                 cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    batch = guest.run_batch([f'{STAPRUN} -c ./usem p_sem.ko'], scratch=str(tmp_path),
+                            timeout=60)
+    guest.check_kernel_healthy(batch)
+    assert (batch[0].stdout, batch[0].stderr, batch[0].rc) == \
+        ('tick 0\ntick 1\ntick 2\n', '', 0)

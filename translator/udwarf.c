@@ -524,8 +524,10 @@ struct ubin *ubin_open(struct session *s, const char *path, struct loc at)
 	elf_version(EV_CURRENT);
 	b->fd = open(path, O_RDONLY | O_CLOEXEC);
 	b->elf = b->fd >= 0 ? elf_begin(b->fd, ELF_C_READ_MMAP, NULL) : NULL;
-	if (!b->elf || elf_kind(b->elf) != ELF_K_ELF) {
-		diag_error(s, at, "cannot read '%s': not an ELF file", path);
+	if (!b->elf || elf_kind(b->elf) != ELF_K_ELF || gelf_getclass(b->elf) != ELFCLASS64) {
+		diag_error(s, at, b->elf && elf_kind(b->elf) == ELF_K_ELF ?
+			   "cannot probe '%s': a 32-bit program (only x86_64 ones are supported)" :
+			   "cannot read '%s': not an ELF file", path);
 		if (b->elf)
 			elf_end(b->elf);
 		if (b->fd >= 0)

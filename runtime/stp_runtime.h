@@ -111,6 +111,18 @@ struct stp_context {
 	atomic_t busy;
 };
 
+/* A probed user binary's functions, by link-time address (usymname()). */
+struct stp_usym {
+	u64 addr;
+	u32 size;
+	const char *name;
+};
+struct stp_ubin {
+	const char *path;
+	const struct stp_usym *syms;
+	unsigned int nsyms;
+};
+
 struct stp_probe {
 	enum stp_probe_kind kind;
 	void (*handler)(struct stp_context *c);
@@ -135,6 +147,7 @@ struct stp_probe {
 	const char *path;
 	u64 uoffset, uaddr, usem;
 	const char *sdt_name, *sdt_provider;	/* $$name, $$provider */
+	const struct stp_ubin *ubin;		/* its symbols */
 	/* perf events: the perf_event_attr's type, config, and sample
 	 * period (or frequency, with perf_freq) */
 	u32 perf_type;
@@ -157,6 +170,9 @@ int stp_uread_string(char *dst, int64_t addr, int max);	/* user memory */
 int64_t stp_uread(struct stp_context *c, int64_t addr, int size, int is_signed);
 int64_t stp_uread_bits(struct stp_context *c, int64_t addr, int size,
 		       int is_signed, int bit_off, int bit_size);
+/* The function of the probed binary holding user address addr (in the
+ * current task): its name, offset and size; NULL if none. */
+const char *stp_usym_lookup(struct stp_context *c, u64 addr, u64 *off, u64 *size);
 /* The load bias of a process probe's binary in the current task. */
 static inline uint64_t stp_ubias(struct stp_context *c)
 {

@@ -280,3 +280,29 @@ static void stp_uprobes_free(void)
 	stp_ups = NULL;
 	stp_nups = 0;
 }
+
+/* The function holding addr, in the binary of the running process probe. */
+const char *stp_usym_lookup(struct stp_context *c, u64 addr, u64 *off, u64 *size)
+{
+	const struct stp_ubin *b = c->probe ? c->probe->ubin : NULL;
+	unsigned int lo = 0, hi;
+	u64 link;
+
+	if (!b || !b->nsyms)
+		return NULL;
+	link = addr - stp_ubias(c);
+	hi = b->nsyms;
+	while (lo < hi) {	/* the last symbol starting at or before link */
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (b->syms[mid].addr <= link)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || link >= b->syms[lo - 1].addr + b->syms[lo - 1].size)
+		return NULL;
+	*off = link - b->syms[lo - 1].addr;
+	*size = b->syms[lo - 1].size;
+	return b->syms[lo - 1].name;
+}

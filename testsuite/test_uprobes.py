@@ -8,6 +8,7 @@
 # parameters, @entry, wildcards, statements by FILE:LINE with locals, SDT
 # marks with $argN and $$name, struct members through pointers, globals
 # by @var, @cast to the program's types, the pretty printers, target(),
+# usymname()/umodname() of uaddr(),
 # the faults of bad pointers, and a function of libc, as process("LIB")
 # and process("PATH").library("LIB") (its DWARF from the libc6-dbg
 # package, found by build ID; the library mapped after exec).

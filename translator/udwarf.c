@@ -93,18 +93,20 @@ static bool is_exec_file(const char *p)
 	return !stat(p, &st) && S_ISREG(st.st_mode);
 }
 
+/* A 64-bit ELF file (what a glob may pick)? */
 static bool is_elf(const char *p)
 {
-	char m[4] = { 0 };
+	char m[5] = { 0 };
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	bool r = fd >= 0 && read(fd, m, 4) == 4 && !memcmp(m, "\177ELF", 4);
+	bool r = fd >= 0 && read(fd, m, 5) == 5 && !memcmp(m, "\177ELF", 4) &&
+		 m[EI_CLASS] == ELFCLASS64;
 
 	if (fd >= 0)
 		close(fd);
 	return r;
 }
 
-/* The first ELF file a glob with a '/' matches, as a real path. */
+/* The first 64-bit ELF file a glob with a '/' matches, as a real path. */
 const char *ubin_find(struct session *s, const char *name)
 {
 	char buf[PATH_MAX];
@@ -295,6 +297,35 @@ size_t ubin_match_funcs(struct ubin *b, const char *glob, const struct ufunc ***
 		if (n && !strcmp(v[n - 1]->name, f->name) && v[n - 1]->entry == f->entry)
 			continue;
 		v[n++] = f;
+	}
+	*out = v;
+	return n;
+}
+
+/* b's functions with a size, by address (one per address), for the
+ * module's symbol table (usymname()). */
+size_t ubin_symbols(struct ubin *b, const struct ufunc ***out)
+{
+	const struct ufunc **v = arena_alloc(b->s->arena, sizeof(*v) * (b->nfuncs + 1));
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->nfuncs; i++)
+		if (!b->funcs[i].inlined && b->funcs[i].end > b->funcs[i].entry)
+			v[n++] = &b->funcs[i];
+	for (size_t i = 1; i < n; i++)	/* insertion sort: by entry */
+		for (size_t k = i; k > 0 && v[k - 1]->entry > v[k]->entry; k--) {
+			const struct ufunc *t = v[k];
+
+			v[k] = v[k - 1];
+			v[k - 1] = t;
+		}
+	for (size_t i = 1, w = 1; i <= n; i++) {
+		if (i == n) {
+			n = w;
+			break;
+		}
+		if (v[i]->entry != v[w - 1]->entry)
+			v[w++] = v[i];
 	}
 	*out = v;
 	return n;

@@ -62,6 +62,7 @@ const char *ubin_path(const struct ubin *b);
  * table's others). */
 size_t ubin_match_funcs(struct ubin *b, const char *glob, const struct ufunc ***out);
 const char *ubin_func_at(struct ubin *b, uint64_t addr);
+size_t ubin_symbols(struct ubin *b, const struct ufunc ***out);
 /* Does the source path src name file (a glob of it, or its tail)? */
 bool ubin_file_matches(const char *src, const char *file);
 size_t ubin_match_sdts(struct ubin *b, const char *provider, const char *glob,

@@ -464,6 +464,33 @@ static const char *parm_table(struct gen *g, struct strbuf *code, const struct r
 
 bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 	       const struct rprobe *r, int id);
+/* The symbol table of b in the module (usymname()), written once; its
+ * C name. */
+static const char *ubin_table(struct gen *g, struct strbuf *code, struct ubin *b)
+{
+	static struct ubin *done[64];
+	static int ndone;
+	const struct ufunc **f;
+	size_t n;
+	int k;
+
+	for (k = 0; k < ndone; k++)
+		if (done[k] == b)
+			return arena_printf(g->s->arena, "&stp_ubin_%d", k);
+	if (ndone == 64)
+		return "NULL";
+	done[ndone] = b;
+	k = ndone++;
+	n = ubin_symbols(b, &f);
+	sb_printf(code, "static const struct stp_usym stp_usyms_%d[] = {\n", k);
+	for (size_t i = 0; i < n; i++)
+		sb_printf(code, "\t{ 0x%llxULL, 0x%llxU, %s },\n", (unsigned long long)f[i]->entry,
+			  (unsigned long long)(f[i]->end - f[i]->entry), tr_cstr(g, f[i]->name));
+	sb_printf(code, "\t{ 0, 0, NULL }\n};\nstatic const struct stp_ubin stp_ubin_%d = "
+		  "{ %s, stp_usyms_%d, %zu };\n", k, tr_cstr(g, ubin_path(b)), k, n);
+	return arena_printf(g->s->arena, "&stp_ubin_%d", k);
+}
+
 bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 	       const struct rprobe *r, int id)
 {
@@ -477,7 +504,8 @@ bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 				   tr_cstr(g, u->sdt->name), tr_cstr(g, u->sdt->provider),
 				   tr_cstr(g, arena_printf(g->s->arena, "process(\"%s\").mark(\"%s\")",
 							   ubin_path(u->bin), u->sdt->name)));
-	fields = targ_table(g, code, r, id);
+	fields = arena_printf(g->s->arena, "%s, .ubin = %s", targ_table(g, code, r, id),
+			      ubin_table(g, code, u->bin));
 	parms = parm_table(g, code, r, id, true);
 	locals = parm_table(g, code, r, id, false);
 	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .path = %s, "

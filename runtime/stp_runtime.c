@@ -18,6 +18,10 @@
 #include "context.c"
 #include "deref.c"
 #include "regex.c"
+#ifndef STP_USTACK		/* ustack.c (the ustack tapset) not used */
+static int stp_ustack_init(void) { return 0; }
+static void stp_ustack_exit(void) { }
+#endif
 #include "lock.c"
 #include "stat.c"
 #include "map.c"
@@ -86,6 +90,7 @@ static void stp_cleanup(void)
 	stp_relay_exit();		/* removes trace<cpu> */
 	stp_debugfs_exit();		/* removes .cmd */
 	stp_regex_exit();
+	stp_ustack_exit();
 	stp_context_exit();
 	stp_print_exit();
 }
@@ -102,6 +107,8 @@ static int __init stp_module_init(void)
 		rc = stp_context_init();
 	if (!rc)
 		rc = stp_regex_init();
+	if (!rc)
+		rc = stp_ustack_init();
 	if (!rc)
 		rc = stp_print_init();
 	if (!rc)

@@ -107,6 +107,7 @@ struct stp_context {
 	struct stp_regex_match last_match;	/* kept across probe runs, as 4.8 */
 	void *regex_ws;			/* private: regex.c's workspace */
 #endif
+	void *ustack_ws;		/* private: ustack.c's workspace, or NULL */
 	/* private: the runtime */
 	atomic_t busy;
 };

@@ -103,6 +103,27 @@ static void stp_dentry_path(struct dentry *d, char *buf, int len)
 	strscpy(buf, pos == STP_UPATH - 1 ? "/" : tmp + pos, len);
 }
 
+/*
+ * The path of a mapped file. d_path() waits for rename_lock's writers, so
+ * it is used only where none can be interrupted on this CPU (not in an
+ * interrupt or NMI, and rename_lock not held); otherwise the path is that
+ * of the file within its mount.
+ */
+static void stp_file_path(struct file *f, char *buf, int len)
+{
+	char *p;
+
+	if (!in_nmi() && !in_hardirq() && !in_serving_softirq() &&
+	    !(raw_read_seqcount(&rename_lock.seqcount) & 1)) {
+		p = d_path(&f->f_path, buf, len);
+		if (!IS_ERR(p)) {
+			memmove(buf, p, strlen(p) + 1);
+			return;
+		}
+	}
+	stp_dentry_path(f->f_path.dentry, buf, len);
+}
+
 static bool stp_umod_matches(const struct stp_umod *m, struct file *f)
 {
 	bool same;
@@ -163,7 +184,7 @@ static void stp_uloc_find(struct mm_struct *mm, unsigned long pc, struct stp_ulo
 		strscpy(u->path, stp_umods[i].path, sizeof(u->path));
 		return;
 	}
-	stp_dentry_path(f->f_path.dentry, u->path, sizeof(u->path));
+	stp_file_path(f, u->path, sizeof(u->path));
 }
 
 /* The symbol of u: name, offset and size; false: none. */

@@ -48,8 +48,9 @@ static const char usage_text[] =
 	"  -x PID     set target() to PID\n"
 	"  -T SECS    exit the script after SECS seconds\n"
 	"  -G N=V     set scalar global N to V when the module is loaded\n"
-	"  -d MODULE  add symbols of MODULE (accepted; kernel symbols are always there)\n"
-	"  --ldd, --all-modules  accepted, as -d\n"
+	"  -d OBJ     add symbol and unwind tables of the user program or library OBJ\n"
+	"  --ldd      with -d, add those of the shared libraries OBJ needs\n"
+	"  --all-modules  accepted (kernel symbols are always there)\n"
 	"  -l PROBE   list the probe points PROBE matches (wildcards, aliases)\n"
 	"  -L PROBE   the same, with the variables available at each\n"
 	"  --dump-functions      list the tapset library's functions\n"
@@ -169,10 +170,20 @@ static int parse_one(struct session *s, int c, const char **script)
 	case 2:
 		s->dump = c;
 		break;
-	case 3:		/* --ldd */
+	case 3:		/* --ldd: the libraries of the -d objects too */
+		s->ldd = true;
+		break;
 	case 4:		/* --all-modules */
-	case 'd':
-		break;	/* symbols are read at run time: nothing to add */
+		break;	/* kernel symbols are read at run time */
+	case 'd': {	/* user objects' tables (translator/usyms.c) */
+		const char **v = arena_alloc(s->arena, (size_t)(s->nusym_objs + 1) * sizeof(*v));
+
+		if (s->nusym_objs)
+			memcpy(v, s->usym_objs, (size_t)s->nusym_objs * sizeof(*v));
+		v[s->nusym_objs++] = optarg;
+		s->usym_objs = v;
+		break;
+	}
 	case 'c':
 		s->target_cmd = optarg;
 		break;

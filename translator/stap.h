@@ -445,6 +445,9 @@ struct session {
 	const char **global_settings;	/* -G NAME=VALUE */
 	int nglobal_settings;
 	int bufsize_mb;			/* -s */
+	const char **usym_objs;		/* -d: user objects (and other names) */
+	int nusym_objs;
+	bool ldd;			/* --ldd */
 	struct define *defines;		/* -D */
 	const char **script_args;	/* $1.. / @1.. */
 	int nscript_args;

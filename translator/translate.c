@@ -1099,6 +1099,7 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 		  "#define STP_MAXNESTING MAXNESTING\n", s->maxnesting);
 	regex_defines(s, c);
 	sb_puts(c, "#include \"stp_runtime.h\"\n\n");
+	usyms_emit(s, c);
 	regex_tables(s, c);
 	for (struct embed *e = s->embeds; e; e = e->next)
 		sb_printf(c, "%s\n", e->code);

@@ -64,4 +64,7 @@ void tr_display_global(struct gen *g, const struct var *v);
 void tr_probe_locks(struct gen *g, struct probe *p, struct strbuf *lock,
 		    struct strbuf *unlock);
 
+/* usyms.c: -d/--ldd user objects' symbol and unwind tables */
+void usyms_emit(struct session *s, struct strbuf *c);
+
 #endif /* TRANSLATE_H */

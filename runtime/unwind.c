@@ -376,18 +376,21 @@ advance:
 	return !c->bad;
 }
 
-static bool stp_uw_read(unsigned long addr, unsigned long *v)
+static bool stp_uw_read(unsigned long addr, unsigned long *v, bool *fault)
 {
-	return !copy_from_user_nofault(v, (const void __user *)addr, sizeof(*v));
+	if (!copy_from_user_nofault(v, (const void __user *)addr, sizeof(*v)))
+		return true;
+	*fault = true;
+	return false;
 }
 
 /*
  * One frame up from regs, whose return address / pc is at link-time
  * address pc of module m. false: no caller (end of the stack, no unwind
- * data or unreadable memory).
+ * data or unreadable memory); *fault is set when a read failed.
  */
 static bool stp_uw_step(const struct stp_umod *m, unsigned long pc,
-			struct stp_uw_regs *regs, struct stp_uw_state *st)
+			struct stp_uw_regs *regs, struct stp_uw_state *st, bool *fault)
 {
 	struct stp_uw_cie cie;
 	struct stp_uw_cur ins;
@@ -420,7 +423,7 @@ static bool stp_uw_step(const struct stp_umod *m, unsigned long pc,
 			out.known |= regs->known & (1u << i);
 			break;
 		case UR_OFFSET:
-			if (stp_uw_read(cfa + r->off, &out.r[i]))
+			if (stp_uw_read(cfa + r->off, &out.r[i], fault))
 				out.known |= 1u << i;
 			else if (i == STP_UW_RA)
 				return false;

@@ -266,7 +266,7 @@ static void stp_uloc_format(const struct stp_uloc *u, int fmt, char *buf, size_t
 /* 4.8's warnings, each once per session. */
 static unsigned long stp_uwarned[16];
 
-static void stp_uwarn_once(const char *what)
+static bool stp_uwarn_first(const char *what)
 {
 	unsigned long h = full_name_hash(NULL, what, strlen(what)) | 1;
 
@@ -274,11 +274,17 @@ static void stp_uwarn_once(const char *what)
 		unsigned long old = cmpxchg(&stp_uwarned[i], 0, h);
 
 		if (old == h)
-			return;
+			return false;
 		if (old == 0)
 			break;
 	}
-	stp_warn_msg("Missing unwind data for a module, rerun with 'stap -d %s'", what);
+	return true;
+}
+
+static void stp_uwarn_once(const char *what)
+{
+	if (stp_uwarn_first(what))
+		stp_warn_msg("Missing unwind data for a module, rerun with 'stap -d %s'", what);
 }
 
 /* The user registers of the current task; NULL outside a user task. */
@@ -315,6 +321,7 @@ static int stp_ustack_walk(struct stp_context *c, int max, struct stp_ustack_scr
 	struct pt_regs *pr = stp_uregs(c, true);
 	struct mm_struct *mm = current->mm;
 	struct stp_uw_regs regs;
+	bool fault = false;
 	int n = 0;
 
 	*out = s;
@@ -340,10 +347,12 @@ static int stp_ustack_walk(struct stp_context *c, int max, struct stp_ustack_scr
 		}
 		m = &stp_umods[u->mod];
 		/* a return address is after its call: look up the call */
-		if (!stp_uw_step(m, n == 1 ? u->vaddr : u->vaddr - 1, &regs, &s->uw))
+		if (!stp_uw_step(m, n == 1 ? u->vaddr : u->vaddr - 1, &regs, &s->uw, &fault))
 			break;
 	}
 	mmap_read_unlock(mm);
+	if (fault && stp_uwarn_first(" read fault"))
+		stp_warn_msg("_stp_read_address failed to access memory location");
 	return n;
 }
 

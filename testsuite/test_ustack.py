@@ -25,6 +25,8 @@ PROGS = {
 # case -> (program, with -d PROG --ldd)
 CASES = {'d': ('prog_o2', True), 'o0': ('prog_o0', True),
          'np': ('prog_np', True), 'n': ('prog_o2', False)}
+# ustack_bad.c: an unreadable stack, and a stack that loops (MAXBACKTRACE)
+BAD = ['-g', '-O2', '-fomit-frame-pointer']
 ADDR = re.compile(r'0x[0-9a-f]{12}\b')
 
 
@@ -44,6 +46,11 @@ def build(scratch, krel):
         r = run_stap(['-p4', '-r', krel, '-g', '-m', 'us_' + case] + opts +
                      [str(HERE / 'ustack.stp')], cwd=scratch, timeout=300)
         assert r.returncode == 0, r.stderr
+    subprocess.run(['gcc'] + BAD + ['-o', str(scratch / 'bad'), str(HERE / 'ustack_bad.c')],
+                   check=True)
+    r = run_stap(['-p4', '-r', krel, '-m', 'us_bad', '-d', str(scratch / 'bad'), '--ldd',
+                  str(HERE / 'ustack_bad.stp')], cwd=scratch, timeout=300)
+    assert r.returncode == 0, r.stderr
 
 
 def check_symbols(scratch, prog, out):
@@ -64,8 +71,13 @@ def test_user_stacks(krel, tmp_path):
     build(tmp_path, krel)
     commands = [f'cd {tmp_path} && {STAPRUN} -c ./{prog} us_{case}.ko; echo rc=$?'
                 for case, (prog, _) in CASES.items()]
+    commands.append(f'cd {tmp_path} && {STAPRUN} -c ./bad us_bad.ko; echo rc=$?')
     batch = guest.run_batch(commands, scratch=str(tmp_path), timeout=120)
     guest.check_kernel_healthy(batch)
+    bad = batch[len(CASES)]
+    want = (HERE / 'bad.out').read_text().replace(RECORDED_DIR, str(tmp_path))
+    assert canon(bad.stdout) == canon(want), bad.stdout
+    assert bad.stderr == (HERE / 'bad.err').read_text()
     for case, res in zip(CASES, batch):
         want_out = (HERE / f'{case}.out').read_text().replace(RECORDED_DIR, str(tmp_path))
         want_err = (HERE / f'{case}.err').read_text()

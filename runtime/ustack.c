@@ -356,12 +356,25 @@ static int stp_ustack_walk(struct stp_context *c, int max, struct stp_ustack_scr
 	return n;
 }
 
+/* What 4.8 writes where there is no user context (a kernel thread). */
+static void stp_ustack_none(struct stp_context *c, int fmt, char *buf, size_t len)
+{
+	if (fmt == STP_USYM_NONE)
+		strscpy(buf, "\n", len);
+	else
+		snprintf(buf, len, "<no user backtrace at %s>\n", c->probe_point);
+}
+
 /* print_ubacktrace() and friends: every frame in format fmt. */
 static void stp_ustack_print(struct stp_context *c, int fmt)
 {
 	struct stp_ustack_scratch *s;
 	int n = stp_ustack_walk(c, MAXBACKTRACE, &s);
 
+	if (!n) {
+		stp_ustack_none(c, fmt, s->line, sizeof(s->line));
+		stp_print_str(s->line);
+	}
 	for (int i = 0; i < n; i++) {
 		stp_uloc_format(&s->loc[i], fmt, s->line, sizeof(s->line));
 		stp_print_str(s->line);
@@ -375,6 +388,8 @@ static void stp_ustack_sprint(struct stp_context *c, char *dst, int fmt)
 	int n = stp_ustack_walk(c, MAXBACKTRACE, &s);
 
 	dst[0] = '\0';
+	if (!n)
+		stp_ustack_none(c, fmt, dst, MAXSTRINGLEN);
 	for (int i = 0; i < n; i++) {
 		stp_uloc_format(&s->loc[i], fmt, s->line, sizeof(s->line));
 		stp_str_cat(dst, s->line);
@@ -391,6 +406,10 @@ static bool stp_ucallers(struct stp_context *c, char *dst, int64_t level)
 	char buf[24];
 
 	dst[0] = '\0';
+	if (!n) {	/* no user context: frame 0 is address 0, as in 4.8 */
+		s->loc[0].pc = 0;
+		n = 1;
+	}
 	for (int i = 0; i < n; i++) {
 		snprintf(buf, sizeof(buf), i ? " %#lx" : "%#lx", s->loc[i].pc);
 		stp_str_cat(dst, buf);

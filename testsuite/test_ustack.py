@@ -51,6 +51,10 @@ def build(scratch, krel):
     r = run_stap(['-p4', '-r', krel, '-m', 'us_bad', '-d', str(scratch / 'bad'), '--ldd',
                   str(HERE / 'ustack_bad.stp')], cwd=scratch, timeout=300)
     assert r.returncode == 0, r.stderr
+    # no user context: the idle task, from timer.profile
+    r = run_stap(['-p4', '-r', krel, '-m', 'us_idle', str(HERE / 'ustack_idle.stp')],
+                 cwd=scratch)
+    assert r.returncode == 0, r.stderr
 
 
 def check_symbols(scratch, prog, out):
@@ -72,12 +76,16 @@ def test_user_stacks(krel, tmp_path):
     commands = [f'cd {tmp_path} && {STAPRUN} -c ./{prog} us_{case}.ko; echo rc=$?'
                 for case, (prog, _) in CASES.items()]
     commands.append(f'cd {tmp_path} && {STAPRUN} -c ./bad us_bad.ko; echo rc=$?')
+    commands.append(f'cd {tmp_path} && {STAPRUN} us_idle.ko; echo rc=$?')
     batch = guest.run_batch(commands, scratch=str(tmp_path), timeout=120)
     guest.check_kernel_healthy(batch)
     bad = batch[len(CASES)]
     want = (HERE / 'bad.out').read_text().replace(RECORDED_DIR, str(tmp_path))
     assert canon(bad.stdout) == canon(want), bad.stdout
     assert bad.stderr == (HERE / 'bad.err').read_text()
+    idle = batch[len(CASES) + 1]
+    assert (idle.stdout, idle.stderr) == ((HERE / 'idle.out').read_text(),
+                                          (HERE / 'idle.err').read_text())
     for case, res in zip(CASES, batch):
         want_out = (HERE / f'{case}.out').read_text().replace(RECORDED_DIR, str(tmp_path))
         want_err = (HERE / f'{case}.err').read_text()

@@ -101,3 +101,34 @@ def test_user_stacks(krel, tmp_path):
 def test_symbol_options_documented():
     text = (Path(__file__).resolve().parent.parent / 'man' / 'stap.1').read_text()
     assert '\\-\\-ldd' in text and 'print_ubacktrace' in text
+
+
+def test_unreadable_objects_warn(krel):
+    """As 4.8 at pass 3: a -d name that is not an ELF file (but 'kernel')
+    gets a warning; -w silences it; pass 2 does not read the objects."""
+    script = ['-e', 'probe begin { print_ubacktrace() }']
+    r = run_stap(['-p3', '-r', krel, '-d', 'kernel', '-d', '/etc/passwd', '-d', 'foo']
+                 + script)
+    assert r.returncode == 0
+    assert r.stderr == ("WARNING: missing unwind/symbol data for module '/etc/passwd'\n"
+                        "WARNING: missing unwind/symbol data for module 'foo'\n")
+    r = run_stap(['-p3', '-w', '-r', krel, '-d', 'foo'] + script)
+    assert (r.returncode, r.stderr) == (0, '')
+    r = run_stap(['-p2', '-r', krel, '-d', 'foo'] + script)
+    assert (r.returncode, r.stderr) == (0, '')
+
+
+def test_tables_in_module_source(krel, tmp_path):
+    """-d PROG --ldd puts the program's and libc's symbols and unwind
+    sections in the module source; the program alone without --ldd."""
+    src = HERE / 'ustack_prog.c'
+    subprocess.run(['gcc', '-g', '-O2', '-o', str(tmp_path / 'p'), str(src)], check=True)
+    script = ['-e', 'probe begin { print_ubacktrace() }']
+    r = run_stap(['-p3', '-r', krel, '-d', str(tmp_path / 'p'), '--ldd'] + script)
+    assert r.returncode == 0, r.stderr
+    paths = re.findall(r'\.path = "([^"]+)"', r.stdout)
+    assert paths[0] == str(tmp_path / 'p')
+    assert '/usr/lib/x86_64-linux-gnu/libc.so.6' in paths
+    assert '"inner",' in r.stdout and '"getppid",' in r.stdout
+    r = run_stap(['-p3', '-r', krel, '-d', str(tmp_path / 'p')] + script)
+    assert re.findall(r'\.path = "([^"]+)"', r.stdout) == [str(tmp_path / 'p')]

@@ -407,16 +407,24 @@ static void emit_table(struct strbuf *c, const struct uobj *objs, int n)
 	sb_puts(c, "};\n\n");
 }
 
-/* The user objects named with -d (those that are ELF files; others, such
- * as "kernel" or a kernel module's name, are for kernel symbols), plus
- * with --ldd the libraries they need. */
+/* The user objects named with -d (those that are ELF files; "kernel" is
+ * for kernel symbols, always there), plus with --ldd the libraries they
+ * need. */
 static void collect(struct session *s, struct ulist *l)
 {
 	char real[PATH_MAX];
 
-	for (int i = 0; i < s->nusym_objs; i++)
-		if (is_elf(s->usym_objs[i]) && realpath(s->usym_objs[i], real))
+	for (int i = 0; i < s->nusym_objs; i++) {
+		const char *name = s->usym_objs[i];
+
+		if (is_elf(name) && realpath(name, real))
 			ulist_add(l, arena_strdup(s->arena, real));
+		else if (strcmp(name, "kernel") && !s->suppress_warnings)
+			/* 4.8's words, for a file it cannot read or a name
+			 * it finds no debuginfo for */
+			fprintf(s->err, "WARNING: missing unwind/symbol data for module '%s'\n",
+				name);
+	}
 	for (int i = 0; s->ldd && i < l->n; i++)
 		add_needed(s, l, l->paths[i]);
 }

@@ -8,6 +8,7 @@
  */
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
+#include <linux/ctype.h>
 #include <linux/dcache.h>
 #include <linux/percpu.h>
 #include <linux/sched/task_stack.h>
@@ -476,4 +477,79 @@ static unsigned long stp_uaddr(struct stp_context *c)
 	struct pt_regs *r = stp_uregs(c, false);
 
 	return r ? r->ip : 0;
+}
+
+/* ustack(n): the address of frame n; false when the stack has fewer
+ * frames (with no user context frame 0 is address 0, as in 4.8). */
+static bool stp_ustack_at(struct stp_context *c, int64_t level, unsigned long *pc)
+{
+	struct stp_ustack_scratch *s;
+	int n;
+
+	if (level < 0 || level >= MAXBACKTRACE)
+		return false;
+	n = stp_ustack_walk(c, (int)level + 1, &s);
+	if (!n && level == 0) {
+		*pc = 0;
+		return true;
+	}
+	if (n <= level)
+		return false;
+	*pc = s->loc[level].pc;
+	return true;
+}
+
+/* The next space-separated token of *p into tok (at most len - 1 bytes
+ * kept); false at the end. */
+static bool stp_next_token(const char **p, char *tok, size_t len)
+{
+	const char *q = *p;
+	size_t n = 0;
+
+	while (*q == ' ')
+		q++;
+	if (!*q)
+		return false;
+	for (; *q && *q != ' '; q++)
+		if (n + 1 < len)
+			tok[n++] = *q;
+	tok[n] = '\0';
+	*p = q;
+	return true;
+}
+
+static unsigned long stp_hex_value(const char *t)
+{
+	unsigned long v = 0;
+
+	if (t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
+		t += 2;
+	for (; isxdigit(*t); t++)
+		v = (v << 4) | hex_to_bin(*t);
+	return v;
+}
+
+/* print_usyms(), sprint_usyms(): one " ADDR : usymdata(ADDR)" line per
+ * address of a ubacktrace()/ucallers() string; the string form stops
+ * before a line that would pass MAXSTRINGLEN. dst NULL: print. */
+static void stp_usyms_lines(struct stp_context *c, const char *callers, char *dst)
+{
+	struct stp_ustack_scratch *s = c->ustack_ws;
+	char tok[40], data[MAXSTRINGLEN];
+	size_t total = 0;
+
+	if (dst)
+		dst[0] = '\0';
+	while (stp_next_token(&callers, tok, sizeof(tok))) {
+		stp_usymdata(c, data, stp_hex_value(tok));
+		snprintf(s->line, sizeof(s->line), " %s : %s\n", tok, data);
+		if (!dst) {
+			stp_print_str(s->line);
+			continue;
+		}
+		total += strlen(s->line);
+		if (total > MAXSTRINGLEN)
+			break;
+		stp_str_cat(dst, s->line);
+	}
 }

@@ -40,6 +40,7 @@ struct stp_ustack_scratch {
 	struct stp_uw_state uw;
 	struct stp_uloc loc[MAXBACKTRACE + 1];
 	char line[STP_UPATH + 128];
+	char data[MAXSTRINGLEN];
 };
 
 #define STP_USTACK
@@ -535,13 +536,13 @@ static unsigned long stp_hex_value(const char *t)
 static void stp_usyms_lines(struct stp_context *c, const char *callers, char *dst)
 {
 	struct stp_ustack_scratch *s = c->ustack_ws;
-	char tok[40], data[MAXSTRINGLEN];
+	char tok[40], *data = s->data;
 	size_t total = 0;
 
 	if (dst)
 		dst[0] = '\0';
 	while (stp_next_token(&callers, tok, sizeof(tok))) {
-		stp_usymdata(c, data, stp_hex_value(tok));
+		stp_usymdata(c, data, stp_hex_value(tok));	/* uses s->loc[0] */
 		snprintf(s->line, sizeof(s->line), " %s : %s\n", tok, data);
 		if (!dst) {
 			stp_print_str(s->line);

@@ -108,6 +108,9 @@ struct gen;
  * .return), a statement at addr inside f, an SDT marker. */
 void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 			  const struct ufunc *f, int how);
+/* The binary a RP_UPROBE point probes (its symbols go into the module as
+ * if named with -d, as SystemTap 4.8 does). */
+const char *uprobe_binary(const struct rprobe *rp);
 void uprobe_fill_statement(struct session *s, struct rprobe *rp, struct ubin *b,
 			   const struct ufunc *f, const char *spec, uint64_t addr);
 void uprobe_fill_mark(struct session *s, struct rprobe *rp, struct ubin *b,

@@ -106,6 +106,11 @@ static const char *func_label(struct session *s, const struct ufunc *f)
 	return arena_printf(s->arena, "%s@%s:%d", f->name, f->file, f->line);
 }
 
+const char *uprobe_binary(const struct rprobe *rp)
+{
+	return rp->u ? ubin_path(rp->u->bin) : NULL;
+}
+
 void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 			  const struct ufunc *f, int how)
 {

@@ -21,6 +21,7 @@
 
 #include "stap.h"
 #include "translate.h"
+#include "udwarf.h"
 
 #define MAX_UOBJS 64
 #define MAX_USEGS 8
@@ -408,8 +409,8 @@ static void emit_table(struct strbuf *c, const struct uobj *objs, int n)
 }
 
 /* The user objects named with -d (those that are ELF files; "kernel" is
- * for kernel symbols, always there), plus with --ldd the libraries they
- * need. */
+ * for kernel symbols, always there) and the binaries process() probes
+ * name, plus with --ldd the libraries they need. */
 static void collect(struct session *s, struct ulist *l)
 {
 	char real[PATH_MAX];
@@ -424,6 +425,13 @@ static void collect(struct session *s, struct ulist *l)
 			 * it finds no debuginfo for */
 			fprintf(s->err, "WARNING: missing unwind/symbol data for module '%s'\n",
 				name);
+	}
+	for (int i = 0; i < s->nrprobes; i++) {
+		const struct rprobe *rp = &s->rprobes[i];
+		const char *bin = rp->kind == RP_UPROBE ? uprobe_binary(rp) : NULL;
+
+		if (bin && realpath(bin, real))
+			ulist_add(l, arena_strdup(s->arena, real));
 	}
 	for (int i = 0; s->ldd && i < l->n; i++)
 		add_needed(s, l, l->paths[i]);

@@ -47,6 +47,13 @@ void stp_warn_msg(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* system(cmd): stapio runs cmd; any context but NMI, no wakeup (the
+ * control timer wakes stapio). */
+void stp_system(const char *cmd)
+{
+	stp_ctl_queue(STP_MSG_SYSTEM, cmd, strnlen(cmd, MAXSTRINGLEN - 1) + 1);
+}
+
 /* A handler set c->last_error: report it; too many errors end the run.
  * With --suppress-handler-errors (STAP_SUPPRESS_HANDLER_ERRORS) the error
  * only ends its handler: it is counted for the final warning, not
@@ -81,11 +88,15 @@ static void stp_check_skipped(void)
 }
 
 /* Run one handler on this CPU's context. Any context; never sleeps.
- * regs and args: a kernel probe's registers and raw arguments, or NULL. */
-static void stp_run_probe_uctx(const struct stp_probe *p, struct pt_regs *regs,
-			       const unsigned long *args, unsigned long uaddr)
+ * regs and args: a kernel probe's registers and raw arguments, or NULL;
+ * uaddr: a process probe's probed address; pd: a procfs probe's $value,
+ * or NULL. False when the handler raised an error (or did not run). */
+static bool stp_run_probe_full(const struct stp_probe *p, struct pt_regs *regs,
+			       const unsigned long *args, unsigned long uaddr,
+			       struct stp_procfs_data *pd)
 {
 	struct stp_context *c;
+	bool ok = false;
 
 	preempt_disable();
 	c = stp_contexts[smp_processor_id()];
@@ -104,20 +115,36 @@ static void stp_run_probe_uctx(const struct stp_probe *p, struct pt_regs *regs,
 	c->regs = regs;
 	c->args = args;
 	c->uaddr = uaddr;
+	c->procfs = pd;
 	p->handler(c);
+	ok = !c->last_error;
 	if (unlikely(c->last_error))
 		stp_report_error(c);
+	c->procfs = NULL;
 	stp_check_skipped();
 	stp_print_flush_this_cpu();
 	atomic_set(&c->busy, 0);
 out:
 	preempt_enable();
+	return ok;
+}
+
+static void stp_run_probe_uctx(const struct stp_probe *p, struct pt_regs *regs,
+			       const unsigned long *args, unsigned long uaddr)
+{
+	stp_run_probe_full(p, regs, args, uaddr, NULL);
 }
 
 static void stp_run_probe_ctx(const struct stp_probe *p, struct pt_regs *regs,
 			      const unsigned long *args)
 {
-	stp_run_probe_uctx(p, regs, args, 0);
+	stp_run_probe_full(p, regs, args, 0, NULL);
+}
+
+static bool stp_run_probe_data(const struct stp_probe *p,
+			       struct stp_procfs_data *d)
+{
+	return stp_run_probe_full(p, NULL, NULL, 0, d);
 }
 
 static void stp_run_probe(const struct stp_probe *p)

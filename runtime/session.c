@@ -170,6 +170,7 @@ static void stp_kernel_probes_register(void)
 
 static void stp_kernel_probes_unregister(void)
 {
+	stp_procfs_unregister();
 	stp_perf_unregister();
 	stp_tracepoints_unregister();
 	stp_uproc_unregister();
@@ -240,6 +241,8 @@ static void stp_session_start_cmd(void)
 	stp_run_kind(STP_PROBE_BEGIN);
 	stp_kernel_probes_register();
 	atomic_set(&stp_state, STP_STATE_RUNNING);
+	/* once running: a file that exists can always be read */
+	stp_procfs_register();
 	stp_timers_start();
 reply:
 	stp_ctl_send(STP_MSG_START, &res, sizeof(res));
@@ -302,6 +305,7 @@ static void stp_session_exit(void)
 	stp_uproc_free();
 	stp_tracepoints_free();
 	stp_perf_free();
+	stp_procfs_free();
 	if (stp_ctl_timer.function)
 		stp_timer_delete_sync(&stp_ctl_timer);
 	synchronize_rcu();

@@ -30,6 +30,7 @@ static void stp_ustack_exit(void) { }
 #include "uprocess.c"
 #include "tracepoints.c"
 #include "perf.c"
+#include "procfs.c"
 #include "session.c"
 #include "tapset_support.c"
 
@@ -115,6 +116,8 @@ static int __init stp_module_init(void)
 		rc = stp_relay_init(stp_mod_dir);
 	if (!rc)
 		rc = stp_timers_init();
+	if (!rc)
+		rc = stp_procfs_init();
 	if (!rc)
 		rc = stp_ctl_init(stp_mod_dir);
 	if (rc) {

@@ -33,6 +33,15 @@ enum stp_probe_kind {
 	STP_PROBE_THREAD_END,
 	STP_PROBE_SYSCALL,		/* process.syscall: args[6] = $syscall */
 	STP_PROBE_SYSCALL_RETURN,
+	STP_PROBE_PROCFS,		/* procfs.c: /proc/systemtap/<module>/PATH */
+};
+
+/* procfs probes: $value's buffer (read: the file's contents being made;
+ * write: one write()'s data), size bytes with the NUL, count used. */
+struct stp_procfs_data {
+	char *buf;
+	size_t size;
+	size_t count;
 };
 
 struct pt_regs;
@@ -103,6 +112,7 @@ struct stp_context {
 	struct pt_regs *regs;		/* kprobes: the registers, else NULL */
 	const unsigned long *args;	/* kernel probes: raw arguments */
 	unsigned long uaddr;		/* process probes: the probed address */
+	struct stp_procfs_data *procfs;	/* procfs probes: $value, else NULL */
 #ifdef STP_REGEX_MAXGROUPS
 	struct stp_regex_match last_match;	/* kept across probe runs, as 4.8 */
 	void *regex_ws;			/* private: regex.c's workspace */
@@ -154,7 +164,19 @@ struct stp_probe {
 	u32 perf_type;
 	u64 perf_config, perf_period;
 	bool perf_freq;
+	/* procfs: the file under /proc/systemtap/<module>/, .write or .read,
+	 * umask (-1: none), read buffer bytes (-1: MAXSTRINGLEN) */
+	const char *procfs_path;
+	bool procfs_write;
+	s16 procfs_umask;
+	s32 procfs_maxsize;
 };
+
+/* procfs.c: $value of a .write probe into dst (MAXSTRINGLEN); $value = v
+ * (append: $value .= v) in a .read probe ("buffer size exceeded" error
+ * past the buffer's size, with what is kept). */
+void stp_procfs_get(struct stp_context *c, char *dst);
+void stp_procfs_set(struct stp_context *c, const char *v, bool append);
 
 /* The value of target variable k (stp_targ) in a kernel probe. */
 int64_t stp_target(struct stp_context *c, int k);
@@ -254,6 +276,7 @@ extern char stp_tz_name[MAXSTRINGLEN];
 /* module parameter type of the long globals (stap -G NAME=VALUE) */
 extern const struct kernel_param_ops stp_param_ops_int64;
 __printf(1, 2) void stp_error_msg(const char *fmt, ...);
+void stp_system(const char *cmd);	/* system(): stapio runs cmd */
 __printf(1, 2) void stp_warn_msg(const char *fmt, ...);
 
 /* ---- maps (map.c), statistics (stat.c), locks (lock.c) ---- */

@@ -2,7 +2,7 @@
 /*
  * stapio.c - drive a loaded module's session and copy its output.
  *
- *   stapio [-v] [-o FILE] [-t PID -F FD] MODULE_NAME
+ *   stapio [-v] [-i] [-o FILE] [-t PID -F FD] MODULE_NAME
  *
  * Opens /sys/kernel/debug/stap/<module>/.cmd, waits for TRANSPORT, opens
  * the per-CPU relay files, sends START and then polls. Records from the
@@ -13,6 +13,12 @@
  * With -t PID -F FD (staprun -c), the command PID waits for a byte on FD:
  * it is sent once the probes have started, and the command's end is an
  * exit request.
+ * system() in the script: a SYSTEM message; the output read so far is
+ * written, then the command starts (/bin/sh -c) without being waited for;
+ * stapio reaps it, and waits for all of them before it exits.
+ * With -i (input.char, input.line), stdin is forwarded once the probes
+ * have started, one byte per write(), to the module's procfs file
+ * /proc/systemtap/<module>/__stdin.
  */
 #include <errno.h>
 #include <limits.h>
@@ -71,7 +77,11 @@ static struct {
 	bool started;
 	pid_t cmd_pid;		/* -t: staprun -c's command, until it ends */
 	int release_fd;		/* -F: written once to let it run */
-} io = { .next_seq = 1, .ctl_fd = -1, .release_fd = -1 };
+	bool forward_stdin;	/* -i */
+	int stdin_fd;		/* the module's __stdin file, or -1 */
+	pid_t *children;	/* system() commands not yet reaped */
+	size_t nchildren, capchildren;
+} io = { .next_seq = 1, .ctl_fd = -1, .release_fd = -1, .stdin_fd = -1 };
 
 static volatile sig_atomic_t got_signal;
 
@@ -364,6 +374,100 @@ static bool command_ended(void)
 	return true;
 }
 
+/* ---- system() and stdin ---- */
+
+/* Reap finished system() commands; all of them when wait_all. */
+static void reap_children(bool wait_all)
+{
+	size_t i = 0;
+
+	while (i < io.nchildren) {
+		if (waitpid(io.children[i], NULL, wait_all ? 0 : WNOHANG) == 0) {
+			i++;
+			continue;
+		}
+		io.children[i] = io.children[--io.nchildren];
+	}
+}
+
+/* system(cmd): write what the probes printed before it, then start it. */
+static int run_system(const char *payload, __u32 len)
+{
+	char *cmd = strndup(payload, len);
+	pid_t *c, pid;
+
+	if (!cmd)
+		return error_msg("out of memory");
+	if (read_all_traces() < 0) {
+		free(cmd);
+		return -1;
+	}
+	flush_ordered(false);
+	fflush(stdout);
+	fflush(stderr);
+	if (io.nchildren == io.capchildren) {
+		io.capchildren = io.capchildren ? 2 * io.capchildren : 8;
+		c = xrealloc(io.children, io.capchildren * sizeof(*c));
+		if (!c) {
+			free(cmd);
+			return -1;
+		}
+		io.children = c;
+	}
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGPIPE, SIG_DFL);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	free(cmd);
+	if (pid < 0)
+		return error_msg("cannot run system() command: %s", strerror(errno));
+	io.children[io.nchildren++] = pid;
+	return 0;
+}
+
+/* -i: the probes have started; open the module's __stdin file, if any. */
+static void open_stdin_file(void)
+{
+	char path[PATH_MAX];
+
+	if (!io.forward_stdin)
+		return;
+	snprintf(path, sizeof(path), "%s/%s/%s", STP_PROCFS_DIR, io.module,
+		 STP_PROCFS_STDIN);
+	io.stdin_fd = open(path, O_WRONLY | O_CLOEXEC);
+}
+
+static void close_stdin_file(void)
+{
+	if (io.stdin_fd >= 0)
+		close(io.stdin_fd);
+	io.stdin_fd = -1;
+}
+
+/* stdin is readable: hand it to the module a byte at a time, as input.char
+ * expects; end of file (or a refused write) ends the forwarding. */
+static void forward_stdin(void)
+{
+	char buf[4096];
+	ssize_t n, i;
+
+	n = read(STDIN_FILENO, buf, sizeof(buf));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close_stdin_file();
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (write(io.stdin_fd, buf + i, 1) != 1) {
+			close_stdin_file();
+			return;
+		}
+	}
+}
+
 static int handle_start(const char *payload)
 {
 	__s32 res;
@@ -377,6 +481,8 @@ static int handle_start(const char *payload)
 			return -1;
 	}
 	io.started = true;
+	if (res >= 0)
+		open_stdin_file();
 	release_command();
 	return 0;
 }
@@ -405,6 +511,8 @@ static int handle_msg(const char *dir, const struct stp_msg_hdr *h,
 	case STP_MSG_EXIT:
 		io.exit_done = true;
 		break;
+	case STP_MSG_SYSTEM:
+		return run_system(payload, h->len);
 	}
 	return 0;
 }
@@ -473,18 +581,24 @@ static int open_ctl(const char *dir)
 
 static int main_loop(const char *dir)
 {
-	struct pollfd p = { .fd = io.ctl_fd, .events = POLLIN };
+	struct pollfd p[2] = { { .fd = io.ctl_fd, .events = POLLIN },
+			       { .fd = STDIN_FILENO, .events = POLLIN } };
 
 	while (!io.exit_done) {
 		/* signal, or output gone (EPIPE) */
 		if ((got_signal || ferror(io.out) || command_ended()) &&
 		    send_exit())
 			return -1;
-		poll(&p, 1, POLL_MS);
+		p[1].revents = 0;
+		poll(p, io.stdin_fd >= 0 && !io.exit_sent ? 2 : 1, POLL_MS);
+		if (p[1].revents && io.stdin_fd >= 0)
+			forward_stdin();
 		if (read_ctl(dir) || read_all_traces() < 0)
 			return -1;
 		flush_ordered(false);
+		reap_children(false);
 	}
+	close_stdin_file();
 	return 0;
 }
 
@@ -528,15 +642,18 @@ static void unload(void)
 
 static int usage(void)
 {
-	return error_msg("usage: stapio [-v] [-o FILE] [-t PID -F FD] MODULE_NAME");
+	return error_msg("usage: stapio [-v] [-i] [-o FILE] [-t PID -F FD] MODULE_NAME");
 }
 
 static int parse_args(int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "vo:t:F:")) != -1) {
+	while ((c = getopt(argc, argv, "vio:t:F:")) != -1) {
 		switch (c) {
+		case 'i':
+			io.forward_stdin = true;
+			break;
 		case 't':
 			io.cmd_pid = (pid_t)atoi(optarg);
 			break;
@@ -584,11 +701,14 @@ int main(int argc, char **argv)
 		 io.module);
 	if (open_ctl(dir) || main_loop(dir) || drain()) {
 		release_command();
+		reap_children(true);
 		return 1;
 	}
 	release_command();	/* never started: the command ends unrun */
 	if (io.out != stdout)
 		fclose(io.out);
 	unload();
+	reap_children(true);
+	free(io.children);
 	return io.error_seen ? 1 : 0;
 }

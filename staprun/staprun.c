@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -40,6 +41,7 @@ struct options {
 	const char *command;	/* -c */
 	pid_t cmd_pid;		/* its pid, held until release_fd is written */
 	int release_fd;
+	bool forward_stdin;	/* -i: input.* probes read stdin */
 	char params[4096];
 };
 
@@ -50,7 +52,7 @@ struct options {
 static int usage(void)
 {
 	fprintf(stderr,
-		"Usage: staprun [-v] [-o FILE] [-s MB|-b MB] [-c CMD|-x PID] MODULE.ko [name=value ...]\n"
+		"Usage: staprun [-v] [-i] [-o FILE] [-s MB|-b MB] [-c CMD|-x PID] MODULE.ko [name=value ...]\n"
 		"       staprun -d MODULE_NAME\n");
 	return -1;
 }
@@ -201,8 +203,11 @@ static int parse_args(struct options *o, int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+vo:s:b:d:hc:x:")) != -1) {
+	while ((c = getopt(argc, argv, "+vio:s:b:d:hc:x:")) != -1) {
 		switch (c) {
+		case 'i':
+			o->forward_stdin = true;
+			break;
 		case 'v':
 			o->verbose++;
 			break;
@@ -493,6 +498,8 @@ static int exec_stapio(const struct options *o, const char *name)
 	argv[i++] = "stapio";
 	if (o->verbose)
 		argv[i++] = "-v";
+	if (o->forward_stdin)
+		argv[i++] = "-i";
 	if (o->command) {
 		snprintf(pid, sizeof(pid), "%ld", (long)o->cmd_pid);
 		snprintf(fd, sizeof(fd), "%d", o->release_fd);

@@ -256,6 +256,8 @@ int elaborate(struct session *s)
 	tail = include_used_files(s, tail, &etail);
 	*tail = NULL;
 	collect_funcs(s);
+	if (!s->listing)
+		check_procfs_points(s);
 	if (s->errors > errors)
 		return s->errors - errors;	/* as upstream: types only after names */
 	types_infer(s);

@@ -5,7 +5,8 @@
  * profile), and the kernel families, resolved without debuginfo against
  * the kernel's BTF catalog (kcatalog.h) and the modules' BTF (kmodule.c):
  * kernel.function, module().function, kprobe.function,
- * kprobe.module().function, kernel.statement and kernel.trace.
+ * kprobe.module().function, kernel.statement and kernel.trace; perf
+ * events and procfs files.
  *
  * A wildcard yields one rprobe per match, in name order. Functions on the
  * probe path itself are blacklisted: skipped silently under a wildcard,
@@ -1024,6 +1025,92 @@ static void resolve_process(struct resolver *r, const struct pp_comp *c)
 		process_in(r, b, k);
 }
 
+/* ---- procfs ----------------------------------------------------------------------- */
+
+/* A file under /proc/systemtap/MODULE: no leading or trailing '/', no
+ * empty component. */
+static bool procfs_path_ok(struct resolver *r, const char *path)
+{
+	if (path[0] == '/') {
+		fail(r, r->pp->loc, "procfs path cannot start with a '/'");
+		return false;
+	}
+	if (*path && path[strlen(path) - 1] == '/') {
+		fail(r, r->pp->loc, "procfs path cannot end with a '/'");
+		return false;
+	}
+	if (strstr(path, "//")) {
+		fail(r, r->pp->loc, "procfs path component cannot be empty");
+		return false;
+	}
+	return true;
+}
+
+/* procfs[("PATH")][.umask(N)].read[.maxsize(N)] | procfs[("PATH")][.umask(N)].write */
+static void resolve_procfs(struct resolver *r, const struct pp_comp *c)
+{
+	const struct pp_comp *k = c->next, *um, *ms = NULL;
+	const char *path = "command";
+	bool write;
+	struct rprobe *rp;
+
+	if (c->arg && c->arg->kind != N_STR)
+		return;
+	if (c->arg)
+		path = c->arg->str;
+	um = take(&k, "umask", N_NUM);
+	if (take(&k, "read", -1))
+		write = false;
+	else if (take(&k, "write", -1))
+		write = true;
+	else
+		return;
+	if (!write)
+		ms = take(&k, "maxsize", N_NUM);
+	if (k || !procfs_path_ok(r, path))
+		return;
+	if (ms && ms->arg->num <= 0) {
+		fail(r, ms->arg->loc, "maxsize must be greater than 0");
+		return;
+	}
+	rp = add(r, RP_PROCFS, "procfs", pp_to_string(r->s, r->pp));
+	rp->procfs_path = path;
+	rp->procfs_write = write;
+	rp->procfs_umask = um ? um->arg->num & 0777 : -1;
+	rp->procfs_maxsize = ms ? ms->arg->num : -1;
+}
+
+/* After resolution: one read probe per file, and no file that is also
+ * a directory of another (procfs("a") with procfs("a/b")). */
+void check_procfs_points(struct session *s)
+{
+	for (struct rprobe *a = s->rprobes; a; a = a->next) {
+		if (a->kind != RP_PROCFS)
+			continue;
+		for (struct rprobe *b = a->next; b; b = b->next) {
+			size_t n = strlen(a->procfs_path), m;
+
+			if (b->kind != RP_PROCFS)
+				continue;
+			m = strlen(b->procfs_path);
+			if (!a->procfs_write && !b->procfs_write &&
+			    !strcmp(a->procfs_path, b->procfs_path)) {
+				diag_plain(s, "only one read procfs probe can exist for procfs path \"%s\"",
+					   a->procfs_path);
+				return;
+			}
+			if ((n < m && !strncmp(a->procfs_path, b->procfs_path, n) &&
+			     b->procfs_path[n] == '/') ||
+			    (m < n && !strncmp(a->procfs_path, b->procfs_path, m) &&
+			     a->procfs_path[m] == '/')) {
+				diag_error(s, b->point->loc, "procfs path \"%s\" is both a file and a directory",
+					   n < m ? a->procfs_path : b->procfs_path);
+				return;
+			}
+		}
+	}
+}
+
 /* ---- dispatch ----------------------------------------------------------------------- */
 
 static const struct family {
@@ -1040,6 +1127,7 @@ static const struct family {
 	{ "kprobe", resolve_kprobe },
 	{ "perf", resolve_perf },
 	{ "process", resolve_process },
+	{ "procfs", resolve_procfs },
 	{ NULL, NULL }
 };
 
@@ -1076,6 +1164,8 @@ static const char *const builtin_shapes[] = {
 	"process.library.statement", "process.library.mark",
 	"process.library.provider.mark",
 	"process.thread.begin", "process.thread.end", "process.syscall.return",
+	"procfs.umask.read.maxsize", "procfs.umask.write",
+	"procfs.read.maxsize", "procfs.write",
 	NULL
 };
 

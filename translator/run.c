@@ -19,7 +19,7 @@ static void forward(int sig)
 		kill((pid_t)child_pid, sig);
 }
 
-/* staprun [-v...] [-o F] [-s MB] [-c CMD|-x PID] MODULE.ko [NAME=VALUE...] */
+/* staprun [-v...] [-o F] [-s MB] [-c CMD] [-i] [-x PID] MODULE.ko [NAME=VALUE...] */
 static void build_argv(struct session *s, const char **argv)
 {
 	int n = 0;
@@ -38,6 +38,12 @@ static void build_argv(struct session *s, const char **argv)
 	if (s->target_cmd) {
 		argv[n++] = "-c";
 		argv[n++] = s->target_cmd;
+	}
+	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
+		if (r->kind == RP_PROCFS && !strcmp(r->procfs_path, "__stdin")) {
+			argv[n++] = "-i";	/* input.char, input.line */
+			break;
+		}
 	}
 	if (s->target_pid) {
 		argv[n++] = "-x";

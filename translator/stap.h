@@ -342,6 +342,12 @@ struct rprobe {
 	/* RP_PERF: the perf_event_attr; period, or frequency when perf_freq */
 	int64_t perf_type, perf_config, perf_period;
 	bool perf_freq;
+	/* RP_PROCFS: the file under /proc/systemtap/MODULE ("command" when
+	 * the point names none), .write or .read, umask (-1: none) and the
+	 * read buffer's size (-1: MAXSTRINGLEN) */
+	const char *procfs_path;
+	bool procfs_write;
+	int64_t procfs_umask, procfs_maxsize;
 	/* $variables: RP_KFUNC parameters, RP_TRACEPOINT arguments */
 	int nargs;
 	const struct kcat_arg *args;
@@ -362,6 +368,7 @@ enum {
 	RP_PERF,	/* perf.type(T).config(C)[.sample(N)|.hz(F)], timer.profile */
 	RP_UPROBE,	/* process("PATH").function/.statement/.mark (uprobes.c) */
 	RP_UPROC,	/* process[("PATH")].begin/.end/.thread.begin/.thread.end */
+	RP_PROCFS,	/* procfs[("path")][.umask(N)].read[.maxsize(N)] | .write */
 };
 enum { UP_BEGIN, UP_END, UP_THREAD_BEGIN, UP_THREAD_END, UP_SYSCALL, UP_SYSCALL_RETURN };
 
@@ -374,6 +381,7 @@ struct rprobe *resolve_probe_point(struct session *s, struct probe *p,
 bool probe_family_known(const char *name);
 bool probe_point_matches(struct session *s, struct probe_point *pp);
 bool probe_point_has_wildcard(const struct probe_point *pp);
+void check_procfs_points(struct session *s);
 struct kcatalog *kernel_catalog(struct session *s);
 void kernel_catalog_close(struct session *s);
 size_t kmod_match_modules(struct session *s, const char *glob,

@@ -175,6 +175,8 @@ static bool pretty_ok(const struct rprobe *r, const char *op)
 
 enum type elab_target_type(const struct node *n)
 {
+	if (n->flags & TARGET_PROCFS)
+		return T_STRING;
 	return n->op && (n->op[1] == '$' || n->op[strlen(n->op) - 1] == '$') ?
 	       T_STRING : T_LONG;
 }
@@ -193,6 +195,8 @@ void elab_target(struct session *s, struct probe *p, struct node *n,
 			   n->op);
 		return;
 	}
+	if (p->points && elab_procfs_value(s, p, n, written))
+		return;
 	if (written) {
 		diag_error(s, n->loc, "writing target variable '%s' is not supported by this version yet",
 			   n->op);
@@ -264,6 +268,8 @@ const char *tr_target(struct gen *g, struct node *n)
 {
 	const char *t;
 
+	if (n->flags & TARGET_PROCFS)
+		return tr_procfs_value(g, n);
 	if (n->op[strlen(n->op) - 1] == '$')
 		return tr_pretty_target(g, n);
 	t = tr_new_tmp(g, n->type == T_STRING ? T_STRING : T_LONG);
@@ -325,6 +331,10 @@ bool tr_kernel_probe(struct gen *g, struct strbuf *code, struct strbuf *table,
 		return tr_uprobe(g, code, table, r, id);
 	if (r->kind == RP_UPROC)
 		return tr_uproc(g, code, table, r);
+	if (r->kind == RP_PROCFS) {
+		tr_procfs_probe(g, table, r);
+		return true;
+	}
 	if (!is_kernel_kind(r->kind))
 		return false;
 	if (r->kind != RP_TRACEPOINT && (!r->symbol || r->offset)) {

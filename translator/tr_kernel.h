@@ -45,6 +45,18 @@ const struct kcat_arg *elab_target_arg(struct session *s, const struct rprobe *r
 				       const char *name);
 bool elab_target_defined_at(struct session *s, const struct rprobe *r, const char *op);
 
+/* ---- tr_procfs.c: procfs probes and their $value ---- */
+#define TARGET_PROCFS 8		/* N_TARGET flags: $value of a procfs probe */
+/* Pass 2: n is $... in a procfs probe p: check it (true), or p is not
+ * one (false). */
+bool elab_procfs_value(struct session *s, struct probe *p, struct node *n,
+		       bool written);
+/* Pass 3: $value read in a .write probe; `$value = x` and `$value .= x`
+ * in a .read probe (n is the assignment); a probe table entry. */
+const char *tr_procfs_value(struct gen *g, struct node *n);
+const char *tr_procfs_assign(struct gen *g, struct node *n);
+void tr_procfs_probe(struct gen *g, struct strbuf *table, const struct rprobe *r);
+
 /* ---- tr_deref.c: $var->member, @cast, &, @defined, pretty printing ---- */
 enum dstep_op { DS_LOAD, DS_ADD, DS_INDEX };
 struct dstep {

@@ -274,6 +274,8 @@ static const char *gen_assign(struct gen *g, struct node *n)
 		memcpy(aop, n->op, strlen(n->op) - 1);
 	if (n->a->kind == N_INDEX)
 		return tr_index_assign(g, n, aop[0] ? aop : NULL, gen_arith);
+	if (n->a->kind == N_TARGET)
+		return tr_procfs_assign(g, n);
 	if (!strcmp(n->op, "<<<"))
 		return tr_stat_add(g, n);
 	x = tr_var_ref(g, n->a->var);

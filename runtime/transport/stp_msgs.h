@@ -33,7 +33,14 @@ enum stp_msg_type {
 	STP_MSG_TRANSPORT,	/* mod->io: first message; payload __u32 ncpus
 				 * (relay files trace0..ncpus-1 exist for the
 				 * online CPUs; offline CPUs have none) */
+	STP_MSG_SYSTEM,		/* mod->io: system(cmd): stapio runs the
+				 * NUL-terminated command with /bin/sh -c */
 };
+
+/* procfs probes' files: /proc/systemtap/<module>/PATH; stapio -i writes
+ * its stdin, a byte per write(), to STP_PROCFS_STDIN there */
+#define STP_PROCFS_DIR "/proc/systemtap"
+#define STP_PROCFS_STDIN "__stdin"
 
 struct stp_msg_hdr {
 	__u32 type;

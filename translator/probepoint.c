@@ -171,6 +171,39 @@ struct bl_entry {
 	bool ret_only;		/* only .return probes */
 };
 
+/*
+ * SystemTap 4.8's own blacklist for kernel.function (its DWARF probes):
+ * these are skipped there (an exact name is "no match"), so they are
+ * refused for kernel.function and module().function here too; 4.8 has
+ * none for kprobe.function (the kernel refuses its NOKPROBE functions
+ * when the probe is registered). Its file and section entries need
+ * DWARF and are left out.
+ */
+static const char *const bl_stap48[] = {
+	"atomic_notifier_call_chain", "default_do_nmi", "__die", "die_nmi",
+	"do_debug", "do_general_protection", "do_int3", "do_IRQ",
+	"do_page_fault", "do_sparc64_fault", "do_trap", "dummy_nmi_callback",
+	"flush_icache_range", "ia64_bad_break", "ia64_do_page_fault",
+	"ia64_fault", "io_check_error", "mem_parity_error", "nmi_watchdog_tick",
+	"notifier_call_chain", "oops_begin", "oops_end",
+	"program_check_exception", "single_step_exception", "sync_regs",
+	"unhandled_fault", "unknown_nmi_error", "xen_[gs]et_debugreg",
+	"xen_irq_*", "xen_*_fl_direct*", "check_events",
+	"xen_adjust_exception_frame", "xen_iret*", "xen_sysret64*",
+	"test_ti_thread_flag*", "inat_get_opcode_attribute",
+	"system_call_after_swapgs", "HYPERVISOR_[gs]et_debugreg",
+	"HYPERVISOR_event_channel_op", "hash_64", "hash_ptr", "native_set_pte",
+	"*raw_*_lock*", "*raw_*_unlock*", "*raw_*_trylock*", "*read_lock*",
+	"*read_unlock*", "*read_trylock*", "*write_lock*", "*write_unlock*",
+	"*write_trylock*", "*write_seqlock*", "*write_sequnlock*", "*spin_lock*",
+	"*spin_unlock*", "*spin_trylock*", "*spin_is_locked*", "rwsem_*lock*",
+	"*mutex_*lock*", "atomic_*", "atomic64_*", "get_bh", "put_bh", "*apic*",
+	"*APIC*", "*softirq*", "*IRQ*", "*_intr*", "__delay", "*kernel_text*",
+	"get_current", "current_*", "*exception_tables*", "*setup_rt_frame*",
+	"*preempt_count*", "preempt_schedule", "__switch_to",
+	"special_mapping_*", "*_pte_*", NULL
+};
+
 static const struct bl_entry blacklist[] = {
 	{ "*kprobe*", "kprobes", false },
 	{ "*rethook*", "kprobes", false },
@@ -234,6 +267,16 @@ static const struct bl_entry blacklist[] = {
 	{ "*_write_lock*", "a lock the probe handler takes", false },
 	{ "*_write_unlock*", "a lock the probe handler takes", false },
 	{ "queued_*", "a lock the probe handler takes", false },
+	{ "memcpy", "the runtime copies with it under its own locks", false },
+	{ "__memcpy", "the runtime copies with it under its own locks", false },
+	{ "memcpy_orig", "the runtime copies with it under its own locks", false },
+	{ "memset", "the runtime copies with it under its own locks", false },
+	{ "__memset", "the runtime copies with it under its own locks", false },
+	{ "memset_orig", "the runtime copies with it under its own locks", false },
+	{ "memmove", "the runtime copies with it under its own locks", false },
+	{ "__memmove", "the runtime copies with it under its own locks", false },
+	{ "debug_smp_processor_id", "preemption accounting", false },
+	{ "check_preemption_disabled", "preemption accounting", false },
 	{ "native_*", "low-level arch code", false },
 	{ "__switch_to*", "task switching", false },
 	{ "__sanitizer_*", "instrumentation hooks", false },
@@ -260,8 +303,10 @@ static const struct bl_entry blacklist[] = {
 	{ NULL, NULL, false }
 };
 
-/* Why function `name` must not be probed, or NULL. */
-static const char *blacklisted(struct session *s, const char *name, bool ret)
+/* Why function `name` must not be probed (by a kernel.function point
+ * when kfunc), or NULL. */
+static const char *blacklisted(struct session *s, const char *name, bool ret,
+			       bool kfunc)
 {
 	if (s->guru)
 		return NULL;
@@ -269,15 +314,19 @@ static const char *blacklisted(struct session *s, const char *name, bool ret)
 		if ((ret || !b->ret_only) && !fnmatch(b->glob, name, 0))
 			return b->why;
 	}
+	for (int i = 0; kfunc && bl_stap48[i]; i++) {
+		if (!fnmatch(bl_stap48[i], name, 0))
+			return "SystemTap 4.8's kernel.function blacklist";
+	}
 	return NULL;
 }
 
 /* May `name` be probed? Under a wildcard a blacklisted name is just
  * skipped; named exactly, it is an error. */
 static bool allowed(struct resolver *r, const char *name, bool ret, bool wild,
-		    struct loc loc)
+		    struct loc loc, bool kfunc)
 {
-	const char *why = blacklisted(r->s, name, ret);
+	const char *why = blacklisted(r->s, name, ret, kfunc);
 
 	if (!why)
 		return true;
@@ -569,12 +618,13 @@ static void kernel_functions(struct resolver *r, const struct fn_spec *f)
 	 * resolving it when the probe is registered */
 	if (!n && f->kind == RP_KPROBE && !has_wildcard(f->glob) &&
 	    strchr(f->glob, '.')) {
-		if (allowed(r, f->glob, f->ret, false, f->loc))
+		if (allowed(r, f->glob, f->ret, false, f->loc, false))
 			add_function(r, f, NULL, f->glob);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (allowed(r, names[i], f->ret, has_wildcard(f->glob), f->loc))
+		if (allowed(r, names[i], f->ret, has_wildcard(f->glob), f->loc,
+			    f->kind == RP_KFUNC))
 			add_function(r, f, NULL, names[i]);
 	}
 }
@@ -587,12 +637,13 @@ static void module_functions(struct resolver *r, const struct fn_spec *f,
 	long n = kmod_match_functions(r->s, mod, f->glob, &names);
 
 	if (n < 0 && !has_wildcard(f->glob)) {
-		if (allowed(r, f->glob, f->ret, false, f->loc))
+		if (allowed(r, f->glob, f->ret, false, f->loc, f->kind == RP_KFUNC))
 			add_function(r, f, mod, f->glob);
 		return;
 	}
 	for (long i = 0; i < n; i++) {
-		if (allowed(r, names[i], f->ret, has_wildcard(f->glob), f->loc))
+		if (allowed(r, names[i], f->ret, has_wildcard(f->glob), f->loc,
+			    f->kind == RP_KFUNC))
 			add_function(r, f, mod, names[i]);
 	}
 }
@@ -667,7 +718,7 @@ static void resolve_statement(struct resolver *r, const char *mod,
 		     family);
 		return;
 	}
-	if (!allowed(r, name, false, false, c->arg->loc))
+	if (!allowed(r, name, false, false, c->arg->loc, true))
 		return;
 	rp = add(r, RP_KSTATEMENT, family, pp_to_string(r->s, r->pp));
 	rp->module = mod;

@@ -30,14 +30,42 @@ static int by_label(const void *a, const void *b)
 	return c ? c : (x->order > y->order) - (x->order < y->order);
 }
 
+/* 4.8 copies each tracepoint argument an alias body reads into a local
+ * "__tracepoint_arg_NAME" (a long), which -L lists first, in the order
+ * the body first reads them. */
+static void tracepoint_arg_locals(struct session *s, const struct rprobe *r,
+				  const struct node *n, struct listed *l)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_TARGET && n->op[1] != '$') {
+			const char *v = arena_printf(s->arena, "__tracepoint_arg_%s:long", n->op + 1);
+			bool known = false, seen = false;
+
+			for (int i = 0; i < r->nargs; i++)
+				known |= !strcmp(r->args[i].name, n->op + 1);
+			for (int i = 0; i < l->nvars; i++)
+				seen |= !strcmp(l->vars[i], v);
+			if (known && !seen)
+				l->vars[l->nvars++] = v;
+		}
+		tracepoint_arg_locals(s, r, n->a, l);
+		tracepoint_arg_locals(s, r, n->b, l);
+		tracepoint_arg_locals(s, r, n->c, l);
+		tracepoint_arg_locals(s, r, n->d, l);
+		tracepoint_arg_locals(s, r, n->args, l);
+	}
+}
+
 static void collect_vars(struct session *s, const struct rprobe *r,
 			 struct listed *l)
 {
-	int n = r->nargs + 1;
+	int n = 2 * r->nargs + 1;
 
 	for (struct var *v = r->probe->locals; v; v = v->next)
 		n++;
 	l->vars = arena_alloc(s->arena, sizeof(*l->vars) * (size_t)n);
+	if (r->kind == RP_TRACEPOINT)
+		tracepoint_arg_locals(s, r, r->probe->body, l);
 	for (struct var *v = r->probe->locals; v; v = v->next)
 		l->vars[l->nvars++] = arena_printf(s->arena, "%s:%s", v->name,
 						   type_name(v->type));

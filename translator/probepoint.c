@@ -463,7 +463,8 @@ static void resolve_profile(struct resolver *r, const struct pp_comp *u)
 		 * perf event on every CPU, every millisecond of its time */
 		rp = add(r, RP_PERF, "timer.profile", "perf.type(1).config(0).sample(1000000)");
 		if (!r->probe->points->next)
-			rp->from = rp->pp;	/* 4.8 lists the point it became */
+			rp->from = rp->pp;	/* 4.8's -p2 shows the point it became */
+		rp->label = arena_printf(r->s->arena, "timer.profile%s", rp->marks);	/* -l */
 		rp->perf_type = 1;
 		rp->perf_period = 1000000;
 	} else if (take(&c, "tick", -1) && !c) {
@@ -857,6 +858,8 @@ static void resolve_perf(struct resolver *r, const struct pp_comp *c)
 	rp = add(r, RP_PERF, "perf", arena_printf(r->s->arena,
 		 "perf.type(%lld).config(%lld).sample(%lld)", (long long)t->arg->num,
 		 (long long)cf->arg->num, n ? (long long)n->arg->num : 1000000LL));
+	rp->label = arena_printf(r->s->arena, "%s%s", pp_to_string(r->s, r->pp),
+				 rp->marks);	/* -l: as written, as 4.8 */
 	rp->perf_type = t->arg->num;
 	rp->perf_config = cf->arg->num;
 	rp->perf_period = n ? n->arg->num : 1000000;

@@ -6,10 +6,13 @@
 # guest (recorded once; the 4.8 modules were built with
 # `/usr/bin/stap -R /tmp/stap-rt -r KREL -p4`, run with /usr/bin/staprun).
 # Pass-2 errors are checked on the host.
+import os
+import subprocess
+
 import pytest
 
 import guest
-from conftest import STAPRUN, build_module, run_stap
+from conftest import STAP, STAPRUN, build_module, run_stap
 
 SCRIPTS = {
     'pf_basic': r'''global saved = "initial"
@@ -212,3 +215,18 @@ def test_listing(point, listing):
     # 4.8's stap -L for the same points
     r = run_stap(['-L', point])
     assert (r.stdout, r.returncode) == (listing, 0)
+
+
+@pytest.mark.parametrize('script,args', [
+    ('probe input.line { print(line) }', '-i pf_run.ko'),
+    ('probe procfs("x").read { $value = "a" }', 'pf_run.ko'),
+])
+def test_stap_passes_i_for_input_probes(krel, tmp_path, script, args):
+    # pass 5 runs staprun -i when the script reads stdin (as 4.8's stap does)
+    fake = tmp_path / 'staprun'
+    fake.write_text('#!/bin/sh\necho "$@" | sed "s|/[^ ]*/||g"\n')
+    fake.chmod(0o755)
+    r = subprocess.run([str(STAP), '-r', krel, '-m', 'pf_run', '-e', script], cwd=tmp_path,
+                       env=dict(os.environ, SYSTEMTAP_STAPRUN=str(fake)),
+                       capture_output=True, text=True, timeout=300)
+    assert (r.stdout, r.returncode) == (args + '\n', 0), r.stderr

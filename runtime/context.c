@@ -47,11 +47,25 @@ void stp_warn_msg(const char *fmt, ...)
 	va_end(ap);
 }
 
+static atomic_t stp_system_dropped = ATOMIC_INIT(0);
+
 /* system(cmd): stapio runs cmd; any context but NMI, no wakeup (the
- * control timer wakes stapio). */
+ * control timer wakes stapio). A full queue drops it; 4.8's warning
+ * follows once there is room (stp_system_warn()). */
 void stp_system(const char *cmd)
 {
-	stp_ctl_queue(STP_MSG_SYSTEM, cmd, strnlen(cmd, MAXSTRINGLEN - 1) + 1);
+	if (stp_ctl_queue(STP_MSG_SYSTEM, cmd, strnlen(cmd, MAXSTRINGLEN - 1) + 1))
+		atomic_set(&stp_system_dropped, 1);
+}
+
+/* Control timer and session end: report dropped system() commands. */
+static void stp_system_warn(void)
+{
+	static const char msg[] = "WARNING: too many pending (system) messages\n";
+
+	if (atomic_read(&stp_system_dropped) &&
+	    !stp_ctl_queue(STP_MSG_OOB, msg, sizeof(msg) - 1))
+		atomic_set(&stp_system_dropped, 0);
 }
 
 /* A handler set c->last_error: report it; too many errors end the run.

@@ -112,6 +112,7 @@ static void stp_ctl_timer_fn(struct timer_list *t)
 		if (!stp_ctl_queue(STP_MSG_REQUEST_EXIT, NULL, 0))
 			stp_exit_sent = true;
 	}
+	stp_system_warn();
 	stp_ctl_wakeup();
 	mod_timer(&stp_ctl_timer, jiffies + msecs_to_jiffies(STP_CTL_TIMER_MS));
 }
@@ -255,6 +256,7 @@ static void stp_final_warnings(void)
 	int reentrant = atomic_read(&stp_reentrant_count);
 	int dropped = atomic_read(&stp_relay_dropped);
 
+	stp_system_warn();
 	if (errors || skipped || reentrant)
 		stp_warn_msg("Number of errors: %d, skipped probes: %d\n",
 			     errors, skipped);

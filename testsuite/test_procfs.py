@@ -60,6 +60,12 @@ probe end { println("end") }
     'sys_rc': 'probe begin { system("exit 3"); system("/nonexistent/cmd"); '
               'system("sleep 0.2; echo slept") ; println("begin done") }\n'
               'probe timer.ms(800) { exit() }\n',
+    # more system() commands than the control queue holds, in begin and in
+    # end: the rest are dropped with 4.8's warning, and the session still
+    # ends (its replies have room of their own)
+    'sys_flood': 'probe begin { for (i = 0; i < 100; i++) system(sprintf("echo b%d #%480s", i, "")); '
+                 'exit() }\n'
+                 'probe end { for (i = 0; i < 100; i++) system(sprintf("echo e%d #%480s", i, "")) }\n',
 }
 
 WAIT = ('i=0; while [ ! -e {d}/{f} ] && [ $i -lt 200 ]; do sleep 0.05; '
@@ -102,6 +108,8 @@ COMMANDS = {
     'in_eof_i': f'printf "x\\ny" | {STAPRUN} -i in_eof.ko; echo "rc=$?"',
     'sys_basic': f'{STAPRUN} sys_basic.ko; echo "rc=$?"',
     'sys_rc': f'{STAPRUN} sys_rc.ko; echo "rc=$?"',
+    'sys_flood': f'{STAPRUN} sys_flood.ko > flood.out; echo "rc=$?"; '
+                 'grep -c "^b" flood.out; grep -c "^e" flood.out; grep -c . flood.out',
     'leftover': 'ls -A /proc/systemtap; grep -c "^\\(pf\\|in\\|sys\\)_" /proc/modules; true',
 }
 
@@ -162,6 +170,16 @@ def test_concurrent_readers_and_unload(run):
     assert run['pf_conc'].stderr == ''
     # the held file reads nothing once the session has ended
     assert out == 'rc=0\nreads 100 writes 25\nmodule: 0\n'
+
+
+def test_system_flood(run):
+    r = run['sys_flood']
+    # once for the begin flood; the end flood's warning comes only if the
+    # control timer finds room before stapio has read the EXIT reply
+    assert r.stderr in ('WARNING: too many pending (system) messages\n' * k for k in (1, 2))
+    rc, begins, ends, total = r.stdout.split()
+    assert rc == 'rc=0' and 0 < int(begins) < 100 and 0 < int(ends) < 100
+    assert int(total) == int(begins) + int(ends)
 
 
 def test_nothing_left(run):

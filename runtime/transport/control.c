@@ -46,14 +46,25 @@ static void stp_ring_copy_out(void *p, size_t pos, size_t n)
 	memcpy((char *)p + first, stp_ctl_q.ring, n - first);
 }
 
+/* Room kept for the session's own messages (START and EXIT replies, the
+ * exit request): a script flooding the queue with warnings or system()
+ * commands, while stapio waits in write() for the begin or end probes,
+ * must not crowd out the reply it waits for. */
+#define STP_CTL_RESERVE 128
+
 /* Queue one message; any context. Returns 0, -ENOSPC or (NMI) -EBUSY.
  * No wakeup. */
 static int stp_ctl_queue(u32 type, const void *data, size_t len)
 {
 	struct stp_msg_hdr h = { .type = type };
+	size_t room = STP_CTL_QUEUE_SIZE;
 	unsigned long flags;
 	size_t tail;
 	int rc = 0;
+
+	if (type != STP_MSG_START && type != STP_MSG_EXIT &&
+	    type != STP_MSG_REQUEST_EXIT && type != STP_MSG_TRANSPORT)
+		room -= STP_CTL_RESERVE;
 
 	len = min(len, (size_t)STP_MSG_MAX - sizeof(h));
 	h.len = len;
@@ -65,7 +76,7 @@ static int stp_ctl_queue(u32 type, const void *data, size_t len)
 	} else {
 		spin_lock_irqsave(&stp_ctl_q.lock, flags);
 	}
-	if (stp_ctl_q.used + sizeof(h) + len > STP_CTL_QUEUE_SIZE) {
+	if (stp_ctl_q.used + sizeof(h) + len > room) {
 		stp_ctl_q.dropped++;
 		rc = -ENOSPC;
 	} else {

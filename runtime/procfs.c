@@ -40,6 +40,7 @@ struct stp_procfs_file {
 	int nwrites;
 	size_t size;			/* buffer bytes, the NUL included */
 	umode_t mode;
+	umode_t umask;			/* the umasks of its probes */
 	struct mutex lock;		/* every field below */
 	wait_queue_head_t waitq;	/* openers waiting for the file */
 	int opencount;
@@ -245,27 +246,14 @@ static void stp_procfs_mode(struct stp_procfs_file *f, const struct stp_probe *p
 		*umask |= p->procfs_umask;
 }
 
-/* Process context, at module init. */
-static int stp_procfs_init(void)
+/* The files of the procfs probes, with their read probe and size; the
+ * write probes only counted. */
+static void stp_procfs_group(void)
 {
-	int i, n = 0, nw = 0, w = 0;
 	struct stp_procfs_file *f;
+	int i;
 
 	for (i = 0; i < STP_NPROBES; i++) {
-		if (stp_probes[i].kind != STP_PROBE_PROCFS)
-			continue;
-		n++;
-		nw += stp_probes[i].procfs_write;
-		stp_procfs_maxdirs += 1 + strlen(stp_probes[i].procfs_path);
-	}
-	if (!n)
-		return 0;
-	stp_procfs_files = kcalloc(n, sizeof(*f), GFP_KERNEL);
-	stp_procfs_wlist = kcalloc(max(nw, 1), sizeof(*stp_procfs_wlist), GFP_KERNEL);
-	stp_procfs_dirs = kcalloc(stp_procfs_maxdirs, sizeof(*stp_procfs_dirs), GFP_KERNEL);
-	if (!stp_procfs_files || !stp_procfs_wlist || !stp_procfs_dirs)
-		return -ENOMEM;
-	for (i = 0; i < STP_NPROBES; i++) {	/* the files, and their sizes */
 		const struct stp_probe *p = &stp_probes[i];
 
 		if (p->kind != STP_PROBE_PROCFS)
@@ -286,7 +274,15 @@ static int stp_procfs_init(void)
 				f->size = p->procfs_maxsize;
 		}
 	}
-	for (i = 0; i < stp_procfs_nfiles; i++) {	/* write lists, buffers */
+}
+
+/* Each file's write probes in table order, its mode and its buffers. */
+static int stp_procfs_finish(void)
+{
+	struct stp_procfs_file *f;
+	int i, w = 0;
+
+	for (i = 0; i < stp_procfs_nfiles; i++) {
 		f = &stp_procfs_files[i];
 		f->writes = &stp_procfs_wlist[w];
 		w += f->nwrites;
@@ -298,25 +294,42 @@ static int stp_procfs_init(void)
 	}
 	for (i = 0; i < STP_NPROBES; i++) {
 		const struct stp_probe *p = &stp_probes[i];
+		umode_t umask = 0;
 
 		if (p->kind != STP_PROBE_PROCFS)
 			continue;
 		f = stp_procfs_find(p->procfs_path);
 		if (p->procfs_write)
 			f->writes[f->nwrites++] = p;
+		stp_procfs_mode(f, p, &umask);
+		f->umask |= umask;
 	}
-	for (i = 0; i < stp_procfs_nfiles; i++) {	/* modes */
-		int k;
-		umode_t umask = 0;
-
-		f = &stp_procfs_files[i];
-		for (k = 0; k < STP_NPROBES; k++)
-			if (stp_probes[k].kind == STP_PROBE_PROCFS &&
-			    !strcmp(stp_probes[k].procfs_path, f->path))
-				stp_procfs_mode(f, &stp_probes[k], &umask);
-		f->mode &= ~umask;
-	}
+	for (i = 0; i < stp_procfs_nfiles; i++)
+		stp_procfs_files[i].mode &= ~stp_procfs_files[i].umask;
 	return 0;
+}
+
+/* Process context, at module init. */
+static int stp_procfs_init(void)
+{
+	int i, n = 0, nw = 0;
+
+	for (i = 0; i < STP_NPROBES; i++) {
+		if (stp_probes[i].kind != STP_PROBE_PROCFS)
+			continue;
+		n++;
+		nw += stp_probes[i].procfs_write;
+		stp_procfs_maxdirs += 1 + strlen(stp_probes[i].procfs_path);
+	}
+	if (!n)
+		return 0;
+	stp_procfs_files = kcalloc(n, sizeof(*stp_procfs_files), GFP_KERNEL);
+	stp_procfs_wlist = kcalloc(max(nw, 1), sizeof(*stp_procfs_wlist), GFP_KERNEL);
+	stp_procfs_dirs = kcalloc(stp_procfs_maxdirs, sizeof(*stp_procfs_dirs), GFP_KERNEL);
+	if (!stp_procfs_files || !stp_procfs_wlist || !stp_procfs_dirs)
+		return -ENOMEM;
+	stp_procfs_group();
+	return stp_procfs_finish();
 }
 
 /* The directory for the first len bytes of path (under the module's),

@@ -60,6 +60,9 @@ probe end { println("end") }
     'sys_rc': 'probe begin { system("exit 3"); system("/nonexistent/cmd"); '
               'system("sleep 0.2; echo slept") ; println("begin done") }\n'
               'probe timer.ms(800) { exit() }\n',
+    # @defined($value): 1 where it can be read (4.8's pass 3 folds it so)
+    'pf_defined': 'probe procfs("d").write { printf("%d %d\\n", @defined($value), @defined($foo)) }\n'
+                  'probe procfs("r").read { $value = @defined($value) ? "1\\n" : "0\\n" }\n',
     # more system() commands than the control queue holds, in begin and in
     # end: the rest are dropped with 4.8's warning, and the session still
     # ends (its replies have room of their own)
@@ -108,6 +111,7 @@ COMMANDS = {
     'in_eof_i': f'printf "x\\ny" | {STAPRUN} -i in_eof.ko; echo "rc=$?"',
     'sys_basic': f'{STAPRUN} sys_basic.ko; echo "rc=$?"',
     'sys_rc': f'{STAPRUN} sys_rc.ko; echo "rc=$?"',
+    'pf_defined': bg('pf_defined', 'd', 'cat $D/r; echo x > $D/d; kill -INT $pid'),
     'sys_flood': f'{STAPRUN} sys_flood.ko > flood.out; echo "rc=$?"; '
                  'grep -c "^b" flood.out; grep -c "^e" flood.out; grep -c . flood.out',
     'leftover': 'ls -A /proc/systemtap; grep -c "^\\(pf\\|in\\|sys\\)_" /proc/modules; true',
@@ -170,6 +174,10 @@ def test_concurrent_readers_and_unload(run):
     assert run['pf_conc'].stderr == ''
     # the held file reads nothing once the session has ended
     assert out == 'rc=0\nreads 100 writes 25\nmodule: 0\n'
+
+
+def test_defined_value(run):
+    assert (run['pf_defined'].stdout, run['pf_defined'].stderr) == ('0\nrc=0\n1 0\n', '')
 
 
 def test_system_flood(run):

@@ -149,6 +149,8 @@ bool elab_target_defined_at(struct session *s, const struct rprobe *r, const cha
 {
 	size_t n = strlen(op);
 
+	if (r->kind == RP_PROCFS)	/* readable: .write probes, as 4.8 */
+		return r->procfs_write && !strcmp(op, "$value");
 	if (op[1] == '$')
 		return uprobe_mark_string(r, op) ||
 		       r->kind == RP_KFUNC || r->kind == RP_TRACEPOINT ||

@@ -274,6 +274,7 @@ struct stp_stat_spec {
 	int hist;		/* STP_HIST_NONE, _LOG, _LINEAR */
 	int64_t lo, hi, step;	/* linear */
 	int shift;		/* @variance(s, shift): the largest used */
+	int variance;		/* @variance used: keep the running variance */
 };
 
 /* A statistic's data (one CPU's, a merged snapshot, or an array value). */
@@ -286,8 +287,43 @@ struct stp_stat {
 };
 
 struct stp_map;
-struct stp_map_entry;
 struct stp_stat_var;
+
+/* A map's row (private to map.c but for these accessors): slot[0] is the
+ * long value, or the offset in the row of the string or statistic value;
+ * slot[1 + i] is key i, a long or (length << 32 | offset) of a string. */
+struct stp_map_entry {
+	struct list_head lnode;		/* the map's list (in order) or pool */
+	struct hlist_node hnode;
+	u32 hash;
+	u32 unused;
+	u64 slot[];
+};
+
+static inline int64_t stp_entry_key_long(const struct stp_map_entry *e, int i)
+{
+	return (int64_t)e->slot[1 + i];
+}
+
+static inline const char *stp_entry_key_str(const struct stp_map_entry *e, int i)
+{
+	return (const char *)e + (u32)e->slot[1 + i];
+}
+
+static inline int64_t stp_entry_long(const struct stp_map_entry *e)
+{
+	return (int64_t)e->slot[0];
+}
+
+static inline const char *stp_entry_str(const struct stp_map_entry *e)
+{
+	return (const char *)e + (u32)e->slot[0];
+}
+
+static inline const struct stp_stat *stp_entry_stat(const struct stp_map_entry *e)
+{
+	return (const void *)((const char *)e + (u32)e->slot[0]);
+}
 
 struct stp_map *stp_map_new(const char *keykinds, enum stp_value_kind vk,
 			    int64_t maxentries, bool wrap,
@@ -308,11 +344,10 @@ const struct stp_stat *stp_map_get_stat(struct stp_map *m,
 					const struct stp_key *k);
 int64_t stp_map_sorted(struct stp_map *m, int col, int dir, char agg,
 		       int64_t limit, struct stp_map_entry ***out);
-int64_t stp_entry_key_long(const struct stp_map_entry *e, int i);
-const char *stp_entry_key_str(const struct stp_map_entry *e, int i);
-int64_t stp_entry_long(const struct stp_map_entry *e);
-const char *stp_entry_str(const struct stp_map_entry *e);
-const struct stp_stat *stp_entry_stat(const struct stp_map_entry *e);
+int stp_map_add_long(struct stp_map *m, const struct stp_key *k, int64_t d,
+		     int64_t *old);
+struct stp_map_entry *stp_map_first(struct stp_map *m);
+struct stp_map_entry *stp_map_next(struct stp_map *m, struct stp_map_entry *e);
 
 struct stp_stat_var *stp_stat_new(const struct stp_stat_spec *ss);
 void stp_stat_free(struct stp_stat_var *v);

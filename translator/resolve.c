@@ -376,6 +376,16 @@ static bool rewrite_entry(struct session *s, struct node *n)
 	return true;
 }
 
+static void note_variance(struct node *n)
+{
+	struct var *v = n->args->var;
+
+	v->variance = true;
+	if (n->args->next && n->args->next->kind == N_NUM &&
+	    n->args->next->num > v->variance_shift)
+		v->variance_shift = (int)n->args->next->num;
+}
+
 static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 {
 	struct func *f;
@@ -390,10 +400,8 @@ static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 				   n->op);
 		else if (!strncmp(n->op, "@hist_", 6))
 			note_hist(s, n);
-		else if (!strcmp(n->op, "@variance") && n->args && n->args->var &&
-			 n->args->next && n->args->next->kind == N_NUM &&
-			 n->args->next->num > n->args->var->variance_shift)
-			n->args->var->variance_shift = (int)n->args->next->num;
+		else if (!strcmp(n->op, "@variance") && n->args && n->args->var)
+			note_variance(n);
 		return;
 	}
 	f = find_func(s, n->op, nargs, n->loc.src);

@@ -203,6 +203,7 @@ struct var {
 	int hist;		/* statistics: 1 @hist_log, 2 @hist_linear used */
 	int64_t hist_lo, hist_hi, hist_step;	/* @hist_linear's parameters */
 	int variance_shift;	/* the largest @variance(s, shift) used */
+	bool variance;		/* @variance used: keep the running variance */
 	struct loc type_loc;	/* where its type was first inferred */
 	bool wrap;		/* `%`: the oldest entry is overwritten when full */
 	int64_t maxsize;	/* [N], or 0 for MAXMAPENTRIES */
@@ -226,6 +227,8 @@ struct func {
 	int depth;		/* longest call chain below, for MAXNESTING */
 	int purity;		/* optimize.c: 2 side-effect-free, 3 not */
 	bool reached;		/* optimize.c: still called after elision */
+	int act_state;		/* translate.c: 0, 1 counting, 2 act_count known */
+	int64_t act_count;	/* MAXACTION: loop-free count, -1 unbounded */
 	struct func *next;	/* in its file */
 	struct func *next_used;	/* in session->funcs */
 };

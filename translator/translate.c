@@ -254,9 +254,14 @@ static const char *gen_incdec(struct gen *g, struct node *n)
 {
 	if (n->a->kind == N_INDEX)
 		return tr_index_incdec(g, n);
-	const char *x = tr_var_ref(g, n->a->var), *t = tr_new_tmp(g, T_LONG);
+	const char *x = tr_var_ref(g, n->a->var), *t;
 	const char *op = n->op[0] == '+' ? "+" : "-";
 
+	if (n->value_unused) {		/* i++; as a statement or a for step */
+		tr_line(g, "%s = (int64_t)((uint64_t)%s %s 1);", x, x, op);
+		return x;
+	}
+	t = tr_new_tmp(g, T_LONG);
 	if (n->flags)
 		tr_line(g, "%s = %s;", t, x);
 	tr_line(g, "%s = (int64_t)((uint64_t)%s %s 1);", x, x, op);

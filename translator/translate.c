@@ -588,7 +588,12 @@ const char *tr_gen_expr(struct gen *g, struct node *n)
 	case N_BINARY:
 		if (!strcmp(n->op, "in"))
 			return tr_in(g, n);
-		return gen_arith(g, n, n->op, tr_gen_expr(g, n->a), tr_gen_expr(g, n->b));
+		{
+			/* left operand first, as 4.8 (C leaves argument order open) */
+			const char *a = tr_gen_expr(g, n->a);
+
+			return gen_arith(g, n, n->op, a, tr_gen_expr(g, n->b));
+		}
 	case N_LOGICAL:
 		return gen_logical(g, n);
 	case N_COMPARE:

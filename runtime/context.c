@@ -7,6 +7,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/ptrace.h>
+#include <linux/kallsyms.h>
 
 static struct stp_context **stp_contexts;	/* nr_cpu_ids entries */
 static atomic_t stp_error_count = ATOMIC_INIT(0);
@@ -81,9 +82,14 @@ static void stp_check_skipped(void)
 }
 
 /* Run one handler on this CPU's context. Any context; never sleeps.
- * regs and args: a kernel probe's registers and raw arguments, or NULL. */
-static void stp_run_probe_uctx(const struct stp_probe *p, struct pt_regs *regs,
-			       const unsigned long *args, unsigned long uaddr)
+ * regs and args: a kernel probe's registers and raw arguments, or NULL;
+ * uaddr: a process probe's address; ret_from and entry_data: a
+ * kretprobe's function and @entry values. */
+static void stp_run_probe_full(const struct stp_probe *p,
+			       void (*handler)(struct stp_context *c),
+			       struct pt_regs *regs, const unsigned long *args,
+			       unsigned long uaddr, unsigned long ret_from,
+			       void *entry_data)
 {
 	struct stp_context *c;
 
@@ -104,7 +110,10 @@ static void stp_run_probe_uctx(const struct stp_probe *p, struct pt_regs *regs,
 	c->regs = regs;
 	c->args = args;
 	c->uaddr = uaddr;
-	p->handler(c);
+	c->ret_from = ret_from;
+	c->entry_data = entry_data;
+	c->nbt = -1;
+	handler(c);
 	if (unlikely(c->last_error))
 		stp_report_error(c);
 	stp_check_skipped();
@@ -114,10 +123,24 @@ out:
 	preempt_enable();
 }
 
+static void stp_run_probe_kctx(const struct stp_probe *p,
+			       void (*handler)(struct stp_context *c),
+			       struct pt_regs *regs, const unsigned long *args,
+			       unsigned long ret_from, void *entry_data)
+{
+	stp_run_probe_full(p, handler, regs, args, 0, ret_from, entry_data);
+}
+
+static void stp_run_probe_uctx(const struct stp_probe *p, struct pt_regs *regs,
+			       const unsigned long *args, unsigned long uaddr)
+{
+	stp_run_probe_full(p, p->handler, regs, args, uaddr, 0, NULL);
+}
+
 static void stp_run_probe_ctx(const struct stp_probe *p, struct pt_regs *regs,
 			      const unsigned long *args)
 {
-	stp_run_probe_uctx(p, regs, args, 0);
+	stp_run_probe_full(p, p->handler, regs, args, 0, 0, NULL);
 }
 
 static void stp_run_probe(const struct stp_probe *p)
@@ -290,7 +313,8 @@ static int stp_context_init(void)
 			return -ENOMEM;
 		stp_contexts[cpu] = c;
 		c->locals = kvzalloc(STP_LOCALS_SIZE, GFP_KERNEL);
-		if (!c->locals)
+		c->sym_buf = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
+		if (!c->locals || !c->sym_buf)
 			return -ENOMEM;
 	}
 	return 0;
@@ -303,8 +327,10 @@ static void stp_context_exit(void)
 	if (!stp_contexts)
 		return;
 	for_each_possible_cpu(cpu) {
-		if (stp_contexts[cpu])
+		if (stp_contexts[cpu]) {
 			kvfree(stp_contexts[cpu]->locals);
+			kfree(stp_contexts[cpu]->sym_buf);
+		}
 		kfree(stp_contexts[cpu]);
 	}
 	kfree(stp_contexts);

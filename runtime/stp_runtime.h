@@ -103,6 +103,11 @@ struct stp_context {
 	struct pt_regs *regs;		/* kprobes: the registers, else NULL */
 	const unsigned long *args;	/* kernel probes: raw arguments */
 	unsigned long uaddr;		/* process probes: the probed address */
+	unsigned long ret_from;		/* kretprobes: the probed function */
+	void *entry_data;		/* kretprobes: @entry values (instance) */
+	int nbt;			/* sym.c: bt[] entries, -1: not unwound */
+	unsigned long bt[STP_MAXBACKTRACE];	/* sym.c: the backtrace */
+	char *sym_buf;			/* sym.c: KSYM_SYMBOL_LEN bytes */
 #ifdef STP_REGEX_MAXGROUPS
 	struct stp_regex_match last_match;	/* kept across probe runs, as 4.8 */
 	void *regex_ws;			/* private: regex.c's workspace */
@@ -137,6 +142,8 @@ struct stp_probe {
 	const char *symbol;		/* kprobes: "func" or "module:func" */
 	const char *func;		/* probefunc(): the function's name */
 	int maxactive;			/* kretprobes: -1 = KRETACTIVE */
+	void (*entry_handler)(struct stp_context *c);	/* kretprobes: @entry */
+	unsigned int entry_size;	/* kretprobes: bytes of @entry values */
 	bool optional;			/* "?": no warning when it fails */
 	const char *tp_name;		/* tracepoints: the kernel's name */
 	void *tp_func;			/* tracepoints: the generated callback */
@@ -201,6 +208,25 @@ struct stp_pp {
 };
 void stp_pretty(struct stp_context *c, char *dst, int64_t base, int load,
 		const struct stp_pp *pp);
+
+struct stp_sink;
+/* sym.c: symbols, backtraces, registers and arguments of kernel probes */
+enum stp_sym_style {
+	STP_SYM_NAME,	/* symname(): "name", else hex */
+	STP_SYM_DATA,	/* symdata(): "name+0xoff/0xsize [module]", else hex */
+	STP_SYM_FULL,	/* print_backtrace(): " 0xaddr : <DATA>\n" */
+	STP_SYM_SIMPLE,	/* sprint_backtrace(): "name+0xoff [module]\n" */
+	STP_SYM_HEX,	/* backtrace(): "0xaddr " */
+};
+void stp_sym_emit(struct stp_context *c, struct stp_sink *sk, int64_t addr,
+		  int style);
+int stp_sym_module(struct stp_context *c, char *dst, int64_t addr);
+int stp_backtrace(struct stp_context *c, const unsigned long **pcs);
+void stp_backtrace_emit(struct stp_context *c, struct stp_sink *sk, int style);
+int64_t stp_stack(struct stp_context *c, int64_t depth);
+int64_t stp_register(struct stp_context *c, const char *name, int sign);
+int64_t stp_arg(struct stp_context *c, int64_t n, int sign, int trunc);
+void stp_print_regs(struct stp_context *c, struct stp_sink *sk);
 
 /* A tracepoint fired: data is the stp_probe, args its raw arguments. */
 void stp_tracepoint_fire(void *data, const unsigned long *args);

@@ -394,6 +394,10 @@ static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 	resolve_list(s, sc, n->args);
 	for (struct node *a = n->args; a; a = a->next)
 		nargs++;
+	if (!strcmp(n->op, "@entry")) {
+		elab_entry(s, sc->func ? NULL : sc->probe, n);
+		return;
+	}
 	if (n->op[0] == '@') {
 		if (!is_stat_op(n->op))
 			diag_error(s, n->loc, "'%s' is not supported by this version yet",

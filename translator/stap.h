@@ -246,6 +246,7 @@ struct probe {
 	bool tapset;
 	int index;
 	int ntmp;
+	const char *entry_size;	/* translate: bytes of @entry values, or NULL */
 	struct probe *next;
 };
 

@@ -348,6 +348,10 @@ bool tr_kernel_probe(struct gen *g, struct strbuf *code, struct strbuf *table,
 			  optional, fields);
 		return true;
 	}
+	if (r->ret && r->probe->entry_size)
+		fields = arena_printf(s->arena, "%s, .entry_handler = probe_%d_entry, "
+				      ".entry_size = %s", fields, r->probe->index,
+				      r->probe->entry_size);
 	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .symbol = %s, "
 		  ".func = %s, .maxactive = %lld, .optional = %s%s },\n",
 		  r->ret ? "STP_PROBE_KRETPROBE" : "STP_PROBE_KPROBE",

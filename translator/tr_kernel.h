@@ -89,6 +89,13 @@ const char *tr_pretty(struct gen *g, const struct deref *d, const char *acc);
 bool elab_pretty_target(struct session *s, struct probe *p, struct node *n);
 const char *tr_pretty_target(struct gen *g, struct node *n);
 
+/* ---- tr_entry.c: @entry(expr) in .return probes ---- */
+void elab_entry(struct session *s, struct probe *p, struct node *n);
+/* Write the evaluation of p's @entry expressions into body; returns the
+ * bytes they need (a C expression) or NULL when p has none. */
+const char *tr_entry_handler(struct gen *g, struct probe *p, struct strbuf *body);
+const char *tr_entry_value(struct gen *g, struct node *n);
+
 /* Pass 3: the value of the target variable n in a handler. */
 const char *tr_target(struct gen *g, struct node *n);
 /* Pass 3: write r's probe table entry (and any code it needs) when r is a

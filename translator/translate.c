@@ -567,6 +567,8 @@ const char *tr_gen_expr(struct gen *g, struct node *n)
 	case N_INDEX:
 		return tr_index_get(g, n);
 	case N_CALL:
+		if (!strcmp(n->op, "@entry"))
+			return tr_entry_value(g, n);
 		if (n->op[0] == '@' && !tr_is_hist(n))
 			return tr_stat_op(g, n);
 		if (n->op[0] == '@') {
@@ -1056,16 +1058,27 @@ static void gen_function(struct gen *g, struct output *o, struct func *f)
 static void gen_probe(struct gen *g, struct output *o, struct probe *p)
 {
 	const char *st = arena_printf(g->s->arena, "stp_locals_probe_%d", p->index);
-	struct strbuf body, lock, unlock;
+	struct strbuf body, lock, unlock, entry;
 
 	sb_init(&body);
 	sb_init(&lock);
 	sb_init(&unlock);
 	begin_scope(g, &body, NULL);
+	sb_init(&entry);
+	p->entry_size = tr_entry_handler(g, p, &entry);
 	act_begin(g, p->body, stmt_count(g, p->body));
 	tr_gen_stmt(g, p->body);
 	act_end(g, p->body);
 	tr_probe_locks(g, p, &lock, &unlock);
+	if (p->entry_size)	/* @entry values, evaluated at entry */
+		sb_printf(&o->code, "static void probe_%d_entry(struct stp_context *c)\n{\n"
+			  "\tstruct %s *l = STP_FRAME(c, 0);\n"
+			  "\tint locked __attribute__((unused)) = 0;\n\n%s"
+			  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
+			  "out: __attribute__((unused));\n%s}\n\n",
+			  p->index, st, lock.buf ? lock.buf : "", entry.buf,
+			  unlock.buf ? unlock.buf : "");
+	sb_free(&entry);
 	locals_struct(g, o, st, p->locals, T_UNKNOWN);
 	/* the body gets its locals as a restrict parameter, so that GCC
 	 * keeps locals and globals in registers across loops */

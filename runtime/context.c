@@ -222,6 +222,37 @@ static void stp_pretty_list(struct stp_context *c, struct stp_sink *sk,
 	}
 }
 
+/* $var = v in guru mode: the register of parameter K at a function's
+ * entry (and the copy later reads see), or rax for $return. */
+void stp_target_set(struct stp_context *c, int k, int64_t v)
+{
+	const struct stp_targ *t = c->probe && c->probe->targs ?
+				   &c->probe->targs[k] : NULL;
+
+	if (!t || !c->regs || t->src == STP_TARG_NONE ||
+	    (t->src >= 0 && (!c->args || c->probe->kind != STP_PROBE_KPROBE))) {
+		c->last_error = "target variable not writable here";
+		return;
+	}
+#ifdef CONFIG_X86_64
+	switch (t->src) {
+	case STP_TARG_RETURN: c->regs->ax = v; return;
+	case 0: c->regs->di = v; break;
+	case 1: c->regs->si = v; break;
+	case 2: c->regs->dx = v; break;
+	case 3: c->regs->cx = v; break;
+	case 4: c->regs->r8 = v; break;
+	case 5: c->regs->r9 = v; break;
+	default:
+		c->last_error = "target variable not writable here";
+		return;
+	}
+	((unsigned long *)c->args)[t->src] = v;
+#else
+	c->last_error = "target variable not writable here";
+#endif
+}
+
 /* "a=0x1 b=0xffffff9c": each value in hex at its type's width, "?" when
  * it cannot be read; $$return is "return=0x...". Modes: 0 $$parms,
  * 1 $$return, 2 $$locals, 3 $$vars, 4 $$name, 5 $$provider. */

@@ -163,8 +163,10 @@ struct stp_probe {
 	bool perf_freq;
 };
 
-/* The value of target variable k (stp_targ) in a kernel probe. */
+/* The value of target variable k (stp_targ) in a kernel probe; a write
+ * (guru mode) of a parameter's register at entry, or of $return. */
 int64_t stp_target(struct stp_context *c, int k);
+void stp_target_set(struct stp_context *c, int k, int64_t v);
 /* $$parms / $$vars (mode 0), $$return (1), $$locals (2) into dst. */
 void stp_target_pretty(struct stp_context *c, char *dst, int mode);
 /* deref.c: kernel memory, never faulting: on a bad address they set

@@ -144,6 +144,25 @@ OURS['stack'] = 'global done\nprobe ' + OPENAT + ' {\n  ' + FIRST + '''
 probe timer.ms(1500) { exit() }
 '''
 
+# guru mode: writing a parameter's register at entry and $return
+GURU = {
+    'write': '''probe kernel.function("do_sys_openat2") {
+  if (execname() == "cat" && user_string($filename) == "hostname") {
+    $dfd = 12345; $dfd += 1; printf("dfd %d %d %d\\n", $dfd, $dfd++, $dfd)
+  }
+}
+probe kernel.function("do_sys_openat2").return {
+  if (execname() == "cat" && @entry(user_string($filename)) == "/nonexistent-kctx") {
+    $return = -13; println("ret ", $return, " ", returnval())
+  }
+}
+probe timer.ms(1500) { exit() }
+''',
+}
+WRITE_TRIGGER = ('{staprun} write.ko > write.out 2> write.err & pid=$!; sleep 0.5; '
+                 '(cd /etc && cat hostname) 2>&1; cat /nonexistent-kctx 2>&1; '
+                 'wait $pid; echo "rc=$?"; cat write.out; cat write.err >&2')
+
 SCRIPTS = {**UPSTREAM, **OURS}
 
 
@@ -189,13 +208,15 @@ def symname(syms, addr):
 @pytest.fixture(scope='module')
 def run(krel, tools, tmp_path_factory):
     scratch = tmp_path_factory.mktemp('kcontext')
-    for name, script in SCRIPTS.items():
-        r = run_stap(['-p4', '-r', krel, '-m', name, '-e', script], cwd=scratch)
+    for name, script in {**SCRIPTS, **GURU}.items():
+        r = run_stap(['-p4', '-r', krel, '-m', name, '-e', script] +
+                     (['-g'] if name in GURU else []), cwd=scratch)
         assert r.returncode == 0, f'{name}: {r.stderr}'
-    commands = [trigger(n, STAPRUN) for n in SCRIPTS] + [KALLSYMS]
+    commands = [trigger(n, STAPRUN) for n in SCRIPTS] + [KALLSYMS] + \
+        [WRITE_TRIGGER.format(staprun=STAPRUN)]
     batch = guest.run_batch(commands, scratch=str(scratch), timeout=60)
     guest.check_kernel_healthy(batch)
-    res = dict(zip(list(SCRIPTS) + ['kallsyms'], batch))
+    res = dict(zip(list(SCRIPTS) + ['kallsyms', 'write'], batch))
     res['syms'] = parse_kallsyms(res['kallsyms'].stdout)
     return res
 
@@ -301,6 +322,35 @@ def test_entry_per_call(run):
 def test_stack_and_callers(run):
     assert (run['stack'].stdout, run['stack'].stderr) == (
         'rc=0\n1 1 1 1\ncannot unwind to depth 20\ncannot unwind to depth 20\n', '')
+
+
+def test_guru_writes(run):
+    # the parameter's new value reaches the function (a bad dfd for a
+    # relative path), and the caller sees the new return value
+    assert (run['write'].stdout, run['write'].stderr) == (
+        'cat: hostname: Bad file descriptor\n'
+        'cat: /nonexistent-kctx: Permission denied\n'
+        'rc=0\ndfd 12346 12346 12347\nret -13 -13\n', '')
+
+
+@pytest.mark.parametrize('script,guru,message', [
+    ('probe kernel.function("do_sys_openat2") { $dfd = 1 }', False,
+     'write to target variable not permitted; need stap -g'),
+    ('probe kernel.function("do_sys_openat2").return { $return = 1 }', False,
+     'write to target variable not permitted; need stap -g'),
+    ('probe kernel.trace("sched:sched_process_exec") { $old_pid++ }', False,
+     "write to tracepoint variable '$old_pid' not permitted; need stap -g"),
+    # a tracepoint's variable is not writable even with -g, as in 4.8
+    ('probe kernel.trace("sched:sched_process_exec") { $old_pid = 1 }', True,
+     "write to tracepoint variable '$old_pid' not permitted; need stap -g"),
+    ('probe kernel.function("do_sys_openat2").return { $dfd = 1 }', True,
+     'write to target variable not permitted in .return probes'),
+])
+def test_write_errors(krel, script, guru, message):
+    # 4.8's messages (checked with its -p2 on the tracepoint ones)
+    r = run_stap(['-p2', '-r', krel, '-e', script] + (['-g'] if guru else []))
+    assert r.returncode == 1
+    assert 'error: ' + message in r.stderr, r.stderr
 
 
 @pytest.mark.parametrize('script', [

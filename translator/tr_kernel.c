@@ -179,6 +179,32 @@ enum type elab_target_type(const struct node *n)
 	       T_STRING : T_LONG;
 }
 
+/* A write to $name (guru mode, as 4.8): a parameter at a function's entry
+ * (its register) or $return in a .return probe (rax). False after an
+ * error. */
+static bool elab_target_write(struct session *s, struct probe *p, struct node *n)
+{
+	const char *msg = NULL;
+	size_t len = strlen(n->op);
+
+	for (const struct rprobe *r = s->rprobes; r && !msg; r = r->next) {
+		if (r->probe == p && r->kind == RP_TRACEPOINT)
+			msg = arena_printf(s->arena, "write to tracepoint variable '%s' not permitted; need stap -g",
+					   n->op);
+	}
+	if (!msg && !s->guru)
+		msg = "write to target variable not permitted; need stap -g";
+	if (!msg && (n->op[1] == '$' || n->op[len - 1] == '$'))
+		msg = arena_printf(s->arena, "cannot write to '%s'", n->op);
+	for (const struct rprobe *r = s->rprobes; r && !msg; r = r->next) {
+		if (r->probe == p && r->ret && strcmp(n->op, "$return"))
+			msg = "write to target variable not permitted in .return probes";
+	}
+	if (msg)
+		diag_error(s, n->loc, "%s", msg);
+	return !msg;
+}
+
 void elab_target(struct session *s, struct probe *p, struct node *n,
 		 bool written)
 {
@@ -193,11 +219,8 @@ void elab_target(struct session *s, struct probe *p, struct node *n,
 			   n->op);
 		return;
 	}
-	if (written) {
-		diag_error(s, n->loc, "writing target variable '%s' is not supported by this version yet",
-			   n->op);
+	if (written && !elab_target_write(s, p, n))
 		return;
-	}
 	if (n->op[strlen(n->op) - 1] == '$' && strcmp(n->op, "$$")) {
 		elab_pretty_target(s, p, n);
 		return;
@@ -277,6 +300,17 @@ const char *tr_target(struct gen *g, struct node *n)
 		return t;
 	}
 	tr_line(g, "%s = stp_target(c, %d);", t, tname_index(n->op + 1));
+	tr_error_check(g, n);
+	return t;
+}
+
+/* $var = val (guru): writes the register; returns the value. */
+const char *tr_target_set(struct gen *g, struct node *n, const char *val)
+{
+	const char *t = tr_new_tmp(g, T_LONG);
+
+	tr_line(g, "%s = %s;", t, val);
+	tr_line(g, "stp_target_set(c, %d, %s);", tname_index(n->op + 1), t);
 	tr_error_check(g, n);
 	return t;
 }

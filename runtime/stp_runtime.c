@@ -31,6 +31,7 @@ static void stp_ustack_exit(void) { }
 #include "uprocess.c"
 #include "tracepoints.c"
 #include "perf.c"
+#include "hwbkpt.c"
 #include "session.c"
 #include "tapset_support.c"
 

@@ -33,6 +33,7 @@ enum stp_probe_kind {
 	STP_PROBE_THREAD_END,
 	STP_PROBE_SYSCALL,		/* process.syscall: args[6] = $syscall */
 	STP_PROBE_SYSCALL_RETURN,
+	STP_PROBE_HWBKPT,		/* hwbkpt.c: kernel.data() watchpoints */
 };
 
 struct pt_regs;
@@ -161,6 +162,9 @@ struct stp_probe {
 	u32 perf_type;
 	u64 perf_config, perf_period;
 	bool perf_freq;
+	/* kernel.data: .symbol, else this address; bytes watched; 1: .rw */
+	u64 hw_addr;
+	u8 hw_len, hw_rw;
 };
 
 /* The value of target variable k (stp_targ) in a kernel probe; a write

@@ -343,6 +343,9 @@ struct rprobe {
 	/* RP_TRACEPOINT */
 	const char *tp_system;	/* "" when no trace header names it */
 	const char *tp_name;
+	/* RP_HWBKPT: symbol or address, and */
+	int64_t hw_len;		/* bytes watched */
+	bool hw_rw;		/* .rw (else .write) */
 	/* RP_PERF: the perf_event_attr; period, or frequency when perf_freq */
 	int64_t perf_type, perf_config, perf_period;
 	bool perf_freq;
@@ -366,6 +369,7 @@ enum {
 	RP_PERF,	/* perf.type(T).config(C)[.sample(N)|.hz(F)], timer.profile */
 	RP_UPROBE,	/* process("PATH").function/.statement/.mark (uprobes.c) */
 	RP_UPROC,	/* process[("PATH")].begin/.end/.thread.begin/.thread.end */
+	RP_HWBKPT,	/* kernel.data("SYM"|ADDR)[.length(N)].write|.rw */
 };
 enum { UP_BEGIN, UP_END, UP_THREAD_BEGIN, UP_THREAD_END, UP_SYSCALL, UP_SYSCALL_RETURN };
 

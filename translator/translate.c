@@ -1181,6 +1181,16 @@ static void gen_table(struct gen *g, struct output *o)
 				  (long long)r->perf_config, (long long)r->perf_period, r->perf_freq);
 			continue;
 		}
+		if (r->kind == RP_HWBKPT) {
+			sb_printf(&o->table, "\t{ .kind = STP_PROBE_HWBKPT, .handler = probe_%d, .pp = %s, "
+				  ".symbol = %s, .hw_addr = 0x%llxULL, .hw_len = %lld, .hw_rw = %d, "
+				  ".optional = %s, .maxactive = -1 },\n",
+				  r->probe->index, tr_cstr(g, r->pp),
+				  r->symbol ? tr_cstr(g, r->symbol) : "NULL",
+				  (unsigned long long)r->address, (long long)r->hw_len, r->hw_rw,
+				  r->marks && strchr(r->marks, '?') ? "true" : "false");
+			continue;
+		}
 		if (r->kind == RP_JIFFIES) {
 			/* an hrtimer of N jiffies, converted with the kernel's HZ */
 			sb_printf(&o->table, "\t{ .kind = STP_PROBE_TIMER, .handler = probe_%d, .pp = %s, "

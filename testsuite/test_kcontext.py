@@ -385,7 +385,7 @@ def record():
         hdr = Path(f'/usr/src/linux-headers-{krel}')
         for f in hdr.iterdir():
             (kb / f.name).symlink_to(f)
-        (kb / 'source').symlink_to(hdr.resolve().parent / (krel.rsplit('-', 1)[0] + '-common'))
+        (kb / 'source').symlink_to(hdr.parent / ('linux-headers-' + krel.rsplit('-', 1)[0] + '-common'))
         b = guest.run_batch([KALLSYMS + f' > {kb}/System.map'], scratch=str(d), timeout=60)
         assert b[0].rc == 0
         for name, script in UPSTREAM.items():

@@ -186,12 +186,19 @@ static bool elab_target_write(struct session *s, struct probe *p, struct node *n
 {
 	const char *msg = NULL;
 	size_t len = strlen(n->op);
+	bool kernel = false;
 
 	for (const struct rprobe *r = s->rprobes; r && !msg; r = r->next) {
-		if (r->probe == p && r->kind == RP_TRACEPOINT)
+		if (r->probe != p)
+			continue;
+		if (r->kind == RP_TRACEPOINT)
 			msg = arena_printf(s->arena, "write to tracepoint variable '%s' not permitted; need stap -g",
 					   n->op);
+		kernel |= r->kind == RP_KFUNC || r->kind == RP_KPROBE;
 	}
+	if (!msg && !kernel)	/* procfs $value and the like */
+		msg = arena_printf(s->arena, "writing target variable '%s' is not supported by this version yet",
+				   n->op);
 	if (!msg && !s->guru)
 		msg = "write to target variable not permitted; need stap -g";
 	if (!msg && (n->op[1] == '$' || n->op[len - 1] == '$'))

@@ -99,7 +99,6 @@ static void stp_run_probe_full(const struct stp_probe *p,
 		atomic_inc(&stp_reentrant_count);
 		goto out;
 	}
-	memset(c->locals, 0, STP_LOCALS_SIZE);
 	c->probe_point = p->pp;
 	c->probe_name = p->pn;
 	c->last_error = NULL;

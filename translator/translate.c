@@ -1087,7 +1087,8 @@ static void gen_probe(struct gen *g, struct output *o, struct probe *p)
 	if (p->entry_size)	/* @entry values, evaluated at entry */
 		sb_printf(&o->code, "static void probe_%d_entry(struct stp_context *c)\n{\n"
 			  "\tstruct %s *l = STP_FRAME(c, 0);\n"
-			  "\tint locked __attribute__((unused)) = 0;\n\n%s"
+			  "\tint locked __attribute__((unused)) = 0;\n\n"
+			  "\tmemset(l, 0, sizeof(*l));\n%s"
 			  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
 			  "out: __attribute__((unused));\n%s}\n\n",
 			  p->index, st, lock.buf ? lock.buf : "", entry.buf,
@@ -1097,7 +1098,8 @@ static void gen_probe(struct gen *g, struct output *o, struct probe *p)
 	/* the body gets its locals as a restrict parameter, so that GCC
 	 * keeps locals and globals in registers across loops */
 	sb_printf(&o->code, "static noinline void probe_%d_body(struct stp_context *__restrict__ c, struct %s *__restrict__ l)\n{\n"
-		  "\tint locked __attribute__((unused)) = 0;\n\n%s%s"
+		  "\tint locked __attribute__((unused)) = 0;\n\n"
+		  "\tmemset(l, 0, sizeof(*l));\n%s%s"
 		  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
 		  "out: __attribute__((unused));\n%s}\n\n"
 		  "static void __attribute__((unused)) probe_%d(struct stp_context *c)\n{\n"
@@ -1149,7 +1151,8 @@ static void gen_display(struct gen *g, struct output *o, int index)
 		locals_struct(g, o, arena_printf(g->s->arena, "stp_locals_probe_%d", index),
 			      NULL, T_UNKNOWN);
 		sb_printf(&o->code, "static void probe_%d(struct stp_context *c)\n{\n"
-			  "\tstruct stp_locals_probe_%d *l = STP_FRAME(c, 0);\n\n\t(void)l;\n%s}\n\n",
+			  "\tstruct stp_locals_probe_%d *l = STP_FRAME(c, 0);\n\n"
+			  "\tmemset(l, 0, sizeof(*l));\n%s}\n\n",
 			  index, index, body.buf);
 		sb_printf(&o->table, "\t{ .kind = STP_PROBE_END, .handler = probe_%d, .pp = \"end\", .order = 0 },\n",
 			  index);

@@ -10,7 +10,8 @@
  * KASLR does not matter. Backtraces use the kernel's unwinder (ORC, frame
  * pointers or guess, whichever it was built with) started from the probe's
  * registers, through the exported unwind_start() API (x86 only; elsewhere,
- * or without registers, stack_trace_save() of the current stack). Each
+ * the probed address alone; without registers, stack_trace_save() of the
+ * current stack; none when the probe interrupted user mode). Each
  * probe hit unwinds at most once: the addresses are kept in the context.
  *
  * Output formats follow SystemTap 4.8 with symbol data for the kernel:
@@ -180,11 +181,11 @@ int stp_backtrace(struct stp_context *c, const unsigned long **pcs)
 #endif
 	if (c->regs && !user_mode(c->regs)) {	/* no unwinder: where we are */
 		c->bt[n++] = instruction_pointer(c->regs);
-	} else {
+	} else if (!c->regs) {	/* begin, timers, tracepoints: the handler's */
 #ifdef CONFIG_STACKTRACE
 		n = stack_trace_save(c->bt, STP_MAXBACKTRACE, 0);
 #endif
-	}
+	}	/* user mode (perf, timer.profile): no kernel stack */
 	c->nbt = n;
 	return n;
 }

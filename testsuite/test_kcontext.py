@@ -159,6 +159,14 @@ probe kernel.function("do_sys_openat2").return {
 probe timer.ms(1500) { exit() }
 ''',
 }
+# a sampled user-mode context has registers but no kernel stack
+PROFILE = '''global u, k
+probe timer.profile { if (backtrace() == "") u++; else k++ }
+probe timer.ms(1500) { printf("user %d kernel %d\\n", u > 0, k > 0); exit() }
+'''
+PROFILE_TRIGGER = ('{staprun} profile.ko > profile.out 2> profile.err & pid=$!; sleep 0.3; '
+                   'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; '
+                   'wait $pid; echo "rc=$?"; cat profile.out; cat profile.err >&2')
 WRITE_TRIGGER = ('{staprun} write.ko > write.out 2> write.err & pid=$!; sleep 0.5; '
                  '(cd /etc && cat hostname) 2>&1; cat /nonexistent-kctx 2>&1; '
                  'wait $pid; echo "rc=$?"; cat write.out; cat write.err >&2')
@@ -208,15 +216,15 @@ def symname(syms, addr):
 @pytest.fixture(scope='module')
 def run(krel, tools, tmp_path_factory):
     scratch = tmp_path_factory.mktemp('kcontext')
-    for name, script in {**SCRIPTS, **GURU}.items():
+    for name, script in {**SCRIPTS, **GURU, 'profile': PROFILE}.items():
         r = run_stap(['-p4', '-r', krel, '-m', name, '-e', script] +
                      (['-g'] if name in GURU else []), cwd=scratch)
         assert r.returncode == 0, f'{name}: {r.stderr}'
     commands = [trigger(n, STAPRUN) for n in SCRIPTS] + [KALLSYMS] + \
-        [WRITE_TRIGGER.format(staprun=STAPRUN)]
+        [WRITE_TRIGGER.format(staprun=STAPRUN), PROFILE_TRIGGER.format(staprun=STAPRUN)]
     batch = guest.run_batch(commands, scratch=str(scratch), timeout=60)
     guest.check_kernel_healthy(batch)
-    res = dict(zip(list(SCRIPTS) + ['kallsyms', 'write'], batch))
+    res = dict(zip(list(SCRIPTS) + ['kallsyms', 'write', 'profile'], batch))
     res['syms'] = parse_kallsyms(res['kallsyms'].stdout)
     return res
 
@@ -331,6 +339,10 @@ def test_guru_writes(run):
         'cat: hostname: Bad file descriptor\n'
         'cat: /nonexistent-kctx: Permission denied\n'
         'rc=0\ndfd 12346 12346 12347\nret -13 -13\n', '')
+
+
+def test_user_mode_has_no_kernel_backtrace(run):
+    assert (run['profile'].stdout, run['profile'].stderr) == ('rc=0\nuser 1 kernel 1\n', '')
 
 
 @pytest.mark.parametrize('script,guru,message', [

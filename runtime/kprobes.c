@@ -107,6 +107,13 @@ static int stp_kretprobe_entry(struct kretprobe_instance *ri,
 	return 0;
 }
 
+/* A return probe that reads no parameter ($param, $$parms) and has no
+ * @entry needs nothing done at entry: no entry handler, a cheaper hit. */
+static kretprobe_handler_t stp_kretprobe_entry_of(const struct stp_probe *p)
+{
+	return p->targs || p->parms || p->entry_handler ? stp_kretprobe_entry : NULL;
+}
+
 static int stp_kretprobe_ret(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
 {
@@ -163,7 +170,7 @@ static void stp_kprobes_register_kind(bool ret)
 		if (ret) {
 			memset(&k->u.rp, 0, sizeof(k->u.rp));
 			k->u.rp.kp.symbol_name = k->probe->symbol;
-			k->u.rp.entry_handler = stp_kretprobe_entry;
+			k->u.rp.entry_handler = stp_kretprobe_entry_of(k->probe);
 			k->u.rp.handler = stp_kretprobe_ret;
 			k->u.rp.data_size = STP_KP_NARGS * sizeof(unsigned long) +
 					    k->probe->entry_size;
@@ -209,7 +216,7 @@ static void stp_kprobes_register(void)
 		} else if (p->kind == STP_PROBE_KRETPROBE) {
 			k->ret = true;
 			k->u.rp.kp.symbol_name = p->symbol;
-			k->u.rp.entry_handler = stp_kretprobe_entry;
+			k->u.rp.entry_handler = stp_kretprobe_entry_of(p);
 			k->u.rp.handler = stp_kretprobe_ret;
 			k->u.rp.data_size = STP_KP_NARGS * sizeof(unsigned long) +
 					    p->entry_size;

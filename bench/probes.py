@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 # bench/probes.py - the cost of a probe hit, this stap against Debian's
-# SystemTap 4.8, in the test guest (QEMU, TCG, 1 CPU): a loop of N
+# SystemTap 4.8, in the test guest (QEMU, TCG, 1 CPU, -icount: the guest's
+# clock counts executed instructions, 8 ns each, so the timings do not
+# depend on the host's load and repeat exactly): a loop of N
 # getppid() system calls is timed unprobed, then with a kprobe
 # (kprobe.function("__do_sys_getppid")), a kretprobe (its .return) and a
 # tracepoint (kernel.trace("raw_syscalls:sys_enter")) loaded, each with the
@@ -31,6 +33,20 @@ UPSTREAM_RUN = Path('/usr/bin/staprun')
 sys.path.insert(0, str(TOP / 'bench'))
 sys.path.insert(0, str(TOP / 'testsuite'))
 from passes import patched_runtime  # noqa: E402
+import guest  # noqa: E402
+
+ICOUNT_SHIFT = 3    # 2^3 ns of guest time per guest instruction
+
+
+class CountingGuest(guest.Guest):
+    """The test guest with a clock driven by instruction counts."""
+
+    def _qemu_argv(self, *args):
+        argv = super()._qemu_argv(*args)
+        i = argv.index('-accel')
+        argv[i:i + 2] = ['-accel', 'tcg,thread=single',
+                         '-icount', f'shift={ICOUNT_SHIFT},sleep=off']
+        return argv
 
 SYSCALL = '__do_sys_getppid'
 BODY = '{ n++ }'
@@ -77,7 +93,6 @@ def run(argv, env=None, cwd=None):
 
 def upstream_kbuild(work, krel):
     """A -r directory for 4.8 with a System.map from the guest's kallsyms."""
-    import guest
     kb = work / 'kb'
     kb.mkdir()
     hdr = Path(f'/usr/src/linux-headers-{krel}')
@@ -126,7 +141,6 @@ def main():
     ap.add_argument('--n', type=int, default=200000, help='getppid calls per timing')
     ap.add_argument('--rep', type=int, default=3, help='timings of each; the best counts')
     args = ap.parse_args()
-    import guest
     krel = guest.kernel_release()
     work = Path(tempfile.mkdtemp(prefix='stap-bench-probes.', dir='/var/tmp'))
     try:
@@ -152,7 +166,7 @@ def main():
             for tool in ('o', 'u'):
                 keys.append((tool, 'first'))
                 cmds.append(first_command(tool))
-        batch = guest.run_batch(cmds, scratch=str(work), timeout=300, cpus=1)
+        batch = CountingGuest().run_batch(cmds, scratch=str(work), timeout=300, cpus=1)
         guest.check_kernel_healthy(batch)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -164,7 +178,8 @@ def main():
         v = int(lines[-1])
         best[k] = min(best.get(k, v), v)
     base = best[('base', None)]
-    print(f'kernel {krel}, guest TCG 1 CPU, N={args.n} getppid calls, best of {args.rep}; '
+    print(f'kernel {krel}, guest TCG 1 CPU -icount shift={ICOUNT_SHIFT}, N={args.n} '
+          f'getppid calls, best of {args.rep}; '
           f'unprobed loop {base / args.n:.0f} ns per call; ratio = 4.8 / ours')
     print(f'{"ns per hit":14} {"ours":>8} {"4.8":>8} {"ratio":>6}')
     for name in ('kprobe', 'kretprobe', 'tracepoint'):

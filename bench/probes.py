@@ -16,6 +16,7 @@
 # fetches /proc/kallsyms (the guest boots without KASLR) into a -r
 # directory of symlinks to the kernel headers.
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -45,7 +46,7 @@ class CountingGuest(guest.Guest):
         argv = super()._qemu_argv(*args)
         i = argv.index('-accel')
         argv[i:i + 2] = ['-accel', 'tcg,thread=single',
-                         '-icount', f'shift={ICOUNT_SHIFT},sleep=off']
+                         '-icount', f'shift={ICOUNT_SHIFT},sleep=on']
         return argv
 
 SYSCALL = '__do_sys_getppid'
@@ -121,6 +122,21 @@ def build(work, krel, kb, rt, sysdir):
     return secs
 
 
+def build_dir(work, krel):
+    """The loop program, 4.8's -r directory and runtime, both tools' modules."""
+    (work / 'loop.c').write_text(LOOP_C)
+    run(['cc', '-O2', '-o', work / 'loop', work / 'loop.c'])
+    rt = str(work / 'runtime')
+    patched_runtime(rt)
+    sysdir = work / 'sysdir'
+    sysdir.mkdir()
+    kb = upstream_kbuild(work, krel)
+    # warm upstream's autoconf cache once, untimed
+    run([UPSTREAM, '-R', rt, '-r', kb, '-p4', '-e', 'probe begin { exit() }'],
+        env=dict(os.environ, SYSTEMTAP_DIR=str(sysdir)), cwd=work)
+    return build(work, krel, kb, rt, sysdir)
+
+
 def hit_command(tool, name, n):
     """Load the module, wait for its begin probe, time the loop, unload."""
     srun = OURS_RUN if tool == 'o' else UPSTREAM_RUN
@@ -140,21 +156,20 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--n', type=int, default=200000, help='getppid calls per timing')
     ap.add_argument('--rep', type=int, default=3, help='timings of each; the best counts')
+    ap.add_argument('--work', help='keep the modules in this directory and reuse them')
     args = ap.parse_args()
     krel = guest.kernel_release()
-    work = Path(tempfile.mkdtemp(prefix='stap-bench-probes.', dir='/var/tmp'))
+    work = Path(args.work or tempfile.mkdtemp(prefix='stap-bench-probes.', dir='/var/tmp'))
+    work.mkdir(exist_ok=True)
     try:
-        (work / 'loop.c').write_text(LOOP_C)
-        run(['cc', '-O2', '-o', work / 'loop', work / 'loop.c'])
-        rt = str(work / 'runtime')
-        patched_runtime(rt)
-        sysdir = work / 'sysdir'
-        sysdir.mkdir()
-        kb = upstream_kbuild(work, krel)
-        # warm upstream's autoconf cache once, untimed
-        run([UPSTREAM, '-R', rt, '-r', kb, '-p4', '-e', 'probe begin { exit() }'],
-            env=dict(os.environ, SYSTEMTAP_DIR=str(sysdir)), cwd=work)
-        secs = build(work, krel, kb, rt, sysdir)
+        if (work / 'secs.json').exists():
+            secs = {tuple(k.split()): v for k, v in
+                    json.loads((work / 'secs.json').read_text()).items()}
+        else:
+            secs = build_dir(work, krel)
+            if args.work:
+                (work / 'secs.json').write_text(json.dumps(
+                    {' '.join(k): v for k, v in secs.items()}))
         keys, cmds = [], []
         for _ in range(args.rep):
             keys.append(('base', None))
@@ -169,7 +184,8 @@ def main():
         batch = CountingGuest().run_batch(cmds, scratch=str(work), timeout=300, cpus=1)
         guest.check_kernel_healthy(batch)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if not args.work:
+            shutil.rmtree(work, ignore_errors=True)
     best = {}
     for k, r in zip(keys, batch):
         lines = [x for x in r.stdout.split() if x.isdigit()]

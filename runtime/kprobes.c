@@ -101,8 +101,8 @@ static int stp_kretprobe_entry(struct kretprobe_instance *ri,
 		return 0;
 	ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, (unsigned long)k->u.rp.kp.addr);
-	stp_run_probe_kctx(k->probe, k->probe->entry_handler, regs, args,
-			   (unsigned long)k->u.rp.kp.addr, args + STP_KP_NARGS);
+	stp_run_probe_kctx(k->probe, k->probe->entry_handler, regs, args, 0,
+			   args + STP_KP_NARGS);
 	instruction_pointer_set(regs, ip);
 	return 0;
 }

@@ -574,11 +574,14 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		}
 		if (rewrite_var(s, n))
 			goto target;
-		if (rewrite_entry(s, n)) {
+		/* process probes: @entry of parameters and literals is the
+		 * expression itself; kernel return probes: tr_entry.c */
+		if (entry_in_uprobes(s, sc->func ? NULL : sc->probe) && rewrite_entry(s, n)) {
 			resolve_node(s, sc, n, written);
 			break;
 		}
-		if (!strcmp(n->op, "@entry")) {	/* reported: its operand's errors too */
+		if (!strcmp(n->op, "@entry") &&
+		    entry_in_uprobes(s, sc->func ? NULL : sc->probe)) {	/* reported: its operand's errors too */
 			resolve_list(s, sc, n->args);
 			break;
 		}

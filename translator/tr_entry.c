@@ -22,6 +22,20 @@ static bool is_entry(const struct node *n)
 	return n->kind == N_CALL && n->op && !strcmp(n->op, "@entry");
 }
 
+bool entry_in_uprobes(struct session *s, struct probe *p)
+{
+	bool any = false;
+
+	for (const struct rprobe *r = p ? s->rprobes : NULL; r; r = r->next) {
+		if (r->probe != p)
+			continue;
+		if (r->kind != RP_UPROBE)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 void elab_entry(struct session *s, struct probe *p, struct node *n)
 {
 	const struct rprobe *bad = NULL;

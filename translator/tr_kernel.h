@@ -91,6 +91,8 @@ const char *tr_pretty_target(struct gen *g, struct node *n);
 
 /* ---- tr_entry.c: @entry(expr) in .return probes ---- */
 void elab_entry(struct session *s, struct probe *p, struct node *n);
+/* Every point of p is a process probe (its @entry is resolve.c's). */
+bool entry_in_uprobes(struct session *s, struct probe *p);
 /* Write the evaluation of p's @entry expressions into body; returns the
  * bytes they need (a C expression) or NULL when p has none. */
 const char *tr_entry_handler(struct gen *g, struct probe *p, struct strbuf *body);

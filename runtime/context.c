@@ -7,6 +7,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/ptrace.h>
+#include <linux/kallsyms.h>
 
 static struct stp_context **stp_contexts;	/* nr_cpu_ids entries */
 static atomic_t stp_error_count = ATOMIC_INIT(0);
@@ -103,11 +104,14 @@ static void stp_check_skipped(void)
 
 /* Run one handler on this CPU's context. Any context; never sleeps.
  * regs and args: a kernel probe's registers and raw arguments, or NULL;
- * uaddr: a process probe's probed address; pd: a procfs probe's $value,
- * or NULL. False when the handler raised an error (or did not run). */
-static bool stp_run_probe_full(const struct stp_probe *p, struct pt_regs *regs,
-			       const unsigned long *args, unsigned long uaddr,
-			       struct stp_procfs_data *pd)
+ * uaddr: a process probe's address; ret_from and entry_data: a
+ * kretprobe's function and @entry values; pd: a procfs probe's $value, or
+ * NULL. False when the handler raised an error (or did not run). */
+static bool stp_run_probe_full(const struct stp_probe *p,
+			       void (*handler)(struct stp_context *c),
+			       struct pt_regs *regs, const unsigned long *args,
+			       unsigned long uaddr, unsigned long ret_from,
+			       void *entry_data, struct stp_procfs_data *pd)
 {
 	struct stp_context *c;
 	bool ok = false;
@@ -118,7 +122,6 @@ static bool stp_run_probe_full(const struct stp_probe *p, struct pt_regs *regs,
 		atomic_inc(&stp_reentrant_count);
 		goto out;
 	}
-	memset(c->locals, 0, STP_LOCALS_SIZE);
 	c->probe_point = p->pp;
 	c->probe_name = p->pn;
 	c->last_error = NULL;
@@ -129,8 +132,11 @@ static bool stp_run_probe_full(const struct stp_probe *p, struct pt_regs *regs,
 	c->regs = regs;
 	c->args = args;
 	c->uaddr = uaddr;
+	c->ret_from = ret_from;
+	c->entry_data = entry_data;
+	c->nbt = -1;
 	c->procfs = pd;
-	p->handler(c);
+	handler(c);
 	ok = !c->last_error;
 	if (unlikely(c->last_error))
 		stp_report_error(c);
@@ -143,22 +149,30 @@ out:
 	return ok;
 }
 
+static void stp_run_probe_kctx(const struct stp_probe *p,
+			       void (*handler)(struct stp_context *c),
+			       struct pt_regs *regs, const unsigned long *args,
+			       unsigned long ret_from, void *entry_data)
+{
+	stp_run_probe_full(p, handler, regs, args, 0, ret_from, entry_data, NULL);
+}
+
 static void stp_run_probe_uctx(const struct stp_probe *p, struct pt_regs *regs,
 			       const unsigned long *args, unsigned long uaddr)
 {
-	stp_run_probe_full(p, regs, args, uaddr, NULL);
+	stp_run_probe_full(p, p->handler, regs, args, uaddr, 0, NULL, NULL);
 }
 
 static void stp_run_probe_ctx(const struct stp_probe *p, struct pt_regs *regs,
 			      const unsigned long *args)
 {
-	stp_run_probe_full(p, regs, args, 0, NULL);
+	stp_run_probe_full(p, p->handler, regs, args, 0, 0, NULL, NULL);
 }
 
 static bool stp_run_probe_data(const struct stp_probe *p,
 			       struct stp_procfs_data *d)
 {
-	return stp_run_probe_full(p, NULL, NULL, 0, d);
+	return stp_run_probe_full(p, p->handler, NULL, NULL, 0, 0, NULL, d);
 }
 
 static void stp_run_probe(const struct stp_probe *p)
@@ -238,6 +252,37 @@ static void stp_pretty_list(struct stp_context *c, struct stp_sink *sk,
 			v &= (1ULL << (p->t.width * 8)) - 1;
 		stp_emit_long(sk, (int64_t)v, &hex);
 	}
+}
+
+/* $var = v in guru mode: the register of parameter K at a function's
+ * entry (and the copy later reads see), or rax for $return. */
+void stp_target_set(struct stp_context *c, int k, int64_t v)
+{
+	const struct stp_targ *t = c->probe && c->probe->targs ?
+				   &c->probe->targs[k] : NULL;
+
+	if (!t || !c->regs || t->src == STP_TARG_NONE ||
+	    (t->src >= 0 && (!c->args || c->probe->kind != STP_PROBE_KPROBE))) {
+		c->last_error = "target variable not writable here";
+		return;
+	}
+#ifdef CONFIG_X86_64
+	switch (t->src) {
+	case STP_TARG_RETURN: c->regs->ax = v; return;
+	case 0: c->regs->di = v; break;
+	case 1: c->regs->si = v; break;
+	case 2: c->regs->dx = v; break;
+	case 3: c->regs->cx = v; break;
+	case 4: c->regs->r8 = v; break;
+	case 5: c->regs->r9 = v; break;
+	default:
+		c->last_error = "target variable not writable here";
+		return;
+	}
+	((unsigned long *)c->args)[t->src] = v;
+#else
+	c->last_error = "target variable not writable here";
+#endif
 }
 
 /* "a=0x1 b=0xffffff9c": each value in hex at its type's width, "?" when
@@ -331,7 +376,8 @@ static int stp_context_init(void)
 			return -ENOMEM;
 		stp_contexts[cpu] = c;
 		c->locals = kvzalloc(STP_LOCALS_SIZE, GFP_KERNEL);
-		if (!c->locals)
+		c->sym_buf = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
+		if (!c->locals || !c->sym_buf)
 			return -ENOMEM;
 	}
 	return 0;
@@ -344,8 +390,10 @@ static void stp_context_exit(void)
 	if (!stp_contexts)
 		return;
 	for_each_possible_cpu(cpu) {
-		if (stp_contexts[cpu])
+		if (stp_contexts[cpu]) {
 			kvfree(stp_contexts[cpu]->locals);
+			kfree(stp_contexts[cpu]->sym_buf);
+		}
 		kfree(stp_contexts[cpu]);
 	}
 	kfree(stp_contexts);

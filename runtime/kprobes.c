@@ -14,7 +14,15 @@
  *
  * Target variables: the entry handler passes the six argument registers
  * (x86_64: di si dx cx r8 r9) as the raw arguments; a kretprobe saves
- * them at entry in its instance data, and $return is regs->ax.
+ * them at entry in its instance data, and $return is regs->ax. A
+ * .return probe that uses @entry(expr) has an entry handler
+ * (stp_probe.entry_handler) that evaluates those expressions at entry into
+ * the instance data after the arguments (entry_size bytes), where the
+ * return handler reads them (c->entry_data).
+ *
+ * While a handler runs, regs->ip is the probed address (the kprobe sets it
+ * one past the breakpoint), as in SystemTap 4.8: addr(), register("rip")
+ * and backtraces start at the probe point.
  */
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
@@ -59,11 +67,14 @@ static int stp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct stp_kprobe *k = container_of(kp, struct stp_kprobe, u.kp);
 	unsigned long args[STP_KP_NARGS];
+	unsigned long ip = instruction_pointer(regs);
 
 	if (!stp_may_run(STP_PROBE_KPROBE))
 		return 0;
 	stp_kp_save_args(regs, args);
-	stp_run_probe_ctx(k->probe, regs, args);
+	instruction_pointer_set(regs, (unsigned long)kp->addr);
+	stp_run_probe_kctx(k->probe, k->probe->handler, regs, args, 0, NULL);
+	instruction_pointer_set(regs, ip);
 	return 0;
 }
 
@@ -77,8 +88,30 @@ static struct stp_kprobe *stp_kretprobe_of(struct kretprobe_instance *ri)
 static int stp_kretprobe_entry(struct kretprobe_instance *ri,
 			       struct pt_regs *regs)
 {
-	stp_kp_save_args(regs, (unsigned long *)ri->data);
+	unsigned long *args = (unsigned long *)ri->data;
+	struct stp_kprobe *k;
+	unsigned long ip;
+
+	stp_kp_save_args(regs, args);
+	k = stp_kretprobe_of(ri);
+	if (!k || !k->probe->entry_handler)
+		return 0;
+	memset(args + STP_KP_NARGS, 0, k->probe->entry_size);
+	if (!stp_may_run(STP_PROBE_KRETPROBE))
+		return 0;
+	ip = instruction_pointer(regs);
+	instruction_pointer_set(regs, (unsigned long)k->u.rp.kp.addr);
+	stp_run_probe_kctx(k->probe, k->probe->entry_handler, regs, args, 0,
+			   args + STP_KP_NARGS);
+	instruction_pointer_set(regs, ip);
 	return 0;
+}
+
+/* A return probe that reads no parameter ($param, $$parms) and has no
+ * @entry needs nothing done at entry: no entry handler, a cheaper hit. */
+static kretprobe_handler_t stp_kretprobe_entry_of(const struct stp_probe *p)
+{
+	return p->targs || p->parms || p->entry_handler ? stp_kretprobe_entry : NULL;
 }
 
 static int stp_kretprobe_ret(struct kretprobe_instance *ri,
@@ -88,7 +121,10 @@ static int stp_kretprobe_ret(struct kretprobe_instance *ri,
 
 	if (!k || !stp_may_run(STP_PROBE_KRETPROBE))
 		return 0;
-	stp_run_probe_ctx(k->probe, regs, (const unsigned long *)ri->data);
+	stp_run_probe_kctx(k->probe, k->probe->handler, regs,
+			   (const unsigned long *)ri->data,
+			   (unsigned long)k->u.rp.kp.addr,
+			   (unsigned long *)ri->data + STP_KP_NARGS);
 	return 0;
 }
 
@@ -134,9 +170,10 @@ static void stp_kprobes_register_kind(bool ret)
 		if (ret) {
 			memset(&k->u.rp, 0, sizeof(k->u.rp));
 			k->u.rp.kp.symbol_name = k->probe->symbol;
-			k->u.rp.entry_handler = stp_kretprobe_entry;
+			k->u.rp.entry_handler = stp_kretprobe_entry_of(k->probe);
 			k->u.rp.handler = stp_kretprobe_ret;
-			k->u.rp.data_size = STP_KP_NARGS * sizeof(unsigned long);
+			k->u.rp.data_size = STP_KP_NARGS * sizeof(unsigned long) +
+					    k->probe->entry_size;
 			k->u.rp.maxactive = k->probe->maxactive >= 0 ?
 					    k->probe->maxactive : KRETACTIVE;
 			rc = register_kretprobe(&k->u.rp);
@@ -179,9 +216,10 @@ static void stp_kprobes_register(void)
 		} else if (p->kind == STP_PROBE_KRETPROBE) {
 			k->ret = true;
 			k->u.rp.kp.symbol_name = p->symbol;
-			k->u.rp.entry_handler = stp_kretprobe_entry;
+			k->u.rp.entry_handler = stp_kretprobe_entry_of(p);
 			k->u.rp.handler = stp_kretprobe_ret;
-			k->u.rp.data_size = STP_KP_NARGS * sizeof(unsigned long);
+			k->u.rp.data_size = STP_KP_NARGS * sizeof(unsigned long) +
+					    p->entry_size;
 			k->u.rp.maxactive = p->maxactive >= 0 ? p->maxactive :
 							       KRETACTIVE;
 		} else {

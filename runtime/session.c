@@ -167,11 +167,13 @@ static void stp_kernel_probes_register(void)
 	stp_uproc_register();
 	stp_tracepoints_register();
 	stp_perf_register();
+	stp_hwbkpt_register();
 }
 
 static void stp_kernel_probes_unregister(void)
 {
 	stp_procfs_unregister();
+	stp_hwbkpt_unregister();
 	stp_perf_unregister();
 	stp_tracepoints_unregister();
 	stp_uproc_unregister();
@@ -308,6 +310,7 @@ static void stp_session_exit(void)
 	stp_tracepoints_free();
 	stp_perf_free();
 	stp_procfs_free();
+	stp_hwbkpt_free();
 	if (stp_ctl_timer.function)
 		stp_timer_delete_sync(&stp_ctl_timer);
 	synchronize_rcu();

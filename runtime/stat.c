@@ -117,11 +117,14 @@ static void stp_stat_accum(struct stp_stat *st, const struct stp_stat_spec *ss,
 			st->max = x;
 		if (x < st->min)
 			st->min = x;
+		if (!ss->variance)
+			goto hist;
 		delta = (int)(xs - st->avg_s);
 		st->avg_s += stp_sdiv(delta, st->count);
 		st->m2 += (int64_t)((u64)(int64_t)delta * (u64)(xs - st->avg_s));
 		st->variance_s = stp_sdiv(st->m2, st->count - 1);
 	}
+hist:
 	if (!st->nbuckets)
 		return;
 	if (ss->hist == STP_HIST_LOG) {
@@ -137,6 +140,50 @@ static void stp_stat_accum(struct stp_stat *st, const struct stp_stat_spec *ss,
 			b = st->nbuckets - 1;
 	}
 	st->hist[b]++;
+}
+
+/*
+ * Merge src (one CPU's row of a statistics array) into dst, the aggregate
+ * row: a copy when fresh, else counts, sums, extremes and buckets added
+ * and, when @variance is used, the variance of the union from the two
+ * parts' means and variances (total variance), as 4.8 merges map rows.
+ */
+static void stp_stat_merge(struct stp_stat *dst, const struct stp_stat *src,
+			   const struct stp_stat_spec *ss, bool fresh)
+{
+	int64_t n1, avg1, s11, s12, s21, s22;
+	int i;
+
+	if (fresh || !dst->count) {
+		dst->count = src->count;
+		dst->sum = src->sum;
+		dst->min = src->min;
+		dst->max = src->max;
+		dst->avg_s = src->avg_s;
+		dst->m2 = src->m2;
+		dst->variance_s = src->variance_s;
+		memcpy(dst->hist, src->hist, dst->nbuckets * sizeof(int64_t));
+		return;
+	}
+	if (!src->count)
+		return;
+	n1 = dst->count;
+	avg1 = dst->avg_s;
+	dst->count += src->count;
+	dst->sum = (int64_t)((u64)dst->sum + (u64)src->sum);
+	dst->min = min(dst->min, src->min);
+	dst->max = max(dst->max, src->max);
+	for (i = 0; i < dst->nbuckets; i++)
+		dst->hist[i] += src->hist[i];
+	if (!ss->variance)
+		return;
+	dst->avg_s = stp_sdiv((int64_t)((u64)dst->sum << dst->shift), dst->count);
+	s11 = (int64_t)((u64)n1 * (u64)(avg1 - dst->avg_s) * (u64)(avg1 - dst->avg_s));
+	s12 = (int64_t)((u64)(n1 - 1) * (u64)dst->variance_s);
+	s21 = (int64_t)((u64)src->count * (u64)(src->avg_s - dst->avg_s) *
+			(u64)(src->avg_s - dst->avg_s));
+	s22 = (int64_t)((u64)(src->count - 1) * (u64)src->variance_s);
+	dst->variance_s = stp_sdiv(s11 + s12 + s21 + s22, dst->count - 1);
 }
 
 struct stp_stat_var {
@@ -215,6 +262,8 @@ const struct stp_stat *stp_stat_get(struct stp_stat_var *v)
 		for (i = 0; i < agg->nbuckets; i++)
 			agg->hist[i] += sd->hist[i];
 	}
+	if (!v->spec.variance)
+		return agg;
 	agg->avg_s = stp_sdiv((int64_t)((u64)agg->sum << agg->shift),
 			      agg->count);
 	for_each_possible_cpu(cpu) {

@@ -33,6 +33,10 @@
 #ifndef STP_BUFFER_SIZE		/* per-CPU print buffer, bytes */
 #define STP_BUFFER_SIZE 8192
 #endif
+#ifndef MAXBACKTRACE		/* addresses of a backtrace */
+#define MAXBACKTRACE 20
+#endif
+#define STP_MAXBACKTRACE MAXBACKTRACE
 #ifndef STP_MAXNESTING
 #define STP_MAXNESTING 1
 #endif

@@ -17,6 +17,7 @@
 #include "print.c"
 #include "context.c"
 #include "deref.c"
+#include "sym.c"
 #include "regex.c"
 #ifndef STP_USTACK		/* ustack.c (the ustack tapset) not used */
 static int stp_ustack_init(void) { return 0; }
@@ -31,6 +32,7 @@ static void stp_ustack_exit(void) { }
 #include "tracepoints.c"
 #include "perf.c"
 #include "procfs.c"
+#include "hwbkpt.c"
 #include "session.c"
 #include "tapset_support.c"
 

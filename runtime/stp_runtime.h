@@ -33,6 +33,7 @@ enum stp_probe_kind {
 	STP_PROBE_THREAD_END,
 	STP_PROBE_SYSCALL,		/* process.syscall: args[6] = $syscall */
 	STP_PROBE_SYSCALL_RETURN,
+	STP_PROBE_HWBKPT,		/* hwbkpt.c: kernel.data() watchpoints */
 	STP_PROBE_PROCFS,		/* procfs.c: /proc/systemtap/<module>/PATH */
 };
 
@@ -113,6 +114,11 @@ struct stp_context {
 	const unsigned long *args;	/* kernel probes: raw arguments */
 	unsigned long uaddr;		/* process probes: the probed address */
 	struct stp_procfs_data *procfs;	/* procfs probes: $value, else NULL */
+	unsigned long ret_from;		/* kretprobes: the probed function */
+	void *entry_data;		/* kretprobes: @entry values (instance) */
+	int nbt;			/* sym.c: bt[] entries, -1: not unwound */
+	unsigned long bt[STP_MAXBACKTRACE];	/* sym.c: the backtrace */
+	char *sym_buf;			/* sym.c: KSYM_SYMBOL_LEN bytes */
 #ifdef STP_REGEX_MAXGROUPS
 	struct stp_regex_match last_match;	/* kept across probe runs, as 4.8 */
 	void *regex_ws;			/* private: regex.c's workspace */
@@ -147,6 +153,8 @@ struct stp_probe {
 	const char *symbol;		/* kprobes: "func" or "module:func" */
 	const char *func;		/* probefunc(): the function's name */
 	int maxactive;			/* kretprobes: -1 = KRETACTIVE */
+	void (*entry_handler)(struct stp_context *c);	/* kretprobes: @entry */
+	unsigned int entry_size;	/* kretprobes: bytes of @entry values */
 	bool optional;			/* "?": no warning when it fails */
 	const char *tp_name;		/* tracepoints: the kernel's name */
 	void *tp_func;			/* tracepoints: the generated callback */
@@ -170,6 +178,9 @@ struct stp_probe {
 	bool procfs_write;
 	s16 procfs_umask;
 	s32 procfs_maxsize;
+	/* kernel.data: .symbol, else this address; bytes watched; 1: .rw */
+	u64 hw_addr;
+	u8 hw_len, hw_rw;
 };
 
 /* procfs.c: $value of a .write probe into dst (MAXSTRINGLEN); $value = v
@@ -178,8 +189,10 @@ struct stp_probe {
 void stp_procfs_get(struct stp_context *c, char *dst);
 void stp_procfs_set(struct stp_context *c, const char *v, bool append);
 
-/* The value of target variable k (stp_targ) in a kernel probe. */
+/* The value of target variable k (stp_targ) in a kernel probe; a write
+ * (guru mode) of a parameter's register at entry, or of $return. */
 int64_t stp_target(struct stp_context *c, int k);
+void stp_target_set(struct stp_context *c, int k, int64_t v);
 /* $$parms / $$vars (mode 0), $$return (1), $$locals (2) into dst. */
 void stp_target_pretty(struct stp_context *c, char *dst, int mode);
 /* deref.c: kernel memory, never faulting: on a bad address they set
@@ -223,6 +236,25 @@ struct stp_pp {
 };
 void stp_pretty(struct stp_context *c, char *dst, int64_t base, int load,
 		const struct stp_pp *pp);
+
+struct stp_sink;
+/* sym.c: symbols, backtraces, registers and arguments of kernel probes */
+enum stp_sym_style {
+	STP_SYM_NAME,	/* symname(): "name", else hex */
+	STP_SYM_DATA,	/* symdata(): "name+0xoff/0xsize [module]", else hex */
+	STP_SYM_FULL,	/* print_backtrace(): " 0xaddr : <DATA>\n" */
+	STP_SYM_SIMPLE,	/* sprint_backtrace(): "name+0xoff [module]\n" */
+	STP_SYM_HEX,	/* backtrace(): "0xaddr " */
+};
+void stp_sym_emit(struct stp_context *c, struct stp_sink *sk, int64_t addr,
+		  int style);
+int stp_sym_module(struct stp_context *c, char *dst, int64_t addr);
+int stp_backtrace(struct stp_context *c, const unsigned long **pcs);
+void stp_backtrace_emit(struct stp_context *c, struct stp_sink *sk, int style);
+int64_t stp_stack(struct stp_context *c, int64_t depth);
+int64_t stp_register(struct stp_context *c, const char *name, int sign);
+int64_t stp_arg(struct stp_context *c, int64_t n, int sign, int trunc);
+void stp_print_regs(struct stp_context *c, struct stp_sink *sk);
 
 /* A tracepoint fired: data is the stp_probe, args its raw arguments. */
 void stp_tracepoint_fire(void *data, const unsigned long *args);
@@ -297,6 +329,7 @@ struct stp_stat_spec {
 	int hist;		/* STP_HIST_NONE, _LOG, _LINEAR */
 	int64_t lo, hi, step;	/* linear */
 	int shift;		/* @variance(s, shift): the largest used */
+	int variance;		/* @variance used: keep the running variance */
 };
 
 /* A statistic's data (one CPU's, a merged snapshot, or an array value). */
@@ -309,8 +342,43 @@ struct stp_stat {
 };
 
 struct stp_map;
-struct stp_map_entry;
 struct stp_stat_var;
+
+/* A map's row (private to map.c but for these accessors): slot[0] is the
+ * long value, or the offset in the row of the string or statistic value;
+ * slot[1 + i] is key i, a long or (length << 32 | offset) of a string. */
+struct stp_map_entry {
+	struct list_head lnode;		/* the map's list (in order) or pool */
+	struct hlist_node hnode;
+	u32 hash;
+	u32 unused;
+	u64 slot[];
+};
+
+static inline int64_t stp_entry_key_long(const struct stp_map_entry *e, int i)
+{
+	return (int64_t)e->slot[1 + i];
+}
+
+static inline const char *stp_entry_key_str(const struct stp_map_entry *e, int i)
+{
+	return (const char *)e + (u32)e->slot[1 + i];
+}
+
+static inline int64_t stp_entry_long(const struct stp_map_entry *e)
+{
+	return (int64_t)e->slot[0];
+}
+
+static inline const char *stp_entry_str(const struct stp_map_entry *e)
+{
+	return (const char *)e + (u32)e->slot[0];
+}
+
+static inline const struct stp_stat *stp_entry_stat(const struct stp_map_entry *e)
+{
+	return (const void *)((const char *)e + (u32)e->slot[0]);
+}
 
 struct stp_map *stp_map_new(const char *keykinds, enum stp_value_kind vk,
 			    int64_t maxentries, bool wrap,
@@ -331,11 +399,10 @@ const struct stp_stat *stp_map_get_stat(struct stp_map *m,
 					const struct stp_key *k);
 int64_t stp_map_sorted(struct stp_map *m, int col, int dir, char agg,
 		       int64_t limit, struct stp_map_entry ***out);
-int64_t stp_entry_key_long(const struct stp_map_entry *e, int i);
-const char *stp_entry_key_str(const struct stp_map_entry *e, int i);
-int64_t stp_entry_long(const struct stp_map_entry *e);
-const char *stp_entry_str(const struct stp_map_entry *e);
-const struct stp_stat *stp_entry_stat(const struct stp_map_entry *e);
+int stp_map_add_long(struct stp_map *m, const struct stp_key *k, int64_t d,
+		     int64_t *old);
+struct stp_map_entry *stp_map_first(struct stp_map *m);
+struct stp_map_entry *stp_map_next(struct stp_map *m, struct stp_map_entry *e);
 
 struct stp_stat_var *stp_stat_new(const struct stp_stat_spec *ss);
 void stp_stat_free(struct stp_stat_var *v);

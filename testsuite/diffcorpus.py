@@ -5,6 +5,12 @@
 # the scripts, build them on the host (2 at a time), run the modules in the
 # test guest in batches, and check the guest kernel after each batch.
 #
+# A script whose output 4.8 does not fix (the order of a statistics array's
+# rows, or of ties when it is sorted, follows 4.8's hash table, whose seed is
+# random at each module load) says `# golden: runs N`: upstream's module is
+# then run N times and each distinct stdout is kept, as NAME.out, NAME.out.2,
+# ...; ours must print one of them.
+#
 # Scripts are built from a scratch copy of testsuite/diff with their path
 # relative to it (e.g. `arrays/in.stp`), so messages that name the script
 # file read the same for both implementations.
@@ -34,6 +40,20 @@ class Case:
 
     def golden(self, ext):
         return self.path.with_suffix('.' + ext)
+
+    def runs(self):
+        """How many times upstream's module is run when recording."""
+        m = re.search(r'^# golden: runs (\d+)', self.path.read_text(), re.M)
+        return int(m.group(1)) if m else 1
+
+    def outs(self):
+        """Every stdout recorded from upstream (see the top of the file)."""
+        found = [self.golden('out').read_text()]
+        i = 2
+        while self.golden(f'out.{i}').exists():
+            found.append(self.golden(f'out.{i}').read_text())
+            i += 1
+        return found
 
     def expected(self):
         """(stdout, stderr, rc) recorded from upstream, or None."""
@@ -84,16 +104,22 @@ def build_all(build_argv, todo, scratch, workers=2):
         return dict(zip(todo, ex.map(one, todo)))
 
 
-def run_all(staprun, todo, scratch, batch_size=BATCH_SIZE):
+def run_all(staprun, todo, scratch, batch_size=BATCH_SIZE, runs=None):
     """Run the built modules of `todo` with `staprun NAME.ko` in as few
     guest boots as batch_size allows; the kernel must stay healthy after
-    each boot. Returns case -> guest.Result."""
+    each boot. Returns case -> guest.Result; with runs (case -> count),
+    case -> [guest.Result, ...], each module run that many times."""
     results = {}
     for i in range(0, len(todo), batch_size):
         chunk = todo[i:i + batch_size]
-        batch = _boot(staprun, chunk, scratch)
+        counts = [runs(c) if runs else 1 for c in chunk]
+        batch = _boot(staprun, [c for c, n in zip(chunk, counts)
+                                for _ in range(n)], scratch)
         guest.check_kernel_healthy(batch)
-        results.update(zip(chunk, batch))
+        at = 0
+        for c, n in zip(chunk, counts):
+            results[c] = list(batch[at:at + n]) if runs else batch[at]
+            at += n
     return results
 
 

@@ -7,6 +7,8 @@
 # guest: "WARNING: Number of errors: 0, skipped probes: N"; past MAXSKIPPED
 # "ERROR: Skipped too many probes, ..." and the error probes run), and the
 # kernel must stay healthy. The counts themselves depend on timing.
+# A statistics array is per CPU: its rows come CPU by CPU (CPU 0's first,
+# even when CPU 1 added its row first), as 4.8 prints them.
 import re
 
 import pytest
@@ -42,6 +44,10 @@ SCRIPTS = {
         f'x++; for (i = 0; i < {HOLD}; i++) hold++ }} '
         'probe end { println("end") } probe error { println("error probe ", x > 0) }',
         ['-DMAXTRYLOCK=0', '-DTRYLOCKDELAY=0', '-DMAXSKIPPED=3', '-DMAXACTION=1000000']),
+    'cc_stat_order': (
+        'global s probe timer.profile { c = cpu(); if (c == 1 || 1 in s) s[c] <<< 1; '
+        'if (0 in s && 1 in s) exit() } '
+        'probe end { foreach (k in s) printf("%d ", k); println("") }', []),
 }
 
 # staprun in the background; once the begin probe has printed, one dd per
@@ -53,6 +59,12 @@ LOAD = ('{staprun} -o {mod}.out {mod}.ko 2> {mod}.err & P=$!; '
         'wait $D0 $D1; sleep 0.3; kill -INT $P 2>/dev/null; wait $P; echo "rc=$?"; '
         'cat {mod}.out; cat {mod}.err >&2')
 
+# both CPUs busy; the script adds CPU 1's row first, then CPU 0's, and exits
+LOAD_BUSY = ('taskset -c 0 dd if=/dev/zero of=/dev/null bs=64k count=2000000 & A=$!; '
+             'taskset -c 1 dd if=/dev/zero of=/dev/null bs=64k count=2000000 & B=$!; '
+             'timeout 60 {staprun} {mod}.ko; echo "rc=$?"; kill $A $B')
+LOADS = {'cc_stat_order': LOAD_BUSY}
+
 SKIPPED = re.compile(r'WARNING: Number of errors: 0, skipped probes: (\d+)\n')
 
 
@@ -63,7 +75,8 @@ def runs(krel, tools, tmp_path_factory):
         r = run_stap(['-p4', '-r', krel, '-m', name] + flags + ['-e', script],
                      cwd=scratch)
         assert r.returncode == 0, r.stderr
-    cmds = [LOAD.format(staprun=STAPRUN, mod=name, n=N) for name in SCRIPTS]
+    cmds = [LOADS.get(name, LOAD).format(staprun=STAPRUN, mod=name, n=N)
+            for name in SCRIPTS]
     cmds.append('nproc')
     batch = guest.run_batch(cmds, scratch=str(scratch), timeout=120, cpus=2)
     guest.check_kernel_healthy(batch)
@@ -115,3 +128,8 @@ def test_maxskipped(runs):
     m = re.fullmatch(r'ERROR: Skipped too many probes, check MAXSKIPPED or try again '
                      r'with stap -t for more details\.\n' + SKIPPED.pattern, err)
     assert m and int(m.group(1)) > 3, err
+
+
+def test_stat_array_cpu_order(runs):
+    r = runs['cc_stat_order']
+    assert (r.stdout, r.stderr) == ('0 1 \nrc=0\n', '')

@@ -153,7 +153,7 @@ def test_all_modules_unloaded(run):
      "target variable '$$parms' is not available in begin: it is not a kernel.function "
      'or kernel.trace probe'),
     (f'probe {OPENAT} {{ $dfd = 1 }}',
-     "writing target variable '$dfd' is not supported by this version yet"),
+     "write to target variable not permitted; need stap -g"),
 ])
 def test_target_variable_errors(krel, script, message):
     r = run_stap(['-p2', '-r', krel, '-e', script])

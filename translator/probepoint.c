@@ -758,6 +758,36 @@ static void resolve_trace(struct resolver *r, const struct pp_comp *c)
 	}
 }
 
+/* ---- hardware breakpoints --------------------------------------------------------- */
+
+/* kernel.data("SYMBOL").write|.rw, kernel.data(ADDRESS)[.length(N)].write|.rw:
+ * the symbol is looked up when the module starts, as 4.8 does. */
+static void resolve_data(struct resolver *r, const struct pp_comp *c)
+{
+	const struct pp_comp *k = c->next, *len = NULL, *acc;
+	struct rprobe *rp;
+	const char *where;
+
+	if (c->arg->kind == N_NUM)
+		len = take(&k, "length", N_NUM);
+	if (!(acc = take(&k, "write", -1)) && !(acc = take(&k, "rw", -1)))
+		return;
+	if (k)
+		return;
+	where = c->arg->kind == N_STR ?
+		arena_printf(r->s->arena, "\"%s\"", c->arg->str) :
+		arena_printf(r->s->arena, "0x%llx", (unsigned long long)c->arg->num);
+	rp = add(r, RP_HWBKPT, "kernel.data", arena_printf(r->s->arena,
+		 "kernel.data(%s).length(%lld).%s", where, len ? (long long)len->arg->num : 1LL,
+		 acc->name));
+	if (c->arg->kind == N_STR)
+		rp->symbol = c->arg->str;
+	else
+		rp->address = c->arg->num;
+	rp->hw_len = len ? len->arg->num : 1;
+	rp->hw_rw = !strcmp(acc->name, "rw");
+}
+
 /* ---- the kernel families ------------------------------------------------------------ */
 
 /* kernel.function("P")[suffixes] | kernel.statement("F+OFF") |
@@ -781,6 +811,8 @@ static void resolve_kernel(struct resolver *r, const struct pp_comp *c)
 		statement_absolute(r, k, "kernel.statement");
 	} else if (!strcmp(k->name, "trace") && k->arg && k->arg->kind == N_STR) {
 		resolve_trace(r, k);
+	} else if (!strcmp(k->name, "data") && k->arg) {
+		resolve_data(r, k);
 	}
 }
 
@@ -1206,6 +1238,8 @@ static const char *const builtin_shapes[] = {
 	"timer.jiffies.randomize", "timer.profile",
 	"kernel.function.call", "kernel.function.return.maxactive",
 	"kernel.statement", "kernel.trace",
+	"kernel.data.length.write", "kernel.data.length.rw", "kernel.data.write",
+	"kernel.data.rw",
 	"module.function.call", "module.function.return.maxactive",
 	"module.statement",
 	"kprobe.function.call", "kprobe.function.return.maxactive",

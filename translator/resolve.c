@@ -376,6 +376,16 @@ static bool rewrite_entry(struct session *s, struct node *n)
 	return true;
 }
 
+static void note_variance(struct node *n)
+{
+	struct var *v = n->args->var;
+
+	v->variance = true;
+	if (n->args->next && n->args->next->kind == N_NUM &&
+	    n->args->next->num > v->variance_shift)
+		v->variance_shift = (int)n->args->next->num;
+}
+
 static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 {
 	struct func *f;
@@ -384,16 +394,18 @@ static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 	resolve_list(s, sc, n->args);
 	for (struct node *a = n->args; a; a = a->next)
 		nargs++;
+	if (!strcmp(n->op, "@entry")) {
+		elab_entry(s, sc->func ? NULL : sc->probe, n);
+		return;
+	}
 	if (n->op[0] == '@') {
 		if (!is_stat_op(n->op))
 			diag_error(s, n->loc, "'%s' is not supported by this version yet",
 				   n->op);
 		else if (!strncmp(n->op, "@hist_", 6))
 			note_hist(s, n);
-		else if (!strcmp(n->op, "@variance") && n->args && n->args->var &&
-			 n->args->next && n->args->next->kind == N_NUM &&
-			 n->args->next->num > n->args->var->variance_shift)
-			n->args->var->variance_shift = (int)n->args->next->num;
+		else if (!strcmp(n->op, "@variance") && n->args && n->args->var)
+			note_variance(n);
 		return;
 	}
 	f = find_func(s, n->op, nargs, n->loc.src);
@@ -562,11 +574,14 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		}
 		if (rewrite_var(s, n))
 			goto target;
-		if (rewrite_entry(s, n)) {
+		/* process probes: @entry of parameters and literals is the
+		 * expression itself; kernel return probes: tr_entry.c */
+		if (entry_in_uprobes(s, sc->func ? NULL : sc->probe) && rewrite_entry(s, n)) {
 			resolve_node(s, sc, n, written);
 			break;
 		}
-		if (!strcmp(n->op, "@entry")) {	/* reported: its operand's errors too */
+		if (!strcmp(n->op, "@entry") &&
+		    entry_in_uprobes(s, sc->func ? NULL : sc->probe)) {	/* reported: its operand's errors too */
 			resolve_list(s, sc, n->args);
 			break;
 		}

@@ -203,6 +203,7 @@ struct var {
 	int hist;		/* statistics: 1 @hist_log, 2 @hist_linear used */
 	int64_t hist_lo, hist_hi, hist_step;	/* @hist_linear's parameters */
 	int variance_shift;	/* the largest @variance(s, shift) used */
+	bool variance;		/* @variance used: keep the running variance */
 	struct loc type_loc;	/* where its type was first inferred */
 	bool wrap;		/* `%`: the oldest entry is overwritten when full */
 	int64_t maxsize;	/* [N], or 0 for MAXMAPENTRIES */
@@ -226,6 +227,8 @@ struct func {
 	int depth;		/* longest call chain below, for MAXNESTING */
 	int purity;		/* optimize.c: 2 side-effect-free, 3 not */
 	bool reached;		/* optimize.c: still called after elision */
+	int act_state;		/* translate.c: 0, 1 counting, 2 act_count known */
+	int64_t act_count;	/* MAXACTION: loop-free count, -1 unbounded */
 	struct func *next;	/* in its file */
 	struct func *next_used;	/* in session->funcs */
 };
@@ -243,6 +246,7 @@ struct probe {
 	bool tapset;
 	int index;
 	int ntmp;
+	const char *entry_size;	/* translate: bytes of @entry values, or NULL */
 	struct probe *next;
 };
 
@@ -339,6 +343,9 @@ struct rprobe {
 	/* RP_TRACEPOINT */
 	const char *tp_system;	/* "" when no trace header names it */
 	const char *tp_name;
+	/* RP_HWBKPT: symbol or address, and */
+	int64_t hw_len;		/* bytes watched */
+	bool hw_rw;		/* .rw (else .write) */
 	/* RP_PERF: the perf_event_attr; period, or frequency when perf_freq */
 	int64_t perf_type, perf_config, perf_period;
 	bool perf_freq;
@@ -369,6 +376,7 @@ enum {
 	RP_UPROBE,	/* process("PATH").function/.statement/.mark (uprobes.c) */
 	RP_UPROC,	/* process[("PATH")].begin/.end/.thread.begin/.thread.end */
 	RP_PROCFS,	/* procfs[("path")][.umask(N)].read[.maxsize(N)] | .write */
+	RP_HWBKPT,	/* kernel.data("SYM"|ADDR)[.length(N)].write|.rw */
 };
 enum { UP_BEGIN, UP_END, UP_THREAD_BEGIN, UP_THREAD_END, UP_SYSCALL, UP_SYSCALL_RETURN };
 

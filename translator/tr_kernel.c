@@ -183,6 +183,39 @@ enum type elab_target_type(const struct node *n)
 	       T_STRING : T_LONG;
 }
 
+/* A write to $name (guru mode, as 4.8): a parameter at a function's entry
+ * (its register) or $return in a .return probe (rax). False after an
+ * error. */
+static bool elab_target_write(struct session *s, struct probe *p, struct node *n)
+{
+	const char *msg = NULL;
+	size_t len = strlen(n->op);
+	bool kernel = false;
+
+	for (const struct rprobe *r = s->rprobes; r && !msg; r = r->next) {
+		if (r->probe != p)
+			continue;
+		if (r->kind == RP_TRACEPOINT)
+			msg = arena_printf(s->arena, "write to tracepoint variable '%s' not permitted; need stap -g",
+					   n->op);
+		kernel |= r->kind == RP_KFUNC || r->kind == RP_KPROBE;
+	}
+	if (!msg && !kernel)	/* procfs $value and the like */
+		msg = arena_printf(s->arena, "writing target variable '%s' is not supported by this version yet",
+				   n->op);
+	if (!msg && !s->guru)
+		msg = "write to target variable not permitted; need stap -g";
+	if (!msg && (n->op[1] == '$' || n->op[len - 1] == '$'))
+		msg = arena_printf(s->arena, "cannot write to '%s'", n->op);
+	for (const struct rprobe *r = s->rprobes; r && !msg; r = r->next) {
+		if (r->probe == p && r->ret && strcmp(n->op, "$return"))
+			msg = "write to target variable not permitted in .return probes";
+	}
+	if (msg)
+		diag_error(s, n->loc, "%s", msg);
+	return !msg;
+}
+
 void elab_target(struct session *s, struct probe *p, struct node *n,
 		 bool written)
 {
@@ -199,11 +232,8 @@ void elab_target(struct session *s, struct probe *p, struct node *n,
 	}
 	if (p->points && elab_procfs_value(s, p, n, written))
 		return;
-	if (written) {
-		diag_error(s, n->loc, "writing target variable '%s' is not supported by this version yet",
-			   n->op);
+	if (written && !elab_target_write(s, p, n))
 		return;
-	}
 	if (n->op[strlen(n->op) - 1] == '$' && strcmp(n->op, "$$")) {
 		elab_pretty_target(s, p, n);
 		return;
@@ -289,6 +319,17 @@ const char *tr_target(struct gen *g, struct node *n)
 	return t;
 }
 
+/* $var = val (guru): writes the register; returns the value. */
+const char *tr_target_set(struct gen *g, struct node *n, const char *val)
+{
+	const char *t = tr_new_tmp(g, T_LONG);
+
+	tr_line(g, "%s = %s;", t, val);
+	tr_line(g, "stp_target_set(c, %d, %s);", tname_index(n->op + 1), t);
+	tr_error_check(g, n);
+	return t;
+}
+
 /* "static const struct stp_targ stp_targs_N[] = { ... };" and the
  * parameter list for $$parms; returns the table fields. */
 static const char *targ_arrays(struct gen *g, struct strbuf *code,
@@ -360,6 +401,10 @@ bool tr_kernel_probe(struct gen *g, struct strbuf *code, struct strbuf *table,
 			  optional, fields);
 		return true;
 	}
+	if (r->ret && r->probe->entry_size)
+		fields = arena_printf(s->arena, "%s, .entry_handler = probe_%d_entry, "
+				      ".entry_size = %s", fields, r->probe->index,
+				      r->probe->entry_size);
 	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .symbol = %s, "
 		  ".func = %s, .maxactive = %lld, .optional = %s%s },\n",
 		  r->ret ? "STP_PROBE_KRETPROBE" : "STP_PROBE_KPROBE",

@@ -101,8 +101,19 @@ const char *tr_pretty(struct gen *g, const struct deref *d, const char *acc);
 bool elab_pretty_target(struct session *s, struct probe *p, struct node *n);
 const char *tr_pretty_target(struct gen *g, struct node *n);
 
-/* Pass 3: the value of the target variable n in a handler. */
+/* ---- tr_entry.c: @entry(expr) in .return probes ---- */
+void elab_entry(struct session *s, struct probe *p, struct node *n);
+/* Every point of p is a process probe (its @entry is resolve.c's). */
+bool entry_in_uprobes(struct session *s, struct probe *p);
+/* Write the evaluation of p's @entry expressions into body; returns the
+ * bytes they need (a C expression) or NULL when p has none. */
+const char *tr_entry_handler(struct gen *g, struct probe *p, struct strbuf *body);
+const char *tr_entry_value(struct gen *g, struct node *n);
+
+/* Pass 3: the value of the target variable n in a handler; a write of
+ * val to it (guru mode), which is the value of the assignment. */
 const char *tr_target(struct gen *g, struct node *n);
+const char *tr_target_set(struct gen *g, struct node *n, const char *val);
 /* Pass 3: write r's probe table entry (and any code it needs) when r is a
  * kernel probe (RP_KFUNC, RP_KPROBE, RP_TRACEPOINT); false otherwise. */
 bool tr_kernel_probe(struct gen *g, struct strbuf *code, struct strbuf *table,

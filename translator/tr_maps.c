@@ -69,11 +69,35 @@ static void overflow_check(struct gen *g, const char *call, const struct node *a
 	tr_line(g, "}");
 }
 
+/* Inside foreach over v whose keys are k1..kn: a[k1, ..., kn] is the
+ * current row (the array cannot change in the loop), or NULL. */
+static const char *foreach_row(struct gen *g, const struct node *n)
+{
+	for (int r = g->nrows - 1; r >= 0; r--) {
+		const struct fe_row *fr = &g->rows[r];
+		const struct node *a = n->args, *k = fr->keys;
+
+		if (fr->arr != n->var)
+			continue;
+		for (; a && k; a = a->next, k = k->next)
+			if (a->kind != N_VAR || a->var != k->var)
+				break;
+		if (!a && !k)
+			return fr->ent;
+	}
+	return NULL;
+}
+
 /* a[k] as a value */
 const char *tr_index_get(struct gen *g, struct node *n)
 {
 	const struct var *v = n->var;
-	const char *k = gen_keys(g, n->args, v, NULL), *t;
+	const char *row = foreach_row(g, n), *k, *t;
+
+	if (row)
+		return arena_printf(g->s->arena, "stp_entry_%s(%s)",
+				    v->type == T_STRING ? "str" : "long", row);
+	k = gen_keys(g, n->args, v, NULL);
 
 	if (v->type == T_STRING) {
 		t = tr_new_tmp(g, T_STRING);
@@ -122,6 +146,16 @@ const char *tr_index_assign(struct gen *g, struct node *n, const char *arith_op,
 		return t;
 	}
 	t = tr_new_tmp(g, T_LONG);
+	if (arith_op && (!strcmp(arith_op, "+") || !strcmp(arith_op, "-"))) {
+		/* one lookup: the row's value moves by +-b */
+		old = tr_new_tmp(g, T_LONG);
+		if (arith_op[0] == '-')
+			b = arena_printf(g->s->arena, "(int64_t)(0 - (uint64_t)%s)", b);
+		overflow_check(g, arena_printf(g->s->arena, "stp_map_add_long(%s, %s, %s, &%s)",
+					       tr_global_ref(g, v), k, b, old), lhs);
+		tr_line(g, "%s = (int64_t)((uint64_t)%s + (uint64_t)%s);", t, old, b);
+		return t;
+	}
 	if (arith_op) {
 		old = tr_new_tmp(g, T_LONG);
 		tr_line(g, "%s = stp_map_get_long(%s, %s);", old, tr_global_ref(g, v), k);
@@ -140,9 +174,10 @@ const char *tr_index_incdec(struct gen *g, struct node *n)
 	const char *k = gen_keys(g, lhs->args, v, NULL);
 	const char *old = tr_new_tmp(g, T_LONG), *nv = tr_new_tmp(g, T_LONG);
 
-	tr_line(g, "%s = stp_map_get_long(%s, %s);", old, tr_global_ref(g, v), k);
+	overflow_check(g, arena_printf(g->s->arena, "stp_map_add_long(%s, %s, %s, &%s)",
+				       tr_global_ref(g, v), k,
+				       n->op[0] == '+' ? "1" : "-1", old), lhs);
 	tr_line(g, "%s = (int64_t)((uint64_t)%s %c 1);", nv, old, n->op[0]);
-	set_value(g, v, k, nv, lhs);
 	return n->flags ? old : nv;
 }
 
@@ -196,7 +231,9 @@ static const char *stat_of(struct gen *g, struct node *arg)
 {
 	const char *t = tr_new_decl(g, "const struct stp_stat *", "");
 
-	if (arg->kind == N_INDEX) {
+	if (arg->kind == N_INDEX && foreach_row(g, arg)) {
+		tr_line(g, "%s = stp_entry_stat(%s);", t, foreach_row(g, arg));
+	} else if (arg->kind == N_INDEX) {
 		const char *k = gen_keys(g, arg->args, arg->var, NULL);
 
 		tr_line(g, "%s = stp_map_get_stat(%s, %s);", t, tr_global_ref(g, arg->var), k);
@@ -313,12 +350,7 @@ static void slice_filter(struct gen *g, struct node *arr, const char *ent)
  * the C loop the caller opened. */
 static void foreach_body(struct gen *g, struct node *n, int label)
 {
-	if (g->nloops < 64)
-		g->loops[g->nloops++] = label;
-	tr_gen_loop_body(g, n->d);
-	g->nloops--;
-	tr_line(g, "cont_%d: __attribute__((unused));", label);
-	tr_action_check(g, n->d);
+	tr_loop_body(g, n->d, label);
 	g->indent--;
 	tr_line(g, "}");
 }
@@ -336,7 +368,7 @@ static void foreach_hist(struct gen *g, struct node *n)
 	const char *left = tr_new_tmp(g, T_LONG);
 	int label = g->label++;
 
-	tr_loop_entry(g, n);
+	tr_act_record(g, 1, tr_act_where(g, n), true);
 	tr_line(g, "%s = stp_stat_hist_nbuckets(%s);", nb, spec);
 	tr_line(g, "%s = %s;", left, lim);
 	tr_line(g, "for (%s = 0; %s < %s; %s++) {", i, i, nb, i);
@@ -352,32 +384,121 @@ static void foreach_hist(struct gen *g, struct node *n)
 	foreach_body(g, n, label);
 }
 
-static void foreach_map(struct gen *g, struct node *n)
+static bool is_key_var(const struct node *keys, const struct var *v)
+{
+	for (; keys; keys = keys->next)
+		if (keys->var == v)
+			return true;
+	return false;
+}
+
+/* Could the body of a foreach over arr with these keys leave a[k1..kn]
+ * other than the current row: a key variable written, or (statistics, whose
+ * rows a new aggregation reuses) arr walked again or a function called? */
+static bool row_unstable(const struct node *n, const struct node *keys,
+			 const struct var *arr)
+{
+	for (; n; n = n->next) {
+		const struct node *t = NULL;
+
+		if (n->kind == N_ASSIGN || n->kind == N_INCDEC || n->kind == N_DELETE)
+			t = n->a;
+		if (t && t->kind == N_VAR && is_key_var(keys, t->var))
+			return true;
+		if ((n->kind == N_TRY || n->kind == N_FOREACH) && n->var &&
+		    is_key_var(keys, n->var))
+			return true;
+		if (n->kind == N_FOREACH) {
+			for (const struct node *k = n->args; k; k = k->next)
+				if (is_key_var(keys, k->var))
+					return true;
+			if (n->b && is_key_var(keys, n->b->var))
+				return true;
+			if (arr->type == T_STATS && n->a->var == arr)
+				return true;
+		}
+		if (arr->type == T_STATS && n->kind == N_CALL && n->func &&
+		    n->func->body->kind != N_EMBEDDED_STMT)
+			return true;
+		if (row_unstable(n->a, keys, arr) || row_unstable(n->b, keys, arr) ||
+		    row_unstable(n->c, keys, arr) || row_unstable(n->d, keys, arr) ||
+		    row_unstable(n->args, keys, arr))
+			return true;
+	}
+	return false;
+}
+
+/* The loop variables of this iteration from row ent, then the body. */
+static void foreach_row_body(struct gen *g, struct node *n, const char *ent,
+			     int label)
 {
 	struct var *v = n->a->var;
-	const char *ents = tr_new_decl(g, "struct stp_map_entry **", "");
-	const char *cnt = tr_new_tmp(g, T_LONG), *i = tr_new_tmp(g, T_LONG);
-	const char *lim = n->c ? tr_gen_expr(g, n->c) : "-1", *ent;
-	char agg = n->str ? stat_letter(n->str) : (v && v->type == T_STATS ? 'c' : 0);
-	int label = g->label++, k = 0;
+	int k = 0;
+	bool row;
 
-	if (!v) {
-		tr_unsupported(g, n);
-		return;
-	}
-	tr_loop_entry(g, n);
-	tr_line(g, "%s = stp_map_sorted(%s, %lld, %d, %d, %s, &%s);", cnt,
-		tr_global_ref(g, v), (long long)n->num, n->flags == '-' ? -1 : 1,
-		agg, lim, ents);
-	tr_line(g, "for (%s = 0; %s < %s; %s++) {", i, i, cnt, i);
-	g->indent++;
-	ent = arena_printf(g->s->arena, "%s[%s]", ents, i);
 	slice_filter(g, n->a, ent);
 	for (struct node *key = n->args; key; key = key->next, k++)
 		store_entry(g, tr_var_ref(g, key->var), key->var->type, ent, k);
 	if (n->b)
 		store_entry(g, tr_var_ref(g, n->b->var), n->b->var->type, ent, -1);
+	row = g->nrows < 16 && !row_unstable(n->d, n->args, v);
+	if (row)
+		g->rows[g->nrows++] = (struct fe_row){ v, n->args, ent };
 	foreach_body(g, n, label);
+	if (row)
+		g->nrows--;
+}
+
+/* Unsorted: walk the map's list itself (the body cannot change the map). */
+static void foreach_list(struct gen *g, struct node *n, const char *lim)
+{
+	const char *m = tr_global_ref(g, n->a->var);
+	const char *ent = tr_new_decl(g, "struct stp_map_entry *", "");
+	const char *left = n->c ? tr_new_tmp(g, T_LONG) : NULL;
+	int label = g->label++;
+
+	tr_act_record(g, 1, tr_act_where(g, n), true);
+	if (left)
+		tr_line(g, "%s = %s;", left, lim);
+	tr_line(g, "for (%s = stp_map_first(%s); %s; %s = stp_map_next(%s, %s)) {",
+		ent, m, ent, ent, m, ent);
+	g->indent++;
+	if (left) {
+		tr_line(g, "if (%s >= 0 && %s-- == 0)", left, left);
+		tr_line(g, "	break;");
+	}
+	foreach_row_body(g, n, ent, label);
+}
+
+static void foreach_map(struct gen *g, struct node *n)
+{
+	struct var *v = n->a->var;
+	const char *ents, *cnt, *i, *ent;
+	const char *lim = n->c ? tr_gen_expr(g, n->c) : "-1";
+	char agg = n->str ? stat_letter(n->str) : (v && v->type == T_STATS ? 'c' : 0);
+	int label;
+
+	if (!v) {
+		tr_unsupported(g, n);
+		return;
+	}
+	if (n->num == 0) {
+		foreach_list(g, n, lim);
+		return;
+	}
+	ents = tr_new_decl(g, "struct stp_map_entry **", "");
+	cnt = tr_new_tmp(g, T_LONG);
+	i = tr_new_tmp(g, T_LONG);
+	label = g->label++;
+	tr_act_record(g, 1, tr_act_where(g, n), true);
+	tr_line(g, "%s = stp_map_sorted(%s, %lld, %d, %d, %s, &%s);", cnt,
+		tr_global_ref(g, v), (long long)n->num, n->flags == '-' ? -1 : 1,
+		agg, lim, ents);
+	ent = tr_new_decl(g, "struct stp_map_entry *", "");
+	tr_line(g, "for (%s = 0; %s < %s; %s++) {", i, i, cnt, i);
+	g->indent++;
+	tr_line(g, "%s = %s[%s];", ent, ents, i);
+	foreach_row_body(g, n, ent, label);
 }
 
 void tr_foreach(struct gen *g, struct node *n)
@@ -408,10 +529,10 @@ void tr_globals_decl(struct gen *g, struct strbuf *out)
 		const char *m = tr_global_ref(g, v);
 
 		if (v->type == T_STATS || v->array)
-			sb_printf(out, "static const struct stp_stat_spec %s = { %d, %lldLL, %lldLL, %lldLL, %d };\n",
+			sb_printf(out, "static const struct stp_stat_spec %s = { %d, %lldLL, %lldLL, %lldLL, %d, %d };\n",
 				  tr_mangle(g, "spec_", v->name), v->hist,
 				  (long long)v->hist_lo, (long long)v->hist_hi,
-				  (long long)v->hist_step, v->variance_shift);
+				  (long long)v->hist_step, v->variance_shift, v->variance);
 		if (v->array)
 			sb_printf(out, "static struct stp_map *%s;\n", m);
 		else if (v->type == T_STATS)
@@ -484,11 +605,15 @@ static void walk_func(struct access *ac, const struct func *f)
 		walk_access(ac, f->body);
 }
 
-static int write_mode(const struct node *n, const struct node *target)
+static bool is_add(const struct node *n)
 {
-	if (n->kind == N_ASSIGN && !strcmp(n->op, "<<<") && target->kind == N_VAR)
-		return 1;	/* per-CPU statistics: adds share the lock */
-	return 2;
+	return n->kind == N_ASSIGN && !strcmp(n->op, "<<<");
+}
+
+/* Reading a statistics array merges the CPUs' maps: exclusive. */
+static int read_mode(const struct var *v)
+{
+	return v->type == T_STATS && v->array ? 2 : 1;
 }
 
 static void walk_access(struct access *ac, const struct node *n)
@@ -497,17 +622,23 @@ static void walk_access(struct access *ac, const struct node *n)
 		const struct node *t = NULL;
 
 		if ((n->kind == N_VAR || n->kind == N_INDEX) && n->var && n->var->global)
-			touch(ac, n->var, 1);
+			touch(ac, n->var, read_mode(n->var));
 		if (n->kind == N_ASSIGN || n->kind == N_INCDEC || n->kind == N_DELETE)
 			t = n->a;
+		/* per-CPU statistics: adds share the lock */
 		if (t && t->var && t->var->global)
-			touch(ac, t->var, write_mode(n, t));
+			touch(ac, t->var, is_add(n) ? 1 : 2);
 		if (n->kind == N_CALL && n->op[0] == '@' && n->args && n->args->var)
 			touch(ac, n->args->var, 2);
 		if (n->kind == N_FOREACH && n->a->var)
-			touch(ac, n->a->var, 1);
+			touch(ac, n->a->var, read_mode(n->a->var));
 		if (n->kind == N_CALL && n->func)
 			walk_func(ac, n->func);
+		if (is_add(n) && n->a->kind == N_INDEX) {
+			walk_access(ac, n->a->args);	/* not the target itself */
+			walk_access(ac, n->b);
+			continue;
+		}
 		walk_access(ac, n->a);
 		walk_access(ac, n->b);
 		walk_access(ac, n->c);

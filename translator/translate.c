@@ -254,9 +254,21 @@ static const char *gen_incdec(struct gen *g, struct node *n)
 {
 	if (n->a->kind == N_INDEX)
 		return tr_index_incdec(g, n);
-	const char *x = tr_var_ref(g, n->a->var), *t = tr_new_tmp(g, T_LONG);
+	if (n->a->kind == N_TARGET) {
+		const char *old = tr_gen_expr(g, n->a);
+		const char *nv = tr_target_set(g, n->a, arena_printf(g->s->arena,
+			"(int64_t)((uint64_t)%s %s 1)", old, n->op[0] == '+' ? "+" : "-"));
+
+		return n->flags ? old : nv;
+	}
+	const char *x = tr_var_ref(g, n->a->var), *t;
 	const char *op = n->op[0] == '+' ? "+" : "-";
 
+	if (n->value_unused) {		/* i++; as a statement or a for step */
+		tr_line(g, "%s = (int64_t)((uint64_t)%s %s 1);", x, x, op);
+		return x;
+	}
+	t = tr_new_tmp(g, T_LONG);
 	if (n->flags)
 		tr_line(g, "%s = %s;", t, x);
 	tr_line(g, "%s = (int64_t)((uint64_t)%s %s 1);", x, x, op);
@@ -278,6 +290,13 @@ static const char *gen_assign(struct gen *g, struct node *n)
 		return tr_procfs_assign(g, n);
 	if (!strcmp(n->op, "<<<"))
 		return tr_stat_add(g, n);
+	if (n->a->kind == N_TARGET) {	/* guru: a parameter's register, rax */
+		x = aop[0] ? tr_gen_expr(g, n->a) : NULL;
+		b = tr_gen_expr(g, n->b);
+		if (aop[0])
+			b = gen_arith(g, n->b, aop, x, b);
+		return tr_target_set(g, n->a, b);
+	}
 	x = tr_var_ref(g, n->a->var);
 	b = tr_gen_expr(g, n->b);
 
@@ -349,19 +368,25 @@ static const char *gen_call(struct gen *g, struct node *n)
 	for (p = f->params, i = 0; p && p->param; p = p->next, i++)
 		tr_store(g, tr_mangle(g, "f->l_", p->name), args[i], p->type);
 	tr_line(g, "c->nesting++;");
-	tr_line(g, "%s(c);", fn_cname(g, "function_", f));
+	tr_line(g, "%s(c, f);", fn_cname(g, "function_", f));
 	tr_line(g, "c->nesting--;");
 	/* an error the function raised without a place (embedded C) is
 	 * reported at the function's definition, as upstream does */
 	tr_line(g, "if (unlikely(c->last_error)) {");
-	tr_line(g, "\tif (c->last_error == stp_msg_maxaction)");
+	tr_line(g, "\tif (c->last_error == stp_msg_maxaction) {");
+	tr_line(g, "\t\tif (!c->last_stmt)");	/* its entry check */
+	tr_line(g, "\t\t\tc->last_stmt = %s;", tr_where(g, n));
 	tr_line(g, "\t\tgoto out;");
+	tr_line(g, "\t}");
 	tr_line(g, "\tif (!c->last_stmt)");
 	tr_line(g, "\t\tc->last_stmt = c->last_error == stp_msg_no_overload ? %s : %s;",
 		tr_where(g, n), tr_cstr(g, arena_printf(g->s->arena,
 	     "identifier '%s' at %s", f->name, loc_str(g->s, f->loc))));
 	tr_line(g, "\tgoto %s;", g->err_label);
 	tr_line(g, "}");
+	/* a loop-free function's actions are charged by its caller */
+	if (tr_func_count(g, f) >= 0)
+		tr_act_record(g, (int)tr_func_count(g, f), tr_where(g, n), true);
 	if (f->type == T_LONG || f->type == T_STRING) {
 		t = tr_new_tmp(g, f->type);
 		tr_store(g, t, "f->__retvalue", f->type);
@@ -558,6 +583,8 @@ const char *tr_gen_expr(struct gen *g, struct node *n)
 	case N_INDEX:
 		return tr_index_get(g, n);
 	case N_CALL:
+		if (!strcmp(n->op, "@entry"))
+			return tr_entry_value(g, n);
 		if (n->op[0] == '@' && !tr_is_hist(n))
 			return tr_stat_op(g, n);
 		if (n->op[0] == '@') {
@@ -579,7 +606,12 @@ const char *tr_gen_expr(struct gen *g, struct node *n)
 	case N_BINARY:
 		if (!strcmp(n->op, "in"))
 			return tr_in(g, n);
-		return gen_arith(g, n, n->op, tr_gen_expr(g, n->a), tr_gen_expr(g, n->b));
+		{
+			/* left operand first, as 4.8 (C leaves argument order open) */
+			const char *a = tr_gen_expr(g, n->a);
+
+			return gen_arith(g, n, n->op, a, tr_gen_expr(g, n->b));
+		}
 	case N_LOGICAL:
 		return gen_logical(g, n);
 	case N_COMPARE:
@@ -646,70 +678,161 @@ const char *tr_stmt_where(struct gen *g, const struct node *n)
 }
 
 /*
- * MAXACTION accounting, fitted to SystemTap 4.8's counts: every block
- * (probe and function bodies, nested blocks, branches) is charged its own
- * statements when it starts, with an error without a place when the budget
- * cannot cover them; a loop body instead costs its statements plus one at
- * each back edge, where the error names the body's last statement. Neither
- * error can be caught by try/catch (they go straight to `out`).
+ * MAXACTION, counted as SystemTap 4.8 counts (observed in the C it
+ * generates): a probe or function without loops (nor calls of functions
+ * with loops, nor recursion) only checks at entry that the budget covers
+ * its static count (stmt_count); the others keep a translator-time count of
+ * actions (g->act_pending) that code in emission order adds to, and charge
+ * it at the points where 4.8 does (tr_act_record with update): loop entry
+ * and back edge, if, try and catch, break, continue, return, next, the
+ * call of a loop-free function (its count), the end of the body, and
+ * whenever 10 are pending. A loop iteration costs 1, a for loop's step is
+ * counted (once) where the next charge after the loop falls. Neither error
+ * can be caught by try/catch (they go straight to `out`).
  */
-static int direct_count(const struct node *n)
-{
-	int k = 0;
+static int64_t calls_count(struct gen *g, const struct node *n);
 
-	if (n->kind != N_BLOCK)
-		return n->kind != N_NULL_STMT;
-	for (n = n->args; n; n = n->next)
-		k += n->kind != N_BLOCK && n->kind != N_NULL_STMT;
+/* 4.8's static count of a loop-free statement list; -1: unbounded */
+static int64_t stmts_count(struct gen *g, const struct node *n)
+{
+	int64_t k = 0, x;
+
+	for (; n; n = n->next) {
+		x = stmt_count(g, n);
+		if (x < 0)
+			return -1;
+		k += x;
+	}
 	return k;
 }
 
-static void charge_entry(struct gen *g, int k)
+static int64_t add_counts(int64_t a, int64_t b)
 {
-	if (!k)
-		return;
-	tr_line(g, "if (unlikely(c->actionremaining < %d)) {", k);
-	tr_line(g, "	c->last_error = stp_msg_maxaction;");
-	tr_line(g, "	goto out;");
-	tr_line(g, "}");
-	tr_line(g, "c->actionremaining -= %d;", k);
+	return a < 0 || b < 0 ? -1 : a + b;
 }
 
-void tr_action_check(struct gen *g, const struct node *n)
+int64_t stmt_count(struct gen *g, const struct node *n)
 {
-	tr_line(g, "c->actionremaining -= %d;", direct_count(n) + 1);
+	int64_t t, e;
+
+	switch (n->kind) {
+	case N_BLOCK:
+		return stmts_count(g, n->args);
+	case N_WHILE:
+	case N_FOR:
+	case N_FOREACH:
+		return -1;
+	case N_IF:
+		t = stmt_count(g, n->b);
+		e = n->c ? stmt_count(g, n->c) : 0;
+		if (t < 0 || e < 0)
+			return -1;
+		return add_counts(1 + (t > e ? t : e), calls_count(g, n->a));
+	case N_TRY:
+		return add_counts(stmt_count(g, n->a), stmt_count(g, n->b));
+	case N_NULL_STMT:
+		return 0;
+	default:	/* expression, return, next, break, continue, delete, %{ %} */
+		return add_counts(1, calls_count(g, n->a));
+	}
+}
+
+/* A function's count: its body's; an embedded body counts 0. */
+int64_t tr_func_count(struct gen *g, struct func *f)
+{
+	if (f->act_state == 2)
+		return f->act_count;
+	if (f->act_state == 1)
+		return -1;		/* recursion */
+	f->act_state = 1;
+	f->act_count = f->body->kind == N_EMBEDDED_STMT ? 0 : stmt_count(g, f->body);
+	f->act_state = 2;
+	return f->act_count;
+}
+
+/* The counts of the script functions an expression calls, each call. */
+static int64_t calls_count(struct gen *g, const struct node *n)
+{
+	int64_t k = 0;
+
+	for (; n; n = n->next) {
+		if (n->kind == N_CALL && n->func)
+			k = add_counts(k, tr_func_count(g, n->func));
+		k = add_counts(k, calls_count(g, n->a));
+		k = add_counts(k, calls_count(g, n->b));
+		k = add_counts(k, calls_count(g, n->c));
+		k = add_counts(k, calls_count(g, n->args));
+		if (k < 0)
+			return -1;
+	}
+	return k;
+}
+
+/* How 4.8 names the place of a charge: a block by its '{', or by its only
+ * statement; a statement by its first token. */
+const char *tr_act_where(struct gen *g, const struct node *n)
+{
+	if (n->kind == N_BLOCK && n->args && !n->args->next)
+		return tr_act_where(g, n->args);
+	if (n->kind == N_BLOCK)
+		return tr_cstr(g, arena_printf(g->s->arena, "operator '{' at %s",
+					       loc_str(g->s, n->loc)));
+	return tr_stmt_where(g, n);
+}
+
+void tr_act_record(struct gen *g, int k, const char *where, bool update)
+{
+	if (g->act_finite)
+		return;
+	g->act_pending += k;
+	if (!(update && g->act_pending > 0) && g->act_pending < 10)
+		return;
+	tr_line(g, "c->actionremaining -= %d;", g->act_pending);
 	tr_line(g, "if (unlikely(c->actionremaining <= 0)) {");
 	tr_line(g, "	c->last_error = stp_msg_maxaction;");
-	tr_line(g, "	c->last_stmt = %s;", tr_stmt_where(g, n));
+	tr_line(g, "	c->last_stmt = %s;", where);
 	tr_line(g, "	goto out;");
 	tr_line(g, "}");
+	g->act_pending = 0;
 }
 
-/* Entering a for or foreach loop costs one more action (4.8 counts its
- * initialisation), checked like a back edge. */
-void tr_loop_entry(struct gen *g, const struct node *n)
+/* A loop's body (after its condition): the iteration's action, the body,
+ * the charge at the back edge, then the `continue` label. */
+void tr_loop_body(struct gen *g, struct node *body, int label)
 {
-	tr_line(g, "if (unlikely(--c->actionremaining <= 0)) {");
-	tr_line(g, "\tc->last_error = stp_msg_maxaction;");
-	tr_line(g, "\tc->last_stmt = %s;", tr_stmt_where(g, n));
-	tr_line(g, "\tgoto out;");
-	tr_line(g, "}");
-}
-
-/* A loop body: charged at its back edge (tr_action_check), not on entry. */
-void tr_gen_loop_body(struct gen *g, struct node *body)
-{
-	g->loop_body = true;
+	if (g->nloops < 64)
+		g->loops[g->nloops++] = label;
+	g->act_pending++;
 	tr_gen_stmt(g, body);
-	g->loop_body = false;
+	g->nloops--;
+	tr_act_record(g, 0, tr_act_where(g, body), true);
+	tr_line(g, "cont_%d: __attribute__((unused));", label);
 }
 
-/* An if/else branch that is a single statement is charged as a block. */
+/* The start of a probe or function body: the check of a loop-free one. */
+static void act_begin(struct gen *g, struct node *body, int64_t count)
+{
+	g->act_pending = 0;
+	g->act_finite = count >= 0;
+	if (count <= 0)
+		return;
+	tr_line(g, "if (unlikely(c->actionremaining < %lld)) {", (long long)count);
+	tr_line(g, "	c->last_error = stp_msg_maxaction;");
+	tr_line(g, "	goto out;");
+	tr_line(g, "}");
+	(void)body;
+}
+
+static void act_end(struct gen *g, struct node *body)
+{
+	tr_act_record(g, 0, tr_act_where(g, body), true);
+	g->act_finite = false;
+}
+
 static void gen_branch(struct gen *g, struct node *n)
 {
-	if (n->kind != N_BLOCK)
-		charge_entry(g, direct_count(n));
 	tr_gen_stmt(g, n);
+	tr_act_record(g, 0, tr_act_where(g, n), true);
 }
 
 static void gen_loop(struct gen *g, struct node *cond, struct node *body,
@@ -721,14 +844,11 @@ static void gen_loop(struct gen *g, struct node *cond, struct node *body,
 	g->indent++;
 	if (cond)
 		tr_line(g, "if (!(%s))\n\t\tbreak;", tr_gen_expr(g, cond));
-	if (g->nloops < 64)
-		g->loops[g->nloops++] = label;
-	tr_gen_loop_body(g, body);
-	g->nloops--;
-	tr_line(g, "cont_%d: __attribute__((unused));", label);
-	tr_action_check(g, body);
-	if (step)
+	tr_loop_body(g, body, label);
+	if (step) {
 		tr_gen_expr(g, step);
+		tr_act_record(g, 1, tr_stmt_where(g, step), false);
+	}
 	g->indent--;
 	tr_line(g, "}");
 }
@@ -743,6 +863,7 @@ static void gen_return(struct gen *g, struct node *n)
 {
 	if (n->a && g->func && g->func->type != T_UNKNOWN)
 		tr_store(g, "l->__retvalue", tr_gen_expr(g, n->a), g->func->type);
+	tr_act_record(g, 1, tr_act_where(g, n), true);
 	tr_line(g, "goto out;");
 }
 
@@ -754,9 +875,11 @@ static void gen_try(struct gen *g, struct node *n)
 	const char *saved = g->err_label;
 
 	g->err_label = arena_printf(g->s->arena, "catch_%d", label);
+	tr_act_record(g, 0, tr_act_where(g, n), true);
 	tr_line(g, "{");
 	g->indent++;
 	tr_gen_stmt(g, n->a);
+	tr_act_record(g, 0, tr_act_where(g, n->a), true);
 	g->indent--;
 	tr_line(g, "}");
 	g->err_label = saved;
@@ -769,9 +892,11 @@ static void gen_try(struct gen *g, struct node *n)
 			tr_var_ref(g, n->var));
 	tr_line(g, "c->last_error = NULL;");
 	tr_line(g, "c->last_stmt = NULL;");
+	tr_act_record(g, 1, tr_act_where(g, n), true);
 	tr_line(g, "{");
 	g->indent++;
 	tr_gen_stmt(g, n->b);
+	tr_act_record(g, 0, tr_act_where(g, n->b), true);
 	g->indent--;
 	tr_line(g, "}");
 	tr_line(g, "end_try_%d: ;", label);
@@ -779,23 +904,22 @@ static void gen_try(struct gen *g, struct node *n)
 
 void tr_gen_stmt(struct gen *g, struct node *n)
 {
-	bool charge = !g->loop_body;
+	const char *where = tr_act_where(g, n);
 
-	g->loop_body = false;
 	switch (n->kind) {
 	case N_BLOCK:
 		tr_line(g, "{");
 		g->indent++;
-		if (charge)
-			charge_entry(g, direct_count(n));
 		gen_stmts(g, n->args);
 		g->indent--;
 		tr_line(g, "}");
 		break;
 	case N_EXPR_STMT:
 		tr_gen_expr(g, n->a);
+		tr_act_record(g, 1, where, false);
 		break;
 	case N_IF:
+		tr_act_record(g, 1, where, true);
 		tr_line(g, "if (%s) {", tr_gen_expr(g, n->a));
 		g->indent++;
 		gen_branch(g, n->b);
@@ -809,18 +933,22 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 		tr_line(g, "}");
 		break;
 	case N_WHILE:
+		tr_act_record(g, 1, where, true);
 		gen_loop(g, n->a, n->b, NULL);
 		break;
 	case N_FOR:
-		tr_loop_entry(g, n);
-		if (n->a)
+		if (n->a) {
 			tr_gen_expr(g, n->a);
+			tr_act_record(g, 1, tr_stmt_where(g, n->a), false);
+		}
+		tr_act_record(g, 1, where, true);
 		gen_loop(g, n->b, n->d, n->c);
 		break;
 	case N_RETURN:
 		gen_return(g, n);
 		break;
 	case N_NEXT:
+		tr_act_record(g, 1, where, true);
 		/* in a function: on to the next overload; there is none, so
 		 * the caller reports "all functions exhausted" */
 		if (g->func)
@@ -834,6 +962,7 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 				   n->kind == N_BREAK ? "break" : "continue");
 			break;
 		}
+		tr_act_record(g, 1, where, true);
 		if (n->kind == N_BREAK)
 			tr_line(g, "break;");
 		else
@@ -841,11 +970,13 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 		break;
 	case N_EMBEDDED_STMT:
 		tr_line(g, "{\n%s\n}", n->str);
+		tr_act_record(g, 1, where, false);
 		break;
 	case N_NULL_STMT:
 		break;
 	case N_DELETE:
 		tr_delete(g, n);
+		tr_act_record(g, 1, where, false);
 		break;
 	case N_TRY:
 		gen_try(g, n);
@@ -924,12 +1055,15 @@ static void gen_function(struct gen *g, struct output *o, struct func *f)
 	if (f->body->kind == N_EMBEDDED_STMT) {
 		embedded_body(g, f);
 	} else {
+		act_begin(g, f->body, tr_func_count(g, f));
 		tr_gen_stmt(g, f->body);
+		act_end(g, f->body);
 	}
 	locals_struct(g, o, st, f->locals, f->type);
-	sb_printf(&o->protos, "static void %s(struct stp_context *c);\n", name);
-	sb_printf(&o->code, "static void %s(struct stp_context *c)\n{\n"
-		  "\tstruct %s *l = STP_FRAME(c, c->nesting);\n\n"
+	/* the frame comes as a restrict parameter (see gen_probe) */
+	sb_printf(&o->protos, "struct %s;\nstatic void %s(struct stp_context *c, struct %s *l);\n",
+		  st, name, st);
+	sb_printf(&o->code, "static void %s(struct stp_context *__restrict__ c, struct %s *__restrict__ l)\n{\n"
 		  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
 		  "out: __attribute__((unused));\n}\n\n",
 		  name, st, body.buf ? body.buf : "");
@@ -940,26 +1074,44 @@ static void gen_function(struct gen *g, struct output *o, struct func *f)
 static void gen_probe(struct gen *g, struct output *o, struct probe *p)
 {
 	const char *st = arena_printf(g->s->arena, "stp_locals_probe_%d", p->index);
-	struct strbuf body, lock, unlock;
+	struct strbuf body, lock, unlock, entry;
 
 	sb_init(&body);
 	sb_init(&lock);
 	sb_init(&unlock);
 	begin_scope(g, &body, NULL);
+	sb_init(&entry);
+	p->entry_size = tr_entry_handler(g, p, &entry);
+	act_begin(g, p->body, stmt_count(g, p->body));
 	tr_gen_stmt(g, p->body);
+	act_end(g, p->body);
 	tr_probe_locks(g, p, &lock, &unlock);
+	if (p->entry_size)	/* @entry values, evaluated at entry */
+		sb_printf(&o->code, "static void probe_%d_entry(struct stp_context *c)\n{\n"
+			  "\tstruct %s *l = STP_FRAME(c, 0);\n"
+			  "\tint locked __attribute__((unused)) = 0;\n\n"
+			  "\tmemset(l, 0, sizeof(*l));\n%s"
+			  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
+			  "out: __attribute__((unused));\n%s}\n\n",
+			  p->index, st, lock.buf ? lock.buf : "", entry.buf,
+			  unlock.buf ? unlock.buf : "");
+	sb_free(&entry);
 	locals_struct(g, o, st, p->locals, T_UNKNOWN);
-	sb_printf(&o->code, "static void __attribute__((unused)) probe_%d(struct stp_context *c)\n{\n"
-		  "\tstruct %s *l = STP_FRAME(c, 0);\n"
-		  "\tint locked __attribute__((unused)) = 0;\n\n%s%s"
+	/* the body gets its locals as a restrict parameter, so that GCC
+	 * keeps locals and globals in registers across loops */
+	sb_printf(&o->code, "static noinline void probe_%d_body(struct stp_context *__restrict__ c, struct %s *__restrict__ l)\n{\n"
+		  "\tint locked __attribute__((unused)) = 0;\n\n"
+		  "\tmemset(l, 0, sizeof(*l));\n%s%s"
 		  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
-		  "out: __attribute__((unused));\n%s}\n\n",
+		  "out: __attribute__((unused));\n%s}\n\n"
+		  "static void __attribute__((unused)) probe_%d(struct stp_context *c)\n{\n"
+		  "\tprobe_%d_body(c, STP_FRAME(c, 0));\n}\n\n",
 		  p->index, st,
 		  /* pn(): the alias as the script named it, for derived probes */
 		  p->listed ? arena_printf(g->s->arena, "\tc->probe_name = %s;\n",
 					   tr_cstr(g, p->listed)) : "",
 		  lock.buf ? lock.buf : "", body.buf ? body.buf : "",
-		  unlock.buf ? unlock.buf : "");
+		  unlock.buf ? unlock.buf : "", p->index, p->index);
 	sb_free(&body);
 	sb_free(&lock);
 	sb_free(&unlock);
@@ -1001,7 +1153,8 @@ static void gen_display(struct gen *g, struct output *o, int index)
 		locals_struct(g, o, arena_printf(g->s->arena, "stp_locals_probe_%d", index),
 			      NULL, T_UNKNOWN);
 		sb_printf(&o->code, "static void probe_%d(struct stp_context *c)\n{\n"
-			  "\tstruct stp_locals_probe_%d *l = STP_FRAME(c, 0);\n\n\t(void)l;\n%s}\n\n",
+			  "\tstruct stp_locals_probe_%d *l = STP_FRAME(c, 0);\n\n"
+			  "\tmemset(l, 0, sizeof(*l));\n%s}\n\n",
 			  index, index, body.buf);
 		sb_printf(&o->table, "\t{ .kind = STP_PROBE_END, .handler = probe_%d, .pp = \"end\", .order = 0 },\n",
 			  index);
@@ -1031,6 +1184,16 @@ static void gen_table(struct gen *g, struct output *o)
 				  r->probe->index, tr_cstr(g, r->pp),
 				  tr_cstr(g, pp_to_string(g->s, r->point)), (long long)r->perf_type,
 				  (long long)r->perf_config, (long long)r->perf_period, r->perf_freq);
+			continue;
+		}
+		if (r->kind == RP_HWBKPT) {
+			sb_printf(&o->table, "\t{ .kind = STP_PROBE_HWBKPT, .handler = probe_%d, .pp = %s, "
+				  ".symbol = %s, .hw_addr = 0x%llxULL, .hw_len = %lld, .hw_rw = %d, "
+				  ".optional = %s, .maxactive = -1 },\n",
+				  r->probe->index, tr_cstr(g, r->pp),
+				  r->symbol ? tr_cstr(g, r->symbol) : "NULL",
+				  (unsigned long long)r->address, (long long)r->hw_len, r->hw_rw,
+				  r->marks && strchr(r->marks, '?') ? "true" : "false");
 			continue;
 		}
 		if (r->kind == RP_JIFFIES) {

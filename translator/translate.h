@@ -19,7 +19,15 @@ struct gen {
 	int nloops;
 	struct func *func;	/* NULL in a probe */
 	const char *err_label;	/* where a run-time error jumps: out, or a catch */
-	bool loop_body;		/* the next block is a loop body: no entry charge */
+	int act_pending;	/* MAXACTION: actions not yet charged */
+	bool act_finite;	/* loop-free body: checked at entry only */
+	/* enclosing foreach loops whose row serves a[k1, ..., kn] directly */
+	struct fe_row {
+		const struct var *arr;
+		const struct node *keys;	/* the loop's key variables */
+		const char *ent;		/* C expression of the current row */
+	} rows[16];
+	int nrows;
 };
 
 void tr_line(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -34,9 +42,11 @@ const char *tr_var_ref(struct gen *g, const struct var *v);
 const char *tr_gen_expr(struct gen *g, struct node *n);
 void tr_gen_stmt(struct gen *g, struct node *n);
 void tr_store(struct gen *g, const char *dst, const char *val, enum type t);
-void tr_action_check(struct gen *g, const struct node *n);
-void tr_gen_loop_body(struct gen *g, struct node *body);
-void tr_loop_entry(struct gen *g, const struct node *n);
+int64_t stmt_count(struct gen *g, const struct node *n);
+int64_t tr_func_count(struct gen *g, struct func *f);
+const char *tr_act_where(struct gen *g, const struct node *n);
+void tr_act_record(struct gen *g, int k, const char *where, bool update);
+void tr_loop_body(struct gen *g, struct node *body, int label);
 void tr_unsupported(struct gen *g, const struct node *n);
 
 /* regex.c: =~ and !~ */

@@ -252,6 +252,8 @@ static enum type infer_kind(struct infer *in, struct node *n, enum type want)
 	case N_VAR:
 		return infer_var(in, n, want);
 	case N_CALL:
+		if (!strcmp(n->op, "@entry"))
+			return infer(in, n->args, want);
 		if (n->op[0] == '@')
 			return infer_stat_op(in, n);
 		return infer_call(in, n);
@@ -539,6 +541,8 @@ static void check_operands(struct session *s, struct node *n)
 			check_value(s, n->a);
 		check_value(s, n->b);
 	} else if (n->kind == N_CALL && n->op[0] == '@') {
+		if (!strcmp(n->op, "@entry"))
+			check_value(s, n->args);
 		for (struct node *a = n->args ? n->args->next : NULL; a; a = a->next)
 			check_value(s, a);
 	} else if (n->kind == N_PRINT) {

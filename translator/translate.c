@@ -286,7 +286,7 @@ static const char *gen_assign(struct gen *g, struct node *n)
 		memcpy(aop, n->op, strlen(n->op) - 1);
 	if (n->a->kind == N_INDEX)
 		return tr_index_assign(g, n, aop[0] ? aop : NULL, gen_arith);
-	if (n->a->kind == N_TARGET)
+	if (n->a->kind == N_TARGET && (n->a->flags & TARGET_PROCFS))
 		return tr_procfs_assign(g, n);
 	if (!strcmp(n->op, "<<<"))
 		return tr_stat_add(g, n);

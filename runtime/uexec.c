@@ -24,8 +24,10 @@
 #include <asm/syscall.h>
 #include <asm/unistd.h>
 
+#include "utwork.c"
+
 struct stp_uexec_work {
-	struct callback_head cb;
+	struct stp_utwork tw;
 	struct inode *inode;
 };
 
@@ -35,8 +37,8 @@ static DEFINE_MUTEX(stp_uextras_mutex);	/* adding to it */
 static struct tracepoint *stp_uexec_tp, *stp_uexec_tp_mmap;
 static bool stp_uexec_mmap_on;
 static bool stp_uexec_on;
-static atomic_t stp_uexec_pending = ATOMIC_INIT(0);
-static DECLARE_WAIT_QUEUE_HEAD(stp_uexec_wq);
+static struct stp_utwork_set stp_uexec_works =
+	STP_UTWORK_SET_INIT(stp_uexec_works);
 
 /* Is probe p registered on inode already? Caller holds stp_uextras_lock. */
 static bool stp_uexec_has(const struct stp_probe *p, struct inode *inode)
@@ -139,15 +141,22 @@ static void stp_uexec_existing(void)
 }
 
 /* In the exec'ing task, before it returns to user space: may sleep. */
-static void stp_uexec_work_fn(struct callback_head *cb)
+static void stp_uexec_work_fn(struct stp_utwork *tw)
 {
-	struct stp_uexec_work *w = container_of(cb, struct stp_uexec_work, cb);
+	struct stp_uexec_work *w = container_of(tw, struct stp_uexec_work, tw);
 
 	stp_uexec_arm(w->inode);
 	iput(w->inode);
 	kfree(w);
-	if (atomic_dec_and_test(&stp_uexec_pending))
-		wake_up(&stp_uexec_wq);
+}
+
+/* Cancelled at unload (its task never ran it): may sleep. */
+static void stp_uexec_work_drop(struct stp_utwork *tw)
+{
+	struct stp_uexec_work *w = container_of(tw, struct stp_uexec_work, tw);
+
+	iput(w->inode);
+	kfree(w);
 }
 
 /* Arm the probes on inode in the current task before it returns to user
@@ -161,10 +170,8 @@ static void stp_uexec_queue(struct inode *inode)
 		return;
 	}
 	w->inode = inode;
-	init_task_work(&w->cb, stp_uexec_work_fn);
-	atomic_inc(&stp_uexec_pending);
-	if (task_work_add(current, &w->cb, TWA_RESUME)) {
-		atomic_dec(&stp_uexec_pending);
+	if (stp_utwork_add(&stp_uexec_works, &w->tw, current,
+			   stp_uexec_work_fn, stp_uexec_work_drop)) {
 		iput(w->inode);
 		kfree(w);
 	}
@@ -241,8 +248,8 @@ static void stp_uexec_unregister(void)
 		stp_uexec_mmap_on = false;
 		tracepoint_synchronize_unregister();
 	}
-	/* a queued task_work runs our code: wait until every one has */
-	wait_event(stp_uexec_wq, atomic_read(&stp_uexec_pending) == 0);
+	/* queued task_work runs our code: cancel it, or wait if it runs */
+	stp_utwork_drain(&stp_uexec_works);
 	list_for_each_entry_safe(x, tmp, &stp_uextras, extra) {
 		if (x->registered) {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)

@@ -38,8 +38,10 @@ struct stp_uproc_slot {
 	u64 mask;		/* the path probes whose file it runs */
 };
 
+#include "utwork.c"
+
 struct stp_uproc_work {
-	struct callback_head cb;
+	struct stp_utwork tw;
 	u64 mask;
 	bool thread;
 };
@@ -52,8 +54,8 @@ static struct tracepoint *stp_uproc_tp_fork, *stp_uproc_tp_exec, *stp_uproc_tp_e
 static struct tracepoint *stp_uproc_tp_sysenter, *stp_uproc_tp_sysexit;
 static bool stp_uproc_sys;	/* syscall probes: the sys_* tracepoints are on */
 static bool stp_uproc_on;
-static atomic_t stp_uproc_pending = ATOMIC_INIT(0);
-static DECLARE_WAIT_QUEUE_HEAD(stp_uproc_wq);
+static struct stp_utwork_set stp_uproc_works =
+	STP_UTWORK_SET_INIT(stp_uproc_works);
 
 static bool stp_uproc_kind(enum stp_probe_kind k)
 {
@@ -181,16 +183,20 @@ static bool stp_uproc_scope_current(void)
 }
 
 /* In the new process or thread, before its first return to user space. */
-static void stp_uproc_work_fn(struct callback_head *cb)
+static void stp_uproc_work_fn(struct stp_utwork *tw)
 {
-	struct stp_uproc_work *w = container_of(cb, struct stp_uproc_work, cb);
+	struct stp_uproc_work *w = container_of(tw, struct stp_uproc_work, tw);
 
 	if (READ_ONCE(stp_uproc_on))
 		stp_uproc_run(w->thread ? STP_PROBE_THREAD_BEGIN : STP_PROBE_PROC_BEGIN,
 			      stp_uproc_scope_current(), w->mask);
 	kfree(w);
-	if (atomic_dec_and_test(&stp_uproc_pending))
-		wake_up(&stp_uproc_wq);
+}
+
+/* Cancelled at unload: its task never ran it (e.g. stopped). */
+static void stp_uproc_work_drop(struct stp_utwork *tw)
+{
+	kfree(container_of(tw, struct stp_uproc_work, tw));
 }
 
 static void stp_uproc_queue(struct task_struct *t, u64 mask, bool thread)
@@ -201,12 +207,9 @@ static void stp_uproc_queue(struct task_struct *t, u64 mask, bool thread)
 		return;
 	w->mask = mask;
 	w->thread = thread;
-	init_task_work(&w->cb, stp_uproc_work_fn);
-	atomic_inc(&stp_uproc_pending);
-	if (task_work_add(t, &w->cb, TWA_RESUME)) {
+	if (stp_utwork_add(&stp_uproc_works, &w->tw, t, stp_uproc_work_fn,
+			   stp_uproc_work_drop))
 		kfree(w);
-		atomic_dec(&stp_uproc_pending);
-	}
 }
 
 static void stp_uproc_fork(void *data, struct task_struct *parent,
@@ -368,9 +371,9 @@ static void stp_uproc_unregister(void)
 		tracepoint_probe_unregister(stp_uproc_tp_sysexit, (void *)stp_uproc_sysexit, NULL);
 	}
 	tracepoint_synchronize_unregister();
-	/* queued task_work runs our code: wait for each (they run when
-	 * their task next returns to user space or exits) */
-	wait_event(stp_uproc_wq, atomic_read(&stp_uproc_pending) == 0);
+	/* queued task_work runs our code: cancel what a task has not
+	 * started (a stopped task may never), wait for what runs */
+	stp_utwork_drain(&stp_uproc_works);
 }
 
 static void stp_uproc_free(void)

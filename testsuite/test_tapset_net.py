@@ -50,7 +50,7 @@ def listing(krel, option, point):
 
 def test_listing(krel):
     assert listing(krel, '-L', 'netdev.receive') == (
-        'netdev.receive dev_name:string length:long protocol:long truesize:long '
+        'netdev.receive __tracepoint_arg_skb:long dev_name:string length:long protocol:long truesize:long '
         '$skb:struct sk_buff*\n')
     assert listing(krel, '-L', 'tcp.recvmsg') == (
         'tcp.recvmsg name:string sock:long size:long family:long saddr:string daddr:string '

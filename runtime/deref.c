@@ -23,93 +23,90 @@ static void stp_read_fault(struct stp_context *c, u64 addr)
 	c->last_error = c->error_buffer;
 }
 
-/* size bytes (1, 2, 4, 8) at addr, zero- or sign-extended. */
-int64_t stp_kread(struct stp_context *c, int64_t addr, int size, int is_signed)
+/* The low bits of v, zero- or sign-extended. */
+static int64_t stp_extend(u64 v, int bits, int is_signed)
 {
-	u64 v = 0;
+	int sh = 64 - bits;
 
-	if (size < 1 || size > 8 ||
-	    stp_copy_from_kernel_nofault(&v, (const void *)(uintptr_t)addr, size)) {
+	if (bits >= 64)
+		return (int64_t)v;
+	v <<= sh;
+	return is_signed ? (int64_t)v >> sh : (int64_t)(v >> sh);
+}
+
+/* n bytes at addr into *v, from the current task's user memory or the
+ * kernel's, never faulting; a failure is the script's read fault. */
+static bool stp_read_raw(struct stp_context *c, int64_t addr, int n, bool user,
+			 u64 *v)
+{
+	const void *p = (const void *)(uintptr_t)addr;
+	long rc;
+
+	*v = 0;
+	if (n < 1 || n > 8)
+		rc = -EINVAL;
+	else if (user)
+		rc = stp_copy_from_user_nofault(v, (const void __user *)p, n);
+	else
+		rc = stp_copy_from_kernel_nofault(v, p, n);
+	if (rc)
 		stp_read_fault(c, (u64)addr);
-		return 0;
-	}
-	if (size < 8) {
-		int sh = 64 - size * 8;
+	return !rc;
+}
 
-		v <<= sh;
-		return is_signed ? (int64_t)v >> sh : (int64_t)(v >> sh);
-	}
-	return (int64_t)v;
+static int64_t stp_read_int(struct stp_context *c, int64_t addr, int size,
+			    int is_signed, bool user)
+{
+	u64 v;
+
+	if (!stp_read_raw(c, addr, size, user, &v))
+		return 0;
+	return stp_extend(v, size * 8, is_signed);
 }
 
 /* A bit field of bit_size bits, bit_off bits into the bytes at addr
- * (little endian), read through `size` bytes of storage. */
+ * (little endian), read through the smallest power-of-two size holding
+ * it. */
+static int64_t stp_read_bits(struct stp_context *c, int64_t addr, int is_signed,
+			     int bit_off, int bit_size, bool user)
+{
+	int need = (bit_off + bit_size + 7) / 8, n = 1;
+	u64 v;
+
+	while (n < need)
+		n *= 2;
+	if (bit_size < 1 || bit_size > 64)
+		n = 0;		/* refused: a read fault */
+	if (!stp_read_raw(c, addr, n, user, &v))
+		return 0;
+	return stp_extend(v >> bit_off, bit_size, is_signed);
+}
+
+/* size bytes (1, 2, 4, 8) at addr, zero- or sign-extended. */
+int64_t stp_kread(struct stp_context *c, int64_t addr, int size, int is_signed)
+{
+	return stp_read_int(c, addr, size, is_signed, false);
+}
+
 int64_t stp_kread_bits(struct stp_context *c, int64_t addr, int size,
 		       int is_signed, int bit_off, int bit_size)
 {
-	int need = (bit_off + bit_size + 7) / 8, n = 1;
-	u64 v = 0;
-
 	(void)size;
-	while (n < need)
-		n *= 2;
-	if (n > 8 || bit_size < 1 || bit_size > 64 ||
-	    stp_copy_from_kernel_nofault(&v, (const void *)(uintptr_t)addr, n)) {
-		stp_read_fault(c, (u64)addr);
-		return 0;
-	}
-	v >>= bit_off;
-	if (bit_size < 64) {
-		int sh = 64 - bit_size;
-
-		v <<= sh;
-		return is_signed ? (int64_t)v >> sh : (int64_t)(v >> sh);
-	}
-	return (int64_t)v;
+	return stp_read_bits(c, addr, is_signed, bit_off, bit_size, false);
 }
 
 /* stp_kread() and stp_kread_bits() on the current task's user memory:
  * copy_from_user_nofault() (a page not mapped in yet is a fault too). */
 int64_t stp_uread(struct stp_context *c, int64_t addr, int size, int is_signed)
 {
-	u64 v = 0;
-
-	if (size < 1 || size > 8 ||
-	    stp_copy_from_user_nofault(&v, (const void __user *)(uintptr_t)addr, size)) {
-		stp_read_fault(c, (u64)addr);
-		return 0;
-	}
-	if (size < 8) {
-		int sh = 64 - size * 8;
-
-		v <<= sh;
-		return is_signed ? (int64_t)v >> sh : (int64_t)(v >> sh);
-	}
-	return (int64_t)v;
+	return stp_read_int(c, addr, size, is_signed, true);
 }
 
 int64_t stp_uread_bits(struct stp_context *c, int64_t addr, int size,
 		       int is_signed, int bit_off, int bit_size)
 {
-	int need = (bit_off + bit_size + 7) / 8, n = 1;
-	u64 v = 0;
-
 	(void)size;
-	while (n < need)
-		n *= 2;
-	if (n > 8 || bit_size < 1 || bit_size > 64 ||
-	    stp_copy_from_user_nofault(&v, (const void __user *)(uintptr_t)addr, n)) {
-		stp_read_fault(c, (u64)addr);
-		return 0;
-	}
-	v >>= bit_off;
-	if (bit_size < 64) {
-		int sh = 64 - bit_size;
-
-		v <<= sh;
-		return is_signed ? (int64_t)v >> sh : (int64_t)(v >> sh);
-	}
-	return (int64_t)v;
+	return stp_read_bits(c, addr, is_signed, bit_off, bit_size, true);
 }
 
 /* The NUL-terminated string at addr into dst (MAXSTRINGLEN), truncated;

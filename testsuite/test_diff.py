@@ -11,8 +11,6 @@ import diffcorpus
 from conftest import STAP, STAPRUN
 
 # Scripts where we knowingly differ from upstream: path -> reason.
-XFAIL = {}
-
 # 4.8's order of a statistics array's rows (unsorted foreach, and ties of a
 # sorted one) is not fixed: each CPU's hash table is walked bucket by bucket,
 # and the hash is seeded at random at each module load. Such scripts say
@@ -58,10 +56,7 @@ def results(request, krel, tools, tmp_path_factory):
 
 
 def _param(case):
-    marks = []
-    if case.rel in XFAIL:
-        marks.append(pytest.mark.xfail(strict=True, reason=XFAIL[case.rel]))
-    return pytest.param(case, id=case.rel, marks=marks)
+    return pytest.param(case, id=case.rel)
 
 
 @pytest.mark.parametrize('case', [_param(c) for c in CASES])

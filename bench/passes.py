@@ -19,9 +19,14 @@ import tempfile
 import time
 from pathlib import Path
 
+# where things are, shared by the other benchmarks (they import these)
 TOP = Path(__file__).resolve().parent.parent
-OURS = Path(os.environ.get('STAP_BUILDDIR', TOP)) / 'translator' / 'stap'
+BUILD = Path(os.environ.get('STAP_BUILDDIR', TOP))
+OURS = BUILD / 'translator' / 'stap'
+OURS_RUN = BUILD / 'staprun' / 'staprun'
 UPSTREAM = Path('/usr/bin/stap')
+UPSTREAM_RUN = Path('/usr/bin/staprun')
+sys.path.insert(0, str(TOP / 'testsuite'))
 
 SCRIPTS = {
     'hello': 'probe begin { printf("hello %s %d\\n", "world", 6*7); exit() }',

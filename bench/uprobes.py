@@ -19,15 +19,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-TOP = Path(__file__).resolve().parent.parent
-BUILD = Path(os.environ.get('STAP_BUILDDIR', TOP))
-OURS = BUILD / 'translator' / 'stap'
-OURS_RUN = BUILD / 'staprun' / 'staprun'
-UPSTREAM = Path('/usr/bin/stap')
-UPSTREAM_RUN = Path('/usr/bin/staprun')
-sys.path.insert(0, str(TOP / 'bench'))
-sys.path.insert(0, str(TOP / 'testsuite'))
-from passes import patched_runtime  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from passes import (TOP, BUILD, OURS, OURS_RUN, UPSTREAM,  # noqa: E402,F401
+                    UPSTREAM_RUN, patched_runtime)
 import guest  # noqa: E402
 
 REPEAT = 3

@@ -396,12 +396,11 @@ static void read_sdt_note(struct ubin *b, const char *desc, size_t len, uint64_t
 	b->nsdts++;
 }
 
-static void read_sdts(struct ubin *b)
+void elf_each_note(Elf *e, elf_note_fn fn, void *arg)
 {
-	uint64_t base = section_addr(b->elf, ".stapsdt.base");
 	Elf_Scn *scn = NULL;
 
-	while ((scn = elf_nextscn(b->elf, scn))) {
+	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *d;
 		GElf_Nhdr nh;
@@ -410,13 +409,33 @@ static void read_sdts(struct ubin *b)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
 		d = elf_getdata(scn, NULL);
-		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-			const char *name = (const char *)d->d_buf + noff;
-
-			if (nh.n_type == 3 && nh.n_namesz == 8 && !memcmp(name, "stapsdt", 8))
-				read_sdt_note(b, (const char *)d->d_buf + doff, nh.n_descsz, base);
-		}
+		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0)
+			if (fn(arg, &nh, (const char *)d->d_buf + noff,
+			       (const unsigned char *)d->d_buf + doff))
+				return;
 	}
+}
+
+struct sdt_walk {
+	struct ubin *b;
+	uint64_t base;
+};
+
+static bool sdt_note(void *arg, const GElf_Nhdr *nh, const char *name,
+		     const unsigned char *desc)
+{
+	struct sdt_walk *w = arg;
+
+	if (nh->n_type == 3 && nh->n_namesz == 8 && !memcmp(name, "stapsdt", 8))
+		read_sdt_note(w->b, (const char *)desc, nh->n_descsz, w->base);
+	return false;
+}
+
+static void read_sdts(struct ubin *b)
+{
+	struct sdt_walk w = { b, section_addr(b->elf, ".stapsdt.base") };
+
+	elf_each_note(b->elf, sdt_note, &w);
 }
 
 size_t ubin_match_sdts(struct ubin *b, const char *provider, const char *glob,
@@ -489,51 +508,49 @@ size_t ubin_libraries(struct session *s, struct ubin *b, const char *glob,
 
 /* ---- opening ---------------------------------------------------------------- */
 
-/* The file's GNU build ID as hex ("" if none). */
-static const char *build_id(struct ubin *b)
+struct id_walk {
+	struct session *s;
+	const char *path;
+};
+
+static bool build_id_note(void *arg, const GElf_Nhdr *nh, const char *name,
+			  const unsigned char *id)
 {
-	Elf_Scn *scn = NULL;
+	struct id_walk *w = arg;
+	char *hex;
 
-	while ((scn = elf_nextscn(b->elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		GElf_Nhdr nh;
-		size_t off = 0, noff, doff;
+	if (nh->n_type != NT_GNU_BUILD_ID || nh->n_namesz != 4 ||
+	    memcmp(name, "GNU", 4) || nh->n_descsz < 2 || nh->n_descsz > 64)
+		return false;
+	hex = arena_alloc(w->s->arena, nh->n_descsz * 2 + 1);
+	for (size_t i = 0; i < nh->n_descsz; i++)
+		sprintf(hex + i * 2, "%02x", id[i]);
+	w->path = arena_printf(w->s->arena, "/usr/lib/debug/.build-id/%.2s/%s.debug",
+			       hex, hex + 2);
+	return true;
+}
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		d = elf_getdata(scn, NULL);
-		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-			const unsigned char *id = (const unsigned char *)d->d_buf + doff;
-			char *hex;
+const char *elf_debug_path(struct session *s, Elf *e)
+{
+	struct id_walk w = { s, NULL };
 
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((const char *)d->d_buf + noff, "GNU", 4) || !nh.n_descsz)
-				continue;
-			hex = arena_alloc(b->s->arena, nh.n_descsz * 2 + 1);
-			for (size_t i = 0; i < nh.n_descsz; i++)
-				sprintf(hex + i * 2, "%02x", id[i]);
-			return hex;
-		}
-	}
-	return "";
+	elf_each_note(e, build_id_note, &w);
+	return w.path;
 }
 
 /* The DWARF of b: its own, else the separate debuginfo its build ID
  * names under /usr/lib/debug/.build-id (Debian's -dbg packages). */
 static void open_dwarf(struct ubin *b)
 {
-	const char *id;
 	const char *dbg;
 
 	b->dbg_fd = -1;
 	b->dw = dwarf_begin_elf(b->elf, DWARF_C_READ, NULL);
 	if (b->dw)
 		return;
-	id = build_id(b);
-	if (strlen(id) < 3)
+	dbg = elf_debug_path(b->s, b->elf);
+	if (!dbg)
 		return;
-	dbg = arena_printf(b->s->arena, "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
 	b->dbg_fd = open(dbg, O_RDONLY | O_CLOEXEC);
 	if (b->dbg_fd < 0)
 		return;

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <gelf.h>
+
 #include "stap.h"
 
 struct ubin;
@@ -58,6 +60,13 @@ void ubin_close_all(struct session *s);
 size_t ubin_libraries(struct session *s, struct ubin *b, const char *glob,
 		      const char ***out);
 const char *ubin_path(const struct ubin *b);
+/* Call fn on each ELF note of e until it returns true. */
+typedef bool (*elf_note_fn)(void *arg, const GElf_Nhdr *nh, const char *name,
+			    const unsigned char *desc);
+void elf_each_note(Elf *e, elf_note_fn fn, void *arg);
+/* The separate debuginfo file e's GNU build ID names under
+ * /usr/lib/debug/.build-id (Debian's -dbg packages), or NULL. */
+const char *elf_debug_path(struct session *s, Elf *e);
 /* Functions matching a wildcard, by name (DWARF ones and the symbol
  * table's others). */
 size_t ubin_match_funcs(struct ubin *b, const char *glob, const struct ufunc ***out);

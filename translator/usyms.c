@@ -200,41 +200,9 @@ static bool read_syms(struct session *s, Elf *e, Elf64_Word type, struct uobj *o
 	return false;
 }
 
-/* The separate debug file of e, by build-id, as elfutils finds it. */
-static char *debug_file(Elf *e)
-{
-	Elf_Scn *scn = NULL;
-	static char path[PATH_MAX];
-
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		d = elf_getdata(scn, NULL);
-		while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-			const unsigned char *id = (unsigned char *)d->d_buf + desc_off;
-			int len;
-
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_descsz < 2 || nh.n_descsz > 64)
-				continue;
-			len = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/",
-				       id[0]);
-			for (size_t i = 1; i < nh.n_descsz; i++)
-				len += snprintf(path + len, sizeof(path) - len, "%02x", id[i]);
-			snprintf(path + len, sizeof(path) - len, ".debug");
-			return path_exists(path) ? path : NULL;
-		}
-	}
-	return NULL;
-}
-
 static bool debug_syms(struct session *s, Elf *e, struct uobj *o)
 {
-	char *path = debug_file(e);
+	const char *path = elf_debug_path(s, e);
 	int fd = path ? open(path, O_RDONLY) : -1;
 	Elf *de;
 	bool ok = false;

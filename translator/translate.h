@@ -17,6 +17,7 @@ struct gen {
 	int label;
 	int loops[64];		/* continue labels of enclosing loops */
 	int nloops;
+	struct utab *utabs;	/* uprobes.c: user symbol tables written */
 	struct func *func;	/* NULL in a probe */
 	const char *err_label;	/* where a run-time error jumps: out, or a catch */
 	int act_pending;	/* MAXACTION: actions not yet charged */

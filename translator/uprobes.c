@@ -469,23 +469,30 @@ static const char *parm_table(struct gen *g, struct strbuf *code, const struct r
 
 bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 	       const struct rprobe *r, int id);
+/* The user symbol tables written so far (struct gen's utabs). */
+struct utab {
+	struct utab *next;
+	const struct ubin *bin;
+	int k;
+};
+
 /* The symbol table of b in the module (usymname()), written once; its
  * C name. */
 static const char *ubin_table(struct gen *g, struct strbuf *code, struct ubin *b)
 {
-	static struct ubin *done[64];
-	static int ndone;
+	struct utab *t;
 	const struct ufunc **f;
 	size_t n;
-	int k;
+	int k = 0;
 
-	for (k = 0; k < ndone; k++)
-		if (done[k] == b)
-			return arena_printf(g->s->arena, "&stp_ubin_%d", k);
-	if (ndone == 64)
-		return "NULL";
-	done[ndone] = b;
-	k = ndone++;
+	for (t = g->utabs; t; t = t->next) {
+		if (t->bin == b)
+			return arena_printf(g->s->arena, "&stp_ubin_%d", t->k);
+		k = t->k + 1;
+	}
+	t = arena_alloc(g->s->arena, sizeof(*t));
+	*t = (struct utab){ g->utabs, b, k };
+	g->utabs = t;
 	n = ubin_symbols(b, &f);
 	sb_printf(code, "static const struct stp_usym stp_usyms_%d[] = {\n", k);
 	for (size_t i = 0; i < n; i++)

@@ -238,8 +238,11 @@ static void stp_pretty_list(struct stp_context *c, struct stp_sink *sk,
 		*first = false;
 		stp_emit_lit(sk, p->name, strlen(p->name));
 		stp_emit_lit(sk, "=", 1);
-		if (p->t.src == STP_TARG_NONE) {
-			stp_emit_lit(sk, "?", 1);
+		if (p->t.src == STP_TARG_NONE || p->t.src == STP_TARG_AGG ||
+		    p->t.src == STP_TARG_ARRAY) {
+			stp_emit_lit(sk, p->t.src == STP_TARG_AGG ? "{...}" :
+				     p->t.src == STP_TARG_ARRAY ? "[...]" : "?",
+				     p->t.src == STP_TARG_NONE ? 1 : 5);
 			continue;
 		}
 		c->last_error = NULL;

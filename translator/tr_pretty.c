@@ -5,7 +5,8 @@
  * into nested structs), anonymous members as <union>= / <class>=,
  * integers in decimal, chars as 'c', pointers (function pointers too) in
  * hex, char pointers and arrays as quoted strings, other arrays as
- * [first, ...] (even flexible ones). Pass 3 writes each as a table of struct stp_pp
+ * [first, ...] (even flexible ones); a member's arrays are [...] under '$'.
+ * Pass 3 writes each as a table of struct stp_pp
  * that the runtime's stp_pretty() (deref.c) walks; a read fault makes
  * the whole string "ERROR", as upstream's.
  */
@@ -155,12 +156,13 @@ static void value(struct ppgen *pg, unsigned int id, unsigned int off,
 	case BTF_KIND_ARRAY:
 		elem = btf_array(t)->type;
 		et = deref_skip(pg->btf, &elem);
-		if (is_char(pg->btf, et)) {
-			entry(pg, "STP_PP_STRA", 0, 0, 0, off);
-			return;
-		}
+		/* a member's array, char ones too, is [...] under '$' */
 		if ((!top && pg->level < 2) || depth > PP_MAX_DEPTH) {
 			lit(pg, "[...]");
+			return;
+		}
+		if (is_char(pg->btf, et)) {
+			entry(pg, "STP_PP_STRA", 0, 0, 0, off);
 			return;
 		}
 		lit(pg, "[");

@@ -58,6 +58,9 @@ struct stp_probe;
 /* $$parms/$$locals entries of a struct or union ("{...}") or an array
  * ("[...]"), which 4.8 names without reading */
 #define STP_TARG_AGG	(-4)
+/* width | STP_TARG_OBJ: a struct of `width` bytes passed in the argument
+ * registers from src on; its value is the address of a copy (stp_uobj) */
+#define STP_TARG_OBJ	0x80
 #define STP_TARG_ARRAY	(-5)
 struct stp_context;
 struct stp_targ {

@@ -318,10 +318,8 @@ bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
 		}
 		d->btf = a->btf;
 		d->type = a->type_id;
-		if (r->kind == RP_UPROBE) {
-			d->user = true;
-			d->lvalue = utarg_lvalue(s, r, name);
-		}
+		d->user = r->kind == RP_UPROBE;
+		d->lvalue = targ_lvalue(s, r, name);
 	}
 	d->pretty = level;
 	d->parms = first;	/* $$parms$: the others have the same arguments */
@@ -369,10 +367,8 @@ const char *tr_pretty_target(struct gen *g, struct node *n)
 
 		if (!strncmp(n->op, "$$locals", 8) ? i < np : !strncmp(n->op, "$$parms", 7) && i >= np)
 			continue;
-		if (r->kind == RP_UPROBE) {
-			one.user = true;
-			one.lvalue = utarg_lvalue(g->s, r, r->args[i].name);
-		}
+		one.user = r->kind == RP_UPROBE;
+		one.lvalue = targ_lvalue(g->s, r, r->args[i].name);
 
 		base.op = arena_printf(g->s->arena, "$%s", r->args[i].name);
 		base.type = T_LONG;

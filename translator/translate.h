@@ -58,7 +58,8 @@ const char *tr_global_ref(struct gen *g, const struct var *v);
 const char *tr_index_get(struct gen *g, struct node *n);
 const char *tr_index_assign(struct gen *g, struct node *n, const char *arith_op,
 			    const char *(*arith)(struct gen *, struct node *,
-						 const char *, const char *, const char *));
+						 const char *, const char *, const char *,
+						 const struct node *));
 const char *tr_index_incdec(struct gen *g, struct node *n);
 const char *tr_in(struct gen *g, struct node *n);
 void tr_delete(struct gen *g, struct node *n);

@@ -394,8 +394,7 @@ static void collect(struct session *s, struct ulist *l)
 			fprintf(s->err, "WARNING: missing unwind/symbol data for module '%s'\n",
 				name);
 	}
-	for (int i = 0; i < s->nrprobes; i++) {
-		const struct rprobe *rp = &s->rprobes[i];
+	for (const struct rprobe *rp = s->rprobes; rp; rp = rp->next) {
 		const char *bin = rp->kind == RP_UPROBE ? uprobe_binary(rp) : NULL;
 
 		if (bin && realpath(bin, real))

@@ -1,17 +1,22 @@
-# Source lines and CFI expressions in user space, on ufile/ufile_prog.c
-# built -O2 -gdwarf-4 without frame pointers (as a PIE and without PIE):
+# Source lines, PLT entries, labels, callees and CFI expressions in user
+# space, on ufile/ufile_prog.c built -O2 -gdwarf-4 without frame pointers
+# (as a PIE and without PIE):
 # - ufile.stp: usymfile(), usymline(), usymfileline(),
 #   print_ubacktrace_fileline(), print_ubacktrace(pc, sp, fp) and
 #   print_ubacktrace_fileline(pc, sp, fp), kernel symfile()...; backtraces
 #   from a signal handler (through glibc's __restore_rt, whose CFI is
-#   DW_CFA_def_cfa_expression / DW_CFA_expression).
+#   DW_CFA_def_cfa_expression / DW_CFA_expression);
+# - uplt.stp: process().plt() probes and a backtrace from a PLT entry (its
+#   CFA is an expression);
+# - ulabel.stp: .function().label(), .callee(), .callee().call, .callees.
 # ufile/NAME.out and NAME.err are what Debian's SystemTap 4.8 printed in
 # the same guest for the same scripts and programs, built in /tmp/uf
-# (the PIE) and /tmp/uf/np (the other).
+# (the PIE) and /tmp/uf/np (the other); listing.json its -l and -L.
 # Where 4.8 is wrong we are not, and the test says so: past __restore_rt
 # 4.8 prints one bogus frame and stops (we unwind into the interrupted
 # code), and in a PIE it finds no source line (it looks the run-time
 # address up in the link-time table).
+import json
 import re
 import shutil
 import subprocess
@@ -66,7 +71,8 @@ def build(tmp, krel):
         shutil.copy(HERE / 'ufile_prog.c', d)
         subprocess.run(['gcc'] + CFLAGS + extra + ['-o', 'prog', 'ufile_prog.c'], cwd=d,
                        check=True)
-    jobs = [(np_dir, 'ufile', ['-g', '--ldd']), (tmp, 'ufile', ['-g', '--ldd'])]
+    jobs = [(np_dir, 'ufile', ['-g', '--ldd']), (tmp, 'ufile', ['-g', '--ldd']),
+            (tmp, 'uplt', ['--ldd']), (tmp, 'ulabel', [])]
     for d, name, opts in jobs:
         r = run_stap(['-p4', '-r', krel, '-m', 'uf_' + name] + opts + [str(HERE / f'{name}.stp')],
                      cwd=d, timeout=300)
@@ -85,8 +91,8 @@ def test_ufile(krel, tmp_path):
     batch = guest.run_batch([f'cd {d} && {STAPRUN} -c ./prog uf_{n}.ko; echo rc=$?'
                              for d, n in jobs], scratch=str(tmp_path), timeout=240)
     guest.check_kernel_healthy(batch)
-    np_run, pie = batch
-    for res, name in ((np_run, 'np'), (pie, 'pie')):
+    np_run, pie, plt, label = batch
+    for res, name in ((np_run, 'np'), (pie, 'pie'), (plt, 'plt'), (label, 'label')):
         assert res.stderr == (HERE / f'{name}.err').read_text(), (name, res.stderr)
     # not a PIE: 4.8's output, up to __restore_rt in the signal handler
     want = recorded('np.out', tmp_path)
@@ -108,6 +114,35 @@ def test_ufile(krel, tmp_path):
         text = re.sub(r' at \S+:\d+ \[', ' [', cut_signal(text))
         return '\n'.join(ln for ln in text.split('\n') if '|' not in ln)
     assert canon(unlined(pie.stdout)) == canon(unlined(recorded('pie.out', tmp_path)))
+    # PLT probes: 4.8's output, up to __restore_rt
+    want = recorded('plt.out', tmp_path)
+    assert canon(cut_signal(plt.stdout)) == canon(cut_signal(want)), plt.stdout
+    assert ' : _init+0x60/0x80 [' in plt.stdout and ' : leaf+0x13/' in plt.stdout
+    assert [ADDR.sub('', ln) for ln in signal_tails(plt.stdout)[0][-3:]] == [
+        ADDR.sub('', ln.replace('/np/', '/')) for ln in main_tail]
+    # labels and callees: exactly 4.8's
+    assert label.stdout == recorded('label.out', tmp_path)
+
+
+def test_listing(tmp_path, krel):
+    """-l and -L of .plt, .label, .callee and .callees are 4.8's."""
+    shutil.copy(HERE / 'ufile_prog.c', tmp_path)
+    subprocess.run(['gcc'] + CFLAGS + ['-o', 'prog', 'ufile_prog.c'], cwd=tmp_path,
+                   check=True)
+    for key, (rc, out) in json.loads((HERE / 'listing.json').read_text()).items():
+        opt, point = key.split(' ', 1)
+        r = run_stap(['-r', krel, opt, point], cwd=tmp_path)
+        assert (r.returncode, r.stdout) == (rc, out.replace(REC + '/', f'{tmp_path}/')), key
+
+
+def test_plt_return_refused(tmp_path):
+    shutil.copy(HERE / 'ufile_prog.c', tmp_path)
+    subprocess.run(['gcc'] + CFLAGS + ['-o', 'prog', 'ufile_prog.c'], cwd=tmp_path,
+                   check=True)
+    r = run_stap(['-p2', '-e', 'probe process("./prog").plt("s*").return { }'],
+                 cwd=tmp_path)
+    assert r.returncode == 1
+    assert 'error: process return probes not available' in r.stderr
 
 
 def test_line_table_only_when_used(tmp_path, krel):
@@ -131,5 +166,8 @@ def test_documented():
     man = Path(__file__).resolve().parent.parent / 'man'
     text = (man / 'ustack.3stap').read_text()
     for f in ('usymfileline', 'print_ubacktrace_fileline', 'DW_CFA_def_cfa_expression'):
+        assert f in text
+    text = (man / 'stapprobes.process.3stap').read_text()
+    for f in ('.plt(', '.label(', '.callee(', '.callees'):
         assert f in text
     assert 'print_backtrace_fileline' in (man / 'stapfuncs.context.3stap').read_text()

@@ -1065,7 +1065,8 @@ static void process_marks(struct resolver *r, struct ubin *b, const char *provid
 		uprobe_fill_mark(r->s, add(r, RP_UPROBE, "process.mark", ""), b, ms[i]);
 }
 
-/* .plt("GLOB") of b: a probe on each PLT entry whose function matches. */
+/* .plt("GLOB") of b (.plt: all): a probe on each PLT entry whose function
+ * matches. */
 static void process_plts(struct resolver *r, struct ubin *b, const struct pp_comp *p)
 {
 	struct uplt *ps;
@@ -1076,7 +1077,7 @@ static void process_plts(struct resolver *r, struct ubin *b, const struct pp_com
 			fail(r, r->pp->loc, "process return probes not available");
 		return;
 	}
-	n = ubin_match_plts(r->s, b, p->arg->str, &ps);
+	n = ubin_match_plts(r->s, b, p->arg ? p->arg->str : "*", &ps);
 	for (size_t i = 0; i < n; i++)
 		uprobe_fill_plt(r->s, add(r, RP_UPROBE, "process.plt", ""), b, &ps[i]);
 }
@@ -1119,8 +1120,8 @@ static void process_in(struct resolver *r, struct ubin *b, const struct pp_comp 
 		process_functions(r, b, x, k);
 	else if ((x = take(&k, "statement", N_STR)) && !k)
 		process_statement(r, b, x);
-	else if (!x && !strcmp(k->name, "plt") && k->arg && k->arg->kind == N_STR)
-		process_plts(r, b, k);
+	else if (!x && !strcmp(k->name, "plt") && (!k->arg || k->arg->kind == N_STR))
+		process_plts(r, b, k);	/* .plt is .plt("*") */
 	else if ((x = take(&k, "provider", N_STR)) && k && !strcmp(k->name, "mark") &&
 		 k->arg && k->arg->kind == N_STR)
 		process_marks(r, b, x->arg->str, k);

@@ -18,7 +18,7 @@
 #define STP_UW_MAXOPS 4096	/* CFA instructions run for one frame */
 #define STP_UW_MAXEXPR 512	/* bytes of one DWARF expression */
 #define STP_UW_EXPR_OPS 256	/* operations one evaluation may run */
-#define STP_UW_EXPR_STACK 16
+#define STP_UW_EXPR_STACK 8	/* as 4.8 */
 
 struct stp_uw_regs {
 	unsigned long r[STP_UW_NREGS];
@@ -45,6 +45,8 @@ struct stp_uw_row {
 struct stp_uw_state {		/* per-CPU scratch: too big for the stack */
 	struct stp_uw_row row, init, stack[STP_UW_STATES];
 	bool signal;		/* the frame is a signal frame (CIE 'S') */
+	const char *why;	/* an expression failed: 4.8's warning */
+	long why_arg;
 };
 
 struct stp_uw_cur {
@@ -423,20 +425,49 @@ static bool stp_uw_read(unsigned long addr, unsigned long *v, bool *fault)
 	return false;
 }
 
+/*
+ * Why an expression could not be evaluated: one of SystemTap 4.8's
+ * warnings (a format with at most one number), kept in the unwind state
+ * and printed once per session by the caller.
+ */
+#define STP_UW_E_OVERFLOW "DWARF expression stack overflow in CFI"
+#define STP_UW_E_UNDERFLOW "DWARF expression stack underflow in CFI"
+#define STP_UW_E_DIVZERO "DWARF expression stack divide by zero in CFI"
+#define STP_UW_E_TRUNCATED "invalid (truncated) DWARF expression in CFI"
+#define STP_UW_E_DEREF "failed to access memory for deref"
+#define STP_UW_E_BACKWARD "backward branch in CFI expression not supported"
+#define STP_UW_E_SKIP "invalid skip %ld in CFI expression"
+#define STP_UW_E_REG "invalid register number %lu in CFI expression"
+#define STP_UW_E_SIZE "invalid DW_OP_deref_size %lu in CFI expression"
+#define STP_UW_E_OP "unimplemented CFI expression operation: 0x%lx"
+
 /* Evaluation state of one DWARF expression. */
 struct stp_uw_expr {
 	u64 st[STP_UW_EXPR_STACK];
 	int sp;
 	const struct stp_uw_regs *regs;
-	bool *fault;
+	struct stp_uw_state *state;	/* why, why_arg */
 };
+
+static bool stp_uw_fail(struct stp_uw_expr *x, const char *why, long arg)
+{
+	x->state->why = why;
+	x->state->why_arg = arg;
+	return false;
+}
 
 static bool stp_uw_push(struct stp_uw_expr *x, u64 v)
 {
 	if (x->sp >= STP_UW_EXPR_STACK)
-		return false;
+		return stp_uw_fail(x, STP_UW_E_OVERFLOW, 0);
 	x->st[x->sp++] = v;
 	return true;
+}
+
+/* Are there n entries on the stack? */
+static bool stp_uw_need(struct stp_uw_expr *x, int n)
+{
+	return x->sp >= n || stp_uw_fail(x, STP_UW_E_UNDERFLOW, 0);
 }
 
 /* A binary operation on the two top entries (a: second, b: top). */
@@ -444,21 +475,21 @@ static bool stp_uw_binop(struct stp_uw_expr *x, u8 op)
 {
 	u64 b, a, r;
 
-	if (x->sp < 2)
+	if (!stp_uw_need(x, 2))
 		return false;
 	b = x->st[--x->sp];
 	a = x->st[x->sp - 1];
 	switch (op) {
 	case 0x1a: r = a & b; break;
 	case 0x1b:	/* div, signed */
-		if (!b || ((s64)a == S64_MIN && (s64)b == -1))
-			return false;
-		r = (u64)((s64)a / (s64)b);
+		if (!b)
+			return stp_uw_fail(x, STP_UW_E_DIVZERO, 0);
+		r = (s64)a == S64_MIN && (s64)b == -1 ? a : (u64)((s64)a / (s64)b);
 		break;
 	case 0x1c: r = a - b; break;
 	case 0x1d:
 		if (!b)
-			return false;
+			return stp_uw_fail(x, STP_UW_E_DIVZERO, 0);
 		r = a % b;
 		break;
 	case 0x1e: r = a * b; break;
@@ -474,7 +505,7 @@ static bool stp_uw_binop(struct stp_uw_expr *x, u8 op)
 	case 0x2c: r = (s64)a <= (s64)b; break;
 	case 0x2d: r = (s64)a < (s64)b; break;
 	case 0x2e: r = a != b; break;
-	default: return false;
+	default: return stp_uw_fail(x, STP_UW_E_OP, op);
 	}
 	x->st[x->sp - 1] = r;
 	return true;
@@ -485,7 +516,7 @@ static bool stp_uw_unop(struct stp_uw_expr *x, struct stp_uw_cur *c, u8 op)
 {
 	u64 *t;
 
-	if (x->sp < 1)
+	if (!stp_uw_need(x, 1))
 		return false;
 	t = &x->st[x->sp - 1];
 	switch (op) {
@@ -503,16 +534,87 @@ static bool stp_uw_unop(struct stp_uw_expr *x, struct stp_uw_cur *c, u8 op)
 /* The value of register reg plus off; false when it is not known. */
 static bool stp_uw_breg(struct stp_uw_expr *x, u64 reg, s64 off)
 {
-	if (reg >= STP_UW_NREGS || !(x->regs->known & (1u << reg)))
+	if (reg >= STP_UW_NREGS)
+		return stp_uw_fail(x, STP_UW_E_REG, (long)reg);
+	if (!(x->regs->known & (1u << reg)))
 		return false;
 	return stp_uw_push(x, x->regs->r[reg] + off);
+}
+
+/* DW_OP_deref_size n (8: DW_OP_deref) of the top entry. */
+static bool stp_uw_deref(struct stp_uw_expr *x, u64 n)
+{
+	unsigned long v = 0;
+
+	if (n != 1 && n != 2 && n != 4 && n != 8)
+		return stp_uw_fail(x, STP_UW_E_SIZE, (long)n);
+	if (!stp_uw_need(x, 1))
+		return false;
+	if (copy_from_user_nofault(&v, (const void __user *)(unsigned long)x->st[x->sp - 1], n))
+		return stp_uw_fail(x, STP_UW_E_DEREF, 0);
+	x->st[x->sp - 1] = v;	/* little-endian: the low n bytes */
+	return true;
+}
+
+/* DW_OP_skip, DW_OP_bra: forward only, as 4.8 (no loops). */
+static bool stp_uw_branch(struct stp_uw_expr *x, struct stp_uw_cur *c, u8 op,
+			  const u8 *start)
+{
+	s16 d;
+
+	if (op == 0x28) {
+		if (!stp_uw_need(x, 1))
+			return false;
+		if (!x->st[--x->sp])
+			return true;
+	}
+	d = (s16)stp_uw_fixed(c, 2);
+	if (c->bad)
+		return false;
+	if (d < 0 ? (c->p - start) < -d : (c->end - c->p) < d)
+		return stp_uw_fail(x, STP_UW_E_SKIP, d);
+	if (d < 0)
+		return stp_uw_fail(x, STP_UW_E_BACKWARD, 0);
+	c->p += d;
+	return true;
+}
+
+/* The stack manipulations: dup drop over pick swap rot. */
+static bool stp_uw_stackop(struct stp_uw_expr *x, struct stp_uw_cur *c, u8 op)
+{
+	u64 t;
+
+	switch (op) {
+	case 0x12: return stp_uw_need(x, 1) && stp_uw_push(x, x->st[x->sp - 1]);
+	case 0x13:
+		if (!stp_uw_need(x, 1))
+			return false;
+		x->sp--;
+		return true;
+	case 0x14: return stp_uw_need(x, 2) && stp_uw_push(x, x->st[x->sp - 2]);
+	case 0x15:
+		t = stp_uw_fixed(c, 1);
+		return stp_uw_need(x, (int)t + 1) && stp_uw_push(x, x->st[x->sp - 1 - t]);
+	case 0x16:
+		if (!stp_uw_need(x, 2))
+			return false;
+		swap(x->st[x->sp - 1], x->st[x->sp - 2]);
+		return true;
+	default:	/* rot */
+		if (!stp_uw_need(x, 3))
+			return false;
+		t = x->st[x->sp - 1];
+		x->st[x->sp - 1] = x->st[x->sp - 2];
+		x->st[x->sp - 2] = x->st[x->sp - 3];
+		x->st[x->sp - 3] = t;
+		return true;
+	}
 }
 
 /* One operation at c (the operation byte op already read); false: the
  * expression cannot be evaluated. */
 static bool stp_uw_op(struct stp_uw_expr *x, struct stp_uw_cur *c, u8 op, const u8 *start)
 {
-	unsigned long v;
 	u64 t;
 
 	if (op >= 0x30 && op <= 0x4f)		/* lit0..lit31 */
@@ -521,11 +623,7 @@ static bool stp_uw_op(struct stp_uw_expr *x, struct stp_uw_cur *c, u8 op, const 
 		return stp_uw_breg(x, op - 0x70, stp_uw_sleb(c));
 	switch (op) {
 	case 0x03: return stp_uw_push(x, stp_uw_fixed(c, 8));	/* addr */
-	case 0x06:						/* deref */
-		if (x->sp < 1 || !stp_uw_read(x->st[x->sp - 1], &v, x->fault))
-			return false;
-		x->st[x->sp - 1] = v;
-		return true;
+	case 0x06: return stp_uw_deref(x, 8);
 	case 0x08: return stp_uw_push(x, stp_uw_fixed(c, 1));
 	case 0x09: return stp_uw_push(x, (u64)(s8)stp_uw_fixed(c, 1));
 	case 0x0a: return stp_uw_push(x, stp_uw_fixed(c, 2));
@@ -535,69 +633,35 @@ static bool stp_uw_op(struct stp_uw_expr *x, struct stp_uw_cur *c, u8 op, const 
 	case 0x0e: case 0x0f: return stp_uw_push(x, stp_uw_fixed(c, 8));
 	case 0x10: return stp_uw_push(x, stp_uw_uleb(c));
 	case 0x11: return stp_uw_push(x, (u64)stp_uw_sleb(c));
-	case 0x12: return x->sp >= 1 && stp_uw_push(x, x->st[x->sp - 1]);	/* dup */
-	case 0x13:							/* drop */
-		if (x->sp < 1)
-			return false;
-		x->sp--;
-		return true;
-	case 0x14: return x->sp >= 2 && stp_uw_push(x, x->st[x->sp - 2]);	/* over */
-	case 0x15:							/* pick */
-		t = stp_uw_fixed(c, 1);
-		return t < (u64)x->sp && stp_uw_push(x, x->st[x->sp - 1 - t]);
-	case 0x16:							/* swap */
-		if (x->sp < 2)
-			return false;
-		swap(x->st[x->sp - 1], x->st[x->sp - 2]);
-		return true;
-	case 0x17:							/* rot */
-		if (x->sp < 3)
-			return false;
-		t = x->st[x->sp - 1];
-		x->st[x->sp - 1] = x->st[x->sp - 2];
-		x->st[x->sp - 2] = x->st[x->sp - 3];
-		x->st[x->sp - 3] = t;
-		return true;
+	case 0x12: case 0x13: case 0x14: case 0x15: case 0x16: case 0x17:
+		return stp_uw_stackop(x, c, op);
 	case 0x19: case 0x1f: case 0x20: case 0x23:	/* abs neg not plus_uconst */
 		return stp_uw_unop(x, c, op);
-	case 0x28: case 0x2f: {					/* bra, skip */
-		s16 d = (s16)stp_uw_fixed(c, 2);
-
-		if (op == 0x28) {
-			if (x->sp < 1)
-				return false;
-			if (!x->st[--x->sp])
-				return true;
-		}
-		if (d < 0 ? (c->p - start) < -d : (c->end - c->p) < d)
-			return false;
-		c->p += d;
-		return true;
-	}
-	case 0x92:							/* bregx */
+	case 0x28: case 0x2f:				/* bra skip */
+		return stp_uw_branch(x, c, op, start);
+	case 0x92:					/* bregx */
 		t = stp_uw_uleb(c);
 		return stp_uw_breg(x, t, stp_uw_sleb(c));
-	case 0x94:							/* deref_size */
-		t = stp_uw_fixed(c, 1);
-		if (x->sp < 1 || t < 1 || t > 8 || !stp_uw_read(x->st[x->sp - 1], &v, x->fault))
-			return false;
-		x->st[x->sp - 1] = t == 8 ? v : v & ((1UL << (t * 8)) - 1);
-		return true;
-	case 0x96: return true;						/* nop */
-	default:
+	case 0x94: return stp_uw_deref(x, stp_uw_fixed(c, 1));
+	case 0x96: return true;				/* nop */
+	case 0x1a ... 0x1e: case 0x21: case 0x22: case 0x24 ... 0x27: case 0x29 ... 0x2e:
 		return stp_uw_binop(x, op);
+	default:
+		return stp_uw_fail(x, STP_UW_E_OP, op);
 	}
 }
 
 /*
  * Evaluate the DWARF expression e (len bytes) with the registers regs,
- * the CFA pushed first when push_cfa: its result in *out. Bounded in
- * operations and stack; memory is read with copy_from_user_nofault().
+ * the CFA pushed first when push_cfa: its result in *out. No loops (only
+ * forward branches), at most STP_UW_EXPR_OPS operations and
+ * STP_UW_EXPR_STACK entries; memory is read with copy_from_user_nofault().
+ * On failure st->why may say why.
  */
 static bool stp_uw_eval(const u8 *e, u64 len, const struct stp_uw_regs *regs, bool push_cfa,
-			unsigned long cfa, unsigned long *out, bool *fault)
+			unsigned long cfa, unsigned long *out, struct stp_uw_state *st)
 {
-	struct stp_uw_expr x = { .sp = 0, .regs = regs, .fault = fault };
+	struct stp_uw_expr x = { .sp = 0, .regs = regs, .state = st };
 	struct stp_uw_cur c = { e, e + len, e, 0, false };
 	int ops = 0;
 
@@ -605,11 +669,17 @@ static bool stp_uw_eval(const u8 *e, u64 len, const struct stp_uw_regs *regs, bo
 		stp_uw_push(&x, cfa);
 	while (c.p < c.end) {
 		u8 op = *c.p++;
+		bool ok;
 
-		if (ops++ >= STP_UW_EXPR_OPS || !stp_uw_op(&x, &c, op, e) || c.bad)
+		if (ops++ >= STP_UW_EXPR_OPS)
+			return false;
+		ok = stp_uw_op(&x, &c, op, e);
+		if (c.bad)
+			return stp_uw_fail(&x, STP_UW_E_TRUNCATED, 0);
+		if (!ok)
 			return false;
 	}
-	if (x.sp < 1)
+	if (!stp_uw_need(&x, 1))
 		return false;
 	*out = x.st[x.sp - 1];
 	return true;
@@ -630,6 +700,7 @@ static bool stp_uw_step(const struct stp_umod *m, unsigned long pc,
 	int depth = 0;
 
 	st->signal = false;
+	st->why = NULL;
 	if (!stp_uw_find_fde(m, pc, &cie, &ins, &start))
 		return false;
 	memset(&st->row, 0, sizeof(st->row));
@@ -646,7 +717,7 @@ static bool stp_uw_step(const struct stp_umod *m, unsigned long pc,
 	st->signal = cie.signal;
 	if (st->row.cfa_expr) {
 		if (!stp_uw_eval(st->row.cfa_expr, (u64)st->row.cfa_off, regs, false, 0, &cfa,
-				 fault))
+				 st))
 			return false;
 	} else if (regs->known & (1u << st->row.cfa_reg)) {
 		cfa = regs->r[st->row.cfa_reg] + st->row.cfa_off;
@@ -659,14 +730,14 @@ static bool stp_uw_step(const struct stp_umod *m, unsigned long pc,
 
 		switch (r->kind) {
 		case UR_EXPR:
-			if (stp_uw_eval(r->expr, (u64)r->off, regs, true, cfa, &a, fault) &&
+			if (stp_uw_eval(r->expr, (u64)r->off, regs, true, cfa, &a, st) &&
 			    stp_uw_read(a, &out.r[i], fault))
 				out.known |= 1u << i;
 			else if (i == STP_UW_RA)
 				return false;
 			break;
 		case UR_VAL_EXPR:
-			if (stp_uw_eval(r->expr, (u64)r->off, regs, true, cfa, &out.r[i], fault))
+			if (stp_uw_eval(r->expr, (u64)r->off, regs, true, cfa, &out.r[i], st))
 				out.known |= 1u << i;
 			break;
 		case UR_SAME:

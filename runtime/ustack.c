@@ -339,6 +339,16 @@ static void stp_uwarn_once(const char *what)
 		stp_warn_msg("Missing unwind data for a module, rerun with 'stap -d %s'", what);
 }
 
+/* Why a DWARF expression of the CFI failed, once per session. */
+static void stp_uw_warn(struct stp_ustack_scratch *s)
+{
+	char msg[96];
+
+	snprintf(msg, sizeof(msg), s->uw.why, s->uw.why_arg);
+	if (stp_uwarn_first(msg))
+		stp_warn_msg("%s", msg);
+}
+
 /* The user registers of the current task; NULL outside a user task. */
 static struct pt_regs *stp_uregs(struct stp_context *c, bool unwinding)
 {
@@ -384,7 +394,7 @@ static int stp_ustack_walk_from(struct stp_context *c, int max,
 	struct pt_regs *pr = stp_uregs(c, true);
 	struct mm_struct *mm = current->mm;
 	struct stp_uw_regs regs;
-	bool fault = false, exact = true;
+	bool fault = false, exact = true, ok;
 	int n = 0;
 
 	*out = s;
@@ -416,7 +426,10 @@ static int stp_ustack_walk_from(struct stp_context *c, int max,
 		m = &stp_umods[u->mod];
 		/* a return address is after its call: look up the call; the pc
 		 * of the probe or one a signal interrupted is exact */
-		if (!stp_uw_step(m, exact ? u->vaddr : u->vaddr - 1, &regs, &s->uw, &fault))
+		ok = stp_uw_step(m, exact ? u->vaddr : u->vaddr - 1, &regs, &s->uw, &fault);
+		if (s->uw.why)
+			stp_uw_warn(s);
+		if (!ok)
 			break;
 		exact = s->uw.signal;
 	}

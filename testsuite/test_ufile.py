@@ -8,10 +8,13 @@
 #   DW_CFA_def_cfa_expression / DW_CFA_expression);
 # - uplt.stp: process().plt() probes and a backtrace from a PLT entry (its
 #   CFA is an expression);
-# - ulabel.stp: .function().label(), .callee(), .callee().call, .callees.
+# - ulabel.stp: .function().label(), .callee(), .callee().call, .callees;
+# - uexpr.stp on uexpr.c: CFA expressions good and hostile (loops, faults,
+#   stack overflow...): the unwind goes on or stops with 4.8's warnings.
 # ufile/NAME.out and NAME.err are what Debian's SystemTap 4.8 printed in
 # the same guest for the same scripts and programs, built in /tmp/uf
-# (the PIE) and /tmp/uf/np (the other); listing.json its -l and -L.
+# (the PIE), /tmp/uf/np (the other) and /tmp/uf/ex (uexpr.c);
+# listing.json its -l and -L.
 # Where 4.8 is wrong we are not, and the test says so: past __restore_rt
 # 4.8 prints one bogus frame and stops (we unwind into the interrupted
 # code), and in a PIE it finds no source line (it looks the run-time
@@ -65,14 +68,14 @@ def signal_tails(text):
 
 
 def build(tmp, krel):
-    np_dir = tmp / 'np'
-    np_dir.mkdir()
-    for d, extra in ((tmp, []), (np_dir, ['-no-pie'])):
-        shutil.copy(HERE / 'ufile_prog.c', d)
-        subprocess.run(['gcc'] + CFLAGS + extra + ['-o', 'prog', 'ufile_prog.c'], cwd=d,
-                       check=True)
+    np_dir, ex_dir = tmp / 'np', tmp / 'ex'
+    for d, src, extra in ((tmp, 'ufile_prog.c', []), (np_dir, 'ufile_prog.c', ['-no-pie']),
+                          (ex_dir, 'uexpr.c', [])):
+        d.mkdir(exist_ok=True)
+        shutil.copy(HERE / src, d)
+        subprocess.run(['gcc'] + CFLAGS + extra + ['-o', 'prog', src], cwd=d, check=True)
     jobs = [(np_dir, 'ufile', ['-g', '--ldd']), (tmp, 'ufile', ['-g', '--ldd']),
-            (tmp, 'uplt', ['--ldd']), (tmp, 'ulabel', [])]
+            (tmp, 'uplt', ['--ldd']), (tmp, 'ulabel', []), (ex_dir, 'uexpr', [])]
     for d, name, opts in jobs:
         r = run_stap(['-p4', '-r', krel, '-m', 'uf_' + name] + opts + [str(HERE / f'{name}.stp')],
                      cwd=d, timeout=300)
@@ -91,8 +94,9 @@ def test_ufile(krel, tmp_path):
     batch = guest.run_batch([f'cd {d} && {STAPRUN} -c ./prog uf_{n}.ko; echo rc=$?'
                              for d, n in jobs], scratch=str(tmp_path), timeout=240)
     guest.check_kernel_healthy(batch)
-    np_run, pie, plt, label = batch
-    for res, name in ((np_run, 'np'), (pie, 'pie'), (plt, 'plt'), (label, 'label')):
+    np_run, pie, plt, label, expr = batch
+    for res, name in ((np_run, 'np'), (pie, 'pie'), (plt, 'plt'), (label, 'label'),
+                      (expr, 'expr')):
         assert res.stderr == (HERE / f'{name}.err').read_text(), (name, res.stderr)
     # not a PIE: 4.8's output, up to __restore_rt in the signal handler
     want = recorded('np.out', tmp_path)
@@ -122,6 +126,8 @@ def test_ufile(krel, tmp_path):
         ADDR.sub('', ln.replace('/np/', '/')) for ln in main_tail]
     # labels and callees: exactly 4.8's
     assert label.stdout == recorded('label.out', tmp_path)
+    # CFA expressions: 4.8's frames (and warnings, above)
+    assert canon(expr.stdout) == canon(recorded('expr.out', tmp_path)), expr.stdout
 
 
 def test_listing(tmp_path, krel):

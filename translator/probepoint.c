@@ -994,6 +994,21 @@ static void function_callees(struct resolver *r, struct ubin *b, const struct uf
 	}
 }
 
+/* .label(), .callee() or .callees of a function without DWARF: as 4.8,
+ * a probe on its entry, listed as written. */
+static void function_nodwarf(struct resolver *r, struct ubin *b, const struct ufunc *f,
+			     int how, const char *glob, bool call)
+{
+	struct rprobe *rp = add(r, RP_UPROBE, "process.function", "");
+	const char *sfx = how == 5 ? ".callees" :
+		arena_printf(r->s->arena, how == 3 ? ".label(\"%s\")" : ".callee(\"%s\")%s",
+			     glob, call ? ".call" : "");
+
+	uprobe_fill_function(r->s, rp, b, f, call);
+	rp->label = arena_printf(r->s->arena, "process(\"%s\").function(\"%s\")%s%s",
+				 ubin_path(b), f->name, sfx, rp->marks);
+}
+
 /* What follows .function(): 0 plain, 1 .call, 2 .return, 3 .label(L),
  * 4 .callee(G)[.call], 5 .callees; -1 something else. */
 static int function_suffix(const struct pp_comp *k, const char **glob, bool *call)
@@ -1042,7 +1057,9 @@ static void process_functions(struct resolver *r, struct ubin *b, const struct p
 			continue;
 		if (file && (!fs[i]->file || !ubin_file_matches(fs[i]->file, file)))
 			continue;
-		if (how == 3)
+		if (how >= 3 && !fs[i]->die)
+			function_nodwarf(r, b, fs[i], how, sub, call);
+		else if (how == 3)
 			function_labels(r, b, fs[i], sub);
 		else if (how >= 4)
 			function_callees(r, b, fs[i], sub, call);

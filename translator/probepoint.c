@@ -1010,7 +1010,7 @@ static void function_nodwarf(struct resolver *r, struct ubin *b, const struct uf
 }
 
 /* What follows .function(): 0 plain, 1 .call, 2 .return, 3 .label(L),
- * 4 .callee(G)[.call], 5 .callees; -1 something else. */
+ * 4 .callee(G)[.call], 5 .callees[(1)]; -1 something else. */
 static int function_suffix(const struct pp_comp *k, const char **glob, bool *call)
 {
 	const struct pp_comp *x;
@@ -1029,6 +1029,8 @@ static int function_suffix(const struct pp_comp *k, const char **glob, bool *cal
 	}
 	if (take(&k, "callees", -1))
 		return k ? -1 : 5;
+	if ((x = take(&k, "callees", N_NUM)))	/* only depth 1 (as .callees) */
+		return k || x->arg->num != 1 ? -1 : 5;
 	if (!(x = take(&k, "callee", N_STR)))
 		return -1;
 	*glob = x->arg->str;

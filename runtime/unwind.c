@@ -45,7 +45,7 @@ struct stp_uw_row {
 struct stp_uw_state {		/* per-CPU scratch: too big for the stack */
 	struct stp_uw_row row, init, stack[STP_UW_STATES];
 	bool signal;		/* the frame is a signal frame (CIE 'S') */
-	const char *why;	/* an expression failed: 4.8's warning */
+	int why;		/* enum stp_uw_err: an expression failed */
 	long why_arg;
 };
 
@@ -425,21 +425,13 @@ static bool stp_uw_read(unsigned long addr, unsigned long *v, bool *fault)
 	return false;
 }
 
-/*
- * Why an expression could not be evaluated: one of SystemTap 4.8's
- * warnings (a format with at most one number), kept in the unwind state
- * and printed once per session by the caller.
- */
-#define STP_UW_E_OVERFLOW "DWARF expression stack overflow in CFI"
-#define STP_UW_E_UNDERFLOW "DWARF expression stack underflow in CFI"
-#define STP_UW_E_DIVZERO "DWARF expression stack divide by zero in CFI"
-#define STP_UW_E_TRUNCATED "invalid (truncated) DWARF expression in CFI"
-#define STP_UW_E_DEREF "failed to access memory for deref"
-#define STP_UW_E_BACKWARD "backward branch in CFI expression not supported"
-#define STP_UW_E_SKIP "invalid skip %ld in CFI expression"
-#define STP_UW_E_REG "invalid register number %lu in CFI expression"
-#define STP_UW_E_SIZE "invalid DW_OP_deref_size %lu in CFI expression"
-#define STP_UW_E_OP "unimplemented CFI expression operation: 0x%lx"
+/* Why an expression could not be evaluated (each is one of SystemTap
+ * 4.8's warnings, ustack.c prints them once per session). */
+enum stp_uw_err {
+	STP_UW_OK, STP_UW_E_OVERFLOW, STP_UW_E_UNDERFLOW, STP_UW_E_DIVZERO,
+	STP_UW_E_TRUNCATED, STP_UW_E_DEREF, STP_UW_E_BACKWARD, STP_UW_E_SKIP,
+	STP_UW_E_REG, STP_UW_E_SIZE, STP_UW_E_OP
+};
 
 /* Evaluation state of one DWARF expression. */
 struct stp_uw_expr {
@@ -449,7 +441,7 @@ struct stp_uw_expr {
 	struct stp_uw_state *state;	/* why, why_arg */
 };
 
-static bool stp_uw_fail(struct stp_uw_expr *x, const char *why, long arg)
+static bool stp_uw_fail(struct stp_uw_expr *x, int why, long arg)
 {
 	x->state->why = why;
 	x->state->why_arg = arg;
@@ -700,7 +692,7 @@ static bool stp_uw_step(const struct stp_umod *m, unsigned long pc,
 	int depth = 0;
 
 	st->signal = false;
-	st->why = NULL;
+	st->why = STP_UW_OK;
 	if (!stp_uw_find_fde(m, pc, &cie, &ins, &start))
 		return false;
 	memset(&st->row, 0, sizeof(st->row));

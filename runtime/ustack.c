@@ -339,12 +339,45 @@ static void stp_uwarn_once(const char *what)
 		stp_warn_msg("Missing unwind data for a module, rerun with 'stap -d %s'", what);
 }
 
-/* Why a DWARF expression of the CFI failed, once per session. */
+/* Why a DWARF expression of the CFI failed, once per session, in 4.8's
+ * words. */
 static void stp_uw_warn(struct stp_ustack_scratch *s)
 {
+	unsigned long arg = (unsigned long)s->uw.why_arg;
 	char msg[96];
 
-	snprintf(msg, sizeof(msg), s->uw.why, s->uw.why_arg);
+	switch (s->uw.why) {
+	case STP_UW_E_OVERFLOW:
+		strscpy(msg, "DWARF expression stack overflow in CFI", sizeof(msg));
+		break;
+	case STP_UW_E_UNDERFLOW:
+		strscpy(msg, "DWARF expression stack underflow in CFI", sizeof(msg));
+		break;
+	case STP_UW_E_DIVZERO:
+		strscpy(msg, "DWARF expression stack divide by zero in CFI", sizeof(msg));
+		break;
+	case STP_UW_E_TRUNCATED:
+		strscpy(msg, "invalid (truncated) DWARF expression in CFI", sizeof(msg));
+		break;
+	case STP_UW_E_DEREF:
+		strscpy(msg, "failed to access memory for deref", sizeof(msg));
+		break;
+	case STP_UW_E_BACKWARD:
+		strscpy(msg, "backward branch in CFI expression not supported", sizeof(msg));
+		break;
+	case STP_UW_E_SKIP:
+		snprintf(msg, sizeof(msg), "invalid skip %ld in CFI expression", s->uw.why_arg);
+		break;
+	case STP_UW_E_REG:
+		snprintf(msg, sizeof(msg), "invalid register number %lu in CFI expression", arg);
+		break;
+	case STP_UW_E_SIZE:
+		snprintf(msg, sizeof(msg), "invalid DW_OP_deref_size %lu in CFI expression", arg);
+		break;
+	default:
+		snprintf(msg, sizeof(msg), "unimplemented CFI expression operation: 0x%lx", arg);
+		break;
+	}
 	if (stp_uwarn_first(msg))
 		stp_warn_msg("%s", msg);
 }

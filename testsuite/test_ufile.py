@@ -9,6 +9,7 @@
 # - uplt.stp: process().plt() probes and a backtrace from a PLT entry (its
 #   CFA is an expression);
 # - ulabel.stp: .function().label(), .callee(), .callee().call, .callees;
+# - upn.stp: pn() and probefunc() of those probes;
 # - uexpr.stp on uexpr.c: CFA expressions good and hostile (loops, faults,
 #   stack overflow...): the unwind goes on or stops with 4.8's warnings.
 # ufile/NAME.out and NAME.err are what Debian's SystemTap 4.8 printed in
@@ -75,7 +76,8 @@ def build(tmp, krel):
         shutil.copy(HERE / src, d)
         subprocess.run(['gcc'] + CFLAGS + extra + ['-o', 'prog', src], cwd=d, check=True)
     jobs = [(np_dir, 'ufile', ['-g', '--ldd']), (tmp, 'ufile', ['-g', '--ldd']),
-            (tmp, 'uplt', ['--ldd']), (tmp, 'ulabel', []), (ex_dir, 'uexpr', [])]
+            (tmp, 'uplt', ['--ldd']), (tmp, 'ulabel', []), (ex_dir, 'uexpr', []),
+            (tmp, 'upn', [])]
     for d, name, opts in jobs:
         r = run_stap(['-p4', '-r', krel, '-m', 'uf_' + name] + opts + [str(HERE / f'{name}.stp')],
                      cwd=d, timeout=300)
@@ -94,9 +96,9 @@ def test_ufile(krel, tmp_path):
     batch = guest.run_batch([f'cd {d} && {STAPRUN} -c ./prog uf_{n}.ko; echo rc=$?'
                              for d, n in jobs], scratch=str(tmp_path), timeout=240)
     guest.check_kernel_healthy(batch)
-    np_run, pie, plt, label, expr = batch
+    np_run, pie, plt, label, expr, pn = batch
     for res, name in ((np_run, 'np'), (pie, 'pie'), (plt, 'plt'), (label, 'label'),
-                      (expr, 'expr')):
+                      (expr, 'expr'), (pn, 'pn')):
         assert res.stderr == (HERE / f'{name}.err').read_text(), (name, res.stderr)
     # not a PIE: 4.8's output, up to __restore_rt in the signal handler
     want = recorded('np.out', tmp_path)
@@ -126,6 +128,7 @@ def test_ufile(krel, tmp_path):
         ADDR.sub('', ln.replace('/np/', '/')) for ln in main_tail]
     # labels and callees: exactly 4.8's
     assert label.stdout == recorded('label.out', tmp_path)
+    assert pn.stdout == recorded('pn.out', tmp_path)
     # CFA expressions: 4.8's frames (and warnings, above)
     assert canon(expr.stdout) == canon(recorded('expr.out', tmp_path)), expr.stdout
 

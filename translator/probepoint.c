@@ -1005,8 +1005,9 @@ static void function_nodwarf(struct resolver *r, struct ubin *b, const struct uf
 			     glob, call ? ".call" : "");
 
 	uprobe_fill_function(r->s, rp, b, f, call);
-	rp->label = arena_printf(r->s->arena, "process(\"%s\").function(\"%s\")%s%s",
-				 ubin_path(b), f->name, sfx, rp->marks);
+	uprobe_set_pn(rp, arena_printf(r->s->arena, "process(\"%s\").function(\"%s\")%s",
+				       ubin_path(b), f->name, sfx));
+	rp->label = arena_printf(r->s->arena, "%s%s", uprobe_pn(rp), rp->marks);
 }
 
 /* What follows .function(): 0 plain, 1 .call, 2 .return, 3 .label(L),

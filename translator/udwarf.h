@@ -168,6 +168,9 @@ void uprobe_fill_label(struct session *s, struct rprobe *rp, struct ubin *b,
 void uprobe_fill_callee(struct session *s, struct rprobe *rp, struct ubin *b,
 			const struct ufunc *f, const struct ucall *calls, size_t n,
 			bool call);
+/* pn() of rp when it is not pp() (the point as -l lists it, without marks). */
+void uprobe_set_pn(struct rprobe *rp, const char *pn);
+const char *uprobe_pn(const struct rprobe *rp);
 /* A PLT entry (.plt("NAME")): pp() is the statement at its address, $$name
  * the function. */
 void uprobe_fill_plt(struct session *s, struct rprobe *rp, struct ubin *b,

@@ -33,6 +33,7 @@ struct uprobe_info {
 	const char *plt;		/* .plt("NAME"): NAME */
 	const struct ucall *calls;	/* .callee(): the call sites */
 	size_t ncalls;
+	const char *pn;			/* pn() when not pp(): the point as -l lists it */
 	uint64_t addr;			/* link-time address probed */
 	uint64_t offset;		/* its file offset */
 	uint64_t sem_offset;		/* SDT semaphore's file offset, 0: none */
@@ -208,7 +209,8 @@ void uprobe_fill_label(struct session *s, struct rprobe *rp, struct ubin *b,
 	uprobe_fill_statement(s, rp, b, f, spec, l->addr);
 	/* 4.8: the function "at" the label's line, and .label() in -l */
 	rp->pp = arena_printf(s->arena, "process(\"%s\").function(\"%s\")", ubin_path(b), spec);
-	rp->label = arena_printf(s->arena, "%s.label(\"%s\")%s", rp->pp, l->name, rp->marks);
+	rp->u->pn = arena_printf(s->arena, "%s.label(\"%s\")", rp->pp, l->name);
+	rp->label = arena_printf(s->arena, "%s%s", rp->u->pn, rp->marks);
 }
 
 void uprobe_fill_callee(struct session *s, struct rprobe *rp, struct ubin *b,
@@ -224,25 +226,46 @@ void uprobe_fill_callee(struct session *s, struct rprobe *rp, struct ubin *b,
 	rp->u->ncalls = n;
 	if (!ubin_file_offset(b, rp->u->addr, &rp->u->offset))
 		diag_error(s, rp->point->loc, "cannot place a probe on %s", rp->pp);
-	rp->label = arena_printf(s->arena, "process(\"%s\").function(\"%s\").callee(\"%s\")%s%s",
+	rp->u->pn = arena_printf(s->arena, "process(\"%s\").function(\"%s\").callee(\"%s\")%s",
 				 ubin_path(b), func_label(s, f), func_label(s, calls[0].callee),
-				 sfx, rp->marks);
+				 sfx);
+	rp->label = arena_printf(s->arena, "%s%s", rp->u->pn, rp->marks);
+}
+
+void uprobe_set_pn(struct rprobe *rp, const char *pn)
+{
+	rp->u->pn = pn;
+}
+
+const char *uprobe_pn(const struct rprobe *rp)
+{
+	return rp->u->pn;
 }
 
 void uprobe_fill_plt(struct session *s, struct rprobe *rp, struct ubin *b,
 		     const struct uplt *p)
 {
 	struct uprobe_info *u = new_info(s, rp);
+	const struct ufunc **fs;
+	size_t n = ubin_match_funcs(b, "*", &fs);
+	uint64_t best = 0;
 
 	u->bin = b;
 	u->plt = p->name;
 	u->addr = p->addr;
-	rp->symbol = ubin_func_at(b, p->addr);
+	/* probefunc(): as 4.8, the function symbol nearest before the entry
+	 * (_init, whatever its size) */
+	rp->symbol = "";
+	for (size_t i = 0; i < n; i++)
+		if (!fs[i]->inlined && fs[i]->entry <= p->addr && fs[i]->entry >= best) {
+			best = fs[i]->entry;
+			rp->symbol = fs[i]->name;
+		}
 	/* as for a mark, 4.8's pp() is the statement it became */
 	rp->pp = arena_printf(s->arena, "process(\"%s\").statement(0x%llx)", ubin_path(b),
 			      (unsigned long long)p->addr);
-	rp->label = arena_printf(s->arena, "process(\"%s\").plt(\"%s\")%s", ubin_path(b),
-				 p->name, rp->marks);
+	u->pn = arena_printf(s->arena, "process(\"%s\").plt(\"%s\")", ubin_path(b), p->name);
+	rp->label = arena_printf(s->arena, "%s%s", u->pn, rp->marks);
 	rp->ret_type = "void";
 	if (!ubin_file_offset(b, p->addr, &u->offset))
 		diag_error(s, rp->point->loc, "cannot place a probe on %s: its address 0x%llx is not in a loaded segment",
@@ -580,6 +603,8 @@ bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 		return false;
 	if (u->plt)
 		sdt = arena_printf(g->s->arena, ", .sdt_name = %s", tr_cstr(g, u->plt));
+	if (u->pn)
+		sdt = arena_printf(g->s->arena, "%s, .pn = %s", sdt, tr_cstr(g, u->pn));
 	if (u->sdt)	/* pn() is the mark as written, pp() the statement */
 		sdt = arena_printf(g->s->arena, ", .sdt_name = %s, .sdt_provider = %s, .pn = %s",
 				   tr_cstr(g, u->sdt->name), tr_cstr(g, u->sdt->provider),

@@ -10,6 +10,8 @@
 #   CFA is an expression);
 # - ulabel.stp: .function().label(), .callee(), .callee().call, .callees;
 # - upn.stp: pn() and probefunc() of those probes;
+# - kfile.stp: without the kernel's debuginfo print_backtrace_fileline() is
+#   print_backtrace() and symfileline() the address in hex, as in 4.8;
 # - uexpr.stp on uexpr.c: CFA expressions good and hostile (loops, faults,
 #   stack overflow...): the unwind goes on or stops with 4.8's warnings.
 # ufile/NAME.out and NAME.err are what Debian's SystemTap 4.8 printed in
@@ -77,7 +79,7 @@ def build(tmp, krel):
         subprocess.run(['gcc'] + CFLAGS + extra + ['-o', 'prog', src], cwd=d, check=True)
     jobs = [(np_dir, 'ufile', ['-g', '--ldd']), (tmp, 'ufile', ['-g', '--ldd']),
             (tmp, 'uplt', ['--ldd']), (tmp, 'ulabel', []), (ex_dir, 'uexpr', []),
-            (tmp, 'upn', [])]
+            (tmp, 'upn', []), (tmp, 'kfile', [])]
     for d, name, opts in jobs:
         r = run_stap(['-p4', '-r', krel, '-m', 'uf_' + name] + opts + [str(HERE / f'{name}.stp')],
                      cwd=d, timeout=300)
@@ -96,7 +98,7 @@ def test_ufile(krel, tmp_path):
     batch = guest.run_batch([f'cd {d} && {STAPRUN} -c ./prog uf_{n}.ko; echo rc=$?'
                              for d, n in jobs], scratch=str(tmp_path), timeout=240)
     guest.check_kernel_healthy(batch)
-    np_run, pie, plt, label, expr, pn = batch
+    np_run, pie, plt, label, expr, pn, kfile = batch
     for res, name in ((np_run, 'np'), (pie, 'pie'), (plt, 'plt'), (label, 'label'),
                       (expr, 'expr'), (pn, 'pn')):
         assert res.stderr == (HERE / f'{name}.err').read_text(), (name, res.stderr)
@@ -129,6 +131,9 @@ def test_ufile(krel, tmp_path):
     # labels and callees: exactly 4.8's
     assert label.stdout == recorded('label.out', tmp_path)
     assert pn.stdout == recorded('pn.out', tmp_path)
+    fileline, plain = kfile.stdout.split('--\n')
+    assert fileline.startswith(' 0x') and ' : __do_sys_getppid+0x0/' in fileline, kfile.stdout
+    assert plain == fileline + '1 1 1\nrc=0\n', kfile.stdout
     # CFA expressions: 4.8's frames (and warnings, above)
     assert canon(expr.stdout) == canon(recorded('expr.out', tmp_path)), expr.stdout
 

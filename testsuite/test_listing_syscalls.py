@@ -13,29 +13,29 @@
 # the compat_* (ia32) calls are not provided either. Every other line
 # must be 4.8's byte for byte, and a KNOWN line that
 # starts to match must leave the list.
+import re
 from pathlib import Path
 
 import pytest
 
-from conftest import run_stap
+import guest
+from conftest import STAPRUN, run_stap
 
 HERE = Path(__file__).resolve().parent
 
 KNOWN = set('''
 adjtimex bind chown16 clone connect epoll_create eventfd execveat fadvise64
-fadvise64_64 fchown16 fgetxattr fremovexattr fsetxattr fstatfs64 futimesat
-get_thread_area getxattr inotify_add_watch inotify_init io_getevents lchown16
-lgetxattr listxattr llistxattr llseek lookup_dcookie lremovexattr lsetxattr
-lstat membarrier mkdir mkdirat mount mq_open mq_unlink nice pipe pivot_root
-preadv preadv2 pwritev pwritev2 quotactl recv recvmmsg removexattr renameat
-renameat2 request_key rt_sigaction rt_sigqueueinfo rt_sigsuspend
-rt_sigtimedwait rt_tgsigqueueinfo sched_getattr sched_setattr select semctl
-semtimedop send sendto set_thread_area setdomainname sethostname setitimer
-setregid16 setresgid16 setresuid16 setreuid16 setrlimit settimeofday setxattr
-sigaltstack signal signalfd sigpending sigprocmask sigsuspend ssetmask
-statfs64 statx stime swapoff swapon symlinkat sysinfo timer_settime
-timerfd_settime times truncate umount unlink unlinkat uselib utime utimensat
-utimes waitpid
+fadvise64_64 fchown16 fstatfs64 futimesat get_thread_area inotify_add_watch
+inotify_init io_getevents lchown16 llseek lookup_dcookie lstat membarrier
+mkdir mkdirat mount mq_open mq_unlink nice pipe pivot_root preadv preadv2
+pwritev pwritev2 quotactl recv recvmmsg renameat renameat2 request_key
+rt_sigaction rt_sigqueueinfo rt_sigsuspend rt_sigtimedwait rt_tgsigqueueinfo
+sched_getattr sched_setattr select semctl semtimedop send sendto
+set_thread_area setdomainname sethostname setitimer setregid16 setresgid16
+setresuid16 setreuid16 setrlimit settimeofday sigaltstack signal signalfd
+sigpending sigprocmask sigsuspend ssetmask statfs64 statx stime swapoff swapon
+symlinkat sysinfo timer_settime timerfd_settime times truncate umount unlink
+unlinkat uselib utime utimensat utimes waitpid
 bdflush ftruncate64 ni_syscall pwrite32 readdir rt_sigaction32 settimeofday32
 sigaction sigaction32 sysctl ustat32
 '''.split())
@@ -76,3 +76,64 @@ def test_syscall_listing_is_nd_syscall(krel, suffix):
     nd = run_stap(['-r', krel, '-L', f'nd_syscall.*{suffix}']).stdout
     sc = run_stap(['-r', krel, '-L', f'syscall.*{suffix}']).stdout
     assert sc.replace('\nsyscall.', '\nnd_syscall.').replace('syscall.', 'nd_syscall.', 1) == nd
+
+
+# ---- in the guest: the xattr calls' variables as 4.8 printed them ---------
+
+XATTR_SCRIPT = '''probe nd_syscall.setxattr, nd_syscall.lsetxattr, nd_syscall.fsetxattr,
+      nd_syscall.getxattr, nd_syscall.lgetxattr, nd_syscall.fgetxattr,
+      nd_syscall.removexattr, nd_syscall.lremovexattr, nd_syscall.fremovexattr,
+      nd_syscall.listxattr, nd_syscall.llistxattr, nd_syscall.flistxattr {
+	if (execname() == "python3")
+		printf("%s(%s) %s %s\\n", name, argstr, name_str_unquoted, path_unquoted)
+}
+'''
+XATTR_PY = '''import os
+open('x.txt', 'w').close()
+fd = os.open('x.txt', os.O_RDONLY)
+calls = [
+    lambda: os.setxattr('x.txt', 'user.a', b'ab\\x00', os.XATTR_CREATE),
+    lambda: os.setxattr('x.txt', 'user.b', b'\\x01\\x02q', 0, follow_symlinks=False),
+    lambda: os.setxattr(fd, 'user.c', b'x' * 60, os.XATTR_REPLACE | 4),
+    lambda: os.getxattr('x.txt', 'user.a'),
+    lambda: os.getxattr('x.txt', 'user.a', follow_symlinks=False),
+    lambda: os.getxattr(fd, 'user.a'),
+    lambda: os.removexattr('x.txt', 'user.a'),
+    lambda: os.removexattr('x.txt', 'user.a', follow_symlinks=False),
+    lambda: os.removexattr(fd, 'user.a'),
+    lambda: os.listxattr('x.txt'),
+    lambda: os.listxattr('x.txt', follow_symlinks=False),
+    lambda: os.listxattr(fd),
+]
+for c in calls:
+    try:
+        c()
+    except OSError:
+        pass
+'''
+# 4.8's output (setarch -R; its heap addresses, the same here, as ADDR)
+XATTR_UPSTREAM = '''setxattr("x.txt", "user.a", "ab", 3, XATTR_CREATE) user.a x.txt
+lsetxattr("x.txt", "user.b", "\\x01\\x02q", 3, 0x0) user.b x.txt
+fsetxattr(3, "user.c", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", 60, XATTR_REPLACE|0x4) user.c 
+getxattr("x.txt", "user.a", ADDR, 128) user.a x.txt
+lgetxattr("x.txt", "user.a", ADDR, 128) user.a x.txt
+fgetxattr(3, "user.a", ADDR, 128) user.a 
+removexattr("x.txt", "user.a") user.a x.txt
+lremovexattr("x.txt", "user.a") user.a x.txt
+fremovexattr(3, "user.a") user.a 
+listxattr("x.txt", ADDR, 256)  x.txt
+llistxattr("x.txt", ADDR, 256)  x.txt
+flistxattr(3, ADDR, 256)  
+'''
+
+
+def test_xattr_argstr_as_upstream(krel, tools, tmp_path):
+    (tmp_path / 'xa.stp').write_text(XATTR_SCRIPT)
+    (tmp_path / 'xa.py').write_text(XATTR_PY)
+    r = run_stap(['-p4', '-r', krel, '-m', 'xa', 'xa.stp'], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    batch = guest.run_batch([f"cd {tmp_path} && {STAPRUN} -c 'setarch x86_64 -R python3 xa.py' xa.ko"],
+                            scratch=str(tmp_path), timeout=120)
+    guest.check_kernel_healthy(batch)
+    out = re.sub(r'0x7fff[0-9a-f]{8}', 'ADDR', batch[0].stdout)
+    assert (out, batch[0].rc) == (XATTR_UPSTREAM, 0)

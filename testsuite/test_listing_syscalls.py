@@ -24,18 +24,16 @@ from conftest import STAPRUN, run_stap
 HERE = Path(__file__).resolve().parent
 
 KNOWN = set('''
-adjtimex bind chown16 clone connect epoll_create eventfd execveat fadvise64
-fadvise64_64 fchown16 fstatfs64 futimesat get_thread_area inotify_add_watch
-inotify_init io_getevents lchown16 llseek lookup_dcookie lstat membarrier
-mkdir mkdirat mount mq_open mq_unlink nice pipe pivot_root preadv preadv2
-pwritev pwritev2 quotactl recv recvmmsg renameat renameat2 request_key
+adjtimex bind clone connect epoll_create eventfd execveat fadvise64
+fadvise64_64 futimesat get_thread_area inotify_add_watch inotify_init
+io_getevents llseek lookup_dcookie membarrier mount mq_open pipe preadv
+preadv2 pwritev pwritev2 quotactl recv recvmmsg renameat2 request_key
 rt_sigaction rt_sigqueueinfo rt_sigsuspend rt_sigtimedwait rt_tgsigqueueinfo
 sched_getattr sched_setattr select semctl semtimedop send sendto
-set_thread_area setdomainname sethostname setitimer setregid16 setresgid16
-setresuid16 setreuid16 setrlimit settimeofday sigaltstack signal signalfd
-sigpending sigprocmask sigsuspend ssetmask statfs64 statx stime swapoff swapon
-symlinkat sysinfo timer_settime timerfd_settime times truncate umount unlink
-unlinkat uselib utime utimensat utimes waitpid
+set_thread_area setitimer setregid16 setresgid16 setresuid16 setreuid16
+setrlimit settimeofday sigaltstack signal signalfd sigpending sigprocmask
+sigsuspend ssetmask statx swapon sysinfo timer_settime timerfd_settime times
+umount utime utimensat utimes
 bdflush ftruncate64 ni_syscall pwrite32 readdir rt_sigaction32 settimeofday32
 sigaction sigaction32 sysctl ustat32
 '''.split())
@@ -78,12 +76,14 @@ def test_syscall_listing_is_nd_syscall(krel, suffix):
     assert sc.replace('\nsyscall.', '\nnd_syscall.').replace('syscall.', 'nd_syscall.', 1) == nd
 
 
-# ---- in the guest: the xattr calls' variables as 4.8 printed them ---------
+# ---- in the guest: the calls fixed here, their variables as 4.8 printed them
 
 XATTR_SCRIPT = '''probe nd_syscall.setxattr, nd_syscall.lsetxattr, nd_syscall.fsetxattr,
       nd_syscall.getxattr, nd_syscall.lgetxattr, nd_syscall.fgetxattr,
       nd_syscall.removexattr, nd_syscall.lremovexattr, nd_syscall.fremovexattr,
-      nd_syscall.listxattr, nd_syscall.llistxattr, nd_syscall.flistxattr {
+      nd_syscall.listxattr, nd_syscall.llistxattr, nd_syscall.flistxattr,
+      nd_syscall.mkdir, nd_syscall.mkdirat, nd_syscall.unlink, nd_syscall.unlinkat,
+      nd_syscall.renameat, nd_syscall.symlinkat, nd_syscall.truncate {
 	if (execname() == "python3")
 		printf("%s(%s) %s %s\\n", name, argstr, name_str_unquoted, path_unquoted)
 }
@@ -104,6 +104,13 @@ calls = [
     lambda: os.listxattr('x.txt'),
     lambda: os.listxattr('x.txt', follow_symlinks=False),
     lambda: os.listxattr(fd),
+    lambda: os.mkdir('d1', 0o750),
+    lambda: os.mkdir('d2', 0o700, dir_fd=fd),
+    lambda: os.truncate('x.txt', 5),
+    lambda: os.symlink('x.txt', 'l1', dir_fd=os.open('.', os.O_RDONLY)),
+    lambda: os.rename('l1', 'l2', src_dir_fd=-100, dst_dir_fd=-100),
+    lambda: os.unlink('l2'),
+    lambda: os.rmdir('d1', dir_fd=-100),
 ]
 for c in calls:
     try:
@@ -124,6 +131,11 @@ fremovexattr(3, "user.a") user.a
 listxattr("x.txt", ADDR, 256)  x.txt
 llistxattr("x.txt", ADDR, 256)  x.txt
 flistxattr(3, ADDR, 256)  
+mkdir("d1", 0750)  
+mkdirat(3, "d2", 0700)  
+truncate("x.txt", 5)  x.txt
+symlinkat("x.txt", 4, "l1")  
+unlink("l2")  
 '''
 
 

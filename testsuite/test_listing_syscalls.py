@@ -24,16 +24,14 @@ from conftest import STAPRUN, run_stap
 HERE = Path(__file__).resolve().parent
 
 KNOWN = set('''
-adjtimex bind clone connect epoll_create eventfd execveat fadvise64
-fadvise64_64 futimesat get_thread_area inotify_add_watch inotify_init
-io_getevents llseek lookup_dcookie membarrier mount mq_open pipe preadv
-preadv2 pwritev pwritev2 quotactl recv recvmmsg renameat2 request_key
-rt_sigaction rt_sigqueueinfo rt_sigsuspend rt_sigtimedwait rt_tgsigqueueinfo
-sched_getattr sched_setattr select semctl semtimedop send sendto
-set_thread_area setitimer setregid16 setresgid16 setresuid16 setreuid16
-setrlimit settimeofday sigaltstack signal signalfd sigpending sigprocmask
-sigsuspend ssetmask statx swapon sysinfo timer_settime timerfd_settime times
-umount utime utimensat utimes
+adjtimex bind clone connect epoll_create eventfd execveat fadvise64_64
+futimesat get_thread_area inotify_add_watch inotify_init io_getevents
+lookup_dcookie membarrier mount mq_open pipe preadv preadv2 pwritev pwritev2
+quotactl recv recvmmsg renameat2 rt_sigaction rt_sigqueueinfo rt_sigsuspend
+rt_sigtimedwait rt_tgsigqueueinfo sched_getattr sched_setattr select semctl
+send sendto set_thread_area setitimer setregid16 setresgid16 setresuid16
+setreuid16 settimeofday sigaltstack signal signalfd sigsuspend ssetmask statx
+swapon sysinfo timer_settime timerfd_settime times umount utime utimes
 bdflush ftruncate64 ni_syscall pwrite32 readdir rt_sigaction32 settimeofday32
 sigaction sigaction32 sysctl ustat32
 '''.split())
@@ -83,7 +81,8 @@ XATTR_SCRIPT = '''probe nd_syscall.setxattr, nd_syscall.lsetxattr, nd_syscall.fs
       nd_syscall.removexattr, nd_syscall.lremovexattr, nd_syscall.fremovexattr,
       nd_syscall.listxattr, nd_syscall.llistxattr, nd_syscall.flistxattr,
       nd_syscall.mkdir, nd_syscall.mkdirat, nd_syscall.unlink, nd_syscall.unlinkat,
-      nd_syscall.renameat, nd_syscall.symlinkat, nd_syscall.truncate {
+      nd_syscall.renameat, nd_syscall.symlinkat, nd_syscall.truncate,
+      nd_syscall.utimensat, nd_syscall.fadvise64 {
 	if (execname() == "python3")
 		printf("%s(%s) %s %s\\n", name, argstr, name_str_unquoted, path_unquoted)
 }
@@ -111,6 +110,9 @@ calls = [
     lambda: os.rename('l1', 'l2', src_dir_fd=-100, dst_dir_fd=-100),
     lambda: os.unlink('l2'),
     lambda: os.rmdir('d1', dir_fd=-100),
+    lambda: os.utime('x.txt', ns=(1000000002, 3)),
+    lambda: os.utime(fd, None),
+    lambda: os.posix_fadvise(fd, 1, 10, os.POSIX_FADV_DONTNEED),
 ]
 for c in calls:
     try:
@@ -136,6 +138,9 @@ mkdirat(3, "d2", 0700)
 truncate("x.txt", 5)  x.txt
 symlinkat("x.txt", 4, "l1")  
 unlink("l2")  
+utimensat(AT_FDCWD, "x.txt", [1.000000000][2.000000000], 0x0)  
+utimensat(3, 0x0, NULL, 0x0)  
+fadvise64(3, 1, 10, POSIX_FADV_DONTNEED)  
 '''
 
 

@@ -170,3 +170,12 @@ def test_write_elaborates_with_guru(krel):
     r = run_stap(['-g', '-p2', '-r', krel, '-e',
                   'probe kernel.function("vfs_read").return { @cast($file, "file")->f_pos = 0 }'])
     assert r.returncode == 0, r.stderr
+
+
+def test_write_in_probe_without_points(krel):
+    # the point's error alone, as for reads (4.8 drops such probes)
+    r = run_stap(['-g', '-p2', '-r', krel, '-e',
+                  'probe kernel.function("nosuch_fn") { $x = 1; $p->y = 2 }'])
+    assert r.returncode == 1
+    assert "error: no match for probe point 'kernel.function(\"nosuch_fn\")'" in r.stderr
+    assert r.stderr.count(': error: ') == 1, r.stderr

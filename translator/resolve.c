@@ -559,10 +559,12 @@ static void resolve_delete(struct session *s, struct scope *sc, struct node *n)
 
 /* 4.8 stores to a target variable ($param, $p->member, @cast(...)->m)
  * with '=' alone: no 'op=', '++' or '--'. */
-static void target_op_check(struct session *s, const struct node *n)
+static void target_op_check(struct session *s, struct scope *sc, const struct node *n)
 {
 	const struct node *t = n->a;
 
+	if (!sc->func && elab_no_points(s, sc->probe))
+		return;		/* its points' errors are out already */
 	if ((t->kind == N_TARGET && !(t->flags & TARGET_PROCFS)) ||
 	    (t->kind == N_DEREF && deref_is_typed(t)))
 		diag_error(s, n->loc, "Only the following assign operator is implemented on target variables:  =");
@@ -622,7 +624,7 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		before = s->errors;
 		resolve_node(s, sc, n->a, true);
 		if (s->errors == before && strcmp(n->op, "="))
-			target_op_check(s, n);
+			target_op_check(s, sc, n);
 		resolve_node(s, sc, n->b, false);
 		/* x += y reads a local x; a global only updated this way, its
 		 * value unused, is still printed at exit, as upstream does */
@@ -637,7 +639,7 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		before = s->errors;
 		resolve_node(s, sc, n->a, true);
 		if (s->errors == before)
-			target_op_check(s, n);
+			target_op_check(s, sc, n);
 		if (n->a->var && (!n->a->var->global || !n->value_unused))
 			n->a->var->read = true;	/* `if (n++ == 0)` reads n */
 		break;

@@ -40,7 +40,7 @@ accept accept4 bind clone connect epoll_create fadvise64_64 getpeername
 getsockname getsockopt listen lookup_dcookie msgget pipe ptrace recv recvfrom
 recvmsg semget semop send sendmmsg sendmsg sendto setsockopt shmdt shmget
 shutdown signalfd socket socketpair wait4
-bdflush exit exit_group ftruncate64 ni_syscall pwrite32 readdir
+bdflush ftruncate64 ni_syscall pwrite32 readdir
 rt_sigaction32 settimeofday32 sigaction sigaction32 sysctl ustat32
 '''.split())
 

@@ -24,14 +24,13 @@ from conftest import STAPRUN, run_stap
 HERE = Path(__file__).resolve().parent
 
 KNOWN = set('''
-adjtimex bind clone connect epoll_create eventfd execveat fadvise64_64
-futimesat get_thread_area inotify_add_watch inotify_init io_getevents
-lookup_dcookie membarrier mount mq_open pipe preadv preadv2 pwritev pwritev2
-quotactl recv recvmmsg renameat2 rt_sigaction rt_sigqueueinfo rt_sigsuspend
-rt_sigtimedwait rt_tgsigqueueinfo sched_getattr sched_setattr select semctl
-send sendto set_thread_area setitimer setregid16 setresgid16 setresuid16
-setreuid16 settimeofday sigaltstack signal signalfd sigsuspend ssetmask statx
-swapon sysinfo timer_settime timerfd_settime times umount utime utimes
+bind clone connect epoll_create eventfd execveat fadvise64_64 futimesat
+get_thread_area inotify_add_watch inotify_init io_getevents lookup_dcookie
+membarrier mount mq_open pipe preadv preadv2 pwritev pwritev2 quotactl recv
+renameat2 rt_sigaction rt_sigqueueinfo rt_sigtimedwait rt_tgsigqueueinfo
+sched_getattr sched_setattr semctl send set_thread_area setregid16
+setresgid16 setresuid16 setreuid16 signal signalfd sigsuspend ssetmask statx
+swapon umount utime utimes
 bdflush ftruncate64 ni_syscall pwrite32 readdir rt_sigaction32 settimeofday32
 sigaction sigaction32 sysctl ustat32
 '''.split())
@@ -144,13 +143,121 @@ fadvise64(3, 1, 10, POSIX_FADV_DONTNEED)
 '''
 
 
-def test_xattr_argstr_as_upstream(krel, tools, tmp_path):
-    (tmp_path / 'xa.stp').write_text(XATTR_SCRIPT)
-    (tmp_path / 'xa.py').write_text(XATTR_PY)
-    r = run_stap(['-p4', '-r', krel, '-m', 'xa', 'xa.stp'], cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    batch = guest.run_batch([f"cd {tmp_path} && {STAPRUN} -c 'setarch x86_64 -R python3 xa.py' xa.ko"],
-                            scratch=str(tmp_path), timeout=120)
+# the struct decoders (_struct_timeval_u, _struct_itimerspec_u, _struct_timex_u,
+# ...) and MSG_* flags (64-bit structures read with 4.8's 32-bit layouts);
+# TIME_UPSTREAM is what 4.8 printed for the same script and program
+TIME_SCRIPT = '''global on
+probe nd_syscall.adjtimex, nd_syscall.select, nd_syscall.setitimer,
+      nd_syscall.settimeofday, nd_syscall.sigaltstack, nd_syscall.sysinfo,
+      nd_syscall.times, nd_syscall.timer_settime, nd_syscall.timerfd_settime,
+      nd_syscall.recvmmsg, nd_syscall.rt_sigsuspend,
+      nd_syscall.sendto, nd_syscall.recvfrom, nd_syscall.recvmsg, nd_syscall.sendmsg, nd_syscall.sendmmsg {
+	if (execname() == "python3" && (on || name == "adjtimex")) {
+		on = 1
+		printf("%s(%s)\\n", name, argstr)
+	}
+}
+'''
+TIME_PY = '''import ctypes, signal, socket, struct
+libc = ctypes.CDLL(None, use_errno=True)
+sc = libc.syscall
+sc.restype = ctypes.c_long
+_sc = sc
+sc = lambda *v: _sc(*[ctypes.c_long(x) for x in v])
+def buf(data):
+    return ctypes.create_string_buffer(bytes(data), len(data))
+def pat(n, first=b''):
+    return buf(first + bytes((i * 7 + 1) % 256 for i in range(n - len(first))))
+a = lambda b: ctypes.cast(b, ctypes.c_void_p).value
+L = lambda *v: struct.pack('%dq' % len(v), *v)
+sc(159, a(pat(208, b'\\0\\0\\0\\0')))                      # adjtimex modes 0
+sc(159, 1)                                             # adjtimex fault
+sc(23, 0, 0, 0, 0, a(buf(L(0, 1000))))                 # select
+sc(23, 0, 0, 0, 0, a(buf(L(0, 0))))
+sc(38, 1, a(buf(L(100, 5, 200, 7))), 0)                # setitimer VIRTUAL
+sc(38, 1, a(buf(L(0, 0, 0, 0))), 0)
+sc(38, 7, a(buf(L(0, 0, 0, 0))), 0)
+sc(164, a(buf(L(5, 2000000))), a(buf(struct.pack('ii', 60, 1))))   # EINVAL
+sc(164, 1, 0)
+sc(131, a(buf(L(0x1000) + struct.pack('iI', 2, 0) + L(8192))), 0)  # sigaltstack
+sc(131, 0, a(pat(24)))
+sc(131, a(buf(L(0x2000) + struct.pack('iI', 5, 0) + L(4096))), 0)
+sc(99, a(pat(112)))                                    # sysinfo
+sc(100, a(pat(32)))                                    # times
+tid = ctypes.c_int(0)
+sc(222, 1, 0, ctypes.addressof(tid))                   # timer_create
+sc(223, tid.value, 0, a(buf(L(0, 0, 100, 500))), 0)     # timer_settime
+sc(223, tid.value, 1, a(buf(struct.pack('iiii', 1, 2, 3, 4) + b'\\0' * 16)), 0)
+fd = sc(283, 1, 0)                                     # timerfd_create
+sc(286, fd, 1, a(buf(L(0, 0, 0, 0))), 0)               # timerfd_settime
+sc(286, fd, 3, 0, 0)
+s1, s2 = socket.socketpair()
+sc(299, s1.fileno(), 0, 0, 0x40, a(buf(L(1, 5))))       # recvmmsg
+sc(299, s1.fileno(), 0, 0, 0, 0)
+signal.signal(signal.SIGALRM, lambda *x: None)
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+sc(38, 0, a(buf(L(0, 0, 0, 200000))), 0)
+sc(130, a(buf(struct.pack('Q', (1 << 1) | (1 << 14)))), 8)   # rt_sigsuspend
+sc(44, s1.fileno(), a(buf(b'hello\\x01')), 6, 0x4040, 0, 0)
+s2.recv(10, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+s2.recvmsg(10, 0, socket.MSG_WAITALL | socket.MSG_DONTWAIT)
+s1.sendmsg([b'q'], [], socket.MSG_MORE | 0x40000000)
+sc(307, s1.fileno(), 0, 0, 0x4000)                     # sendmmsg
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    u.sendto(b'x' * 70, socket.MSG_DONTWAIT, ('127.0.0.1', 9))
+except OSError:
+    pass
+'''
+TIME_UPSTREAM = '''adjtimex({0x0, constant=18446744072142689421, esterror=1784896597, freq=841688093, maxerror=1313292345, offset=370083841, precision=18446744072614293673, status=-2038466447, tick=774316057, tolerance=18446744073085897925})
+adjtimex(0x1)
+select(0, 0x0, 0x0, 0x0, [0.000000])
+select(0, 0x0, 0x0, 0x0, [0.000000])
+setitimer(ITIMER_VIRTUAL, [100.000000,5.000000], 0x0)
+setitimer(ITIMER_VIRTUAL, [0.000000,0.000000], 0x0)
+setitimer(0x7, [0.000000,0.000000], 0x0)
+settimeofday([60.000001], [60, 1])
+settimeofday(0x1, NULL)
+sigaltstack({ss_sp=0x1000, ss_flags=SS_DISABLE, ss_size=8192}, 0x0)
+sigaltstack(0x0, ADDR)
+sigaltstack({ss_sp=0x2000, ss_flags=0x5, ss_size=4096}, 0x0)
+sysinfo({uptime=3615022833237690369, loads=[7666072512169984057, 11717122191102277745, 15768171870034571433], totalram=1300138406242674913, freeram=5351186981351530521, sharedram=9402236660283824209, bufferram=13453286339216117897, totalswap=17504336018148411585, freeswap=3036301450533077241, procs=14385})
+times({tms_utime=3615022833237690369, tms_stime=7666072512169984057, tms_cutime=11717122191102277745, tms_cstime=15768171870034571433})
+timer_settime(0, 0, [0.000000,0.000000], 0x0)
+timer_settime(0, 1, [1.000002,3.000004], 0x0)
+timerfd_settime(3, TFD_TIMER_ABSTIME, [0.000000,0.000000], 0x0)
+timerfd_settime(3, TFD_TIMER_ABSTIME|TFD_TIMER_CANCEL_ON_SET, NULL, 0x0)
+recvmmsg(4, 0x0, 0, MSG_DONTWAIT, [1.000000000])
+recvmmsg(4, 0x0, 0, 0x0, NULL)
+setitimer(ITIMER_REAL, [0.000000,0.000000], 0x0)
+rt_sigsuspend([SIGINT|SIGTERM], 8)
+sendto(4, "hello\\001", 6, MSG_DONTWAIT|MSG_NOSIGNAL, NULL, 0)
+recvfrom(5, ADDR, 10, MSG_PEEK|MSG_DONTWAIT, 0x0, 0x0)
+recvmsg(5, ADDR, MSG_DONTWAIT|MSG_WAITALL)
+sendmsg(4, ADDR, MSG_MORE|MSG_CMSG_CLOEXEC)
+sendmmsg(4, 0x0, 0, MSG_NOSIGNAL)
+sendto(6, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"..., 70, MSG_DONTWAIT, {AF_INET, 127.0.0.1, 9}, 16)
+'''
+
+
+@pytest.fixture(scope='module')
+def guest_runs(krel, tools, tmp_path_factory):
+    """Both scripts built and run in one guest boot: {name: Result}."""
+    tmp = tmp_path_factory.mktemp('ndsc')
+    runs = {'xa': (XATTR_SCRIPT, XATTR_PY), 'tm': (TIME_SCRIPT, TIME_PY)}
+    for name, (script, prog) in runs.items():
+        (tmp / f'{name}.stp').write_text(script)
+        (tmp / f'{name}.py').write_text(prog)
+        r = run_stap(['-p4', '-r', krel, '-m', name, f'{name}.stp'], cwd=tmp)
+        assert r.returncode == 0, r.stderr
+    batch = guest.run_batch([f"cd {tmp} && {STAPRUN} -c 'setarch x86_64 -R python3 {n}.py' {n}.ko"
+                             for n in runs], scratch=str(tmp), timeout=180)
     guest.check_kernel_healthy(batch)
-    out = re.sub(r'0x7fff[0-9a-f]{8}', 'ADDR', batch[0].stdout)
-    assert (out, batch[0].rc) == (XATTR_UPSTREAM, 0)
+    return dict(zip(runs, batch))
+
+
+@pytest.mark.parametrize('name,expected', [('xa', XATTR_UPSTREAM), ('tm', TIME_UPSTREAM)])
+def test_argstr_as_upstream(guest_runs, name, expected):
+    res = guest_runs[name]
+    out = re.sub(r'0x7fff[0-9a-f]{8}', 'ADDR', res.stdout)
+    assert (out, res.rc) == (expected, 0)

@@ -24,13 +24,12 @@ from conftest import STAPRUN, run_stap
 HERE = Path(__file__).resolve().parent
 
 KNOWN = set('''
-bind clone connect epoll_create eventfd execveat fadvise64_64 futimesat
-get_thread_area inotify_add_watch inotify_init io_getevents lookup_dcookie
-membarrier mount mq_open pipe preadv preadv2 pwritev pwritev2 quotactl recv
-renameat2 rt_sigaction rt_sigqueueinfo rt_sigtimedwait rt_tgsigqueueinfo
-sched_getattr sched_setattr semctl send set_thread_area setregid16
-setresgid16 setresuid16 setreuid16 signal signalfd sigsuspend ssetmask statx
-swapon umount utime utimes
+bind clone connect execveat fadvise64_64 futimesat get_thread_area
+inotify_add_watch io_getevents lookup_dcookie membarrier mount mq_open preadv
+preadv2 pwritev pwritev2 quotactl recv renameat2 rt_sigaction rt_sigqueueinfo
+rt_sigtimedwait rt_tgsigqueueinfo sched_getattr sched_setattr semctl send
+set_thread_area setregid16 setresgid16 setresuid16 setreuid16 signal
+sigsuspend ssetmask statx swapon umount utime utimes
 bdflush ftruncate64 ni_syscall pwrite32 readdir rt_sigaction32 settimeofday32
 sigaction sigaction32 sysctl ustat32
 '''.split())
@@ -240,11 +239,81 @@ sendto(6, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"..., 70, MSG_DONTWAIT, 
 '''
 
 
+# calls over two kernel functions with bodies of their own (pipe, pipe2, ...);
+# FD_UPSTREAM is what 4.8 printed: it never probes epoll_create and signalfd
+# (only epoll_create1, signalfd4) and pipe.return reads an int-truncated pointer
+FD_SCRIPT = '''probe nd_syscall.epoll_create, nd_syscall.eventfd, nd_syscall.inotify_init,
+      nd_syscall.pipe, nd_syscall.signalfd {
+	if (execname() == "python3")
+		printf("%s(%s)\\n", name, argstr)
+}
+probe nd_syscall.epoll_create.return, nd_syscall.eventfd.return,
+      nd_syscall.inotify_init.return, nd_syscall.signalfd.return {
+	if (execname() == "python3")
+		printf("%s = %s\\n", name, retstr)
+}
+probe nd_syscall.pipe.return {
+	if (execname() == "python3")
+		printf("%s = %s [%d, %d]\\n", name, retstr, pipe0, pipe1)
+}
+'''
+FD_PY = '''import ctypes, os, select, struct
+libc = ctypes.CDLL(None, use_errno=True)
+_sc = libc.syscall
+_sc.restype = ctypes.c_long
+sc = lambda *v: _sc(*[ctypes.c_long(x) for x in v])
+a = lambda b: ctypes.cast(b, ctypes.c_void_p).value
+fds = ctypes.create_string_buffer(8)
+mask = ctypes.create_string_buffer(struct.pack('Q', 1 << 9), 8)
+select.epoll()                       # epoll_create1(EPOLL_CLOEXEC)
+sc(291, 0)                           # epoll_create1(0)
+sc(213, 5)                           # epoll_create(5)
+sc(213, -1)
+os.eventfd(3, os.EFD_NONBLOCK | os.EFD_SEMAPHORE)
+sc(284, 7)                           # eventfd
+sc(253)                              # inotify_init
+sc(294, 0o4000)                      # inotify_init1(IN_NONBLOCK)
+sc(294, 0)
+sc(22, a(fds))                       # pipe
+sc(293, a(fds), 0o2004000)           # pipe2(O_NONBLOCK|O_CLOEXEC)
+sc(293, 0, 0)
+sc(282, -1, a(mask), 8)              # signalfd
+sc(289, -1, a(mask), 8, 0o4000)      # signalfd4(SFD_NONBLOCK)
+sc(289, -1, a(mask), 8, 0)
+'''
+FD_UPSTREAM = '''epoll_create1(EPOLL_CLOEXEC)
+epoll_create1 = 3
+epoll_create(0)
+epoll_create = 3
+eventfd2(3, EFD_NONBLOCK|EFD_SEMAPHORE)
+eventfd2 = 5
+eventfd(7)
+eventfd = 6
+inotify_init()
+inotify_init = 7
+inotify_init1(IN_NONBLOCK)
+inotify_init1 = 8
+inotify_init1(0x0)
+inotify_init1 = 9
+pipe([0, 0])
+pipe = 0 [0, 0]
+pipe2([10, 11], O_NONBLOCK|O_CLOEXEC)
+pipe2 = 0 [12, 13]
+pipe2(NULL)
+pipe2 = -14 (EFAULT) [0, 0]
+signalfd4(-1, ADDR, 8, SFD_NONBLOCK)
+signalfd4 = 15
+signalfd(-1, ADDR, 8)
+signalfd = 16
+'''
+
+
 @pytest.fixture(scope='module')
 def guest_runs(krel, tools, tmp_path_factory):
-    """Both scripts built and run in one guest boot: {name: Result}."""
+    """The scripts built and run in one guest boot: {name: Result}."""
     tmp = tmp_path_factory.mktemp('ndsc')
-    runs = {'xa': (XATTR_SCRIPT, XATTR_PY), 'tm': (TIME_SCRIPT, TIME_PY)}
+    runs = {'xa': (XATTR_SCRIPT, XATTR_PY), 'tm': (TIME_SCRIPT, TIME_PY),
+            'fd': (FD_SCRIPT, FD_PY)}
     for name, (script, prog) in runs.items():
         (tmp / f'{name}.stp').write_text(script)
         (tmp / f'{name}.py').write_text(prog)
@@ -256,7 +325,8 @@ def guest_runs(krel, tools, tmp_path_factory):
     return dict(zip(runs, batch))
 
 
-@pytest.mark.parametrize('name,expected', [('xa', XATTR_UPSTREAM), ('tm', TIME_UPSTREAM)])
+@pytest.mark.parametrize('name,expected', [('xa', XATTR_UPSTREAM), ('tm', TIME_UPSTREAM),
+                                           ('fd', FD_UPSTREAM)])
 def test_argstr_as_upstream(guest_runs, name, expected):
     res = guest_runs[name]
     out = re.sub(r'0x7fff[0-9a-f]{8}', 'ADDR', res.stdout)

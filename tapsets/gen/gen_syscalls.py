@@ -86,30 +86,50 @@ def ordered(stmts, order):
 NORETURN = ('exit', 'exit_group')
 
 
-def emit(f, row, syms, order):
-    name, names, body, argstr, retfmt = row
-    names = names.split(',')
+def body_stmts(name, body, argstr):
+    """The (var, statement) pairs of one probe body; a "name=..." in the
+    variables replaces the row's name."""
     stmts = [('name', 'name = "%s"' % name)]
     if body != '-':
         for a in body.split('; '):
             var, expr = a.split('=', 1)
+            if var == 'name':
+                stmts = stmts[1:]
             stmts.append((var, '%s = %s' % (var, expr)))
     if argstr.startswith('{'):
         stmts.append(('argstr', argstr[1:-1].strip()))
     else:
         stmts.append(('argstr', 'argstr = %s' % argstr))
-    f.write('\nprobe syscall.%s = %s\n{\n' % (name, points(names, syms, '')))
-    for _, text in ordered(stmts, order.get(name)):
-        f.write('\t%s\n' % text)
-    f.write('}\n')
-    if name in NORETURN:    # as 4.8: never fires, lists its variables
-        f.write('probe syscall.%s.return = never\n{\n\tname = "%s"\n'
-                '\tretval = 0\n\tretstr = _sc_retstr(%s, retval)\n}\n' %
-                (name, name, retfmt))
-    else:
-        f.write('probe syscall.%s.return = %s\n{\n\tname = "%s"\n'
-                '\tretval = _sc_ret()\n\tretstr = _sc_retstr(%s, retval)\n}\n' %
-                (name, points(names, syms, '.return'), name, retfmt))
+    return stmts
+
+
+def emit(f, rows, syms, order):
+    """The probes of one call: rows (of the same name) each give their
+    kernel symbols a body of their own; the first row's body is the one
+    -L lists, as 4.8 lists its first alternative."""
+    name = rows[0][0]
+    for row in rows:
+        _, names, body, argstr, retfmt = row[:5]
+        f.write('\nprobe syscall.%s = %s\n{\n' %
+                (name, points(names.split(','), syms, '')))
+        for _, text in ordered(body_stmts(name, body, argstr), order.get(name)):
+            f.write('\t%s\n' % text)
+        f.write('}\n')
+    for row in rows:
+        names, retfmt = row[1].split(','), row[4]
+        # the return side's variables: name, or column 6 ("var=expr; ...")
+        rets = ['name = "%s"' % name]
+        if len(row) > 5:
+            rets = ['%s = %s' % tuple(a.split('=', 1)) for a in row[5].split('; ')]
+        if name in NORETURN:    # as 4.8: never fires, lists its variables
+            f.write('probe syscall.%s.return = never\n{\n' % name)
+            rets.append('retval = 0')
+        else:
+            f.write('probe syscall.%s.return = %s\n{\n' %
+                    (name, points(names, syms, '.return')))
+            rets.append('retval = _sc_ret()')
+        rets.append('retstr = _sc_retstr(%s, retval)' % retfmt)
+        f.write(''.join('\t%s\n' % r for r in rets) + '}\n')
     f.write('probe nd_syscall.%s = syscall.%s { }\n' % (name, name))
     f.write('probe nd_syscall.%s.return = syscall.%s.return { }\n' %
             (name, name))
@@ -122,7 +142,11 @@ def main():
         for line in f:
             if line.startswith('#') or not line.strip():
                 continue
-            rows.append(line.rstrip('\n').split('\t'))
+            row = line.rstrip('\n').split('\t')
+            if rows and rows[-1][0][0] == row[0]:
+                rows[-1].append(row)    # another symbol of the same call
+            else:
+                rows.append([row])
     # four files of about 1,600 lines, by name
     order = upstream_order()
     parts = 4
@@ -135,7 +159,7 @@ def main():
             f.write('// syscall.NAME probes the x86_64 entry __x64_sys_NAME and '
                     'reads the\n// arguments from the user registers it is '
                     'given; .return gives retval.\n// Here: %s to %s.\n'
-                    % (chunk[0][0], chunk[-1][0]))
+                    % (chunk[0][0][0], chunk[-1][0][0]))
             for row in chunk:
                 emit(f, row, syms, order)
     nrs = []

@@ -26,10 +26,9 @@ HERE = Path(__file__).resolve().parent
 KNOWN = set('''
 bind clone connect execveat fadvise64_64 futimesat get_thread_area
 inotify_add_watch io_getevents lookup_dcookie membarrier mount mq_open preadv
-preadv2 pwritev pwritev2 quotactl recv renameat2 rt_sigaction rt_sigqueueinfo
-rt_sigtimedwait rt_tgsigqueueinfo sched_getattr sched_setattr semctl send
-set_thread_area setregid16 setresgid16 setresuid16 setreuid16 signal
-sigsuspend ssetmask statx swapon umount utime utimes
+preadv2 pwritev pwritev2 quotactl renameat2 rt_sigaction rt_sigqueueinfo
+rt_sigtimedwait rt_tgsigqueueinfo sched_getattr sched_setattr semctl
+set_thread_area statx swapon umount utime utimes
 bdflush ftruncate64 ni_syscall pwrite32 readdir rt_sigaction32 settimeofday32
 sigaction sigaction32 sysctl ustat32
 '''.split())

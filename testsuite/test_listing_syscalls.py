@@ -26,9 +26,8 @@ HERE = Path(__file__).resolve().parent
 KNOWN = set('''
 bind clone connect execveat fadvise64_64 futimesat get_thread_area
 inotify_add_watch io_getevents lookup_dcookie membarrier mount mq_open preadv
-preadv2 pwritev pwritev2 quotactl renameat2 rt_sigaction rt_sigqueueinfo
-rt_sigtimedwait rt_tgsigqueueinfo sched_getattr sched_setattr semctl
-set_thread_area statx swapon umount utime utimes
+preadv2 pwritev pwritev2 quotactl renameat2 rt_sigqueueinfo rt_sigtimedwait
+rt_tgsigqueueinfo semctl set_thread_area statx swapon umount utime utimes
 bdflush ftruncate64 ni_syscall pwrite32 readdir rt_sigaction32 settimeofday32
 sigaction sigaction32 sysctl ustat32
 '''.split())
@@ -307,12 +306,61 @@ signalfd = 16
 '''
 
 
+# struct sigaction and sched_attr; SA_UPSTREAM is what 4.8 printed
+SA_SCRIPT = '''global on
+probe nd_syscall.sched_getattr, nd_syscall.sched_setattr, nd_syscall.rt_sigaction {
+	if (execname() == "python3" && (on || name == "sched_getattr")) {
+		on = 1
+		printf("%s(%s)\\n", name, argstr)
+	}
+}
+'''
+SA_PY = '''import ctypes, signal, struct
+libc = ctypes.CDLL(None, use_errno=True)
+_sc = libc.syscall
+_sc.restype = ctypes.c_long
+sc = lambda *v: _sc(*[ctypes.c_long(x) for x in v])
+def buf(data):
+    return ctypes.create_string_buffer(bytes(data), len(data))
+a = lambda b: ctypes.cast(b, ctypes.c_void_p).value
+pat = buf(bytes((i * 5 + 3) % 256 for i in range(56)))
+sc(315, 0, a(pat), 56, 0)                              # sched_getattr
+sc(315, 0, 0, 56, 0)
+attr = struct.pack('IIQiIQQQ', 48, 0, 0, 3, 0, 0, 0, 0)
+sc(314, 0, a(buf(attr)), 0)                            # sched_setattr
+sc(314, 0, 1, 0)
+signal.signal(signal.SIGUSR1, lambda *x: None)
+signal.signal(signal.SIGUSR2, signal.SIG_IGN)
+signal.signal(signal.SIGUSR2, signal.SIG_DFL)
+act = struct.pack('QQQQ', 0x401000, 0x04000000 | 0x10000000 | 4 | 0x100, 0x402000,
+                  (1 << 1) | (1 << 14) | (1 << 33))
+sc(13, 10, a(buf(act)), 0, 8)                          # rt_sigaction
+sc(13, 12, a(buf(struct.pack('QQQQ', 0x1234, 0, 0, 0))), 0, 8)
+sc(13, 12, 0, a(buf(b'\\0' * 32)), 8)
+sc(13, 12, 1, 0, 8)
+'''
+SA_UPSTREAM = '''sched_getattr(0, {size=302843907, sched_policy=639704087, sched_flags=5641115046608449579, sched_nice=1650284627, sched_priority=1987144807, sched_runtime=11428328873654583419, sched_deadline=14321935787177650339, sched_period=17215542700700717259}, 56, 0)
+sched_getattr(0, NULL, 56, 0)
+sched_setattr(0, {size=48, sched_policy=0, sched_flags=0, sched_nice=3, sched_priority=0, sched_runtime=0, sched_deadline=0, sched_period=0}, 0)
+sched_setattr(0, 0x1, 0)
+rt_sigaction(SIGUSR1, {0x678ec0, SA_ONSTACK|SA_RESTORER, ADDR, [EMPTY]}, ADDR, 8)
+rt_sigaction(SIGUSR2, {SIG_IGN}, ADDR, 8)
+rt_sigaction(SIGUSR2, {SIG_DFL}, ADDR, 8)
+rt_sigaction(SIGUSR1, {0x401000, SA_RESTART|SA_SIGINFO|SA_RESTORER|0x100, 0x402000, [SIGINT|SIGTERM]}, 0x0, 8)
+rt_sigaction(SIGUSR2, {0x1234, 0x0, 0x0, [EMPTY]}, 0x0, 8)
+rt_sigaction(SIGUSR2, {NULL}, ADDR, 8)
+rt_sigaction(SIGUSR2, {0x1}, 0x0, 8)
+rt_sigaction(SIGINT, {SIG_DFL}, ADDR, 8)
+rt_sigaction(SIGUSR1, {SIG_DFL}, ADDR, 8)
+'''
+
+
 @pytest.fixture(scope='module')
 def guest_runs(krel, tools, tmp_path_factory):
     """The scripts built and run in one guest boot: {name: Result}."""
     tmp = tmp_path_factory.mktemp('ndsc')
     runs = {'xa': (XATTR_SCRIPT, XATTR_PY), 'tm': (TIME_SCRIPT, TIME_PY),
-            'fd': (FD_SCRIPT, FD_PY)}
+            'fd': (FD_SCRIPT, FD_PY), 'sa': (SA_SCRIPT, SA_PY)}
     for name, (script, prog) in runs.items():
         (tmp / f'{name}.stp').write_text(script)
         (tmp / f'{name}.py').write_text(prog)
@@ -325,7 +373,7 @@ def guest_runs(krel, tools, tmp_path_factory):
 
 
 @pytest.mark.parametrize('name,expected', [('xa', XATTR_UPSTREAM), ('tm', TIME_UPSTREAM),
-                                           ('fd', FD_UPSTREAM)])
+                                           ('fd', FD_UPSTREAM), ('sa', SA_UPSTREAM)])
 def test_argstr_as_upstream(guest_runs, name, expected):
     res = guest_runs[name]
     out = re.sub(r'0x7fff[0-9a-f]{8}', 'ADDR', res.stdout)

@@ -24,10 +24,10 @@ from conftest import STAPRUN, run_stap
 HERE = Path(__file__).resolve().parent
 
 KNOWN = set('''
-bind clone connect execveat fadvise64_64 futimesat get_thread_area
-inotify_add_watch io_getevents lookup_dcookie membarrier mount mq_open preadv
-preadv2 pwritev pwritev2 quotactl renameat2 rt_sigqueueinfo rt_sigtimedwait
-rt_tgsigqueueinfo semctl set_thread_area statx swapon umount utime utimes
+bind clone connect execveat fadvise64_64 get_thread_area inotify_add_watch
+io_getevents lookup_dcookie membarrier mount mq_open preadv preadv2 pwritev
+pwritev2 quotactl renameat2 rt_sigqueueinfo rt_sigtimedwait rt_tgsigqueueinfo
+semctl set_thread_area swapon umount
 bdflush ftruncate64 ni_syscall pwrite32 readdir rt_sigaction32 settimeofday32
 sigaction sigaction32 sysctl ustat32
 '''.split())
@@ -355,12 +355,56 @@ rt_sigaction(SIGUSR1, {SIG_DFL}, ADDR, 8)
 '''
 
 
+# utimbuf, timeval pairs and the statx mask; UT_UPSTREAM is what 4.8 printed
+UT_SCRIPT = '''global on
+probe nd_syscall.utime, nd_syscall.utimes, nd_syscall.futimesat, nd_syscall.statx {
+	if (execname() == "python3" && (on || name == "utime")) {
+		on = 1
+		printf("%s(%s)\\n", name, argstr)
+	}
+}
+'''
+UT_PY = '''import ctypes, struct
+libc = ctypes.CDLL(None, use_errno=True)
+_sc = libc.syscall
+_sc.restype = ctypes.c_long
+sc = lambda *v: _sc(*[ctypes.c_long(x) for x in v])
+def buf(data):
+    return ctypes.create_string_buffer(bytes(data), len(data))
+a = lambda b: ctypes.cast(b, ctypes.c_void_p).value
+open('u.txt', 'w').close()
+name = buf(b'u.txt\\0')
+L = lambda *v: struct.pack('%dq' % len(v), *v)
+sc(132, a(name), a(buf(L(1000000000, 1500000000))))   # utime
+sc(132, a(name), 0)
+sc(235, a(name), a(buf(L(7, 8, 9, 10))))              # utimes
+sc(235, a(name), 0)
+sc(261, -100, a(name), a(buf(L(0, 12, 0, 13))))       # futimesat
+sc(261, 3, 0, 1)
+st = buf(b'\\0' * 256)
+sc(332, -100, a(name), 0x100, 0, a(st))               # statx
+sc(332, -100, a(name), 0, 0x7ff, a(st))
+sc(332, 5, a(name), 0x2000, 0x4000, 0)
+'''
+UT_UPSTREAM = '''utime("u.txt", [Sun Sep  9 01:46:40 2001, Fri Jul 14 02:40:00 2017])
+utime("u.txt", [Thu Jan  1 00:00:00 1970, Thu Jan  1 00:00:00 1970])
+utimes("u.txt", [7.000000][8.000000])
+utimes("u.txt", NULL)
+futimesat(AT_FDCWD, "u.txt", [0.000000][12.000000])
+futimesat(3, 0x0, 0x1)
+statx(AT_FDCWD, "u.txt", AT_SYMLINK_NOFOLLOW, AT_STATX_SYNC_AS_STAT, ADDR)
+statx(AT_FDCWD, "u.txt", 0x0, 0x7ff, ADDR)
+statx(5, "u.txt", 0x2000, AT_STATX_DONT_SYNC, 0x0)
+'''
+
+
 @pytest.fixture(scope='module')
 def guest_runs(krel, tools, tmp_path_factory):
     """The scripts built and run in one guest boot: {name: Result}."""
     tmp = tmp_path_factory.mktemp('ndsc')
     runs = {'xa': (XATTR_SCRIPT, XATTR_PY), 'tm': (TIME_SCRIPT, TIME_PY),
-            'fd': (FD_SCRIPT, FD_PY), 'sa': (SA_SCRIPT, SA_PY)}
+            'fd': (FD_SCRIPT, FD_PY), 'sa': (SA_SCRIPT, SA_PY),
+            'ut': (UT_SCRIPT, UT_PY)}
     for name, (script, prog) in runs.items():
         (tmp / f'{name}.stp').write_text(script)
         (tmp / f'{name}.py').write_text(prog)
@@ -373,7 +417,8 @@ def guest_runs(krel, tools, tmp_path_factory):
 
 
 @pytest.mark.parametrize('name,expected', [('xa', XATTR_UPSTREAM), ('tm', TIME_UPSTREAM),
-                                           ('fd', FD_UPSTREAM), ('sa', SA_UPSTREAM)])
+                                           ('fd', FD_UPSTREAM), ('sa', SA_UPSTREAM),
+                                           ('ut', UT_UPSTREAM)])
 def test_argstr_as_upstream(guest_runs, name, expected):
     res = guest_runs[name]
     out = re.sub(r'0x7fff[0-9a-f]{8}', 'ADDR', res.stdout)

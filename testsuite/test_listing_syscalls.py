@@ -24,10 +24,10 @@ from conftest import STAPRUN, run_stap
 HERE = Path(__file__).resolve().parent
 
 KNOWN = set('''
-bind clone connect execveat fadvise64_64 get_thread_area inotify_add_watch
-io_getevents lookup_dcookie membarrier mount mq_open preadv preadv2 pwritev
-pwritev2 quotactl renameat2 rt_sigqueueinfo rt_sigtimedwait rt_tgsigqueueinfo
-semctl set_thread_area swapon umount
+bind clone connect execveat fadvise64_64 get_thread_area lookup_dcookie
+membarrier mount mq_open preadv preadv2 pwritev pwritev2 quotactl
+rt_sigqueueinfo rt_sigtimedwait rt_tgsigqueueinfo semctl set_thread_area
+swapon
 bdflush ftruncate64 ni_syscall pwrite32 readdir rt_sigaction32 settimeofday32
 sigaction sigaction32 sysctl ustat32
 '''.split())
@@ -398,13 +398,57 @@ statx(5, "u.txt", 0x2000, AT_STATX_DONT_SYNC, 0x0)
 '''
 
 
+# RENAME_*, umount and inotify flags, io_getevents' timeout; RN_UPSTREAM is
+# what 4.8 printed
+RN_SCRIPT = '''global on
+probe nd_syscall.renameat2, nd_syscall.umount, nd_syscall.inotify_add_watch,
+      nd_syscall.io_getevents {
+	if (execname() == "python3" && (on || name == "renameat2")) {
+		on = 1
+		printf("%s(%s)\\n", name, argstr)
+	}
+}
+'''
+RN_PY = '''import ctypes, struct
+libc = ctypes.CDLL(None, use_errno=True)
+_sc = libc.syscall
+_sc.restype = ctypes.c_long
+sc = lambda *v: _sc(*[ctypes.c_long(x) for x in v])
+def buf(data):
+    return ctypes.create_string_buffer(bytes(data), len(data))
+a = lambda b: ctypes.cast(b, ctypes.c_void_p).value
+open('r1', 'w').close()
+r1, r2 = buf(b'r1\\0'), buf(b'r2\\0')
+sc(316, -100, a(r1), -100, a(r2), 1)                  # renameat2 NOREPLACE
+sc(316, -100, a(r2), 3, a(r1), 6 | 8)
+sc(316, -100, a(r1), -100, a(r2), 0)
+sc(166, a(buf(b'/nonexistent\\0')), 2 | 8)             # umount2
+sc(166, a(r1), 0x10)
+fd = sc(253)
+sc(254, fd, a(r1), 0x2 | 0x100 | 0x40000000 | 0x10000)   # inotify_add_watch
+sc(254, fd, a(r1), 0)
+sc(208, 0, 1, 2, 0, a(buf(struct.pack('qq', 1, 0))))   # io_getevents
+sc(208, 0, -1, 5, 0, 0)
+'''
+RN_UPSTREAM = '''renameat2(AT_FDCWD, "r1", AT_FDCWD, "r2", RENAME_NOREPLACE)
+renameat2(AT_FDCWD, "r2", 3, "r1", RENAME_EXCHANGE|RENAME_WHITEOUT|0x8)
+renameat2(AT_FDCWD, "r1", AT_FDCWD, "r2", 0x0)
+umount("/nonexistent", MNT_DETACH|UMOUNT_NOFOLLOW)
+umount("r1", 0x10)
+inotify_add_watch(3, "r1", IN_MODIFY|IN_CREATE|IN_ISDIR|0x10000)
+inotify_add_watch(3, "r1", 0x0)
+io_getevents(0, 1, 2, 0x0, [1.000000000])
+io_getevents(0, -1, 5, 0x0, NULL)
+'''
+
+
 @pytest.fixture(scope='module')
 def guest_runs(krel, tools, tmp_path_factory):
     """The scripts built and run in one guest boot: {name: Result}."""
     tmp = tmp_path_factory.mktemp('ndsc')
     runs = {'xa': (XATTR_SCRIPT, XATTR_PY), 'tm': (TIME_SCRIPT, TIME_PY),
             'fd': (FD_SCRIPT, FD_PY), 'sa': (SA_SCRIPT, SA_PY),
-            'ut': (UT_SCRIPT, UT_PY)}
+            'ut': (UT_SCRIPT, UT_PY), 'rn': (RN_SCRIPT, RN_PY)}
     for name, (script, prog) in runs.items():
         (tmp / f'{name}.stp').write_text(script)
         (tmp / f'{name}.py').write_text(prog)
@@ -418,7 +462,7 @@ def guest_runs(krel, tools, tmp_path_factory):
 
 @pytest.mark.parametrize('name,expected', [('xa', XATTR_UPSTREAM), ('tm', TIME_UPSTREAM),
                                            ('fd', FD_UPSTREAM), ('sa', SA_UPSTREAM),
-                                           ('ut', UT_UPSTREAM)])
+                                           ('ut', UT_UPSTREAM), ('rn', RN_UPSTREAM)])
 def test_argstr_as_upstream(guest_runs, name, expected):
     res = guest_runs[name]
     out = re.sub(r'0x7fff[0-9a-f]{8}', 'ADDR', res.stdout)

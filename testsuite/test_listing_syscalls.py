@@ -25,9 +25,8 @@ HERE = Path(__file__).resolve().parent
 
 KNOWN = set('''
 bind clone connect execveat fadvise64_64 get_thread_area lookup_dcookie
-membarrier mount mq_open preadv preadv2 pwritev pwritev2 quotactl
-rt_sigqueueinfo rt_sigtimedwait rt_tgsigqueueinfo semctl set_thread_area
-swapon
+membarrier mq_open preadv preadv2 pwritev pwritev2 quotactl rt_sigqueueinfo
+rt_sigtimedwait rt_tgsigqueueinfo semctl set_thread_area
 bdflush ftruncate64 ni_syscall pwrite32 readdir rt_sigaction32 settimeofday32
 sigaction sigaction32 sysctl ustat32
 '''.split())
@@ -442,13 +441,46 @@ io_getevents(0, -1, 5, 0x0, NULL)
 '''
 
 
+# MS_* mount flags and SWAP_FLAG_*; MT_UPSTREAM is what 4.8 printed
+MT_SCRIPT = '''global on
+probe nd_syscall.mount, nd_syscall.swapon {
+	if (execname() == "python3" && (on || name == "mount")) {
+		on = 1
+		printf("%s(%s)\\n", name, argstr)
+	}
+}
+'''
+MT_PY = '''import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+_sc = libc.syscall
+_sc.restype = ctypes.c_long
+sc = lambda *v: _sc(*[ctypes.c_long(x) for x in v])
+def buf(data):
+    return ctypes.create_string_buffer(bytes(data), len(data))
+a = lambda b: ctypes.cast(b, ctypes.c_void_p).value
+src, tgt, fs = buf(b'none\\0'), buf(b'/nonexistent\\0'), buf(b'tmpfs\\0')
+sc(165, a(src), a(tgt), a(fs), 1 | 8 | 0x1000 | 0x4000 | 0x8000 | (1 << 21) | (1 << 30), a(buf(b'size=1m,' + b'x' * 60 + b'\\0')))
+sc(165, a(src), a(tgt), 0, 0, 0)
+sc(167, a(buf(b'/nonexistent-swap\\0')), 0x8000 | 5 | 0x10000)   # swapon
+sc(167, a(buf(b'/nonexistent-swap\\0')), 0)
+sc(167, a(buf(b'/nonexistent-swap\\0')), 0x100000 | 7)
+'''
+MT_UPSTREAM = '''mount("none", "/nonexistent", "tmpfs", MS_RDONLY|MS_NOEXEC|MS_BIND|MS_REC|MS_SILENT|MS_RELATIME|0x40000000, "size=1m,xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx")
+mount("none", "/nonexistent", 0x0, 0x0, 0x0)
+swapon("/nonexistent-swap", SWAP_FLAG_PREFER|SWAP_FLAG_DISCARD|5)
+swapon("/nonexistent-swap", 0x0)
+swapon("/nonexistent-swap", 0x100000)
+'''
+
+
 @pytest.fixture(scope='module')
 def guest_runs(krel, tools, tmp_path_factory):
     """The scripts built and run in one guest boot: {name: Result}."""
     tmp = tmp_path_factory.mktemp('ndsc')
     runs = {'xa': (XATTR_SCRIPT, XATTR_PY), 'tm': (TIME_SCRIPT, TIME_PY),
             'fd': (FD_SCRIPT, FD_PY), 'sa': (SA_SCRIPT, SA_PY),
-            'ut': (UT_SCRIPT, UT_PY), 'rn': (RN_SCRIPT, RN_PY)}
+            'ut': (UT_SCRIPT, UT_PY), 'rn': (RN_SCRIPT, RN_PY),
+            'mt': (MT_SCRIPT, MT_PY)}
     for name, (script, prog) in runs.items():
         (tmp / f'{name}.stp').write_text(script)
         (tmp / f'{name}.py').write_text(prog)
@@ -462,7 +494,8 @@ def guest_runs(krel, tools, tmp_path_factory):
 
 @pytest.mark.parametrize('name,expected', [('xa', XATTR_UPSTREAM), ('tm', TIME_UPSTREAM),
                                            ('fd', FD_UPSTREAM), ('sa', SA_UPSTREAM),
-                                           ('ut', UT_UPSTREAM), ('rn', RN_UPSTREAM)])
+                                           ('ut', UT_UPSTREAM), ('rn', RN_UPSTREAM),
+                                           ('mt', MT_UPSTREAM)])
 def test_argstr_as_upstream(guest_runs, name, expected):
     res = guest_runs[name]
     out = re.sub(r'0x7fff[0-9a-f]{8}', 'ADDR', res.stdout)

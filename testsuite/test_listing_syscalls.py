@@ -25,8 +25,8 @@ HERE = Path(__file__).resolve().parent
 
 KNOWN = set('''
 bind clone connect execveat fadvise64_64 get_thread_area lookup_dcookie
-membarrier mq_open preadv preadv2 pwritev pwritev2 quotactl rt_sigqueueinfo
-rt_sigtimedwait rt_tgsigqueueinfo semctl set_thread_area
+membarrier mq_open quotactl rt_sigqueueinfo rt_sigtimedwait rt_tgsigqueueinfo
+semctl set_thread_area
 bdflush ftruncate64 ni_syscall pwrite32 readdir rt_sigaction32 settimeofday32
 sigaction sigaction32 sysctl ustat32
 '''.split())
@@ -473,6 +473,35 @@ swapon("/nonexistent-swap", 0x100000)
 '''
 
 
+# preadv/pwritev (2): the offset, RWF_HIPRI; PV_UPSTREAM is what 4.8 printed
+PV_SCRIPT = '''global on
+probe nd_syscall.preadv, nd_syscall.preadv2, nd_syscall.pwritev, nd_syscall.pwritev2 {
+	if (execname() == "python3" && (on || name == "pwritev")) {
+		on = 1
+		printf("%s(%s)\\n", name, argstr)
+	}
+}
+'''
+PV_PY = '''import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+_sc = libc.syscall
+_sc.restype = ctypes.c_long
+sc = lambda *v: _sc(*[ctypes.c_long(x) for x in v])
+fd = os.open('pv.txt', os.O_RDWR | os.O_CREAT, 0o600)
+sc(296, fd, 0, 0, 0x12345, 0)                         # pwritev
+sc(295, fd, 0, 0, 7, 0)                               # preadv
+sc(328, fd, 0, 0, 3, 0, 1)                            # pwritev2 RWF_HIPRI
+sc(327, fd, 0, 0, 0x100000000, 0, 8 | 2)              # preadv2
+sc(327, fd, 0, 0, 5, 0, 0)
+'''
+PV_UPSTREAM = '''pwritev(3, 0x0, 0, 0x12345)
+preadv(3, 0x0, 0, 0x7)
+pwritev2(3, 0x0, 0, 0x3, RWF_HIPRI)
+preadv2(3, 0x0, 0, 0x100000000, 0xa)
+preadv2(3, 0x0, 0, 0x5, 0x0)
+'''
+
+
 @pytest.fixture(scope='module')
 def guest_runs(krel, tools, tmp_path_factory):
     """The scripts built and run in one guest boot: {name: Result}."""
@@ -480,7 +509,7 @@ def guest_runs(krel, tools, tmp_path_factory):
     runs = {'xa': (XATTR_SCRIPT, XATTR_PY), 'tm': (TIME_SCRIPT, TIME_PY),
             'fd': (FD_SCRIPT, FD_PY), 'sa': (SA_SCRIPT, SA_PY),
             'ut': (UT_SCRIPT, UT_PY), 'rn': (RN_SCRIPT, RN_PY),
-            'mt': (MT_SCRIPT, MT_PY)}
+            'mt': (MT_SCRIPT, MT_PY), 'pv': (PV_SCRIPT, PV_PY)}
     for name, (script, prog) in runs.items():
         (tmp / f'{name}.stp').write_text(script)
         (tmp / f'{name}.py').write_text(prog)
@@ -495,7 +524,7 @@ def guest_runs(krel, tools, tmp_path_factory):
 @pytest.mark.parametrize('name,expected', [('xa', XATTR_UPSTREAM), ('tm', TIME_UPSTREAM),
                                            ('fd', FD_UPSTREAM), ('sa', SA_UPSTREAM),
                                            ('ut', UT_UPSTREAM), ('rn', RN_UPSTREAM),
-                                           ('mt', MT_UPSTREAM)])
+                                           ('mt', MT_UPSTREAM), ('pv', PV_UPSTREAM)])
 def test_argstr_as_upstream(guest_runs, name, expected):
     res = guest_runs[name]
     out = re.sub(r'0x7fff[0-9a-f]{8}', 'ADDR', res.stdout)

@@ -25,8 +25,8 @@ HERE = Path(__file__).resolve().parent
 
 KNOWN = set('''
 bind clone connect execveat fadvise64_64 get_thread_area lookup_dcookie
-membarrier mq_open quotactl rt_sigqueueinfo rt_sigtimedwait rt_tgsigqueueinfo
-semctl set_thread_area
+quotactl rt_sigqueueinfo rt_sigtimedwait rt_tgsigqueueinfo semctl
+set_thread_area
 bdflush ftruncate64 ni_syscall pwrite32 readdir rt_sigaction32 settimeofday32
 sigaction sigaction32 sysctl ustat32
 '''.split())
@@ -502,6 +502,39 @@ preadv2(3, 0x0, 0, 0x5, 0x0)
 '''
 
 
+# membarrier commands and mq_open's O_CREAT form; MQ_UPSTREAM is what 4.8 printed
+MQ_SCRIPT = '''global on
+probe nd_syscall.membarrier, nd_syscall.mq_open {
+	if (execname() == "python3" && (on || name == "membarrier")) {
+		on = 1
+		printf("%s(%s)\\n", name, argstr)
+	}
+}
+'''
+MQ_PY = '''import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+_sc = libc.syscall
+_sc.restype = ctypes.c_long
+sc = lambda *v: _sc(*[ctypes.c_long(x) for x in v])
+def buf(data):
+    return ctypes.create_string_buffer(bytes(data), len(data))
+a = lambda b: ctypes.cast(b, ctypes.c_void_p).value
+sc(324, 0, 0)                                         # membarrier QUERY
+sc(324, 1, 0)
+sc(324, 8, 3)
+q = buf(b'stapq\\0')
+sc(240, a(q), 0o102, 0o600, 0)                        # mq_open O_RDWR|O_CREAT
+sc(240, a(q), 0o4000, 0o777, 0)                       # O_NONBLOCK
+sc(241, a(q))                                         # mq_unlink
+'''
+MQ_UPSTREAM = '''membarrier(MEMBARRIER_CMD_QUERY, 0)
+membarrier(MEMBARRIER_CMD_SHARED, 0)
+membarrier(0x8, 3)
+mq_open("stapq", O_RDWR|O_CREAT, 0600, 0x0)
+mq_open("stapq", O_RDONLY|O_NONBLOCK)
+'''
+
+
 @pytest.fixture(scope='module')
 def guest_runs(krel, tools, tmp_path_factory):
     """The scripts built and run in one guest boot: {name: Result}."""
@@ -509,7 +542,8 @@ def guest_runs(krel, tools, tmp_path_factory):
     runs = {'xa': (XATTR_SCRIPT, XATTR_PY), 'tm': (TIME_SCRIPT, TIME_PY),
             'fd': (FD_SCRIPT, FD_PY), 'sa': (SA_SCRIPT, SA_PY),
             'ut': (UT_SCRIPT, UT_PY), 'rn': (RN_SCRIPT, RN_PY),
-            'mt': (MT_SCRIPT, MT_PY), 'pv': (PV_SCRIPT, PV_PY)}
+            'mt': (MT_SCRIPT, MT_PY), 'pv': (PV_SCRIPT, PV_PY),
+            'mq': (MQ_SCRIPT, MQ_PY)}
     for name, (script, prog) in runs.items():
         (tmp / f'{name}.stp').write_text(script)
         (tmp / f'{name}.py').write_text(prog)
@@ -524,7 +558,8 @@ def guest_runs(krel, tools, tmp_path_factory):
 @pytest.mark.parametrize('name,expected', [('xa', XATTR_UPSTREAM), ('tm', TIME_UPSTREAM),
                                            ('fd', FD_UPSTREAM), ('sa', SA_UPSTREAM),
                                            ('ut', UT_UPSTREAM), ('rn', RN_UPSTREAM),
-                                           ('mt', MT_UPSTREAM), ('pv', PV_UPSTREAM)])
+                                           ('mt', MT_UPSTREAM), ('pv', PV_UPSTREAM),
+                                           ('mq', MQ_UPSTREAM)])
 def test_argstr_as_upstream(guest_runs, name, expected):
     res = guest_runs[name]
     out = re.sub(r'0x7fff[0-9a-f]{8}', 'ADDR', res.stdout)

@@ -24,9 +24,8 @@ from conftest import STAPRUN, run_stap
 HERE = Path(__file__).resolve().parent
 
 KNOWN = set('''
-bind clone connect execveat fadvise64_64 get_thread_area lookup_dcookie
-quotactl rt_sigqueueinfo rt_sigtimedwait rt_tgsigqueueinfo semctl
-set_thread_area
+bind clone connect execveat fadvise64_64 lookup_dcookie quotactl
+rt_sigqueueinfo rt_sigtimedwait rt_tgsigqueueinfo semctl
 bdflush ftruncate64 ni_syscall pwrite32 readdir rt_sigaction32 settimeofday32
 sigaction sigaction32 sysctl ustat32
 '''.split())

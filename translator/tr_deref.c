@@ -39,6 +39,7 @@ struct walk {
 	unsigned int bit_off, bit_size;	/* a bit field at acc */
 	const char *err;
 	struct loc err_loc;
+	const char *ubin;	/* a process probe's binary: @cast's default */
 };
 
 static bool fail(struct walk *w, struct loc at, const char *msg)
@@ -410,6 +411,16 @@ static bool cast_user_type(struct walk *w, struct node *cast, const char *name,
 	return true;
 }
 
+/* The binary of p's first process("PATH") point, or NULL: 4.8 looks
+ * @cast's types up there when no module is named. */
+static const char *cast_context(struct session *s, const struct probe *p)
+{
+	for (const struct rprobe *r = s->rprobes; p && r; r = r->next)
+		if (r->probe == p && r->kind == RP_UPROBE)
+			return uprobe_binary(r);
+	return NULL;
+}
+
 static bool cast_type(struct walk *w, struct node *cast)
 {
 	static const int kinds[] = { BTF_KIND_STRUCT, BTF_KIND_UNION, BTF_KIND_TYPEDEF,
@@ -421,6 +432,13 @@ static bool cast_type(struct walk *w, struct node *cast)
 
 	if (mod && strchr(mname, '/') && strncmp(mname, "kernel", 6))
 		return cast_user_type(w, cast, name, mname);
+	if (!mod && w->ubin) {	/* else the kernel's, when the program has none */
+		struct walk before = *w;
+
+		if (cast_user_type(w, cast, name, w->ubin))
+			return true;
+		*w = before;
+	}
 	if (mod && strncmp(mname, "kernel", 6)) {
 		/* a module's own BTF, split on the kernel's; "<header>" ignored */
 		const char *m = arena_strndup(w->s->arena, mname, strcspn(mname, "<"));
@@ -449,9 +467,10 @@ static bool cast_type(struct walk *w, struct node *cast)
 	else
 		for (size_t k = 0; id < 0 && k < sizeof(kinds) / sizeof(kinds[0]); k++)
 			id = btf__find_by_name_kind(w->btf, name, kinds[k]);
-	if (id < 0)
+	if (id < 0)	/* in the probed program (the kernel's neither), as 4.8 says */
 		return fail(w, cast->loc, arena_printf(w->s->arena,
-			    "type definition '%s' not found in '%s'", tn->str, mname));
+			    "type definition '%s' not found in '%s'", tn->str,
+			    !mod && w->ubin ? w->ubin : mname));
 	w->type = (unsigned int)id;
 	w->lv = true;		/* @cast(p, "T") is the T at p */
 	return true;
@@ -466,9 +485,9 @@ bool deref_is_typed(const struct node *n)
 
 /* Walk n for one point r (NULL for @cast); the deref in *d. */
 static bool walk_one(struct session *s, const struct rprobe *r, struct node *n,
-		     struct deref *d, const char **err, struct loc *at)
+		     struct deref *d, const char **err, struct loc *at, const char *ubin)
 {
-	struct walk w = { .s = s, .d = d };
+	struct walk w = { .s = s, .d = d, .ubin = ubin };
 
 	memset(d, 0, sizeof(*d));
 	d->addr = n->flags & DEREF_ADDR;
@@ -521,7 +540,7 @@ static const char *resolve(struct session *s, struct probe *p, struct node *n,
 	int npoints = 0;
 
 	if (is_cast(n->a)) {
-		if (!walk_one(s, NULL, n, d, &err, at))
+		if (!walk_one(s, NULL, n, d, &err, at, cast_context(s, p)))
 			return err;
 		n->deref = d;
 		return NULL;
@@ -534,7 +553,7 @@ static const char *resolve(struct session *s, struct probe *p, struct node *n,
 	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
 		if (r->probe != p)
 			continue;
-		if (!walk_one(s, r, n, first ? d : &other, &err, at))
+		if (!walk_one(s, r, n, first ? d : &other, &err, at, NULL))
 			return npoints > 1 ? arena_printf(s->arena, "%s (in %s)", err, r->pp) : err;
 		if (!first && !same_deref(d, &other)) {
 			*at = n->loc;
@@ -595,7 +614,7 @@ void elab_deref(struct session *s, struct probe *p, struct node *n, bool written
 void elab_cast_alone(struct session *s, struct probe *p, struct node *n)
 {
 	struct deref d = { 0 };
-	struct walk w = { .s = s, .d = &d };
+	struct walk w = { .s = s, .d = &d, .ubin = cast_context(s, p) };
 	unsigned int id;
 	const struct btf_type *t;
 
@@ -654,7 +673,7 @@ bool elab_defined(struct session *s, struct probe *p, struct node *n)
 		}
 		if (is_cast(n)) {
 			struct deref d = { 0 };
-			struct walk w = { .s = s, .d = &d };
+			struct walk w = { .s = s, .d = &d, .ubin = cast_context(s, p) };
 
 			if (!cast_type(&w, n))
 				return false;

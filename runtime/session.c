@@ -163,8 +163,8 @@ static void stp_run_kind(enum stp_probe_kind kind)
 static void stp_kernel_probes_register(void)
 {
 	stp_kprobes_register();
+	stp_uproc_register();	/* begin of running processes before their uprobes */
 	stp_uprobes_register();
-	stp_uproc_register();
 	stp_tracepoints_register();
 	stp_perf_register();
 	stp_hwbkpt_register();
@@ -244,6 +244,7 @@ static void stp_session_start_cmd(void)
 	stp_run_kind(STP_PROBE_BEGIN);
 	stp_kernel_probes_register();
 	atomic_set(&stp_state, STP_STATE_RUNNING);
+	stp_uproc_existing();	/* their begin probes may run from now on */
 	/* once running: a file that exists can always be read */
 	stp_procfs_register();
 	stp_timers_start();

@@ -164,6 +164,7 @@ struct stp_probe {
 	/* process probes (uprobes.c): the binary, the probed instruction's
 	 * file offset and link-time address, an SDT semaphore's offset */
 	const char *path;
+	pid_t upid;			/* process(PID) events: that process */
 	u64 uoffset, uaddr, usem;
 	const char *sdt_name, *sdt_provider;	/* $$name, $$provider */
 	const struct stp_ubin *ubin;		/* its symbols */

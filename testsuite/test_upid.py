@@ -1,15 +1,114 @@
-# Process probes on the test program uprobes/upid.c (host side here):
-# @cast without a module in a process probe reads the probed program's
-# type, as 4.8 does.
+# process(PID) probes, process.begin of processes already running, user
+# stacks of process probes with --ldd and @cast without a module in a
+# process probe, end to end. The program
+# uprobes/upid.c runs before the session starts. 4.8 resolves PID at
+# translate time (/proc/PID/exe) and the module is built here but runs in
+# the guest: the program is started here to get a PID P to translate for,
+# and in the guest started again with P (/proc/sys/kernel/ns_last_pid),
+# next to a second copy of it (process(PID)'s events ignore that one; its
+# function probes, as 4.8's, fire there too).
+# uprobes/upid.json is what SystemTap 4.8 printed for the same scripts
+# (uprobes/NAME.stp) and commands in the same guest.
+import json
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
-from conftest import run_stap
+import guest
+from conftest import STAPRUN, run_stap
 
 HERE = Path(__file__).resolve().parent / 'uprobes'
 PROG = 'upid'
+# case -> (script, stap options)
+CASES = {
+    'pid': ('pid', []),
+    'stack': ('pidstack', []),
+    'stackldd': ('pidstack', ['--ldd']),
+}
+ADDR = re.compile(r'0x[0-9a-f]{12}\b')
+EXPECTED = {n: e for n, e in json.loads((HERE / 'upid.json').read_text()).items()
+            if n in CASES}
+
+
+def start_host_copy(d):
+    """The program running here (exits with its stop file): its Popen and PID."""
+    proc = subprocess.Popen([f'{d}/{PROG}', f'{d}/nostop'], cwd=d)
+    for _ in range(100):	# until it has exec'd
+        if Path(f'/proc/{proc.pid}/exe').resolve() == Path(f'{d}/{PROG}'):
+            break
+        time.sleep(0.01)
+    return proc, proc.pid
+
+
+def guest_command(d, pid, module, staprun):
+    """Run module with the program as PID pid (made so through
+    ns_last_pid) and a second copy of it."""
+    return (f'cd {d} && rm -f stop && echo {pid - 1} > /proc/sys/kernel/ns_last_pid && '
+            f'{{ ./{PROG} {d}/stop & A=$!; ./{PROG} {d}/nostop & B=$!; '
+            f'[ $A = {pid} ] || echo "pid $A"; sleep 0.5; {staprun} {module}.ko; '
+            'echo rc=$?; kill $B; kill $A 2>/dev/null; wait; }')
+
+
+def canon(text):
+    """Number the distinct randomized addresses in order of appearance."""
+    seen = {}
+    return ADDR.sub(lambda m: 'A%d' % seen.setdefault(m.group(0), len(seen)), text)
+
+
+def test_pid_points_as_upstream(krel, tmp_path):
+    d = str(tmp_path)
+    shutil.copy(HERE / f'{PROG}.c', tmp_path)
+    subprocess.run(['gcc', '-g', '-O0', '-o', PROG, f'{PROG}.c'], cwd=d, check=True)
+    for script, _ in CASES.values():
+        shutil.copy(HERE / f'{script}.stp', tmp_path)
+    proc, pid = start_host_copy(d)
+    try:
+        for name, (script, opts) in CASES.items():
+            r = run_stap(['-p4', '-r', krel, '-m', f'u_{name}'] + opts +
+                         [f'{script}.stp', str(pid), f'{d}/stop', f'{d}/{PROG}'], cwd=d)
+            assert r.returncode == 0, f'{name}: {r.stderr}'
+    finally:
+        proc.kill()
+        proc.wait()
+    batch = guest.run_batch([guest_command(d, pid, f'u_{n}', STAPRUN) for n in CASES],
+                            scratch=d, timeout=90)
+    guest.check_kernel_healthy(batch)
+    got = {n: [canon(r.stdout.replace(d, '@DIR@')), r.stderr.replace(d, '@DIR@'), r.rc]
+           for n, r in zip(CASES, batch)}
+    want = {n: [canon(e[0]), e[1], e[2]] for n, e in EXPECTED.items()}
+    for n in CASES:
+        assert got[n] == want[n], n
+
+
+def test_pid_errors(tmp_path):
+    # 4.8's messages, in the project's diagnostic format
+    d = str(tmp_path)
+    shutil.copy(HERE / f'{PROG}.c', tmp_path)
+    subprocess.run(['gcc', '-g', '-O0', '-o', PROG, f'{PROG}.c'], cwd=d, check=True)
+
+    def err(script, *opts):
+        r = run_stap(['-p2', *opts, '-e', script], cwd=d)
+        return r.returncode, r.stderr.replace(d, '@DIR@').splitlines()[0]
+
+    # above PID_MAX_LIMIT: never a process
+    assert err('probe process(5000000).begin { print(1) }') == (
+        1, '<input>:1:7: error: cannot probe pid 5000000: No such process')
+    proc, pid = start_host_copy(d)
+    try:
+        assert err(f'probe process({pid}).function("tick").return {{ print(1) }}') == (
+            1, '<input>:1:7: error: process return probes not available [man error::inode-uprobes]')
+        # the points as 4.8 names them: the events by PID, the rest by program
+        r = run_stap(['-p2', '-e', f'probe process({pid}).begin, process({pid}).syscall.return, '
+                      f'process({pid}).function("tick") {{ print(1) }}'], cwd=d)
+        probes = r.stdout.split('# probes\n')[1].replace(d, '@DIR@').replace(str(pid), 'PID')
+        assert [p.split(' /*')[0] for p in probes.splitlines()] == [
+            'process(PID).begin', 'process(PID).syscall.return',
+            'process("@DIR@/upid").function("tick@@DIR@/upid.c:13")']
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def test_cast_in_the_probed_program(tmp_path):

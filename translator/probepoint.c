@@ -15,10 +15,14 @@
  * under -l/-L nothing here is reported at all. The catalog is opened once
  * per session, on the first kernel probe point.
  */
+#include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kcatalog.h"
 #include "udwarf.h"
@@ -1010,7 +1014,8 @@ static void process_marks(struct resolver *r, struct ubin *b, const char *provid
 
 /* [.thread].begin | [.thread].end of process or process(PATH); false when
  * k is something else. */
-static bool process_event(struct resolver *r, const char *path, const struct pp_comp *k)
+static bool process_event(struct resolver *r, const char *path, int64_t pid,
+			  const struct pp_comp *k)
 {
 	static const char *const names[] = { ".begin", ".end", ".thread.begin", ".thread.end",
 					     ".syscall", ".syscall.return" };
@@ -1029,9 +1034,11 @@ static bool process_event(struct resolver *r, const char *path, const struct pp_
 	if (k)
 		return true;
 	rp = add(r, RP_UPROC, "process", path ?
-		 arena_printf(r->s->arena, "process(\"%s\")%s", path, names[ev]) :
+		 arena_printf(r->s->arena, "process(\"%s\")%s", path, names[ev]) : pid ?
+		 arena_printf(r->s->arena, "process(%lld)%s", (long long)pid, names[ev]) :
 		 arena_printf(r->s->arena, "process%s", names[ev]));
 	rp->proc_path = path;
+	rp->proc_pid = pid;
 	rp->proc_event = ev;
 	rp->ret_type = "void";
 	return true;
@@ -1080,6 +1087,48 @@ static void process_library(struct resolver *r, struct ubin *exe, const struct p
 	}
 }
 
+/* process(PID)...: PID must be a process now, as 4.8 wants (kill(PID, 0));
+ * its events are filtered by PID at run time, and its DWARF points are
+ * those of the program it runs now (/proc/PID/exe), for that process
+ * only; 4.8 has no .return there. */
+static void resolve_process_pid(struct resolver *r, const struct node *arg,
+				const struct pp_comp *k)
+{
+	int64_t pid = arg->num;
+	struct rprobe **from = r->tail;
+	char exe[PATH_MAX];
+	ssize_t len;
+	struct ubin *b;
+
+	if (pid <= 0 || pid > INT_MAX || (kill((pid_t)pid, 0) && errno != EPERM)) {
+		fail(r, r->pp->loc, "cannot probe pid %lld: %s", (long long)pid,
+		     strerror(pid <= 0 || pid > INT_MAX ? ESRCH : errno));
+		return;
+	}
+	if (process_event(r, NULL, pid, k))
+		return;
+	for (const struct pp_comp *x = k; x; x = x->next)
+		if (!strcmp(x->name, "return") && !x->arg) {
+			fail(r, r->pp->loc, "process return probes not available [man error::inode-uprobes]");
+			return;
+		}
+	len = readlink(arena_printf(r->s->arena, "/proc/%lld/exe", (long long)pid), exe,
+		       sizeof(exe) - 1);
+	if (len <= 0) {
+		fail(r, r->pp->loc, "cannot find the executable of pid %lld", (long long)pid);
+		return;
+	}
+	exe[len] = 0;
+	b = ubin_open(r->s, arena_strdup(r->s->arena, exe), arg->loc);
+	if (!b) {
+		r->failed = true;
+		return;
+	}
+	process_in(r, b, k);
+	for (struct rprobe *rp = *from; rp; rp = rp->next)
+		rp->proc_pid = pid;
+}
+
 /* process("PATH").function(...) | .statement(...) | [.provider(P)].mark(M)
  * | .library(LIB)... | [.thread].begin | [.thread].end;
  * process[.thread].begin | .end */
@@ -1090,7 +1139,11 @@ static void resolve_process(struct resolver *r, const struct pp_comp *c)
 	struct ubin *b;
 
 	if (!c->arg && k) {
-		process_event(r, NULL, k);
+		process_event(r, NULL, 0, k);
+		return;
+	}
+	if (c->arg && c->arg->kind == N_NUM && k) {
+		resolve_process_pid(r, c->arg, k);
 		return;
 	}
 	if (!c->arg || c->arg->kind != N_STR || !k)
@@ -1098,7 +1151,7 @@ static void resolve_process(struct resolver *r, const struct pp_comp *c)
 	path = ubin_find(r->s, c->arg->str);
 	if (!path)	/* no such program: "no match", as 4.8 says */
 		return;
-	if (process_event(r, path, k))
+	if (process_event(r, path, 0, k))
 		return;
 	b = ubin_open(r->s, path, c->arg->loc);
 	if (!b) {

@@ -361,6 +361,7 @@ struct rprobe {
 	struct uprobe_info *u;	/* RP_UPROBE (uprobes.c) */
 	const char *proc_path;	/* RP_UPROC: process("PATH"), NULL: any */
 	int proc_event;		/* RP_UPROC: UP_BEGIN ... */
+	int64_t proc_pid;	/* RP_UPROC, RP_UPROBE: process(PID), 0: none */
 	struct rprobe *next;
 };
 enum {

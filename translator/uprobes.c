@@ -536,7 +536,8 @@ int uprobe_nparams(const struct rprobe *r)
 	return r->u ? r->u->nparams : r->nargs;
 }
 
-/* process[("PATH")][.thread].begin/.end: a runtime uprocess.c entry. */
+/* process[("PATH" | PID)][.thread].begin/.end, .syscall[.return]: a
+ * runtime uprocess.c entry. */
 bool tr_uproc(struct gen *g, struct strbuf *code, struct strbuf *table,
 	      const struct rprobe *r)
 {
@@ -568,8 +569,9 @@ bool tr_uproc(struct gen *g, struct strbuf *code, struct strbuf *table,
 		fields = arena_printf(g->s->arena, ", .targs = stp_uptargs_%d", ntabs++);
 	}
 	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .path = %s, "
-		  ".maxactive = -1, .optional = %s%s },\n", kinds[r->proc_event], r->probe->index,
-		  tr_cstr(g, r->pp), r->proc_path ? tr_cstr(g, r->proc_path) : "NULL",
+		  ".upid = %lld, .maxactive = -1, .optional = %s%s },\n", kinds[r->proc_event],
+		  r->probe->index, tr_cstr(g, r->pp),
+		  r->proc_path ? tr_cstr(g, r->proc_path) : "NULL", (long long)r->proc_pid,
 		  r->marks && strchr(r->marks, '?') ? "true" : "false", fields);
 	return true;
 }

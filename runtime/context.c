@@ -261,8 +261,13 @@ void stp_target_set(struct stp_context *c, int k, int64_t v)
 	const struct stp_targ *t = c->probe && c->probe->targs ?
 				   &c->probe->targs[k] : NULL;
 
-	if (!t || !c->regs || t->src == STP_TARG_NONE ||
-	    (t->src >= 0 && (!c->args || c->probe->kind != STP_PROBE_KPROBE))) {
+	if (t && t->src == STP_TARG_GET && t->set && c->regs) {
+		t->set(c, v);	/* a process probe's variable, by its location */
+		return;
+	}
+	if (!t || !c->regs || t->src == STP_TARG_NONE || t->src == STP_TARG_GET ||
+	    (t->src >= 0 && (!c->args || (c->probe->kind != STP_PROBE_KPROBE &&
+					  c->probe->kind != STP_PROBE_UPROBE)))) {
 		c->last_error = "target variable not writable here";
 		return;
 	}

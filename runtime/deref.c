@@ -109,6 +109,20 @@ int64_t stp_uread_bits(struct stp_context *c, int64_t addr, int size,
 	return stp_read_bits(c, addr, is_signed, bit_off, bit_size, true);
 }
 
+/* Guru writes: size bytes (1, 2, 4, 8) of v at addr in the current
+ * task's user memory; a bad address is 4.8's "write fault". */
+void stp_uwrite(struct stp_context *c, int64_t addr, int size, int64_t v)
+{
+	u64 x = (u64)v;
+
+	if (size < 1 || size > 8 ||
+	    stp_copy_to_user_nofault((void __user *)(uintptr_t)addr, &x, size)) {
+		snprintf(c->error_buffer, sizeof(c->error_buffer),
+			 "write fault [man error::fault] at 0x%lx", (unsigned long)addr);
+		c->last_error = c->error_buffer;
+	}
+}
+
 /* The NUL-terminated string at addr into dst (MAXSTRINGLEN), truncated;
  * -1 when the first byte cannot be read. */
 static int stp_read_string(char *dst, int64_t addr, int max, bool user)

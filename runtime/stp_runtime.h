@@ -61,6 +61,7 @@ struct stp_targ {
 	u8 width;
 	u8 is_signed;
 	int64_t (*get)(struct stp_context *c);
+	void (*set)(struct stp_context *c, int64_t v);	/* guru writes */
 };
 
 /* A parameter for $$parms: its name and where its value is. */
@@ -205,6 +206,7 @@ int stp_kread_string(char *dst, int64_t addr, int max);	/* -1: fault */
 int stp_uread_string(char *dst, int64_t addr, int max);	/* user memory */
 /* The same reads from the current task's user memory (process probes). */
 int64_t stp_uread(struct stp_context *c, int64_t addr, int size, int is_signed);
+void stp_uwrite(struct stp_context *c, int64_t addr, int size, int64_t v);
 int64_t stp_uread_bits(struct stp_context *c, int64_t addr, int size,
 		       int is_signed, int bit_off, int bit_size);
 /* The function of the probed binary holding user address addr (in the

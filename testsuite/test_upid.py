@@ -1,6 +1,6 @@
 # process(PID) probes, process.begin of processes already running, user
-# stacks of process probes with --ldd and @cast without a module in a
-# process probe, end to end. The program
+# stacks of process probes with --ldd, @cast without a module in a process
+# probe and guru writes of target variables, end to end. The program
 # uprobes/upid.c runs before the session starts. 4.8 resolves PID at
 # translate time (/proc/PID/exe) and the module is built here but runs in
 # the guest: the program is started here to get a PID P to translate for,
@@ -26,6 +26,7 @@ CASES = {
     'pid': ('pid', []),
     'stack': ('pidstack', []),
     'stackldd': ('pidstack', ['--ldd']),
+    'write': ('pidwrite', ['-g']),
 }
 ADDR = re.compile(r'0x[0-9a-f]{12}\b')
 EXPECTED = {n: e for n, e in json.loads((HERE / 'upid.json').read_text()).items()
@@ -99,6 +100,16 @@ def test_pid_errors(tmp_path):
     try:
         assert err(f'probe process({pid}).function("tick").return {{ print(1) }}') == (
             1, '<input>:1:7: error: process return probes not available [man error::inode-uprobes]')
+        for body, at, opts, msg in (
+                ('$i = 1', '$', (), 'write to target variable not permitted; need stap -g'),
+                ('$b->v = 1', '$', (), 'write to target variable not permitted; need stap -g'),
+                ('$b->v += 1', '+=', ('-g',), 'Only the following assign operator is '
+                 'implemented on target variables:  ='),
+                ('$i++', '++', ('-g',), 'Only the following assign operator is '
+                 'implemented on target variables:  =')):
+            script = f'probe process({pid}).function("tick") {{ {body} }}'
+            assert err(script, *opts) == (
+                1, f'<input>:1:{script.index(at) + 1}: error: {msg}'), body
         # the points as 4.8 names them: the events by PID, the rest by program
         r = run_stap(['-p2', '-e', f'probe process({pid}).begin, process({pid}).syscall.return, '
                       f'process({pid}).function("tick") {{ print(1) }}'], cwd=d)

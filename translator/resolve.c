@@ -557,6 +557,22 @@ static void resolve_delete(struct session *s, struct scope *sc, struct node *n)
 	}
 }
 
+/* 4.8 writes a process probe's target variables, and memory through
+ * '->' and @cast, only with '=': not with 'op=', '++' or '--'. False
+ * after that error. */
+static bool target_op_ok(struct session *s, struct scope *sc, struct node *n, bool plain)
+{
+	bool user = n->a->kind == N_DEREF && deref_is_typed(n->a);
+
+	if (plain || sc->func || !sc->probe || (n->a->kind != N_TARGET && !user))
+		return true;
+	for (const struct rprobe *r = s->rprobes; r && !user; r = r->next)
+		user = r->probe == sc->probe && r->kind == RP_UPROBE;
+	if (user)
+		diag_error(s, n->loc, "Only the following assign operator is implemented on target variables:  =");
+	return !user;
+}
+
 static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			 bool written)
 {
@@ -605,6 +621,8 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			diag_error(s, n->a->loc, "stat locals not supported, missing global declaration?");
 			break;
 		}
+		if (!target_op_ok(s, sc, n, !strcmp(n->op, "=")))
+			break;
 		/* the target first: locals are listed in upstream's order */
 		resolve_node(s, sc, n->a, true);
 		resolve_node(s, sc, n->b, false);
@@ -616,7 +634,8 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		break;
 	case N_INCDEC:
 		if (!check_lvalue(s, n->a, n->loc, arena_printf(s->arena,
-				  "'%s' needs a variable operand", n->op)))
+				  "'%s' needs a variable operand", n->op)) ||
+		    !target_op_ok(s, sc, n, false))
 			break;
 		resolve_node(s, sc, n->a, true);
 		if (n->a->var && (!n->a->var->global || !n->value_unused))

@@ -588,11 +588,8 @@ void elab_deref(struct session *s, struct probe *p, struct node *n, bool written
 	n->type = T_LONG;
 	if (elab_no_points(s, p))
 		return;
-	if (written) {
-		diag_error(s, n->loc, is_cast(n->a) ?
-			   "writing '%s' is not supported by this version yet" :
-			   "writing target variable '%s' is not supported by this version yet",
-			   is_cast(n->a) ? "@cast" : n->a->op);
+	if (written && !s->guru) {	/* 4.8's words, at the base */
+		diag_error(s, n->a->loc, "write to target variable not permitted; need stap -g");
 		return;
 	}
 	if (!is_cast(n->a)) {
@@ -605,6 +602,13 @@ void elab_deref(struct session *s, struct probe *p, struct node *n, bool written
 	err = resolve(s, p, n, &at);
 	if (err) {
 		diag_error(s, at, "%s", err);
+		return;
+	}
+	if (written && (n->deref->res != DR_READ || n->deref->bit_size || !n->deref->user)) {
+		diag_error(s, n->loc, n->deref->res != DR_READ ? "cannot write to '%s': not a scalar" :
+			   "writing '%s' is not supported by this version yet (%s)",
+			   is_cast(n->a) ? "@cast" : n->a->op,
+			   n->deref->bit_size ? "a bit field" : "kernel memory");
 		return;
 	}
 	if (n->deref->res == DR_PRETTY)
@@ -704,10 +708,12 @@ static void fault_check(struct gen *g, const char *at)
 	tr_line(g, "}");
 }
 
-const char *tr_deref(struct gen *g, struct node *n)
+/* The address (or value, for DR_ADDR) the steps of n end at, in a
+ * temporary. */
+static const char *deref_steps(struct gen *g, struct node *n, const char *at)
 {
 	const struct deref *d = n->deref;
-	const char *acc = tr_new_tmp(g, T_LONG), *at = where(g, n);
+	const char *acc = tr_new_tmp(g, T_LONG);
 
 	if (is_cast(n->a)) {
 		tr_line(g, "%s = %s;", acc, tr_gen_expr(g, n->a->args));
@@ -735,6 +741,27 @@ const char *tr_deref(struct gen *g, struct node *n)
 		}
 		}
 	}
+	return acc;
+}
+
+/* $p->m = val, @cast(p, "T", ...)->m = val (guru): stores in user memory
+ * (pass 2 allows nothing else); the value is val. */
+const char *tr_deref_set(struct gen *g, struct node *n, const char *val)
+{
+	const char *at = where(g, n), *v = tr_new_tmp(g, T_LONG), *acc;
+
+	tr_line(g, "%s = %s;", v, val);
+	acc = deref_steps(g, n, at);
+	tr_line(g, "stp_uwrite(c, %s, %d, %s);", acc, n->deref->width, v);
+	fault_check(g, at);
+	return v;
+}
+
+const char *tr_deref(struct gen *g, struct node *n)
+{
+	const struct deref *d = n->deref;
+	const char *at = where(g, n), *acc = deref_steps(g, n, at);
+
 	switch (d->res) {
 	case DR_READ:
 		if (d->bit_size)

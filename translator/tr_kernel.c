@@ -184,8 +184,9 @@ enum type elab_target_type(const struct node *n)
 }
 
 /* A write to $name (guru mode, as 4.8): a parameter at a function's entry
- * (its register) or $return in a .return probe (rax). False after an
- * error. */
+ * (its register) or $return in a .return probe (rax); in a process probe
+ * also a variable where DWARF says it is (register or memory). False
+ * after an error. */
 static bool elab_target_write(struct session *s, struct probe *p, struct node *n)
 {
 	const char *msg = NULL;
@@ -198,7 +199,7 @@ static bool elab_target_write(struct session *s, struct probe *p, struct node *n
 		if (r->kind == RP_TRACEPOINT)
 			msg = arena_printf(s->arena, "write to tracepoint variable '%s' not permitted; need stap -g",
 					   n->op);
-		kernel |= r->kind == RP_KFUNC || r->kind == RP_KPROBE;
+		kernel |= r->kind == RP_KFUNC || r->kind == RP_KPROBE || r->kind == RP_UPROBE;
 	}
 	if (!msg && !kernel)	/* procfs $value and the like */
 		msg = arena_printf(s->arena, "writing target variable '%s' is not supported by this version yet",
@@ -208,8 +209,15 @@ static bool elab_target_write(struct session *s, struct probe *p, struct node *n
 	if (!msg && (n->op[1] == '$' || n->op[len - 1] == '$'))
 		msg = arena_printf(s->arena, "cannot write to '%s'", n->op);
 	for (const struct rprobe *r = s->rprobes; r && !msg; r = r->next) {
-		if (r->probe == p && r->ret && strcmp(n->op, "$return"))
+		const char *why, *body;
+
+		if (r->probe != p)
+			continue;
+		if (r->ret && strcmp(n->op, "$return"))
 			msg = "write to target variable not permitted in .return probes";
+		else if (r->kind == RP_UPROBE && (why = utarg_write(s, r, n->op + 1, &body)))
+			msg = arena_printf(s->arena, "cannot write target variable '%s' in %s: %s",
+					   n->op, r->pp, why);
 	}
 	if (msg)
 		diag_error(s, n->loc, "%s", msg);

@@ -25,6 +25,8 @@ int tr_target_names(const char ***names);
 struct targ utarg_find(struct session *s, const struct rprobe *r, const char *name,
 		       const char **body);
 bool utarg_lvalue(struct session *s, const struct rprobe *r, const char *name);
+const char *utarg_write(struct session *s, const struct rprobe *r, const char *name,
+			const char **body);
 int uprobe_nparams(const struct rprobe *r);	/* r->args[0..N) are parameters */
 bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 	       const struct rprobe *r, int id);
@@ -92,6 +94,7 @@ void elab_cast_alone(struct session *s, struct probe *p, struct node *n);
 bool elab_no_points(struct session *s, struct probe *p);
 bool elab_defined(struct session *s, struct probe *p, struct node *n);
 const char *tr_deref(struct gen *g, struct node *n);
+const char *tr_deref_set(struct gen *g, struct node *n, const char *val);
 
 /* ---- tr_pretty.c ---- */
 /* A string temporary holding the pretty print of the `type` at acc

@@ -254,11 +254,13 @@ static const char *gen_incdec(struct gen *g, struct node *n)
 {
 	if (n->a->kind == N_INDEX)
 		return tr_index_incdec(g, n);
-	if (n->a->kind == N_TARGET) {
+	if (n->a->kind == N_TARGET || (n->a->kind == N_DEREF && n->a->deref)) {
 		const char *old = tr_gen_expr(g, n->a);
-		const char *nv = tr_target_set(g, n->a, arena_printf(g->s->arena,
-			"(int64_t)((uint64_t)%s %s 1)", old, n->op[0] == '+' ? "+" : "-"));
+		const char *nv = arena_printf(g->s->arena, "(int64_t)((uint64_t)%s %s 1)", old,
+					      n->op[0] == '+' ? "+" : "-");
 
+		nv = n->a->kind == N_TARGET ? tr_target_set(g, n->a, nv) :
+		     tr_deref_set(g, n->a, nv);
 		return n->flags ? old : nv;
 	}
 	const char *x = tr_var_ref(g, n->a->var), *t;
@@ -290,6 +292,13 @@ static const char *gen_assign(struct gen *g, struct node *n)
 		return tr_procfs_assign(g, n);
 	if (!strcmp(n->op, "<<<"))
 		return tr_stat_add(g, n);
+	if (n->a->kind == N_DEREF && n->a->deref) {	/* guru: user memory */
+		x = aop[0] ? tr_gen_expr(g, n->a) : NULL;
+		b = tr_gen_expr(g, n->b);
+		if (aop[0])
+			b = gen_arith(g, n->b, aop, x, b);
+		return tr_deref_set(g, n->a, b);
+	}
 	if (n->a->kind == N_TARGET) {	/* guru: a parameter's register, rax */
 		x = aop[0] ? tr_gen_expr(g, n->a) : NULL;
 		b = tr_gen_expr(g, n->b);

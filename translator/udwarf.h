@@ -107,6 +107,10 @@ unsigned int utype_by_name(struct session *s, struct ubin *b, const char *name);
 const char *uloc_getter(struct session *s, struct ubin *b, const struct ufunc *f,
 			const struct uvar *v, uint64_t pc, int width,
 			bool *lvalue, const char **why);
+/* The body of a setter `static void f(struct stp_context *c, int64_t v)`
+ * (guru writes): v's register or memory at pc; NULL and *why if none. */
+const char *uloc_setter(struct session *s, struct ubin *b, const struct ufunc *f,
+			const struct uvar *v, uint64_t pc, int width, const char **why);
 /* The same for the SDT operand text `arg` ("-4@%eax", "8@-24(%rbp)"). */
 const char *uloc_sdt_getter(struct session *s, const char *arg, const char **why);
 

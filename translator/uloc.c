@@ -306,40 +306,51 @@ static const char *pieces(struct eval *e, const Dwarf_Op *ops, size_t n, int wid
 	return r;
 }
 
+/* v's location expression at pc into *ops; NULL, or why there is none
+ * (*konst: a DW_AT_const_value, its value). */
+static const char *var_location(struct session *s, struct ubin *b, const struct uvar *v,
+				uint64_t pc, Dwarf_Op **ops, size_t *n, const char **konst)
+{
+	Dwarf_Die d;
+	Dwarf_Attribute at;
+	int k;
+
+	*konst = NULL;
+	if (!ubin_dwarf(b) || !dwarf_offdie(ubin_dwarf(b), v->die, &d))
+		return "no DWARF for it";
+	if (dwarf_attr_integrate(&d, DW_AT_const_value, &at)) {
+		Dwarf_Sword sv;
+
+		if (!dwarf_formsdata(&at, &sv)) {
+			*konst = arena_printf(s->arena, "%lldLL", (long long)sv);
+			return NULL;
+		}
+	}
+	if (!dwarf_attr_integrate(&d, DW_AT_location, &at))
+		return "it was optimized out";
+	k = dwarf_getlocation_addr(&at, pc, ops, n, 1);
+	if (k < 1 || *n == 0)
+		return arena_printf(s->arena, "it was optimized out at this address (0x%llx)",
+				    (unsigned long long)pc);
+	return NULL;
+}
+
 const char *uloc_getter(struct session *s, struct ubin *b, const struct ufunc *f,
 			const struct uvar *v, uint64_t pc, int width,
 			bool *lvalue, const char **why)
 {
 	struct eval e = { .s = s, .b = b, .f = f, .pc = pc };
-	Dwarf_Die d;
-	Dwarf_Attribute at;
 	Dwarf_Op *ops;
 	size_t n;
-	int k;
-	const char *x;
+	const char *x, *konst;
 	bool has_piece = false;
 
 	*lvalue = false;
-	if (!ubin_dwarf(b) || !dwarf_offdie(ubin_dwarf(b), v->die, &d)) {
-		*why = "no DWARF for it";
+	*why = var_location(s, b, v, pc, &ops, &n, &konst);
+	if (*why)
 		return NULL;
-	}
-	if (dwarf_attr_integrate(&d, DW_AT_const_value, &at)) {
-		Dwarf_Sword sv;
-
-		if (!dwarf_formsdata(&at, &sv))
-			return arena_printf(s->arena, "\treturn %lldLL;\n", (long long)sv);
-	}
-	if (!dwarf_attr_integrate(&d, DW_AT_location, &at)) {
-		*why = "it was optimized out";
-		return NULL;
-	}
-	k = dwarf_getlocation_addr(&at, pc, &ops, &n, 1);
-	if (k < 1 || n == 0) {
-		*why = arena_printf(s->arena, "it was optimized out at this address (0x%llx)",
-				    (unsigned long long)pc);
-		return NULL;
-	}
+	if (konst)
+		return arena_printf(s->arena, "\treturn %s;\n", konst);
 	for (size_t i = 0; i < n; i++)
 		has_piece |= ops[i].atom == DW_OP_piece;
 	x = has_piece ? pieces(&e, ops, n, width) : simple(&e, ops, n, width, lvalue);
@@ -348,6 +359,50 @@ const char *uloc_getter(struct session *s, struct ubin *b, const struct ufunc *f
 		return NULL;
 	}
 	return arena_printf(s->arena, "\treturn (int64_t)%s;\n", x);
+}
+
+/* The body of `static void f(struct stp_context *c, int64_t v)` storing
+ * v (width bytes) where v's value is at pc: its register, or its memory
+ * (stp_uwrite(), never faulting); NULL and why when it has no such place. */
+const char *uloc_setter(struct session *s, struct ubin *b, const struct ufunc *f,
+			const struct uvar *v, uint64_t pc, int width, const char **why)
+{
+	struct eval e = { .s = s, .b = b, .f = f, .pc = pc };
+	Dwarf_Op *ops;
+	size_t n;
+	const char *konst, *x;
+	bool lv = false;
+
+	*why = var_location(s, b, v, pc, &ops, &n, &konst);
+	if (*why)
+		return NULL;
+	if (konst) {
+		*why = "it is a constant";
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (ops[i].atom == DW_OP_piece || ops[i].atom == DW_OP_implicit_value) {
+			*why = "it is not stored in one place";
+			return NULL;
+		}
+	if (width < 1 || width > 8) {
+		*why = "it is not a scalar";
+		return NULL;
+	}
+	x = simple(&e, ops, n, 8, &lv);
+	if (x && e.reg)		/* "(uint64_t)c->regs->REG" */
+		return arena_printf(s->arena, "\t%s = (unsigned long)v;\n",
+				    e.reg + strlen("(uint64_t)"));
+	if (x && e.value) {
+		*why = "its value is computed, not stored";
+		return NULL;
+	}
+	x = x ? simple(&e, ops, n, 0, &lv) : NULL;
+	if (!x) {
+		*why = e.why;
+		return NULL;
+	}
+	return arena_printf(s->arena, "\tstp_uwrite(c, (int64_t)%s, %d, v);\n", x, width);
 }
 
 /* ---- SDT operands ------------------------------------------------------------ */

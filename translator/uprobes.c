@@ -400,6 +400,40 @@ bool utarg_lvalue(struct session *s, const struct rprobe *r, const char *name)
 	return v && !type_width(ubin_btf(u->bin), v->type_id, &sg);
 }
 
+/* A guru write of $name at r: NULL when r's handler can store it (the
+ * setter's body in *body when it needs one), else why not. */
+const char *utarg_write(struct session *s, const struct rprobe *r, const char *name,
+			const char **body);
+const char *utarg_write(struct session *s, const struct rprobe *r, const char *name,
+			const char **body)
+{
+	const struct uprobe_info *u = r->u;
+	const char *get, *why = NULL, *at;
+	struct targ t = utarg_find(s, r, name, &get);
+	const struct uvar *v = NULL;
+	struct uvar g;
+
+	*body = NULL;
+	if (t.src == -1)
+		return t.why;
+	if (t.src != STP_TARG_GET)
+		return NULL;	/* an argument register at entry, or $return */
+	if (u->sdt)
+		return "the arguments of a marker cannot be written";
+	if (!strncmp(name, "@var:", 5)) {
+		at = strchr(name + 5, '@');
+		if (ubin_global(s, u->bin, at ? arena_strndup(s->arena, name + 5,
+				(size_t)(at - name - 5)) : name + 5, at ? at + 1 : NULL, &g))
+			v = &g;
+	} else {
+		v = find_var(u, name);
+	}
+	if (!v || utarg_lvalue(s, r, name))
+		return "it is not a scalar";
+	*body = uloc_setter(s, u->bin, u->func, v, u->addr, t.width, &why);
+	return *body ? NULL : why;
+}
+
 /* ---- pass 3: the probe table -------------------------------------------------- */
 
 /* Getters and stp_targ arrays of point id: "static const struct stp_targ
@@ -417,14 +451,18 @@ static const char *targ_table(struct gen *g, struct strbuf *code, const struct r
 		return fields;
 	sb_init(&tab);
 	for (int i = 0; i < n; i++) {
-		const char *body;
+		const char *body, *set = NULL;
 		struct targ t = utarg_find(s, r, names[i], &body);
 
 		if (body)
 			sb_printf(code, "static int64_t stp_ug_%d_%d(struct stp_context *c)\n{\n%s}\n\n",
 				  id, i, body);
-		sb_printf(&tab, "%s { %d, %d, %d, %s }", i ? "," : "", t.src, t.width,
-			  t.is_signed, body ? arena_printf(s->arena, "stp_ug_%d_%d", id, i) : "NULL");
+		if (body && s->guru && !utarg_write(s, r, names[i], &set) && set)
+			sb_printf(code, "static void stp_us_%d_%d(struct stp_context *c, int64_t v)\n"
+				  "{\n%s}\n\n", id, i, set);
+		sb_printf(&tab, "%s { %d, %d, %d, %s, %s }", i ? "," : "", t.src, t.width,
+			  t.is_signed, body ? arena_printf(s->arena, "stp_ug_%d_%d", id, i) : "NULL",
+			  set ? arena_printf(s->arena, "stp_us_%d_%d", id, i) : "NULL");
 	}
 	sb_printf(code, "static const struct stp_targ stp_utargs_%d[] = {%s };\n", id, tab.buf);
 	sb_free(&tab);

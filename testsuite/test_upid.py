@@ -8,7 +8,8 @@
 # next to a second copy of it (process(PID)'s events ignore that one; its
 # function probes, as 4.8's, fire there too).
 # uprobes/upid.json is what SystemTap 4.8 printed for the same scripts
-# (uprobes/NAME.stp) and commands in the same guest.
+# (uprobes/NAME.stp) and commands in the same guest. Also: the begin and
+# thread.begin of a two-thread program (uprobes/uidle.c) already running.
 import json
 import re
 import shutil
@@ -31,6 +32,11 @@ CASES = {
 ADDR = re.compile(r'0x[0-9a-f]{12}\b')
 EXPECTED = {n: e for n, e in json.loads((HERE / 'upid.json').read_text()).items()
             if n in CASES}
+
+
+def build_prog(d):
+    shutil.copy(HERE / f'{PROG}.c', d)
+    subprocess.run(['gcc', '-g', '-O0', '-o', PROG, f'{PROG}.c'], cwd=d, check=True)
 
 
 def start_host_copy(d):
@@ -60,8 +66,7 @@ def canon(text):
 
 def test_pid_points_as_upstream(krel, tmp_path):
     d = str(tmp_path)
-    shutil.copy(HERE / f'{PROG}.c', tmp_path)
-    subprocess.run(['gcc', '-g', '-O0', '-o', PROG, f'{PROG}.c'], cwd=d, check=True)
+    build_prog(tmp_path)
     for script, _ in CASES.values():
         shutil.copy(HERE / f'{script}.stp', tmp_path)
     proc, pid = start_host_copy(d)
@@ -73,21 +78,31 @@ def test_pid_points_as_upstream(krel, tmp_path):
     finally:
         proc.kill()
         proc.wait()
-    batch = guest.run_batch([guest_command(d, pid, f'u_{n}', STAPRUN) for n in CASES],
-                            scratch=d, timeout=90)
+    # and a two-thread program running before the session
+    shutil.copy(HERE / 'uidle.c', tmp_path)
+    subprocess.run(['gcc', '-g', '-O0', '-pthread', '-o', 'uidle', 'uidle.c'], cwd=d, check=True)
+    r = run_stap(['-p4', '-r', krel, '-m', 'u_idle', str(HERE / 'idle.stp'), f'{d}/uidle'],
+                 cwd=d)
+    assert r.returncode == 0, r.stderr
+    batch = guest.run_batch([guest_command(d, pid, f'u_{n}', STAPRUN) for n in CASES] +
+                            [f'cd {d} && {{ ./uidle & P=$!; sleep 0.5; {STAPRUN} u_idle.ko; '
+                             'echo rc=$?; kill $P; }'], scratch=d, timeout=90)
     guest.check_kernel_healthy(batch)
     got = {n: [canon(r.stdout.replace(d, '@DIR@')), r.stderr.replace(d, '@DIR@'), r.rc]
            for n, r in zip(CASES, batch)}
     want = {n: [canon(e[0]), e[1], e[2]] for n, e in EXPECTED.items()}
     for n in CASES:
         assert got[n] == want[n], n
+    # 4.8 printed these lines, in either order (each runs in its thread)
+    idle = batch[len(CASES)]
+    assert (sorted(idle.stdout.splitlines()), idle.stderr, idle.rc) == (
+        ['begin uidle 1', 'rc=0', 'thread.begin uidle 0'], '', 0)
 
 
 def test_pid_errors(tmp_path):
     # 4.8's messages, in the project's diagnostic format
     d = str(tmp_path)
-    shutil.copy(HERE / f'{PROG}.c', tmp_path)
-    subprocess.run(['gcc', '-g', '-O0', '-o', PROG, f'{PROG}.c'], cwd=d, check=True)
+    build_prog(tmp_path)
 
     def err(script, *opts):
         r = run_stap(['-p2', *opts, '-e', script], cwd=d)
@@ -126,8 +141,7 @@ def test_cast_in_the_probed_program(tmp_path):
     # @cast without a module in a process probe: the program's type (4.8),
     # else the kernel's; read in user memory
     d = str(tmp_path)
-    shutil.copy(HERE / f'{PROG}.c', tmp_path)
-    subprocess.run(['gcc', '-g', '-O0', '-o', PROG, f'{PROG}.c'], cwd=d, check=True)
+    build_prog(tmp_path)
     r = run_stap(['-p3', '-e', f'probe process("{d}/{PROG}").function("tick") {{ '
                   'println(@cast($b, "struct box")->v + @cast($b, "box")->n, '
                   '@cast(task_current(), "task_struct")->pid) }'], cwd=d)

@@ -9,7 +9,8 @@
 # marks with $argN and $$name, struct members through pointers, globals
 # by @var, @cast to the program's types, the pretty printers, target(),
 # usymname()/umodname() of uaddr(),
-# the faults of bad pointers, and a function of libc, as process("LIB")
+# the faults of bad pointers, guru writes of locals, members, globals
+# and parameters (guru.stp, with -g), and a function of libc, as process("LIB")
 # and process("PATH").library("LIB") (its DWARF from the libc6-dbg
 # package, found by build ID; the library mapped after exec).
 # The guest's root is a 9p share, whose running programs get another
@@ -46,8 +47,9 @@ def build_programs(d):
 
 
 def build_module(d, name, krel, o):
-    r = run_stap(['-p4', '-r', krel, '-m', f'u_{name}_{o.lower()}', f'{name}.stp',
-                  str(d / f'uprog_{o}')], cwd=d)
+    guru = ['-g'] if name == 'guru' else []	# its target variable writes
+    r = run_stap(['-p4', '-r', krel, '-m', f'u_{name}_{o.lower()}'] + guru +
+                 [f'{name}.stp', str(d / f'uprog_{o}')], cwd=d)
     assert r.returncode == 0, f'{name} {o}: {r.stderr}'
 
 

@@ -613,6 +613,7 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		resolve_list(s, sc, n->args);
 		break;
 	case N_ASSIGN:
+		rewrite_var(s, n->a);	/* @var("x") = v (guru) */
 		if (!check_lvalue(s, n->a, n->loc, arena_printf(s->arena,
 				  "the left side of '%s' must be a variable", n->op)))
 			break;
@@ -633,6 +634,7 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			n->a->var->read = true;
 		break;
 	case N_INCDEC:
+		rewrite_var(s, n->a);
 		if (!check_lvalue(s, n->a, n->loc, arena_printf(s->arena,
 				  "'%s' needs a variable operand", n->op)) ||
 		    !target_op_ok(s, sc, n, false))

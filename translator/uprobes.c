@@ -313,6 +313,8 @@ struct targ utarg_find(struct session *s, const struct rprobe *r, const char *na
 	int idx = 0;
 
 	*body = NULL;
+	if (!strncmp(name, "@var:", 5))
+		return global_targ(s, r, name + 5, body);
 	if (u->sdt) {
 		const char **args;
 		int n = sdt_args(s, u->sdt, &args), k;
@@ -352,8 +354,6 @@ struct targ utarg_find(struct session *s, const struct rprobe *r, const char *na
 		t.src = -2;	/* STP_TARG_RETURN */
 		return t;
 	}
-	if (!strncmp(name, "@var:", 5))
-		return global_targ(s, r, name + 5, body);
 	v = find_var(u, name);
 	if (!v) {
 		t.why = missing_var(s, u, name);
@@ -418,7 +418,7 @@ const char *utarg_write(struct session *s, const struct rprobe *r, const char *n
 		return t.why;
 	if (t.src != STP_TARG_GET)
 		return NULL;	/* an argument register at entry, or $return */
-	if (u->sdt)
+	if (u->sdt && strncmp(name, "@var:", 5))
 		return "the arguments of a marker cannot be written";
 	if (!strncmp(name, "@var:", 5)) {
 		at = strchr(name + 5, '@');

@@ -6,20 +6,21 @@
  * sched_process_exit tracepoints, with SystemTap 4.8's semantics:
  *  - begin runs in the new process's context: a forked child (before it
  *    first returns to user space, through task_work), a process at exec
- *    (an exec ends the old image and begins the new one), and with -c the
- *    target process already there when the session starts;
+ *    (an exec ends the old image and begins the new one), and each
+ *    process already there when the session starts (woken for it);
  *  - end runs in the exiting process's context when its last thread
  *    exits, or at an exec for the old image;
- *  - thread.begin / thread.end for the threads other than the first;
+ *  - thread.begin / thread.end for the threads other than the first
+ *    (thread.begin also in each one already there at the start);
  *  - syscall / syscall.return at each system call's entry and exit (the
  *    raw sys_enter / sys_exit tracepoints): $syscall, $arg1..6, $return.
- * Begin also runs once in each process (thread.begin: thread) already
- * there when the session starts.
  * Without a path the probes see every user process, or with -c/-x only
- * the target and its descendants; process(PID) ones only that process. With a path they see the processes
- * running that file (same superblock and inode number as the path's, so
- * that 9p's per-open inodes match too); which process runs which probed
- * file is kept in a small table (the old image is gone at exec time).
+ * the target and its descendants; process(PID) ones only that process
+ * (its syscalls and threads: its main thread's). With a path they see
+ * the processes running that file (same superblock and inode number as
+ * the path's, so that 9p's per-open inodes match too); which process runs
+ * which probed file is kept in a small table (the old image is gone at
+ * exec time).
  */
 #include <linux/binfmts.h>
 #include <linux/sched/signal.h>

@@ -569,7 +569,8 @@ static bool target_op_ok(struct session *s, struct scope *sc, struct node *n, bo
 	for (const struct rprobe *r = s->rprobes; r && !user; r = r->next)
 		user = r->probe == sc->probe && r->kind == RP_UPROBE;
 	if (user)
-		diag_error(s, n->loc, "Only the following assign operator is implemented on target variables:  =");
+		diag_error(s, n->loc, "Only the following assign operator is implemented on "
+			   "target variables:  =");
 	return !user;
 }
 

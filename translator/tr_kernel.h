@@ -27,6 +27,10 @@ struct targ utarg_find(struct session *s, const struct rprobe *r, const char *na
 bool utarg_lvalue(struct session *s, const struct rprobe *r, const char *name);
 const char *utarg_write(struct session *s, const struct rprobe *r, const char *name,
 			const char **body);
+bool targ_lvalue(struct session *s, const struct rprobe *r, const char *name);
+/* stp_targ.width of a struct passed in registers: its size | this (the
+ * runtime's value is the address of a copy, stp_uobj()) */
+#define STP_TARG_OBJ 0x80
 int uprobe_nparams(const struct rprobe *r);	/* r->args[0..N) are parameters */
 bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 	       const struct rprobe *r, int id);

@@ -115,6 +115,8 @@ def test_pid_errors(tmp_path):
     try:
         assert err(f'probe process({pid}).function("tick").return {{ print(1) }}') == (
             1, '<input>:1:7: error: process return probes not available [man error::inode-uprobes]')
+        assert err(f'probe process({pid}).statement(0x1154).absolute {{ print(1) }}', '-g') == (
+            1, '<input>:1:7: error: absolute process probes not available [man error::inode-uprobes]')
         for body, at, opts, msg in (
                 ('$i = 1', '$', (), 'write to target variable not permitted; need stap -g'),
                 ('$b->v = 1', '$', (), 'write to target variable not permitted; need stap -g'),

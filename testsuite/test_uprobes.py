@@ -5,7 +5,8 @@
 # Debian's SystemTap 4.8 printed for the same program and script in the
 # same guest (uprobes/expected.json, the directory written as @DIR@).
 # Function probes, .call, .return with $return and entry values of the
-# parameters, @entry, wildcards, statements by FILE:LINE with locals, SDT
+# parameters, @entry, wildcards, statements by FILE:LINE with locals and by
+# address (-O0 only), SDT
 # marks with $argN and $$name, struct members through pointers, globals
 # by @var, @cast to the program's types, the pretty printers, target(),
 # usymname()/umodname() of uaddr(),

@@ -949,6 +949,17 @@ static void process_statement(struct resolver *r, struct ubin *b, const struct p
 	}
 }
 
+/* .statement(ADDRESS): a link-time address inside a function, as 4.8 (no
+ * check that a statement begins there). */
+static void process_address(struct resolver *r, struct ubin *b, int64_t addr)
+{
+	const struct ufunc *f = ubin_func_holding(b, (uint64_t)addr);
+
+	if (f)
+		uprobe_fill_address(r->s, add(r, RP_UPROBE, "process.statement", ""), b, f,
+				    (uint64_t)addr);
+}
+
 /* "FUNC[@FILE[:LINE]]": the function glob, and the declaring file (NULL:
  * any) and line (0: none; 4.8 ignores it); false if malformed. */
 static bool split_function(struct session *s, const char *spec, const char **glob,
@@ -1053,6 +1064,8 @@ static void process_in(struct resolver *r, struct ubin *b, const struct pp_comp 
 		process_functions(r, b, x, k);
 	else if ((x = take(&k, "statement", N_STR)) && !k)
 		process_statement(r, b, x);
+	else if ((x = take(&k, "statement", N_NUM)) && !k)
+		process_address(r, b, x->arg->num);
 	else if ((x = take(&k, "provider", N_STR)) && k && !strcmp(k->name, "mark") &&
 		 k->arg && k->arg->kind == N_STR)
 		process_marks(r, b, x->arg->str, k);
@@ -1089,8 +1102,8 @@ static void process_library(struct resolver *r, struct ubin *exe, const struct p
 
 /* process(PID)...: PID must be a process now, as 4.8 wants (kill(PID, 0));
  * its events are filtered by PID at run time, and its DWARF points are
- * those of the program it runs now (/proc/PID/exe), for that process
- * only; 4.8 has no .return there. */
+ * those of the program it runs now (/proc/PID/exe), firing in every
+ * process running it, as 4.8's; 4.8 has no .return nor .absolute there. */
 static void resolve_process_pid(struct resolver *r, const struct node *arg,
 				const struct pp_comp *k)
 {
@@ -1108,8 +1121,9 @@ static void resolve_process_pid(struct resolver *r, const struct node *arg,
 	if (process_event(r, NULL, pid, k))
 		return;
 	for (const struct pp_comp *x = k; x; x = x->next)
-		if (!strcmp(x->name, "return") && !x->arg) {
-			fail(r, r->pp->loc, "process return probes not available [man error::inode-uprobes]");
+		if ((!strcmp(x->name, "return") || !strcmp(x->name, "absolute")) && !x->arg) {
+			fail(r, r->pp->loc, "%s probes not available [man error::inode-uprobes]",
+			     x->name[0] == 'r' ? "process return" : "absolute process");
 			return;
 		}
 	len = readlink(arena_printf(r->s->arena, "/proc/%lld/exe", (long long)pid), exe,

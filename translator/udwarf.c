@@ -332,15 +332,22 @@ size_t ubin_symbols(struct ubin *b, const struct ufunc ***out)
 }
 
 /* The name of the (not inlined) function holding addr, or "". */
-const char *ubin_func_at(struct ubin *b, uint64_t addr)
+const struct ufunc *ubin_func_holding(struct ubin *b, uint64_t addr)
 {
 	for (size_t i = 0; i < b->nfuncs; i++) {
 		const struct ufunc *f = &b->funcs[i];
 
 		if (!f->inlined && f->end && addr >= f->entry && addr < f->end)
-			return f->name;
+			return f;
 	}
-	return "";
+	return NULL;
+}
+
+const char *ubin_func_at(struct ubin *b, uint64_t addr)
+{
+	const struct ufunc *f = ubin_func_holding(b, addr);
+
+	return f ? f->name : "";
 }
 
 /* ---- SDT notes ------------------------------------------------------------- */

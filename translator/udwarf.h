@@ -74,6 +74,8 @@ const char *elf_debug_path(struct session *s, Elf *e);
  * table's others). */
 size_t ubin_match_funcs(struct ubin *b, const char *glob, const struct ufunc ***out);
 const char *ubin_func_at(struct ubin *b, uint64_t addr);
+/* The (not inlined) function whose code holds addr, or NULL. */
+const struct ufunc *ubin_func_holding(struct ubin *b, uint64_t addr);
 size_t ubin_symbols(struct ubin *b, const struct ufunc ***out);
 /* Does the source path src name file (a glob of it, or its tail)? */
 bool ubin_file_matches(const char *src, const char *file);
@@ -129,6 +131,9 @@ void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 const char *uprobe_binary(const struct rprobe *rp);
 void uprobe_fill_statement(struct session *s, struct rprobe *rp, struct ubin *b,
 			   const struct ufunc *f, const char *spec, uint64_t addr);
+/* A statement at link-time address addr inside f: pp() statement(0xADDR). */
+void uprobe_fill_address(struct session *s, struct rprobe *rp, struct ubin *b,
+			 const struct ufunc *f, uint64_t addr);
 void uprobe_fill_mark(struct session *s, struct rprobe *rp, struct ubin *b,
 		      const struct usdt *m);
 

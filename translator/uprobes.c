@@ -159,6 +159,15 @@ void uprobe_fill_statement(struct session *s, struct rprobe *rp, struct ubin *b,
 			   rp->pp, (unsigned long long)addr);
 }
 
+void uprobe_fill_address(struct session *s, struct rprobe *rp, struct ubin *b,
+			 const struct ufunc *f, uint64_t addr)
+{
+	uprobe_fill_statement(s, rp, b, f, "", addr);
+	rp->pp = arena_printf(s->arena, "process(\"%s\").statement(0x%llx)", ubin_path(b),
+			      (unsigned long long)addr);
+	rp->label = arena_printf(s->arena, "%s%s", rp->pp, rp->marks);
+}
+
 static int sdt_args(struct session *s, const struct usdt *m, const char ***out);
 
 /* $arg1..$argN of a mark, for -L: "long" as upstream lists them. */

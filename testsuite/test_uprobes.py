@@ -134,6 +134,37 @@ def test_listing_as_upstream(tmp_path):
         'process("@DIR@/uprog_O0").function("neg@@DIR@/uprog.c:43")\n', 0)
 
 
+def test_statement_nearest_as_upstream(tmp_path):
+    # .nearest: the line of the file with code nearest to the one asked
+    # for (a later one on a tie), if in a matching function; -l lists the
+    # line asked for, pp() the line probed (4.8's output for each)
+    build_programs(tmp_path)
+    d = str(tmp_path)
+    pre = 'process("@DIR@/uprog_O0").statement("add@@DIR@/uprog.c:'
+    for pat, listed, probed in (
+            ('add@uprog.c:25', [25], [26]), ('*@uprog.c:25', [25], [26]),
+            ('*@uprog.c:29', [29], [28]), ('*@uprog.c:21', [21], [23]),
+            ('add@uprog.c:24-26', [24, 26], [24, 26]), ('scale@uprog.c:25', [], []),
+            ('add@uprog.c+3', [25], [26])):
+        point = f'process("./uprog_O0").statement("{pat}").nearest'
+        r = run_stap(['-l', point], cwd=d)
+        assert r.stdout.replace(d, '@DIR@').splitlines() == [
+            f'{pre}{n}").nearest' for n in listed], pat
+        r = run_stap(['-p2', '-e', f'probe {point} {{ print(pp()) }}'], cwd=d)
+        got = r.stdout.split('# probes\n')[-1].replace(d, '@DIR@').splitlines() \
+            if r.returncode == 0 else []
+        assert [p.split(' /*')[0] for p in got] == [f'{pre}{n}")' for n in probed], pat
+
+
+def test_statement_relative_line(tmp_path):
+    # FUNC@FILE+N: N lines after each function's declaration (4.8's -l)
+    build_programs(tmp_path)
+    r = run_stap(['-l', 'process("./uprog_O0").statement("*@uprog.c+2")'], cwd=tmp_path)
+    assert r.stdout.replace(str(tmp_path), '@DIR@').splitlines() == [
+        f'process("@DIR@/uprog_O0").statement("{f}@@DIR@/uprog.c:{n}")'
+        for f, n in (('add', 24), ('main', 59), ('name_of', 40), ('neg', 45), ('scale', 32))]
+
+
 def test_errors(tmp_path):
     # 4.8 words these differently (its DWARF errors); ours say why in the
     # project's diagnostic format, at the variable

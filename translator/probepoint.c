@@ -907,11 +907,20 @@ static void resolve_perf(struct resolver *r, const struct pp_comp *c)
 /* "FUNC@FILE:LINE" or "FUNC@FILE:FIRST-LAST" of .statement(): its parts;
  * false if malformed. */
 static bool split_statement(struct session *s, const char *spec, const char **fn,
-			    const char **file, int *first, int *last)
+			    const char **file, int *first, int *last, int *rel)
 {
 	const char *at = strchr(spec, '@'), *colon = at ? strrchr(at, ':') : NULL;
+	const char *plus = at && !colon ? strrchr(at, '+') : NULL;
 	char *end;
 
+	*rel = -1;
+	if (plus && plus > at + 1) {	/* FUNC@FILE+N: N lines after FUNC's */
+		*fn = arena_strndup(s->arena, spec, (size_t)(at - spec));
+		*file = arena_strndup(s->arena, at + 1, (size_t)(plus - at - 1));
+		*rel = (int)strtol(plus + 1, &end, 10);
+		*first = *last = 1;
+		return !*end && plus[1] && *rel >= 0 && *rel < 100000 && **fn;
+	}
 	if (!at || !colon || colon == at + 1)
 		return false;
 	*fn = arena_strndup(s->arena, spec, (size_t)(at - spec));
@@ -922,29 +931,47 @@ static bool split_statement(struct session *s, const char *spec, const char **fn
 	return !*end && *first > 0 && *last >= *first && *last - *first < 10000 && **fn;
 }
 
-static void process_statement(struct resolver *r, struct ubin *b, const struct pp_comp *k)
+static void process_statement(struct resolver *r, struct ubin *b, const struct pp_comp *k,
+			      bool nearest)
 {
 	const char *fn, *file, *spec = k->arg->str;
 	const struct ufunc **fs;
-	int first, last;
+	int first, last, rel;
 	size_t n;
 
-	if (!split_statement(r->s, spec, &fn, &file, &first, &last)) {
-		fail(r, k->arg->loc, "process().statement takes \"FUNCTION@FILE:LINE\" or \"FUNCTION@FILE:FIRST-LAST\"");
+	if (!split_statement(r->s, spec, &fn, &file, &first, &last, &rel)) {
+		fail(r, k->arg->loc, "process().statement takes \"FUNCTION@FILE:LINE\", "
+		     "\"FUNCTION@FILE:FIRST-LAST\" or \"FUNCTION@FILE+N\"");
 		return;
 	}
 	n = ubin_match_funcs(b, fn, &fs);
 	for (size_t i = 0; i < n; i++) {
+		int prev = 0;
+
+		if (rel >= 0)
+			first = last = fs[i]->line + rel;
 		for (int line = first; fs[i]->die && line <= last; line++) {
 			uint64_t addr;
 			struct rprobe *rp;
+			int at = line;
 
-			if (!ubin_line_addr(b, fs[i], file, line, &addr))
+			/* .nearest of one line: the closest line of the file
+			 * with code, if in this function */
+			if (nearest && first == last &&
+			    (!ubin_nearest_line(b, fs[i], file, line, &at) || at == prev))
 				continue;
+			if (!ubin_line_addr(b, fs[i], file, at, &addr))
+				continue;
+			prev = at;
 			rp = add(r, RP_UPROBE, "process.statement", "");
 			uprobe_fill_statement(r->s, rp, b, fs[i],
 					      arena_printf(r->s->arena, "%s@%s:%d", fs[i]->name,
-							   fs[i]->file, line), addr);
+							   fs[i]->file, at), addr);
+			if (nearest)	/* -l: the line asked for, as 4.8 lists it */
+				rp->label = arena_printf(r->s->arena,
+							 "process(\"%s\").statement(\"%s@%s:%d\").nearest%s",
+							 ubin_path(b), fs[i]->name, fs[i]->file, line,
+							 rp->marks);
 		}
 	}
 }
@@ -1062,8 +1089,9 @@ static void process_in(struct resolver *r, struct ubin *b, const struct pp_comp 
 
 	if ((x = take(&k, "function", N_STR)))
 		process_functions(r, b, x, k);
-	else if ((x = take(&k, "statement", N_STR)) && !k)
-		process_statement(r, b, x);
+	else if ((x = take(&k, "statement", N_STR)) && (!k || (!k->arg && !k->next &&
+							       !strcmp(k->name, "nearest"))))
+		process_statement(r, b, x, k != NULL);
 	else if ((x = take(&k, "statement", N_NUM)) && !k)
 		process_address(r, b, x->arg->num);
 	else if ((x = take(&k, "provider", N_STR)) && k && !strcmp(k->name, "mark") &&
@@ -1313,10 +1341,10 @@ static const char *const builtin_shapes[] = {
 	"kprobe.module.function.call", "kprobe.module.function.return.maxactive",
 	"kprobe.statement",
 	"perf.type.config.sample", "perf.type.config.hz",
-	"process.function.call", "process.function.return", "process.statement",
+	"process.function.call", "process.function.return", "process.statement.nearest",
 	"process.mark", "process.provider.mark", "process.begin", "process.end",
 	"process.library.function.call", "process.library.function.return",
-	"process.library.statement", "process.library.mark",
+	"process.library.statement.nearest", "process.library.mark",
 	"process.library.provider.mark",
 	"process.thread.begin", "process.thread.end", "process.syscall.return",
 	"procfs.umask.read.maxsize", "procfs.umask.write",

@@ -725,6 +725,40 @@ bool ubin_line_addr(struct ubin *b, const struct ufunc *f, const char *file,
 	return found;
 }
 
+/* The line of FILE (in f's compilation unit) with code nearest to line (a
+ * later one on a tie, as 4.8's .nearest), into *found; false if none. */
+bool ubin_nearest_line(struct ubin *b, const struct ufunc *f, const char *file, int line,
+		       int *found)
+{
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t n;
+	int best = 0;
+
+	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		int ln, d, bd;
+		bool stmt;
+		const char *src;
+
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) || ln <= 0 ||
+		    dwarf_linebeginstatement(l, &stmt) || !stmt)
+			continue;
+		src = dwarf_linesrc(l, NULL, NULL);
+		if (file && (!src || !ubin_file_matches(src, file)))
+			continue;
+		d = abs(ln - line);
+		bd = abs(best - line);
+		if (!best || d < bd || (d == bd && ln > best))
+			best = ln;
+	}
+	*found = best;
+	return best > 0;
+}
+
 /* ---- variables ------------------------------------------------------------------ */
 
 static bool var_of(struct session *s, struct ubin *b, Dwarf_Die *d, struct uvar *v)

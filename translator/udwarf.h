@@ -88,6 +88,10 @@ uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f);
 /* The lowest statement address of FILE:LINE inside f; false if none. */
 bool ubin_line_addr(struct ubin *b, const struct ufunc *f, const char *file,
 		    int line, uint64_t *addr);
+/* The line of FILE with code nearest to line in f's compilation unit
+ * (.nearest); false if none. */
+bool ubin_nearest_line(struct ubin *b, const struct ufunc *f, const char *file, int line,
+		       int *found);
 /* f's parameters then its locals visible at pc (0: the outermost scope),
  * the locals only if they have a location at loc_pc (when not 0), as
  * upstream lists them; the return type (NULL for void) in *ret. */

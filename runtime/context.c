@@ -344,9 +344,11 @@ void stp_target_pretty(struct stp_context *c, char *dst, int mode)
 		c->last_error = err;
 		return;
 	}
-	if (mode != 2)
+	if (mode == 3 && pr->vars)
+		stp_pretty_list(c, &sk, pr->vars, &first);
+	if (mode != 2 && !(mode == 3 && pr->vars))
 		stp_pretty_list(c, &sk, pr->parms, &first);
-	if (mode >= 2)
+	if (mode >= 2 && !(mode == 3 && pr->vars))
 		stp_pretty_list(c, &sk, pr->locals, &first);
 	c->last_error = err;
 }

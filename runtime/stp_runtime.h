@@ -176,6 +176,7 @@ struct stp_probe {
 	const struct stp_targ *targs;	/* target variables, by index */
 	const struct stp_parm *parms;	/* $$parms, NULL-name terminated */
 	const struct stp_parm *locals;	/* $$locals (process probes) */
+	const struct stp_parm *vars;	/* $$vars in scope order (process probes) */
 	/* process probes (uprobes.c): the binary, the probed instruction's
 	 * file offset and link-time address, an SDT semaphore's offset */
 	const char *path;

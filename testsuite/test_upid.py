@@ -9,7 +9,8 @@
 # function probes, as 4.8's, fire there too).
 # uprobes/upid.json is what SystemTap 4.8 printed for the same scripts
 # (uprobes/NAME.stp) and commands in the same guest. Also: the begin and
-# thread.begin of a two-thread program (uprobes/uidle.c) already running.
+# thread.begin of a two-thread program (uprobes/uidle.c) already running,
+# and .function().label() on uprobes/ulabel.c, with -l and -L.
 import json
 import re
 import shutil
@@ -78,15 +79,20 @@ def test_pid_points_as_upstream(krel, tmp_path):
     finally:
         proc.kill()
         proc.wait()
-    # and a two-thread program running before the session
-    shutil.copy(HERE / 'uidle.c', tmp_path)
-    subprocess.run(['gcc', '-g', '-O0', '-pthread', '-o', 'uidle', 'uidle.c'], cwd=d, check=True)
-    r = run_stap(['-p4', '-r', krel, '-m', 'u_idle', str(HERE / 'idle.stp'), f'{d}/uidle'],
-                 cwd=d)
-    assert r.returncode == 0, r.stderr
+    # and a two-thread program running before the session; C labels
+    for prog, flags in (('uidle', ['-pthread']), ('ulabel', [])):
+        shutil.copy(HERE / f'{prog}.c', tmp_path)
+        subprocess.run(['gcc', '-g', '-O0'] + flags + ['-o', prog, f'{prog}.c'], cwd=d,
+                       check=True)
+    for name, prog in (('idle', 'uidle'), ('label', 'ulabel')):
+        r = run_stap(['-p4', '-r', krel, '-m', f'u_{name}', str(HERE / f'{name}.stp'),
+                      f'{d}/{prog}'], cwd=d)
+        assert r.returncode == 0, r.stderr
     batch = guest.run_batch([guest_command(d, pid, f'u_{n}', STAPRUN) for n in CASES] +
                             [f'cd {d} && {{ ./uidle & P=$!; sleep 0.5; {STAPRUN} u_idle.ko; '
-                             'echo rc=$?; kill $P; }'], scratch=d, timeout=90)
+                             'echo rc=$?; kill $P; }',
+                             f'cd {d} && {STAPRUN} -c ./ulabel u_label.ko'],
+                            scratch=d, timeout=90)
     guest.check_kernel_healthy(batch)
     got = {n: [canon(r.stdout.replace(d, '@DIR@')), r.stderr.replace(d, '@DIR@'), r.rc]
            for n, r in zip(CASES, batch)}
@@ -97,6 +103,15 @@ def test_pid_points_as_upstream(krel, tmp_path):
     idle = batch[len(CASES)]
     assert (sorted(idle.stdout.splitlines()), idle.stderr, idle.rc) == (
         ['begin uidle 1', 'rc=0', 'thread.begin uidle 0'], '', 0)
+    # process().function("work").label("*"): 4.8's output, $$vars in
+    # scope order (innermost first)
+    label = batch[len(CASES) + 1]
+    pp = 'process("@DIR@/ulabel").function("work@@DIR@/ulabel.c:'
+    assert (label.stdout.replace(d, '@DIR@'), label.stderr, label.rc) == (
+        f'{pp}11") 3 0 i=0x0 n=0x3 s=0x0\n'
+        f'{pp}11") 3 1 i=0x1 n=0x3 s=0x1\n'
+        f'{pp}11") 3 3 i=0x2 n=0x3 s=0x3\n'
+        f'{pp}17") 3 3 n=0x3 s=0x3\n', '', 0)
 
 
 def test_pid_errors(tmp_path):
@@ -137,6 +152,24 @@ def test_pid_errors(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_labels_listed_as_upstream(tmp_path):
+    shutil.copy(HERE / 'ulabel.c', tmp_path)
+    subprocess.run(['gcc', '-g', '-O0', '-o', 'ulabel', 'ulabel.c'], cwd=tmp_path, check=True)
+    pp = 'process("@DIR@/ulabel").function("work@@DIR@/ulabel.c:'
+    # what 4.8 listed (it also lists each function without DWARF with a
+    # literal .label("*"), which is left out here)
+    r = run_stap(['-l', 'process("./ulabel").function("*").label("*")'], cwd=tmp_path)
+    assert r.stdout.replace(str(tmp_path), '@DIR@').splitlines() == [
+        f'{pp}11").label("again")', f'{pp}17").label("out")']
+    r = run_stap(['-L', 'process("./ulabel").function("work").label("*")'], cwd=tmp_path)
+    assert r.stdout.replace(str(tmp_path), '@DIR@').splitlines() == [
+        f'{pp}11").label("again") $i:int $n:int $s:int',
+        f'{pp}17").label("out") $n:int $s:int']
+    r = run_stap(['-L', 'process("./ulabel").statement("work@ulabel.c:10")'], cwd=tmp_path)
+    assert r.stdout.replace(str(tmp_path), '@DIR@') == (
+        'process("@DIR@/ulabel").statement("work@@DIR@/ulabel.c:10") $i:int $n:int $s:int\n')
 
 
 def test_cast_in_the_probed_program(tmp_path):

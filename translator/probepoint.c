@@ -1009,10 +1009,23 @@ static bool split_function(struct session *s, const char *spec, const char **glo
 	return !strpbrk(*glob, ":+");
 }
 
+/* .function(F).label(GLOB): at the C labels of F matching GLOB. */
+static void process_labels(struct resolver *r, struct ubin *b, const struct ufunc *f,
+			   const char *glob)
+{
+	struct ulabel *ls;
+	size_t n = ubin_labels(r->s, b, f, glob, &ls);
+
+	for (size_t i = 0; i < n; i++)
+		uprobe_fill_label(r->s, add(r, RP_UPROBE, "process.function.label", ""), b, f,
+				  &ls[i]);
+}
+
 static void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp *fn,
 			      const struct pp_comp *k)
 {
 	const struct ufunc **fs;
+	const struct pp_comp *label = NULL;
 	const char *glob, *file;
 	size_t n;
 	int how = 0, line;	/* ignored, as by 4.8 */
@@ -1021,6 +1034,8 @@ static void process_functions(struct resolver *r, struct ubin *b, const struct p
 		how = 1;
 	else if (take(&k, "return", -1))
 		how = 2;
+	else
+		label = take(&k, "label", N_STR);
 	if (k)
 		return;
 	if (!split_function(r->s, fn->arg->str, &glob, &file, &line)) {
@@ -1033,6 +1048,10 @@ static void process_functions(struct resolver *r, struct ubin *b, const struct p
 			continue;
 		if (file && (!fs[i]->file || !ubin_file_matches(fs[i]->file, file)))
 			continue;
+		if (label) {
+			process_labels(r, b, fs[i], label->arg->str);
+			continue;
+		}
 		uprobe_fill_function(r->s, add(r, RP_UPROBE, "process.function", ""), b, fs[i], how);
 	}
 }
@@ -1341,7 +1360,8 @@ static const char *const builtin_shapes[] = {
 	"kprobe.module.function.call", "kprobe.module.function.return.maxactive",
 	"kprobe.statement",
 	"perf.type.config.sample", "perf.type.config.hz",
-	"process.function.call", "process.function.return", "process.statement.nearest",
+	"process.function.call", "process.function.return", "process.function.label",
+	"process.statement.nearest",
 	"process.mark", "process.provider.mark", "process.begin", "process.end",
 	"process.library.function.call", "process.library.function.return",
 	"process.library.statement.nearest", "process.library.mark",

@@ -838,24 +838,75 @@ static bool located(Dwarf_Die *d, uint64_t pc)
 }
 
 /* The variables of scope d (and of the blocks inside it holding pc). */
-static void scope_vars(struct session *s, struct ubin *b, Dwarf_Die *d, uint64_t pc,
-		       uint64_t loc_pc, bool params, struct uvar **vec, int *n, int *cap)
+static void scope_labels(struct session *s, Dwarf_Die *d, const char *glob,
+			 struct ulabel **vec, size_t *n, size_t *cap, int depth)
 {
 	Dwarf_Die c;
 
-	if (dwarf_child(d, &c))
+	if (depth > 64 || dwarf_child(d, &c))
 		return;
 	do {
+		int tag = dwarf_tag(&c), line = 0;
+		const char *name = dwarf_diename(&c);
+		Dwarf_Addr a;
+
+		if (tag == DW_TAG_lexical_block) {
+			scope_labels(s, &c, glob, vec, n, cap, depth + 1);
+			continue;
+		}
+		if (tag != DW_TAG_label || !name || fnmatch(glob, name, 0) ||
+		    dwarf_lowpc(&c, &a))
+			continue;
+		if (*n == *cap) {
+			struct ulabel *v = arena_alloc(s->arena, sizeof(*v) * (*cap * 2 + 4));
+
+			if (*n)
+				memcpy(v, *vec, sizeof(*v) * *n);
+			*vec = v;
+			*cap = *cap * 2 + 4;
+		}
+		dwarf_decl_line(&c, &line);
+		(*vec)[(*n)++] = (struct ulabel){ arena_strdup(s->arena, name), a, line };
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+size_t ubin_labels(struct session *s, struct ubin *b, const struct ufunc *f, const char *glob,
+		   struct ulabel **out)
+{
+	Dwarf_Die d;
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	if (!b->dw || !f->die || f->inlined || !dwarf_offdie(b->dw, f->die, &d))
+		return 0;
+	scope_labels(s, &d, glob, out, &n, &cap, 0);
+	return n;
+}
+
+/* The variables of scope d visible at pc, innermost scope first, each
+ * scope's in declaration order (a function's parameters, then its
+ * locals), as 4.8 lists them; only those with a location (locals: at
+ * loc_pc when not 0) or a constant value. */
+static void scope_vars(struct session *s, struct ubin *b, Dwarf_Die *d, uint64_t pc,
+		       uint64_t loc_pc, struct uvar **vec, int *n, int *cap, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 64 || dwarf_child(d, &c))
+		return;
+	do {		/* the block holding pc first */
+		if (pc && dwarf_tag(&c) == DW_TAG_lexical_block && dwarf_haspc(&c, pc) > 0)
+			scope_vars(s, b, &c, pc, loc_pc, vec, n, cap, depth + 1);
+	} while (dwarf_siblingof(&c, &c) == 0);
+	dwarf_child(d, &c);
+	do {
 		int tag = dwarf_tag(&c);
+		bool param = tag == DW_TAG_formal_parameter;
 		struct uvar v;
 
-		/* as 4.8: only those with a location or a constant value */
-		if ((tag == DW_TAG_formal_parameter) == params &&
-		    (tag == DW_TAG_formal_parameter || tag == DW_TAG_variable) &&
-		    located(&c, params ? 0 : loc_pc) && var_of(s, b, &c, &v))
+		if ((param || tag == DW_TAG_variable) && located(&c, param ? 0 : loc_pc) &&
+		    var_of(s, b, &c, &v))
 			push_var(s, vec, n, cap, &v);
-		else if (!params && pc && tag == DW_TAG_lexical_block && dwarf_haspc(&c, pc) > 0)
-			scope_vars(s, b, &c, pc, loc_pc, false, vec, n, cap);
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
@@ -875,8 +926,7 @@ int ubin_vars(struct session *s, struct ubin *b, const struct ufunc *f,
 		ret->type_id = utype_to_btf(s, b, dwarf_dieoffset(&t));
 		ret->type = kbtf_type_name(s, ubin_btf(b), ret->type_id);
 	}
-	scope_vars(s, b, &d, pc, loc_pc, true, out, &n, &cap);
-	scope_vars(s, b, &d, pc, loc_pc, false, out, &n, &cap);
+	scope_vars(s, b, &d, pc, loc_pc, out, &n, &cap, 0);
 	return n;
 }
 

@@ -33,6 +33,13 @@ struct ufunc {
 	bool inlined;		/* an inlined instance (no ABI, no .return) */
 };
 
+/* A C label of a function (.label()). */
+struct ulabel {
+	const char *name;
+	uint64_t addr;
+	int line;
+};
+
 /* An SDT marker of .note.stapsdt. */
 struct usdt {
 	const char *provider, *name;
@@ -92,6 +99,9 @@ bool ubin_line_addr(struct ubin *b, const struct ufunc *f, const char *file,
  * (.nearest); false if none. */
 bool ubin_nearest_line(struct ubin *b, const struct ufunc *f, const char *file, int line,
 		       int *found);
+/* f's labels (in its blocks too) whose names match glob; their count. */
+size_t ubin_labels(struct session *s, struct ubin *b, const struct ufunc *f, const char *glob,
+		   struct ulabel **out);
 /* f's parameters then its locals visible at pc (0: the outermost scope),
  * the locals only if they have a location at loc_pc (when not 0), as
  * upstream lists them; the return type (NULL for void) in *ret. */
@@ -138,6 +148,9 @@ void uprobe_fill_statement(struct session *s, struct rprobe *rp, struct ubin *b,
 /* A statement at link-time address addr inside f: pp() statement(0xADDR). */
 void uprobe_fill_address(struct session *s, struct rprobe *rp, struct ubin *b,
 			 const struct ufunc *f, uint64_t addr);
+/* A label of f: pp() function("F@FILE:LINE") with the label's line. */
+void uprobe_fill_label(struct session *s, struct rprobe *rp, struct ubin *b,
+		       const struct ufunc *f, const struct ulabel *l);
 void uprobe_fill_mark(struct session *s, struct rprobe *rp, struct ubin *b,
 		      const struct usdt *m);
 

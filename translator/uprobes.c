@@ -168,6 +168,15 @@ void uprobe_fill_address(struct session *s, struct rprobe *rp, struct ubin *b,
 	rp->label = arena_printf(s->arena, "%s%s", rp->pp, rp->marks);
 }
 
+void uprobe_fill_label(struct session *s, struct rprobe *rp, struct ubin *b,
+		       const struct ufunc *f, const struct ulabel *l)
+{
+	uprobe_fill_statement(s, rp, b, f, "", l->addr);
+	rp->pp = arena_printf(s->arena, "process(\"%s\").function(\"%s@%s:%d\")", ubin_path(b),
+			      f->name, f->file, l->line);
+	rp->label = arena_printf(s->arena, "%s.label(\"%s\")%s", rp->pp, l->name, rp->marks);
+}
+
 static int sdt_args(struct session *s, const struct usdt *m, const char ***out);
 
 /* $arg1..$argN of a mark, for -L: "long" as upstream lists them. */
@@ -490,31 +499,33 @@ static int aggregate_kind(const struct btf *btf, unsigned int id)
 	return t && btf_is_array(t) ? -5 : 0;
 }
 
-/* $$parms / $$locals lists: every variable readable at r, in order. */
+/* $$parms / $$locals / $$vars lists (which 0, 1, 2): every variable
+ * readable at r, in order. */
 static const char *parm_table(struct gen *g, struct strbuf *code, const struct rprobe *r,
-			      int id, bool params)
+			      int id, int which)
 {
+	static const char *const kinds[] = { "parms", "locals", "vars" };
 	struct session *s = g->s;
 	const struct uprobe_info *u = r->u;
-	const char *kind = params ? "parms" : "locals";
+	const char *kind = kinds[which];
 	struct strbuf tab;
 	int k = 0;
 
-	if (u->sdt || (r->ret && !params))
+	if (u->sdt || (r->ret && which))
 		return "";
 	sb_init(&tab);
 	for (int i = 0; i < u->nvars; i++) {
 		const char *body;
 		struct targ t;
 
-		if (u->vars[i].param != params)
+		if (which < 2 && u->vars[i].param != !which)
 			continue;
 		t = utarg_find(s, r, u->vars[i].name, &body);
 		if (aggregate_kind(ubin_btf(u->bin), u->vars[i].type_id)) {
 			t.src = aggregate_kind(ubin_btf(u->bin), u->vars[i].type_id);
 			body = NULL;	/* named, not read: "{...}", "[...]" */
 		}
-		if (body)
+		if (body && which < 2)	/* the vars table shares the others' getters */
 			sb_printf(code, "static int64_t stp_up_%d_%d(struct stp_context *c)\n{\n%s}\n\n",
 				  id, i, body);
 		sb_printf(&tab, " { %s, { %d, %d, %d, %s } },", tr_cstr(g, u->vars[i].name),
@@ -580,8 +591,10 @@ bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 							   ubin_path(u->bin), u->sdt->name)));
 	fields = arena_printf(g->s->arena, "%s, .ubin = %s", targ_table(g, code, r, id),
 			      ubin_table(g, code, u->bin));
-	parms = parm_table(g, code, r, id, true);
-	locals = parm_table(g, code, r, id, false);
+	parms = parm_table(g, code, r, id, 0);
+	locals = parm_table(g, code, r, id, 1);
+	/* $$vars: in scope order, innermost first, as 4.8 */
+	locals = arena_printf(g->s->arena, "%s%s", locals, parm_table(g, code, r, id, 2));
 	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .path = %s, "
 		  ".uoffset = 0x%llxULL, .usem = 0x%llxULL, .uaddr = 0x%llxULL, .func = %s, "
 		  ".maxactive = -1, .optional = %s%s%s%s%s },\n",

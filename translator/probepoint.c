@@ -976,6 +976,16 @@ static void process_statement(struct resolver *r, struct ubin *b, const struct p
 	}
 }
 
+/* .plt("GLOB"): the PLT entries of the functions matching GLOB. */
+static void process_plt(struct resolver *r, struct ubin *b, const char *glob)
+{
+	struct ulabel *es;
+	size_t n = ubin_plt(r->s, b, glob, &es);
+
+	for (size_t i = 0; i < n; i++)
+		uprobe_fill_plt(r->s, add(r, RP_UPROBE, "process.plt", ""), b, &es[i]);
+}
+
 /* .statement(ADDRESS): a link-time address inside a function, as 4.8 (no
  * check that a statement begins there). */
 static void process_address(struct resolver *r, struct ubin *b, int64_t addr)
@@ -1113,6 +1123,8 @@ static void process_in(struct resolver *r, struct ubin *b, const struct pp_comp 
 		process_statement(r, b, x, k != NULL);
 	else if ((x = take(&k, "statement", N_NUM)) && !k)
 		process_address(r, b, x->arg->num);
+	else if ((x = take(&k, "plt", N_STR)) && !k)
+		process_plt(r, b, x->arg->str);
 	else if ((x = take(&k, "provider", N_STR)) && k && !strcmp(k->name, "mark") &&
 		 k->arg && k->arg->kind == N_STR)
 		process_marks(r, b, x->arg->str, k);
@@ -1362,7 +1374,7 @@ static const char *const builtin_shapes[] = {
 	"perf.type.config.sample", "perf.type.config.hz",
 	"process.function.call", "process.function.return", "process.function.label",
 	"process.statement.nearest",
-	"process.mark", "process.provider.mark", "process.begin", "process.end",
+	"process.mark", "process.provider.mark", "process.begin", "process.end", "process.plt",
 	"process.library.function.call", "process.library.function.return",
 	"process.library.statement.nearest", "process.library.mark",
 	"process.library.provider.mark",

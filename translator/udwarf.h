@@ -81,6 +81,8 @@ const char *elf_debug_path(struct session *s, Elf *e);
  * table's others). */
 size_t ubin_match_funcs(struct ubin *b, const char *glob, const struct ufunc ***out);
 const char *ubin_func_at(struct ubin *b, uint64_t addr);
+/* The function starting last at or before addr (whatever its size). */
+const char *ubin_func_before(struct ubin *b, uint64_t addr);
 /* The (not inlined) function whose code holds addr, or NULL. */
 const struct ufunc *ubin_func_holding(struct ubin *b, uint64_t addr);
 size_t ubin_symbols(struct ubin *b, const struct ufunc ***out);
@@ -99,6 +101,8 @@ bool ubin_line_addr(struct ubin *b, const struct ufunc *f, const char *file,
  * (.nearest); false if none. */
 bool ubin_nearest_line(struct ubin *b, const struct ufunc *f, const char *file, int line,
 		       int *found);
+/* The PLT entries of the functions matching glob (names, addresses). */
+size_t ubin_plt(struct session *s, struct ubin *b, const char *glob, struct ulabel **out);
 /* f's labels (in its blocks too) whose names match glob; their count. */
 size_t ubin_labels(struct session *s, struct ubin *b, const struct ufunc *f, const char *glob,
 		   struct ulabel **out);
@@ -148,6 +152,9 @@ void uprobe_fill_statement(struct session *s, struct rprobe *rp, struct ubin *b,
 /* A statement at link-time address addr inside f: pp() statement(0xADDR). */
 void uprobe_fill_address(struct session *s, struct rprobe *rp, struct ubin *b,
 			 const struct ufunc *f, uint64_t addr);
+/* The PLT entry of a function (.plt("NAME")): pp() statement(0xADDR). */
+void uprobe_fill_plt(struct session *s, struct rprobe *rp, struct ubin *b,
+		     const struct ulabel *e);
 /* A label of f: pp() function("F@FILE:LINE") with the label's line. */
 void uprobe_fill_label(struct session *s, struct rprobe *rp, struct ubin *b,
 		       const struct ufunc *f, const struct ulabel *l);

@@ -168,6 +168,24 @@ void uprobe_fill_address(struct session *s, struct rprobe *rp, struct ubin *b,
 	rp->label = arena_printf(s->arena, "%s%s", rp->pp, rp->marks);
 }
 
+void uprobe_fill_plt(struct session *s, struct rprobe *rp, struct ubin *b,
+		     const struct ulabel *e)
+{
+	struct uprobe_info *u = new_info(s, rp);
+
+	u->bin = b;
+	u->addr = e->addr;
+	rp->symbol = ubin_func_before(b, e->addr);	/* probefunc(), as 4.8: _init */
+	rp->ret_type = "void";
+	rp->pp = arena_printf(s->arena, "process(\"%s\").statement(0x%llx)", ubin_path(b),
+			      (unsigned long long)e->addr);
+	rp->label = arena_printf(s->arena, "process(\"%s\").plt(\"%s\")%s", ubin_path(b),
+				 e->name, rp->marks);
+	if (!ubin_file_offset(b, e->addr, &u->offset))
+		diag_error(s, rp->point->loc, "cannot place a probe on %s: its address 0x%llx is not in a loaded segment",
+			   rp->pp, (unsigned long long)e->addr);
+}
+
 void uprobe_fill_label(struct session *s, struct rprobe *rp, struct ubin *b,
 		       const struct ufunc *f, const struct ulabel *l)
 {

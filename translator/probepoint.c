@@ -976,14 +976,14 @@ static void process_statement(struct resolver *r, struct ubin *b, const struct p
 	}
 }
 
-/* .plt("GLOB"): the PLT entries of the functions matching GLOB. */
-static void process_plt(struct resolver *r, struct ubin *b, const char *glob)
+/* .plt("GLOB")[.return]: the PLT entries of the functions matching GLOB. */
+static void process_plt(struct resolver *r, struct ubin *b, const char *glob, bool ret)
 {
 	struct ulabel *es;
 	size_t n = ubin_plt(r->s, b, glob, &es);
 
 	for (size_t i = 0; i < n; i++)
-		uprobe_fill_plt(r->s, add(r, RP_UPROBE, "process.plt", ""), b, &es[i]);
+		uprobe_fill_plt(r->s, add(r, RP_UPROBE, "process.plt", ""), b, &es[i], ret);
 }
 
 /* .statement(ADDRESS): a link-time address inside a function, as 4.8 (no
@@ -1123,8 +1123,9 @@ static void process_in(struct resolver *r, struct ubin *b, const struct pp_comp 
 		process_statement(r, b, x, k != NULL);
 	else if ((x = take(&k, "statement", N_NUM)) && !k)
 		process_address(r, b, x->arg->num);
-	else if ((x = take(&k, "plt", N_STR)) && !k)
-		process_plt(r, b, x->arg->str);
+	else if ((x = take(&k, "plt", N_STR)) && (!k || (!k->arg && !k->next &&
+							 !strcmp(k->name, "return"))))
+		process_plt(r, b, x->arg->str, k != NULL);
 	else if ((x = take(&k, "provider", N_STR)) && k && !strcmp(k->name, "mark") &&
 		 k->arg && k->arg->kind == N_STR)
 		process_marks(r, b, x->arg->str, k);
@@ -1374,7 +1375,7 @@ static const char *const builtin_shapes[] = {
 	"perf.type.config.sample", "perf.type.config.hz",
 	"process.function.call", "process.function.return", "process.function.label",
 	"process.statement.nearest",
-	"process.mark", "process.provider.mark", "process.begin", "process.end", "process.plt",
+	"process.mark", "process.provider.mark", "process.begin", "process.end", "process.plt.return",
 	"process.library.function.call", "process.library.function.return",
 	"process.library.statement.nearest", "process.library.mark",
 	"process.library.provider.mark",

@@ -152,9 +152,10 @@ void uprobe_fill_statement(struct session *s, struct rprobe *rp, struct ubin *b,
 /* A statement at link-time address addr inside f: pp() statement(0xADDR). */
 void uprobe_fill_address(struct session *s, struct rprobe *rp, struct ubin *b,
 			 const struct ufunc *f, uint64_t addr);
-/* The PLT entry of a function (.plt("NAME")): pp() statement(0xADDR). */
+/* The PLT entry of a function (.plt("NAME")[.return]): pp()
+ * statement(0xADDR)[.return]. */
 void uprobe_fill_plt(struct session *s, struct rprobe *rp, struct ubin *b,
-		     const struct ulabel *e);
+		     const struct ulabel *e, bool ret);
 /* A label of f: pp() function("F@FILE:LINE") with the label's line. */
 void uprobe_fill_label(struct session *s, struct rprobe *rp, struct ubin *b,
 		       const struct ufunc *f, const struct ulabel *l);

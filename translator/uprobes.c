@@ -30,6 +30,7 @@ struct uprobe_info {
 	struct ubin *bin;
 	const struct ufunc *func;	/* NULL for a mark */
 	const struct usdt *sdt;		/* marks */
+	const char *plt;		/* .plt(): the function's name ($$name) */
 	uint64_t addr;			/* link-time address probed */
 	uint64_t offset;		/* its file offset */
 	uint64_t sem_offset;		/* SDT semaphore's file offset, 0: none */
@@ -169,18 +170,21 @@ void uprobe_fill_address(struct session *s, struct rprobe *rp, struct ubin *b,
 }
 
 void uprobe_fill_plt(struct session *s, struct rprobe *rp, struct ubin *b,
-		     const struct ulabel *e)
+		     const struct ulabel *e, bool ret)
 {
 	struct uprobe_info *u = new_info(s, rp);
+	const char *sfx = ret ? ".return" : "";
 
 	u->bin = b;
 	u->addr = e->addr;
+	u->plt = e->name;
+	rp->ret = ret;
 	rp->symbol = ubin_func_before(b, e->addr);	/* probefunc(), as 4.8: _init */
 	rp->ret_type = "void";
-	rp->pp = arena_printf(s->arena, "process(\"%s\").statement(0x%llx)", ubin_path(b),
-			      (unsigned long long)e->addr);
-	rp->label = arena_printf(s->arena, "process(\"%s\").plt(\"%s\")%s", ubin_path(b),
-				 e->name, rp->marks);
+	rp->pp = arena_printf(s->arena, "process(\"%s\").statement(0x%llx)%s", ubin_path(b),
+			      (unsigned long long)e->addr, sfx);
+	rp->label = arena_printf(s->arena, "process(\"%s\").plt(\"%s\")%s%s", ubin_path(b),
+				 e->name, sfx, rp->marks);
 	if (!ubin_file_offset(b, e->addr, &u->offset))
 		diag_error(s, rp->point->loc, "cannot place a probe on %s: its address 0x%llx is not in a loaded segment",
 			   rp->pp, (unsigned long long)e->addr);
@@ -602,6 +606,8 @@ bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 
 	if (r->kind != RP_UPROBE)
 		return false;
+	if (u->plt)	/* $$name */
+		sdt = arena_printf(g->s->arena, ", .sdt_name = %s", tr_cstr(g, u->plt));
 	if (u->sdt)	/* pn() is the mark as written, pp() the statement */
 		sdt = arena_printf(g->s->arena, ", .sdt_name = %s, .sdt_provider = %s, .pn = %s",
 				   tr_cstr(g, u->sdt->name), tr_cstr(g, u->sdt->provider),
@@ -696,6 +702,8 @@ struct targ uproc_targ(struct session *s, const struct rprobe *r, const char *na
 const char *uprobe_mark_string(const struct rprobe *r, const char *op);
 const char *uprobe_mark_string(const struct rprobe *r, const char *op)
 {
+	if (r->kind == RP_UPROBE && r->u->plt && !strcmp(op, "$$name"))
+		return r->u->plt;
 	if (r->kind != RP_UPROBE || !r->u->sdt)
 		return NULL;
 	if (!strcmp(op, "$$name"))

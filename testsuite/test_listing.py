@@ -12,6 +12,7 @@
 # tracepoints included); kprobe.module("M").function("P*") is listed
 # unexpanded by 4.8 and expanded from the module's BTF here.
 import os
+
 import pytest
 
 from conftest import run_stap

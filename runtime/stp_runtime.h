@@ -184,6 +184,10 @@ struct stp_probe {
 	u64 uoffset, uaddr, usem;
 	const char *sdt_name, *sdt_provider;	/* $$name, $$provider */
 	const struct stp_ubin *ubin;		/* its symbols */
+	/* .callee(): the link-time return addresses of the calls it is
+	 * for; the probe on the callee's entry runs only for these */
+	const u64 *ucalls;
+	u32 nucalls;
 	/* perf events: the perf_event_attr's type, config, and sample
 	 * period (or frequency, with perf_freq) */
 	u32 perf_type;
@@ -218,6 +222,11 @@ int64_t stp_kread(struct stp_context *c, int64_t addr, int size, int is_signed);
 int64_t stp_kread_bits(struct stp_context *c, int64_t addr, int size,
 		       int is_signed, int bit_off, int bit_size);
 int stp_kread_string(char *dst, int64_t addr, int max);	/* -1: fault */
+/* Guru-mode stores into kernel memory: "write fault ... at 0x..." on a
+ * bad or read-only address (the value truncated to the field). */
+void stp_kwrite(struct stp_context *c, int64_t addr, int size, int64_t v);
+void stp_kwrite_bits(struct stp_context *c, int64_t addr, int bit_off,
+		     int bit_size, int64_t v);
 int stp_uread_string(char *dst, int64_t addr, int max);	/* user memory */
 /* The same reads from the current task's user memory (process probes). */
 int64_t stp_uread(struct stp_context *c, int64_t addr, int size, int is_signed);

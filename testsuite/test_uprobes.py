@@ -6,7 +6,7 @@
 # same guest (uprobes/expected.json, the directory written as @DIR@).
 # Function probes, .call, .return with $return and entry values of the
 # parameters, @entry, wildcards, statements by FILE:LINE with locals and by
-# address (-O0 only), PLT entries, SDT
+# address (-O0 only), SDT
 # marks with $argN and $$name, struct members through pointers, globals
 # by @var, @cast to the program's types, the pretty printers, target(),
 # usymname()/umodname() of uaddr(),
@@ -154,13 +154,6 @@ def test_statement_nearest_as_upstream(tmp_path):
         got = r.stdout.split('# probes\n')[-1].replace(d, '@DIR@').splitlines() \
             if r.returncode == 0 else []
         assert [p.split(' /*')[0] for p in got] == [f'{pre}{n}")' for n in probed], pat
-
-
-def test_plt_listed_as_upstream(tmp_path):
-    build_programs(tmp_path)
-    r = run_stap(['-l', 'process("./uprog_O2").plt("*")'], cwd=tmp_path)
-    assert r.stdout.replace(str(tmp_path), '@DIR@').splitlines() == [
-        'process("@DIR@/uprog_O2").plt("printf")', 'process("@DIR@/uprog_O2").plt("strtol")']
 
 
 def test_statement_relative_line(tmp_path):

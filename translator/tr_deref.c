@@ -11,7 +11,9 @@
  * address itself (arrays, '&'), or a pretty-printing table. Pass 3 writes
  * the steps as C; every read of kernel memory goes through the runtime's
  * stp_kread() (copy_from_kernel_nofault), so a bad pointer is the script
- * error "read fault [man error::fault] at 0x...", never an oops.
+ * error "read fault [man error::fault] at 0x...", never an oops. In
+ * guru mode the same expressions are stored to (`$p->prio = v`, bit
+ * fields too) through stp_kwrite(): "write fault ...".
  */
 #include <stdlib.h>
 #include <string.h>
@@ -579,6 +581,46 @@ bool elab_no_points(struct session *s, struct probe *p)
 	return true;
 }
 
+/* May the handler of p store through n (guru mode; kernel memory, or the
+ * task's in a process probe)? As
+ * 4.8: without -g, @cast and tracepoint bases have their own messages;
+ * in a .return probe only through $return. False after an error. */
+static bool deref_write_ok(struct session *s, struct probe *p, struct node *n)
+{
+	const char *msg = NULL, *base = is_cast(n->a) ? "@cast" : n->a->op;
+	bool user = false;
+
+	for (const struct rprobe *r = p ? s->rprobes : NULL; r; r = r->next)
+		user |= r->probe == p && r->kind == RP_UPROBE;
+	if (is_cast(n->a)) {
+		const struct node *m = n->a->args->next->next;
+
+		user |= m && strchr(m->str, '/') && strncmp(m->str, "kernel", 6);
+		if (!user && !s->guru)
+			msg = "write to @cast context variable not permitted; need stap -g";
+	}
+	for (const struct rprobe *r = s->rprobes; r && !msg && !user && !is_cast(n->a);
+	     r = r->next) {
+		if (r->probe != p)
+			continue;
+		if (!s->guru)
+			msg = r->kind == RP_TRACEPOINT ?
+			      arena_printf(s->arena, "write to tracepoint variable '%s' not permitted; need stap -g",
+					   base) :
+			      "write to target variable not permitted; need stap -g";
+		else if (r->ret && strcmp(base, "$return"))
+			msg = "write to target variable not permitted in .return probes";
+	}
+	if (user && !s->guru)	/* process probes: user memory, as 4.8 */
+		msg = "write to target variable not permitted; need stap -g";
+	for (const struct rprobe *r = s->rprobes; r && !msg && user; r = r->next)
+		if (r->probe == p && r->ret && strcmp(base, "$return"))
+			msg = "write to target variable not permitted in .return probes";
+	if (msg)
+		diag_error(s, n->a->loc, "%s", msg);
+	return !msg;
+}
+
 void elab_deref(struct session *s, struct probe *p, struct node *n, bool written)
 {
 	struct loc at = n->loc;
@@ -587,10 +629,8 @@ void elab_deref(struct session *s, struct probe *p, struct node *n, bool written
 	n->type = T_LONG;
 	if (elab_no_points(s, p))
 		return;
-	if (written && !s->guru) {	/* 4.8's words, at the base */
-		diag_error(s, n->a->loc, "write to target variable not permitted; need stap -g");
+	if (written && !deref_write_ok(s, p, n))
 		return;
-	}
 	if (!is_cast(n->a)) {
 		int before = s->errors;
 
@@ -603,15 +643,17 @@ void elab_deref(struct session *s, struct probe *p, struct node *n, bool written
 		diag_error(s, at, "%s", err);
 		return;
 	}
-	if (written && (n->deref->res != DR_READ || n->deref->bit_size || !n->deref->user)) {
-		diag_error(s, n->loc, n->deref->res != DR_READ ? "cannot write to '%s': not a scalar" :
-			   "writing '%s' is not supported by this version yet (%s)",
-			   is_cast(n->a) ? "@cast" : n->a->op,
-			   n->deref->bit_size ? "a bit field" : "kernel memory");
+	if (written && n->deref->user && n->deref->bit_size) {
+		diag_error(s, n->loc, "writing a bit field of user memory ('%s') is not supported "
+			   "by this version yet", is_cast(n->a) ? "@cast" : n->a->op);
 		return;
 	}
 	if (n->deref->res == DR_PRETTY)
 		n->type = T_STRING;
+	if (written && n->deref->res != DR_READ)
+		diag_error(s, n->loc, "cannot write to '%s': %s", is_cast(n->a) ? "@cast" : n->a->op,
+			   n->deref->res == DR_PRETTY ? "it is a pretty-printed string" :
+			   "it is not a number (an array or an address)");
 }
 
 void elab_cast_alone(struct session *s, struct probe *p, struct node *n)
@@ -707,9 +749,9 @@ static void fault_check(struct gen *g, const char *at)
 	tr_line(g, "}");
 }
 
-/* The address (or value, for DR_ADDR) the steps of n end at, in a
- * temporary. */
-static const char *deref_steps(struct gen *g, struct node *n, const char *at)
+/* The steps of n: the address of what it names (or, for DR_ADDR, the
+ * value) in a new temporary. */
+static const char *deref_addr(struct gen *g, struct node *n, const char *at)
 {
 	const struct deref *d = n->deref;
 	const char *acc = tr_new_tmp(g, T_LONG);
@@ -743,34 +785,55 @@ static const char *deref_steps(struct gen *g, struct node *n, const char *at)
 	return acc;
 }
 
-/* $p->m = val, @cast(p, "T", ...)->m = val (guru): stores in user memory
- * (pass 2 allows nothing else); the value is val. */
-const char *tr_deref_set(struct gen *g, struct node *n, const char *val)
+/* The integer at acc, as n's final read. */
+static void deref_read(struct gen *g, const struct deref *d, const char *acc,
+		       const char *dst, const char *at)
 {
-	const char *at = where(g, n), *v = tr_new_tmp(g, T_LONG), *acc;
-
-	tr_line(g, "%s = %s;", v, val);
-	acc = deref_steps(g, n, at);
-	tr_line(g, "stp_uwrite(c, %s, %d, %s);", acc, n->deref->width, v);
+	if (d->bit_size)
+		tr_line(g, "%s = stp_%sread_bits(c, %s, %d, %d, %d, %d);", dst,
+			d->user ? "u" : "k", acc, d->width, d->is_signed, d->bit_off,
+			d->bit_size);
+	else
+		tr_line(g, "%s = stp_%sread(c, %s, %d, %d);", dst, d->user ? "u" : "k",
+			acc, d->width, d->is_signed);
 	fault_check(g, at);
-	return v;
+}
+
+/* Store v at acc (kernel or user memory, guru mode: deref_write_ok). */
+static void deref_write(struct gen *g, const struct deref *d, const char *acc,
+			const char *v, const char *at)
+{
+	if (d->user)	/* no bit fields (elab_deref) */
+		tr_line(g, "stp_uwrite(c, %s, %d, %s);", acc, d->width, v);
+	else if (d->bit_size)
+		tr_line(g, "stp_kwrite_bits(c, %s, %d, %d, %s);", acc, d->bit_off,
+			d->bit_size, v);
+	else
+		tr_line(g, "stp_kwrite(c, %s, %d, %s);", acc, d->width, v);
+	fault_check(g, at);
+}
+
+/* n->a = n->b (guru mode; '=' only, as 4.8): the value stored,
+ * untruncated. */
+const char *tr_deref_assign(struct gen *g, struct node *n)
+{
+	const struct deref *d = n->a->deref;
+	const char *at = where(g, n->a), *acc = deref_addr(g, n->a, at);
+	const char *t = tr_new_tmp(g, T_LONG);
+
+	tr_line(g, "%s = %s;", t, tr_gen_expr(g, n->b));
+	deref_write(g, d, acc, t, at);
+	return t;
 }
 
 const char *tr_deref(struct gen *g, struct node *n)
 {
 	const struct deref *d = n->deref;
-	const char *at = where(g, n), *acc = deref_steps(g, n, at);
+	const char *at = where(g, n), *acc = deref_addr(g, n, at);
 
 	switch (d->res) {
 	case DR_READ:
-		if (d->bit_size)
-			tr_line(g, "%s = stp_%sread_bits(c, %s, %d, %d, %d, %d);", acc,
-				d->user ? "u" : "k", acc, d->width, d->is_signed, d->bit_off,
-				d->bit_size);
-		else
-			tr_line(g, "%s = stp_%sread(c, %s, %d, %d);", acc, d->user ? "u" : "k",
-				acc, d->width, d->is_signed);
-		fault_check(g, at);
+		deref_read(g, d, acc, acc, at);
 		return acc;
 	case DR_ADDR:
 		return acc;

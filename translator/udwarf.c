@@ -343,19 +343,6 @@ const struct ufunc *ubin_func_holding(struct ubin *b, uint64_t addr)
 	return NULL;
 }
 
-const char *ubin_func_before(struct ubin *b, uint64_t addr)
-{
-	const struct ufunc *best = NULL;
-
-	for (size_t i = 0; i < b->nfuncs; i++) {
-		const struct ufunc *f = &b->funcs[i];
-
-		if (!f->inlined && f->entry <= addr && (!best || f->entry > best->entry))
-			best = f;
-	}
-	return best ? best->name : "";
-}
-
 const char *ubin_func_at(struct ubin *b, uint64_t addr)
 {
 	const struct ufunc *f = ubin_func_holding(b, addr);
@@ -772,66 +759,6 @@ bool ubin_nearest_line(struct ubin *b, const struct ufunc *f, const char *file, 
 	return best > 0;
 }
 
-/* ---- PLT entries ------------------------------------------------------------------ */
-
-/* The section named want, or NULL. */
-static Elf_Scn *section_named(Elf *elf, const char *want, GElf_Shdr *sh)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-
-		if (!gelf_getshdr(scn, sh))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh->sh_name);
-		if (name && !strcmp(name, want))
-			return scn;
-	}
-	return NULL;
-}
-
-size_t ubin_plt(struct session *s, struct ubin *b, const char *glob, struct ulabel **out)
-{
-	GElf_Shdr rsh, psh, dsh;
-	Elf_Scn *rel = section_named(b->elf, ".rela.plt", &rsh), *dyn;
-	Elf_Data *rd, *dd;
-	uint64_t base, step = 16;
-	size_t n = 0, count;
-
-	*out = NULL;
-	/* entry i at .plt.sec + 16 i (IBT), else .plt + 16 (i + 1) */
-	if (section_named(b->elf, ".plt.sec", &psh)) {
-		base = psh.sh_addr;
-	} else if (section_named(b->elf, ".plt", &psh)) {
-		base = psh.sh_addr + step;
-	} else {
-		return 0;
-	}
-	if (!rel || rsh.sh_type != SHT_RELA || !rsh.sh_entsize ||
-	    !(dyn = elf_getscn(b->elf, rsh.sh_link)) || !gelf_getshdr(dyn, &dsh) ||
-	    !(rd = elf_getdata(rel, NULL)) || !(dd = elf_getdata(dyn, NULL)))
-		return 0;
-	count = rsh.sh_size / rsh.sh_entsize;
-	*out = arena_alloc(s->arena, sizeof(**out) * (count + 1));
-	for (size_t i = 0; i < count; i++) {
-		GElf_Rela r;
-		GElf_Sym sym;
-		const char *name;
-
-		if (!gelf_getrela(rd, (int)i, &r) ||
-		    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym) ||
-		    !(name = elf_strptr(b->elf, dsh.sh_link, sym.st_name)) || !*name ||
-		    fnmatch(glob, name, 0))
-			continue;
-		(*out)[n++] = (struct ulabel){ arena_strdup(s->arena, name), base + step * i, 0 };
-	}
-	return n;
-}
-
 /* ---- variables ------------------------------------------------------------------ */
 
 static bool var_of(struct session *s, struct ubin *b, Dwarf_Die *d, struct uvar *v)
@@ -911,51 +838,6 @@ static bool located(Dwarf_Die *d, uint64_t pc)
 }
 
 /* The variables of scope d (and of the blocks inside it holding pc). */
-static void scope_labels(struct session *s, Dwarf_Die *d, const char *glob,
-			 struct ulabel **vec, size_t *n, size_t *cap, int depth)
-{
-	Dwarf_Die c;
-
-	if (depth > 64 || dwarf_child(d, &c))
-		return;
-	do {
-		int tag = dwarf_tag(&c), line = 0;
-		const char *name = dwarf_diename(&c);
-		Dwarf_Addr a;
-
-		if (tag == DW_TAG_lexical_block) {
-			scope_labels(s, &c, glob, vec, n, cap, depth + 1);
-			continue;
-		}
-		if (tag != DW_TAG_label || !name || fnmatch(glob, name, 0) ||
-		    dwarf_lowpc(&c, &a))
-			continue;
-		if (*n == *cap) {
-			struct ulabel *v = arena_alloc(s->arena, sizeof(*v) * (*cap * 2 + 4));
-
-			if (*n)
-				memcpy(v, *vec, sizeof(*v) * *n);
-			*vec = v;
-			*cap = *cap * 2 + 4;
-		}
-		dwarf_decl_line(&c, &line);
-		(*vec)[(*n)++] = (struct ulabel){ arena_strdup(s->arena, name), a, line };
-	} while (dwarf_siblingof(&c, &c) == 0);
-}
-
-size_t ubin_labels(struct session *s, struct ubin *b, const struct ufunc *f, const char *glob,
-		   struct ulabel **out)
-{
-	Dwarf_Die d;
-	size_t n = 0, cap = 0;
-
-	*out = NULL;
-	if (!b->dw || !f->die || f->inlined || !dwarf_offdie(b->dw, f->die, &d))
-		return 0;
-	scope_labels(s, &d, glob, out, &n, &cap, 0);
-	return n;
-}
-
 /* The variables of scope d visible at pc, innermost scope first, each
  * scope's in declaration order (a function's parameters, then its
  * locals), as 4.8 lists them; only those with a location (locals: at

@@ -33,19 +33,31 @@ struct ufunc {
 	bool inlined;		/* an inlined instance (no ABI, no .return) */
 };
 
-/* A C label of a function (.label()). */
-struct ulabel {
-	const char *name;
-	uint64_t addr;
-	int line;
-};
-
 /* An SDT marker of .note.stapsdt. */
 struct usdt {
 	const char *provider, *name;
 	const char *args;	/* "-4@%eax 8@-24(%rbp)" */
 	uint64_t pc;		/* link-time address */
 	uint64_t sem;		/* semaphore's link-time address, 0: none */
+};
+
+/* A PLT entry: the function it calls. */
+struct uplt {
+	const char *name;
+	uint64_t addr;		/* link-time address of the entry */
+};
+
+/* A DWARF label of a function. */
+struct ulabel {
+	const char *name, *file;
+	int line;
+	uint64_t addr;
+};
+
+/* A call site of a function: the function called and the return address. */
+struct ucall {
+	const struct ufunc *callee;
+	uint64_t ret;
 };
 
 /* A variable a probe at some pc can read. */
@@ -81,8 +93,6 @@ const char *elf_debug_path(struct session *s, Elf *e);
  * table's others). */
 size_t ubin_match_funcs(struct ubin *b, const char *glob, const struct ufunc ***out);
 const char *ubin_func_at(struct ubin *b, uint64_t addr);
-/* The function starting last at or before addr (whatever its size). */
-const char *ubin_func_before(struct ubin *b, uint64_t addr);
 /* The (not inlined) function whose code holds addr, or NULL. */
 const struct ufunc *ubin_func_holding(struct ubin *b, uint64_t addr);
 size_t ubin_symbols(struct ubin *b, const struct ufunc ***out);
@@ -101,11 +111,6 @@ bool ubin_line_addr(struct ubin *b, const struct ufunc *f, const char *file,
  * (.nearest); false if none. */
 bool ubin_nearest_line(struct ubin *b, const struct ufunc *f, const char *file, int line,
 		       int *found);
-/* The PLT entries of the functions matching glob (names, addresses). */
-size_t ubin_plt(struct session *s, struct ubin *b, const char *glob, struct ulabel **out);
-/* f's labels (in its blocks too) whose names match glob; their count. */
-size_t ubin_labels(struct session *s, struct ubin *b, const struct ufunc *f, const char *glob,
-		   struct ulabel **out);
 /* f's parameters then its locals visible at pc (0: the outermost scope),
  * the locals only if they have a location at loc_pc (when not 0), as
  * upstream lists them; the return type (NULL for void) in *ret. */
@@ -115,6 +120,20 @@ int ubin_vars(struct session *s, struct ubin *b, const struct ufunc *f,
  * any); false if none. */
 bool ubin_global(struct session *s, struct ubin *b, const char *name,
 		 const char *file, struct uvar *out);
+
+/* ---- uplt.c ---- */
+/* The PLT entries whose function matches glob, sorted by name. */
+size_t ubin_match_plts(struct session *s, struct ubin *b, const char *glob,
+		       struct uplt **out);
+
+/* ---- ulabel.c ---- */
+/* f's labels whose name matches glob, in DWARF order. */
+size_t ubin_labels(struct session *s, struct ubin *b, const struct ufunc *f,
+		   const char *glob, struct ulabel **out);
+/* f's (GNU) call sites of functions of b matching glob, sorted by callee
+ * then return address. */
+size_t ubin_calls(struct session *s, struct ubin *b, const struct ufunc *f,
+		  const char *glob, struct ucall **out);
 
 /* ---- utypes.c: DWARF types as BTF, for tr_deref.c ---- */
 struct btf;
@@ -152,15 +171,23 @@ void uprobe_fill_statement(struct session *s, struct rprobe *rp, struct ubin *b,
 /* A statement at link-time address addr inside f: pp() statement(0xADDR). */
 void uprobe_fill_address(struct session *s, struct rprobe *rp, struct ubin *b,
 			 const struct ufunc *f, uint64_t addr);
-/* The PLT entry of a function (.plt("NAME")[.return]): pp()
- * statement(0xADDR)[.return]. */
-void uprobe_fill_plt(struct session *s, struct rprobe *rp, struct ubin *b,
-		     const struct ulabel *e, bool ret);
-/* A label of f: pp() function("F@FILE:LINE") with the label's line. */
-void uprobe_fill_label(struct session *s, struct rprobe *rp, struct ubin *b,
-		       const struct ufunc *f, const struct ulabel *l);
 void uprobe_fill_mark(struct session *s, struct rprobe *rp, struct ubin *b,
 		      const struct usdt *m);
+/* .function("F").label("L"): the label l of f. */
+void uprobe_fill_label(struct session *s, struct rprobe *rp, struct ubin *b,
+		       const struct ufunc *f, const struct ulabel *l);
+/* .function("F").callee("G")[.call]: G's entry when called from one of the
+ * n call sites of F in calls (all calling the same function). */
+void uprobe_fill_callee(struct session *s, struct rprobe *rp, struct ubin *b,
+			const struct ufunc *f, const struct ucall *calls, size_t n,
+			bool call);
+/* pn() of rp when it is not pp() (the point as -l lists it, without marks). */
+void uprobe_set_pn(struct rprobe *rp, const char *pn);
+const char *uprobe_pn(const struct rprobe *rp);
+/* A PLT entry (.plt("NAME")): pp() is the statement at its address, $$name
+ * the function. */
+void uprobe_fill_plt(struct session *s, struct rprobe *rp, struct ubin *b,
+		     const struct uplt *p);
 
 /* Internal: libdw handles of a ubin. */
 struct Dwarf;

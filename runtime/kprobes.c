@@ -170,6 +170,7 @@ static void stp_kprobes_register_kind(bool ret)
 		if (ret) {
 			memset(&k->u.rp, 0, sizeof(k->u.rp));
 			k->u.rp.kp.symbol_name = k->probe->symbol;
+			k->u.rp.kp.offset = k->probe->koffset;
 			k->u.rp.entry_handler = stp_kretprobe_entry_of(k->probe);
 			k->u.rp.handler = stp_kretprobe_ret;
 			k->u.rp.data_size = STP_KP_NARGS * sizeof(unsigned long) +
@@ -180,6 +181,7 @@ static void stp_kprobes_register_kind(bool ret)
 		} else {
 			memset(&k->u.kp, 0, sizeof(k->u.kp));
 			k->u.kp.symbol_name = k->probe->symbol;
+			k->u.kp.offset = k->probe->koffset;
 			k->u.kp.pre_handler = stp_kprobe_pre;
 			rc = register_kprobe(&k->u.kp);
 		}
@@ -212,10 +214,12 @@ static void stp_kprobes_register(void)
 
 		if (p->kind == STP_PROBE_KPROBE) {
 			k->u.kp.symbol_name = p->symbol;
+			k->u.kp.offset = p->koffset;
 			k->u.kp.pre_handler = stp_kprobe_pre;
 		} else if (p->kind == STP_PROBE_KRETPROBE) {
 			k->ret = true;
 			k->u.rp.kp.symbol_name = p->symbol;
+			k->u.rp.kp.offset = p->koffset;
 			k->u.rp.entry_handler = stp_kretprobe_entry_of(p);
 			k->u.rp.handler = stp_kretprobe_ret;
 			k->u.rp.data_size = STP_KP_NARGS * sizeof(unsigned long) +

@@ -151,6 +151,7 @@ struct stp_probe {
 	u64 randomize;			/* .randomize(M): +-M ns (jiffies) a period */
 	/* kernel probes */
 	const char *symbol;		/* kprobes: "func" or "module:func" */
+	u32 koffset;			/* kprobes: bytes after the symbol */
 	const char *func;		/* probefunc(): the function's name */
 	int maxactive;			/* kretprobes: -1 = KRETACTIVE */
 	void (*entry_handler)(struct stp_context *c);	/* kretprobes: @entry */
@@ -201,6 +202,10 @@ int64_t stp_kread(struct stp_context *c, int64_t addr, int size, int is_signed);
 int64_t stp_kread_bits(struct stp_context *c, int64_t addr, int size,
 		       int is_signed, int bit_off, int bit_size);
 int stp_kread_string(char *dst, int64_t addr, int max);	/* -1: fault */
+/* hwbkpt.c: the address of module symbol i of the translator's
+ * stp_ksym_names (a static variable read through DWARF), resolved when
+ * the session starts; 0 with c->last_error set if it was not found. */
+int64_t stp_ksym(struct stp_context *c, int i);
 int stp_uread_string(char *dst, int64_t addr, int max);	/* user memory */
 /* The same reads from the current task's user memory (process probes). */
 int64_t stp_uread(struct stp_context *c, int64_t addr, int size, int is_signed);

@@ -16,6 +16,7 @@
  * per session, on the first kernel probe point.
  */
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -817,14 +818,26 @@ static void resolve_kernel(struct resolver *r, const struct pp_comp *c)
 }
 
 /* module("M").function("P")[suffixes] | module("M").statement("F+OFF") */
+static void process_statement(struct resolver *r, struct ubin *b, const struct pp_comp *k);
+static void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp *fn,
+			      const struct pp_comp *k);
+
 static void resolve_module(struct resolver *r, const struct pp_comp *c)
 {
 	const struct pp_comp *k = c->next, *fn;
 	struct fn_spec f = { .kind = RP_KFUNC, .family = "module.function" };
+	struct ubin *b;
 
 	if (!c->arg || c->arg->kind != N_STR || !k)
 		return;
 	f.module = c->arg->str;
+	if (!has_wildcard(f.module) && (b = kdwarf_module(r->s, f.module))) {
+		if ((fn = take(&k, "function", N_STR)))	/* its DWARF, as a process's */
+			process_functions(r, b, fn, k);
+		else if ((fn = take(&k, "statement", N_STR)) && !k)
+			process_statement(r, b, fn);
+		return;
+	}
 	if ((fn = take(&k, "function", N_STR))) {
 		f.glob = fn->arg->str;
 		f.loc = fn->arg->loc;
@@ -912,10 +925,15 @@ static bool split_statement(struct session *s, const char *spec, const char **fn
 		return false;
 	*fn = arena_strndup(s->arena, spec, (size_t)(at - spec));
 	*file = arena_strndup(s->arena, at + 1, (size_t)(colon - at - 1));
+	if (!strcmp(colon + 1, "*")) {	/* every line */
+		*first = 1;
+		*last = INT_MAX;
+		return **fn;
+	}
 	*first = *last = (int)strtol(colon + 1, &end, 10);
 	if (*end == '-')
 		*last = (int)strtol(end + 1, &end, 10);
-	return !*end && *first > 0 && *last >= *first && *last - *first < 10000 && **fn;
+	return !*end && *first > 0 && *last >= *first && **fn;
 }
 
 static void process_statement(struct resolver *r, struct ubin *b, const struct pp_comp *k)
@@ -926,18 +944,24 @@ static void process_statement(struct resolver *r, struct ubin *b, const struct p
 	size_t n;
 
 	if (!split_statement(r->s, spec, &fn, &file, &first, &last)) {
-		fail(r, k->arg->loc, "process().statement takes \"FUNCTION@FILE:LINE\" or \"FUNCTION@FILE:FIRST-LAST\"");
+		fail(r, k->arg->loc, "%s().statement takes \"FUNCTION@FILE:LINE\" or \"FUNCTION@FILE:FIRST-LAST\"",
+		     ubin_is_kernel(b) ? "module" : "process");
 		return;
 	}
 	n = ubin_match_funcs(b, fn, &fs);
 	for (size_t i = 0; i < n; i++) {
-		for (int line = first; fs[i]->die && line <= last; line++) {
+		int *lines;
+		size_t nl = ubin_func_lines(b, fs[i], file, first, last, &lines);
+
+		for (size_t j = 0; j < nl; j++) {
+			int line = lines[j];
 			uint64_t addr;
 			struct rprobe *rp;
 
 			if (!ubin_line_addr(b, fs[i], file, line, &addr))
 				continue;
-			rp = add(r, RP_UPROBE, "process.statement", "");
+			rp = add(r, RP_UPROBE, ubin_is_kernel(b) ? "module.statement" :
+				 "process.statement", "");
 			uprobe_fill_statement(r->s, rp, b, fs[i],
 					      arena_printf(r->s->arena, "%s@%s:%d", fs[i]->name,
 							   fs[i]->file, line), addr);
@@ -974,24 +998,31 @@ static void process_functions(struct resolver *r, struct ubin *b, const struct p
 	const char *glob, *file;
 	size_t n;
 	int how = 0, line;	/* ignored, as by 4.8 */
+	bool inl = false, kernel = ubin_is_kernel(b);
 
 	if (take(&k, "call", -1))
 		how = 1;
 	else if (take(&k, "return", -1))
 		how = 2;
+	else if (take(&k, "inline", -1))
+		inl = true;
 	if (k)
 		return;
 	if (!split_function(r->s, fn->arg->str, &glob, &file, &line)) {
-		fail(r, fn->arg->loc, "process().function takes \"FUNC[@FILE[:LINE]]\"");
+		fail(r, fn->arg->loc, "%s().function takes \"FUNC[@FILE[:LINE]]\"",
+		     kernel ? "module" : "process");
 		return;
 	}
 	n = ubin_match_funcs(b, glob, &fs);
 	for (size_t i = 0; i < n; i++) {
 		if (how == 2 && fs[i]->inlined)	/* an inlined copy never returns */
 			continue;
+		if ((how == 1 && fs[i]->inlined) || (inl && !fs[i]->inlined))
+			continue;
 		if (file && (!fs[i]->file || !ubin_file_matches(fs[i]->file, file)))
 			continue;
-		uprobe_fill_function(r->s, add(r, RP_UPROBE, "process.function", ""), b, fs[i], how);
+		uprobe_fill_function(r->s, add(r, RP_UPROBE, kernel ? "module.function" :
+					      "process.function", ""), b, fs[i], inl ? 3 : how);
 	}
 }
 

@@ -486,7 +486,7 @@ static bool walk_one(struct session *s, const struct rprobe *r, struct node *n,
 		w.btf = a->btf;
 		w.type = a->type_id;
 		if (r && r->kind == RP_UPROBE) {
-			d->user = true;
+			d->user = !uprobe_is_kernel(r);
 			w.lv = utarg_lvalue(s, r, n->a->op + 1);
 		}
 	}

@@ -25,7 +25,10 @@ int tr_target_names(const char ***names);
 struct targ utarg_find(struct session *s, const struct rprobe *r, const char *name,
 		       const char **body);
 bool utarg_lvalue(struct session *s, const struct rprobe *r, const char *name);
-int uprobe_nparams(const struct rprobe *r);	/* r->args[0..N) are parameters */
+/* A RP_UPROBE point in a kernel module read through its DWARF? */
+bool uprobe_is_kernel(const struct rprobe *rp);
+int uprobe_nparams(const struct rprobe *r);
+int uprobe_nvars(const struct rprobe *r);	/* parameters and locals */	/* r->args[0..N) are parameters */
 bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 	       const struct rprobe *r, int id);
 const char *uprobe_mark_string(const struct rprobe *r, const char *op);

@@ -113,5 +113,7 @@ def test_no_return_probe_on_inlined_copies(kmod, krel):
     """4.8: 'cannot probe .return of 1 inlined functions', then no match."""
     r = run_stap(['-p2', '-r', krel, '-e', script('err_inlret', kmod)])
     assert r.returncode == 1
+    assert r.stderr.startswith('WARNING: cannot probe .return of 1 inlined functions  '
+                               'stpdwarf_inl\n')
     assert f'no match for probe point \'module("{kmod}/stpdwarf.ko")' \
         '.function("stpdwarf_inl").return\'' in r.stderr

@@ -991,6 +991,23 @@ static bool split_function(struct session *s, const char *spec, const char **glo
 	return !strpbrk(*glob, ":+");
 }
 
+/* Distinct names, in order: the inlined functions a .return skips. */
+struct names {
+	struct session *s;
+	const char **v;
+	size_t n;
+};
+
+static void note_inlined(struct names *l, const char *name, size_t max)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], name))
+			return;
+	if (!l->v)
+		l->v = arena_alloc(l->s->arena, sizeof(*l->v) * (max + 1));
+	l->v[l->n++] = name;
+}
+
 static void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp *fn,
 			      const struct pp_comp *k)
 {
@@ -999,6 +1016,7 @@ static void process_functions(struct resolver *r, struct ubin *b, const struct p
 	size_t n;
 	int how = 0, line;	/* ignored, as by 4.8 */
 	bool inl = false, kernel = ubin_is_kernel(b);
+	struct names inlined = { r->s, NULL, 0 };
 
 	if (take(&k, "call", -1))
 		how = 1;
@@ -1015,14 +1033,23 @@ static void process_functions(struct resolver *r, struct ubin *b, const struct p
 	}
 	n = ubin_match_funcs(b, glob, &fs);
 	for (size_t i = 0; i < n; i++) {
-		if (how == 2 && fs[i]->inlined)	/* an inlined copy never returns */
+		if (how == 2 && fs[i]->inlined) {	/* an inlined copy never returns */
+			note_inlined(&inlined, fs[i]->name, n);
 			continue;
+		}
 		if ((how == 1 && fs[i]->inlined) || (inl && !fs[i]->inlined))
 			continue;
 		if (file && (!fs[i]->file || !ubin_file_matches(fs[i]->file, file)))
 			continue;
 		uprobe_fill_function(r->s, add(r, RP_UPROBE, kernel ? "module.function" :
 					      "process.function", ""), b, fs[i], inl ? 3 : how);
+	}
+	if (inlined.n && kernel && !r->s->suppress_warnings) {	/* 4.8's words */
+		fprintf(r->s->err, "WARNING: cannot probe .return of %zu inlined functions ",
+			inlined.n);
+		for (size_t i = 0; i < inlined.n; i++)
+			fprintf(r->s->err, " %s", inlined.v[i]);
+		fputc('\n', r->s->err);
 	}
 }
 

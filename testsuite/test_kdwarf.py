@@ -2,7 +2,8 @@
 # module testsuite/kmod/stpdwarf.c is built here with -g -O2 against the
 # guest kernel's headers (into a scratch directory, never committed), and
 # module("/path/stpdwarf.ko").function/.statement/.inline probes with their
-# parameters, locals, $$vars, pretty printing, $return, @entry and @var are
+# parameters, locals, $$vars, pretty printing, $return, @entry, @var and
+# @cast(p, "T", "/path/stpdwarf.ko") are
 # compared with what SystemTap 4.8 printed for the same scripts
 # (testsuite/kdwarf/*.stp; @KO@ is the module's path). The expected outputs
 # (kdwarf/expected.json, @DIR@ the scratch directory) were recorded by

@@ -132,7 +132,7 @@ static void stp_kprobe_warn(const struct stp_kprobe *k, int rc)
 {
 	if (!k->probe->optional)
 		stp_warn_msg("probe %s (%s+%u) registration error [man warning::pass5] (rc %d)",
-			     k->probe->pp, k->probe->symbol, 0U, rc);
+			     k->probe->pp, k->probe->symbol, k->probe->koffset, rc);
 }
 
 /* Register the kprobes (ret false) or kretprobes (ret true) of stp_kps. */

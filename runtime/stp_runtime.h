@@ -152,6 +152,7 @@ struct stp_probe {
 	/* kernel probes */
 	const char *symbol;		/* kprobes: "func" or "module:func" */
 	u32 koffset;			/* kprobes: bytes after the symbol */
+	const char *kmodule;		/* kprobes: the module they follow */
 	const char *func;		/* probefunc(): the function's name */
 	int maxactive;			/* kretprobes: -1 = KRETACTIVE */
 	void (*entry_handler)(struct stp_context *c);	/* kretprobes: @entry */

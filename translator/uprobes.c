@@ -542,10 +542,10 @@ static bool tr_kdwarf_probe(struct gen *g, struct strbuf *code, struct strbuf *t
 				      ".entry_size = %s", fields, r->probe->index,
 				      r->probe->entry_size);
 	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .symbol = %s, "
-		  ".koffset = 0x%llxU, .func = %s, .maxactive = -1, .optional = %s%s },\n",
+		  ".koffset = 0x%llxU, .kmodule = %s, .func = %s, .maxactive = -1, .optional = %s%s },\n",
 		  r->ret ? "STP_PROBE_KRETPROBE" : "STP_PROBE_KPROBE", r->probe->index,
 		  tr_cstr(g, r->pp), tr_cstr(g, u->ksym ? u->ksym : ""),
-		  (unsigned long long)u->offset,
+		  (unsigned long long)u->offset, tr_cstr(g, ubin_kmod(u->bin)),
 		  /* probefunc() of a .return: the caller's, where it returns */
 		  tr_cstr(g, r->symbol && !r->ret ? r->symbol : ""),
 		  r->marks && strchr(r->marks, '?') ? "true" : "false", fields);

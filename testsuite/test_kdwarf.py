@@ -21,6 +21,8 @@
 #         to (its module notifier), but re-registers asynchronously and
 #         printed nothing here (the writes came first); expected is every
 #         hit, in order.
+#   btfmod: the same for a module typed by its BTF (libcrc32c, not loaded
+#         in the guest): its init function is probed when modprobe loads it.
 # Kernel addresses (a pointer parameter) are compared as 0xADDR.
 import json
 import re
@@ -72,18 +74,20 @@ def run(kmod, krel, tools):
         assert r.returncode == 0, f'{name}: {r.stderr}'
 
     with ThreadPoolExecutor(max_workers=2) as ex:
-        list(ex.map(build, RUN))
+        list(ex.map(build, RUN + ['btfmod']))
     ko = f'{kmod}/stpdwarf.ko'
     follow = (f'insmod {ko}; echo 3 > /proc/stpdwarf; rmmod stpdwarf; '
               f'insmod {ko}; echo 4 > /proc/stpdwarf; rmmod stpdwarf')
-    commands = [f"{STAPRUN} -c 'sh -c \"{follow}\"' kd_inl.ko", f'insmod {ko}']
+    crc = 'modprobe libcrc32c; modprobe -r libcrc32c'
+    commands = [f"{STAPRUN} -c 'sh -c \"{follow}\"' kd_inl.ko",
+                f"{STAPRUN} -c '{crc}' kd_btfmod.ko", f'insmod {ko}']
     commands += [f"{STAPRUN} -c '{TRIGGER}' kd_{n}.ko" for n in RUN]
     commands.append('rmmod stpdwarf')
     batch = guest.run_batch(commands, scratch=str(kmod), timeout=60)
     guest.check_kernel_healthy(batch)
-    assert batch[1].rc == 0, batch[1].stderr
+    assert batch[2].rc == 0, batch[2].stderr
     assert batch[-1].rc == 0, batch[-1].stderr
-    return dict(zip(['follow', 'insmod'] + RUN, batch))
+    return dict(zip(['follow', 'btfmod', 'insmod'] + RUN, batch))
 
 
 def test_probes_follow_the_module(run, kmod):
@@ -135,3 +139,10 @@ def test_no_return_probe_on_inlined_copies(kmod, krel):
                                'stpdwarf_inl\n')
     assert f'no match for probe point \'module("{kmod}/stpdwarf.ko")' \
         '.function("stpdwarf_inl").return\'' in r.stderr
+
+
+def test_btf_module_probes_follow_the_module(run):
+    r = run['btfmod']
+    assert (r.stdout, r.stderr, r.rc) == (
+        'module("libcrc32c").function("libcrc32c_mod_init").call init\n'
+        'crc32c called: no\n', '', 0)

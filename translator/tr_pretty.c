@@ -5,7 +5,8 @@
  * into nested structs), anonymous members as <union>= / <class>=,
  * integers in decimal, chars as 'c', pointers (function pointers too) in
  * hex, char pointers and arrays as quoted strings, other arrays as
- * [first, ...] (even flexible ones); a member array with '$' as [...]. Pass 3 writes each as a table of struct stp_pp
+ * [first, ...] (even flexible ones); a member's arrays are [...] under '$'.
+ * Pass 3 writes each as a table of struct stp_pp
  * that the runtime's stp_pretty() (deref.c) walks; a read fault makes
  * the whole string "ERROR", as upstream's.
  */
@@ -155,7 +156,7 @@ static void value(struct ppgen *pg, unsigned int id, unsigned int off,
 	case BTF_KIND_ARRAY:
 		elem = btf_array(t)->type;
 		et = deref_skip(pg->btf, &elem);
-		/* a member array, char ones too, only with '$$' (as 4.8) */
+		/* a member's array, char ones too, is [...] under '$' */
 		if ((!top && pg->level < 2) || depth > PP_MAX_DEPTH) {
 			lit(pg, "[...]");
 			return;
@@ -317,10 +318,8 @@ bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
 		}
 		d->btf = a->btf;
 		d->type = a->type_id;
-		if (r->kind == RP_UPROBE) {
-			d->user = !uprobe_is_kernel(r);
-			d->lvalue = utarg_lvalue(s, r, name);
-		}
+		d->user = r->kind == RP_UPROBE && !uprobe_is_kernel(r);
+		d->lvalue = targ_lvalue(s, r, name);
 	}
 	d->pretty = level;
 	d->parms = first;	/* $$parms$: the others have the same arguments */
@@ -407,10 +406,8 @@ const char *tr_pretty_target(struct gen *g, struct node *n)
 
 		if (!strncmp(n->op, "$$locals", 8) ? i < np : !strncmp(n->op, "$$parms", 7) && i >= np)
 			continue;
-		if (r->kind == RP_UPROBE) {
-			one.user = !uprobe_is_kernel(r);
-			one.lvalue = utarg_lvalue(g->s, r, r->args[i].name);
-		}
+		one.user = r->kind == RP_UPROBE && !uprobe_is_kernel(r);
+		one.lvalue = targ_lvalue(g->s, r, r->args[i].name);
 
 		base.op = arena_printf(g->s->arena, "$%s", r->args[i].name);
 		base.type = T_LONG;

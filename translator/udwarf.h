@@ -14,6 +14,9 @@
 
 #include "stap.h"
 
+/* the bytes of one object copy in the runtime (STP_UOBJ_SIZE) */
+#define STP_UOBJ_BYTES 64
+
 struct ubin;
 struct kcat_arg;
 struct strbuf;

@@ -479,6 +479,17 @@ static const char *targ_table(struct gen *g, struct strbuf *code, const struct r
 	return fields;
 }
 
+/* -4 (STP_TARG_AGG) for a struct or union, -5 (STP_TARG_ARRAY) for an
+ * array, else 0. */
+static int aggregate_kind(const struct btf *btf, unsigned int id)
+{
+	const struct btf_type *t = deref_skip(btf, &id);
+
+	if (t && (btf_is_struct(t) || btf_is_union(t)))
+		return -4;
+	return t && btf_is_array(t) ? -5 : 0;
+}
+
 /* $$parms / $$locals lists: every variable readable at r, in order. */
 static const char *parm_table(struct gen *g, struct strbuf *code, const struct rprobe *r,
 			      int id, bool params)
@@ -508,6 +519,10 @@ static const char *parm_table(struct gen *g, struct strbuf *code, const struct r
 		if (vars[i].param != params)
 			continue;
 		t = utarg_find(s, r, vars[i].name, &body);
+		if (aggregate_kind(ubin_btf(u->bin), vars[i].type_id)) {
+			t.src = aggregate_kind(ubin_btf(u->bin), vars[i].type_id);
+			body = NULL;	/* named, not read: "{...}", "[...]" */
+		}
 		if (body)
 			sb_printf(code, "static int64_t stp_up_%d_%d(struct stp_context *c)\n{\n%s}\n\n",
 				  id, i, body);

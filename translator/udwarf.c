@@ -855,8 +855,9 @@ static bool func_has(struct ubin *b, const struct ufunc *f, Dwarf_Die *d, uint64
 	return a >= f->entry && (!f->end || a < f->end);
 }
 
-/* Call fn for each statement row of FILE (NULL: any) inside f. */
-static void each_line(struct ubin *b, const struct ufunc *f, const char *file,
+/* Call fn for each statement row of FILE (NULL: any) inside f; with
+ * `any`, for every row (4.8 takes a kernel module's line by any row). */
+static void each_line(struct ubin *b, const struct ufunc *f, const char *file, bool any,
 		      void (*fn)(void *arg, int line, uint64_t addr), void *arg)
 {
 	Dwarf_Die cu, die, *d = NULL;
@@ -876,12 +877,14 @@ static void each_line(struct ubin *b, const struct ufunc *f, const char *file,
 		const char *src;
 
 		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) ||
-		    dwarf_linebeginstatement(l, &stmt) || !stmt)
+		    dwarf_linebeginstatement(l, &stmt) || (!stmt && !any))
 			continue;
-		/* in a kernel module, as 4.8: a statement at the address of
-		 * the one before (a later "view" of it) is not one of its own */
-		again = b->dwfl && a == prev;
-		prev = a;
+		/* listing a kernel module's lines, as 4.8: a statement at the
+		 * address of the one before (a later "view" of it) is not one
+		 * of its own */
+		again = !any && b->dwfl && a == prev;
+		if (stmt)
+			prev = a;
 		if (again || !func_has(b, f, d, a))
 			continue;
 		src = dwarf_linesrc(l, NULL, NULL);
@@ -912,7 +915,7 @@ bool ubin_line_addr(struct ubin *b, const struct ufunc *f, const char *file,
 {
 	struct line_find lf = { .line = line };
 
-	each_line(b, f, file, line_find_cb, &lf);
+	each_line(b, f, file, b->dwfl != NULL, line_find_cb, &lf);
 	*addr = lf.addr;
 	return lf.found;
 }
@@ -956,7 +959,8 @@ size_t ubin_func_lines(struct ubin *b, const struct ufunc *f, const char *file,
 	*out = NULL;
 	if (!f->die)
 		return 0;
-	each_line(b, f, file, line_set_cb, &ls);
+	/* one line of a kernel module: any row of it, as 4.8 */
+	each_line(b, f, file, b->dwfl && first == last, line_set_cb, &ls);
 	if (ls.n) {
 		qsort(ls.v, ls.n, sizeof(*ls.v), by_int);
 		*out = arena_alloc(b->s->arena, sizeof(**out) * ls.n);

@@ -183,6 +183,10 @@ struct stp_probe {
 	u64 uoffset, uaddr, usem;
 	const char *sdt_name, *sdt_provider;	/* $$name, $$provider */
 	const struct stp_ubin *ubin;		/* its symbols */
+	/* .callee(): the link-time return addresses of the calls it is
+	 * for; the probe on the callee's entry runs only for these */
+	const u64 *ucalls;
+	u32 nucalls;
 	/* perf events: the perf_event_attr's type, config, and sample
 	 * period (or frequency, with perf_freq) */
 	u32 perf_type;

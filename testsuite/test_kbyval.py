@@ -23,20 +23,22 @@ probe kernel.function("timespec64_add_safe") {
 		println($rhs->tv_sec, " ", $rhs->tv_nsec, " ", $rhs$, " ", $lhs->tv_sec > 0)
 }
 '''
-WORK = ('touch f && chown 4321 f && ({staprun} kbyval.ko & sleep 3; '
-        '/usr/bin/python3 -c "import select; select.select([], [], [], 1.25)"; '
-        'stat -c %u f; wait); echo rc=$?')
+# staprun -c starts the work once the probes are armed
+WORK_SH = ('/usr/bin/python3 -c "import select; select.select([], [], [], 1.25)"\n'
+           'stat -c %u f > uid.txt\n')
+WORK = 'touch f && chown 4321 f && {staprun} -c "sh work.sh" kbyval.ko; echo rc=$?; cat uid.txt'
 
 
 def test_struct_parameters_by_value(krel, tmp_path):
     (tmp_path / 'kbyval.stp').write_text(SCRIPT)
+    (tmp_path / 'work.sh').write_text(WORK_SH)
     r = run_stap(['-p4', '-r', krel, '-m', 'kbyval', 'kbyval.stp'], cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     batch = guest.run_batch([WORK.format(staprun=STAPRUN)], scratch=str(tmp_path), timeout=90)
     guest.check_kernel_healthy(batch)
     assert (batch[0].stdout, batch[0].stderr) == (
-        '1 250000000 {.tv_sec=1, .tv_nsec=250000000} 1\n4321\n'
-        '4321 {.val=4321} {.val=4321}\n1\n1\nrc=0\n', '')
+        '1 250000000 {.tv_sec=1, .tv_nsec=250000000} 1\n'
+        '4321 {.val=4321} {.val=4321}\n1\n1\nrc=0\n4321\n', '')
 
 
 def test_listing(krel):

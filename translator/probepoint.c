@@ -900,48 +900,155 @@ static void resolve_perf(struct resolver *r, const struct pp_comp *c)
 
 /* ---- process("PATH"): user space (uprobes.c, udwarf.c) -------------------------------- */
 
-/* "FUNC@FILE:LINE" or "FUNC@FILE:FIRST-LAST" of .statement(): its parts;
- * false if malformed. */
-static bool split_statement(struct session *s, const char *spec, const char **fn,
-			    const char **file, int *first, int *last)
+/* The lines of a .statement("FUNC@FILE...") spec: ":*" (all), ":A,B-C"
+ * (lines and ranges) or "+N" (relative to the function's declaration). */
+struct lspec {
+	const char *fn, *file;
+	bool all;
+	int rel;		/* the N of "+N", else -1 */
+	int n, first[16], last[16];
+};
+
+/* ":A,B-C" into l; false if malformed */
+static bool split_ranges(const char *p, struct lspec *l)
 {
-	const char *at = strchr(spec, '@'), *colon = at ? strrchr(at, ':') : NULL;
 	char *end;
 
-	if (!at || !colon || colon == at + 1)
+	do {
+		if (l->n == 16 || *p < '0' || *p > '9')
+			return false;
+		l->first[l->n] = l->last[l->n] = (int)strtol(p, &end, 10);
+		if (*end == '-' && end[1] >= '0' && end[1] <= '9')
+			l->last[l->n] = (int)strtol(end + 1, &end, 10);
+		if (l->first[l->n] <= 0 || l->last[l->n] < l->first[l->n])
+			return false;
+		l->n++;
+		p = end + 1;
+	} while (*end == ',');
+	return !*end;
+}
+
+static bool split_statement(struct session *s, const char *spec, struct lspec *l)
+{
+	const char *at = strchr(spec, '@'), *sep = at ? strpbrk(at, ":+") : NULL;
+	char *end;
+
+	memset(l, 0, sizeof(*l));
+	l->rel = -1;
+	if (!at || !sep || sep == at + 1 || at == spec)
 		return false;
-	*fn = arena_strndup(s->arena, spec, (size_t)(at - spec));
-	*file = arena_strndup(s->arena, at + 1, (size_t)(colon - at - 1));
-	*first = *last = (int)strtol(colon + 1, &end, 10);
-	if (*end == '-')
-		*last = (int)strtol(end + 1, &end, 10);
-	return !*end && *first > 0 && *last >= *first && *last - *first < 10000 && **fn;
+	l->fn = arena_strndup(s->arena, spec, (size_t)(at - spec));
+	l->file = arena_strndup(s->arena, at + 1, (size_t)(sep - at - 1));
+	if (*sep == '+') {
+		if (sep[1] < '0' || sep[1] > '9')
+			return false;
+		l->rel = (int)strtol(sep + 1, &end, 10);
+		return !*end;
+	}
+	if (!strcmp(sep + 1, "*"))
+		return l->all = true;
+	return split_ranges(sep + 1, l);
+}
+
+static bool line_wanted(const struct lspec *l, const struct ufunc *f, int line)
+{
+	if (l->all)
+		return true;
+	if (l->rel >= 0)
+		return line == f->line + l->rel;
+	for (int i = 0; i < l->n; i++)
+		if (line >= l->first[i] && line <= l->last[i])
+			return true;
+	return false;
+}
+
+/* A line chosen for a statement probe. */
+struct lpick {
+	const struct ufunc *f;
+	int line;
+	uint64_t addr;
+	size_t seq;
+};
+
+static int by_line(const void *a, const void *b)
+{
+	const struct lpick *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* f's wanted lines into *picks, as 4.8: each at its lowest address in f,
+ * dropped when an earlier one has that address. ":*" takes the lines from
+ * the one in effect at f's entry (its last row there) on. */
+static void pick_lines(struct resolver *r, struct ubin *b, const struct ufunc *f,
+		       const struct lspec *l, struct lpick **picks, size_t *n, size_t *cap)
+{
+	struct uline_addr *ls;
+	size_t nl = ubin_func_lines(r->s, b, f, l->file, &ls);
+	int from = l->all ? ubin_line_at(b, f, f->entry) : 0;
+
+	for (size_t i = 0; i < nl; i++) {
+		bool dup = false;
+
+		if (!line_wanted(l, f, ls[i].line))
+			continue;
+		if (ls[i].line < from)
+			continue;
+		for (size_t j = 0; j < *n && !dup; j++)
+			dup = (*picks)[j].addr == ls[i].addr;
+		if (dup)
+			continue;
+		if (*n == *cap) {
+			struct lpick *p = arena_alloc(r->s->arena, (*cap * 2 + 16) * sizeof(*p));
+
+			if (*n)
+				memcpy(p, *picks, *n * sizeof(*p));
+			*picks = p;
+			*cap = *cap * 2 + 16;
+		}
+		(*picks)[*n] = (struct lpick){ f, ls[i].line, ls[i].addr, *n };
+		(*n)++;
+	}
+}
+
+static void statement_at(struct resolver *r, struct ubin *b, const struct ufunc *f, int line,
+			 uint64_t addr)
+{
+	struct rprobe *rp = add(r, RP_UPROBE, "process.statement", "");
+
+	uprobe_fill_statement(r->s, rp, b, f,
+			      arena_printf(r->s->arena, "%s@%s:%d", f->name, f->file, line), addr);
 }
 
 static void process_statement(struct resolver *r, struct ubin *b, const struct pp_comp *k)
 {
-	const char *fn, *file, *spec = k->arg->str;
+	const char *spec = k->arg->str;
 	const struct ufunc **fs;
-	int first, last;
-	size_t n;
+	struct lpick *picks = NULL;
+	size_t n, np = 0, cap = 0;
+	struct lspec l;
 
-	if (!split_statement(r->s, spec, &fn, &file, &first, &last)) {
-		fail(r, k->arg->loc, "process().statement takes \"FUNCTION@FILE:LINE\" or \"FUNCTION@FILE:FIRST-LAST\"");
+	if (!split_statement(r->s, spec, &l)) {
+		fail(r, k->arg->loc, "process().statement takes \"FUNCTION@FILE:LINES\" or \"FUNCTION@FILE+OFFSET\"");
 		return;
 	}
-	n = ubin_match_funcs(b, fn, &fs);
-	for (size_t i = 0; i < n; i++) {
-		for (int line = first; fs[i]->die && line <= last; line++) {
-			uint64_t addr;
-			struct rprobe *rp;
-
-			if (!ubin_line_addr(b, fs[i], file, line, &addr))
-				continue;
-			rp = add(r, RP_UPROBE, "process.statement", "");
-			uprobe_fill_statement(r->s, rp, b, fs[i],
-					      arena_printf(r->s->arena, "%s@%s:%d", fs[i]->name,
-							   fs[i]->file, line), addr);
-		}
+	n = ubin_match_funcs(b, l.fn, &fs);
+	for (int inl = 0; inl < 2; inl++)	/* functions, then inlined instances */
+		for (size_t i = 0; i < n; i++)
+			if (fs[i]->die && fs[i]->inlined == inl)
+				pick_lines(r, b, fs[i], &l, &picks, &np, &cap);
+	if (np > 1)
+		qsort(picks, np, sizeof(*picks), by_line);
+	for (size_t i = 0; i < np; i++) {
+		statement_at(r, b, picks[i].f, picks[i].line, picks[i].addr);
+		/* as 4.8, also in the other matched functions holding it (an
+		 * inlined instance and its caller) */
+		for (size_t j = 0; j < n; j++)
+			if (fs[j] != picks[i].f && fs[j]->die && fs[j]->entry <= picks[i].addr &&
+			    picks[i].addr < fs[j]->end)
+				statement_at(r, b, fs[j], picks[i].line, picks[i].addr);
 	}
 }
 

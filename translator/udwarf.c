@@ -686,36 +686,81 @@ bool ubin_file_matches(const char *src, const char *file)
 	return ls > lf && src[ls - lf - 1] == '/' && !strcmp(src + ls - lf, file);
 }
 
-bool ubin_line_addr(struct ubin *b, const struct ufunc *f, const char *file,
-		    int line, uint64_t *addr)
+/* Does row l (at address a) belong to FILE inside f? */
+static bool row_in(const struct ufunc *f, const char *file, Dwarf_Line *l, Dwarf_Addr a)
+{
+	const char *src;
+
+	if (a < f->entry || (f->end && a >= f->end))
+		return false;
+	src = dwarf_linesrc(l, NULL, NULL);
+	return !file || (src && ubin_file_matches(src, file));
+}
+
+/* Insert (line, a) into the line-sorted *out of *n, keeping a line's
+ * lowest address. */
+static void keep_lowest(struct uline_addr *out, size_t *n, int line, uint64_t a)
+{
+	size_t i = 0;
+
+	while (i < *n && out[i].line < line)
+		i++;
+	if (i < *n && out[i].line == line) {
+		if (a < out[i].addr)
+			out[i].addr = a;
+		return;
+	}
+	memmove(out + i + 1, out + i, (*n - i) * sizeof(*out));
+	out[i].line = line;
+	out[i].addr = a;
+	(*n)++;
+}
+
+size_t ubin_func_lines(struct session *s, struct ubin *b, const struct ufunc *f,
+		       const char *file, struct uline_addr **out)
 {
 	Dwarf_Die cu;
 	Dwarf_Lines *lines;
-	size_t n;
-	bool found = false;
+	size_t n, k = 0;
 
-	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n))
-		return false;
+	*out = NULL;
+	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n) || !n)
+		return 0;
+	*out = arena_alloc(s->arena, n * sizeof(**out));
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr a;
 		int ln;
-		bool stmt;
-		const char *src;
+		bool end;
 
-		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) || ln != line ||
-		    dwarf_linebeginstatement(l, &stmt) || !stmt)
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) || ln <= 0 ||
+		    dwarf_lineendsequence(l, &end) || end || !row_in(f, file, l, a))
 			continue;
-		if (a < f->entry || (f->end && a >= f->end))
-			continue;
-		src = dwarf_linesrc(l, NULL, NULL);
-		if (file && (!src || !ubin_file_matches(src, file)))
-			continue;
-		if (!found || a < *addr)
-			*addr = a;
-		found = true;
+		keep_lowest(*out, &k, ln, a);
 	}
-	return found;
+	return k;
+}
+
+int ubin_line_at(struct ubin *b, const struct ufunc *f, uint64_t addr)
+{
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t n;
+	int line = 0;
+
+	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		int ln;
+		bool end;
+
+		if (l && !dwarf_lineaddr(l, &a) && a == addr && !dwarf_lineno(l, &ln) &&
+		    !dwarf_lineendsequence(l, &end) && !end)
+			line = ln;
+	}
+	return line;
 }
 
 /* ---- variables ------------------------------------------------------------------ */

@@ -102,9 +102,19 @@ size_t ubin_match_sdts(struct ubin *b, const char *provider, const char *glob,
 bool ubin_file_offset(const struct ubin *b, uint64_t addr, uint64_t *off);
 /* The address after f's prologue (the second line-table row), else entry. */
 uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f);
-/* The lowest statement address of FILE:LINE inside f; false if none. */
-bool ubin_line_addr(struct ubin *b, const struct ufunc *f, const char *file,
-		    int line, uint64_t *addr);
+/* A source line and its address. */
+struct uline_addr {
+	int line;
+	uint64_t addr;
+};
+/* The lines of FILE (NULL: any) with line-table rows inside f, ascending,
+ * each at the lowest address of its rows there (statement or not, as
+ * 4.8); their number. */
+size_t ubin_func_lines(struct session *s, struct ubin *b, const struct ufunc *f,
+		       const char *file, struct uline_addr **out);
+/* The line of the last line-table row at addr (f's compilation unit): the
+ * one in effect there; 0 if none. */
+int ubin_line_at(struct ubin *b, const struct ufunc *f, uint64_t addr);
 /* f's parameters then its locals visible at pc (0: the outermost scope),
  * the locals only if they have a location at loc_pc (when not 0), as
  * upstream lists them; the return type (NULL for void) in *ret. */
@@ -171,6 +181,9 @@ void uprobe_fill_callee(struct session *s, struct rprobe *rp, struct ubin *b,
 /* pn() of rp when it is not pp() (the point as -l lists it, without marks). */
 void uprobe_set_pn(struct rprobe *rp, const char *pn);
 const char *uprobe_pn(const struct rprobe *rp);
+/* -p2's comment on rp's address, as 4.8: "pc=.dynamic+0xADDR" (a
+ * shared object or PIE) or ".absolute+" (a fixed-address executable). */
+const char *uprobe_pc_note(struct session *s, const struct rprobe *rp);
 /* A PLT entry (.plt("NAME")): pp() is the statement at its address, $$name
  * the function. */
 void uprobe_fill_plt(struct session *s, struct rprobe *rp, struct ubin *b,

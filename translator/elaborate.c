@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "elaborate.h"
+#include "udwarf.h"
 
 static int call_depth(struct node *n, int guard, bool *rec);
 
@@ -350,8 +351,11 @@ void elaborate_print(struct session *s, FILE *out)
 	}
 	fputs("# probes\n", out);
 	for (struct rprobe *r = s->rprobes; r; r = r->next) {
-		fprintf(out, "%s%s%s /* <- %s */\n", r->pp, r->marks,
-			r->note ? r->note : "", r->probe->via ? r->probe->via : r->from);
+		const char *note = r->note;
+
+		if (!note && r->kind == RP_UPROBE && r->u)
+			note = uprobe_pc_note(s, r);
+		fprintf(out, "%s%s%s /* <- %s */\n", r->pp, r->marks, note ? note : "", r->probe->via ? r->probe->via : r->from);
 		print_locals(out, r->probe->locals, true);
 	}
 }

@@ -636,6 +636,30 @@ bool ubin_file_offset(const struct ubin *b, uint64_t addr, uint64_t *off)
 	return false;
 }
 
+bool ubin_is_dyn(const struct ubin *b)
+{
+	GElf_Ehdr eh;
+
+	return gelf_getehdr(b->elf, &eh) && eh.e_type == ET_DYN;
+}
+
+uint64_t ubin_load_base(const struct ubin *b)
+{
+	size_t n;
+	uint64_t base = UINT64_MAX;
+
+	if (elf_getphdrnum(b->elf, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(b->elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    ph.p_vaddr < base)
+			base = ph.p_vaddr;
+	}
+	return base == UINT64_MAX ? 0 : base & ~(uint64_t)0xfff;
+}
+
 static bool cu_of(struct ubin *b, const struct ufunc *f, Dwarf_Die *cu)
 {
 	Dwarf_Die die;

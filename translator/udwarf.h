@@ -100,6 +100,10 @@ size_t ubin_match_sdts(struct ubin *b, const char *provider, const char *glob,
 		       const struct usdt ***out);
 /* The file offset of a link-time address (PT_LOAD); false if unmapped. */
 bool ubin_file_offset(const struct ubin *b, uint64_t addr, uint64_t *off);
+/* A shared object or PIE (ET_DYN), not a fixed-address executable? */
+bool ubin_is_dyn(const struct ubin *b);
+/* The page of its lowest PT_LOAD address (0 for a PIE). */
+uint64_t ubin_load_base(const struct ubin *b);
 /* The address after f's prologue (the second line-table row), else entry. */
 uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f);
 /* A source line and its address. */

@@ -157,6 +157,30 @@ def test_statement_lines_as_upstream(tmp_path):
         assert (r.returncode, got) == (prc, plines), key
 
 
+def test_statement_address_as_upstream(tmp_path):
+    """.statement(ADDRESS): a line-table row's link-time address inside a
+    function, its variables there; 4.8's -L and -p2 on ufile_prog.c (as
+    built in test_ufile), and its refusal of an address inside a row."""
+    shutil.copy(HERE.parent / 'ufile' / 'ufile_prog.c', tmp_path)
+    subprocess.run(['gcc', '-g', '-gdwarf-4', '-O2', '-fomit-frame-pointer', '-o', 'prog',
+                    'ufile_prog.c'], cwd=tmp_path, check=True)
+    d = str(tmp_path)
+    for addr, listed in (('0x1233', ' $n:long int $r:long int'), ('0x11b1', ' $n:long int')):
+        want = f'process("{d}/prog").statement({addr})'
+        r = run_stap(['-L', f'process("./prog").statement({addr})'], cwd=tmp_path)
+        assert (r.returncode, r.stdout) == (0, want + listed + '\n')
+        r = run_stap(['-p2', '-e', f'probe process("./prog").statement({addr}) {{ print(1) }}'],
+                     cwd=tmp_path)
+        assert r.stdout.splitlines()[-1].startswith(f'{want} /* pc=.dynamic+{addr} */ /* <- ')
+    r = run_stap(['-p2', '-e', 'probe process("./prog").statement(0x1234) { print(1) }'],
+                 cwd=tmp_path)
+    assert r.returncode == 1
+    assert 'error: address 0x1234 does not match the beginning of a statement (try 0x1233)' \
+        in r.stderr
+    r = run_stap(['-L', 'process("./prog").statement(0x5)'], cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (1, '')
+
+
 def test_errors(tmp_path):
     # 4.8 words these differently (its DWARF errors); ours say why in the
     # project's diagnostic format, at the variable

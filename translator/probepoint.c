@@ -1238,6 +1238,32 @@ static bool process_event(struct resolver *r, const char *path, const struct pp_
 	return true;
 }
 
+/* .statement(ADDRESS): as 4.8, a line-table row's address (link time)
+ * inside a function with DWARF; pp() keeps the address. */
+static void process_statement_addr(struct resolver *r, struct ubin *b, const struct pp_comp *k)
+{
+	uint64_t addr = (uint64_t)k->arg->num, prev;
+	const struct ufunc **fs, *f = NULL;
+	size_t n = ubin_match_funcs(b, "*", &fs);
+	struct rprobe *rp;
+
+	for (size_t i = 0; i < n && !f; i++)
+		if (fs[i]->die && !fs[i]->inlined && fs[i]->entry <= addr && addr < fs[i]->end)
+			f = fs[i];
+	if (!f)
+		return;
+	if (!ubin_row_at(b, f, addr, &prev)) {
+		fail(r, k->arg->loc, "address 0x%llx does not match the beginning of a statement (try 0x%llx)",
+		     (unsigned long long)addr, (unsigned long long)prev);
+		return;
+	}
+	rp = add(r, RP_UPROBE, "process.statement", "");
+	uprobe_fill_statement(r->s, rp, b, f, "", addr);
+	rp->pp = arena_printf(r->s->arena, "process(\"%s\").statement(0x%llx)", ubin_path(b),
+			      (unsigned long long)addr);
+	rp->label = arena_printf(r->s->arena, "%s%s", rp->pp, rp->marks);
+}
+
 /* .function(...) | .statement(...) | [.provider(P)].mark(M) of b */
 static void process_in(struct resolver *r, struct ubin *b, const struct pp_comp *k)
 {
@@ -1247,6 +1273,8 @@ static void process_in(struct resolver *r, struct ubin *b, const struct pp_comp 
 		process_functions(r, b, x, k);
 	else if ((x = take(&k, "statement", N_STR)) && !k)
 		process_statement(r, b, x);
+	else if (!x && (x = take(&k, "statement", N_NUM)) && !k)
+		process_statement_addr(r, b, x);
 	else if (!x && !strcmp(k->name, "plt") && (!k->arg || k->arg->kind == N_STR))
 		process_plts(r, b, k);	/* .plt is .plt("*") */
 	else if ((x = take(&k, "provider", N_STR)) && k && !strcmp(k->name, "mark") &&

@@ -787,6 +787,30 @@ int ubin_line_at(struct ubin *b, const struct ufunc *f, uint64_t addr)
 	return line;
 }
 
+bool ubin_row_at(struct ubin *b, const struct ufunc *f, uint64_t addr, uint64_t *prev)
+{
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t n;
+
+	*prev = 0;
+	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		bool end;
+
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineendsequence(l, &end) || end)
+			continue;
+		if (a == addr)
+			return true;
+		if (a < addr && a > *prev)
+			*prev = a;
+	}
+	return false;
+}
+
 /* ---- variables ------------------------------------------------------------------ */
 
 static bool var_of(struct session *s, struct ubin *b, Dwarf_Die *d, struct uvar *v)

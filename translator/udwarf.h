@@ -119,6 +119,9 @@ size_t ubin_func_lines(struct session *s, struct ubin *b, const struct ufunc *f,
 /* The line of the last line-table row at addr (f's compilation unit): the
  * one in effect there; 0 if none. */
 int ubin_line_at(struct ubin *b, const struct ufunc *f, uint64_t addr);
+/* Does a line-table row of f's unit start at addr? If not, *prev is the
+ * highest row address below it (0: none). */
+bool ubin_row_at(struct ubin *b, const struct ufunc *f, uint64_t addr, uint64_t *prev);
 /* f's parameters then its locals visible at pc (0: the outermost scope),
  * the locals only if they have a location at loc_pc (when not 0), as
  * upstream lists them; the return type (NULL for void) in *ret. */

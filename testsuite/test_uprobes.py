@@ -181,6 +181,27 @@ def test_statement_address_as_upstream(tmp_path):
     assert (r.returncode, r.stdout) == (1, '')
 
 
+def test_statement_no_line_records_as_upstream(tmp_path):
+    """A single line without code: 4.8's "no line records" with the lines
+    at most 5 away that have some in the function(s); a range or a file
+    that matches nothing: no match. (4.8's messages on ufile_prog.c.)"""
+    shutil.copy(HERE.parent / 'ufile' / 'ufile_prog.c', tmp_path)
+    subprocess.run(['gcc', '-g', '-gdwarf-4', '-O2', '-fomit-frame-pointer', '-o', 'prog',
+                    'ufile_prog.c'], cwd=tmp_path, check=True)
+    src = f'{tmp_path}/ufile_prog.c'
+    for spec, msg in (('twice@ufile_prog.c:1', f'no line records for {src}:1 [man error::dwarf]\n'),
+                      ('twice@ufile_prog.c:15', f'no line records for {src}:15 [man error::dwarf] (try :20)\n'),
+                      ('main@ufile_prog.c:50', f'no line records for {src}:50 [man error::dwarf] (try :45)\n'),
+                      ('*@ufile_prog.c:22', f'no line records for {src}:22 [man error::dwarf] (try :21 or :23)\n'),
+                      ('twice@ufile_prog.c+3', f'no line records for {src}:22 [man error::dwarf] (try :21 or :23)\n'),
+                      ('twice@ufile_prog.c:22-22', 'no match for probe point'),
+                      ('twice@ufile_prog.c:22,24', 'no match for probe point'),
+                      ('twice@nosuch.c:22', 'no match for probe point')):
+        r = run_stap(['-p2', '-e', f'probe process("./prog").statement("{spec}") {{ print(1) }}'],
+                     cwd=tmp_path)
+        assert r.returncode == 1 and f'error: {msg}' in r.stderr, (spec, r.stderr)
+
+
 def test_errors(tmp_path):
     # 4.8 words these differently (its DWARF errors); ours say why in the
     # project's diagnostic format, at the variable

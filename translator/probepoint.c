@@ -907,6 +907,7 @@ struct lspec {
 	bool all;
 	int rel;		/* the N of "+N", else -1 */
 	int n, first[16], last[16];
+	bool ranged;		/* a "-" or "," in the lines */
 };
 
 /* ":A,B-C" into l; false if malformed */
@@ -918,13 +919,16 @@ static bool split_ranges(const char *p, struct lspec *l)
 		if (l->n == 16 || *p < '0' || *p > '9')
 			return false;
 		l->first[l->n] = l->last[l->n] = (int)strtol(p, &end, 10);
-		if (*end == '-' && end[1] >= '0' && end[1] <= '9')
+		if (*end == '-' && end[1] >= '0' && end[1] <= '9') {
 			l->last[l->n] = (int)strtol(end + 1, &end, 10);
+			l->ranged = true;
+		}
 		if (l->first[l->n] <= 0 || l->last[l->n] < l->first[l->n])
 			return false;
 		l->n++;
 		p = end + 1;
 	} while (*end == ',');
+	l->ranged |= l->n > 1;
 	return !*end;
 }
 
@@ -1022,6 +1026,36 @@ static void statement_at(struct resolver *r, struct ubin *b, const struct ufunc 
 			      arena_printf(r->s->arena, "%s@%s:%d", f->name, f->file, line), addr);
 }
 
+/* No code at the one line of l in the functions fs: 4.8's error, with
+ * the nearest lines that have some (at most 5 lines away) to try. */
+static void no_line_records(struct resolver *r, struct ubin *b, const struct lspec *l,
+			    const struct ufunc **fs, size_t n)
+{
+	const struct ufunc *f = NULL;
+	int line, below = 0, above = 0;
+
+	for (size_t i = 0; i < n && !f; i++)
+		if (fs[i]->die && ubin_file_matches(fs[i]->file, l->file))
+			f = fs[i];
+	if (!f || l->all || l->ranged)
+		return;
+	line = l->rel >= 0 ? f->line + l->rel : l->first[0];
+	for (size_t i = 0; i < n; i++) {
+		struct uline_addr *ls;
+		size_t nl = fs[i]->die ? ubin_func_lines(r->s, b, fs[i], l->file, &ls) : 0;
+
+		for (size_t j = 0; j < nl; j++) {
+			if (ls[j].line < line && line - ls[j].line <= 5 && ls[j].line > below)
+				below = ls[j].line;
+			if (ls[j].line > line && ls[j].line - line <= 5 && (!above || ls[j].line < above))
+				above = ls[j].line;
+		}
+	}
+	fail(r, r->pp->loc, "no line records for %s:%d [man error::dwarf]%s", f->file, line,
+	     below && above ? arena_printf(r->s->arena, " (try :%d or :%d)", below, above) :
+	     below || above ? arena_printf(r->s->arena, " (try :%d)", below ? below : above) : "");
+}
+
 static void process_statement(struct resolver *r, struct ubin *b, const struct pp_comp *k)
 {
 	const char *spec = k->arg->str;
@@ -1039,6 +1073,8 @@ static void process_statement(struct resolver *r, struct ubin *b, const struct p
 		for (size_t i = 0; i < n; i++)
 			if (fs[i]->die && fs[i]->inlined == inl)
 				pick_lines(r, b, fs[i], &l, &picks, &np, &cap);
+	if (!np)
+		no_line_records(r, b, &l, fs, n);
 	if (np > 1)
 		qsort(picks, np, sizeof(*picks), by_line);
 	for (size_t i = 0; i < np; i++) {

@@ -351,11 +351,14 @@ void elaborate_print(struct session *s, FILE *out)
 	}
 	fputs("# probes\n", out);
 	for (struct rprobe *r = s->rprobes; r; r = r->next) {
-		const char *note = r->note;
+		const char *note = r->note, *from = r->probe->via ? r->probe->via : r->from;
 
-		if (!note && r->kind == RP_UPROBE && r->u)
+		if (!note && r->kind == RP_UPROBE && r->u) {
 			note = uprobe_pc_note(s, r);
-		fprintf(out, "%s%s%s /* <- %s */\n", r->pp, r->marks, note ? note : "", r->probe->via ? r->probe->via : r->from);
+			if (!r->probe->via)
+				from = uprobe_origin(r);
+		}
+		fprintf(out, "%s%s%s /* <- %s */\n", r->pp, r->marks, note ? note : "", from);
 		print_locals(out, r->probe->locals, true);
 	}
 }

@@ -191,6 +191,9 @@ const char *uprobe_pn(const struct rprobe *rp);
 /* -p2's comment on rp's address, as 4.8: "pc=.dynamic+0xADDR" (a
  * shared object or PIE) or ".absolute+" (a fixed-address executable). */
 const char *uprobe_pc_note(struct session *s, const struct rprobe *rp);
+/* -p2's "<-" of rp, as 4.8: the point it became (pp()), or for a .label or
+ * .callee probe the point as -l lists it. */
+const char *uprobe_origin(const struct rprobe *rp);
 /* A PLT entry (.plt("NAME")): pp() is the statement at its address, $$name
  * the function. */
 void uprobe_fill_plt(struct session *s, struct rprobe *rp, struct ubin *b,

@@ -244,6 +244,13 @@ const char *uprobe_pc_note(struct session *s, const struct rprobe *rp)
 			    (unsigned long long)(rp->u->addr - ubin_load_base(rp->u->bin)));
 }
 
+const char *uprobe_origin(const struct rprobe *rp)
+{
+	const struct uprobe_info *u = rp->u;
+
+	return u->pn && !u->sdt && !u->plt ? u->pn : rp->pp;
+}
+
 const char *uprobe_pn(const struct rprobe *rp)
 {
 	return rp->u->pn;

@@ -284,6 +284,20 @@ void uprobe_set_pn(struct rprobe *rp, const char *pn)
 	rp->u->pn = pn;
 }
 
+const char *uprobe_pc_note(struct session *s, const struct rprobe *rp)
+{
+	return arena_printf(s->arena, " /* pc=%s+0x%llx */",
+			    ubin_is_dyn(rp->u->bin) ? ".dynamic" : ".absolute",
+			    (unsigned long long)(rp->u->addr - ubin_load_base(rp->u->bin)));
+}
+
+const char *uprobe_origin(const struct rprobe *rp)
+{
+	const struct uprobe_info *u = rp->u;
+
+	return u->pn && !u->sdt && !u->plt ? u->pn : rp->pp;
+}
+
 const char *uprobe_pn(const struct rprobe *rp)
 {
 	return rp->u->pn;

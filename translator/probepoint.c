@@ -1033,7 +1033,8 @@ static void pick_lines(struct resolver *r, struct ubin *b, const struct ufunc *f
 static void statement_at(struct resolver *r, struct ubin *b, const struct ufunc *f, int line,
 			 uint64_t addr)
 {
-	struct rprobe *rp = add(r, RP_UPROBE, "process.statement", "");
+	struct rprobe *rp = add(r, RP_UPROBE, ubin_is_kernel(b) ? "module.statement" :
+				"process.statement", "");
 
 	uprobe_fill_statement(r->s, rp, b, f,
 			      arena_printf(r->s->arena, "%s@%s:%d", f->name, f->file, line), addr);
@@ -1078,7 +1079,8 @@ static void process_statement(struct resolver *r, struct ubin *b, const struct p
 	struct lspec l;
 
 	if (!split_statement(r->s, spec, &l)) {
-		fail(r, k->arg->loc, "process().statement takes \"FUNCTION@FILE:LINES\" or \"FUNCTION@FILE+OFFSET\"");
+		fail(r, k->arg->loc, "%s().statement takes \"FUNCTION@FILE:LINES\" or \"FUNCTION@FILE+OFFSET\"",
+		     ubin_is_kernel(b) ? "module" : "process");
 		return;
 	}
 	n = ubin_match_funcs(b, l.fn, &fs);

@@ -927,20 +927,8 @@ size_t ubin_func_lines(struct session *s, struct ubin *b, const struct ufunc *f,
 
 int ubin_line_at(struct ubin *b, const struct ufunc *f, uint64_t addr)
 {
-	(void)b;
-	if (d)
-		return dwarf_haspc(d, a) > 0;
-	return a >= f->entry && (!f->end || a < f->end);
-}
-
-/* Call fn for each statement row of FILE (NULL: any) inside f; with
- * `any`, for every row (4.8 takes a kernel module's line by any row). */
-static void each_line(struct ubin *b, const struct ufunc *f, const char *file, bool any,
-		      void (*fn)(void *arg, int line, uint64_t addr), void *arg)
-{
-	Dwarf_Die cu, die, *d = NULL;
+	Dwarf_Die cu;
 	Dwarf_Lines *lines;
-	Dwarf_Addr prev = (Dwarf_Addr)-1;
 	size_t n;
 	int line = 0;
 

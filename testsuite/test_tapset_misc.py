@@ -1,14 +1,22 @@
 # Tapsets the example scripts use, end to end in the guest: `probe init`,
 # stp_pid(), user_mode(), the target set (target_set_pid(),
-# target_set_report()) ... Each case is a script, the staprun options it
-# runs with, and what Debian's SystemTap 4.8 printed for it in the same
-# guest (built with a System.map of the guest's kallsyms for kprobes, and
-# its runtime patched for task_work_cancel_func). The -c commands run the
-# shell scripts of SHELL, written next to the modules.
+# target_set_report()), the queue statistics (qs_*, qsq_*), argv and
+# argc, @cast_sizeof and @cast_module_sizeof, the prometheus macros and
+# probe. Each case is a script, the command that runs its module and what
+# Debian's SystemTap 4.8 printed for it in the same guest (built with a
+# System.map of the guest's kallsyms for kprobes, and its runtime patched
+# for task_work_cancel_func). The -c commands run the shell scripts of
+# SHELL, written next to the modules.
+#
+# An error raised in a tapset function names the line of its definition
+# in the tapset library (4.8's under /usr/share/systemtap/tapset, ours
+# under tapsets/): compared as <tapset>.
+import re
+
 import pytest
 
 import guest
-from conftest import STAPRUN, build_module
+from conftest import STAPRUN, run_stap
 
 SHELL = {
     # a busy loop in the target, then two children that sleep
@@ -16,14 +24,16 @@ SHELL = {
                'sleep 0.1 &\nsleep 0.2\nwait\n',
 }
 
-# name -> (script, staprun options, stdout, stderr, rc)
+# name -> (script, command, stdout, stderr, rc); the command runs in the
+# scratch directory, {run} is staprun, {mod} the module's name
+RUN = '{run} {mod}.ko'
 CASES = {
     'init_order': (
         'probe begin { println("begin") }\n'
         'probe init { println("init ", stp_pid() == pid()) }\n'
         'probe begin(-5) { println("begin-5") }\n'
         'probe kprobe.function("vfs_read") { printf("%d\\n", user_mode()); exit() }',
-        '', 'init 1\nbegin-5\nbegin\n0\n', '', 0),
+        RUN, 'init 1\nbegin-5\nbegin\n0\n', '', 0),
     # the target and its descendants
     'target_set': (
         'global seen\n'
@@ -33,14 +43,78 @@ CASES = {
         ' if (target_set_pid(pid())) seen[execname()]++ }\n'
         'probe end { foreach (e+ in seen) println(e, " ", seen[e]);'
         ' println(target_set_pid(target())) }',
-        "-c 'sh SCRATCH/work.sh'", '1 0 1 0\nsleep 2\n0\n', '', 0),
+        "{run} -c 'sh work.sh' {mod}.ko", '1 0 1 0\nsleep 2\n0\n', '', 0),
     # user_mode() in timer.profile samples of the target's busy loop
     'user_mode_profile': (
         'global um\n'
         'probe timer.profile { if (pid() == target()) um[user_mode()] = 1 }\n'
         'probe end { println(um[1]) }',
-        "-c 'sh SCRATCH/work.sh'", '1\n', '', 0),
+        "{run} -c 'sh work.sh' {mod}.ko", '1\n', '', 0),
+    # the queue statistics, with a clock of the script's own (qs_time())
+    'queue_stats': (
+        'global t\nfunction qs_time() { return t }\n'
+        'probe begin {\n'
+        't = 1000; qsq_start("disk"); qsq_start("net")\n'
+        't = 1010; qs_wait("disk"); qs_wait("disk")\n'
+        't = 1030; qs_run("disk"); qs_wait("net")\n'
+        't = 1060; qs_done("disk"); qs_run("disk"); qs_run("net")\n'
+        't = 1100; qs_done("disk"); qs_done("disk"); qs_done("net"); qs_run("net")\n'
+        't = 2000; qsq_print("disk"); qsq_print("net")\n'
+        'println(qsq_utilization("disk", 1000), " ", qsq_blocked("disk", 1000), " ",'
+        ' qsq_wait_queue_length("disk", 1000), " ", qsq_service_time("disk", 1000), " ",'
+        ' qsq_wait_time("disk", 1000), " ", qsq_throughput("disk", 1000000))\n'
+        'qsq_start("disk"); t = 2500\n'
+        'println(qsq_utilization("disk", 100), " ", qsq_throughput("disk", 100))\n'
+        'println(qsq_service_time("disk", 1)) }\n'
+        'probe end { println("end") }',
+        RUN,
+        'disk: 2000.000 ops/s, 0.070 qlen, 70 await, 35 svctm, 5% wait, 7% util\n'
+        'net: 1000.000 ops/s, 0.030 qlen, 70 await, 40 svctm, 3% wait, 4% util\n'
+        '70 50 70 35000 70000 2000\n0 0\n',
+        "ERROR: division by 0 near operator '/' at <tapset>\n"
+        'WARNING: Number of errors: 1, skipped probes: 0\n', 1),
+    # argv[] from the arguments (built with "x y"), argv_N and argc set at load
+    'argv': (
+        'probe begin {\n'
+        'printf("%d [%s] [%s] [%s] %d\\n", argc, argv[1], argv[2], argv[3], [33] in argv)\n'
+        'foreach (i+ in argv limit 4) printf("%d=%s ", i, argv[i])\n'
+        'println(""); exit() }',
+        '{run} {mod}.ko argv_3=zz argc=5', '5 [x] [y] [zz] 0\n1=x 2=y 3=zz 4= \n', '', 0),
+    # the prometheus file, read while the module runs
+    'prometheus': (
+        'global a1, a2, a3\n'
+        'probe begin { a1["read"] = 3; a1["wr\\"ite"] = 5\n'
+        'a2["1", "x"] = 10; a2["2", "y"] = 20; a3["1", "2", "z"] = -7 }\n'
+        'function up(x) { return sprintf("<%s>", x) }\n'
+        'probe prometheus {\n'
+        '@prometheus_dump_array1(a1, "calls", "name")\n'
+        '@prometheus_dump_array1_map_unquoted(a1, "ucalls", "name", sprint, up)\n'
+        '@prometheus_dump_array2(a2, "two", "pid", "name")\n'
+        '@prometheus_dump_array2_map(a2, "two_m", "pid", "name", sprint, up, up)\n'
+        '@prometheus_dump_array3(a3, "three", "a", "b", "c")\n'
+        '@prometheus_dump_array3_map_unquoted(a3, "three_u", "a", "b", "c", sprint, up, sprint, up)\n'
+        '$value .= "# end\\n" }\n'
+        'probe timer.s(3) { exit() }',
+        '{run} {mod}.ko & sleep 1.5; cat /proc/systemtap/{mod}/__prometheus; wait',
+        'calls{name="read"} 3\ncalls{name="wr\\"ite"} 5\n'
+        'ucalls{name=<read>} 3\nucalls{name=<wr"ite>} 5\n'
+        'two{pid="1",name="x"} 10\ntwo{pid="2",name="y"} 20\n'
+        'two_m{pid="<1>",name="<x>"} 10\ntwo_m{pid="<2>",name="<y>"} 20\n'
+        'three{a="1",b="2",c="z"} -7\nthree_u{a=<1>,b=2,c=<z>} -7\n# end\n', '', 0),
 }
+
+# the script's arguments, at build time
+ARGS = {'argv': ['x', 'y']}
+
+# the sizes the kernel's headers give (upstream needs the kernel's DWARF)
+SIZEOF = ('probe begin { printf("%d %d %d\\n", @cast_module_sizeof("kernel", "struct sembuf"),'
+          ' @cast_sizeof("struct list_head"), @cast_sizeof("struct timespec64")); exit() }')
+
+TAPSET_LOCATION = re.compile(r"(/usr/share/systemtap/tapset/|\S*tapsets/)\S+:\d+:\d+")
+
+
+def untapset(text):
+    return TAPSET_LOCATION.sub('<tapset>', text)
 
 
 @pytest.fixture(scope='module')
@@ -48,17 +122,26 @@ def run(krel, tools, tmp_path_factory):
     scratch = tmp_path_factory.mktemp('tapset_misc')
     for name, text in SHELL.items():
         (scratch / name).write_text(text)
-    for name, case in CASES.items():
-        build_module(name, case[0], krel, scratch)
-    commands = [f'{STAPRUN} {c[1].replace("SCRATCH", str(scratch))} {n}.ko'
-                for n, c in CASES.items()]
-    batch = guest.run_batch(commands, scratch=str(scratch), timeout=60)
+    scripts = {n: (c[0], ARGS.get(n, [])) for n, c in CASES.items()}
+    scripts['sizeof'] = (SIZEOF, [])
+    for name, (text, args) in scripts.items():
+        r = run_stap(['-p4', '-r', krel, '-m', name, '-e', text] + args, cwd=scratch)
+        assert r.returncode == 0, f'{name}: {r.stderr}'
+    commands = [c[1].format(run=STAPRUN, mod=n) for n, c in CASES.items()]
+    commands.append(RUN.format(run=STAPRUN, mod='sizeof'))
+    batch = guest.run_batch([f'cd {scratch}; {c}' for c in commands],
+                            scratch=str(scratch), timeout=60)
     guest.check_kernel_healthy(batch)
-    return dict(zip(CASES, batch))
+    return dict(zip(scripts, batch))
 
 
 @pytest.mark.parametrize('name', list(CASES))
 def test_tapset_misc(run, name):
     _, _, out, err, rc = CASES[name]
     r = run[name]
-    assert (r.stdout, r.stderr, r.rc) == (out, err, rc)
+    assert (r.stdout, untapset(r.stderr), r.rc) == (out, err, rc)
+
+
+def test_sizeof(run):
+    r = run['sizeof']
+    assert (r.stdout, r.stderr, r.rc) == ('6 16 16\n', '', 0)

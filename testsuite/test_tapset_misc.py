@@ -2,7 +2,7 @@
 # stp_pid(), user_mode(), the target set (target_set_pid(),
 # target_set_report()), the queue statistics (qs_*, qsq_*), argv and
 # argc, @cast_sizeof and @cast_module_sizeof, the prometheus macros and
-# probe. Each case is a script, the command that runs its module and what
+# probe, cmdline_str() and the proc_mem tapset. Each case is a script, the command that runs its module and what
 # Debian's SystemTap 4.8 printed for it in the same guest (built with a
 # System.map of the guest's kallsyms for kprobes, and its runtime patched
 # for task_work_cancel_func). The -c commands run the shell scripts of
@@ -101,6 +101,12 @@ CASES = {
         'two{pid="1",name="x"} 10\ntwo{pid="2",name="y"} 20\n'
         'two_m{pid="<1>",name="<x>"} 10\ntwo_m{pid="<2>",name="<y>"} 20\n'
         'three{a="1",b="2",c="z"} -7\nthree_u{a=<1>,b=2,c=<z>} -7\n# end\n', '', 0),
+    # the command line and memory of the target (its -c command is split
+    # into words as by a shell: quotes, an empty argument), page sizes
+    'cmdline_mem': (
+        'probe syscall.exit_group {\n\tif (pid() != target())\n\t\tnext\n\tprintf("[%s] [%s] [%s] [%s] [%s] [%s]\\n", cmdline_str(), cmdline_arg(0), cmdline_arg(1),\n\t       cmdline_arg(3), cmdline_arg(9), cmdline_args(2, -1, ","))\n\tprintf("[%s] [%s]\\n", cmdline_args(1, 2, "|"), cmdline_args(4, 1, "|"))\n\tprintf("%d %d %d %d %d %d\\n", proc_mem_size() > 100, proc_mem_rss() > 10,\n\t       proc_mem_rss() == proc_mem_rss(pid()), proc_mem_shr() <= proc_mem_rss(),\n\t       proc_mem_txt() > 0, proc_mem_data() > 0)\n\tprintf("%d %d %d\\n", proc_mem_size_pid(pid()) == proc_mem_size(), proc_mem_txt(pid()) == proc_mem_txt(), proc_mem_data_pid(pid()) == proc_mem_data())\n\tprintf("%d\\n", strlen(proc_mem_string()) > 40)\n\texit()\n}\nprobe begin {\n\tprintf("%d %d %d %d %d\\n", mem_page_size(), proc_mem_size(2), proc_mem_rss(0), proc_mem_shr(999999), proc_mem_data_pid(-1))\n\tprintf("[%s] [%s]\\n", proc_mem_string(2), pages_to_string(3))\n\tforeach (b+ in bs) printf("[%s]", bytes_to_string(bs[b])); println("")\n\tprintf("[%s] [%s] [%s]\\n", bytes_to_string(1023), bytes_to_string(1024 * 1024 * 1024 * 1024 * 5), bytes_to_string(-5))\n}\nglobal bs[20]\nprobe init {\n\tbs[0] = 0; bs[1] = 1023; bs[2] = 1024; bs[3] = 1536; bs[4] = 10239; bs[5] = 10240; bs[6] = 102400\n\tbs[7] = 1048575; bs[8] = 1048576; bs[9] = 5000000; bs[10] = 123456789; bs[11] = 3000000000\n\tbs[12] = 999999999999; bs[13] = 11111111111111\n}\n',
+        "{run} -c \"sh -c 'sleep 0.1' a '' b\" {mod}.ko",
+        '4096 0 0 0 0\n[size:     0, rss:     0, shr:     0, txt:     0, data:     0] [12.0K]\n[    0][ 1023][1.00K][1.50K][9.99K][10.0K][ 100K][1023K][1.00M][4.76M][ 117M][2.79G][ 931G][10348G]\n[ 1023] [5120G] [   -5]\n[sh -c sleep 0.1 a "" b] [sh] [-c] [a] [] [sleep 0.1,a,"",b]\n[-c|sleep 0.1] []\n1 1 1 1 1 1\n1 1 1\n1\n', '', 0),
 }
 
 # the script's arguments, at build time

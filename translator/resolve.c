@@ -413,6 +413,11 @@ static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 		unresolved_func(s, n, nargs, n->loc.src);
 		return;
 	}
+	/* a tapset function marked guru (raise(), printk()) needs -g when
+	 * the script calls it */
+	if (!s->guru && f->body && f->body->kind == N_EMBEDDED_STMT &&
+	    strstr(f->body->str, "/* guru */") && !(n->loc.src && n->loc.src->tapset))
+		diag_error(s, n->loc, "function may not be used unless -g is specified");
 	n->func = f;
 	use_func(s, f);
 }

@@ -593,6 +593,18 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		resolve_call(s, sc, n);
 		break;
 	case N_UNARY:
+		if (!strcmp(n->op, "&") && n->a->kind == N_CALL &&
+		    !strcmp(n->a->op, "@cast") && n->a->args) {
+			/* &@cast(p, "T"): p, as upstream */
+			struct node *next = n->next, *cast = n->a;
+
+			resolve_node(s, sc, cast->args, false);
+			if (elab_cast_addr(s, sc->func ? NULL : sc->probe, cast)) {
+				*n = *cast->args;
+				n->next = next;
+			}
+			break;
+		}
 		if (!strcmp(n->op, "&") && n->a->kind == N_DEREF)
 			n->a->flags |= DEREF_ADDR;
 		resolve_node(s, sc, n->a, false);

@@ -615,6 +615,22 @@ void elab_cast_alone(struct session *s, struct probe *p, struct node *n)
 	diag_error(s, w.err_loc, "%s", w.err);
 }
 
+/* &@cast(p, "T"): the address of the whole object, p itself, once the
+ * type is known; false (said) when it is not. */
+bool elab_cast_addr(struct session *s, struct probe *p, struct node *n)
+{
+	struct deref d = { 0 };
+	struct walk w = { .s = s, .d = &d };
+
+	if (elab_no_points(s, p))
+		return false;
+	if (!cast_type(&w, n)) {
+		diag_error(s, w.err_loc, "%s", w.err);
+		return false;
+	}
+	return true;
+}
+
 /* ---- @defined ------------------------------------------------------------- */
 
 static bool defined_target(struct session *s, struct probe *p, const struct node *n)

@@ -28,6 +28,9 @@ CASES = {
     'syscallerrorsbypid': ('profiling/syscallerrorsbypid.stp', [], ''),
     'syscalllatency': ('profiling/syscalllatency.stp', [], ''),
     'topsys': ('profiling/topsys.stp', [], ''),
+    # a type of a user header: @cast's module "<header>"
+    'sizeof_file': ('general/sizeof.stp', ['FILE', '</usr/include/stdio.h>'],
+                    'type FILE in </usr/include/stdio.h> byte-size: 216\n'),
 }
 
 # the examples whose prometheus file is read

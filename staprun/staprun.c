@@ -527,12 +527,17 @@ static int exec_stapio(const struct options *o, const char *name)
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
-	char name[256];
+	char name[256], verbose[16];
 
 	if (parse_args(&o, argc, argv))
 		return 1;
 	if (o.delete_name)
 		return delete_module(o.delete_name) ? 1 : 0;
+	/* as 4.8, the command and stapio see the module and the verbosity */
+	module_name_from_path(o.module, name, sizeof(name));
+	snprintf(verbose, sizeof(verbose), "%d", o.verbose);
+	setenv("SYSTEMTAP_VERBOSE", verbose, 1);
+	setenv("SYSTEMTAP_MODULE", name, 1);
 	if (o.command && start_command(&o)) {
 		abandon_command(&o);
 		return 1;

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from passes import (TOP, BUILD, OURS, OURS_RUN, UPSTREAM,  # noqa: E402,F401
+from passes import (OURS, OURS_RUN, UPSTREAM,  # noqa: E402
                     UPSTREAM_RUN, patched_runtime)
 
 # {n} is the operation count; {FILL} fills a[0..999] first. Each prints

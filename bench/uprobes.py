@@ -13,14 +13,13 @@
 # `bench/uprobes.py [--n N]`. Each run repeats REPEAT times; the fastest
 # counts (the guest shares the host's CPUs).
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from passes import (TOP, BUILD, OURS, OURS_RUN, UPSTREAM,  # noqa: E402,F401
+from passes import (TOP, OURS, OURS_RUN, UPSTREAM,  # noqa: E402
                     UPSTREAM_RUN, patched_runtime)
 import guest  # noqa: E402
 

@@ -180,6 +180,22 @@ static void stp_run_probe(const struct stp_probe *p)
 	stp_run_probe_ctx(p, NULL, NULL);
 }
 
+/* A struct passed in argument registers: the address of a copy of its
+ * bytes (the translator keeps it within the six argument registers). */
+static int64_t stp_targ_copy(struct stp_context *c, const struct stp_targ *t)
+{
+	int n = t->width & ~STP_TARG_OBJ;
+	void *o;
+
+	if (t->src < 0 || n > 16 || t->src + (n + 7) / 8 > 6) {
+		c->last_error = "target variable not available here";
+		return 0;
+	}
+	o = stp_uobj(c);
+	memcpy(o, &c->args[t->src], n);
+	return (int64_t)(uintptr_t)o;
+}
+
 static int64_t stp_targ_value(struct stp_context *c, const struct stp_targ *t)
 {
 	unsigned long v;
@@ -205,6 +221,8 @@ static int64_t stp_targ_value(struct stp_context *c, const struct stp_targ *t)
 			c->last_error = "target variable not available here";
 			return 0;
 		}
+		if (t->width & STP_TARG_OBJ)
+			return stp_targ_copy(c, t);
 		v = c->args[t->src];
 	}
 	switch (t->width) {
@@ -238,8 +256,11 @@ static void stp_pretty_list(struct stp_context *c, struct stp_sink *sk,
 		*first = false;
 		stp_emit_lit(sk, p->name, strlen(p->name));
 		stp_emit_lit(sk, "=", 1);
-		if (p->t.src == STP_TARG_NONE) {
-			stp_emit_lit(sk, "?", 1);
+		if (p->t.src == STP_TARG_NONE || p->t.src == STP_TARG_AGG ||
+		    p->t.src == STP_TARG_ARRAY) {
+			stp_emit_lit(sk, p->t.src == STP_TARG_AGG ? "{...}" :
+				     p->t.src == STP_TARG_ARRAY ? "[...]" : "?",
+				     p->t.src == STP_TARG_NONE ? 1 : 5);
 			continue;
 		}
 		c->last_error = NULL;

@@ -34,6 +34,32 @@ static int64_t stp_extend(u64 v, int bits, int is_signed)
 	return is_signed ? (int64_t)v >> sh : (int64_t)(v >> sh);
 }
 
+void *stp_uobj(struct stp_context *c)
+{
+	u64 *o = c->uobj[c->uobj_next++ % STP_UOBJ_SLOTS];
+
+	memset(o, 0, STP_UOBJ_SIZE);
+	return o;
+}
+
+void stp_uobj_put(void *obj, int at, int n, u64 v)
+{
+	if (at >= 0 && n > 0 && n <= 8 && at + n <= STP_UOBJ_SIZE)
+		memcpy((char *)obj + at, &v, n);
+}
+
+/* A user read inside the context's object copies (kernel addresses,
+ * which no user address can equal). */
+static bool stp_uobj_read(struct stp_context *c, uintptr_t p, int n, u64 *v)
+{
+	uintptr_t lo = (uintptr_t)c->uobj;
+
+	if (p < lo || p + n > lo + sizeof(c->uobj))
+		return false;
+	memcpy(v, (const void *)p, n);
+	return true;
+}
+
 /* n bytes at addr into *v, from the current task's user memory or the
  * kernel's, never faulting; a failure is the script's read fault. */
 static bool stp_read_raw(struct stp_context *c, int64_t addr, int n, bool user,
@@ -45,6 +71,8 @@ static bool stp_read_raw(struct stp_context *c, int64_t addr, int n, bool user,
 	*v = 0;
 	if (n < 1 || n > 8)
 		rc = -EINVAL;
+	else if (user && stp_uobj_read(c, (uintptr_t)p, n, v))
+		rc = 0;
 	else if (user)
 		rc = stp_copy_from_user_nofault(v, (const void __user *)p, n);
 	else

@@ -55,6 +55,13 @@ struct stp_probe;
 #define STP_TARG_NONE	(-1)
 #define STP_TARG_RETURN	(-2)
 #define STP_TARG_GET	(-3)	/* get(c): a generated getter (process probes) */
+/* $$parms/$$locals entries of a struct or union ("{...}") or an array
+ * ("[...]"), which 4.8 names without reading */
+#define STP_TARG_AGG	(-4)
+/* width | STP_TARG_OBJ: a struct of `width` bytes passed in the argument
+ * registers from src on; its value is the address of a copy (stp_uobj) */
+#define STP_TARG_OBJ	0x80
+#define STP_TARG_ARRAY	(-5)
 struct stp_context;
 struct stp_targ {
 	s8 src;
@@ -99,6 +106,9 @@ int64_t stp_regex_match(struct stp_context *c, const struct stp_regex *re,
 static const char stp_msg_maxaction[] __maybe_unused = "MAXACTION exceeded";
 static const char stp_msg_no_overload[] __maybe_unused = "all functions exhausted";
 
+#define STP_UOBJ_SLOTS 4	/* objects a handler may hold at once */
+#define STP_UOBJ_SIZE 64	/* bytes each */
+
 struct stp_context {
 	/* public: generated code and embedded C */
 	void *locals;			/* STP_LOCALS_SIZE bytes, zeroed per run */
@@ -124,6 +134,10 @@ struct stp_context {
 	void *regex_ws;			/* private: regex.c's workspace */
 #endif
 	void *ustack_ws;		/* private: ustack.c's workspace, or NULL */
+	/* process probes: copies of objects held in registers or in pieces
+	 * (stp_uobj()), read by stp_uread() as if in the task's memory */
+	u64 uobj[STP_UOBJ_SLOTS][STP_UOBJ_SIZE / 8];
+	unsigned int uobj_next;
 	/* private: the runtime */
 	atomic_t busy;
 };
@@ -167,6 +181,10 @@ struct stp_probe {
 	u64 uoffset, uaddr, usem;
 	const char *sdt_name, *sdt_provider;	/* $$name, $$provider */
 	const struct stp_ubin *ubin;		/* its symbols */
+	/* .callee(): the link-time return addresses of the calls it is
+	 * for; the probe on the callee's entry runs only for these */
+	const u64 *ucalls;
+	u32 nucalls;
 	/* perf events: the perf_event_attr's type, config, and sample
 	 * period (or frequency, with perf_freq) */
 	u32 perf_type;
@@ -204,6 +222,10 @@ int stp_kread_string(char *dst, int64_t addr, int max);	/* -1: fault */
 int stp_uread_string(char *dst, int64_t addr, int max);	/* user memory */
 /* The same reads from the current task's user memory (process probes). */
 int64_t stp_uread(struct stp_context *c, int64_t addr, int size, int is_signed);
+/* A zeroed slot for a copy of an object not in memory; stp_uobj_put()
+ * stores n (<= 8) bytes of v at byte `at` of it. */
+void *stp_uobj(struct stp_context *c);
+void stp_uobj_put(void *obj, int at, int n, u64 v);
 int64_t stp_uread_bits(struct stp_context *c, int64_t addr, int size,
 		       int is_signed, int bit_off, int bit_size);
 /* The function of the probed binary holding user address addr (in the

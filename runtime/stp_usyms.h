@@ -23,6 +23,11 @@ struct stp_umod {
 	unsigned long sym_end;		/* end of the last symbol */
 	const unsigned char *eh, *hdr;	/* .eh_frame, .eh_frame_hdr; NULL: none */
 	unsigned long eh_len, eh_addr, hdr_len, hdr_addr;
+	/* source lines (only when the script looks them up): sorted
+	 * link-time addresses, file << 20 | line from each (0: no line) */
+	const unsigned int *line_addr, *line_info;
+	const char *const *line_file;
+	unsigned long nlines;
 };
 
 #endif /* STP_USYMS_H */

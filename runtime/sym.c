@@ -329,6 +329,20 @@ bad:
 }
 
 /* print_regs(): the probed context's registers, as 4.8 prints them. */
+#ifdef CONFIG_X86_64
+/* The general registers, three to a line: name and pt_regs offset. */
+static const struct { char name[4]; unsigned short off; } stp_gprs[] = {
+	{ "RAX", offsetof(struct pt_regs, ax) }, { "RBX", offsetof(struct pt_regs, bx) },
+	{ "RCX", offsetof(struct pt_regs, cx) }, { "RDX", offsetof(struct pt_regs, dx) },
+	{ "RSI", offsetof(struct pt_regs, si) }, { "RDI", offsetof(struct pt_regs, di) },
+	{ "RBP", offsetof(struct pt_regs, bp) }, { "R08", offsetof(struct pt_regs, r8) },
+	{ "R09", offsetof(struct pt_regs, r9) }, { "R10", offsetof(struct pt_regs, r10) },
+	{ "R11", offsetof(struct pt_regs, r11) }, { "R12", offsetof(struct pt_regs, r12) },
+	{ "R13", offsetof(struct pt_regs, r13) }, { "R14", offsetof(struct pt_regs, r14) },
+	{ "R15", offsetof(struct pt_regs, r15) },
+};
+#endif
+
 void stp_print_regs(struct stp_context *c, struct stp_sink *sk)
 {
 #ifdef CONFIG_X86_64
@@ -336,6 +350,7 @@ void stp_print_regs(struct stp_context *c, struct stp_sink *sk)
 	unsigned long fs, gs, kgs;
 	unsigned int ds, cs, es, fsi, gsi;
 	char b[160];
+	size_t i;
 	int n;
 
 	if (!r)
@@ -343,21 +358,12 @@ void stp_print_regs(struct stp_context *c, struct stp_sink *sk)
 	n = scnprintf(b, sizeof(b), "RIP: %016lx\nRSP: %016lx  EFLAGS: %08lx\n",
 		      r->ip, r->sp, r->flags);
 	stp_emit_lit(sk, b, n);
-	n = scnprintf(b, sizeof(b), "RAX: %016lx RBX: %016lx RCX: %016lx\n",
-		      r->ax, r->bx, r->cx);
-	stp_emit_lit(sk, b, n);
-	n = scnprintf(b, sizeof(b), "RDX: %016lx RSI: %016lx RDI: %016lx\n",
-		      r->dx, r->si, r->di);
-	stp_emit_lit(sk, b, n);
-	n = scnprintf(b, sizeof(b), "RBP: %016lx R08: %016lx R09: %016lx\n",
-		      r->bp, r->r8, r->r9);
-	stp_emit_lit(sk, b, n);
-	n = scnprintf(b, sizeof(b), "R10: %016lx R11: %016lx R12: %016lx\n",
-		      r->r10, r->r11, r->r12);
-	stp_emit_lit(sk, b, n);
-	n = scnprintf(b, sizeof(b), "R13: %016lx R14: %016lx R15: %016lx\n",
-		      r->r13, r->r14, r->r15);
-	stp_emit_lit(sk, b, n);
+	for (i = 0; i < ARRAY_SIZE(stp_gprs); i++) {
+		n = scnprintf(b, sizeof(b), "%s: %016lx%s", stp_gprs[i].name,
+			      *(unsigned long *)((char *)r + stp_gprs[i].off),
+			      i % 3 == 2 ? "\n" : " ");
+		stp_emit_lit(sk, b, n);
+	}
 	savesegment(ds, ds);
 	savesegment(cs, cs);
 	savesegment(es, es);

@@ -51,13 +51,29 @@ struct stp_uprobe {
 static struct stp_uprobe *stp_ups;
 static unsigned int stp_nups;
 
+/* A .callee() probe at the callee's entry: was it called from one of
+ * its call sites (the return address on the stack, less the load bias)? */
+static bool stp_ucall_matches(const struct stp_probe *p, struct pt_regs *regs)
+{
+	unsigned long ret, bias = instruction_pointer(regs) - p->uaddr;
+
+	if (!p->nucalls)
+		return true;
+	if (copy_from_user_nofault(&ret, (const void __user *)regs->sp, sizeof(ret)))
+		return false;
+	for (u32 i = 0; i < p->nucalls; i++)
+		if (ret - bias == p->ucalls[i])
+			return true;
+	return false;
+}
+
 static int stp_uprobe_handler(struct uprobe_consumer *uc, struct pt_regs *regs
 			      STP_UPROBE_DATA_ARG)
 {
 	struct stp_uprobe *u = container_of(uc, struct stp_uprobe, uc);
 	unsigned long args[STP_KP_NARGS];
 
-	if (!stp_may_run(STP_PROBE_UPROBE))
+	if (!stp_may_run(STP_PROBE_UPROBE) || !stp_ucall_matches(u->probe, regs))
 		return 0;
 	stp_kp_save_args(regs, args);
 	stp_run_probe_uctx(u->probe, regs, args, instruction_pointer(regs));

@@ -74,7 +74,8 @@ static void stp_ustack_exit(void)
 	}
 }
 
-enum stp_usym_fmt { STP_USYM_FULL, STP_USYM_BRIEF, STP_USYM_NONE, STP_USYM_SIMPLE };
+enum stp_usym_fmt { STP_USYM_FULL, STP_USYM_BRIEF, STP_USYM_NONE, STP_USYM_SIMPLE,
+		   STP_USYM_FULLER };
 
 /* The path of a mapped file from its dentries, under RCU: the mount's own
  * path is not known here (it is for objects given with -d). */
@@ -219,6 +220,36 @@ static bool stp_uloc_sym(const struct stp_uloc *u, const char **name,
 	return true;
 }
 
+/* The source file and line of u from its object's line table (line 0:
+ * the row has none); false: no row covers it. */
+static bool stp_uloc_line(const struct stp_uloc *u, const char **file, unsigned long *line)
+{
+	const struct stp_umod *m;
+	unsigned long lo = 0, hi;
+	unsigned int v;
+
+	if (u->mod < 0)
+		return false;
+	m = &stp_umods[u->mod];
+	hi = m->nlines;
+	if (!hi || u->vaddr < m->line_addr[0] || u->vaddr > 0xffffffffUL)
+		return false;
+	while (hi - lo > 1) {
+		unsigned long mid = lo + (hi - lo) / 2;
+
+		if (m->line_addr[mid] <= u->vaddr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	v = m->line_info[lo];
+	if (!v)
+		return false;
+	*file = m->line_file[v >> 20];
+	*line = v & ((1u << 20) - 1);
+	return true;
+}
+
 static const char *stp_basename(const char *p)
 {
 	const char *s = strrchr(p, '/');
@@ -233,7 +264,26 @@ static void stp_uloc_format(const struct stp_uloc *u, int fmt, char *buf, size_t
 	unsigned long off, size;
 	bool sym = stp_uloc_sym(u, &name, &off, &size);
 
+	const char *file;
+	unsigned long line = 0;
+
+	if (fmt == STP_USYM_FULLER && stp_uloc_line(u, &file, &line)) {
+		char at[STP_UPATH + 24];
+
+		if (line)
+			snprintf(at, sizeof(at), " at %s:%lu", file, line);
+		else
+			snprintf(at, sizeof(at), " at %s", file);
+		if (sym)
+			snprintf(buf, len, " %#lx : %s+%#lx/%#lx%s [%s]\n", u->pc, name, off,
+				 size, at, u->path);
+		else
+			snprintf(buf, len, " %#lx [%s+%#lx/%#lx]%s\n", u->pc, u->path,
+				 u->pc - u->base, u->size, at);
+		return;
+	}
 	switch (fmt) {
+	case STP_USYM_FULLER:
 	case STP_USYM_FULL:
 		if (sym)
 			snprintf(buf, len, " %#lx : %s+%#lx/%#lx [%s]\n", u->pc, name, off,
@@ -289,6 +339,49 @@ static void stp_uwarn_once(const char *what)
 		stp_warn_msg("Missing unwind data for a module, rerun with 'stap -d %s'", what);
 }
 
+/* Why a DWARF expression of the CFI failed, once per session, in 4.8's
+ * words. */
+static void stp_uw_warn(struct stp_ustack_scratch *s)
+{
+	unsigned long arg = (unsigned long)s->uw.why_arg;
+	char msg[96];
+
+	switch (s->uw.why) {
+	case STP_UW_E_OVERFLOW:
+		strscpy(msg, "DWARF expression stack overflow in CFI", sizeof(msg));
+		break;
+	case STP_UW_E_UNDERFLOW:
+		strscpy(msg, "DWARF expression stack underflow in CFI", sizeof(msg));
+		break;
+	case STP_UW_E_DIVZERO:
+		strscpy(msg, "DWARF expression stack divide by zero in CFI", sizeof(msg));
+		break;
+	case STP_UW_E_TRUNCATED:
+		strscpy(msg, "invalid (truncated) DWARF expression in CFI", sizeof(msg));
+		break;
+	case STP_UW_E_DEREF:
+		strscpy(msg, "failed to access memory for deref", sizeof(msg));
+		break;
+	case STP_UW_E_BACKWARD:
+		strscpy(msg, "backward branch in CFI expression not supported", sizeof(msg));
+		break;
+	case STP_UW_E_SKIP:
+		snprintf(msg, sizeof(msg), "invalid skip %ld in CFI expression", s->uw.why_arg);
+		break;
+	case STP_UW_E_REG:
+		snprintf(msg, sizeof(msg), "invalid register number %lu in CFI expression", arg);
+		break;
+	case STP_UW_E_SIZE:
+		snprintf(msg, sizeof(msg), "invalid DW_OP_deref_size %lu in CFI expression", arg);
+		break;
+	default:
+		snprintf(msg, sizeof(msg), "unimplemented CFI expression operation: 0x%lx", arg);
+		break;
+	}
+	if (stp_uwarn_first(msg))
+		stp_warn_msg("%s", msg);
+}
+
 /* The user registers of the current task; NULL outside a user task. */
 static struct pt_regs *stp_uregs(struct stp_context *c, bool unwinding)
 {
@@ -317,13 +410,24 @@ static void stp_uw_from_ptregs(struct stp_uw_regs *r, const struct pt_regs *p)
  * Unwind the current task's user stack into the per-CPU scratch: at most
  * max frames (<= MAXBACKTRACE); returns their number (0: no user context).
  */
+static int stp_ustack_walk_from(struct stp_context *c, int max,
+				struct stp_ustack_scratch **out, const unsigned long *from);
+
 static int stp_ustack_walk(struct stp_context *c, int max, struct stp_ustack_scratch **out)
+{
+	return stp_ustack_walk_from(c, max, out, NULL);
+}
+
+/* from: NULL, or the pc, sp and frame pointer to start from instead of
+ * the task's (print_ubacktrace(pc, sp, fp)). */
+static int stp_ustack_walk_from(struct stp_context *c, int max,
+				struct stp_ustack_scratch **out, const unsigned long *from)
 {
 	struct stp_ustack_scratch *s = c->ustack_ws;
 	struct pt_regs *pr = stp_uregs(c, true);
 	struct mm_struct *mm = current->mm;
 	struct stp_uw_regs regs;
-	bool fault = false;
+	bool fault = false, exact = true, ok;
 	int n = 0;
 
 	*out = s;
@@ -332,6 +436,11 @@ static int stp_ustack_walk(struct stp_context *c, int max, struct stp_ustack_scr
 	if (max > MAXBACKTRACE)
 		max = MAXBACKTRACE;
 	stp_uw_from_ptregs(&regs, pr);
+	if (from) {
+		regs.r[STP_UW_RA] = from[0];
+		regs.r[STP_UW_SP] = from[1];
+		regs.r[6] = from[2];	/* rbp */
+	}
 	if (!mmap_read_trylock(mm)) {
 		s->loc[0] = (struct stp_uloc){ .mod = -1, .pc = regs.r[STP_UW_RA] };
 		return 1;
@@ -348,9 +457,14 @@ static int stp_ustack_walk(struct stp_context *c, int max, struct stp_ustack_scr
 			break;
 		}
 		m = &stp_umods[u->mod];
-		/* a return address is after its call: look up the call */
-		if (!stp_uw_step(m, n == 1 ? u->vaddr : u->vaddr - 1, &regs, &s->uw, &fault))
+		/* a return address is after its call: look up the call; the pc
+		 * of the probe or one a signal interrupted is exact */
+		ok = stp_uw_step(m, exact ? u->vaddr : u->vaddr - 1, &regs, &s->uw, &fault);
+		if (s->uw.why)
+			stp_uw_warn(s);
+		if (!ok)
 			break;
+		exact = s->uw.signal;
 	}
 	mmap_read_unlock(mm);
 	if (fault && stp_uwarn_first(" read fault"))
@@ -367,11 +481,12 @@ static void stp_ustack_none(struct stp_context *c, int fmt, char *buf, size_t le
 		snprintf(buf, len, "<no user backtrace at %s>\n", c->probe_point);
 }
 
-/* print_ubacktrace() and friends: every frame in format fmt. */
-static void stp_ustack_print(struct stp_context *c, int fmt)
+/* print_ubacktrace() and friends: every frame in format fmt; from as
+ * for stp_ustack_walk_from(). */
+static void stp_ustack_print_from(struct stp_context *c, int fmt, const unsigned long *from)
 {
 	struct stp_ustack_scratch *s;
-	int n = stp_ustack_walk(c, MAXBACKTRACE, &s);
+	int n = stp_ustack_walk_from(c, MAXBACKTRACE, &s, from);
 
 	if (!n) {
 		stp_ustack_none(c, fmt, s->line, sizeof(s->line));
@@ -381,6 +496,11 @@ static void stp_ustack_print(struct stp_context *c, int fmt)
 		stp_uloc_format(&s->loc[i], fmt, s->line, sizeof(s->line));
 		stp_print_str(s->line);
 	}
+}
+
+static void stp_ustack_print(struct stp_context *c, int fmt)
+{
+	stp_ustack_print_from(c, fmt, NULL);
 }
 
 /* sprint_ubacktrace(), ubacktrace(): the frames into dst (MAXSTRINGLEN). */
@@ -459,6 +579,27 @@ static void stp_usymdata(struct stp_context *c, char *dst, unsigned long addr)
 			 addr - u->base, u->size);
 	else
 		snprintf(dst, MAXSTRINGLEN, "%#lx", addr);
+}
+
+/* usymfile() (what 1), usymline() (2), usymfileline() (3): from the
+ * line table of the object mapped at addr, else addr in hex, as 4.8. */
+static void stp_usymfileline(struct stp_context *c, char *dst, unsigned long addr, int what)
+{
+	struct stp_uloc *u = stp_uaddr_loc(c, addr);
+	const char *file = NULL;
+	unsigned long line = 0;
+
+	stp_uloc_line(u, &file, &line);
+	if (what == 1 && file)
+		strscpy(dst, file, MAXSTRINGLEN);
+	else if (what == 2 && line)
+		snprintf(dst, MAXSTRINGLEN, "%lu", line);
+	else if (what == 3 && file && line)
+		snprintf(dst, MAXSTRINGLEN, "%s:%lu", file, line);
+	else if (what == 3 && file)
+		strscpy(dst, file, MAXSTRINGLEN);
+	else
+		snprintf(dst, MAXSTRINGLEN, "0x%lx", addr);
 }
 
 /* false: nothing is mapped there */

@@ -24,6 +24,13 @@ def run_stap(args, stdin=None, cwd=None, timeout=120):
                           capture_output=True, text=True, timeout=timeout)
 
 
+def stap_listing(krel, option, point):
+    """stdout of `stap -l/-L POINT` for the guest's kernel; it must succeed."""
+    r = run_stap(['-r', krel, option, point])
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
 @pytest.fixture(scope='session')
 def krel():
     return guest.kernel_release()

@@ -132,4 +132,8 @@ def test_maxskipped(runs):
 
 def test_stat_array_cpu_order(runs):
     r = runs['cc_stat_order']
-    assert (r.stdout, r.stderr) == ('0 1 \nrc=0\n', '')
+    assert r.stdout == '0 1 \nrc=0\n'
+    # Both CPUs take the profile tick and update s under its lock; when the
+    # host deschedules the vCPU holding it, the other CPU's handler gives up
+    # after MAXTRYLOCK and is counted as skipped, as 4.8 does.
+    assert r.stderr == '' or SKIPPED.fullmatch(r.stderr), r.stderr

@@ -298,7 +298,7 @@ def test_return_as_upstream(run, upstream):
     full = [f' {a:#x} : {symdata(syms, a)}' for a in frames]
     assert ours[4:6 + len(frames)] == [f'Returning from: {frm:#x} : {symdata(syms, frm)}'.replace(': 0x', ':  0x', 1),
                                        'Returning to  : ' + full[0]] + full[1:] + \
-        [f'bt ' + ''.join(f'{a:#x} ' for a in frames)]
+        ['bt ' + ''.join(f'{a:#x} ' for a in frames)]
 
 
 def test_no_registers_as_upstream(run, upstream):

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import guest
-from conftest import STAPRUN, build_module, run_stap
+from conftest import STAPRUN, build_module, run_stap, stap_listing
 
 KTAP = Path(__file__).resolve().parent / 'ktap'
 MODULES = {'k_vfs': 'vfs.stp', 'k_ioblock': 'ioblock.stp', 'k_iotrace': 'ioblock_trace.stp',
@@ -56,34 +56,28 @@ COMMANDS = {
 }
 
 
-def listing(krel, option, point):
-    r = run_stap(['-r', krel, option, point])
-    assert r.returncode == 0, r.stderr
-    return r.stdout
-
-
 def test_listing(krel):
     # the variables of 4.8's aliases (generic.fop.llseek's origin was for
     # scripts older than 2.3), then the parameters from the kernel's BTF
-    assert listing(krel, '-L', 'vfs.read') == (
+    assert stap_listing(krel, '-L', 'vfs.read') == (
         'vfs.read file:long pathname:string pos:long buf:long bytes_to_read:long dev:long '
         'devname:string ino:long name:string argstr:string $file:struct file* $buf:char* '
         '$count:size_t $pos:loff_t*\n')
-    assert listing(krel, '-L', 'vfs.write.return') == (
+    assert stap_listing(krel, '-L', 'vfs.write.return') == (
         'vfs.write.return name:string retstr:string file:long pathname:string pos:long '
         'buf:long bytes_to_write:long dev:long devname:string ino:long ret:long '
         'bytes_written:long error:long error_str:string $return:ssize_t $file:struct file* '
         '$buf:char const* $count:size_t $pos:loff_t*\n')
-    assert listing(krel, '-L', 'ioblock.request') == (
+    assert stap_listing(krel, '-L', 'ioblock.request') == (
         'ioblock.request name:string devname:string ino:long sector:long flags:long rw:long '
         'opf:long vcnt:long idx:long phys_segments:long hw_segments:long size:long bdev:long '
         'bdev_contains:long p_start_sect:long $bio:struct bio*\n')
-    assert listing(krel, '-l', 'vfs.*').split() == [
+    assert stap_listing(krel, '-l', 'vfs.*').split() == [
         'vfs.__set_page_dirty_buffers', 'vfs.add_to_page_cache', 'vfs.buffer_migrate_page',
         'vfs.do_mpage_readpage', 'vfs.do_sync_read', 'vfs.do_sync_write', 'vfs.open',
         'vfs.read', 'vfs.readv', 'vfs.remove_from_page_cache', 'vfs.write', 'vfs.writev']
-    assert len(listing(krel, '-l', 'generic.fop.*.return').split()) == 7
-    assert listing(krel, '-l', 'ioblock*.*').split() == [
+    assert len(stap_listing(krel, '-l', 'generic.fop.*.return').split()) == 7
+    assert stap_listing(krel, '-l', 'ioblock*.*').split() == [
         'ioblock.end', 'ioblock.request', 'ioblock_trace.bounce', 'ioblock_trace.end',
         'ioblock_trace.request']
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import guest
-from conftest import STAPRUN, build_module, run_stap
+from conftest import STAPRUN, build_module, stap_listing
 
 KTAP = Path(__file__).resolve().parent / 'ktap'
 MODULES = {'k_net': 'tcp_socket.stp', 'k_netdev': 'netdev.stp',
@@ -42,34 +42,28 @@ COMMANDS = {
 V6 = '0000:0000:0000:0000:0000:0000:0000:0001'
 
 
-def listing(krel, option, point):
-    r = run_stap(['-r', krel, option, point])
-    assert r.returncode == 0, r.stderr
-    return r.stdout
-
-
 def test_listing(krel):
-    assert listing(krel, '-L', 'netdev.receive') == (
+    assert stap_listing(krel, '-L', 'netdev.receive') == (
         'netdev.receive __tracepoint_arg_skb:long dev_name:string length:long protocol:long truesize:long '
         '$skb:struct sk_buff*\n')
-    assert listing(krel, '-L', 'tcp.recvmsg') == (
+    assert stap_listing(krel, '-L', 'tcp.recvmsg') == (
         'tcp.recvmsg name:string sock:long size:long family:long saddr:string daddr:string '
         'sport:long dport:long $sk:struct sock* $msg:struct msghdr* $len:size_t $flags:int '
         '$addr_len:int*\n')
-    assert listing(krel, '-L', 'socket.sendmsg.return') == (
+    assert stap_listing(krel, '-L', 'socket.sendmsg.return') == (
         'socket.sendmsg.return name:string size:long protocol:long family:long state:long '
         'flags:long type:long success:long $return:int $sock:struct socket* '
         '$msg:struct msghdr*\n')
     # 6.1 has no sock_aio_*, sock_readv/writev
-    assert listing(krel, '-l', 'socket.*').split() == [
+    assert stap_listing(krel, '-l', 'socket.*').split() == [
         'socket.close', 'socket.create', 'socket.read_iter', 'socket.receive',
         'socket.recvmsg', 'socket.send', 'socket.sendmsg', 'socket.write_iter']
-    assert listing(krel, '-l', 'netdev.*').split() == [
+    assert stap_listing(krel, '-l', 'netdev.*').split() == [
         'netdev.change_mac', 'netdev.change_mtu', 'netdev.close', 'netdev.get_stats',
         'netdev.hard_transmit', 'netdev.ioctl', 'netdev.open', 'netdev.receive',
         'netdev.register', 'netdev.rx', 'netdev.set_promiscuity', 'netdev.transmit',
         'netdev.unregister']
-    assert listing(krel, '-l', 'tcp.*.*').split() == [
+    assert stap_listing(krel, '-l', 'tcp.*.*').split() == [
         'tcp.disconnect.return', 'tcp.ipv4.receive', 'tcp.ipv4.setsockopt',
         'tcp.ipv6.receive', 'tcp.ipv6.setsockopt', 'tcp.recvmsg.return',
         'tcp.sendmsg.return', 'tcp.setsockopt.return']

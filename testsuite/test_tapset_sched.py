@@ -25,16 +25,10 @@ import re
 from pathlib import Path
 
 import guest
-from conftest import STAPRUN, run_stap
+from conftest import STAPRUN, run_stap, stap_listing
 
 HERE = Path(__file__).resolve().parent / 'sched'
 WORK = HERE / 'work.sh'
-
-
-def listing(point, krel):
-    r = run_stap(['-r', krel, '-L', point])
-    assert r.returncode == 0, r.stderr
-    return r.stdout.splitlines()
 
 
 def test_listing_as_upstream(krel):
@@ -46,7 +40,7 @@ def test_listing_as_upstream(krel):
     for point in ('scheduler.*', 'scheduler.*.return', 'kprocess.*', 'signal.*',
                   'signal.*.return'):
         ours.update(re.sub(r' __tracepoint_arg_\w+:long', '', line)
-                    for line in listing(point, krel))
+                    for line in stap_listing(krel, '-L', point).splitlines())
     for line in (HERE / 'upstream-L.txt').read_text().splitlines():
         up = re.sub(r' __tracepoint_arg_\w+:long| __nr:long', '', line)
         if up.startswith(('kprocess.exec', 'signal.sys')):
@@ -56,8 +50,8 @@ def test_listing_as_upstream(krel):
 
 def test_listing_beyond_upstream(krel):
     # the kprobe-based ones, typed from BTF
-    ours = listing('scheduler.*', krel) + listing('kprocess.*', krel) + \
-        listing('signal.*', krel) + listing('signal.*.return', krel)
+    ours = [line for point in ('scheduler.*', 'kprocess.*', 'signal.*', 'signal.*.return')
+            for line in stap_listing(krel, '-L', point).splitlines()]
     for line in [
             'scheduler.cpu_on name:string task_prev:long idle:long',
             'scheduler.tick name:string idle:long',

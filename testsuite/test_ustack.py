@@ -132,3 +132,8 @@ def test_tables_in_module_source(krel, tmp_path):
     assert '"inner",' in r.stdout and '"getppid",' in r.stdout
     r = run_stap(['-p3', '-r', krel, '-d', str(tmp_path / 'p')] + script)
     assert re.findall(r'\.path = "([^"]+)"', r.stdout) == [str(tmp_path / 'p')]
+    # a process() probe's binary, whatever other probes come first
+    r = run_stap(['-p3', '-r', krel, '-e', 'probe begin { println(1) } '
+                  'probe process("%s").function("inner") { print_ubacktrace() }'
+                  % (tmp_path / 'p')])
+    assert re.findall(r'\{ \.path = "([^"]+)"', r.stdout) == [str(tmp_path / 'p')], r.stderr

@@ -481,6 +481,56 @@ int kcat_type_width(struct kcatalog *kc, const char *type, bool *is_signed)
 	return 0;
 }
 
+/* Does t (a struct or union) hold only integers and pointers, at their
+ * natural alignment: x86-64's INTEGER class, passed in general registers
+ * when at most 16 bytes? */
+static bool int_class(const struct btf *btf, const struct btf_type *t, int depth)
+{
+	const struct btf_member *m = btf_members(t);
+
+	if (depth > 8)
+		return false;
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		__u32 id = m->type;
+		const struct btf_type *mt = btf__type_by_id(btf, id);
+		__u32 bits = btf_member_bit_offset(t, (__u32)i);
+
+		while (mt && (btf_is_typedef(mt) || btf_is_mod(mt)))
+			mt = btf__type_by_id(btf, mt->type);
+		if (!mt)
+			return false;
+		if (btf_is_array(mt)) {
+			mt = btf__type_by_id(btf, btf_array(mt)->type);
+			while (mt && (btf_is_typedef(mt) || btf_is_mod(mt)))
+				mt = btf__type_by_id(btf, mt->type);
+			if (!mt)
+				return false;
+		}
+		if ((btf_is_struct(mt) || btf_is_union(mt)) && !int_class(btf, mt, depth + 1))
+			return false;
+		if (!btf_is_struct(mt) && !btf_is_union(mt) && !btf_is_int(mt) &&
+		    !btf_is_ptr(mt) && !btf_is_any_enum(mt))
+			return false;
+		if (!btf_member_bitfield_size(t, (__u32)i) && mt->size &&
+		    bits % (8 * (mt->size < 8 ? mt->size : 8)) && !btf_is_struct(mt) &&
+		    !btf_is_union(mt))
+			return false;	/* packed: passed in memory */
+	}
+	return true;
+}
+
+/* The size of the struct or union named `type` when a parameter of it
+ * travels in one or two general registers; 0 for other types. */
+int kcat_type_agg_size(struct kcatalog *kc, const char *type)
+{
+	const struct btf_type *t = is_pointer_name(type) ? NULL : resolve_named(kc, type);
+
+	if (!t || !(btf_is_struct(t) || btf_is_union(t)) || !t->size || t->size > 16 ||
+	    !int_class(kc->btf, t, 0))
+		return 0;
+	return (int)t->size;
+}
+
 /* How many argument registers a parameter of the type named `type` takes
  * (x86-64: 1 for scalars, pointers and aggregates of up to 8 bytes, 2 for
  * aggregates of 9 to 16 bytes, which the kernel's have no floating point
@@ -490,6 +540,10 @@ int kcat_type_regs(struct kcatalog *kc, const char *type)
 	const struct btf_type *t;
 	bool sg;
 
+	int size = kcat_type_agg_size(kc, type);
+
+	if (size)
+		return size > 8 ? 2 : 1;
 	if (kcat_type_width(kc, type, &sg))
 		return 1;
 	t = resolve_named(kc, type);

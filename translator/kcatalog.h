@@ -73,6 +73,7 @@ const struct kcat_tracepoint *kcat_tracepoint(struct kcatalog *kc,
  * kcat_arg.type, as passed in a register; 0 when unknown or too big. */
 int kcat_type_width(struct kcatalog *kc, const char *type, bool *is_signed);
 int kcat_type_regs(struct kcatalog *kc, const char *type);
+int kcat_type_agg_size(struct kcatalog *kc, const char *type);
 
 /* " $file:struct file* $buf:char*" as in stap -L (a space before each). */
 void kcat_format_args(struct strbuf *sb, const struct kcat_arg *args, int n);

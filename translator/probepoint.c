@@ -967,19 +967,88 @@ static bool split_function(struct session *s, const char *spec, const char **glo
 	return !strpbrk(*glob, ":+");
 }
 
+/* .label("GLOB") of f */
+static void function_labels(struct resolver *r, struct ubin *b, const struct ufunc *f,
+			    const char *glob)
+{
+	struct ulabel *ls;
+	size_t n = ubin_labels(r->s, b, f, glob, &ls);
+
+	for (size_t i = 0; i < n; i++)
+		uprobe_fill_label(r->s, add(r, RP_UPROBE, "process.label", ""), b, f, &ls[i]);
+}
+
+/* .callee("GLOB")[.call] / .callees of f: a probe per function called,
+ * for all its call sites in f */
+static void function_callees(struct resolver *r, struct ubin *b, const struct ufunc *f,
+			     const char *glob, bool call)
+{
+	struct ucall *cs;
+	size_t n = ubin_calls(r->s, b, f, glob, &cs);
+
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && cs[j].callee == cs[i].callee; j++)
+			;
+		uprobe_fill_callee(r->s, add(r, RP_UPROBE, "process.callee", ""), b, f, &cs[i],
+				   j - i, call);
+	}
+}
+
+/* .label(), .callee() or .callees of a function without DWARF: as 4.8,
+ * a probe on its entry, listed as written. */
+static void function_nodwarf(struct resolver *r, struct ubin *b, const struct ufunc *f,
+			     int how, const char *glob, bool call)
+{
+	struct rprobe *rp = add(r, RP_UPROBE, "process.function", "");
+	const char *sfx = how == 5 ? ".callees" :
+		arena_printf(r->s->arena, how == 3 ? ".label(\"%s\")" : ".callee(\"%s\")%s",
+			     glob, call ? ".call" : "");
+
+	uprobe_fill_function(r->s, rp, b, f, call);
+	uprobe_set_pn(rp, arena_printf(r->s->arena, "process(\"%s\").function(\"%s\")%s",
+				       ubin_path(b), f->name, sfx));
+	rp->label = arena_printf(r->s->arena, "%s%s", uprobe_pn(rp), rp->marks);
+}
+
+/* What follows .function(): 0 plain, 1 .call, 2 .return, 3 .label(L),
+ * 4 .callee(G)[.call], 5 .callees[(1)]; -1 something else. */
+static int function_suffix(const struct pp_comp *k, const char **glob, bool *call)
+{
+	const struct pp_comp *x;
+
+	*glob = "*";
+	*call = false;
+	if (!k)
+		return 0;
+	if (take(&k, "call", -1))
+		return k ? -1 : 1;
+	if (take(&k, "return", -1))
+		return k ? -1 : 2;
+	if ((x = take(&k, "label", N_STR))) {
+		*glob = x->arg->str;
+		return k ? -1 : 3;
+	}
+	if (take(&k, "callees", -1))
+		return k ? -1 : 5;
+	if ((x = take(&k, "callees", N_NUM)))	/* only depth 1 (as .callees) */
+		return k || x->arg->num != 1 ? -1 : 5;
+	if (!(x = take(&k, "callee", N_STR)))
+		return -1;
+	*glob = x->arg->str;
+	*call = take(&k, "call", -1) != NULL;
+	return k ? -1 : 4;
+}
+
 static void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp *fn,
 			      const struct pp_comp *k)
 {
 	const struct ufunc **fs;
-	const char *glob, *file;
+	const char *glob, *file, *sub;
 	size_t n;
-	int how = 0, line;	/* ignored, as by 4.8 */
+	bool call;
+	int how = function_suffix(k, &sub, &call), line;	/* line: ignored, as by 4.8 */
 
-	if (take(&k, "call", -1))
-		how = 1;
-	else if (take(&k, "return", -1))
-		how = 2;
-	if (k)
+	if (how < 0)
 		return;
 	if (!split_function(r->s, fn->arg->str, &glob, &file, &line)) {
 		fail(r, fn->arg->loc, "process().function takes \"FUNC[@FILE[:LINE]]\"");
@@ -991,7 +1060,15 @@ static void process_functions(struct resolver *r, struct ubin *b, const struct p
 			continue;
 		if (file && (!fs[i]->file || !ubin_file_matches(fs[i]->file, file)))
 			continue;
-		uprobe_fill_function(r->s, add(r, RP_UPROBE, "process.function", ""), b, fs[i], how);
+		if (how >= 3 && !fs[i]->die)
+			function_nodwarf(r, b, fs[i], how, sub, call);
+		else if (how == 3)
+			function_labels(r, b, fs[i], sub);
+		else if (how >= 4)
+			function_callees(r, b, fs[i], sub, call);
+		else
+			uprobe_fill_function(r->s, add(r, RP_UPROBE, "process.function", ""), b,
+					     fs[i], how);
 	}
 }
 
@@ -1006,6 +1083,23 @@ static void process_marks(struct resolver *r, struct ubin *b, const char *provid
 	n = ubin_match_sdts(b, provider, m->arg->str, &ms);
 	for (size_t i = 0; i < n; i++)
 		uprobe_fill_mark(r->s, add(r, RP_UPROBE, "process.mark", ""), b, ms[i]);
+}
+
+/* .plt("GLOB") of b (.plt: all): a probe on each PLT entry whose function
+ * matches. */
+static void process_plts(struct resolver *r, struct ubin *b, const struct pp_comp *p)
+{
+	struct uplt *ps;
+	size_t n;
+
+	if (p->next) {
+		if (!strcmp(p->next->name, "return") && !p->next->next)
+			fail(r, r->pp->loc, "process return probes not available");
+		return;
+	}
+	n = ubin_match_plts(r->s, b, p->arg ? p->arg->str : "*", &ps);
+	for (size_t i = 0; i < n; i++)
+		uprobe_fill_plt(r->s, add(r, RP_UPROBE, "process.plt", ""), b, &ps[i]);
 }
 
 /* [.thread].begin | [.thread].end of process or process(PATH); false when
@@ -1046,6 +1140,8 @@ static void process_in(struct resolver *r, struct ubin *b, const struct pp_comp 
 		process_functions(r, b, x, k);
 	else if ((x = take(&k, "statement", N_STR)) && !k)
 		process_statement(r, b, x);
+	else if (!x && !strcmp(k->name, "plt") && (!k->arg || k->arg->kind == N_STR))
+		process_plts(r, b, k);	/* .plt is .plt("*") */
 	else if ((x = take(&k, "provider", N_STR)) && k && !strcmp(k->name, "mark") &&
 		 k->arg && k->arg->kind == N_STR)
 		process_marks(r, b, x->arg->str, k);

@@ -554,10 +554,9 @@ static bool walk_one(struct session *s, const struct rprobe *r, struct node *n,
 		}
 		w.btf = a->btf;
 		w.type = a->type_id;
-		if (r && r->kind == RP_UPROBE) {
+		if (r && r->kind == RP_UPROBE)
 			d->user = true;
-			w.lv = utarg_lvalue(s, r, n->a->op + 1);
-		}
+		w.lv = r && targ_lvalue(s, r, n->a->op + 1);
 	}
 	d->btf = w.btf;
 	walk_chain(&w, n);

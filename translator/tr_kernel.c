@@ -48,6 +48,26 @@ static int width_of(struct session *s, const char *type, bool *is_signed)
 	return kcat_type_width(kc, type, is_signed);
 }
 
+/* The size of a struct or union parameter passed in registers, else 0. */
+static int agg_size(struct session *s, const char *type)
+{
+	struct kcatalog *kc = kernel_catalog(s);
+
+	return kc ? kcat_type_agg_size(kc, type) : 0;
+}
+
+static struct targ find_targ(struct session *s, const struct rprobe *r,
+			     const char *name);
+
+/* Is $name at r the address of an object (a struct in memory, or a copy
+ * of one passed in registers) rather than a value? */
+bool targ_lvalue(struct session *s, const struct rprobe *r, const char *name)
+{
+	if (r->kind == RP_UPROBE)
+		return utarg_lvalue(s, r, name);
+	return r->kind == RP_KFUNC && (find_targ(s, r, name).width & STP_TARG_OBJ);
+}
+
 /* The argument register after a parameter of `type` in `slot`: a 16-byte
  * aggregate takes two, or none when only one is left (it goes on the stack
  * and later parameters still use the registers); after one of unknown
@@ -109,10 +129,16 @@ static struct targ find_targ(struct session *s, const struct rprobe *r,
 	for (int i = 0; i < r->nargs; i++) {
 		bool sg;
 		int w = width_of(s, r->args[i].type, &sg);
+		int agg = r->kind == RP_KFUNC ? agg_size(s, r->args[i].type) : 0;
 
 		if (strcmp(r->args[i].name, name)) {
 			slot = next_slot(s, r->args[i].type, slot);
 			continue;
+		}
+		if (agg && slot + (agg + 7) / 8 <= MAX_REG_ARGS) {
+			t.src = slot;	/* a copy of its registers, by address */
+			t.width = STP_TARG_OBJ | agg;
+			return t;
 		}
 		if (!w) {
 			t.why = arena_printf(s->arena, "its type '%s' is not a register value",
@@ -354,6 +380,8 @@ static const char *targ_arrays(struct gen *g, struct strbuf *code,
 		for (int i = 0; i < r->nargs; i++) {
 			struct targ t = find_targ(s, r, r->args[i].name);
 
+			if (t.width & STP_TARG_OBJ)
+				t.src = -4;	/* STP_TARG_AGG: "{...}", as 4.8 */
 			sb_printf(code, " { %s, { %d, %d, %d } },",
 				  tr_cstr(g, r->args[i].name), t.src, t.width, t.is_signed);
 		}

@@ -25,6 +25,10 @@ int tr_target_names(const char ***names);
 struct targ utarg_find(struct session *s, const struct rprobe *r, const char *name,
 		       const char **body);
 bool utarg_lvalue(struct session *s, const struct rprobe *r, const char *name);
+bool targ_lvalue(struct session *s, const struct rprobe *r, const char *name);
+/* stp_targ.width of a struct passed in registers: its size | this (the
+ * runtime's value is the address of a copy, stp_uobj()) */
+#define STP_TARG_OBJ 0x80
 int uprobe_nparams(const struct rprobe *r);	/* r->args[0..N) are parameters */
 bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 	       const struct rprobe *r, int id);

@@ -122,7 +122,8 @@ static void set_value(struct gen *g, const struct var *v, const char *k,
 /* a[k] = v, a[k] op= v, a[k] <<< v */
 const char *tr_index_assign(struct gen *g, struct node *n, const char *arith_op,
 			    const char *(*arith)(struct gen *, struct node *,
-						 const char *, const char *, const char *))
+						 const char *, const char *, const char *,
+						 const struct node *))
 {
 	struct node *lhs = n->a;
 	const struct var *v = lhs->var;
@@ -159,7 +160,7 @@ const char *tr_index_assign(struct gen *g, struct node *n, const char *arith_op,
 	if (arith_op) {
 		old = tr_new_tmp(g, T_LONG);
 		tr_line(g, "%s = stp_map_get_long(%s, %s);", old, tr_global_ref(g, v), k);
-		b = arith(g, n->b, arith_op, old, b);	/* 4.8 blames the operand */
+		b = arith(g, n->b, arith_op, old, b, n->b);	/* 4.8 blames the operand */
 	}
 	tr_line(g, "%s = %s;", t, b);
 	set_value(g, v, k, t, lhs);

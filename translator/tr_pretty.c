@@ -5,7 +5,8 @@
  * into nested structs), anonymous members as <union>= / <class>=,
  * integers in decimal, chars as 'c', pointers (function pointers too) in
  * hex, char pointers and arrays as quoted strings, other arrays as
- * [first, ...] (even flexible ones). Pass 3 writes each as a table of struct stp_pp
+ * [first, ...] (even flexible ones); a member's arrays are [...] under '$'.
+ * Pass 3 writes each as a table of struct stp_pp
  * that the runtime's stp_pretty() (deref.c) walks; a read fault makes
  * the whole string "ERROR", as upstream's.
  */
@@ -155,12 +156,13 @@ static void value(struct ppgen *pg, unsigned int id, unsigned int off,
 	case BTF_KIND_ARRAY:
 		elem = btf_array(t)->type;
 		et = deref_skip(pg->btf, &elem);
-		if (is_char(pg->btf, et)) {
-			entry(pg, "STP_PP_STRA", 0, 0, 0, off);
-			return;
-		}
+		/* a member's array, char ones too, is [...] under '$' */
 		if ((!top && pg->level < 2) || depth > PP_MAX_DEPTH) {
 			lit(pg, "[...]");
+			return;
+		}
+		if (is_char(pg->btf, et)) {
+			entry(pg, "STP_PP_STRA", 0, 0, 0, off);
 			return;
 		}
 		lit(pg, "[");
@@ -316,10 +318,8 @@ bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
 		}
 		d->btf = a->btf;
 		d->type = a->type_id;
-		if (r->kind == RP_UPROBE) {
-			d->user = true;
-			d->lvalue = utarg_lvalue(s, r, name);
-		}
+		d->user = r->kind == RP_UPROBE;
+		d->lvalue = targ_lvalue(s, r, name);
 	}
 	d->pretty = level;
 	d->parms = first;	/* $$parms$: the others have the same arguments */
@@ -367,10 +367,8 @@ const char *tr_pretty_target(struct gen *g, struct node *n)
 
 		if (!strncmp(n->op, "$$locals", 8) ? i < np : !strncmp(n->op, "$$parms", 7) && i >= np)
 			continue;
-		if (r->kind == RP_UPROBE) {
-			one.user = true;
-			one.lvalue = utarg_lvalue(g->s, r, r->args[i].name);
-		}
+		one.user = r->kind == RP_UPROBE;
+		one.lvalue = targ_lvalue(g->s, r, r->args[i].name);
 
 		base.op = arena_printf(g->s->arena, "$%s", r->args[i].name);
 		base.type = T_LONG;

@@ -171,8 +171,9 @@ void tr_store(struct gen *g, const char *dst, const char *val, enum type t)
 	}
 }
 
+/* a op b; n is blamed for an error, d is the right operand's node */
 static const char *gen_arith(struct gen *g, struct node *n, const char *op,
-			     const char *a, const char *b)
+			     const char *a, const char *b, const struct node *d)
 {
 	struct arena *ar = g->s->arena;
 	const char *t;
@@ -188,6 +189,11 @@ static const char *gen_arith(struct gen *g, struct node *n, const char *op,
 		return arena_printf(ar, "((int64_t)(%s) >> ((%s) & 63))", a, b);
 	if (!strcmp(op, ">>>"))
 		return arena_printf(ar, "((int64_t)((uint64_t)(%s) >> ((%s) & 63)))", a, b);
+	/* / and % by a constant other than 0 and -1 cannot fail: plain C,
+	 * which truncates toward zero as stp_div()/stp_mod() do */
+	if (d->kind == N_NUM && d->num != 0 && d->num != -1)
+		return arena_printf(ar, "((int64_t)(%s) %s (int64_t)%lldLL)", a, op,
+				    (long long)d->num);
 	/* / and %: may fail */
 	t = tr_new_tmp(g, T_LONG);
 	tr_line(g, "%s = %s(c, %s, %s);", t, op[0] == '/' ? "stp_div" : "stp_mod", a, b);
@@ -294,7 +300,7 @@ static const char *gen_assign(struct gen *g, struct node *n)
 		x = aop[0] ? tr_gen_expr(g, n->a) : NULL;
 		b = tr_gen_expr(g, n->b);
 		if (aop[0])
-			b = gen_arith(g, n->b, aop, x, b);
+			b = gen_arith(g, n->b, aop, x, b, n->b);
 		return tr_target_set(g, n->a, b);
 	}
 	x = tr_var_ref(g, n->a->var);
@@ -305,7 +311,7 @@ static const char *gen_assign(struct gen *g, struct node *n)
 		return x;
 	}
 	if (aop[0])	/* a division error is blamed on the operand, as 4.8 */
-		b = gen_arith(g, n->b, aop, x, b);
+		b = gen_arith(g, n->b, aop, x, b, n->b);
 	if (n->type == T_STRING) {
 		tr_store(g, x, b, T_STRING);
 		return x;
@@ -610,7 +616,7 @@ const char *tr_gen_expr(struct gen *g, struct node *n)
 			/* left operand first, as 4.8 (C leaves argument order open) */
 			const char *a = tr_gen_expr(g, n->a);
 
-			return gen_arith(g, n, n->op, a, tr_gen_expr(g, n->b));
+			return gen_arith(g, n, n->op, a, tr_gen_expr(g, n->b), n->b);
 		}
 	case N_LOGICAL:
 		return gen_logical(g, n);

@@ -58,7 +58,8 @@ const char *tr_global_ref(struct gen *g, const struct var *v);
 const char *tr_index_get(struct gen *g, struct node *n);
 const char *tr_index_assign(struct gen *g, struct node *n, const char *arith_op,
 			    const char *(*arith)(struct gen *, struct node *,
-						 const char *, const char *, const char *));
+						 const char *, const char *, const char *,
+						 const struct node *));
 const char *tr_index_incdec(struct gen *g, struct node *n);
 const char *tr_in(struct gen *g, struct node *n);
 void tr_delete(struct gen *g, struct node *n);
@@ -77,5 +78,11 @@ void tr_probe_locks(struct gen *g, struct probe *p, struct strbuf *lock,
 
 /* usyms.c: -d/--ldd user objects' symbol and unwind tables */
 void usyms_emit(struct session *s, struct strbuf *c);
+/* ulines.c: does the script look up source lines (pragma:lines)? The
+ * line table of the object at path as stp_uline_*_K arrays; false (and
+ * nothing written) when it has none. */
+bool ulines_wanted(struct session *s);
+bool ulines_emit(struct session *s, struct strbuf *c, const char *path, int k,
+		 size_t *nrows);
 
 #endif /* TRANSLATE_H */

@@ -755,7 +755,32 @@ static void push_var(struct session *s, struct uvar **vec, int *n, int *cap,
 	(*vec)[(*n)++] = *v;
 }
 
-/* Has variable d a location (or a constant value) at pc (0: anywhere)? */
+/* Is the type of variable d a struct, union, class or array? */
+static bool aggregate_var(Dwarf_Die *d)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die t = *d;
+
+	for (int depth = 0; depth < 16; depth++) {
+		if (!dwarf_attr_integrate(&t, DW_AT_type, &at) || !dwarf_formref_die(&at, &t))
+			return false;
+		switch (dwarf_tag(&t)) {
+		case DW_TAG_structure_type: case DW_TAG_union_type:
+		case DW_TAG_class_type: case DW_TAG_array_type:
+			return true;
+		case DW_TAG_typedef: case DW_TAG_const_type: case DW_TAG_volatile_type:
+		case DW_TAG_restrict_type:
+			continue;
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
+/* Has variable d a location (or a constant value) at pc (0: anywhere)?
+ * A parameter of a struct or array type counts as located anywhere: 4.8's
+ * $$parms names it ("{...}") without reading it. */
 static bool located(Dwarf_Die *d, uint64_t pc)
 {
 	Dwarf_Attribute at;
@@ -763,6 +788,8 @@ static bool located(Dwarf_Die *d, uint64_t pc)
 	size_t n;
 
 	if (dwarf_hasattr_integrate(d, DW_AT_const_value))
+		return true;
+	if (dwarf_tag(d) == DW_TAG_formal_parameter && aggregate_var(d))
 		return true;
 	if (!dwarf_attr_integrate(d, DW_AT_location, &at))
 		return false;

@@ -14,6 +14,9 @@
 
 #include "stap.h"
 
+/* the bytes of one object copy in the runtime (STP_UOBJ_SIZE) */
+#define STP_UOBJ_BYTES 64
+
 struct ubin;
 struct kcat_arg;
 struct strbuf;
@@ -36,6 +39,25 @@ struct usdt {
 	const char *args;	/* "-4@%eax 8@-24(%rbp)" */
 	uint64_t pc;		/* link-time address */
 	uint64_t sem;		/* semaphore's link-time address, 0: none */
+};
+
+/* A PLT entry: the function it calls. */
+struct uplt {
+	const char *name;
+	uint64_t addr;		/* link-time address of the entry */
+};
+
+/* A DWARF label of a function. */
+struct ulabel {
+	const char *name, *file;
+	int line;
+	uint64_t addr;
+};
+
+/* A call site of a function: the function called and the return address. */
+struct ucall {
+	const struct ufunc *callee;
+	uint64_t ret;
 };
 
 /* A variable a probe at some pc can read. */
@@ -93,6 +115,20 @@ int ubin_vars(struct session *s, struct ubin *b, const struct ufunc *f,
 bool ubin_global(struct session *s, struct ubin *b, const char *name,
 		 const char *file, struct uvar *out);
 
+/* ---- uplt.c ---- */
+/* The PLT entries whose function matches glob, sorted by name. */
+size_t ubin_match_plts(struct session *s, struct ubin *b, const char *glob,
+		       struct uplt **out);
+
+/* ---- ulabel.c ---- */
+/* f's labels whose name matches glob, in DWARF order. */
+size_t ubin_labels(struct session *s, struct ubin *b, const struct ufunc *f,
+		   const char *glob, struct ulabel **out);
+/* f's (GNU) call sites of functions of b matching glob, sorted by callee
+ * then return address. */
+size_t ubin_calls(struct session *s, struct ubin *b, const struct ufunc *f,
+		  const char *glob, struct ucall **out);
+
 /* ---- utypes.c: DWARF types as BTF, for tr_deref.c ---- */
 struct btf;
 const struct btf *ubin_btf(struct ubin *b);
@@ -124,6 +160,21 @@ void uprobe_fill_statement(struct session *s, struct rprobe *rp, struct ubin *b,
 			   const struct ufunc *f, const char *spec, uint64_t addr);
 void uprobe_fill_mark(struct session *s, struct rprobe *rp, struct ubin *b,
 		      const struct usdt *m);
+/* .function("F").label("L"): the label l of f. */
+void uprobe_fill_label(struct session *s, struct rprobe *rp, struct ubin *b,
+		       const struct ufunc *f, const struct ulabel *l);
+/* .function("F").callee("G")[.call]: G's entry when called from one of the
+ * n call sites of F in calls (all calling the same function). */
+void uprobe_fill_callee(struct session *s, struct rprobe *rp, struct ubin *b,
+			const struct ufunc *f, const struct ucall *calls, size_t n,
+			bool call);
+/* pn() of rp when it is not pp() (the point as -l lists it, without marks). */
+void uprobe_set_pn(struct rprobe *rp, const char *pn);
+const char *uprobe_pn(const struct rprobe *rp);
+/* A PLT entry (.plt("NAME")): pp() is the statement at its address, $$name
+ * the function. */
+void uprobe_fill_plt(struct session *s, struct rprobe *rp, struct ubin *b,
+		     const struct uplt *p);
 
 /* Internal: libdw handles of a ubin. */
 struct Dwarf;

@@ -261,6 +261,19 @@ static const char *simple(struct eval *e, const Dwarf_Op *ops, size_t n, int wid
 	return arena_printf(e->s->arena, "(uint64_t)stp_uread(c, (int64_t)%s, %d, 0)", a, width);
 }
 
+/* Does the location give an address (not a register or a value)? */
+static bool in_memory(const Dwarf_Op *ops, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned int a = ops[i].atom;
+
+		if ((a >= DW_OP_reg0 && a <= DW_OP_reg31) || a == DW_OP_regx ||
+		    a == DW_OP_stack_value || a == DW_OP_implicit_value)
+			return false;
+	}
+	return true;
+}
+
 /* DW_OP_piece: each piece's bytes shifted into place. */
 static const char *pieces(struct eval *e, const Dwarf_Op *ops, size_t n, int width)
 {
@@ -306,6 +319,78 @@ static const char *pieces(struct eval *e, const Dwarf_Op *ops, size_t n, int wid
 	return r;
 }
 
+/* The byte size of the type of the variable at DIE d, 0 if unknown. */
+static unsigned int var_size(Dwarf_Die *d)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die t;
+	Dwarf_Word size;
+
+	if (!dwarf_attr_integrate(d, DW_AT_type, &at) || !dwarf_formref_die(&at, &t) ||
+	    dwarf_aggregate_size(&t, &size))
+		return 0;
+	return (unsigned int)size;
+}
+
+/*
+ * An object held in a register or in pieces (a small struct passed by
+ * value) has no address: the getter copies its bytes into one of the
+ * context's slots (stp_uobj()) and returns the slot's address, which
+ * stp_uread() reads like the task's memory, so members, indexes and
+ * pretty printing work on it as on an object in memory. A piece without
+ * a location (optimized out) stays zero.
+ */
+static const char *materialize(struct eval *e, const Dwarf_Op *ops, size_t n,
+			       unsigned int size)
+{
+	struct strbuf sb;
+	const char *r;
+	size_t start = 0;
+	unsigned int at = 0;
+	bool lv = false, whole = true;
+
+	if (!size || size > STP_UOBJ_BYTES) {
+		e->why = arena_printf(e->s->arena, "an object of %u bytes in registers is not supported",
+				      size);
+		return NULL;
+	}
+	sb_init(&sb);
+	sb_puts(&sb, "\tvoid *o = stp_uobj(c);\n\n");
+	for (size_t i = 0; i <= n; i++) {
+		unsigned int psize;
+		const char *p;
+
+		if (i < n && ops[i].atom != DW_OP_piece)
+			continue;
+		if (i == n && !whole)
+			break;
+		psize = i < n ? (unsigned int)ops[i].number : size;
+		whole = whole && i == n;
+		if (psize > 8 || at + psize > size) {
+			sb_free(&sb);
+			e->why = "a piece of more than 8 bytes is not supported";
+			return NULL;
+		}
+		if (i > start) {
+			p = simple(e, ops + start, i - start, (int)psize, &lv);
+			if (!p) {
+				sb_free(&sb);
+				return NULL;
+			}
+			sb_printf(&sb, "\tstp_uobj_put(o, %u, %u, (u64)%s);\n", at, psize, p);
+			if (strstr(p, "stp_uread"))
+				sb_puts(&sb, "\tif (c->last_error)\n\t\treturn 0;\n");
+		}
+		at += psize;
+		start = i + 1;
+		whole = false;
+	}
+	sb_puts(&sb, "\treturn (int64_t)(uintptr_t)o;\n");
+	r = arena_strdup(e->s->arena, sb.buf);
+	sb_free(&sb);
+	return r;
+}
+
 const char *uloc_getter(struct session *s, struct ubin *b, const struct ufunc *f,
 			const struct uvar *v, uint64_t pc, int width,
 			bool *lvalue, const char **why)
@@ -342,6 +427,13 @@ const char *uloc_getter(struct session *s, struct ubin *b, const struct ufunc *f
 	}
 	for (size_t i = 0; i < n; i++)
 		has_piece |= ops[i].atom == DW_OP_piece;
+	if (!width && (has_piece || !in_memory(ops, n))) {
+		x = materialize(&e, ops, n, var_size(&d));
+		*lvalue = x != NULL;
+		if (!x)
+			*why = e.why;
+		return x;
+	}
 	x = has_piece ? pieces(&e, ops, n, width) : simple(&e, ops, n, width, lvalue);
 	if (!x) {
 		*why = e.why;

@@ -30,6 +30,10 @@ struct uprobe_info {
 	struct ubin *bin;
 	const struct ufunc *func;	/* NULL for a mark */
 	const struct usdt *sdt;		/* marks */
+	const char *plt;		/* .plt("NAME"): NAME */
+	const struct ucall *calls;	/* .callee(): the call sites */
+	size_t ncalls;
+	const char *pn;			/* pn() when not pp(): the point as -l lists it */
 	uint64_t addr;			/* link-time address probed */
 	uint64_t offset;		/* its file offset */
 	uint64_t sem_offset;		/* SDT semaphore's file offset, 0: none */
@@ -195,6 +199,77 @@ void uprobe_fill_mark(struct session *s, struct rprobe *rp, struct ubin *b,
 			   rp->pp, (unsigned long long)m->pc);
 	if (m->sem && !ubin_file_offset(b, m->sem, &u->sem_offset))
 		u->sem_offset = 0;
+}
+
+void uprobe_fill_label(struct session *s, struct rprobe *rp, struct ubin *b,
+		       const struct ufunc *f, const struct ulabel *l)
+{
+	const char *spec = arena_printf(s->arena, "%s@%s:%d", f->name, l->file, l->line);
+
+	uprobe_fill_statement(s, rp, b, f, spec, l->addr);
+	/* 4.8: the function "at" the label's line, and .label() in -l */
+	rp->pp = arena_printf(s->arena, "process(\"%s\").function(\"%s\")", ubin_path(b), spec);
+	rp->u->pn = arena_printf(s->arena, "%s.label(\"%s\")", rp->pp, l->name);
+	rp->label = arena_printf(s->arena, "%s%s", rp->u->pn, rp->marks);
+}
+
+void uprobe_fill_callee(struct session *s, struct rprobe *rp, struct ubin *b,
+			const struct ufunc *f, const struct ucall *calls, size_t n,
+			bool call)
+{
+	const char *sfx = call ? ".call" : "";
+
+	uprobe_fill_function(s, rp, b, calls[0].callee, call);
+	/* at the entry: the return address is where the stack pointer is */
+	rp->u->addr = calls[0].callee->entry;
+	rp->u->calls = calls;
+	rp->u->ncalls = n;
+	if (!ubin_file_offset(b, rp->u->addr, &rp->u->offset))
+		diag_error(s, rp->point->loc, "cannot place a probe on %s", rp->pp);
+	rp->u->pn = arena_printf(s->arena, "process(\"%s\").function(\"%s\").callee(\"%s\")%s",
+				 ubin_path(b), func_label(s, f), func_label(s, calls[0].callee),
+				 sfx);
+	rp->label = arena_printf(s->arena, "%s%s", rp->u->pn, rp->marks);
+}
+
+void uprobe_set_pn(struct rprobe *rp, const char *pn)
+{
+	rp->u->pn = pn;
+}
+
+const char *uprobe_pn(const struct rprobe *rp)
+{
+	return rp->u->pn;
+}
+
+void uprobe_fill_plt(struct session *s, struct rprobe *rp, struct ubin *b,
+		     const struct uplt *p)
+{
+	struct uprobe_info *u = new_info(s, rp);
+	const struct ufunc **fs;
+	size_t n = ubin_match_funcs(b, "*", &fs);
+	uint64_t best = 0;
+
+	u->bin = b;
+	u->plt = p->name;
+	u->addr = p->addr;
+	/* probefunc(): as 4.8, the function symbol nearest before the entry
+	 * (_init, whatever its size) */
+	rp->symbol = "";
+	for (size_t i = 0; i < n; i++)
+		if (!fs[i]->inlined && fs[i]->entry <= p->addr && fs[i]->entry >= best) {
+			best = fs[i]->entry;
+			rp->symbol = fs[i]->name;
+		}
+	/* as for a mark, 4.8's pp() is the statement it became */
+	rp->pp = arena_printf(s->arena, "process(\"%s\").statement(0x%llx)", ubin_path(b),
+			      (unsigned long long)p->addr);
+	u->pn = arena_printf(s->arena, "process(\"%s\").plt(\"%s\")", ubin_path(b), p->name);
+	rp->label = arena_printf(s->arena, "%s%s", u->pn, rp->marks);
+	rp->ret_type = "void";
+	if (!ubin_file_offset(b, p->addr, &u->offset))
+		diag_error(s, rp->point->loc, "cannot place a probe on %s: its address 0x%llx is not in a loaded segment",
+			   rp->pp, (unsigned long long)p->addr);
 }
 
 /* ---- target variables -------------------------------------------------------- */
@@ -432,6 +507,17 @@ static const char *targ_table(struct gen *g, struct strbuf *code, const struct r
 	return fields;
 }
 
+/* -4 (STP_TARG_AGG) for a struct or union, -5 (STP_TARG_ARRAY) for an
+ * array, else 0. */
+static int aggregate_kind(const struct btf *btf, unsigned int id)
+{
+	const struct btf_type *t = deref_skip(btf, &id);
+
+	if (t && (btf_is_struct(t) || btf_is_union(t)))
+		return -4;
+	return t && btf_is_array(t) ? -5 : 0;
+}
+
 /* $$parms / $$locals lists: every variable readable at r, in order. */
 static const char *parm_table(struct gen *g, struct strbuf *code, const struct rprobe *r,
 			      int id, bool params)
@@ -452,6 +538,10 @@ static const char *parm_table(struct gen *g, struct strbuf *code, const struct r
 		if (u->vars[i].param != params)
 			continue;
 		t = utarg_find(s, r, u->vars[i].name, &body);
+		if (aggregate_kind(ubin_btf(u->bin), u->vars[i].type_id)) {
+			t.src = aggregate_kind(ubin_btf(u->bin), u->vars[i].type_id);
+			body = NULL;	/* named, not read: "{...}", "[...]" */
+		}
 		if (body)
 			sb_printf(code, "static int64_t stp_up_%d_%d(struct stp_context *c)\n{\n%s}\n\n",
 				  id, i, body);
@@ -511,6 +601,10 @@ bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 
 	if (r->kind != RP_UPROBE)
 		return false;
+	if (u->plt)
+		sdt = arena_printf(g->s->arena, ", .sdt_name = %s", tr_cstr(g, u->plt));
+	if (u->pn)
+		sdt = arena_printf(g->s->arena, "%s, .pn = %s", sdt, tr_cstr(g, u->pn));
 	if (u->sdt)	/* pn() is the mark as written, pp() the statement */
 		sdt = arena_printf(g->s->arena, ", .sdt_name = %s, .sdt_provider = %s, .pn = %s",
 				   tr_cstr(g, u->sdt->name), tr_cstr(g, u->sdt->provider),
@@ -518,6 +612,14 @@ bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 							   ubin_path(u->bin), u->sdt->name)));
 	fields = arena_printf(g->s->arena, "%s, .ubin = %s", targ_table(g, code, r, id),
 			      ubin_table(g, code, u->bin));
+	if (u->ncalls) {	/* .callee(): the return addresses of the calls */
+		sb_printf(code, "static const u64 stp_ucalls_%d[] = {", id);
+		for (size_t i = 0; i < u->ncalls; i++)
+			sb_printf(code, " 0x%llxULL,", (unsigned long long)u->calls[i].ret);
+		sb_puts(code, " };\n");
+		fields = arena_printf(g->s->arena, "%s, .ucalls = stp_ucalls_%d, .nucalls = %zu",
+				      fields, id, u->ncalls);
+	}
 	parms = parm_table(g, code, r, id, true);
 	locals = parm_table(g, code, r, id, false);
 	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .path = %s, "
@@ -601,7 +703,11 @@ struct targ uproc_targ(struct session *s, const struct rprobe *r, const char *na
 const char *uprobe_mark_string(const struct rprobe *r, const char *op);
 const char *uprobe_mark_string(const struct rprobe *r, const char *op)
 {
-	if (r->kind != RP_UPROBE || !r->u->sdt)
+	if (r->kind != RP_UPROBE)
+		return NULL;
+	if (r->u->plt)
+		return strcmp(op, "$$name") ? NULL : r->u->plt;
+	if (!r->u->sdt)
 		return NULL;
 	if (!strcmp(op, "$$name"))
 		return r->u->sdt->name;

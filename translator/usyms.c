@@ -44,6 +44,7 @@ struct uobj {
 	unsigned char *eh, *hdr;
 	size_t eh_len, hdr_len;
 	uint64_t eh_addr, hdr_addr;
+	size_t nlines;		/* rows of its line table, 0: none */
 };
 
 struct ulist {
@@ -324,8 +325,11 @@ static void emit_bytes(struct strbuf *c, const unsigned char *p, size_t n)
 	sb_puts(c, "\"");
 }
 
-static void emit_uobj(struct strbuf *c, const struct uobj *o, int k)
+static void emit_uobj(struct session *s, struct strbuf *c, struct uobj *o, int k,
+		      bool lines)
 {
+	if (lines)
+		ulines_emit(s, c, o->path, k, &o->nlines);
 	sb_printf(c, "static const unsigned long stp_usym_addr_%d[] = {", k);
 	for (size_t i = 0; i < o->nsyms; i++)
 		sb_printf(c, "%s%#lx,", i % 8 ? " " : "\n\t", (unsigned long)o->syms[i].addr);
@@ -365,6 +369,10 @@ static void emit_table(struct strbuf *c, const struct uobj *objs, int n)
 			  " .nsyms = %zu, .sym_end = %#lx,\n",
 			  (unsigned long)o->file_size, o->is_dyn, k, o->nsegs, k, k,
 			  o->nsyms, (unsigned long)o->sym_end);
+		if (o->nlines)
+			sb_printf(c, "\t  .line_addr = stp_uline_addr_%d, .line_info = stp_uline_info_%d,"
+				  " .line_file = stp_uline_file_%d, .nlines = %zu,\n", k, k, k,
+				  o->nlines);
 		if (o->eh && o->hdr)
 			sb_printf(c, "\t  .eh = stp_ueh_%d, .eh_len = %zu, .eh_addr = %#lx, "
 				  ".hdr = stp_uehdr_%d, .hdr_len = %zu, .hdr_addr = %#lx },\n",
@@ -394,8 +402,7 @@ static void collect(struct session *s, struct ulist *l)
 			fprintf(s->err, "WARNING: missing unwind/symbol data for module '%s'\n",
 				name);
 	}
-	for (int i = 0; i < s->nrprobes; i++) {
-		const struct rprobe *rp = &s->rprobes[i];
+	for (const struct rprobe *rp = s->rprobes; rp; rp = rp->next) {
 		const char *bin = rp->kind == RP_UPROBE ? uprobe_binary(rp) : NULL;
 
 		if (bin && realpath(bin, real))
@@ -409,6 +416,7 @@ void usyms_emit(struct session *s, struct strbuf *c)
 {
 	struct ulist l = { .n = 0 };
 	struct uobj *objs;
+	bool lines;
 	int n = 0;
 
 	elf_version(EV_CURRENT);
@@ -422,7 +430,8 @@ void usyms_emit(struct session *s, struct strbuf *c)
 	if (!n)
 		return;
 	sb_puts(c, "#include \"stp_usyms.h\"\n");
+	lines = ulines_wanted(s);
 	for (int k = 0; k < n; k++)
-		emit_uobj(c, &objs[k], k);
+		emit_uobj(s, c, &objs[k], k, lines);
 	emit_table(c, objs, n);
 }

@@ -9,7 +9,8 @@
  * refuses user addresses and returns an error instead of faulting: a bad
  * pointer sets c->last_error to SystemTap's "read fault [man error::fault]
  * at 0x..." and the handler ends with a script error; the kernel never
- * sees a fault it cannot handle.
+ * sees a fault it cannot handle. Writes (guru mode) are as careful:
+ * "write fault [man error::fault] at 0x...".
  */
 #include <linux/uaccess.h>
 #include <linux/percpu.h>
@@ -135,6 +136,96 @@ int64_t stp_uread_bits(struct stp_context *c, int64_t addr, int size,
 {
 	(void)size;
 	return stp_read_bits(c, addr, is_signed, bit_off, bit_size, true);
+}
+
+/* ---- writes (guru mode: $p->member = v, @cast(p, "T")->m = v) ---- */
+
+static void stp_write_fault(struct stp_context *c, u64 addr)
+{
+	snprintf(c->error_buffer, sizeof(c->error_buffer),
+		 "write fault [man error::fault] at 0x%lx", (unsigned long)addr);
+	c->last_error = c->error_buffer;
+}
+
+/* One store of n bytes (1, 2, 4, 8) with the page fault handler's fixup:
+ * copy_to_kernel_nofault() is not exported to modules, the macro under
+ * it (__put_kernel_nofault, 5.8+ on x86) is. -EFAULT when it faulted or
+ * the kernel has no such macro. */
+static long stp_store_nofault(void *dst, u64 v, int n)
+{
+#ifdef __put_kernel_nofault
+	u8 b = (u8)v;
+	u16 h = (u16)v;
+	u32 w = (u32)v;
+
+	pagefault_disable();
+	switch (n) {
+	case 1:
+		__put_kernel_nofault(dst, &b, u8, fault);
+		break;
+	case 2:
+		__put_kernel_nofault(dst, &h, u16, fault);
+		break;
+	case 4:
+		__put_kernel_nofault(dst, &w, u32, fault);
+		break;
+	case 8:
+		__put_kernel_nofault(dst, &v, u64, fault);
+		break;
+	default:
+		goto fault;
+	}
+	pagefault_enable();
+	return 0;
+fault:
+	pagefault_enable();
+#endif
+	return -EFAULT;
+}
+
+/* The n bytes at addr replaced by v's low bytes where mask has bits. The
+ * old bytes are read first through copy_from_kernel_nofault(), which
+ * refuses user and non-canonical addresses; the store then has the
+ * fault handler's fixup, so a read-only or unmapped page is a write
+ * fault, never an oops. */
+static void stp_write_masked(struct stp_context *c, int64_t addr, int n, u64 v,
+			     u64 mask)
+{
+	void *p = (void *)(uintptr_t)addr;
+	u64 old = 0;
+
+	if (n < 1 || n > 8 || stp_copy_from_kernel_nofault(&old, p, n)) {
+		stp_write_fault(c, (u64)addr);
+		return;
+	}
+	v = (old & ~mask) | (v & mask);
+	if (stp_store_nofault(p, v, n))
+		stp_write_fault(c, (u64)addr);
+}
+
+/* size bytes (1, 2, 4, 8) at addr = v, truncated. */
+void stp_kwrite(struct stp_context *c, int64_t addr, int size, int64_t v)
+{
+	stp_write_masked(c, addr, size, (u64)v,
+			 size >= 8 ? ~0ULL : (1ULL << (size * 8)) - 1);
+}
+
+/* The bit field of bit_size bits, bit_off bits into the bytes at addr =
+ * v, truncated; the bits around it are kept. */
+void stp_kwrite_bits(struct stp_context *c, int64_t addr, int bit_off,
+		     int bit_size, int64_t v)
+{
+	int need = (bit_off + bit_size + 7) / 8, n = 1;
+	u64 mask;
+
+	while (n < need)
+		n *= 2;
+	if (bit_off < 0 || bit_size < 1 || bit_off + bit_size > 64) {
+		stp_write_fault(c, (u64)addr);
+		return;
+	}
+	mask = (bit_size >= 64 ? ~0ULL : (1ULL << bit_size) - 1) << bit_off;
+	stp_write_masked(c, addr, n, (u64)v << bit_off, mask);
 }
 
 /* The NUL-terminated string at addr into dst (MAXSTRINGLEN), truncated;

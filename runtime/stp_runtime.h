@@ -219,6 +219,11 @@ int64_t stp_kread(struct stp_context *c, int64_t addr, int size, int is_signed);
 int64_t stp_kread_bits(struct stp_context *c, int64_t addr, int size,
 		       int is_signed, int bit_off, int bit_size);
 int stp_kread_string(char *dst, int64_t addr, int max);	/* -1: fault */
+/* Guru-mode stores into kernel memory: "write fault ... at 0x..." on a
+ * bad or read-only address (the value truncated to the field). */
+void stp_kwrite(struct stp_context *c, int64_t addr, int size, int64_t v);
+void stp_kwrite_bits(struct stp_context *c, int64_t addr, int bit_off,
+		     int bit_size, int64_t v);
 int stp_uread_string(char *dst, int64_t addr, int max);	/* user memory */
 /* The same reads from the current task's user memory (process probes). */
 int64_t stp_uread(struct stp_context *c, int64_t addr, int size, int is_signed);

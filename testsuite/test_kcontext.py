@@ -148,7 +148,7 @@ probe timer.ms(1500) { exit() }
 GURU = {
     'write': '''probe kernel.function("do_sys_openat2") {
   if (execname() == "cat" && user_string($filename) == "hostname") {
-    $dfd = 12345; $dfd += 1; printf("dfd %d %d %d\\n", $dfd, $dfd++, $dfd)
+    $dfd = 12345; $dfd = $dfd + 1; printf("dfd %d %d %d\\n", $dfd, $dfd = 7, $dfd)
   }
 }
 probe kernel.function("do_sys_openat2").return {
@@ -338,7 +338,7 @@ def test_guru_writes(run):
     assert (run['write'].stdout, run['write'].stderr) == (
         'cat: hostname: Bad file descriptor\n'
         'cat: /nonexistent-kctx: Permission denied\n'
-        'rc=0\ndfd 12346 12346 12347\nret -13 -13\n', '')
+        'rc=0\ndfd 12346 7 7\nret -13 -13\n', '')
 
 
 def test_user_mode_has_no_kernel_backtrace(run):
@@ -357,6 +357,11 @@ def test_user_mode_has_no_kernel_backtrace(run):
      "write to tracepoint variable '$old_pid' not permitted; need stap -g"),
     ('probe kernel.function("do_sys_openat2").return { $dfd = 1 }', True,
      'write to target variable not permitted in .return probes'),
+    # '=' alone, as 4.8 (its -p2 on the tracepoint forms)
+    ('probe kernel.function("do_sys_openat2") { $dfd += 1 }', True,
+     'Only the following assign operator is implemented on target variables:  ='),
+    ('probe kernel.function("do_sys_openat2") { $dfd++ }', True,
+     'Only the following assign operator is implemented on target variables:  ='),
 ])
 def test_write_errors(krel, script, guru, message):
     # 4.8's messages (checked with its -p2 on the tracepoint ones)

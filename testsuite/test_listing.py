@@ -11,6 +11,8 @@
 # catalog comes from every trace header shipped (module and other-arch
 # tracepoints included); kprobe.module("M").function("P*") is listed
 # unexpanded by 4.8 and expanded from the module's BTF here.
+import os
+
 import pytest
 
 from conftest import run_stap
@@ -126,3 +128,53 @@ CASES = [
 def test_listing_as_upstream(krel, flag, point, stdout, rc):
     r = run_stap(['-r', krel, flag, point])
     assert (r.stdout, 1 if r.returncode else 0) == (stdout, rc), r.stderr
+
+
+# `**` matches across components (within one, or one and more), over the
+# aliases of a script's tapset directory: 4.8's -l of the same points
+# with the same -I directory.
+GLOB_TAPSET = '''probe xx.a = begin {}
+probe xx.a.return = end {}
+probe xx.b.c.d = begin {}
+probe xx.b = begin {}
+probe xx.q = xx.b.c.d {}
+'''
+GLOB_CASES = [
+    ('xx.**', 'xx.a\nxx.a.return\nxx.b\nxx.b.c.d\nxx.q\n', 0),
+    ('xx**', 'xx.a\nxx.a.return\nxx.b\nxx.b.c.d\nxx.q\n', 0),
+    ('x**', 'xx.a\nxx.a.return\nxx.b\nxx.b.c.d\nxx.q\n', 0),
+    ('xx.*', 'xx.a\nxx.b\nxx.q\n', 0),
+    ('xx.**.return', 'xx.a.return\n', 0),
+    ('xx.*.**', 'xx.a.return\nxx.b.c.d\n', 0),
+    ('**.d', 'xx.b.c.d\n', 0),
+    ('xx.b**', 'xx.b\nxx.b.c.d\n', 0),
+    ('xx.b.**', 'xx.b.c.d\n', 0),
+    ('nosuch.**', '', 1),
+]
+
+
+@pytest.mark.parametrize('point,stdout,rc', GLOB_CASES)
+def test_globstar_as_upstream(krel, tmp_path, point, stdout, rc):
+    (tmp_path / 'xx.stp').write_text(GLOB_TAPSET)
+    r = run_stap(['-r', krel, '-I', str(tmp_path), '-l', point])
+    assert (r.stdout, 1 if r.returncode else 0) == (stdout, rc), r.stderr
+
+
+@pytest.mark.parametrize('family', ['socket', 'tcp', 'udp', 'vfs', 'scheduler'])
+def test_globstar_lists_returns(krel, family):
+    # 4.8 lists these only from DWARF; `F.**` is `F.*` and `F.*.*` there
+    every = run_stap(['-r', krel, '-l', f'{family}.**'])
+    one = run_stap(['-r', krel, '-l', f'{family}.*']).stdout.splitlines()
+    two = run_stap(['-r', krel, '-l', f'{family}.*.*']).stdout.splitlines()
+    three = run_stap(['-r', krel, '-l', f'{family}.*.*.*']).stdout.splitlines()
+    assert every.returncode == 0, every.stderr
+    assert every.stdout.splitlines() == sorted(set(one + two + three))
+    assert any(x.endswith('.return') for x in two)
+
+
+def test_release_of_build_tree(krel):
+    # -r DIR: the release is the tree's UTS_RELEASE (Debian's
+    # include/config/kernel.release holds the upstream version, 6.1.N)
+    tree = os.path.realpath(f'/lib/modules/{krel}/build')
+    r = run_stap(['-r', tree, '-l', 'kernel.function("vfs_read")'])
+    assert (r.returncode, r.stdout, r.stderr) == (0, 'kernel.function("vfs_read")\n', '')

@@ -133,6 +133,41 @@ def test_p2_kprobe_function_compiler_clone(krel):
     assert r.returncode == 1
 
 
+def test_p2_entry_as_upstream(krel):
+    # 4.8 keeps @entry values in global arrays filled by a .call probe it
+    # adds (given a System.map, its -p2 of this script): the globals, tid()
+    # and those probes with their locals show in -p2. (kernel.function
+    # needs DWARF in 4.8; its kprobe form is the reference.) Ours keep the
+    # values in the kretprobe instance, but -p2 prints 4.8's form. 4.8 also
+    # shows what has no counterpart here: its register tables (_reg_offsets
+    # globals, their begin(-9223372036854775808) init probe, _stp_arg2())
+    # and the local caching execname() in the vfs_read .call probe.
+    r = p2(krel, 'probe kprobe.function("vfs_read").return { x = 1; '
+           'println(@entry(int_arg(3)) + x, @entry(execname())) } '
+           'probe kprobe.function("vfs_write").return { println(@entry(int_arg(2))) }')
+    assert r.returncode == 0, r.stderr
+    head, _, probes = r.stdout.partition('# probes\n')
+    assert head.startswith('# globals\n'
+                           '__global_entry_tvar_entry_0:long [long, long]\n'
+                           '__global_entry_tvar_entry_0_ctr:long [long]\n'
+                           '__global_entry_tvar_entry_1:string [long, long]\n'
+                           '__global_entry_tvar_entry_1_ctr:long [long]\n'
+                           '__global_entry_tvar_entry_2:long [long, long]\n'
+                           '__global_entry_tvar_entry_2_ctr:long [long]\n'
+                           '# functions\n'), head
+    assert 'tid:long ()\n' in head
+    rd = ' /*  name = vfs_read*/ /* <- kprobe.function("vfs_read").return */\n'
+    wr = ' /*  name = vfs_write*/ /* <- kprobe.function("vfs_write").return */\n'
+    assert probes == (
+        'kprobe.function("vfs_read").call' + rd + '  # locals\n  _entry_tvar_tid:long\n'
+        'kprobe.function("vfs_read").return' + rd + '  # locals\n  _entry_tvar_tid:long\n'
+        '  __global_entry_tvar_entry_0_tmp:long\n'
+        '  __global_entry_tvar_entry_1_tmp:string\n  x:long\n'
+        'kprobe.function("vfs_write").call' + wr + '  # locals\n  _entry_tvar_tid:long\n'
+        'kprobe.function("vfs_write").return' + wr + '  # locals\n  _entry_tvar_tid:long\n'
+        '  __global_entry_tvar_entry_2_tmp:long\n')
+
+
 def test_p2_tracepoints_as_upstream(krel):
     r = p2(krel, 'probe kernel.trace("sched_switch") { print(1) }')
     assert probes_of(r) == [

@@ -6,8 +6,9 @@
  * a derived probe whose body is the alias's code around a copy of the
  * user's, and whose points are the alias's own, expanded again in turn
  * (aliases of aliases). Wildcards in the user's point (`syscall.*`) match
- * alias names component by component; extra trailing components of the
- * user's point are appended to the alias's points. Points no alias matches
+ * alias names component by component (`**` across components); extra
+ * trailing components of the user's point are appended to the alias's
+ * points. Points no alias matches
  * are left for the probe families (begin, end, timer, ...).
  */
 #include <fnmatch.h>
@@ -266,6 +267,114 @@ static bool has_alias_under_family(struct session *s, const struct probe_point *
 	return false;
 }
 
+/* The points pp names through aliases (whole names only, or else with
+ * the rest of pp as a suffix) and, for a wildcard, the built-in
+ * families; 0 when none. */
+static int expand_matches(struct expander *x, const struct probe *user,
+			  struct probe_point *pp, struct node *body, const char *via,
+			  int depth, bool whole)
+{
+	int found = try_aliases(x, user, pp, body, depth, true, via);
+
+	if (!found && !whole)
+		found = try_aliases(x, user, pp, body, depth, false, via);
+	/* a pattern may name built-in points besides aliases (`e*`) */
+	if (found && probe_point_has_wildcard(pp) && probe_point_matches(x->s, pp)) {
+		emit_probe(x, user, pp, body, via);
+		found++;
+	}
+	return found;
+}
+
+/* ---- `**`: any number of components ------------------------------------- */
+
+static const struct pp_comp *globstar_comp(const struct probe_point *pp, int *pos)
+{
+	*pos = 0;
+	for (const struct pp_comp *c = pp->comps; c; c = c->next, ++*pos)
+		if (strstr(c->name, "**"))
+			return c;
+	return NULL;
+}
+
+/* Is there an alias name of at least n components whose first n match
+ * pp's first n? (`**` may then reach further: the search stops where no
+ * alias name goes.) */
+static bool alias_prefix(struct session *s, const struct probe_point *pp, int n)
+{
+	struct file_ast *lists[2] = { s->user_ast, s->tapset_asts };
+
+	for (int i = 0; i < 2; i++)
+		for (struct file_ast *f = lists[i]; f; f = f->next)
+			for (struct probe *a = f->probes; a; a = a->next)
+				for (struct probe_point *nm = a->alias_names; nm; nm = nm->next) {
+					const struct pp_comp *c = pp->comps, *k = nm->comps;
+					int j = 0;
+
+					for (; j < n && c && k; j++, c = c->next, k = k->next)
+						if (fnmatch(c->name, k->name, 0) || !same_arg(c->arg, k->arg))
+							break;
+					if (j == n)
+						return true;
+				}
+	return false;
+}
+
+/* pp with its component at pos replaced by one (name, arg) or, when
+ * name2 is set, by two: (name, no arg) and (name2, arg). */
+static struct probe_point *replace_comp(struct session *s, const struct probe_point *pp,
+					int pos, const char *name, const char *name2)
+{
+	struct probe_point *np = arena_alloc(s->arena, sizeof(*np));
+	struct pp_comp **tail = &np->comps;
+	int i = 0;
+
+	*np = *pp;
+	np->next = NULL;
+	for (const struct pp_comp *c = pp->comps; c; c = c->next, i++) {
+		*tail = arena_alloc(s->arena, sizeof(**tail));
+		**tail = *c;
+		if (i == pos) {
+			(*tail)->name = name;
+			if (name2) {
+				(*tail)->arg = NULL;
+				tail = &(*tail)->next;
+				*tail = arena_alloc(s->arena, sizeof(**tail));
+				**tail = *c;
+				(*tail)->name = name2;
+			}
+		}
+		tail = &(*tail)->next;
+	}
+	*tail = NULL;
+	return np;
+}
+
+/* A component "P**S" matches, as upstream, either within one component
+ * ("P*S") or across several ("P*" then "**S", expanded again), so that
+ * `socket.**` names socket.send and socket.send.return alike. Only whole
+ * alias names count: no alias gets the rest of the point as a suffix. */
+static int expand_globstar(struct expander *x, const struct probe *user,
+			   struct probe_point *pp, struct node *body, const char *via,
+			   int depth)
+{
+	struct session *s = x->s;
+	int pos, found;
+	const struct pp_comp *c = globstar_comp(pp, &pos);
+	const char *star = strstr(c->name, "**");
+	const char *pre = arena_strndup(s->arena, c->name, (size_t)(star - c->name));
+	struct probe_point *one, *two;
+
+	one = replace_comp(s, pp, pos, arena_printf(s->arena, "%s*%s", pre, star + 2), NULL);
+	found = globstar_comp(one, &(int){ 0 }) ?
+		expand_globstar(x, user, one, body, via, depth) :
+		expand_matches(x, user, one, body, via, depth, true);
+	two = replace_comp(s, pp, pos, arena_printf(s->arena, "%s*", pre), star);
+	if (alias_prefix(s, two, pos + 1))
+		found += expand_globstar(x, user, two, body, via, depth);
+	return found;
+}
+
 static int expand_point(struct expander *x, const struct probe *user,
 			struct probe_point *pp, struct node *body, const char *via,
 			int depth)
@@ -286,14 +395,9 @@ static int expand_point(struct expander *x, const struct probe *user,
 		emit_probe(x, user, pp, body, via);
 		return 1;
 	}
-	found = try_aliases(x, user, pp, body, depth, true, via);
-	if (!found)
-		found = try_aliases(x, user, pp, body, depth, false, via);
-	/* a pattern may name built-in points besides aliases (`e*`) */
-	if (found && probe_point_has_wildcard(pp) && probe_point_matches(x->s, pp)) {
-		emit_probe(x, user, pp, body, via);
-		found++;
-	}
+	found = globstar_comp(pp, &(int){ 0 }) ?
+		expand_globstar(x, user, pp, body, via, depth) :
+		expand_matches(x, user, pp, body, via, depth, false);
 	if (!found && !pp->optional) {
 		emit_probe(x, user, pp, body, via);	/* for the families to judge */
 		return 1;

@@ -279,7 +279,8 @@ static void print_vars(FILE *out, const char *title, struct var *v)
 {
 	if (!v)
 		return;
-	fprintf(out, "%s\n", title);
+	if (title)
+		fprintf(out, "%s\n", title);
 	for (; v; v = v->next) {
 		fprintf(out, "%s:%s", v->name, type_name(v->type));
 		for (int i = 0; i < v->arity; i++)
@@ -326,21 +327,105 @@ static const struct func **sorted_funcs(struct session *s, int *n)
 	return v;
 }
 
+/* ---- @entry in kernel .return probes, as 4.8 shows it -------------------- */
+
+/* 4.8 rewrites each @entry(expr) of a kernel return probe into a global
+ * array indexed by thread and depth, filled by a .call probe it adds
+ * (with tid()); -p2 shows those. Ours live in the kretprobe instance,
+ * but -p2 prints 4.8's form: the same globals, the added .call probes
+ * and their locals. */
+static bool entry_shown(const struct rprobe *r)
+{
+	size_t n = strlen(r->pp);
+
+	return r->ret && (r->kind == RP_KFUNC || r->kind == RP_KPROBE) &&
+	       n > 7 && !strcmp(r->pp + n - 7, ".return");
+}
+
+static int entry_nodes(const struct node *n, const struct node **v, int k)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_CALL && n->op && !strcmp(n->op, "@entry")) {
+			if (v)
+				v[k] = n;
+			k++;
+			continue;	/* an @entry inside is the same value */
+		}
+		k = entry_nodes(n->a, v, k);
+		k = entry_nodes(n->b, v, k);
+		k = entry_nodes(n->c, v, k);
+		k = entry_nodes(n->d, v, k);
+		k = entry_nodes(n->args, v, k);
+	}
+	return k;
+}
+
+static int entry_globals(struct session *s, FILE *out)
+{
+	int k = 0;
+
+	for (struct rprobe *r = s->rprobes; r; r = r->next) {
+		int n = entry_shown(r) ? entry_nodes(r->probe->body, NULL, 0) : 0;
+		const struct node **v = n ? arena_alloc(s->arena, sizeof(*v) * (size_t)n) : NULL;
+
+		if (n)
+			entry_nodes(r->probe->body, v, 0);
+		for (int i = 0; i < n; i++, k++) {
+			if (!k)
+				fputs("# globals\n", out);
+			fprintf(out, "__global_entry_tvar_entry_%d:%s [long, long]\n", k,
+				type_name(v[i]->type));
+			fprintf(out, "__global_entry_tvar_entry_%d_ctr:long [long]\n", k);
+		}
+	}
+	return k;
+}
+
+static void print_entry_probe(struct session *s, FILE *out, const struct rprobe *r,
+			      int *k)
+{
+	int n = entry_shown(r) ? entry_nodes(r->probe->body, NULL, 0) : 0;
+	const struct node **v;
+
+	if (!n) {
+		print_locals(out, r->probe->locals, true);
+		return;
+	}
+	v = arena_alloc(s->arena, sizeof(*v) * (size_t)n);
+	entry_nodes(r->probe->body, v, 0);
+	fputs("  # locals\n  _entry_tvar_tid:long\n", out);
+	for (int i = 0; i < n; i++)
+		fprintf(out, "  __global_entry_tvar_entry_%d_tmp:%s\n", (*k)++,
+			type_name(v[i]->type));
+	for (const struct var *l = r->probe->locals; l; l = l->next)
+		fprintf(out, "  %s:%s\n", l->name, type_name(l->type));
+}
+
 void elaborate_print(struct session *s, FILE *out)
 {
-	int nfuncs;
+	int nfuncs, nentry, k = 0;
 	const struct func **funcs = sorted_funcs(s, &nfuncs);
+	bool tid_used = false;
 
 	if (s->embeds)
 		fputs("# global embedded code\n", out);
 	for (const struct embed *e = s->embeds; e; e = e->next)
 		fprintf(out, "%%{%s%%}\n", e->code);
-	print_vars(out, "# globals", s->globals);
-	if (s->funcs)
+	nentry = entry_globals(s, out);
+	print_vars(out, nentry ? NULL : "# globals", s->globals);
+	if (s->funcs || nentry)
 		fputs("# functions\n", out);
-	for (int i = 0; i < nfuncs; i++) {
-		const struct func *f = funcs[i];
+	for (int i = 0; i < nfuncs; i++)
+		tid_used |= !strcmp(funcs[i]->name, "tid");
+	for (int i = 0; i <= nfuncs; i++) {
+		const struct func *f = i < nfuncs ? funcs[i] : NULL;
 
+		if (nentry && !tid_used && (!f || strcmp(f->name, "tid") > 0)) {
+			fputs("tid:long ()\n", out);	/* 4.8's entry probes call it */
+			tid_used = true;
+		}
+		if (!f)
+			break;
 		fprintf(out, "%s:%s (", f->name, type_name(f->type));
 		for (struct var *p = f->params; p && p->param; p = p->next)
 			fprintf(out, "%s%s:%s", p == f->params ? "" : ", ", p->name,
@@ -350,8 +435,13 @@ void elaborate_print(struct session *s, FILE *out)
 	}
 	fputs("# probes\n", out);
 	for (struct rprobe *r = s->rprobes; r; r = r->next) {
+		const char *from = r->probe->via ? r->probe->via : r->from;
+
+		if (entry_shown(r) && entry_nodes(r->probe->body, NULL, 0))
+			fprintf(out, "%.*s.call%s /* <- %s */\n  # locals\n  _entry_tvar_tid:long\n",
+				(int)strlen(r->pp) - 7, r->pp, r->note ? r->note : "", from);
 		fprintf(out, "%s%s%s /* <- %s */\n", r->pp, r->marks,
-			r->note ? r->note : "", r->probe->via ? r->probe->via : r->from);
-		print_locals(out, r->probe->locals, true);
+			r->note ? r->note : "", from);
+		print_entry_probe(s, out, r, &k);
 	}
 }

@@ -335,20 +335,7 @@ static void set_kernel(struct session *s)
 
 	uname(&u);
 	s->arch = arena_strdup(s->arena, u.machine);
-	if (!r)
-		r = arena_strdup(s->arena, u.release);
-	if (r[0] == '/') {
-		size_t len;
-		char *rel = read_file(arena_printf(s->arena,
-				"%s/include/config/kernel.release", r), &len);
-
-		s->kernel_build_dir = r;
-		s->kernel_release = rel ? arena_strndup(s->arena, rel, strcspn(rel, "\n")) : r;
-		free(rel);
-		return;
-	}
-	s->kernel_release = r;
-	s->kernel_build_dir = arena_printf(s->arena, "/lib/modules/%s/build", r);
+	session_set_kernel(s, r);
 }
 
 static int read_script(struct session *s, const char *script, const char *file)

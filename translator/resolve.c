@@ -562,9 +562,24 @@ static void resolve_delete(struct session *s, struct scope *sc, struct node *n)
 	}
 }
 
+/* 4.8 stores to a target variable ($param, $p->member, @cast(...)->m)
+ * with '=' alone: no 'op=', '++' or '--'. */
+static void target_op_check(struct session *s, struct scope *sc, const struct node *n)
+{
+	const struct node *t = n->a;
+
+	if (!sc->func && elab_no_points(s, sc->probe))
+		return;		/* its points' errors are out already */
+	if ((t->kind == N_TARGET && !(t->flags & TARGET_PROCFS)) ||
+	    (t->kind == N_DEREF && deref_is_typed(t)))
+		diag_error(s, n->loc, "Only the following assign operator is implemented on target variables:  =");
+}
+
 static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			 bool written)
 {
+	int before;
+
 	if (!n)
 		return;
 	switch (n->kind) {
@@ -623,7 +638,10 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			break;
 		}
 		/* the target first: locals are listed in upstream's order */
+		before = s->errors;
 		resolve_node(s, sc, n->a, true);
+		if (s->errors == before && strcmp(n->op, "="))
+			target_op_check(s, sc, n);
 		resolve_node(s, sc, n->b, false);
 		/* x += y reads a local x; a global only updated this way, its
 		 * value unused, is still printed at exit, as upstream does */
@@ -635,7 +653,10 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		if (!check_lvalue(s, n->a, n->loc, arena_printf(s->arena,
 				  "'%s' needs a variable operand", n->op)))
 			break;
+		before = s->errors;
 		resolve_node(s, sc, n->a, true);
+		if (s->errors == before)
+			target_op_check(s, sc, n);
 		if (n->a->var && (!n->a->var->global || !n->value_unused))
 			n->a->var->read = true;	/* `if (n++ == 0)` reads n */
 		break;

@@ -44,6 +44,7 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sb_c_string(struct strbuf *sb, const char *s);	/* as a C literal */
 char *read_file(const char *path, size_t *len);	/* malloc'd, NUL-terminated */
+void session_set_kernel(struct session *s, const char *r);
 char *read_stream(FILE *f, size_t *len);
 int write_file(const char *path, const char *data, size_t len);
 bool path_exists(const char *path);

@@ -11,7 +11,9 @@
  * address itself (arrays, '&'), or a pretty-printing table. Pass 3 writes
  * the steps as C; every read of kernel memory goes through the runtime's
  * stp_kread() (copy_from_kernel_nofault), so a bad pointer is the script
- * error "read fault [man error::fault] at 0x...", never an oops.
+ * error "read fault [man error::fault] at 0x...", never an oops. In
+ * guru mode the same expressions are stored to (`$p->prio = v`, bit
+ * fields too) through stp_kwrite(): "write fault ...".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -629,6 +631,45 @@ bool elab_no_points(struct session *s, struct probe *p)
 	return true;
 }
 
+/* May the handler of p store through n (guru mode, kernel memory)? As
+ * 4.8: without -g, @cast and tracepoint bases have their own messages;
+ * in a .return probe only through $return. False after an error. */
+static bool deref_write_ok(struct session *s, struct probe *p, struct node *n)
+{
+	const char *msg = NULL, *base = is_cast(n->a) ? "@cast" : n->a->op;
+	bool user = false;
+
+	for (const struct rprobe *r = p ? s->rprobes : NULL; r; r = r->next)
+		user |= r->probe == p && r->kind == RP_UPROBE;
+	if (is_cast(n->a)) {
+		const struct node *m = n->a->args->next->next;
+
+		user |= m && strchr(m->str, '/') && strncmp(m->str, "kernel", 6);
+		if (!user && !s->guru)
+			msg = "write to @cast context variable not permitted; need stap -g";
+	}
+	for (const struct rprobe *r = s->rprobes; r && !msg && !user && !is_cast(n->a);
+	     r = r->next) {
+		if (r->probe != p)
+			continue;
+		if (!s->guru)
+			msg = r->kind == RP_TRACEPOINT ?
+			      arena_printf(s->arena, "write to tracepoint variable '%s' not permitted; need stap -g",
+					   base) :
+			      "write to target variable not permitted; need stap -g";
+		else if (r->ret && strcmp(base, "$return"))
+			msg = "write to target variable not permitted in .return probes";
+	}
+	if (user)
+		msg = arena_printf(s->arena, is_cast(n->a) ?
+				   "writing '%s' is not supported by this version yet" :
+				   "writing target variable '%s' is not supported by this version yet",
+				   base);
+	if (msg)
+		diag_error(s, n->a->loc, "%s", msg);
+	return !msg;
+}
+
 void elab_deref(struct session *s, struct probe *p, struct node *n, bool written)
 {
 	struct loc at = n->loc;
@@ -637,13 +678,8 @@ void elab_deref(struct session *s, struct probe *p, struct node *n, bool written
 	n->type = T_LONG;
 	if (elab_no_points(s, p))
 		return;
-	if (written) {
-		diag_error(s, n->loc, is_cast(n->a) ?
-			   "writing '%s' is not supported by this version yet" :
-			   "writing target variable '%s' is not supported by this version yet",
-			   is_cast(n->a) ? "@cast" : n->a->op);
+	if (written && !deref_write_ok(s, p, n))
 		return;
-	}
 	if (!is_cast(n->a)) {
 		int before = s->errors;
 
@@ -658,6 +694,10 @@ void elab_deref(struct session *s, struct probe *p, struct node *n, bool written
 	}
 	if (n->deref->res == DR_PRETTY)
 		n->type = T_STRING;
+	if (written && n->deref->res != DR_READ)
+		diag_error(s, n->loc, "cannot write to '%s': %s", is_cast(n->a) ? "@cast" : n->a->op,
+			   n->deref->res == DR_PRETTY ? "it is a pretty-printed string" :
+			   "it is not a number (an array or an address)");
 }
 
 void elab_cast_alone(struct session *s, struct probe *p, struct node *n)
@@ -769,10 +809,12 @@ static void fault_check(struct gen *g, const char *at)
 	tr_line(g, "}");
 }
 
-const char *tr_deref(struct gen *g, struct node *n)
+/* The steps of n: the address of what it names (or, for DR_ADDR, the
+ * value) in a new temporary. */
+static const char *deref_addr(struct gen *g, struct node *n, const char *at)
 {
 	const struct deref *d = n->deref;
-	const char *acc = tr_new_tmp(g, T_LONG), *at = where(g, n);
+	const char *acc = tr_new_tmp(g, T_LONG);
 
 	if (is_cast(n->a)) {
 		tr_line(g, "%s = %s;", acc, tr_gen_expr(g, n->a->args));
@@ -800,16 +842,56 @@ const char *tr_deref(struct gen *g, struct node *n)
 		}
 		}
 	}
+	return acc;
+}
+
+/* The integer at acc, as n's final read. */
+static void deref_read(struct gen *g, const struct deref *d, const char *acc,
+		       const char *dst, const char *at)
+{
+	if (d->bit_size)
+		tr_line(g, "%s = stp_%sread_bits(c, %s, %d, %d, %d, %d);", dst,
+			d->user ? "u" : "k", acc, d->width, d->is_signed, d->bit_off,
+			d->bit_size);
+	else
+		tr_line(g, "%s = stp_%sread(c, %s, %d, %d);", dst, d->user ? "u" : "k",
+			acc, d->width, d->is_signed);
+	fault_check(g, at);
+}
+
+/* Store v at acc (kernel memory, guru mode: deref_write_ok). */
+static void deref_write(struct gen *g, const struct deref *d, const char *acc,
+			const char *v, const char *at)
+{
+	if (d->bit_size)
+		tr_line(g, "stp_kwrite_bits(c, %s, %d, %d, %s);", acc, d->bit_off,
+			d->bit_size, v);
+	else
+		tr_line(g, "stp_kwrite(c, %s, %d, %s);", acc, d->width, v);
+	fault_check(g, at);
+}
+
+/* n->a = n->b (guru mode; '=' only, as 4.8): the value stored,
+ * untruncated. */
+const char *tr_deref_assign(struct gen *g, struct node *n)
+{
+	const struct deref *d = n->a->deref;
+	const char *at = where(g, n->a), *acc = deref_addr(g, n->a, at);
+	const char *t = tr_new_tmp(g, T_LONG);
+
+	tr_line(g, "%s = %s;", t, tr_gen_expr(g, n->b));
+	deref_write(g, d, acc, t, at);
+	return t;
+}
+
+const char *tr_deref(struct gen *g, struct node *n)
+{
+	const struct deref *d = n->deref;
+	const char *at = where(g, n), *acc = deref_addr(g, n, at);
+
 	switch (d->res) {
 	case DR_READ:
-		if (d->bit_size)
-			tr_line(g, "%s = stp_%sread_bits(c, %s, %d, %d, %d, %d);", acc,
-				d->user ? "u" : "k", acc, d->width, d->is_signed, d->bit_off,
-				d->bit_size);
-		else
-			tr_line(g, "%s = stp_%sread(c, %s, %d, %d);", acc, d->user ? "u" : "k",
-				acc, d->width, d->is_signed);
-		fault_check(g, at);
+		deref_read(g, d, acc, acc, at);
 		return acc;
 	case DR_ADDR:
 		return acc;

@@ -218,6 +218,8 @@ static bool elab_target_write(struct session *s, struct probe *p, struct node *n
 	size_t len = strlen(n->op);
 	bool kernel = false;
 
+	if (elab_no_points(s, p))	/* its points' errors are out already */
+		return true;
 	for (const struct rprobe *r = s->rprobes; r && !msg; r = r->next) {
 		if (r->probe != p)
 			continue;

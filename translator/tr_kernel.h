@@ -97,6 +97,8 @@ bool elab_cast_addr(struct session *s, struct probe *p, struct node *n);
 bool elab_no_points(struct session *s, struct probe *p);
 bool elab_defined(struct session *s, struct probe *p, struct node *n);
 const char *tr_deref(struct gen *g, struct node *n);
+/* A guru-mode store through an N_DEREF (n is the N_ASSIGN). */
+const char *tr_deref_assign(struct gen *g, struct node *n);
 
 /* ---- tr_pretty.c ---- */
 /* A string temporary holding the pretty print of the `type` at acc

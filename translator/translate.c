@@ -260,13 +260,8 @@ static const char *gen_incdec(struct gen *g, struct node *n)
 {
 	if (n->a->kind == N_INDEX)
 		return tr_index_incdec(g, n);
-	if (n->a->kind == N_TARGET) {
-		const char *old = tr_gen_expr(g, n->a);
-		const char *nv = tr_target_set(g, n->a, arena_printf(g->s->arena,
-			"(int64_t)((uint64_t)%s %s 1)", old, n->op[0] == '+' ? "+" : "-"));
-
-		return n->flags ? old : nv;
-	}
+	if (n->a->kind == N_DEREF || n->a->kind == N_TARGET)
+		return "((int64_t)0)";	/* refused by pass 2 (4.8: '=' only) */
 	const char *x = tr_var_ref(g, n->a->var), *t;
 	const char *op = n->op[0] == '+' ? "+" : "-";
 
@@ -296,13 +291,12 @@ static const char *gen_assign(struct gen *g, struct node *n)
 		return tr_procfs_assign(g, n);
 	if (!strcmp(n->op, "<<<"))
 		return tr_stat_add(g, n);
-	if (n->a->kind == N_TARGET) {	/* guru: a parameter's register, rax */
-		x = aop[0] ? tr_gen_expr(g, n->a) : NULL;
-		b = tr_gen_expr(g, n->b);
-		if (aop[0])
-			b = gen_arith(g, n->b, aop, x, b, n->b);
-		return tr_target_set(g, n->a, b);
-	}
+	if (n->a->kind == N_DEREF && n->a->deref)	/* guru: kernel memory */
+		return tr_deref_assign(g, n);
+	if (n->a->kind == N_DEREF)	/* in a probe without points */
+		return tr_gen_expr(g, n->b);
+	if (n->a->kind == N_TARGET)	/* guru: a parameter's register, rax */
+		return tr_target_set(g, n->a, tr_gen_expr(g, n->b));
 	x = tr_var_ref(g, n->a->var);
 	b = tr_gen_expr(g, n->b);
 

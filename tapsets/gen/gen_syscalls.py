@@ -82,6 +82,10 @@ def ordered(stmts, order):
     return out
 
 
+# calls that do not return: their .return probes are `never`
+NORETURN = ('exit', 'exit_group')
+
+
 def emit(f, row, syms, order):
     name, names, body, argstr, retfmt = row
     names = names.split(',')
@@ -98,9 +102,14 @@ def emit(f, row, syms, order):
     for _, text in ordered(stmts, order.get(name)):
         f.write('\t%s\n' % text)
     f.write('}\n')
-    f.write('probe syscall.%s.return = %s\n{\n\tname = "%s"\n'
-            '\tretval = _sc_ret()\n\tretstr = _sc_retstr(%s, retval)\n}\n' %
-            (name, points(names, syms, '.return'), name, retfmt))
+    if name in NORETURN:    # as 4.8: never fires, lists its variables
+        f.write('probe syscall.%s.return = never\n{\n\tname = "%s"\n'
+                '\tretval = 0\n\tretstr = _sc_retstr(%s, retval)\n}\n' %
+                (name, name, retfmt))
+    else:
+        f.write('probe syscall.%s.return = %s\n{\n\tname = "%s"\n'
+                '\tretval = _sc_ret()\n\tretstr = _sc_retstr(%s, retval)\n}\n' %
+                (name, points(names, syms, '.return'), name, retfmt))
     f.write('probe nd_syscall.%s = syscall.%s { }\n' % (name, name))
     f.write('probe nd_syscall.%s.return = syscall.%s.return { }\n' %
             (name, name))

@@ -165,6 +165,7 @@ static void stp_run_kind(enum stp_probe_kind kind)
  * its probe groups. Process context. */
 static void stp_kernel_probes_register(void)
 {
+	stp_ksyms_resolve();
 	stp_kprobes_register();
 	stp_uprobes_register();
 	stp_uproc_register();

@@ -165,6 +165,8 @@ struct stp_probe {
 	u64 randomize;			/* .randomize(M): +-M ns (jiffies) a period */
 	/* kernel probes */
 	const char *symbol;		/* kprobes: "func" or "module:func" */
+	u32 koffset;			/* kprobes: bytes after the symbol */
+	const char *kmodule;		/* kprobes: the module they follow */
 	const char *func;		/* probefunc(): the function's name */
 	int maxactive;			/* kretprobes: -1 = KRETACTIVE */
 	void (*entry_handler)(struct stp_context *c);	/* kretprobes: @entry */
@@ -219,6 +221,10 @@ int64_t stp_kread(struct stp_context *c, int64_t addr, int size, int is_signed);
 int64_t stp_kread_bits(struct stp_context *c, int64_t addr, int size,
 		       int is_signed, int bit_off, int bit_size);
 int stp_kread_string(char *dst, int64_t addr, int max);	/* -1: fault */
+/* hwbkpt.c: the address of module symbol i of the translator's
+ * stp_ksym_names (a static variable read through DWARF), resolved when
+ * the session starts; 0 with c->last_error set if it was not found. */
+int64_t stp_ksym(struct stp_context *c, int i);
 /* Guru-mode stores into kernel memory: "write fault ... at 0x..." on a
  * bad or read-only address (the value truncated to the field). */
 void stp_kwrite(struct stp_context *c, int64_t addr, int size, int64_t v);

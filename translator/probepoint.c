@@ -16,6 +16,7 @@
  * per session, on the first kernel probe point.
  */
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -817,14 +818,26 @@ static void resolve_kernel(struct resolver *r, const struct pp_comp *c)
 }
 
 /* module("M").function("P")[suffixes] | module("M").statement("F+OFF") */
+static void process_statement(struct resolver *r, struct ubin *b, const struct pp_comp *k);
+static void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp *fn,
+			      const struct pp_comp *k);
+
 static void resolve_module(struct resolver *r, const struct pp_comp *c)
 {
 	const struct pp_comp *k = c->next, *fn;
 	struct fn_spec f = { .kind = RP_KFUNC, .family = "module.function" };
+	struct ubin *b;
 
 	if (!c->arg || c->arg->kind != N_STR || !k)
 		return;
 	f.module = c->arg->str;
+	if (!has_wildcard(f.module) && (b = kdwarf_module(r->s, f.module))) {
+		if ((fn = take(&k, "function", N_STR)))	/* its DWARF, as a process's */
+			process_functions(r, b, fn, k);
+		else if ((fn = take(&k, "statement", N_STR)) && !k)
+			process_statement(r, b, fn);
+		return;
+	}
 	if ((fn = take(&k, "function", N_STR))) {
 		f.glob = fn->arg->str;
 		f.loc = fn->arg->loc;
@@ -912,10 +925,15 @@ static bool split_statement(struct session *s, const char *spec, const char **fn
 		return false;
 	*fn = arena_strndup(s->arena, spec, (size_t)(at - spec));
 	*file = arena_strndup(s->arena, at + 1, (size_t)(colon - at - 1));
+	if (!strcmp(colon + 1, "*")) {	/* every line */
+		*first = 1;
+		*last = INT_MAX;
+		return **fn;
+	}
 	*first = *last = (int)strtol(colon + 1, &end, 10);
 	if (*end == '-')
 		*last = (int)strtol(end + 1, &end, 10);
-	return !*end && *first > 0 && *last >= *first && *last - *first < 10000 && **fn;
+	return !*end && *first > 0 && *last >= *first && **fn;
 }
 
 static void process_statement(struct resolver *r, struct ubin *b, const struct pp_comp *k)
@@ -926,18 +944,24 @@ static void process_statement(struct resolver *r, struct ubin *b, const struct p
 	size_t n;
 
 	if (!split_statement(r->s, spec, &fn, &file, &first, &last)) {
-		fail(r, k->arg->loc, "process().statement takes \"FUNCTION@FILE:LINE\" or \"FUNCTION@FILE:FIRST-LAST\"");
+		fail(r, k->arg->loc, "%s().statement takes \"FUNCTION@FILE:LINE\" or \"FUNCTION@FILE:FIRST-LAST\"",
+		     ubin_is_kernel(b) ? "module" : "process");
 		return;
 	}
 	n = ubin_match_funcs(b, fn, &fs);
 	for (size_t i = 0; i < n; i++) {
-		for (int line = first; fs[i]->die && line <= last; line++) {
+		int *lines;
+		size_t nl = ubin_func_lines(b, fs[i], file, first, last, &lines);
+
+		for (size_t j = 0; j < nl; j++) {
+			int line = lines[j];
 			uint64_t addr;
 			struct rprobe *rp;
 
 			if (!ubin_line_addr(b, fs[i], file, line, &addr))
 				continue;
-			rp = add(r, RP_UPROBE, "process.statement", "");
+			rp = add(r, RP_UPROBE, ubin_is_kernel(b) ? "module.statement" :
+				 "process.statement", "");
 			uprobe_fill_statement(r->s, rp, b, fs[i],
 					      arena_printf(r->s->arena, "%s@%s:%d", fs[i]->name,
 							   fs[i]->file, line), addr);
@@ -965,6 +989,23 @@ static bool split_function(struct session *s, const char *spec, const char **glo
 			return false;
 	}
 	return !strpbrk(*glob, ":+");
+}
+
+/* Distinct names, in order: the inlined functions a .return skips. */
+struct names {
+	struct session *s;
+	const char **v;
+	size_t n;
+};
+
+static void note_inlined(struct names *l, const char *name, size_t max)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], name))
+			return;
+	if (!l->v)
+		l->v = arena_alloc(l->s->arena, sizeof(*l->v) * (max + 1));
+	l->v[l->n++] = name;
 }
 
 /* .label("GLOB") of f */
@@ -1011,7 +1052,7 @@ static void function_nodwarf(struct resolver *r, struct ubin *b, const struct uf
 }
 
 /* What follows .function(): 0 plain, 1 .call, 2 .return, 3 .label(L),
- * 4 .callee(G)[.call], 5 .callees[(1)]; -1 something else. */
+ * 4 .callee(G)[.call], 5 .callees[(1)], 6 .inline; -1 something else. */
 static int function_suffix(const struct pp_comp *k, const char **glob, bool *call)
 {
 	const struct pp_comp *x;
@@ -1024,6 +1065,8 @@ static int function_suffix(const struct pp_comp *k, const char **glob, bool *cal
 		return k ? -1 : 1;
 	if (take(&k, "return", -1))
 		return k ? -1 : 2;
+	if (take(&k, "inline", -1))
+		return k ? -1 : 6;
 	if ((x = take(&k, "label", N_STR))) {
 		*glob = x->arg->str;
 		return k ? -1 : 3;
@@ -1045,30 +1088,49 @@ static void process_functions(struct resolver *r, struct ubin *b, const struct p
 	const struct ufunc **fs;
 	const char *glob, *file, *sub;
 	size_t n;
-	bool call;
+	bool call, kernel = ubin_is_kernel(b);
 	int how = function_suffix(k, &sub, &call), line;	/* line: ignored, as by 4.8 */
+	struct names inlined = { r->s, NULL, 0 };
 
 	if (how < 0)
 		return;
+	if (kernel && how >= 3 && how <= 5) {
+		fail(r, r->pp->loc, "module().function().%s probes are not supported by this version yet",
+		     how == 3 ? "label" : how == 4 ? "callee" : "callees");
+		return;
+	}
 	if (!split_function(r->s, fn->arg->str, &glob, &file, &line)) {
-		fail(r, fn->arg->loc, "process().function takes \"FUNC[@FILE[:LINE]]\"");
+		fail(r, fn->arg->loc, "%s().function takes \"FUNC[@FILE[:LINE]]\"",
+		     kernel ? "module" : "process");
 		return;
 	}
 	n = ubin_match_funcs(b, glob, &fs);
 	for (size_t i = 0; i < n; i++) {
-		if (how == 2 && fs[i]->inlined)	/* an inlined copy never returns */
+		if (how == 2 && fs[i]->inlined) {	/* an inlined copy never returns */
+			note_inlined(&inlined, fs[i]->name, n);
+			continue;
+		}
+		if ((how == 1 && fs[i]->inlined) || (how == 6 && !fs[i]->inlined))
 			continue;
 		if (file && (!fs[i]->file || !ubin_file_matches(fs[i]->file, file)))
 			continue;
-		if (how >= 3 && !fs[i]->die)
+		if (how >= 3 && how <= 5 && !fs[i]->die)
 			function_nodwarf(r, b, fs[i], how, sub, call);
 		else if (how == 3)
 			function_labels(r, b, fs[i], sub);
-		else if (how >= 4)
+		else if (how == 4 || how == 5)
 			function_callees(r, b, fs[i], sub, call);
-		else
-			uprobe_fill_function(r->s, add(r, RP_UPROBE, "process.function", ""), b,
-					     fs[i], how);
+		else	/* .inline is 3 to uprobe_fill_function */
+			uprobe_fill_function(r->s, add(r, RP_UPROBE, kernel ? "module.function" :
+						      "process.function", ""), b, fs[i],
+					     how == 6 ? 3 : how);
+	}
+	if (inlined.n && kernel && !r->s->suppress_warnings) {	/* 4.8's words */
+		fprintf(r->s->err, "WARNING: cannot probe .return of %zu inlined functions ",
+			inlined.n);
+		for (size_t i = 0; i < inlined.n; i++)
+			fprintf(r->s->err, " %s", inlined.v[i]);
+		fputc('\n', r->s->err);
 	}
 }
 

@@ -402,6 +402,7 @@ const struct kcat_func *kmod_function(struct session *s, const char *module,
 struct btf;
 const struct btf *kmod_btf(struct session *s, const char *module);
 void kmod_close(struct session *s);
+const char *kmod_path(struct session *s, const char *module);
 int list_probes(struct session *s, FILE *out);
 
 int elaborate(struct session *s);

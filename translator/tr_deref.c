@@ -390,11 +390,22 @@ static bool walk_chain(struct walk *w, struct node *n)
  * as a struct, union, typedef, integer or enum, in the kernel's BTF, or in
  * a module's ("kernel" and "kernel<linux/sched.h>" mean the kernel). */
 /* @cast(p, "T", "PATH"): a type of the program PATH, in user memory. */
-static bool cast_user_type(struct walk *w, struct node *cast, const char *name,
-			   const char *mname)
+/* A kernel module's .ko ("/path/m.ko"), typed through its DWARF? */
+static bool is_ko(const char *mname)
 {
-	const char *path = ubin_find(w->s, mname);
-	struct ubin *b = path ? ubin_open(w->s, path, cast->loc) : NULL;
+	size_t n = strlen(mname);
+
+	return n > 3 && !strcmp(mname + n - 3, ".ko");
+}
+
+/* @cast(p, "T", "/path/prog") or "/path/m.ko": the type in its DWARF */
+static bool cast_user_type(struct walk *w, struct node *cast, const char *name,
+			   const char *mname, struct ubin *kmod)
+{
+	bool kernel = kmod || is_ko(mname);
+	const char *path = kernel ? NULL : ubin_find(w->s, mname);
+	struct ubin *b = kmod ? kmod : kernel ? kdwarf_module(w->s, mname) :
+			 path ? ubin_open(w->s, path, cast->loc) : NULL;
 	unsigned int id;
 
 	while (*name == ' ')
@@ -411,7 +422,7 @@ static bool cast_user_type(struct walk *w, struct node *cast, const char *name,
 	w->btf = ubin_btf(b);
 	w->type = id;
 	w->lv = true;
-	w->d->user = true;
+	w->d->user = !kernel;
 	return true;
 }
 
@@ -491,12 +502,15 @@ static bool cast_type(struct walk *w, struct node *cast)
 		return cast_user_type(w, cast, name, prog);
 	}
 	if (mod && strchr(mname, '/') && strncmp(mname, "kernel", 6))
-		return cast_user_type(w, cast, name, mname);
+		return cast_user_type(w, cast, name, mname, NULL);
 	if (mod && strncmp(mname, "kernel", 6)) {
 		/* a module's own BTF, split on the kernel's; "<header>" ignored */
 		const char *m = arena_strndup(w->s->arena, mname, strcspn(mname, "<"));
+		struct ubin *kb;
 
 		w->btf = kmod_btf(w->s, m);
+		if (!w->btf && (kb = kdwarf_module(w->s, m)))	/* a module with DWARF */
+			return cast_user_type(w, cast, name, m, kb);
 		if (!w->btf)
 			return fail(w, cast->loc, arena_printf(w->s->arena,
 				    "type definition '%s' not found in '%s' (no BTF for module '%s')",
@@ -557,7 +571,7 @@ static bool walk_one(struct session *s, const struct rprobe *r, struct node *n,
 		w.btf = a->btf;
 		w.type = a->type_id;
 		if (r && r->kind == RP_UPROBE)
-			d->user = true;
+			d->user = !uprobe_is_kernel(r);
 		w.lv = r && targ_lvalue(s, r, n->a->op + 1);
 	}
 	d->btf = w.btf;

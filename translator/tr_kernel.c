@@ -435,6 +435,9 @@ bool tr_kernel_probe(struct gen *g, struct strbuf *code, struct strbuf *table,
 		fields = arena_printf(s->arena, "%s, .entry_handler = probe_%d_entry, "
 				      ".entry_size = %s", fields, r->probe->index,
 				      r->probe->entry_size);
+	/* module("M").function(): the probe follows M (kprobes.c) */
+	if (r->module && r->kind == RP_KFUNC)
+		fields = arena_printf(s->arena, "%s, .kmodule = %s", fields, tr_cstr(g, r->module));
 	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .symbol = %s, "
 		  ".func = %s, .maxactive = %lld, .optional = %s%s },\n",
 		  r->ret ? "STP_PROBE_KRETPROBE" : "STP_PROBE_KPROBE",

@@ -29,7 +29,10 @@ bool targ_lvalue(struct session *s, const struct rprobe *r, const char *name);
 /* stp_targ.width of a struct passed in registers: its size | this (the
  * runtime's value is the address of a copy, stp_uobj()) */
 #define STP_TARG_OBJ 0x80
+/* A RP_UPROBE point in a kernel module read through its DWARF? */
+bool uprobe_is_kernel(const struct rprobe *rp);
 int uprobe_nparams(const struct rprobe *r);	/* r->args[0..N) are parameters */
+int uprobe_nvars(const struct rprobe *r);	/* parameters and locals */
 bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 	       const struct rprobe *r, int id);
 const char *uprobe_mark_string(const struct rprobe *r, const char *op);

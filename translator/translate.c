@@ -18,6 +18,7 @@
 #include "stap.h"
 #include "translate.h"
 #include "tr_kernel.h"
+#include "udwarf.h"
 
 
 void tr_line(struct gen *g, const char *fmt, ...)
@@ -1290,7 +1291,9 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	sb_puts(c, o->code.buf ? o->code.buf : "");
 	sb_puts(c, "static const struct stp_probe stp_probes[STP_NPROBES] = {\n");
 	sb_puts(c, o->table.buf ? o->table.buf : "");
-	sb_puts(c, "};\n\n#include \"stp_runtime.c\"\n");
+	sb_puts(c, "};\n\n");
+	kdwarf_emit_ksyms(s, c);
+	sb_puts(c, "#include \"stp_runtime.c\"\n");
 }
 
 int translate(struct session *s)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <dwarf.h>
 
@@ -39,6 +40,10 @@ struct ubin {
 	Dwarf_CFI *cfi;		/* .eh_frame, read on first use */
 	struct btf *btf;	/* utypes.c */
 	void *types;		/* utypes.c: DIE -> BTF id memo */
+	Dwfl *dwfl;		/* a kernel module (.ko): libdwfl relocated it */
+	Dwfl_Module *dwmod;
+	const char *kmod;	/* its name as the kernel knows it */
+	const char *label;	/* as the probe point wrote it (pp()) */
 	struct ubin *next;
 };
 
@@ -60,6 +65,10 @@ Dwarf_CFI *ubin_cfi(struct ubin *b);
 /* The .eh_frame call frame information (NULL if none), kept until close. */
 Dwarf_CFI *ubin_cfi(struct ubin *b)
 {
+	Dwarf_Addr bias;
+
+	if (b->dwmod)	/* .debug_frame, relocated; libdwfl keeps it */
+		return dwfl_module_dwarf_cfi(b->dwmod, &bias);
 	if (!b->cfi)
 		b->cfi = dwarf_getcfi_elf(b->elf);
 	return b->cfi;
@@ -331,6 +340,18 @@ size_t ubin_symbols(struct ubin *b, const struct ufunc ***out)
 	return n;
 }
 
+/* The name of the function an inlined copy f is in (f's own otherwise). */
+const char *ubin_outer_name(struct ubin *b, const struct ufunc *f)
+{
+	Dwarf_Die d;
+	const char *n;
+
+	if (!f->inlined || !b->dw || !dwarf_offdie(b->dw, f->outer, &d) ||
+	    !(n = dwarf_diename(&d)))
+		return f->name;
+	return arena_strdup(b->s->arena, n);
+}
+
 /* The name of the (not inlined) function holding addr, or "". */
 const char *ubin_func_at(struct ubin *b, uint64_t addr)
 {
@@ -594,11 +615,151 @@ struct ubin *ubin_open(struct session *s, const char *path, struct loc at)
 	return b;
 }
 
+/* ---- kernel modules ---------------------------------------------------------- */
+
+static const Dwfl_Callbacks kmod_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/*
+ * A kernel module's .ko, `name` to the kernel, with its DWARF relocated by
+ * libdwfl (its sections laid out one after the other, as in a linked
+ * file); NULL when it has no DWARF (nothing reported: the caller falls
+ * back to the module's BTF).
+ */
+struct ubin *ubin_open_kmod(struct session *s, const char *path, const char *name)
+{
+	struct ubin *b;
+	Dwarf_Addr bias;
+	GElf_Addr ebias;
+
+	for (b = opened; b; b = b->next)
+		if (!strcmp(b->path, path))
+			return b;
+	b = arena_alloc(s->arena, sizeof(*b));
+	b->s = s;
+	b->path = path;
+	b->kmod = name;
+	b->fd = b->dbg_fd = -1;
+	elf_version(EV_CURRENT);
+	b->dwfl = dwfl_begin(&kmod_callbacks);
+	if (!b->dwfl)
+		return NULL;
+	b->dwmod = dwfl_report_offline(b->dwfl, name, path, -1);
+	dwfl_report_end(b->dwfl, NULL, NULL);
+	if (b->dwmod) {
+		b->elf = dwfl_module_getelf(b->dwmod, &ebias);
+		b->dw = dwfl_module_getdwarf(b->dwmod, &bias);
+	}
+	if (!b->elf || !b->dw || bias || ebias) {
+		dwfl_end(b->dwfl);
+		return NULL;
+	}
+	read_dwarf_funcs(b);
+	if (b->nfuncs)
+		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
+	b->next = opened;
+	opened = b;
+	return b;
+}
+
+bool ubin_is_kernel(const struct ubin *b)
+{
+	return b->dwfl != NULL;
+}
+
+const char *ubin_kmod(const struct ubin *b)
+{
+	return b->kmod;
+}
+
+void ubin_set_label(struct ubin *b, const char *label)
+{
+	b->label = label;
+}
+
+const char *ubin_label(const struct ubin *b)
+{
+	return b->label ? b->label : b->path;
+}
+
+/* The section of a module's address (its relocated layout). */
+static Elf_Scn *kmod_section(struct ubin *b, uint64_t addr, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(b->elf, scn)))
+		if (gelf_getshdr(scn, sh) && (sh->sh_flags & SHF_ALLOC) &&
+		    addr >= sh->sh_addr && addr < sh->sh_addr + sh->sh_size)
+			return scn;
+	return NULL;
+}
+
+/*
+ * Where a module's address is once loaded, as the kernel resolves it: the
+ * symbol (a function, or a variable) holding it, and the offset in it;
+ * false if no symbol does.
+ */
+bool ubin_ksym(struct ubin *b, uint64_t addr, bool code, const char **sym, uint64_t *off)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = kmod_section(b, addr, &sh), *st = NULL;
+	size_t shndx = scn ? elf_ndxscn(scn) : 0;
+
+	if (!scn)
+		return false;
+	while ((st = elf_nextscn(b->elf, st))) {
+		GElf_Shdr ssh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(st, &ssh) || ssh.sh_type != SHT_SYMTAB || !ssh.sh_entsize)
+			continue;
+		d = elf_getdata(st, NULL);
+		for (size_t i = 0; d && i < ssh.sh_size / ssh.sh_entsize; i++) {
+			GElf_Sym y;
+			const char *name;
+			uint64_t at;
+
+			if (!gelf_getsym(d, (int)i, &y) || y.st_shndx != shndx ||
+			    GELF_ST_TYPE(y.st_info) != (code ? STT_FUNC : STT_OBJECT))
+				continue;
+			/* st_value is the offset in its section (ET_REL) */
+			at = sh.sh_addr + y.st_value;
+			name = elf_strptr(b->elf, ssh.sh_link, y.st_name);
+			if (!name || !*name || addr < at || addr >= at + (y.st_size ? y.st_size : 1))
+				continue;
+			*sym = arena_strdup(b->s->arena, name);
+			*off = addr - at;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Is a module's code at addr a call instruction (e8: the __fentry__
+ * call ftrace patches, first in every traceable function)? */
+bool ubin_kcall_at(struct ubin *b, uint64_t addr)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = kmod_section(b, addr, &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	uint64_t off = addr - sh.sh_addr;
+
+	return d && d->d_buf && off < d->d_size && ((const unsigned char *)d->d_buf)[off] == 0xe8;
+}
+
 void ubin_close_all(struct session *s)
 {
 	(void)s;
 	for (struct ubin *b = opened; b; b = b->next) {
 		utypes_free(b);
+		free(b->funcs);
+		if (b->dwfl) {		/* libdwfl owns the ELF, DWARF and CFI */
+			dwfl_end(b->dwfl);
+			continue;
+		}
 		if (b->cfi)
 			dwarf_cfi_end(b->cfi);
 		if (b->dw)
@@ -609,7 +770,6 @@ void ubin_close_all(struct session *s)
 			close(b->dbg_fd);
 		elf_end(b->elf);
 		close(b->fd);
-		free(b->funcs);
 		free(b->sdts);
 	}
 	opened = NULL;
@@ -686,39 +846,145 @@ bool ubin_file_matches(const char *src, const char *file)
 	return ls > lf && src[ls - lf - 1] == '/' && !strcmp(src + ls - lf, file);
 }
 
-bool ubin_line_addr(struct ubin *b, const struct ufunc *f, const char *file,
-		    int line, uint64_t *addr)
+/* Is addr in f's code (its ranges: an inlined copy's are scattered)? */
+static bool func_has(struct ubin *b, const struct ufunc *f, Dwarf_Die *d, uint64_t a)
 {
-	Dwarf_Die cu;
+	(void)b;
+	if (d)
+		return dwarf_haspc(d, a) > 0;
+	return a >= f->entry && (!f->end || a < f->end);
+}
+
+/* Call fn for each statement row of FILE (NULL: any) inside f; with
+ * `any`, for every row (4.8 takes a kernel module's line by any row). */
+static void each_line(struct ubin *b, const struct ufunc *f, const char *file, bool any,
+		      void (*fn)(void *arg, int line, uint64_t addr), void *arg)
+{
+	Dwarf_Die cu, die, *d = NULL;
 	Dwarf_Lines *lines;
+	Dwarf_Addr prev = (Dwarf_Addr)-1;
 	size_t n;
-	bool found = false;
 
 	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n))
-		return false;
+		return;
+	if (dwarf_offdie(b->dw, f->die, &die))
+		d = &die;
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr a;
 		int ln;
-		bool stmt;
+		bool stmt, again;
 		const char *src;
 
-		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) || ln != line ||
-		    dwarf_linebeginstatement(l, &stmt) || !stmt)
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) ||
+		    dwarf_linebeginstatement(l, &stmt) || (!stmt && !any))
 			continue;
-		if (a < f->entry || (f->end && a >= f->end))
+		/* listing a kernel module's lines, as 4.8: a statement at the
+		 * address of the one before (a later "view" of it) is not one
+		 * of its own */
+		again = !any && b->dwfl && a == prev;
+		if (stmt)
+			prev = a;
+		if (again || !func_has(b, f, d, a))
 			continue;
 		src = dwarf_linesrc(l, NULL, NULL);
 		if (file && (!src || !ubin_file_matches(src, file)))
 			continue;
-		if (!found || a < *addr)
-			*addr = a;
-		found = true;
+		fn(arg, ln, a);
 	}
-	return found;
+}
+
+struct line_find {
+	int line;
+	bool found;
+	uint64_t addr;
+};
+
+static void line_find_cb(void *arg, int line, uint64_t addr)
+{
+	struct line_find *lf = arg;
+
+	if (line != lf->line || (lf->found && addr >= lf->addr))
+		return;
+	lf->addr = addr;
+	lf->found = true;
+}
+
+bool ubin_line_addr(struct ubin *b, const struct ufunc *f, const char *file,
+		    int line, uint64_t *addr)
+{
+	struct line_find lf = { .line = line };
+
+	each_line(b, f, file, b->dwfl != NULL, line_find_cb, &lf);
+	*addr = lf.addr;
+	return lf.found;
+}
+
+struct line_set {
+	int first, last;
+	int *v;
+	size_t n, cap;
+};
+
+static void line_set_cb(void *arg, int line, uint64_t addr)
+{
+	struct line_set *ls = arg;
+
+	(void)addr;
+	if (line < ls->first || line > ls->last)
+		return;
+	for (size_t i = 0; i < ls->n; i++)
+		if (ls->v[i] == line)
+			return;
+	if (ls->n == ls->cap) {
+		ls->cap = ls->cap ? ls->cap * 2 : 16;
+		ls->v = realloc(ls->v, sizeof(*ls->v) * ls->cap);
+		if (!ls->v)
+			abort();
+	}
+	ls->v[ls->n++] = line;
+}
+
+static int by_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* The lines of FILE in [first, last] that have code in f, ascending. */
+size_t ubin_func_lines(struct ubin *b, const struct ufunc *f, const char *file,
+		       int first, int last, int **out)
+{
+	struct line_set ls = { .first = first, .last = last };
+
+	*out = NULL;
+	if (!f->die)
+		return 0;
+	/* one line of a kernel module: any row of it, as 4.8 */
+	each_line(b, f, file, b->dwfl && first == last, line_set_cb, &ls);
+	if (ls.n) {
+		qsort(ls.v, ls.n, sizeof(*ls.v), by_int);
+		*out = arena_alloc(b->s->arena, sizeof(**out) * ls.n);
+		memcpy(*out, ls.v, sizeof(**out) * ls.n);
+	}
+	free(ls.v);
+	return ls.n;
 }
 
 /* ---- variables ------------------------------------------------------------------ */
+
+/* "char[16]" as 4.8 lists it: "char[]" */
+static const char *array_dims_elided(struct session *s, const char *type)
+{
+	char *t = arena_strdup(s->arena, type), *w = t;
+
+	for (const char *p = type; *p; p++) {
+		*w++ = *p;
+		if (*p == '[')
+			p += strspn(p + 1, "0123456789");
+	}
+	*w = '\0';
+	return t;
+}
 
 static bool var_of(struct session *s, struct ubin *b, Dwarf_Die *d, struct uvar *v)
 {
@@ -734,7 +1000,7 @@ static bool var_of(struct session *s, struct ubin *b, Dwarf_Die *d, struct uvar 
 	v->param = dwarf_tag(d) == DW_TAG_formal_parameter;
 	if (dwarf_attr_integrate(d, DW_AT_type, &at) && dwarf_formref_die(&at, &t))
 		v->type_id = utype_to_btf(s, b, dwarf_dieoffset(&t));
-	v->type = kbtf_type_name(s, ubin_btf(b), v->type_id);
+	v->type = array_dims_elided(s, kbtf_type_name(s, ubin_btf(b), v->type_id));
 	return true;
 }
 

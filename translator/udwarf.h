@@ -77,6 +77,19 @@ const char *ubin_find(struct session *s, const char *name);
 /* Opened once per session; NULL (reported) when it is not ELF. */
 struct ubin *ubin_open(struct session *s, const char *path, struct loc at);
 void ubin_close_all(struct session *s);
+/* A kernel module's .ko with its DWARF (relocated by libdwfl), `name` to
+ * the kernel; NULL when it has no DWARF. */
+struct ubin *ubin_open_kmod(struct session *s, const char *path, const char *name);
+bool ubin_is_kernel(const struct ubin *b);
+const char *ubin_kmod(const struct ubin *b);
+/* The module as the probe point names it (pp()): the path, or the name. */
+void ubin_set_label(struct ubin *b, const char *label);
+const char *ubin_label(const struct ubin *b);
+/* The function (code) or variable symbol of a module holding addr, and
+ * the offset in it: the kernel resolves "module:symbol" at load time. */
+bool ubin_ksym(struct ubin *b, uint64_t addr, bool code, const char **sym, uint64_t *off);
+/* Is the module's instruction at addr a call (the __fentry__ one)? */
+bool ubin_kcall_at(struct ubin *b, uint64_t addr);
 /* The libraries b needs whose names match glob (or the path glob), as
  * real paths. */
 size_t ubin_libraries(struct session *s, struct ubin *b, const char *glob,
@@ -93,6 +106,8 @@ const char *elf_debug_path(struct session *s, Elf *e);
  * table's others). */
 size_t ubin_match_funcs(struct ubin *b, const char *glob, const struct ufunc ***out);
 const char *ubin_func_at(struct ubin *b, uint64_t addr);
+/* The name of the function an inlined copy f is in (f's own otherwise). */
+const char *ubin_outer_name(struct ubin *b, const struct ufunc *f);
 size_t ubin_symbols(struct ubin *b, const struct ufunc ***out);
 /* Does the source path src name file (a glob of it, or its tail)? */
 bool ubin_file_matches(const char *src, const char *file);
@@ -105,6 +120,9 @@ uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f);
 /* The lowest statement address of FILE:LINE inside f; false if none. */
 bool ubin_line_addr(struct ubin *b, const struct ufunc *f, const char *file,
 		    int line, uint64_t *addr);
+/* The lines of FILE in [first, last] with code in f, ascending. */
+size_t ubin_func_lines(struct ubin *b, const struct ufunc *f, const char *file,
+		       int first, int last, int **out);
 /* f's parameters then its locals visible at pc (0: the outermost scope),
  * the locals only if they have a location at loc_pc (when not 0), as
  * upstream lists them; the return type (NULL for void) in *ret. */
@@ -175,6 +193,12 @@ const char *uprobe_pn(const struct rprobe *rp);
  * the function. */
 void uprobe_fill_plt(struct session *s, struct rprobe *rp, struct ubin *b,
 		     const struct uplt *p);
+
+/* ---- kdwarf.c: kernel modules with DWARF ---- */
+struct ubin *kdwarf_module(struct session *s, const char *spec);
+/* The index of "module:symbol" in the table the runtime resolves. */
+int kdwarf_ksym_index(struct session *s, const char *name);
+void kdwarf_emit_ksyms(struct session *s, struct strbuf *c);
 
 /* Internal: libdw handles of a ubin. */
 struct Dwarf;

@@ -54,6 +54,31 @@ static const char *reg_expr(struct eval *e, uint64_t n)
 	return arena_printf(e->s->arena, "(uint64_t)c->regs->%s", dwarf_regs[n]);
 }
 
+/* The fault-tolerant read of the probe's memory (runtime/deref.c). */
+static const char *reader(const struct eval *e)
+{
+	return ubin_is_kernel(e->b) ? "stp_kread" : "stp_uread";
+}
+
+/* A kernel module's static address: its symbol's, resolved when the
+ * session starts (stp_ksym()), plus the offset in it. */
+static const char *kernel_addr(struct eval *e, uint64_t addr)
+{
+	const char *sym;
+	uint64_t off;
+
+	if (!ubin_ksym(e->b, addr, false, &sym, &off) &&
+	    !ubin_ksym(e->b, addr, true, &sym, &off)) {
+		e->why = arena_printf(e->s->arena, "no symbol of module %s holds its address",
+				      ubin_kmod(e->b));
+		return NULL;
+	}
+	return arena_printf(e->s->arena, "(stp_ksym(c, %d) + 0x%llxULL)",
+			    kdwarf_ksym_index(e->s, arena_printf(e->s->arena, "%s:%s",
+								 ubin_kmod(e->b), sym)),
+			    (unsigned long long)off);
+}
+
 static bool push(struct eval *e, const char *x)
 {
 	if (!x)
@@ -142,6 +167,8 @@ static bool one_op(struct eval *e, const Dwarf_Op *o)
 	}
 	switch (o->atom) {
 	case DW_OP_addr:
+		if (ubin_is_kernel(e->b))
+			return push(e, kernel_addr(e, o->number));
 		return push(e, arena_printf(A, "(stp_ubias(c) + 0x%llxULL)",
 					    (unsigned long long)o->number));
 	case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u: case DW_OP_const8u:
@@ -166,7 +193,8 @@ static bool one_op(struct eval *e, const Dwarf_Op *o)
 		return (a = pop(e)) && push(e, arena_printf(A, "(%s + 0x%llxULL)", a,
 						(unsigned long long)o->number));
 	case DW_OP_deref:
-		return (a = pop(e)) && push(e, arena_printf(A, "(uint64_t)stp_uread(c, (int64_t)%s, 8, 0)", a));
+		return (a = pop(e)) && push(e, arena_printf(A, "(uint64_t)%s(c, (int64_t)%s, 8, 0)",
+							    reader(e), a));
 	case DW_OP_dup:
 		return (a = pop(e)) && push(e, a) && push(e, a);
 	case DW_OP_drop:
@@ -258,7 +286,8 @@ static const char *simple(struct eval *e, const Dwarf_Op *ops, size_t n, int wid
 		*lvalue = true;
 		return a;
 	}
-	return arena_printf(e->s->arena, "(uint64_t)stp_uread(c, (int64_t)%s, %d, 0)", a, width);
+	return arena_printf(e->s->arena, "(uint64_t)%s(c, (int64_t)%s, %d, 0)", reader(e), a,
+			    width);
 }
 
 /* Does the location give an address (not a register or a value)? */

@@ -41,6 +41,7 @@ struct uprobe_info {
 	struct uvar *vars;		/* parameters, then locals */
 	int nvars, nparams;
 	struct uvar ret;		/* type NULL: void */
+	const char *ksym;		/* kernel module: "module:function" */
 };
 
 #define NARG_REGS 6
@@ -112,14 +113,52 @@ static const char *func_label(struct session *s, const struct ufunc *f)
 
 const char *uprobe_binary(const struct rprobe *rp)
 {
-	return rp->u ? ubin_path(rp->u->bin) : NULL;
+	return rp->u && !ubin_is_kernel(rp->u->bin) ? ubin_path(rp->u->bin) : NULL;
+}
+
+bool uprobe_is_kernel(const struct rprobe *rp)
+{
+	return rp->kind == RP_UPROBE && rp->u && ubin_is_kernel(rp->u->bin);
+}
+
+/* process("PATH") or, in a kernel module, module("M") as written */
+static const char *point_prefix(struct session *s, struct ubin *b)
+{
+	if (ubin_is_kernel(b))
+		return arena_printf(s->arena, "module(\"%s\")", ubin_label(b));
+	return arena_printf(s->arena, "process(\"%s\")", ubin_path(b));
+}
+
+/* A kernel module's probe goes on "module:function+offset" (ubin_ksym). */
+static void place_kernel(struct session *s, struct rprobe *rp, struct uprobe_info *u)
+{
+	const char *sym;
+	uint64_t at = u->addr;
+
+	/* a prologue that is only the __fentry__ call: the probe goes on
+	 * that call (ftrace's, no breakpoint), where the registers are the
+	 * same, as 4.8 */
+	if (u->func && !u->func->inlined && u->addr == u->func->entry + 5 &&
+	    ubin_kcall_at(u->bin, u->func->entry))
+		at = u->func->entry;
+	if (!ubin_ksym(u->bin, at, true, &sym, &u->offset)) {
+		diag_error(s, rp->point->loc, "cannot place a probe on %s: no function of module %s holds its address 0x%llx",
+			   rp->pp, ubin_kmod(u->bin), (unsigned long long)u->addr);
+		return;
+	}
+	u->ksym = arena_printf(s->arena, "%s:%s", ubin_kmod(u->bin), sym);
+	rp->from = rp->pp;	/* 4.8's -p2 shows the point it became */
+	rp->note = arena_printf(s->arena, " /* pc=<%s+%llu> */", u->ksym,
+				(unsigned long long)u->offset);
 }
 
 void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 			  const struct ufunc *f, int how)
 {
-	static const char *const suffix[] = { "", ".call", ".return" };
+	static const char *const suffix[] = { "", ".call", ".return", ".inline" };
 	struct uprobe_info *u = new_info(s, rp);
+
+	bool kernel = ubin_is_kernel(b);
 
 	u->bin = b;
 	u->func = f;
@@ -129,15 +168,21 @@ void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 	for (int i = 0; i < u->nvars; i++)
 		u->nparams += u->vars[i].param;
 	place_function(s, u);
+	if (kernel) {	/* as 4.8: read through DWARF after the prologue */
+		u->addr = f->inlined ? f->entry : ubin_after_prologue(b, f);
+		u->at_entry &= how == 2;
+	}
 	if (how == 2)
 		u->addr = f->entry;
 	rp->ret = how == 2;
-	rp->symbol = f->name;
-	rp->pp = arena_printf(s->arena, "process(\"%s\").function(\"%s\")%s", ubin_path(b),
+	rp->symbol = kernel ? ubin_outer_name(b, f) : f->name;	/* probefunc() */
+	rp->pp = arena_printf(s->arena, "%s.function(\"%s\")%s", point_prefix(s, b),
 			      func_label(s, f), suffix[how]);
 	rp->label = arena_printf(s->arena, "%s%s", rp->pp, rp->marks);
 	set_args(s, rp);
-	if (!ubin_file_offset(b, u->addr, &u->offset))
+	if (kernel)
+		place_kernel(s, rp, u);
+	else if (!ubin_file_offset(b, u->addr, &u->offset))
 		diag_error(s, rp->point->loc, "cannot place a probe on %s: its address 0x%llx is not in a loaded segment",
 			   rp->pp, (unsigned long long)u->addr);
 }
@@ -154,11 +199,13 @@ void uprobe_fill_statement(struct session *s, struct rprobe *rp, struct ubin *b,
 	for (int i = 0; i < u->nvars; i++)
 		u->nparams += u->vars[i].param;
 	u->ret.type = NULL;
-	rp->symbol = f->name;
-	rp->pp = arena_printf(s->arena, "process(\"%s\").statement(\"%s\")", ubin_path(b), spec);
+	rp->symbol = ubin_is_kernel(b) ? ubin_outer_name(b, f) : f->name;
+	rp->pp = arena_printf(s->arena, "%s.statement(\"%s\")", point_prefix(s, b), spec);
 	rp->label = arena_printf(s->arena, "%s%s", rp->pp, rp->marks);
 	set_args(s, rp);
-	if (!ubin_file_offset(b, addr, &u->offset))
+	if (ubin_is_kernel(b))
+		place_kernel(s, rp, u);
+	else if (!ubin_file_offset(b, addr, &u->offset))
 		diag_error(s, rp->point->loc, "cannot place a probe on %s: its address 0x%llx is not in a loaded segment",
 			   rp->pp, (unsigned long long)addr);
 }
@@ -528,24 +575,33 @@ static const char *parm_table(struct gen *g, struct strbuf *code, const struct r
 	struct strbuf tab;
 	int k = 0;
 
+	const struct uvar *vars = u->vars;
+	int nvars = u->nvars;
+
 	if (u->sdt || (r->ret && !params))
 		return "";
+	if (!params && ubin_is_kernel(u->bin)) {	/* 4.8: all in scope, '?' if not here */
+		struct uvar *all, ret;
+
+		nvars = ubin_vars(s, u->bin, u->func, u->addr, 0, &all, &ret);
+		vars = all;
+	}
 	sb_init(&tab);
-	for (int i = 0; i < u->nvars; i++) {
+	for (int i = 0; i < nvars; i++) {
 		const char *body;
 		struct targ t;
 
-		if (u->vars[i].param != params)
+		if (vars[i].param != params)
 			continue;
-		t = utarg_find(s, r, u->vars[i].name, &body);
-		if (aggregate_kind(ubin_btf(u->bin), u->vars[i].type_id)) {
-			t.src = aggregate_kind(ubin_btf(u->bin), u->vars[i].type_id);
+		t = utarg_find(s, r, vars[i].name, &body);
+		if (aggregate_kind(ubin_btf(u->bin), vars[i].type_id)) {
+			t.src = aggregate_kind(ubin_btf(u->bin), vars[i].type_id);
 			body = NULL;	/* named, not read: "{...}", "[...]" */
 		}
 		if (body)
 			sb_printf(code, "static int64_t stp_up_%d_%d(struct stp_context *c)\n{\n%s}\n\n",
 				  id, i, body);
-		sb_printf(&tab, " { %s, { %d, %d, %d, %s } },", tr_cstr(g, u->vars[i].name),
+		sb_printf(&tab, " { %s, { %d, %d, %d, %s } },", tr_cstr(g, vars[i].name),
 			  t.src, t.width, t.is_signed,
 			  body ? arena_printf(s->arena, "stp_up_%d_%d", id, i) : "NULL");
 		k++;
@@ -559,6 +615,33 @@ static const char *parm_table(struct gen *g, struct strbuf *code, const struct r
 
 bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 	       const struct rprobe *r, int id);
+
+/* A kernel module's point: a kprobe (kretprobe) on "module:function"
+ * plus the offset, which the kernel resolves when the session starts. */
+static bool tr_kdwarf_probe(struct gen *g, struct strbuf *code, struct strbuf *table,
+			    const struct rprobe *r, int id)
+{
+	const struct uprobe_info *u = r->u;
+	struct session *s = g->s;
+	const char *fields = targ_table(g, code, r, id);
+
+	fields = arena_printf(s->arena, "%s%s%s", fields, parm_table(g, code, r, id, true),
+			      parm_table(g, code, r, id, false));
+	if (r->ret && r->probe->entry_size)
+		fields = arena_printf(s->arena, "%s, .entry_handler = probe_%d_entry, "
+				      ".entry_size = %s", fields, r->probe->index,
+				      r->probe->entry_size);
+	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .symbol = %s, "
+		  ".koffset = 0x%llxU, .kmodule = %s, .func = %s, .maxactive = -1, .optional = %s%s },\n",
+		  r->ret ? "STP_PROBE_KRETPROBE" : "STP_PROBE_KPROBE", r->probe->index,
+		  tr_cstr(g, r->pp), tr_cstr(g, u->ksym ? u->ksym : ""),
+		  (unsigned long long)u->offset, tr_cstr(g, ubin_kmod(u->bin)),
+		  /* probefunc() of a .return: the caller's, where it returns */
+		  tr_cstr(g, r->symbol && !r->ret ? r->symbol : ""),
+		  r->marks && strchr(r->marks, '?') ? "true" : "false", fields);
+	return true;
+}
+
 /* The user symbol tables written so far (struct gen's utabs). */
 struct utab {
 	struct utab *next;
@@ -610,6 +693,8 @@ bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 				   tr_cstr(g, u->sdt->name), tr_cstr(g, u->sdt->provider),
 				   tr_cstr(g, arena_printf(g->s->arena, "process(\"%s\").mark(\"%s\")",
 							   ubin_path(u->bin), u->sdt->name)));
+	if (ubin_is_kernel(u->bin))
+		return tr_kdwarf_probe(g, code, table, r, id);
 	fields = arena_printf(g->s->arena, "%s, .ubin = %s", targ_table(g, code, r, id),
 			      ubin_table(g, code, u->bin));
 	if (u->ncalls) {	/* .callee(): the return addresses of the calls */
@@ -631,6 +716,11 @@ bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 		  (unsigned long long)u->addr, tr_cstr(g, r->symbol ? r->symbol : ""),
 		  r->marks && strchr(r->marks, '?') ? "true" : "false", fields, parms, locals, sdt);
 	return true;
+}
+
+int uprobe_nvars(const struct rprobe *r)
+{
+	return r->u ? r->u->nvars : r->nargs;
 }
 
 int uprobe_nparams(const struct rprobe *r)

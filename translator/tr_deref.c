@@ -499,7 +499,7 @@ static bool cast_type(struct walk *w, struct node *cast)
 			return fail(w, cast->loc, arena_printf(w->s->arena,
 				    "type definition '%s' not found in '%s' (the headers do not compile)",
 				    name, mname));
-		return cast_user_type(w, cast, name, prog);
+		return cast_user_type(w, cast, name, prog, NULL);
 	}
 	if (mod && strchr(mname, '/') && strncmp(mname, "kernel", 6))
 		return cast_user_type(w, cast, name, mname, NULL);

@@ -52,6 +52,9 @@ static unsigned int stp_ntimers;
 long stp_target_pid;
 module_param_named(_stp_target, stp_target_pid, long, 0400);
 
+/* stp_pid(): the process id of the stapio that opened the control file */
+long stp_stapio_pid;
+
 /* tz_gmtoff(), tz_name(): the local time zone where staprun ran */
 long stp_tz_gmtoff;
 module_param_named(_stp_tz_gmtoff, stp_tz_gmtoff, long, 0400);

@@ -339,6 +339,8 @@ void stp_exit(void);
 
 /* target(): the pid given by stap -x, or of the command of stap -c */
 extern long stp_target_pid;
+/* stp_pid(): the stapio process of the session (control.c sets it) */
+extern long stp_stapio_pid;
 /* tz_gmtoff(), tz_name(): staprun's time zone (seconds west of UTC) */
 extern long stp_tz_gmtoff;
 extern char stp_tz_name[MAXSTRINGLEN];

@@ -576,11 +576,15 @@ static int pass5(struct session *s)
 	return 0;
 }
 
-static int make_tmpdir(struct session *s)
+/* the session's temporary directory, made once (pass 2 may need it for
+ * the types of user headers) */
+int session_tmpdir(struct session *s)
 {
 	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char *t = arena_printf(s->arena, "%s/stapXXXXXX", base);
 
+	if (s->tmpdir)
+		return 0;
 	if (!mkdtemp(t)) {
 		diag_plain(s, "cannot create a temporary directory in %s: %s", base,
 			   strerror(errno));
@@ -632,7 +636,7 @@ static int run_passes(struct session *s)
 		return s->errors ? 1 : 0;
 	if (pass2(s) || s->last_pass == 2)
 		return s->errors ? 1 : 0;
-	if (check_runtime(s) || make_tmpdir(s) || pass3(s) || s->last_pass == 3)
+	if (check_runtime(s) || session_tmpdir(s) || pass3(s) || s->last_pass == 3)
 		return s->errors ? 1 : 0;
 	if (pass4(s) || s->last_pass == 4)
 		return s->errors ? 1 : 0;

@@ -917,97 +917,223 @@ static void resolve_perf(struct resolver *r, const struct pp_comp *c)
 
 /* ---- process("PATH"): user space (uprobes.c, udwarf.c) -------------------------------- */
 
-/* "FUNC@FILE:LINE" or "FUNC@FILE:FIRST-LAST" of .statement(): its parts;
- * false if malformed. */
-static bool split_statement(struct session *s, const char *spec, const char **fn,
-			    const char **file, int *first, int *last, int *rel)
+/* The lines of a .statement("FUNC@FILE...") spec: ":*" (all), ":A,B-C"
+ * (lines and ranges) or "+N" (relative to the function's declaration). */
+struct lspec {
+	const char *fn, *file;
+	bool all;
+	int rel;		/* the N of "+N", else -1 */
+	int n, first[16], last[16];
+	bool ranged;		/* a "-" or "," in the lines */
+};
+
+/* ":A,B-C" into l; false if malformed */
+static bool split_ranges(const char *p, struct lspec *l)
 {
-	const char *at = strchr(spec, '@'), *colon = at ? strrchr(at, ':') : NULL;
-	const char *plus = at && !colon ? strrchr(at, '+') : NULL;
 	char *end;
 
-	*rel = -1;
-	if (plus && plus > at + 1) {	/* FUNC@FILE+N: N lines after FUNC's */
-		*fn = arena_strndup(s->arena, spec, (size_t)(at - spec));
-		*file = arena_strndup(s->arena, at + 1, (size_t)(plus - at - 1));
-		*rel = (int)strtol(plus + 1, &end, 10);
-		*first = *last = 1;
-		return !*end && plus[1] && *rel >= 0 && *rel < 100000 && **fn;
-	}
-	if (!at || !colon || colon == at + 1)
+	do {
+		if (l->n == 16 || *p < '0' || *p > '9')
+			return false;
+		l->first[l->n] = l->last[l->n] = (int)strtol(p, &end, 10);
+		if (*end == '-' && end[1] >= '0' && end[1] <= '9') {
+			l->last[l->n] = (int)strtol(end + 1, &end, 10);
+			l->ranged = true;
+		}
+		if (l->first[l->n] <= 0 || l->last[l->n] < l->first[l->n])
+			return false;
+		l->n++;
+		p = end + 1;
+	} while (*end == ',');
+	l->ranged |= l->n > 1;
+	return !*end;
+}
+
+static bool split_statement(struct session *s, const char *spec, struct lspec *l)
+{
+	const char *at = strchr(spec, '@'), *sep = at ? strpbrk(at, ":+") : NULL;
+	char *end;
+
+	memset(l, 0, sizeof(*l));
+	l->rel = -1;
+	if (!at || !sep || sep == at + 1 || at == spec)
 		return false;
-	*fn = arena_strndup(s->arena, spec, (size_t)(at - spec));
-	*file = arena_strndup(s->arena, at + 1, (size_t)(colon - at - 1));
-	if (!strcmp(colon + 1, "*")) {	/* every line */
-		*first = 1;
-		*last = INT_MAX;
-		return **fn;
+	l->fn = arena_strndup(s->arena, spec, (size_t)(at - spec));
+	l->file = arena_strndup(s->arena, at + 1, (size_t)(sep - at - 1));
+	if (*sep == '+') {
+		if (sep[1] < '0' || sep[1] > '9')
+			return false;
+		l->rel = (int)strtol(sep + 1, &end, 10);
+		return !*end;
 	}
-	*first = *last = (int)strtol(colon + 1, &end, 10);
-	if (*end == '-')
-		*last = (int)strtol(end + 1, &end, 10);
-	return !*end && *first > 0 && *last >= *first && **fn;
+	if (!strcmp(sep + 1, "*"))
+		return l->all = true;
+	return split_ranges(sep + 1, l);
+}
+
+static bool line_wanted(const struct lspec *l, const struct ufunc *f, int line)
+{
+	if (l->all)
+		return true;
+	if (l->rel >= 0)
+		return line == f->line + l->rel;
+	for (int i = 0; i < l->n; i++)
+		if (line >= l->first[i] && line <= l->last[i])
+			return true;
+	return false;
+}
+
+/* A line chosen for a statement probe. */
+struct lpick {
+	const struct ufunc *f;
+	int line, asked;	/* asked: .nearest's line, else line */
+	uint64_t addr;
+	size_t seq;
+};
+
+static int by_line(const void *a, const void *b)
+{
+	const struct lpick *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* f's wanted lines into *picks, as 4.8: each at its lowest address in f,
+ * dropped when an earlier one has that address. ":*" takes the lines from
+ * the one in effect at f's entry (its last row there) on. */
+static void pick_lines(struct resolver *r, struct ubin *b, const struct ufunc *f,
+		       const struct lspec *l, struct lpick **picks, size_t *n, size_t *cap)
+{
+	struct uline_addr *ls;
+	size_t nl = ubin_func_lines(r->s, b, f, l->file, &ls);
+	int from = l->all ? ubin_line_at(b, f, f->entry) : 0;
+
+	for (size_t i = 0; i < nl; i++) {
+		bool dup = false;
+
+		if (!line_wanted(l, f, ls[i].line))
+			continue;
+		if (ls[i].line < from)
+			continue;
+		for (size_t j = 0; j < *n && !dup; j++)
+			dup = (*picks)[j].addr == ls[i].addr;
+		if (dup)
+			continue;
+		if (*n == *cap) {
+			struct lpick *p = arena_alloc(r->s->arena, (*cap * 2 + 16) * sizeof(*p));
+
+			if (*n)
+				memcpy(p, *picks, *n * sizeof(*p));
+			*picks = p;
+			*cap = *cap * 2 + 16;
+		}
+		(*picks)[*n] = (struct lpick){ f, ls[i].line, ls[i].line, ls[i].addr, *n };
+		(*n)++;
+	}
+}
+
+/* The probe of pick p in f; with .nearest, -l lists the line asked for */
+static void statement_at(struct resolver *r, struct ubin *b, const struct ufunc *f,
+			 const struct lpick *p, bool nearest)
+{
+	struct rprobe *rp = add(r, RP_UPROBE, ubin_is_kernel(b) ? "module.statement" :
+				"process.statement", "");
+
+	uprobe_fill_statement(r->s, rp, b, f,
+			      arena_printf(r->s->arena, "%s@%s:%d", f->name, f->file, p->line),
+			      p->addr);
+	if (nearest)
+		rp->label = arena_printf(r->s->arena, "process(\"%s\").statement(\"%s@%s:%d\").nearest%s",
+					 ubin_path(b), f->name, f->file, p->asked, rp->marks);
+}
+
+/* .nearest of one line: f's picks at the line of the file with code
+ * nearest to it (4.8), if that line is in f */
+static void pick_nearest(struct resolver *r, struct ubin *b, const struct ufunc *f,
+			 const struct lspec *l, struct lpick **picks, size_t *n, size_t *cap)
+{
+	struct lspec one = *l;
+	int asked = l->rel >= 0 ? f->line + l->rel : l->first[0], near;
+	size_t from = *n;
+
+	if (!ubin_nearest_line(b, f, l->file, asked, &near))
+		return;
+	one.rel = -1;
+	one.n = 1;
+	one.first[0] = one.last[0] = near;
+	pick_lines(r, b, f, &one, picks, n, cap);
+	for (size_t i = from; i < *n; i++)
+		(*picks)[i].asked = asked;
+}
+
+/* No code at the one line of l in the functions fs: 4.8's error, with
+ * the nearest lines that have some (at most 5 lines away) to try. */
+static void no_line_records(struct resolver *r, struct ubin *b, const struct lspec *l,
+			    const struct ufunc **fs, size_t n)
+{
+	const struct ufunc *f = NULL;
+	int line, below = 0, above = 0;
+
+	for (size_t i = 0; i < n && !f; i++)
+		if (fs[i]->die && ubin_file_matches(fs[i]->file, l->file))
+			f = fs[i];
+	if (!f || l->all || l->ranged)
+		return;
+	line = l->rel >= 0 ? f->line + l->rel : l->first[0];
+	for (size_t i = 0; i < n; i++) {
+		struct uline_addr *ls;
+		size_t nl = fs[i]->die ? ubin_func_lines(r->s, b, fs[i], l->file, &ls) : 0;
+
+		for (size_t j = 0; j < nl; j++) {
+			if (ls[j].line < line && line - ls[j].line <= 5 && ls[j].line > below)
+				below = ls[j].line;
+			if (ls[j].line > line && ls[j].line - line <= 5 && (!above || ls[j].line < above))
+				above = ls[j].line;
+		}
+	}
+	fail(r, r->pp->loc, "no line records for %s:%d [man error::dwarf]%s", f->file, line,
+	     below && above ? arena_printf(r->s->arena, " (try :%d or :%d)", below, above) :
+	     below || above ? arena_printf(r->s->arena, " (try :%d)", below ? below : above) : "");
 }
 
 static void process_statement(struct resolver *r, struct ubin *b, const struct pp_comp *k,
 			      bool nearest)
 {
-	const char *fn, *file, *spec = k->arg->str;
+	const char *spec = k->arg->str;
 	const struct ufunc **fs;
-	int first, last, rel;
-	size_t n;
+	struct lpick *picks = NULL;
+	size_t n, np = 0, cap = 0;
+	struct lspec l;
+	bool one_near;
 
-	if (!split_statement(r->s, spec, &fn, &file, &first, &last, &rel)) {
-		fail(r, k->arg->loc, "%s().statement takes \"FUNCTION@FILE:LINE\", "
-		     "\"FUNCTION@FILE:FIRST-LAST\" or \"FUNCTION@FILE+N\"",
+	if (!split_statement(r->s, spec, &l)) {
+		fail(r, k->arg->loc, "%s().statement takes \"FUNCTION@FILE:LINES\" or \"FUNCTION@FILE+OFFSET\"",
 		     ubin_is_kernel(b) ? "module" : "process");
 		return;
 	}
-	n = ubin_match_funcs(b, fn, &fs);
-	for (size_t i = 0; i < n; i++) {
-		int *lines, near;
-		size_t nl;
-
-		if (rel >= 0)
-			first = last = fs[i]->line + rel;
-		/* .nearest of one line: the closest line of the file with
-		 * code, if in this function */
-		if (nearest && first == last) {
-			nl = fs[i]->die && ubin_nearest_line(b, fs[i], file, first, &near);
-			lines = &near;
-		} else {
-			nl = ubin_func_lines(b, fs[i], file, first, last, &lines);
-		}
-		for (size_t j = 0; j < nl; j++) {
-			int line = lines[j];
-			uint64_t addr;
-			struct rprobe *rp;
-
-			if (!ubin_line_addr(b, fs[i], file, line, &addr))
-				continue;
-			rp = add(r, RP_UPROBE, ubin_is_kernel(b) ? "module.statement" :
-				 "process.statement", "");
-			uprobe_fill_statement(r->s, rp, b, fs[i],
-					      arena_printf(r->s->arena, "%s@%s:%d", fs[i]->name,
-							   fs[i]->file, line), addr);
-			if (nearest)	/* -l: the line asked for, as 4.8 lists it */
-				rp->label = arena_printf(r->s->arena,
-							 "process(\"%s\").statement(\"%s@%s:%d\").nearest%s",
-							 ubin_path(b), fs[i]->name, fs[i]->file,
-							 first == last ? first : line, rp->marks);
-		}
+	one_near = nearest && !l.all && !l.ranged;
+	n = ubin_match_funcs(b, l.fn, &fs);
+	for (int inl = 0; inl < 2; inl++)	/* functions, then inlined instances */
+		for (size_t i = 0; i < n; i++)
+			if (fs[i]->die && fs[i]->inlined == inl && !one_near)
+				pick_lines(r, b, fs[i], &l, &picks, &np, &cap);
+			else if (fs[i]->die && fs[i]->inlined == inl)
+				pick_nearest(r, b, fs[i], &l, &picks, &np, &cap);
+	if (!np && !nearest)
+		no_line_records(r, b, &l, fs, n);
+	if (np > 1)
+		qsort(picks, np, sizeof(*picks), by_line);
+	for (size_t i = 0; i < np; i++) {
+		statement_at(r, b, picks[i].f, &picks[i], nearest);
+		/* as 4.8, also in the other matched functions holding it (an
+		 * inlined instance and its caller) */
+		for (size_t j = 0; j < n; j++)
+			if (fs[j] != picks[i].f && fs[j]->die && fs[j]->entry <= picks[i].addr &&
+			    picks[i].addr < fs[j]->end)
+				statement_at(r, b, fs[j], &picks[i], nearest);
 	}
-}
-
-/* .statement(ADDRESS): a link-time address inside a function, as 4.8 (no
- * check that a statement begins there). */
-static void process_address(struct resolver *r, struct ubin *b, int64_t addr)
-{
-	const struct ufunc *f = ubin_func_holding(b, (uint64_t)addr);
-
-	if (f)
-		uprobe_fill_address(r->s, add(r, RP_UPROBE, "process.statement", ""), b, f,
-				    (uint64_t)addr);
 }
 
 /* "FUNC[@FILE[:LINE]]": the function glob, and the declaring file (NULL:
@@ -1237,6 +1363,32 @@ static bool process_event(struct resolver *r, const char *path, int64_t pid,
 	return true;
 }
 
+/* .statement(ADDRESS): as 4.8, a line-table row's address (link time)
+ * inside a function with DWARF; pp() keeps the address. */
+static void process_statement_addr(struct resolver *r, struct ubin *b, const struct pp_comp *k)
+{
+	uint64_t addr = (uint64_t)k->arg->num, prev;
+	const struct ufunc **fs, *f = NULL;
+	size_t n = ubin_match_funcs(b, "*", &fs);
+	struct rprobe *rp;
+
+	for (size_t i = 0; i < n && !f; i++)
+		if (fs[i]->die && !fs[i]->inlined && fs[i]->entry <= addr && addr < fs[i]->end)
+			f = fs[i];
+	if (!f)
+		return;
+	if (!ubin_row_at(b, f, addr, &prev)) {
+		fail(r, k->arg->loc, "address 0x%llx does not match the beginning of a statement (try 0x%llx)",
+		     (unsigned long long)addr, (unsigned long long)prev);
+		return;
+	}
+	rp = add(r, RP_UPROBE, "process.statement", "");
+	uprobe_fill_statement(r->s, rp, b, f, "", addr);
+	rp->pp = arena_printf(r->s->arena, "process(\"%s\").statement(0x%llx)", ubin_path(b),
+			      (unsigned long long)addr);
+	rp->label = arena_printf(r->s->arena, "%s%s", rp->pp, rp->marks);
+}
+
 /* .function(...) | .statement(...) | [.provider(P)].mark(M) of b */
 static void process_in(struct resolver *r, struct ubin *b, const struct pp_comp *k)
 {
@@ -1247,8 +1399,8 @@ static void process_in(struct resolver *r, struct ubin *b, const struct pp_comp 
 	else if ((x = take(&k, "statement", N_STR)) && (!k || (!k->arg && !k->next &&
 							       !strcmp(k->name, "nearest"))))
 		process_statement(r, b, x, k != NULL);
-	else if ((x = take(&k, "statement", N_NUM)) && !k)
-		process_address(r, b, x->arg->num);
+	else if (!x && (x = take(&k, "statement", N_NUM)) && !k)
+		process_statement_addr(r, b, x);
 	else if (!x && !strcmp(k->name, "plt") && (!k->arg || k->arg->kind == N_STR))
 		process_plts(r, b, k);	/* .plt is .plt("*") */
 	else if ((x = take(&k, "provider", N_STR)) && k && !strcmp(k->name, "mark") &&

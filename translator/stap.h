@@ -407,6 +407,8 @@ const char *kmod_path(struct session *s, const char *module);
 int list_probes(struct session *s, FILE *out);
 
 int elaborate(struct session *s);
+/* main.c: make the session's temporary directory (s->tmpdir) once */
+int session_tmpdir(struct session *s);
 void load_tapsets(struct session *s);
 bool elaborate_poisoned(struct session *s, const char *name);
 

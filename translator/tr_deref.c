@@ -15,8 +15,11 @@
  * guru mode the same expressions are stored to (`$p->prio = v`, bit
  * fields too) through stp_kwrite(): "write fault ...".
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
 
 #include <bpf/btf.h>
 
@@ -434,6 +437,63 @@ static const char *cast_context(struct session *s, const struct probe *p)
 	return NULL;
 }
 
+/* headers -> the program built to read their types, per session */
+struct header_prog {
+	const char *headers, *path;
+	struct header_prog *next;
+};
+static struct header_prog *header_progs;
+
+/* A program whose DWARF has the types of user headers ("<stdio.h>",
+ * "</usr/include/x.h><y.h>"): each #included in a main() built with -g,
+ * unused types kept, in the session's temporary directory. NULL when
+ * it does not build. */
+static const char *header_program(struct session *s, const char *headers)
+{
+	struct header_prog *h;
+	const char *src, *bin;
+	FILE *f;
+	pid_t pid;
+	int status;
+
+	for (h = header_progs; h; h = h->next)
+		if (!strcmp(h->headers, headers))
+			return h->path;
+	if (!s->tmpdir && session_tmpdir(s))
+		return NULL;
+	src = arena_printf(s->arena, "%s/typequery_%p.c", s->tmpdir, (void *)headers);
+	bin = arena_strndup(s->arena, src, strlen(src) - 2);
+	f = fopen(src, "w");
+	if (!f)
+		return NULL;
+	for (const char *p = headers; *p == '<';) {
+		size_t n = strcspn(p, ">");
+
+		fprintf(f, "#include %.*s>\n", (int)n, p);
+		p += n + (p[n] == '>');
+	}
+	fputs("int main(void) { return 0; }\n", f);
+	if (fclose(f))
+		return NULL;
+	pid = fork();
+	if (pid == 0) {
+		if (s->verbose < 3 && !freopen("/dev/null", "w", stderr))
+			_exit(127);
+		execlp("gcc", "gcc", "-g", "-O0", "-fno-eliminate-unused-debug-types",
+		       "-o", bin, src, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return NULL;
+	h = arena_alloc(s->arena, sizeof(*h));
+	h->headers = headers;
+	h->path = bin;
+	h->next = header_progs;
+	header_progs = h;
+	return bin;
+}
+
 static bool cast_type(struct walk *w, struct node *cast)
 {
 	static const int kinds[] = { BTF_KIND_STRUCT, BTF_KIND_UNION, BTF_KIND_TYPEDEF,
@@ -443,6 +503,15 @@ static bool cast_type(struct walk *w, struct node *cast)
 	struct kcatalog *kc;
 	__s32 id = -1;
 
+	if (mod && mname[0] == '<') {	/* user headers */
+		const char *prog = header_program(w->s, mname);
+
+		if (!prog)
+			return fail(w, cast->loc, arena_printf(w->s->arena,
+				    "type definition '%s' not found in '%s' (the headers do not compile)",
+				    name, mname));
+		return cast_user_type(w, cast, name, prog, NULL);
+	}
 	if (mod && strchr(mname, '/') && strncmp(mname, "kernel", 6))
 		return cast_user_type(w, cast, name, mname, NULL);
 	if (!mod && w->ubin) {	/* else the kernel's, when the program has none */
@@ -691,6 +760,22 @@ void elab_cast_alone(struct session *s, struct probe *p, struct node *n)
 		fail(&w, n->loc, arena_printf(s->arena, "@cast to '%s' needs a member or an index",
 					      tname(&w, w.type)));
 	diag_error(s, w.err_loc, "%s", w.err);
+}
+
+/* &@cast(p, "T"): the address of the whole object, p itself, once the
+ * type is known; false (said) when it is not. */
+bool elab_cast_addr(struct session *s, struct probe *p, struct node *n)
+{
+	struct deref d = { 0 };
+	struct walk w = { .s = s, .d = &d };
+
+	if (elab_no_points(s, p))
+		return false;
+	if (!cast_type(&w, n)) {
+		diag_error(s, w.err_loc, "%s", w.err);
+		return false;
+	}
+	return true;
 }
 
 /* ---- @defined ------------------------------------------------------------- */

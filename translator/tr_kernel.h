@@ -98,6 +98,7 @@ const struct btf_type *deref_skip(const struct btf *btf, unsigned int *id);
 bool deref_is_typed(const struct node *n);
 void elab_deref(struct session *s, struct probe *p, struct node *n, bool written);
 void elab_cast_alone(struct session *s, struct probe *p, struct node *n);
+bool elab_cast_addr(struct session *s, struct probe *p, struct node *n);
 bool elab_no_points(struct session *s, struct probe *p);
 bool elab_defined(struct session *s, struct probe *p, struct node *n);
 const char *tr_deref(struct gen *g, struct node *n);

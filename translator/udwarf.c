@@ -803,6 +803,30 @@ bool ubin_file_offset(const struct ubin *b, uint64_t addr, uint64_t *off)
 	return false;
 }
 
+bool ubin_is_dyn(const struct ubin *b)
+{
+	GElf_Ehdr eh;
+
+	return gelf_getehdr(b->elf, &eh) && eh.e_type == ET_DYN;
+}
+
+uint64_t ubin_load_base(const struct ubin *b)
+{
+	size_t n;
+	uint64_t base = UINT64_MAX;
+
+	if (elf_getphdrnum(b->elf, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(b->elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    ph.p_vaddr < base)
+			base = ph.p_vaddr;
+	}
+	return base == UINT64_MAX ? 0 : base & ~(uint64_t)0xfff;
+}
+
 static bool cu_of(struct ubin *b, const struct ufunc *f, Dwarf_Die *cu)
 {
 	Dwarf_Die die;
@@ -853,128 +877,105 @@ bool ubin_file_matches(const char *src, const char *file)
 	return ls > lf && src[ls - lf - 1] == '/' && !strcmp(src + ls - lf, file);
 }
 
-/* Is addr in f's code (its ranges: an inlined copy's are scattered)? */
-static bool func_has(struct ubin *b, const struct ufunc *f, Dwarf_Die *d, uint64_t a)
+/* Does row l (at address a) belong to FILE inside f? */
+static bool row_in(const struct ufunc *f, const char *file, Dwarf_Line *l, Dwarf_Addr a)
 {
-	(void)b;
-	if (d)
-		return dwarf_haspc(d, a) > 0;
-	return a >= f->entry && (!f->end || a < f->end);
+	const char *src;
+
+	if (a < f->entry || (f->end && a >= f->end))
+		return false;
+	src = dwarf_linesrc(l, NULL, NULL);
+	return !file || (src && ubin_file_matches(src, file));
 }
 
-/* Call fn for each statement row of FILE (NULL: any) inside f; with
- * `any`, for every row (4.8 takes a kernel module's line by any row). */
-static void each_line(struct ubin *b, const struct ufunc *f, const char *file, bool any,
-		      void (*fn)(void *arg, int line, uint64_t addr), void *arg)
+/* Insert (line, a) into the line-sorted *out of *n, keeping a line's
+ * lowest address. */
+static void keep_lowest(struct uline_addr *out, size_t *n, int line, uint64_t a)
 {
-	Dwarf_Die cu, die, *d = NULL;
-	Dwarf_Lines *lines;
-	Dwarf_Addr prev = (Dwarf_Addr)-1;
-	size_t n;
+	size_t i = 0;
 
-	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n))
+	while (i < *n && out[i].line < line)
+		i++;
+	if (i < *n && out[i].line == line) {
+		if (a < out[i].addr)
+			out[i].addr = a;
 		return;
-	if (dwarf_offdie(b->dw, f->die, &die))
-		d = &die;
+	}
+	memmove(out + i + 1, out + i, (*n - i) * sizeof(*out));
+	out[i].line = line;
+	out[i].addr = a;
+	(*n)++;
+}
+
+size_t ubin_func_lines(struct session *s, struct ubin *b, const struct ufunc *f,
+		       const char *file, struct uline_addr **out)
+{
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t n, k = 0;
+
+	*out = NULL;
+	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n) || !n)
+		return 0;
+	*out = arena_alloc(s->arena, n * sizeof(**out));
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr a;
 		int ln;
-		bool stmt, again;
-		const char *src;
+		bool end;
 
-		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) ||
-		    dwarf_linebeginstatement(l, &stmt) || (!stmt && !any))
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) || ln <= 0 ||
+		    dwarf_lineendsequence(l, &end) || end || !row_in(f, file, l, a))
 			continue;
-		/* listing a kernel module's lines, as 4.8: a statement at the
-		 * address of the one before (a later "view" of it) is not one
-		 * of its own */
-		again = !any && b->dwfl && a == prev;
-		if (stmt)
-			prev = a;
-		if (again || !func_has(b, f, d, a))
-			continue;
-		src = dwarf_linesrc(l, NULL, NULL);
-		if (file && (!src || !ubin_file_matches(src, file)))
-			continue;
-		fn(arg, ln, a);
+		keep_lowest(*out, &k, ln, a);
 	}
+	return k;
 }
 
-struct line_find {
-	int line;
-	bool found;
-	uint64_t addr;
-};
-
-static void line_find_cb(void *arg, int line, uint64_t addr)
+int ubin_line_at(struct ubin *b, const struct ufunc *f, uint64_t addr)
 {
-	struct line_find *lf = arg;
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t n;
+	int line = 0;
 
-	if (line != lf->line || (lf->found && addr >= lf->addr))
-		return;
-	lf->addr = addr;
-	lf->found = true;
-}
-
-bool ubin_line_addr(struct ubin *b, const struct ufunc *f, const char *file,
-		    int line, uint64_t *addr)
-{
-	struct line_find lf = { .line = line };
-
-	each_line(b, f, file, b->dwfl != NULL, line_find_cb, &lf);
-	*addr = lf.addr;
-	return lf.found;
-}
-
-struct line_set {
-	int first, last;
-	int *v;
-	size_t n, cap;
-};
-
-static void line_set_cb(void *arg, int line, uint64_t addr)
-{
-	struct line_set *ls = arg;
-
-	(void)addr;
-	if (line < ls->first || line > ls->last)
-		return;
-	for (size_t i = 0; i < ls->n; i++)
-		if (ls->v[i] == line)
-			return;
-	if (ls->n == ls->cap) {
-		ls->cap = ls->cap ? ls->cap * 2 : 16;
-		ls->v = realloc(ls->v, sizeof(*ls->v) * ls->cap);
-		if (!ls->v)
-			abort();
-	}
-	ls->v[ls->n++] = line;
-}
-
-static int by_int(const void *a, const void *b)
-{
-	return *(const int *)a - *(const int *)b;
-}
-
-/* The lines of FILE in [first, last] that have code in f, ascending. */
-size_t ubin_func_lines(struct ubin *b, const struct ufunc *f, const char *file,
-		       int first, int last, int **out)
-{
-	struct line_set ls = { .first = first, .last = last };
-
-	*out = NULL;
-	if (!f->die)
+	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n))
 		return 0;
-	/* one line of a kernel module: any row of it, as 4.8 */
-	each_line(b, f, file, b->dwfl && first == last, line_set_cb, &ls);
-	if (ls.n) {
-		qsort(ls.v, ls.n, sizeof(*ls.v), by_int);
-		*out = arena_alloc(b->s->arena, sizeof(**out) * ls.n);
-		memcpy(*out, ls.v, sizeof(**out) * ls.n);
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		int ln;
+		bool end;
+
+		if (l && !dwarf_lineaddr(l, &a) && a == addr && !dwarf_lineno(l, &ln) &&
+		    !dwarf_lineendsequence(l, &end) && !end)
+			line = ln;
 	}
-	free(ls.v);
-	return ls.n;
+	return line;
+}
+
+bool ubin_row_at(struct ubin *b, const struct ufunc *f, uint64_t addr, uint64_t *prev)
+{
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t n;
+
+	*prev = 0;
+	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		bool end;
+
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineendsequence(l, &end) || end)
+			continue;
+		if (a == addr)
+			return true;
+		if (a < addr && a > *prev)
+			*prev = a;
+	}
+	return false;
 }
 
 /* The line of FILE (in f's compilation unit) with code nearest to line (a

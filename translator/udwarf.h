@@ -117,18 +117,32 @@ size_t ubin_match_sdts(struct ubin *b, const char *provider, const char *glob,
 		       const struct usdt ***out);
 /* The file offset of a link-time address (PT_LOAD); false if unmapped. */
 bool ubin_file_offset(const struct ubin *b, uint64_t addr, uint64_t *off);
+/* A shared object or PIE (ET_DYN), not a fixed-address executable? */
+bool ubin_is_dyn(const struct ubin *b);
+/* The page of its lowest PT_LOAD address (0 for a PIE). */
+uint64_t ubin_load_base(const struct ubin *b);
 /* The address after f's prologue (the second line-table row), else entry. */
 uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f);
-/* The lowest statement address of FILE:LINE inside f; false if none. */
-bool ubin_line_addr(struct ubin *b, const struct ufunc *f, const char *file,
-		    int line, uint64_t *addr);
+/* A source line and its address. */
+struct uline_addr {
+	int line;
+	uint64_t addr;
+};
+/* The lines of FILE (NULL: any) with line-table rows inside f, ascending,
+ * each at the lowest address of its rows there (statement or not, as
+ * 4.8); their number. */
+size_t ubin_func_lines(struct session *s, struct ubin *b, const struct ufunc *f,
+		       const char *file, struct uline_addr **out);
+/* The line of the last line-table row at addr (f's compilation unit): the
+ * one in effect there; 0 if none. */
+int ubin_line_at(struct ubin *b, const struct ufunc *f, uint64_t addr);
+/* Does a line-table row of f's unit start at addr? If not, *prev is the
+ * highest row address below it (0: none). */
+bool ubin_row_at(struct ubin *b, const struct ufunc *f, uint64_t addr, uint64_t *prev);
 /* The line of FILE with code nearest to line in f's compilation unit
  * (.nearest); false if none. */
 bool ubin_nearest_line(struct ubin *b, const struct ufunc *f, const char *file, int line,
 		       int *found);
-/* The lines of FILE in [first, last] with code in f, ascending. */
-size_t ubin_func_lines(struct ubin *b, const struct ufunc *f, const char *file,
-		       int first, int last, int **out);
 /* f's parameters then its locals visible at pc (0: the outermost scope),
  * the locals only if they have a location at loc_pc (when not 0), as
  * upstream lists them; the return type (NULL for void) in *ret. */
@@ -186,9 +200,6 @@ void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 const char *uprobe_binary(const struct rprobe *rp);
 void uprobe_fill_statement(struct session *s, struct rprobe *rp, struct ubin *b,
 			   const struct ufunc *f, const char *spec, uint64_t addr);
-/* A statement at link-time address addr inside f: pp() statement(0xADDR). */
-void uprobe_fill_address(struct session *s, struct rprobe *rp, struct ubin *b,
-			 const struct ufunc *f, uint64_t addr);
 void uprobe_fill_mark(struct session *s, struct rprobe *rp, struct ubin *b,
 		      const struct usdt *m);
 /* .function("F").label("L"): the label l of f. */
@@ -202,6 +213,12 @@ void uprobe_fill_callee(struct session *s, struct rprobe *rp, struct ubin *b,
 /* pn() of rp when it is not pp() (the point as -l lists it, without marks). */
 void uprobe_set_pn(struct rprobe *rp, const char *pn);
 const char *uprobe_pn(const struct rprobe *rp);
+/* -p2's comment on rp's address, as 4.8: "pc=.dynamic+0xADDR" (a
+ * shared object or PIE) or ".absolute+" (a fixed-address executable). */
+const char *uprobe_pc_note(struct session *s, const struct rprobe *rp);
+/* -p2's "<-" of rp, as 4.8: the point it became (pp()), or for a .label or
+ * .callee probe the point as -l lists it. */
+const char *uprobe_origin(const struct rprobe *rp);
 /* A PLT entry (.plt("NAME")): pp() is the statement at its address, $$name
  * the function. */
 void uprobe_fill_plt(struct session *s, struct rprobe *rp, struct ubin *b,

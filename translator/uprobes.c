@@ -210,15 +210,6 @@ void uprobe_fill_statement(struct session *s, struct rprobe *rp, struct ubin *b,
 			   rp->pp, (unsigned long long)addr);
 }
 
-void uprobe_fill_address(struct session *s, struct rprobe *rp, struct ubin *b,
-			 const struct ufunc *f, uint64_t addr)
-{
-	uprobe_fill_statement(s, rp, b, f, "", addr);
-	rp->pp = arena_printf(s->arena, "process(\"%s\").statement(0x%llx)", ubin_path(b),
-			      (unsigned long long)addr);
-	rp->label = arena_printf(s->arena, "%s%s", rp->pp, rp->marks);
-}
-
 static int sdt_args(struct session *s, const struct usdt *m, const char ***out);
 
 /* $arg1..$argN of a mark, for -L: "long" as upstream lists them. */
@@ -291,6 +282,20 @@ void uprobe_fill_callee(struct session *s, struct rprobe *rp, struct ubin *b,
 void uprobe_set_pn(struct rprobe *rp, const char *pn)
 {
 	rp->u->pn = pn;
+}
+
+const char *uprobe_pc_note(struct session *s, const struct rprobe *rp)
+{
+	return arena_printf(s->arena, " /* pc=%s+0x%llx */",
+			    ubin_is_dyn(rp->u->bin) ? ".dynamic" : ".absolute",
+			    (unsigned long long)(rp->u->addr - ubin_load_base(rp->u->bin)));
+}
+
+const char *uprobe_origin(const struct rprobe *rp)
+{
+	const struct uprobe_info *u = rp->u;
+
+	return u->pn && !u->sdt && !u->plt ? u->pn : rp->pp;
 }
 
 const char *uprobe_pn(const struct rprobe *rp)

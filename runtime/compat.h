@@ -47,11 +47,15 @@
 	copy_from_kernel_nofault((dst), (src), (n))
 #define stp_copy_from_user_nofault(dst, src, n) \
 	copy_from_user_nofault((dst), (src), (n))
+#define stp_copy_to_user_nofault(dst, src, n) \
+	copy_to_user_nofault((dst), (src), (n))
 #else
 #define stp_copy_from_kernel_nofault(dst, src, n) \
 	probe_kernel_read((dst), (src), (n))
 #define stp_copy_from_user_nofault(dst, src, n) \
 	probe_user_read((dst), (src), (n))
+#define stp_copy_to_user_nofault(dst, src, n) \
+	probe_user_write((dst), (src), (n))
 #endif
 
 #endif /* STP_COMPAT_H */

@@ -282,8 +282,13 @@ void stp_target_set(struct stp_context *c, int k, int64_t v)
 	const struct stp_targ *t = c->probe && c->probe->targs ?
 				   &c->probe->targs[k] : NULL;
 
-	if (!t || !c->regs || t->src == STP_TARG_NONE ||
-	    (t->src >= 0 && (!c->args || c->probe->kind != STP_PROBE_KPROBE))) {
+	if (t && t->src == STP_TARG_GET && t->set && c->regs) {
+		t->set(c, v);	/* a process probe's variable, by its location */
+		return;
+	}
+	if (!t || !c->regs || t->src == STP_TARG_NONE || t->src == STP_TARG_GET ||
+	    (t->src >= 0 && (!c->args || (c->probe->kind != STP_PROBE_KPROBE &&
+					  c->probe->kind != STP_PROBE_UPROBE)))) {
 		c->last_error = "target variable not writable here";
 		return;
 	}
@@ -339,9 +344,11 @@ void stp_target_pretty(struct stp_context *c, char *dst, int mode)
 		c->last_error = err;
 		return;
 	}
-	if (mode != 2)
+	if (mode == 3 && pr->vars)
+		stp_pretty_list(c, &sk, pr->vars, &first);
+	if (mode != 2 && !(mode == 3 && pr->vars))
 		stp_pretty_list(c, &sk, pr->parms, &first);
-	if (mode >= 2)
+	if (mode >= 2 && !(mode == 3 && pr->vars))
 		stp_pretty_list(c, &sk, pr->locals, &first);
 	c->last_error = err;
 }

@@ -203,6 +203,17 @@ static void stp_write_masked(struct stp_context *c, int64_t addr, int n, u64 v,
 		stp_write_fault(c, (u64)addr);
 }
 
+/* Guru writes: size bytes (1, 2, 4, 8) of v at addr in the current
+ * task's user memory; a bad address is 4.8's "write fault". */
+void stp_uwrite(struct stp_context *c, int64_t addr, int size, int64_t v)
+{
+	u64 x = (u64)v;
+
+	if (size < 1 || size > 8 ||
+	    stp_copy_to_user_nofault((void __user *)(uintptr_t)addr, &x, size))
+		stp_write_fault(c, (u64)addr);
+}
+
 /* size bytes (1, 2, 4, 8) at addr = v, truncated. */
 void stp_kwrite(struct stp_context *c, int64_t addr, int size, int64_t v)
 {

@@ -47,6 +47,40 @@ static unsigned long stp_symbol_address(const char *name)
 	return (unsigned long)kp.addr;
 }
 
+#ifdef STP_NKSYMS
+static unsigned long stp_ksym_addrs[STP_NKSYMS];
+
+/* Session start, process context: the module symbols the translator's
+ * getters read (a loaded module's static variables). */
+static void stp_ksyms_resolve(void)
+{
+	int i;
+
+	for (i = 0; i < STP_NKSYMS; i++)
+		stp_ksym_addrs[i] = stp_symbol_address(stp_ksym_names[i]);
+}
+
+int64_t stp_ksym(struct stp_context *c, int i)
+{
+	if (i < 0 || i >= STP_NKSYMS || !stp_ksym_addrs[i]) {
+		c->last_error = "module symbol not found (is the module loaded?)";
+		return 0;
+	}
+	return (int64_t)stp_ksym_addrs[i];
+}
+#else
+static void stp_ksyms_resolve(void)
+{
+}
+
+int64_t stp_ksym(struct stp_context *c, int i)
+{
+	(void)i;
+	c->last_error = "module symbol not found";
+	return 0;
+}
+#endif
+
 /* .length(N): the next length the CPU can watch, as 4.8; -1 past 8. */
 static int stp_hwbkpt_len(u64 n)
 {

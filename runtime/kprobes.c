@@ -9,7 +9,10 @@
  * (it is all or nothing) each probe is registered on its own and every
  * failure is a warning, and the session goes on, as SystemTap 4.8 does.
  * Unregistered when the session stops, before the end probes run, and at
- * the latest at module unload. Handlers run only while the session is
+ * the latest at module unload. A probe in a module read through its DWARF
+ * (stp_probe.kmodule) follows that module, as in 4.8: if the module is not
+ * loaded yet it is registered when it loads (module notifier, COMING), and
+ * unregistered when it unloads (GOING), as often as that happens. Handlers run only while the session is
  * RUNNING, through the runtime's probe entry.
  *
  * Target variables: the entry handler passes the six argument registers
@@ -25,6 +28,8 @@
  * and backtraces start at the probe point.
  */
 #include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/ptrace.h>
 #include <linux/vmalloc.h>
 
@@ -46,6 +51,10 @@ struct stp_kprobe {
 
 static struct stp_kprobe *stp_kps;
 static unsigned int stp_nkps;
+/* probes of a module read through its DWARF (stp_probe.kmodule) follow
+ * that module: registered when it loads, unregistered when it goes */
+static DEFINE_MUTEX(stp_kmod_lock);
+static bool stp_kmod_watching;
 
 static bool stp_may_run(enum stp_probe_kind kind);
 
@@ -132,7 +141,44 @@ static void stp_kprobe_warn(const struct stp_kprobe *k, int rc)
 {
 	if (!k->probe->optional)
 		stp_warn_msg("probe %s (%s+%u) registration error [man warning::pass5] (rc %d)",
-			     k->probe->pp, k->probe->symbol, 0U, rc);
+			     k->probe->pp, k->probe->symbol, k->probe->koffset, rc);
+}
+
+/* One probe on its own (set up afresh: a failed or unregistered kprobe
+ * keeps state); 0 or the kernel's error. */
+static int stp_kprobe_register_one(struct stp_kprobe *k)
+{
+	int rc;
+
+	if (k->ret) {
+		memset(&k->u.rp, 0, sizeof(k->u.rp));
+		k->u.rp.kp.symbol_name = k->probe->symbol;
+		k->u.rp.kp.offset = k->probe->koffset;
+		k->u.rp.entry_handler = stp_kretprobe_entry_of(k->probe);
+		k->u.rp.handler = stp_kretprobe_ret;
+		k->u.rp.data_size = STP_KP_NARGS * sizeof(unsigned long) +
+				    k->probe->entry_size;
+		k->u.rp.maxactive = k->probe->maxactive >= 0 ?
+				    k->probe->maxactive : KRETACTIVE;
+		rc = register_kretprobe(&k->u.rp);
+	} else {
+		memset(&k->u.kp, 0, sizeof(k->u.kp));
+		k->u.kp.symbol_name = k->probe->symbol;
+		k->u.kp.offset = k->probe->koffset;
+		k->u.kp.pre_handler = stp_kprobe_pre;
+		rc = register_kprobe(&k->u.kp);
+	}
+	k->registered = !rc;
+	return rc;
+}
+
+static void stp_kprobe_unregister_one(struct stp_kprobe *k)
+{
+	if (k->ret)
+		unregister_kretprobe(&k->u.rp);
+	else
+		unregister_kprobe(&k->u.kp);
+	k->registered = false;
 }
 
 /* Register the kprobes (ret false) or kretprobes (ret true) of stp_kps. */
@@ -161,34 +207,64 @@ static void stp_kprobes_register_kind(bool ret)
 		return;
 	}
 	kvfree(v);
-	/* all or nothing failed: one at a time, warning for each failure */
+	/* all or nothing failed: one at a time, warning for each failure
+	 * (a module probe's module may just not be loaded yet: no warning,
+	 * it is registered when the module loads, as 4.8 does) */
 	for (i = 0; i < stp_nkps; i++) {
 		struct stp_kprobe *k = &stp_kps[i];
 
 		if (k->ret != ret)
 			continue;
-		if (ret) {
-			memset(&k->u.rp, 0, sizeof(k->u.rp));
-			k->u.rp.kp.symbol_name = k->probe->symbol;
-			k->u.rp.entry_handler = stp_kretprobe_entry_of(k->probe);
-			k->u.rp.handler = stp_kretprobe_ret;
-			k->u.rp.data_size = STP_KP_NARGS * sizeof(unsigned long) +
-					    k->probe->entry_size;
-			k->u.rp.maxactive = k->probe->maxactive >= 0 ?
-					    k->probe->maxactive : KRETACTIVE;
-			rc = register_kretprobe(&k->u.rp);
-		} else {
-			memset(&k->u.kp, 0, sizeof(k->u.kp));
-			k->u.kp.symbol_name = k->probe->symbol;
-			k->u.kp.pre_handler = stp_kprobe_pre;
-			rc = register_kprobe(&k->u.kp);
-		}
-		if (rc)
+		rc = stp_kprobe_register_one(k);
+		if (rc && !k->probe->kmodule)
 			stp_kprobe_warn(k, rc);
-		else
-			k->registered = true;
 		cond_resched();
 	}
+}
+
+/* Module load and unload, process context (the module notifier chain). */
+static int stp_kmod_notify(struct notifier_block *nb, unsigned long val, void *data)
+{
+	struct module *mod = data;
+	unsigned int i;
+
+	if (val != MODULE_STATE_COMING && val != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	mutex_lock(&stp_kmod_lock);
+	for (i = 0; stp_kps && i < stp_nkps; i++) {
+		struct stp_kprobe *k = &stp_kps[i];
+
+		if (!k->probe->kmodule || strcmp(k->probe->kmodule, mod->name))
+			continue;
+		if (val == MODULE_STATE_COMING && !k->registered)
+			stp_kprobe_register_one(k);
+		else if (val == MODULE_STATE_GOING && k->registered)
+			stp_kprobe_unregister_one(k);
+	}
+	mutex_unlock(&stp_kmod_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block stp_kmod_nb = { .notifier_call = stp_kmod_notify };
+
+static void stp_kmod_watch(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < STP_NPROBES; i++)
+		if (stp_probes[i].kmodule && (stp_probes[i].kind == STP_PROBE_KPROBE ||
+					      stp_probes[i].kind == STP_PROBE_KRETPROBE))
+			break;
+	if (i == STP_NPROBES || stp_kmod_watching)
+		return;
+	stp_kmod_watching = !register_module_notifier(&stp_kmod_nb);
+}
+
+static void stp_kmod_unwatch(void)
+{
+	if (stp_kmod_watching)	/* waits for a running callback */
+		unregister_module_notifier(&stp_kmod_nb);
+	stp_kmod_watching = false;
 }
 
 /* Session start, process context. */
@@ -212,10 +288,12 @@ static void stp_kprobes_register(void)
 
 		if (p->kind == STP_PROBE_KPROBE) {
 			k->u.kp.symbol_name = p->symbol;
+			k->u.kp.offset = p->koffset;
 			k->u.kp.pre_handler = stp_kprobe_pre;
 		} else if (p->kind == STP_PROBE_KRETPROBE) {
 			k->ret = true;
 			k->u.rp.kp.symbol_name = p->symbol;
+			k->u.rp.kp.offset = p->koffset;
 			k->u.rp.entry_handler = stp_kretprobe_entry_of(p);
 			k->u.rp.handler = stp_kretprobe_ret;
 			k->u.rp.data_size = STP_KP_NARGS * sizeof(unsigned long) +
@@ -228,8 +306,11 @@ static void stp_kprobes_register(void)
 		k->probe = p;
 		stp_nkps++;
 	}
+	stp_kmod_watch();	/* before: no module load goes unseen */
+	mutex_lock(&stp_kmod_lock);
 	stp_kprobes_register_kind(false);
 	stp_kprobes_register_kind(true);
+	mutex_unlock(&stp_kmod_lock);
 }
 
 /* Session stop or module unload, process context: no handler of ours
@@ -239,19 +320,14 @@ static void stp_kprobes_unregister(void)
 	void **v;
 	unsigned int i, nk = 0, nr = 0;
 
+	stp_kmod_unwatch();
 	if (!stp_kps)
 		return;
 	v = kvcalloc(max(stp_nkps, 1U), sizeof(*v), GFP_KERNEL);
 	if (!v) {	/* one by one: slower, same result */
-		for (i = 0; i < stp_nkps; i++) {
-			if (!stp_kps[i].registered)
-				continue;
-			if (stp_kps[i].ret)
-				unregister_kretprobe(&stp_kps[i].u.rp);
-			else
-				unregister_kprobe(&stp_kps[i].u.kp);
-			stp_kps[i].registered = false;
-		}
+		for (i = 0; i < stp_nkps; i++)
+			if (stp_kps[i].registered)
+				stp_kprobe_unregister_one(&stp_kps[i]);
 		return;
 	}
 	for (i = 0; i < stp_nkps; i++)

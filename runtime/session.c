@@ -52,6 +52,9 @@ static unsigned int stp_ntimers;
 long stp_target_pid;
 module_param_named(_stp_target, stp_target_pid, long, 0400);
 
+/* stp_pid(): the process id of the stapio that opened the control file */
+long stp_stapio_pid;
+
 /* tz_gmtoff(), tz_name(): the local time zone where staprun ran */
 long stp_tz_gmtoff;
 module_param_named(_stp_tz_gmtoff, stp_tz_gmtoff, long, 0400);
@@ -162,9 +165,10 @@ static void stp_run_kind(enum stp_probe_kind kind)
  * its probe groups. Process context. */
 static void stp_kernel_probes_register(void)
 {
+	stp_ksyms_resolve();
 	stp_kprobes_register();
+	stp_uproc_register();	/* begin of running processes before their uprobes */
 	stp_uprobes_register();
-	stp_uproc_register();
 	stp_tracepoints_register();
 	stp_perf_register();
 	stp_hwbkpt_register();
@@ -244,6 +248,7 @@ static void stp_session_start_cmd(void)
 	stp_run_kind(STP_PROBE_BEGIN);
 	stp_kernel_probes_register();
 	atomic_set(&stp_state, STP_STATE_RUNNING);
+	stp_uproc_existing();	/* their begin probes may run from now on */
 	/* once running: a file that exists can always be read */
 	stp_procfs_register();
 	stp_timers_start();

@@ -68,6 +68,7 @@ struct stp_targ {
 	u8 width;
 	u8 is_signed;
 	int64_t (*get)(struct stp_context *c);
+	void (*set)(struct stp_context *c, int64_t v);	/* guru writes */
 };
 
 /* A parameter for $$parms: its name and where its value is. */
@@ -165,6 +166,8 @@ struct stp_probe {
 	u64 randomize;			/* .randomize(M): +-M ns (jiffies) a period */
 	/* kernel probes */
 	const char *symbol;		/* kprobes: "func" or "module:func" */
+	u32 koffset;			/* kprobes: bytes after the symbol */
+	const char *kmodule;		/* kprobes: the module they follow */
 	const char *func;		/* probefunc(): the function's name */
 	int maxactive;			/* kretprobes: -1 = KRETACTIVE */
 	void (*entry_handler)(struct stp_context *c);	/* kretprobes: @entry */
@@ -175,9 +178,11 @@ struct stp_probe {
 	const struct stp_targ *targs;	/* target variables, by index */
 	const struct stp_parm *parms;	/* $$parms, NULL-name terminated */
 	const struct stp_parm *locals;	/* $$locals (process probes) */
+	const struct stp_parm *vars;	/* $$vars in scope order (process probes) */
 	/* process probes (uprobes.c): the binary, the probed instruction's
 	 * file offset and link-time address, an SDT semaphore's offset */
 	const char *path;
+	pid_t upid;			/* process(PID) events: that process */
 	u64 uoffset, uaddr, usem;
 	const char *sdt_name, *sdt_provider;	/* $$name, $$provider */
 	const struct stp_ubin *ubin;		/* its symbols */
@@ -219,6 +224,10 @@ int64_t stp_kread(struct stp_context *c, int64_t addr, int size, int is_signed);
 int64_t stp_kread_bits(struct stp_context *c, int64_t addr, int size,
 		       int is_signed, int bit_off, int bit_size);
 int stp_kread_string(char *dst, int64_t addr, int max);	/* -1: fault */
+/* hwbkpt.c: the address of module symbol i of the translator's
+ * stp_ksym_names (a static variable read through DWARF), resolved when
+ * the session starts; 0 with c->last_error set if it was not found. */
+int64_t stp_ksym(struct stp_context *c, int i);
 /* Guru-mode stores into kernel memory: "write fault ... at 0x..." on a
  * bad or read-only address (the value truncated to the field). */
 void stp_kwrite(struct stp_context *c, int64_t addr, int size, int64_t v);
@@ -227,6 +236,7 @@ void stp_kwrite_bits(struct stp_context *c, int64_t addr, int bit_off,
 int stp_uread_string(char *dst, int64_t addr, int max);	/* user memory */
 /* The same reads from the current task's user memory (process probes). */
 int64_t stp_uread(struct stp_context *c, int64_t addr, int size, int is_signed);
+void stp_uwrite(struct stp_context *c, int64_t addr, int size, int64_t v);
 /* A zeroed slot for a copy of an object not in memory; stp_uobj_put()
  * stores n (<= 8) bytes of v at byte `at` of it. */
 void *stp_uobj(struct stp_context *c);
@@ -329,6 +339,8 @@ void stp_exit(void);
 
 /* target(): the pid given by stap -x, or of the command of stap -c */
 extern long stp_target_pid;
+/* stp_pid(): the stapio process of the session (control.c sets it) */
+extern long stp_stapio_pid;
 /* tz_gmtoff(), tz_name(): staprun's time zone (seconds west of UTC) */
 extern long stp_tz_gmtoff;
 extern char stp_tz_name[MAXSTRINGLEN];

@@ -171,7 +171,7 @@ static void stp_uexec_queue(struct inode *inode)
 	}
 	w->inode = inode;
 	if (stp_utwork_add(&stp_uexec_works, &w->tw, current,
-			   stp_uexec_work_fn, stp_uexec_work_drop)) {
+			   stp_uexec_work_fn, stp_uexec_work_drop, false)) {
 		iput(w->inode);
 		kfree(w);
 	}

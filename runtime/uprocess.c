@@ -6,18 +6,21 @@
  * sched_process_exit tracepoints, with SystemTap 4.8's semantics:
  *  - begin runs in the new process's context: a forked child (before it
  *    first returns to user space, through task_work), a process at exec
- *    (an exec ends the old image and begins the new one), and with -c the
- *    target process already there when the session starts;
+ *    (an exec ends the old image and begins the new one), and each
+ *    process already there when the session starts (woken for it);
  *  - end runs in the exiting process's context when its last thread
  *    exits, or at an exec for the old image;
- *  - thread.begin / thread.end for the threads other than the first;
+ *  - thread.begin / thread.end for the threads other than the first
+ *    (thread.begin also in each one already there at the start);
  *  - syscall / syscall.return at each system call's entry and exit (the
  *    raw sys_enter / sys_exit tracepoints): $syscall, $arg1..6, $return.
  * Without a path the probes see every user process, or with -c/-x only
- * the target and its descendants. With a path they see the processes
- * running that file (same superblock and inode number as the path's, so
- * that 9p's per-open inodes match too); which process runs which probed
- * file is kept in a small table (the old image is gone at exec time).
+ * the target and its descendants; process(PID) ones only that process
+ * (its syscalls and threads: its main thread's). With a path they see
+ * the processes running that file (same superblock and inode number as
+ * the path's, so that 9p's per-open inodes match too); which process runs
+ * which probed file is kept in a small table (the old image is gone at
+ * exec time).
  */
 #include <linux/binfmts.h>
 #include <linux/sched/signal.h>
@@ -147,24 +150,54 @@ static void stp_uproc_set(pid_t tgid, u64 mask)
 	spin_unlock_irqrestore(&stp_uproc_lock, flags);
 }
 
-/* Run the probes of `kind`: the path-less ones when in scope, the path
- * ones of mask; regs and args for the syscall probes. */
-static void stp_uproc_run_ctx(enum stp_probe_kind kind, bool in_scope, u64 mask,
-			      struct pt_regs *regs, const unsigned long *args)
+/* Does process(PID) probe p see task t? Its begin and end are the
+ * process's, its syscalls and threads those of its main thread (the one
+ * task 4.8 attaches to). */
+static bool stp_uproc_pid_ok(const struct stp_probe *p, struct task_struct *t)
+{
+	if (p->kind == STP_PROBE_PROC_BEGIN || p->kind == STP_PROBE_PROC_END)
+		return t->tgid == p->upid;
+	return t->pid == p->upid;
+}
+
+/* Would a probe of `kind` run in t: a path-less one when in scope, one of
+ * mask, or a process(PID) one of t? With run, run them (in current, t),
+ * with regs and args for the syscall probes. */
+static bool stp_uproc_each(enum stp_probe_kind kind, struct task_struct *t, bool in_scope,
+			   u64 mask, bool run, struct pt_regs *regs,
+			   const unsigned long *args)
 {
 	unsigned int i;
+	bool any = false;
 
-	if (!stp_may_run(kind))
-		return;
 	for (i = 0; i < STP_NPROBES; i++) {
 		const struct stp_probe *p = &stp_probes[i];
 
-		if (p->kind == kind && !p->path && in_scope)
+		if (p->kind != kind || p->path ||
+		    !(p->upid ? stp_uproc_pid_ok(p, t) : in_scope))
+			continue;
+		any = true;
+		if (run)
 			stp_run_probe_ctx(p, regs, args);
 	}
-	for (i = 0; i < stp_nupaths; i++)
-		if ((mask & (1ULL << i)) && stp_upaths[i].probe->kind == kind)
+	for (i = 0; i < stp_nupaths; i++) {
+		if (!(mask & (1ULL << i)) || stp_upaths[i].probe->kind != kind)
+			continue;
+		any = true;
+		if (run)
 			stp_run_probe_ctx(stp_upaths[i].probe, regs, args);
+	}
+	return any;
+}
+
+/* Run the probes of `kind` for current: the path-less ones when in scope,
+ * the path ones of mask, the process(PID) ones of current; regs and args
+ * for the syscall probes. */
+static void stp_uproc_run_ctx(enum stp_probe_kind kind, bool in_scope, u64 mask,
+			      struct pt_regs *regs, const unsigned long *args)
+{
+	if (stp_may_run(kind))
+		stp_uproc_each(kind, current, in_scope, mask, true, regs, args);
 }
 
 static void stp_uproc_run(enum stp_probe_kind kind, bool in_scope, u64 mask)
@@ -199,7 +232,7 @@ static void stp_uproc_work_drop(struct stp_utwork *tw)
 	kfree(container_of(tw, struct stp_uproc_work, tw));
 }
 
-static void stp_uproc_queue(struct task_struct *t, u64 mask, bool thread)
+static void stp_uproc_queue(struct task_struct *t, u64 mask, bool thread, bool wake)
 {
 	struct stp_uproc_work *w = kmalloc(sizeof(*w), GFP_ATOMIC);
 
@@ -208,7 +241,7 @@ static void stp_uproc_queue(struct task_struct *t, u64 mask, bool thread)
 	w->mask = mask;
 	w->thread = thread;
 	if (stp_utwork_add(&stp_uproc_works, &w->tw, t, stp_uproc_work_fn,
-			   stp_uproc_work_drop))
+			   stp_uproc_work_drop, wake))
 		kfree(w);
 }
 
@@ -223,7 +256,7 @@ static void stp_uproc_fork(void *data, struct task_struct *parent,
 	mask = stp_uproc_get(parent->tgid, false);
 	if (!thread)
 		stp_uproc_set(child->tgid, mask);
-	stp_uproc_queue(child, mask, thread);
+	stp_uproc_queue(child, mask, thread, false);
 }
 
 static void stp_uproc_exec(void *data, struct task_struct *p, pid_t old_pid,
@@ -297,17 +330,41 @@ static void stp_uproc_lookup(struct tracepoint *tp, void *priv)
 		stp_uproc_tp_sysexit = tp;
 }
 
-/* The -c target, there before the session: its begin probes. */
-static void stp_uproc_target_begin(void)
+/* The processes and threads there before the session (the -c target
+ * among them): their begin probes, run in each of them as soon as it
+ * runs (a sleeping one is woken, as 4.8 interrupts them), and the path
+ * probes of the file each runs, for its end. Once the session runs. */
+static void stp_uproc_existing(void)
 {
-	struct task_struct *t;
+	struct task_struct *g, *t;
 
-	if (!stp_target_pid)
+	if (!READ_ONCE(stp_uproc_on))
 		return;
 	rcu_read_lock();
-	t = pid_task(find_vpid((pid_t)stp_target_pid), PIDTYPE_PID);
-	if (t && t->mm && !(t->flags & PF_KTHREAD))
-		stp_uproc_queue(t, 0, false);
+	for_each_process(g) {
+		struct file *exe;
+		bool scope;
+		u64 mask;
+
+		if (g->flags & PF_KTHREAD)
+			continue;
+		task_lock(g);
+		exe = g->mm ? rcu_dereference(g->mm->exe_file) : NULL;
+		mask = stp_uproc_match(exe ? file_inode(exe) : NULL);
+		task_unlock(g);
+		if (!exe)
+			continue;	/* exiting */
+		stp_uproc_set(g->tgid, mask);
+		scope = stp_uproc_in_scope(g);
+		for_each_thread(g, t) {
+			bool thread = t->pid != t->tgid;
+
+			if (!(t->flags & PF_EXITING) &&
+			    stp_uproc_each(thread ? STP_PROBE_THREAD_BEGIN : STP_PROBE_PROC_BEGIN,
+					   t, scope, mask, false, NULL, NULL))
+				stp_uproc_queue(t, mask, thread, true);
+		}
+	}
 	rcu_read_unlock();
 }
 
@@ -354,7 +411,6 @@ static void stp_uproc_register(void)
 	     tracepoint_probe_register(stp_uproc_tp_sysenter, (void *)stp_uproc_sysenter, NULL) ||
 	     tracepoint_probe_register(stp_uproc_tp_sysexit, (void *)stp_uproc_sysexit, NULL))))
 		stp_error_msg("cannot register the process probes' tracepoints");
-	stp_uproc_target_begin();
 }
 
 /* Session stop or unload: nothing of ours runs after this. */

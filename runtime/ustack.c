@@ -47,10 +47,36 @@ struct stp_ustack_scratch {
 
 static struct stp_context **stp_contexts;	/* context.c's, defined later */
 
+/*
+ * 4.8 sizes an object it has no tables for by what its VMA tracker saw:
+ * a library mapped while the session runs by its mmap() (the file and its
+ * bss after it), one mapped before by its file's VMAs only. Ours guesses
+ * which from the module's load: mappings of a process started before it
+ * (or of the -x target's image then) are old, except the -c target's
+ * after its exec.
+ */
+static u64 stp_ustack_t0;
+static const struct mm_struct *stp_ustack_mm0;
+
+static bool stp_umap_fresh(struct mm_struct *mm)
+{
+	if (mm == stp_ustack_mm0)
+		return false;
+	return (stp_target_pid && current->tgid == stp_target_pid) ||
+	       current->group_leader->start_boottime > stp_ustack_t0;
+}
+
 /* One workspace per CPU, in the context (too big for the stack). */
 static int stp_ustack_init(void)
 {
+	struct task_struct *t;
 	unsigned int cpu;
+
+	stp_ustack_t0 = ktime_get_boottime_ns();
+	rcu_read_lock();
+	t = stp_target_pid ? pid_task(find_vpid((pid_t)stp_target_pid), PIDTYPE_PID) : NULL;
+	stp_ustack_mm0 = t ? READ_ONCE(t->mm) : NULL;	/* compared, never used */
+	rcu_read_unlock();
 
 	for_each_possible_cpu(cpu) {
 		struct stp_context *c = stp_contexts[cpu];
@@ -139,8 +165,9 @@ static bool stp_umod_matches(const struct stp_umod *m, struct file *f)
 	return same;
 }
 
-/* The extent of f's mappings (and its bss right after), and its base:
- * the start of the mapping of file offset 0. */
+/* The extent of f's mappings (and its bss right after, when mapped in
+ * the session: stp_umap_fresh()), and its base: the start of the mapping
+ * of file offset 0. */
 static void stp_umap_extent(struct mm_struct *mm, struct file *f, struct stp_uloc *u)
 {
 	struct vm_area_struct *vma;
@@ -156,7 +183,7 @@ static void stp_umap_extent(struct mm_struct *mm, struct file *f, struct stp_ulo
 			end = max(end, vma->vm_end);
 			if (vma->vm_pgoff == 0 && base == ~0UL)
 				base = vma->vm_start;
-		} else if (end && vma->vm_start == end && !vma->vm_file &&
+		} else if (end && vma->vm_start == end && !vma->vm_file && stp_umap_fresh(mm) &&
 			   !(vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)) {
 			end = vma->vm_end;
 		}

@@ -60,10 +60,12 @@ static void stp_utwork_fn_cb(struct callback_head *cb)
 		wake_up(&set->wq);
 }
 
-/* Queue w on t (TWA_RESUME); 0 or task_work_add()'s error (w untouched). */
+/* Queue w on t (TWA_RESUME; with wake, TWA_SIGNAL: a sleeping task
+ * runs it now, its system call restarted); 0 or task_work_add()'s error
+ * (w untouched). */
 static int stp_utwork_add(struct stp_utwork_set *set, struct stp_utwork *w,
 			  struct task_struct *t, stp_utwork_fn run,
-			  stp_utwork_fn drop)
+			  stp_utwork_fn drop, bool wake)
 {
 	unsigned long flags;
 	int rc;
@@ -78,7 +80,7 @@ static int stp_utwork_add(struct stp_utwork_set *set, struct stp_utwork *w,
 	spin_lock_irqsave(&set->lock, flags);
 	list_add(&w->node, &set->items);
 	spin_unlock_irqrestore(&set->lock, flags);
-	rc = task_work_add(t, &w->cb, TWA_RESUME);
+	rc = task_work_add(t, &w->cb, wake ? TWA_SIGNAL : TWA_RESUME);
 	if (rc) {
 		spin_lock_irqsave(&set->lock, flags);
 		list_del(&w->node);

@@ -370,6 +370,10 @@ static bool command_ended(void)
 		fprintf(stderr, "WARNING: Child process exited with status %d\n",
 			WEXITSTATUS(status));
 		io.error_seen = true;
+	} else if (WIFSIGNALED(status)) {
+		fprintf(stderr, "WARNING: Child process exited with signal %d (%s)\n",
+			WTERMSIG(status), strsignal(WTERMSIG(status)));
+		io.error_seen = true;
 	}
 	return true;
 }

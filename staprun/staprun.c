@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <wordexp.h>
 
 #ifndef STAP_PKGLIBEXECDIR
 #define STAP_PKGLIBEXECDIR "/usr/local/libexec/stap"
@@ -140,21 +141,21 @@ static int add_target(struct options *o, const char *pid)
 	return add_param(o, p);
 }
 
-/* The command of -c as words when it is plain words, else for /bin/sh. */
+/* The command of -c split into words as a shell would (quotes, variables,
+ * globs; wordexp() without command substitution), as 4.8 does; a command
+ * with shell syntax wordexp() refuses (| & ; < > ( ) { } newline, $(...))
+ * runs under /bin/sh -c. */
 static void exec_command(const char *cmd)
 {
-	char *words[64], *copy = strdup(cmd), *w;
-	int n = 0;
+	wordexp_t we;
 
-	if (copy && !strpbrk(cmd, "|&;<>()$`\\\"'*?[#~=%{}\n")) {
-		for (w = strtok(copy, " \t"); w && n < 63; w = strtok(NULL, " \t"))
-			words[n++] = w;
-		words[n] = NULL;
-		if (n > 0 && !w) {
-			execvp(words[0], words);
-			fprintf(stderr, "%s: %s\n", words[0], strerror(errno));
+	if (wordexp(cmd, &we, WRDE_NOCMD | WRDE_UNDEF) == 0) {
+		if (we.we_wordc > 0) {
+			execvp(we.we_wordv[0], we.we_wordv);
+			fprintf(stderr, "%s: %s\n", we.we_wordv[0], strerror(errno));
 			return;
 		}
+		wordfree(&we);
 	}
 	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 	fprintf(stderr, "ERROR: cannot run '%s': %s\n", cmd, strerror(errno));
@@ -526,12 +527,17 @@ static int exec_stapio(const struct options *o, const char *name)
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
-	char name[256];
+	char name[256], verbose[16];
 
 	if (parse_args(&o, argc, argv))
 		return 1;
 	if (o.delete_name)
 		return delete_module(o.delete_name) ? 1 : 0;
+	/* as 4.8, the command and stapio see the module and the verbosity */
+	module_name_from_path(o.module, name, sizeof(name));
+	snprintf(verbose, sizeof(verbose), "%d", o.verbose);
+	setenv("SYSTEMTAP_VERBOSE", verbose, 1);
+	setenv("SYSTEMTAP_MODULE", name, 1);
 	if (o.command && start_command(&o)) {
 		abandon_command(&o);
 		return 1;

@@ -48,6 +48,8 @@ MISSING = [
     # a process() probe on a program installed without its debuginfo
     (re.compile(r"error: target variable '([^']+)' is not available in process.*"
                 r"has no DWARF debuginfo"), 'dwarf {}'),
+    (re.compile(r"error: cannot write target variable '([^']+)' in process.*"
+                r"has no DWARF debuginfo"), 'dwarf {}'),
     (re.compile(r"error: writing target variable '([^']+)' is not supported by this version"),
      'target-write {}'),
 ]

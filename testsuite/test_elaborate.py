@@ -109,6 +109,18 @@ def test_guru_mode_allows_embedded_c():
     assert r.returncode == 0, r.stderr
 
 
+def test_guru_functions_need_g():
+    # raise() and printk() are guru-only tapset functions, as in 4.8
+    for call in ('raise(1)', 'printk(1, "x")'):
+        text = f'probe begin {{ {call} }}'
+        r = run_stap(['-p2', '-e', text])
+        assert r.returncode == 1
+        assert r.stderr.startswith('<input>:1:15: error: function may not be used '
+                                   'unless -g is specified\n')
+        r = run_stap(['-g', '-p2', '-e', text])
+        assert r.returncode == 0, r.stderr
+
+
 def test_p3_writes_c():
     r = run_stap(['-p3', '-e', 'probe begin { printf("%d\\n", 6 * 7) }'])
     assert r.returncode == 0, r.stderr

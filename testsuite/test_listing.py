@@ -11,6 +11,8 @@
 # catalog comes from every trace header shipped (module and other-arch
 # tracepoints included); kprobe.module("M").function("P*") is listed
 # unexpanded by 4.8 and expanded from the module's BTF here.
+import os
+
 import pytest
 
 from conftest import run_stap
@@ -168,3 +170,11 @@ def test_globstar_lists_returns(krel, family):
     assert every.returncode == 0, every.stderr
     assert every.stdout.splitlines() == sorted(set(one + two + three))
     assert any(x.endswith('.return') for x in two)
+
+
+def test_release_of_build_tree(krel):
+    # -r DIR: the release is the tree's UTS_RELEASE (Debian's
+    # include/config/kernel.release holds the upstream version, 6.1.N)
+    tree = os.path.realpath(f'/lib/modules/{krel}/build')
+    r = run_stap(['-r', tree, '-l', 'kernel.function("vfs_read")'])
+    assert (r.returncode, r.stdout, r.stderr) == (0, 'kernel.function("vfs_read")\n', '')

@@ -23,6 +23,7 @@ RUNS = {
     'c_failing': ("-c 'false'", 't_end', ''),
     'c_missing': ("-c '/nonexistent/cmd'", 't_end', ''),
     'c_outlived': ("-c 'sleep 2'", 't_exit', ''),
+    'c_env': ('-c "sh -c \'echo \\$SYSTEMTAP_MODULE \\$SYSTEMTAP_VERBOSE\'"', 't_end', ''),
     'x_pid': ('-x 1234', 't_x', ''),
     'g_set': ('', 't_g g=5 s=hello', ''),
     'g_default': ('', 't_g', ''),
@@ -68,6 +69,10 @@ def test_target_options(krel, tmp_path):
                                    'WARNING: Child process exited with status 1\n')
     # exit() before the command ends does not wait for it
     assert out['c_outlived'] == ('bye\nrc=0\n', '')
+    # the command's environment has the module's name and the verbosity
+    # (its words split as by a shell: the quoted part is one)
+    assert re.fullmatch(r'begin 1\nt_end 0\nend \d+\nrc=0\n', out['c_env'][0]), out['c_env']
+    assert out['c_env'][1] == ''
     assert out['x_pid'] == ('1234\nrc=0\n', '')
     # -G NAME=VALUE reaches the module as parameters
     assert out['g_set'] == ('5 hello\nrc=0\n', '')

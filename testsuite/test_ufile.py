@@ -13,7 +13,8 @@
 # - kfile.stp: without the kernel's debuginfo print_backtrace_fileline() is
 #   print_backtrace() and symfileline() the address in hex, as in 4.8;
 # - uexpr.stp on uexpr.c: CFA expressions good and hostile (loops, faults,
-#   stack overflow...): the unwind goes on or stops with 4.8's warnings.
+#   stack overflow...): the unwind goes on or stops with 4.8's warnings;
+# - ustmt.stp: .statement() by line (":*", a range, "+N") and $r there.
 # ufile/NAME.out and NAME.err are what Debian's SystemTap 4.8 printed in
 # the same guest for the same scripts and programs, built in /tmp/uf
 # (the PIE), /tmp/uf/np (the other) and /tmp/uf/ex (uexpr.c);
@@ -79,7 +80,7 @@ def build(tmp, krel):
         subprocess.run(['gcc'] + CFLAGS + extra + ['-o', 'prog', src], cwd=d, check=True)
     jobs = [(np_dir, 'ufile', ['-g', '--ldd']), (tmp, 'ufile', ['-g', '--ldd']),
             (tmp, 'uplt', ['--ldd']), (tmp, 'ulabel', []), (ex_dir, 'uexpr', []),
-            (tmp, 'upn', []), (tmp, 'kfile', [])]
+            (tmp, 'upn', []), (tmp, 'kfile', []), (tmp, 'ustmt', [])]
     for d, name, opts in jobs:
         r = run_stap(['-p4', '-r', krel, '-m', 'uf_' + name] + opts + [str(HERE / f'{name}.stp')],
                      cwd=d, timeout=300)
@@ -98,9 +99,9 @@ def test_ufile(krel, tmp_path):
     batch = guest.run_batch([f'cd {d} && {STAPRUN} -c ./prog uf_{n}.ko; echo rc=$?'
                              for d, n in jobs], scratch=str(tmp_path), timeout=240)
     guest.check_kernel_healthy(batch)
-    np_run, pie, plt, label, expr, pn, kfile = batch
+    np_run, pie, plt, label, expr, pn, kfile, stmt = batch
     for res, name in ((np_run, 'np'), (pie, 'pie'), (plt, 'plt'), (label, 'label'),
-                      (expr, 'expr'), (pn, 'pn')):
+                      (expr, 'expr'), (pn, 'pn'), (stmt, 'stmt')):
         assert res.stderr == (HERE / f'{name}.err').read_text(), (name, res.stderr)
     # not a PIE: 4.8's output, up to __restore_rt in the signal handler
     want = recorded('np.out', tmp_path)
@@ -131,6 +132,8 @@ def test_ufile(krel, tmp_path):
     # labels and callees: exactly 4.8's
     assert label.stdout == recorded('label.out', tmp_path)
     assert pn.stdout == recorded('pn.out', tmp_path)
+    # statement probes by line (":*", a range, "+N"): 4.8's lines and values
+    assert stmt.stdout == recorded('stmt.out', tmp_path)
     fileline, plain = kfile.stdout.split('--\n')
     assert fileline.startswith(' 0x') and ' : __do_sys_getppid+0x0/' in fileline, kfile.stdout
     assert plain == fileline + '1 1 1\nrc=0\n', kfile.stdout

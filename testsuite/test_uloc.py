@@ -55,4 +55,4 @@ def test_member_of_register_struct_p2(tmp_path):
     d = str(tmp_path)
     assert r.stdout.replace(d, '@DIR@').splitlines()[-1] == \
         'process("@DIR@/upieces").function("use_small@@DIR@/upieces.c:19") ' \
-        '/* <- process("./upieces").function("use_small") */'
+        '/* pc=.dynamic+0x12e0 */ /* <- process("@DIR@/upieces").function("use_small@@DIR@/upieces.c:19") */'

@@ -5,11 +5,13 @@
 # Debian's SystemTap 4.8 printed for the same program and script in the
 # same guest (uprobes/expected.json, the directory written as @DIR@).
 # Function probes, .call, .return with $return and entry values of the
-# parameters, @entry, wildcards, statements by FILE:LINE with locals, SDT
+# parameters, @entry, wildcards, statements by FILE:LINE with locals and by
+# address (-O0 only), SDT
 # marks with $argN and $$name, struct members through pointers, globals
 # by @var, @cast to the program's types, the pretty printers, target(),
 # usymname()/umodname() of uaddr(),
-# the faults of bad pointers, and a function of libc, as process("LIB")
+# the faults of bad pointers, guru writes of locals, members, globals
+# and parameters (guru.stp, with -g), and a function of libc, as process("LIB")
 # and process("PATH").library("LIB") (its DWARF from the libc6-dbg
 # package, found by build ID; the library mapped after exec).
 # The guest's root is a 9p share, whose running programs get another
@@ -46,8 +48,9 @@ def build_programs(d):
 
 
 def build_module(d, name, krel, o):
-    r = run_stap(['-p4', '-r', krel, '-m', f'u_{name}_{o.lower()}', f'{name}.stp',
-                  str(d / f'uprog_{o}')], cwd=d)
+    guru = ['-g'] if name == 'guru' else []	# its target variable writes
+    r = run_stap(['-p4', '-r', krel, '-m', f'u_{name}_{o.lower()}'] + guru +
+                 [f'{name}.stp', str(d / f'uprog_{o}')], cwd=d)
     assert r.returncode == 0, f'{name} {o}: {r.stderr}'
 
 
@@ -129,6 +132,108 @@ def test_listing_as_upstream(tmp_path):
     assert (r.stdout.replace(d, '@DIR@'), r.returncode) == (
         'process("@DIR@/uprog_O0").function("name_of@@DIR@/uprog.c:38")\n'
         'process("@DIR@/uprog_O0").function("neg@@DIR@/uprog.c:43")\n', 0)
+
+
+def test_statement_nearest_as_upstream(tmp_path):
+    # .nearest: the line of the file with code nearest to the one asked
+    # for (a later one on a tie), if in a matching function; -l lists the
+    # line asked for, pp() the line probed (4.8's output for each)
+    build_programs(tmp_path)
+    d = str(tmp_path)
+    pre = 'process("@DIR@/uprog_O0").statement("add@@DIR@/uprog.c:'
+    for pat, listed, probed in (
+            ('add@uprog.c:25', [25], [26]), ('*@uprog.c:25', [25], [26]),
+            ('*@uprog.c:29', [29], [28]), ('*@uprog.c:21', [21], [23]),
+            ('add@uprog.c:24-26', [24, 26], [24, 26]), ('scale@uprog.c:25', [], []),
+            ('add@uprog.c+3', [25], [26])):
+        point = f'process("./uprog_O0").statement("{pat}").nearest'
+        r = run_stap(['-l', point], cwd=d)
+        assert r.stdout.replace(d, '@DIR@').splitlines() == [
+            f'{pre}{n}").nearest' for n in listed], pat
+        r = run_stap(['-p2', '-e', f'probe {point} {{ print(pp()) }}'], cwd=d)
+        got = r.stdout.split('# probes\n')[-1].replace(d, '@DIR@').splitlines() \
+            if r.returncode == 0 else []
+        assert [p.split(' /*')[0] for p in got] == [f'{pre}{n}")' for n in probed], pat
+
+
+def test_statement_relative_line(tmp_path):
+    # FUNC@FILE+N: N lines after each function's declaration (4.8's -l)
+    build_programs(tmp_path)
+    r = run_stap(['-l', 'process("./uprog_O0").statement("*@uprog.c+2")'], cwd=tmp_path)
+    assert r.stdout.replace(str(tmp_path), '@DIR@').splitlines() == [
+        f'process("@DIR@/uprog_O0").statement("{f}@@DIR@/uprog.c:{n}")'
+        for f, n in (('add', 24), ('main', 59), ('name_of', 40), ('neg', 45), ('scale', 32))]
+
+
+def test_statement_lines_as_upstream(tmp_path):
+    """.statement("FUNC@FILE:LINES") and "FUNC@FILE+N": the lines and
+    addresses 4.8 chose (its -l, and its -p2 lines with their pc and origin) on
+    uprog.c at -O0 and -O2 (inlined touch()), ufile_prog.c (also not PIE:
+    pc=.absolute+) and upieces.c (uprobes/statements.json, recorded with
+    /usr/bin/stap)."""
+    build_programs(tmp_path)
+    shutil.copy(HERE / 'upieces.c', tmp_path)
+    shutil.copy(HERE.parent / 'ufile' / 'ufile_prog.c', tmp_path)
+    for args in (['-O2', '-o', 'upieces', 'upieces.c'],
+                 ['-gdwarf-4', '-O2', '-fomit-frame-pointer', '-o', 'ufile_prog', 'ufile_prog.c'],
+                 ['-gdwarf-4', '-O2', '-fomit-frame-pointer', '-no-pie', '-o', 'ufile_np',
+                  'ufile_prog.c']):
+        subprocess.run(['gcc', '-g'] + args, cwd=tmp_path, check=True)
+    d = str(tmp_path)
+    for key, (lrc, lout, prc, plines) in json.loads((HERE / 'statements.json').read_text()).items():
+        prog, spec = key.split(' ', 1)
+        pp = f'process("./{prog}").statement("{spec}")'
+        r = run_stap(['-l', pp], cwd=tmp_path)
+        assert (r.returncode, r.stdout.replace(d, '@DIR@')) == (lrc, lout), key
+        r = run_stap(['-p2', '-e', f'probe {pp} {{ print(1) }}'], cwd=tmp_path)
+        got = sorted({ln.replace(d, '@DIR@')
+                      for ln in r.stdout.splitlines() if ln.startswith('process(')})
+        assert (r.returncode, got) == (prc, plines), key
+
+
+def test_statement_address_as_upstream(tmp_path):
+    """.statement(ADDRESS): a line-table row's link-time address inside a
+    function, its variables there; 4.8's -L and -p2 on ufile_prog.c (as
+    built in test_ufile), and its refusal of an address inside a row."""
+    shutil.copy(HERE.parent / 'ufile' / 'ufile_prog.c', tmp_path)
+    subprocess.run(['gcc', '-g', '-gdwarf-4', '-O2', '-fomit-frame-pointer', '-o', 'prog',
+                    'ufile_prog.c'], cwd=tmp_path, check=True)
+    d = str(tmp_path)
+    for addr, listed in (('0x1233', ' $n:long int $r:long int'), ('0x11b1', ' $n:long int')):
+        want = f'process("{d}/prog").statement({addr})'
+        r = run_stap(['-L', f'process("./prog").statement({addr})'], cwd=tmp_path)
+        assert (r.returncode, r.stdout) == (0, want + listed + '\n')
+        r = run_stap(['-p2', '-e', f'probe process("./prog").statement({addr}) {{ print(1) }}'],
+                     cwd=tmp_path)
+        assert r.stdout.splitlines()[-1] == f'{want} /* pc=.dynamic+{addr} */ /* <- {want} */'
+    r = run_stap(['-p2', '-e', 'probe process("./prog").statement(0x1234) { print(1) }'],
+                 cwd=tmp_path)
+    assert r.returncode == 1
+    assert 'error: address 0x1234 does not match the beginning of a statement (try 0x1233)' \
+        in r.stderr
+    r = run_stap(['-L', 'process("./prog").statement(0x5)'], cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (1, '')
+
+
+def test_statement_no_line_records_as_upstream(tmp_path):
+    """A single line without code: 4.8's "no line records" with the lines
+    at most 5 away that have some in the function(s); a range or a file
+    that matches nothing: no match. (4.8's messages on ufile_prog.c.)"""
+    shutil.copy(HERE.parent / 'ufile' / 'ufile_prog.c', tmp_path)
+    subprocess.run(['gcc', '-g', '-gdwarf-4', '-O2', '-fomit-frame-pointer', '-o', 'prog',
+                    'ufile_prog.c'], cwd=tmp_path, check=True)
+    src = f'{tmp_path}/ufile_prog.c'
+    for spec, msg in (('twice@ufile_prog.c:1', f'no line records for {src}:1 [man error::dwarf]\n'),
+                      ('twice@ufile_prog.c:15', f'no line records for {src}:15 [man error::dwarf] (try :20)\n'),
+                      ('main@ufile_prog.c:50', f'no line records for {src}:50 [man error::dwarf] (try :45)\n'),
+                      ('*@ufile_prog.c:22', f'no line records for {src}:22 [man error::dwarf] (try :21 or :23)\n'),
+                      ('twice@ufile_prog.c+3', f'no line records for {src}:22 [man error::dwarf] (try :21 or :23)\n'),
+                      ('twice@ufile_prog.c:22-22', 'no match for probe point'),
+                      ('twice@ufile_prog.c:22,24', 'no match for probe point'),
+                      ('twice@nosuch.c:22', 'no match for probe point')):
+        r = run_stap(['-p2', '-e', f'probe process("./prog").statement("{spec}") {{ print(1) }}'],
+                     cwd=tmp_path)
+        assert r.returncode == 1 and f'error: {msg}' in r.stderr, (spec, r.stderr)
 
 
 def test_errors(tmp_path):

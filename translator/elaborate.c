@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "elaborate.h"
+#include "udwarf.h"
 
 static int call_depth(struct node *n, int guard, bool *rec);
 
@@ -435,13 +436,17 @@ void elaborate_print(struct session *s, FILE *out)
 	}
 	fputs("# probes\n", out);
 	for (struct rprobe *r = s->rprobes; r; r = r->next) {
-		const char *from = r->probe->via ? r->probe->via : r->from;
+		const char *note = r->note, *from = r->probe->via ? r->probe->via : r->from;
 
+		if (!note && r->kind == RP_UPROBE && r->u) {
+			note = uprobe_pc_note(s, r);
+			if (!r->probe->via)
+				from = uprobe_origin(r);
+		}
 		if (entry_shown(r) && entry_nodes(r->probe->body, NULL, 0))
 			fprintf(out, "%.*s.call%s /* <- %s */\n  # locals\n  _entry_tvar_tid:long\n",
-				(int)strlen(r->pp) - 7, r->pp, r->note ? r->note : "", from);
-		fprintf(out, "%s%s%s /* <- %s */\n", r->pp, r->marks,
-			r->note ? r->note : "", from);
+				(int)strlen(r->pp) - 7, r->pp, note ? note : "", from);
+		fprintf(out, "%s%s%s /* <- %s */\n", r->pp, r->marks, note ? note : "", from);
 		print_entry_probe(s, out, r, &k);
 	}
 }

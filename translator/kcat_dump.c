@@ -19,29 +19,6 @@ static const char usage[] =
 	"  tpargs [SYS:]NAME   the tracepoint with its arguments, as stap -L\n"
 	"  info                where the BTF came from, counts and timings\n";
 
-/* -r as stap takes it: a release, or a build directory. */
-static void set_kernel(struct session *s, const char *r)
-{
-	struct utsname u;
-	size_t len;
-	char *rel;
-
-	if (!r) {
-		uname(&u);
-		r = arena_strdup(s->arena, u.release);
-	}
-	if (r[0] != '/') {
-		s->kernel_release = r;
-		s->kernel_build_dir = arena_printf(s->arena, "/lib/modules/%s/build", r);
-		return;
-	}
-	rel = read_file(arena_printf(s->arena, "%s/include/config/kernel.release", r),
-			&len);
-	s->kernel_build_dir = r;
-	s->kernel_release = rel ? arena_strndup(s->arena, rel, strcspn(rel, "\n")) : r;
-	free(rel);
-}
-
 static int functions(struct kcatalog *kc, const char *glob)
 {
 	const char **v;
@@ -153,7 +130,7 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		goto usage;
-	set_kernel(&sess, release);
+	session_set_kernel(&sess, release);
 	t0 = now_ms();
 	kc = kcat_open(&sess);
 	if (kc) {

@@ -143,6 +143,14 @@ size_t kmod_match_modules(struct session *s, const char *glob,
 	return n;
 }
 
+/* The .ko of module `name` (from modules.dep, or as a path), or NULL. */
+const char *kmod_path(struct session *s, const char *name)
+{
+	struct kmodule *m = find_module(s, name);
+
+	return m ? m->path : NULL;
+}
+
 /* ---- a module's functions ------------------------------------------------------ */
 
 struct named_id {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "kcatalog.h"
+#include "tr_kernel.h"
 
 struct listed {
 	const char *label;
@@ -56,10 +57,16 @@ static void tracepoint_arg_locals(struct session *s, const struct rprobe *r,
 	}
 }
 
+/* A kernel module's .return lists the locals too, as 4.8's. */
+static int listed_args(const struct rprobe *r)
+{
+	return uprobe_is_kernel(r) ? uprobe_nvars(r) : r->nargs;
+}
+
 static void collect_vars(struct session *s, const struct rprobe *r,
 			 struct listed *l)
 {
-	int n = 2 * r->nargs + 1;
+	int n = 2 * listed_args(r) + 1;
 
 	for (struct var *v = r->probe->locals; v; v = v->next)
 		n++;
@@ -72,7 +79,7 @@ static void collect_vars(struct session *s, const struct rprobe *r,
 	if ((r->kind == RP_KFUNC || r->kind == RP_UPROBE) && r->ret && r->ret_type &&
 	    strcmp(r->ret_type, "void"))
 		l->vars[l->nvars++] = arena_printf(s->arena, "$return:%s", r->ret_type);
-	for (int i = 0; i < r->nargs; i++)
+	for (int i = 0; i < listed_args(r); i++)
 		l->vars[l->nvars++] = arena_printf(s->arena, "$%s:%s", r->args[i].name,
 						   r->args[i].type);
 }

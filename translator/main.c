@@ -335,20 +335,7 @@ static void set_kernel(struct session *s)
 
 	uname(&u);
 	s->arch = arena_strdup(s->arena, u.machine);
-	if (!r)
-		r = arena_strdup(s->arena, u.release);
-	if (r[0] == '/') {
-		size_t len;
-		char *rel = read_file(arena_printf(s->arena,
-				"%s/include/config/kernel.release", r), &len);
-
-		s->kernel_build_dir = r;
-		s->kernel_release = rel ? arena_strndup(s->arena, rel, strcspn(rel, "\n")) : r;
-		free(rel);
-		return;
-	}
-	s->kernel_release = r;
-	s->kernel_build_dir = arena_printf(s->arena, "/lib/modules/%s/build", r);
+	session_set_kernel(s, r);
 }
 
 static int read_script(struct session *s, const char *script, const char *file)
@@ -589,11 +576,15 @@ static int pass5(struct session *s)
 	return 0;
 }
 
-static int make_tmpdir(struct session *s)
+/* the session's temporary directory, made once (pass 2 may need it for
+ * the types of user headers) */
+int session_tmpdir(struct session *s)
 {
 	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char *t = arena_printf(s->arena, "%s/stapXXXXXX", base);
 
+	if (s->tmpdir)
+		return 0;
 	if (!mkdtemp(t)) {
 		diag_plain(s, "cannot create a temporary directory in %s: %s", base,
 			   strerror(errno));
@@ -645,7 +636,7 @@ static int run_passes(struct session *s)
 		return s->errors ? 1 : 0;
 	if (pass2(s) || s->last_pass == 2)
 		return s->errors ? 1 : 0;
-	if (check_runtime(s) || make_tmpdir(s) || pass3(s) || s->last_pass == 3)
+	if (check_runtime(s) || session_tmpdir(s) || pass3(s) || s->last_pass == 3)
 		return s->errors ? 1 : 0;
 	if (pass4(s) || s->last_pass == 4)
 		return s->errors ? 1 : 0;

@@ -15,10 +15,14 @@
  * under -l/-L nothing here is reported at all. The catalog is opened once
  * per session, on the first kernel probe point.
  */
+#include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kcatalog.h"
 #include "udwarf.h"
@@ -817,14 +821,27 @@ static void resolve_kernel(struct resolver *r, const struct pp_comp *c)
 }
 
 /* module("M").function("P")[suffixes] | module("M").statement("F+OFF") */
+static void process_statement(struct resolver *r, struct ubin *b, const struct pp_comp *k,
+			      bool nearest);
+static void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp *fn,
+			      const struct pp_comp *k);
+
 static void resolve_module(struct resolver *r, const struct pp_comp *c)
 {
 	const struct pp_comp *k = c->next, *fn;
 	struct fn_spec f = { .kind = RP_KFUNC, .family = "module.function" };
+	struct ubin *b;
 
 	if (!c->arg || c->arg->kind != N_STR || !k)
 		return;
 	f.module = c->arg->str;
+	if (!has_wildcard(f.module) && (b = kdwarf_module(r->s, f.module))) {
+		if ((fn = take(&k, "function", N_STR)))	/* its DWARF, as a process's */
+			process_functions(r, b, fn, k);
+		else if ((fn = take(&k, "statement", N_STR)) && !k)
+			process_statement(r, b, fn, false);
+		return;
+	}
 	if ((fn = take(&k, "function", N_STR))) {
 		f.glob = fn->arg->str;
 		f.loc = fn->arg->loc;
@@ -900,48 +917,222 @@ static void resolve_perf(struct resolver *r, const struct pp_comp *c)
 
 /* ---- process("PATH"): user space (uprobes.c, udwarf.c) -------------------------------- */
 
-/* "FUNC@FILE:LINE" or "FUNC@FILE:FIRST-LAST" of .statement(): its parts;
- * false if malformed. */
-static bool split_statement(struct session *s, const char *spec, const char **fn,
-			    const char **file, int *first, int *last)
+/* The lines of a .statement("FUNC@FILE...") spec: ":*" (all), ":A,B-C"
+ * (lines and ranges) or "+N" (relative to the function's declaration). */
+struct lspec {
+	const char *fn, *file;
+	bool all;
+	int rel;		/* the N of "+N", else -1 */
+	int n, first[16], last[16];
+	bool ranged;		/* a "-" or "," in the lines */
+};
+
+/* ":A,B-C" into l; false if malformed */
+static bool split_ranges(const char *p, struct lspec *l)
 {
-	const char *at = strchr(spec, '@'), *colon = at ? strrchr(at, ':') : NULL;
 	char *end;
 
-	if (!at || !colon || colon == at + 1)
-		return false;
-	*fn = arena_strndup(s->arena, spec, (size_t)(at - spec));
-	*file = arena_strndup(s->arena, at + 1, (size_t)(colon - at - 1));
-	*first = *last = (int)strtol(colon + 1, &end, 10);
-	if (*end == '-')
-		*last = (int)strtol(end + 1, &end, 10);
-	return !*end && *first > 0 && *last >= *first && *last - *first < 10000 && **fn;
+	do {
+		if (l->n == 16 || *p < '0' || *p > '9')
+			return false;
+		l->first[l->n] = l->last[l->n] = (int)strtol(p, &end, 10);
+		if (*end == '-' && end[1] >= '0' && end[1] <= '9') {
+			l->last[l->n] = (int)strtol(end + 1, &end, 10);
+			l->ranged = true;
+		}
+		if (l->first[l->n] <= 0 || l->last[l->n] < l->first[l->n])
+			return false;
+		l->n++;
+		p = end + 1;
+	} while (*end == ',');
+	l->ranged |= l->n > 1;
+	return !*end;
 }
 
-static void process_statement(struct resolver *r, struct ubin *b, const struct pp_comp *k)
+static bool split_statement(struct session *s, const char *spec, struct lspec *l)
 {
-	const char *fn, *file, *spec = k->arg->str;
-	const struct ufunc **fs;
-	int first, last;
-	size_t n;
+	const char *at = strchr(spec, '@'), *sep = at ? strpbrk(at, ":+") : NULL;
+	char *end;
 
-	if (!split_statement(r->s, spec, &fn, &file, &first, &last)) {
-		fail(r, k->arg->loc, "process().statement takes \"FUNCTION@FILE:LINE\" or \"FUNCTION@FILE:FIRST-LAST\"");
+	memset(l, 0, sizeof(*l));
+	l->rel = -1;
+	if (!at || !sep || sep == at + 1 || at == spec)
+		return false;
+	l->fn = arena_strndup(s->arena, spec, (size_t)(at - spec));
+	l->file = arena_strndup(s->arena, at + 1, (size_t)(sep - at - 1));
+	if (*sep == '+') {
+		if (sep[1] < '0' || sep[1] > '9')
+			return false;
+		l->rel = (int)strtol(sep + 1, &end, 10);
+		return !*end;
+	}
+	if (!strcmp(sep + 1, "*"))
+		return l->all = true;
+	return split_ranges(sep + 1, l);
+}
+
+static bool line_wanted(const struct lspec *l, const struct ufunc *f, int line)
+{
+	if (l->all)
+		return true;
+	if (l->rel >= 0)
+		return line == f->line + l->rel;
+	for (int i = 0; i < l->n; i++)
+		if (line >= l->first[i] && line <= l->last[i])
+			return true;
+	return false;
+}
+
+/* A line chosen for a statement probe. */
+struct lpick {
+	const struct ufunc *f;
+	int line, asked;	/* asked: .nearest's line, else line */
+	uint64_t addr;
+	size_t seq;
+};
+
+static int by_line(const void *a, const void *b)
+{
+	const struct lpick *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* f's wanted lines into *picks, as 4.8: each at its lowest address in f,
+ * dropped when an earlier one has that address. ":*" takes the lines from
+ * the one in effect at f's entry (its last row there) on. */
+static void pick_lines(struct resolver *r, struct ubin *b, const struct ufunc *f,
+		       const struct lspec *l, struct lpick **picks, size_t *n, size_t *cap)
+{
+	struct uline_addr *ls;
+	size_t nl = ubin_func_lines(r->s, b, f, l->file, &ls);
+	int from = l->all ? ubin_line_at(b, f, f->entry) : 0;
+
+	for (size_t i = 0; i < nl; i++) {
+		bool dup = false;
+
+		if (!line_wanted(l, f, ls[i].line))
+			continue;
+		if (ls[i].line < from)
+			continue;
+		for (size_t j = 0; j < *n && !dup; j++)
+			dup = (*picks)[j].addr == ls[i].addr;
+		if (dup)
+			continue;
+		if (*n == *cap) {
+			struct lpick *p = arena_alloc(r->s->arena, (*cap * 2 + 16) * sizeof(*p));
+
+			if (*n)
+				memcpy(p, *picks, *n * sizeof(*p));
+			*picks = p;
+			*cap = *cap * 2 + 16;
+		}
+		(*picks)[*n] = (struct lpick){ f, ls[i].line, ls[i].line, ls[i].addr, *n };
+		(*n)++;
+	}
+}
+
+/* The probe of pick p in f; with .nearest, -l lists the line asked for */
+static void statement_at(struct resolver *r, struct ubin *b, const struct ufunc *f,
+			 const struct lpick *p, bool nearest)
+{
+	struct rprobe *rp = add(r, RP_UPROBE, ubin_is_kernel(b) ? "module.statement" :
+				"process.statement", "");
+
+	uprobe_fill_statement(r->s, rp, b, f,
+			      arena_printf(r->s->arena, "%s@%s:%d", f->name, f->file, p->line),
+			      p->addr);
+	if (nearest)
+		rp->label = arena_printf(r->s->arena, "process(\"%s\").statement(\"%s@%s:%d\").nearest%s",
+					 ubin_path(b), f->name, f->file, p->asked, rp->marks);
+}
+
+/* .nearest of one line: f's picks at the line of the file with code
+ * nearest to it (4.8), if that line is in f */
+static void pick_nearest(struct resolver *r, struct ubin *b, const struct ufunc *f,
+			 const struct lspec *l, struct lpick **picks, size_t *n, size_t *cap)
+{
+	struct lspec one = *l;
+	int asked = l->rel >= 0 ? f->line + l->rel : l->first[0], near;
+	size_t from = *n;
+
+	if (!ubin_nearest_line(b, f, l->file, asked, &near))
+		return;
+	one.rel = -1;
+	one.n = 1;
+	one.first[0] = one.last[0] = near;
+	pick_lines(r, b, f, &one, picks, n, cap);
+	for (size_t i = from; i < *n; i++)
+		(*picks)[i].asked = asked;
+}
+
+/* No code at the one line of l in the functions fs: 4.8's error, with
+ * the nearest lines that have some (at most 5 lines away) to try. */
+static void no_line_records(struct resolver *r, struct ubin *b, const struct lspec *l,
+			    const struct ufunc **fs, size_t n)
+{
+	const struct ufunc *f = NULL;
+	int line, below = 0, above = 0;
+
+	for (size_t i = 0; i < n && !f; i++)
+		if (fs[i]->die && ubin_file_matches(fs[i]->file, l->file))
+			f = fs[i];
+	if (!f || l->all || l->ranged)
+		return;
+	line = l->rel >= 0 ? f->line + l->rel : l->first[0];
+	for (size_t i = 0; i < n; i++) {
+		struct uline_addr *ls;
+		size_t nl = fs[i]->die ? ubin_func_lines(r->s, b, fs[i], l->file, &ls) : 0;
+
+		for (size_t j = 0; j < nl; j++) {
+			if (ls[j].line < line && line - ls[j].line <= 5 && ls[j].line > below)
+				below = ls[j].line;
+			if (ls[j].line > line && ls[j].line - line <= 5 && (!above || ls[j].line < above))
+				above = ls[j].line;
+		}
+	}
+	fail(r, r->pp->loc, "no line records for %s:%d [man error::dwarf]%s", f->file, line,
+	     below && above ? arena_printf(r->s->arena, " (try :%d or :%d)", below, above) :
+	     below || above ? arena_printf(r->s->arena, " (try :%d)", below ? below : above) : "");
+}
+
+static void process_statement(struct resolver *r, struct ubin *b, const struct pp_comp *k,
+			      bool nearest)
+{
+	const char *spec = k->arg->str;
+	const struct ufunc **fs;
+	struct lpick *picks = NULL;
+	size_t n, np = 0, cap = 0;
+	struct lspec l;
+	bool one_near;
+
+	if (!split_statement(r->s, spec, &l)) {
+		fail(r, k->arg->loc, "%s().statement takes \"FUNCTION@FILE:LINES\" or \"FUNCTION@FILE+OFFSET\"",
+		     ubin_is_kernel(b) ? "module" : "process");
 		return;
 	}
-	n = ubin_match_funcs(b, fn, &fs);
-	for (size_t i = 0; i < n; i++) {
-		for (int line = first; fs[i]->die && line <= last; line++) {
-			uint64_t addr;
-			struct rprobe *rp;
-
-			if (!ubin_line_addr(b, fs[i], file, line, &addr))
-				continue;
-			rp = add(r, RP_UPROBE, "process.statement", "");
-			uprobe_fill_statement(r->s, rp, b, fs[i],
-					      arena_printf(r->s->arena, "%s@%s:%d", fs[i]->name,
-							   fs[i]->file, line), addr);
-		}
+	one_near = nearest && !l.all && !l.ranged;
+	n = ubin_match_funcs(b, l.fn, &fs);
+	for (int inl = 0; inl < 2; inl++)	/* functions, then inlined instances */
+		for (size_t i = 0; i < n; i++)
+			if (fs[i]->die && fs[i]->inlined == inl && !one_near)
+				pick_lines(r, b, fs[i], &l, &picks, &np, &cap);
+			else if (fs[i]->die && fs[i]->inlined == inl)
+				pick_nearest(r, b, fs[i], &l, &picks, &np, &cap);
+	if (!np && !nearest)
+		no_line_records(r, b, &l, fs, n);
+	if (np > 1)
+		qsort(picks, np, sizeof(*picks), by_line);
+	for (size_t i = 0; i < np; i++) {
+		statement_at(r, b, picks[i].f, &picks[i], nearest);
+		/* as 4.8, also in the other matched functions holding it (an
+		 * inlined instance and its caller) */
+		for (size_t j = 0; j < n; j++)
+			if (fs[j] != picks[i].f && fs[j]->die && fs[j]->entry <= picks[i].addr &&
+			    picks[i].addr < fs[j]->end)
+				statement_at(r, b, fs[j], &picks[i], nearest);
 	}
 }
 
@@ -965,6 +1156,23 @@ static bool split_function(struct session *s, const char *spec, const char **glo
 			return false;
 	}
 	return !strpbrk(*glob, ":+");
+}
+
+/* Distinct names, in order: the inlined functions a .return skips. */
+struct names {
+	struct session *s;
+	const char **v;
+	size_t n;
+};
+
+static void note_inlined(struct names *l, const char *name, size_t max)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], name))
+			return;
+	if (!l->v)
+		l->v = arena_alloc(l->s->arena, sizeof(*l->v) * (max + 1));
+	l->v[l->n++] = name;
 }
 
 /* .label("GLOB") of f */
@@ -1011,7 +1219,7 @@ static void function_nodwarf(struct resolver *r, struct ubin *b, const struct uf
 }
 
 /* What follows .function(): 0 plain, 1 .call, 2 .return, 3 .label(L),
- * 4 .callee(G)[.call], 5 .callees[(1)]; -1 something else. */
+ * 4 .callee(G)[.call], 5 .callees[(1)], 6 .inline; -1 something else. */
 static int function_suffix(const struct pp_comp *k, const char **glob, bool *call)
 {
 	const struct pp_comp *x;
@@ -1024,6 +1232,8 @@ static int function_suffix(const struct pp_comp *k, const char **glob, bool *cal
 		return k ? -1 : 1;
 	if (take(&k, "return", -1))
 		return k ? -1 : 2;
+	if (take(&k, "inline", -1))
+		return k ? -1 : 6;
 	if ((x = take(&k, "label", N_STR))) {
 		*glob = x->arg->str;
 		return k ? -1 : 3;
@@ -1045,30 +1255,49 @@ static void process_functions(struct resolver *r, struct ubin *b, const struct p
 	const struct ufunc **fs;
 	const char *glob, *file, *sub;
 	size_t n;
-	bool call;
+	bool call, kernel = ubin_is_kernel(b);
 	int how = function_suffix(k, &sub, &call), line;	/* line: ignored, as by 4.8 */
+	struct names inlined = { r->s, NULL, 0 };
 
 	if (how < 0)
 		return;
+	if (kernel && how >= 3 && how <= 5) {
+		fail(r, r->pp->loc, "module().function().%s probes are not supported by this version yet",
+		     how == 3 ? "label" : how == 4 ? "callee" : "callees");
+		return;
+	}
 	if (!split_function(r->s, fn->arg->str, &glob, &file, &line)) {
-		fail(r, fn->arg->loc, "process().function takes \"FUNC[@FILE[:LINE]]\"");
+		fail(r, fn->arg->loc, "%s().function takes \"FUNC[@FILE[:LINE]]\"",
+		     kernel ? "module" : "process");
 		return;
 	}
 	n = ubin_match_funcs(b, glob, &fs);
 	for (size_t i = 0; i < n; i++) {
-		if (how == 2 && fs[i]->inlined)	/* an inlined copy never returns */
+		if (how == 2 && fs[i]->inlined) {	/* an inlined copy never returns */
+			note_inlined(&inlined, fs[i]->name, n);
+			continue;
+		}
+		if ((how == 1 && fs[i]->inlined) || (how == 6 && !fs[i]->inlined))
 			continue;
 		if (file && (!fs[i]->file || !ubin_file_matches(fs[i]->file, file)))
 			continue;
-		if (how >= 3 && !fs[i]->die)
+		if (how >= 3 && how <= 5 && !fs[i]->die)
 			function_nodwarf(r, b, fs[i], how, sub, call);
 		else if (how == 3)
 			function_labels(r, b, fs[i], sub);
-		else if (how >= 4)
+		else if (how == 4 || how == 5)
 			function_callees(r, b, fs[i], sub, call);
-		else
-			uprobe_fill_function(r->s, add(r, RP_UPROBE, "process.function", ""), b,
-					     fs[i], how);
+		else	/* .inline is 3 to uprobe_fill_function */
+			uprobe_fill_function(r->s, add(r, RP_UPROBE, kernel ? "module.function" :
+						      "process.function", ""), b, fs[i],
+					     how == 6 ? 3 : how);
+	}
+	if (inlined.n && kernel && !r->s->suppress_warnings) {	/* 4.8's words */
+		fprintf(r->s->err, "WARNING: cannot probe .return of %zu inlined functions ",
+			inlined.n);
+		for (size_t i = 0; i < inlined.n; i++)
+			fprintf(r->s->err, " %s", inlined.v[i]);
+		fputc('\n', r->s->err);
 	}
 }
 
@@ -1104,7 +1333,8 @@ static void process_plts(struct resolver *r, struct ubin *b, const struct pp_com
 
 /* [.thread].begin | [.thread].end of process or process(PATH); false when
  * k is something else. */
-static bool process_event(struct resolver *r, const char *path, const struct pp_comp *k)
+static bool process_event(struct resolver *r, const char *path, int64_t pid,
+			  const struct pp_comp *k)
 {
 	static const char *const names[] = { ".begin", ".end", ".thread.begin", ".thread.end",
 					     ".syscall", ".syscall.return" };
@@ -1123,12 +1353,40 @@ static bool process_event(struct resolver *r, const char *path, const struct pp_
 	if (k)
 		return true;
 	rp = add(r, RP_UPROC, "process", path ?
-		 arena_printf(r->s->arena, "process(\"%s\")%s", path, names[ev]) :
+		 arena_printf(r->s->arena, "process(\"%s\")%s", path, names[ev]) : pid ?
+		 arena_printf(r->s->arena, "process(%lld)%s", (long long)pid, names[ev]) :
 		 arena_printf(r->s->arena, "process%s", names[ev]));
 	rp->proc_path = path;
+	rp->proc_pid = pid;
 	rp->proc_event = ev;
 	rp->ret_type = "void";
 	return true;
+}
+
+/* .statement(ADDRESS): as 4.8, a line-table row's address (link time)
+ * inside a function with DWARF; pp() keeps the address. */
+static void process_statement_addr(struct resolver *r, struct ubin *b, const struct pp_comp *k)
+{
+	uint64_t addr = (uint64_t)k->arg->num, prev;
+	const struct ufunc **fs, *f = NULL;
+	size_t n = ubin_match_funcs(b, "*", &fs);
+	struct rprobe *rp;
+
+	for (size_t i = 0; i < n && !f; i++)
+		if (fs[i]->die && !fs[i]->inlined && fs[i]->entry <= addr && addr < fs[i]->end)
+			f = fs[i];
+	if (!f)
+		return;
+	if (!ubin_row_at(b, f, addr, &prev)) {
+		fail(r, k->arg->loc, "address 0x%llx does not match the beginning of a statement (try 0x%llx)",
+		     (unsigned long long)addr, (unsigned long long)prev);
+		return;
+	}
+	rp = add(r, RP_UPROBE, "process.statement", "");
+	uprobe_fill_statement(r->s, rp, b, f, "", addr);
+	rp->pp = arena_printf(r->s->arena, "process(\"%s\").statement(0x%llx)", ubin_path(b),
+			      (unsigned long long)addr);
+	rp->label = arena_printf(r->s->arena, "%s%s", rp->pp, rp->marks);
 }
 
 /* .function(...) | .statement(...) | [.provider(P)].mark(M) of b */
@@ -1138,8 +1396,11 @@ static void process_in(struct resolver *r, struct ubin *b, const struct pp_comp 
 
 	if ((x = take(&k, "function", N_STR)))
 		process_functions(r, b, x, k);
-	else if ((x = take(&k, "statement", N_STR)) && !k)
-		process_statement(r, b, x);
+	else if ((x = take(&k, "statement", N_STR)) && (!k || (!k->arg && !k->next &&
+							       !strcmp(k->name, "nearest"))))
+		process_statement(r, b, x, k != NULL);
+	else if (!x && (x = take(&k, "statement", N_NUM)) && !k)
+		process_statement_addr(r, b, x);
 	else if (!x && !strcmp(k->name, "plt") && (!k->arg || k->arg->kind == N_STR))
 		process_plts(r, b, k);	/* .plt is .plt("*") */
 	else if ((x = take(&k, "provider", N_STR)) && k && !strcmp(k->name, "mark") &&
@@ -1176,6 +1437,49 @@ static void process_library(struct resolver *r, struct ubin *exe, const struct p
 	}
 }
 
+/* process(PID)...: PID must be a process now, as 4.8 wants (kill(PID, 0));
+ * its events are filtered by PID at run time, and its DWARF points are
+ * those of the program it runs now (/proc/PID/exe), firing in every
+ * process running it, as 4.8's; 4.8 has no .return nor .absolute there. */
+static void resolve_process_pid(struct resolver *r, const struct node *arg,
+				const struct pp_comp *k)
+{
+	int64_t pid = arg->num;
+	struct rprobe **from = r->tail;
+	char exe[PATH_MAX];
+	ssize_t len;
+	struct ubin *b;
+
+	if (pid <= 0 || pid > INT_MAX || (kill((pid_t)pid, 0) && errno != EPERM)) {
+		fail(r, r->pp->loc, "cannot probe pid %lld: %s", (long long)pid,
+		     strerror(pid <= 0 || pid > INT_MAX ? ESRCH : errno));
+		return;
+	}
+	if (process_event(r, NULL, pid, k))
+		return;
+	for (const struct pp_comp *x = k; x; x = x->next)
+		if ((!strcmp(x->name, "return") || !strcmp(x->name, "absolute")) && !x->arg) {
+			fail(r, r->pp->loc, "%s probes not available [man error::inode-uprobes]",
+			     x->name[0] == 'r' ? "process return" : "absolute process");
+			return;
+		}
+	len = readlink(arena_printf(r->s->arena, "/proc/%lld/exe", (long long)pid), exe,
+		       sizeof(exe) - 1);
+	if (len <= 0) {
+		fail(r, r->pp->loc, "cannot find the executable of pid %lld", (long long)pid);
+		return;
+	}
+	exe[len] = 0;
+	b = ubin_open(r->s, arena_strdup(r->s->arena, exe), arg->loc);
+	if (!b) {
+		r->failed = true;
+		return;
+	}
+	process_in(r, b, k);
+	for (struct rprobe *rp = *from; rp; rp = rp->next)
+		rp->proc_pid = pid;
+}
+
 /* process("PATH").function(...) | .statement(...) | [.provider(P)].mark(M)
  * | .library(LIB)... | [.thread].begin | [.thread].end;
  * process[.thread].begin | .end */
@@ -1186,7 +1490,11 @@ static void resolve_process(struct resolver *r, const struct pp_comp *c)
 	struct ubin *b;
 
 	if (!c->arg && k) {
-		process_event(r, NULL, k);
+		process_event(r, NULL, 0, k);
+		return;
+	}
+	if (c->arg && c->arg->kind == N_NUM && k) {
+		resolve_process_pid(r, c->arg, k);
 		return;
 	}
 	if (!c->arg || c->arg->kind != N_STR || !k)
@@ -1194,7 +1502,7 @@ static void resolve_process(struct resolver *r, const struct pp_comp *c)
 	path = ubin_find(r->s, c->arg->str);
 	if (!path)	/* no such program: "no match", as 4.8 says */
 		return;
-	if (process_event(r, path, k))
+	if (process_event(r, path, 0, k))
 		return;
 	b = ubin_open(r->s, path, c->arg->loc);
 	if (!b) {
@@ -1342,10 +1650,11 @@ static const char *const builtin_shapes[] = {
 	"kprobe.module.function.call", "kprobe.module.function.return.maxactive",
 	"kprobe.statement",
 	"perf.type.config.sample", "perf.type.config.hz",
-	"process.function.call", "process.function.return", "process.statement",
-	"process.mark", "process.provider.mark", "process.begin", "process.end",
+	"process.function.call", "process.function.return", "process.function.label",
+	"process.statement.nearest",
+	"process.mark", "process.provider.mark", "process.begin", "process.end", "process.plt.return",
 	"process.library.function.call", "process.library.function.return",
-	"process.library.statement", "process.library.mark",
+	"process.library.statement.nearest", "process.library.mark",
 	"process.library.provider.mark",
 	"process.thread.begin", "process.thread.end", "process.syscall.return",
 	"procfs.umask.read.maxsize", "procfs.umask.write",

@@ -413,6 +413,11 @@ static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 		unresolved_func(s, n, nargs, n->loc.src);
 		return;
 	}
+	/* a tapset function marked guru (raise(), printk()) needs -g when
+	 * the script calls it */
+	if (!s->guru && f->body && f->body->kind == N_EMBEDDED_STMT &&
+	    strstr(f->body->str, "/* guru */") && !(n->loc.src && n->loc.src->tapset))
+		diag_error(s, n->loc, "function may not be used unless -g is specified");
 	n->func = f;
 	use_func(s, f);
 }
@@ -603,6 +608,18 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		resolve_call(s, sc, n);
 		break;
 	case N_UNARY:
+		if (!strcmp(n->op, "&") && n->a->kind == N_CALL &&
+		    !strcmp(n->a->op, "@cast") && n->a->args) {
+			/* &@cast(p, "T"): p, as upstream */
+			struct node *next = n->next, *cast = n->a;
+
+			resolve_node(s, sc, cast->args, false);
+			if (elab_cast_addr(s, sc->func ? NULL : sc->probe, cast)) {
+				*n = *cast->args;
+				n->next = next;
+			}
+			break;
+		}
 		if (!strcmp(n->op, "&") && n->a->kind == N_DEREF)
 			n->a->flags |= DEREF_ADDR;
 		resolve_node(s, sc, n->a, false);
@@ -612,6 +629,7 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		resolve_list(s, sc, n->args);
 		break;
 	case N_ASSIGN:
+		rewrite_var(s, n->a);	/* @var("x") = v (guru) */
 		if (!check_lvalue(s, n->a, n->loc, arena_printf(s->arena,
 				  "the left side of '%s' must be a variable", n->op)))
 			break;
@@ -633,6 +651,7 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			n->a->var->read = true;
 		break;
 	case N_INCDEC:
+		rewrite_var(s, n->a);
 		if (!check_lvalue(s, n->a, n->loc, arena_printf(s->arena,
 				  "'%s' needs a variable operand", n->op)))
 			break;

@@ -44,6 +44,7 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sb_c_string(struct strbuf *sb, const char *s);	/* as a C literal */
 char *read_file(const char *path, size_t *len);	/* malloc'd, NUL-terminated */
+void session_set_kernel(struct session *s, const char *r);
 char *read_stream(FILE *f, size_t *len);
 int write_file(const char *path, const char *data, size_t len);
 bool path_exists(const char *path);
@@ -361,6 +362,7 @@ struct rprobe {
 	struct uprobe_info *u;	/* RP_UPROBE (uprobes.c) */
 	const char *proc_path;	/* RP_UPROC: process("PATH"), NULL: any */
 	int proc_event;		/* RP_UPROC: UP_BEGIN ... */
+	int64_t proc_pid;	/* RP_UPROC, RP_UPROBE: process(PID), 0: none */
 	struct rprobe *next;
 };
 enum {
@@ -401,9 +403,12 @@ const struct kcat_func *kmod_function(struct session *s, const char *module,
 struct btf;
 const struct btf *kmod_btf(struct session *s, const char *module);
 void kmod_close(struct session *s);
+const char *kmod_path(struct session *s, const char *module);
 int list_probes(struct session *s, FILE *out);
 
 int elaborate(struct session *s);
+/* main.c: make the session's temporary directory (s->tmpdir) once */
+int session_tmpdir(struct session *s);
 void load_tapsets(struct session *s);
 bool elaborate_poisoned(struct session *s, const char *name);
 

@@ -15,8 +15,11 @@
  * guru mode the same expressions are stored to (`$p->prio = v`, bit
  * fields too) through stp_kwrite(): "write fault ...".
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
 
 #include <bpf/btf.h>
 
@@ -41,6 +44,7 @@ struct walk {
 	unsigned int bit_off, bit_size;	/* a bit field at acc */
 	const char *err;
 	struct loc err_loc;
+	const char *ubin;	/* a process probe's binary: @cast's default */
 };
 
 static bool fail(struct walk *w, struct loc at, const char *msg)
@@ -387,11 +391,22 @@ static bool walk_chain(struct walk *w, struct node *n)
  * as a struct, union, typedef, integer or enum, in the kernel's BTF, or in
  * a module's ("kernel" and "kernel<linux/sched.h>" mean the kernel). */
 /* @cast(p, "T", "PATH"): a type of the program PATH, in user memory. */
-static bool cast_user_type(struct walk *w, struct node *cast, const char *name,
-			   const char *mname)
+/* A kernel module's .ko ("/path/m.ko"), typed through its DWARF? */
+static bool is_ko(const char *mname)
 {
-	const char *path = ubin_find(w->s, mname);
-	struct ubin *b = path ? ubin_open(w->s, path, cast->loc) : NULL;
+	size_t n = strlen(mname);
+
+	return n > 3 && !strcmp(mname + n - 3, ".ko");
+}
+
+/* @cast(p, "T", "/path/prog") or "/path/m.ko": the type in its DWARF */
+static bool cast_user_type(struct walk *w, struct node *cast, const char *name,
+			   const char *mname, struct ubin *kmod)
+{
+	bool kernel = kmod || is_ko(mname);
+	const char *path = kernel ? NULL : ubin_find(w->s, mname);
+	struct ubin *b = kmod ? kmod : kernel ? kdwarf_module(w->s, mname) :
+			 path ? ubin_open(w->s, path, cast->loc) : NULL;
 	unsigned int id;
 
 	while (*name == ' ')
@@ -408,8 +423,75 @@ static bool cast_user_type(struct walk *w, struct node *cast, const char *name,
 	w->btf = ubin_btf(b);
 	w->type = id;
 	w->lv = true;
-	w->d->user = true;
+	w->d->user = !kernel;
 	return true;
+}
+
+/* The binary of p's first process("PATH") point, or NULL: 4.8 looks
+ * @cast's types up there when no module is named. */
+static const char *cast_context(struct session *s, const struct probe *p)
+{
+	for (const struct rprobe *r = s->rprobes; p && r; r = r->next)
+		if (r->probe == p && r->kind == RP_UPROBE)
+			return uprobe_binary(r);
+	return NULL;
+}
+
+/* headers -> the program built to read their types, per session */
+struct header_prog {
+	const char *headers, *path;
+	struct header_prog *next;
+};
+static struct header_prog *header_progs;
+
+/* A program whose DWARF has the types of user headers ("<stdio.h>",
+ * "</usr/include/x.h><y.h>"): each #included in a main() built with -g,
+ * unused types kept, in the session's temporary directory. NULL when
+ * it does not build. */
+static const char *header_program(struct session *s, const char *headers)
+{
+	struct header_prog *h;
+	const char *src, *bin;
+	FILE *f;
+	pid_t pid;
+	int status;
+
+	for (h = header_progs; h; h = h->next)
+		if (!strcmp(h->headers, headers))
+			return h->path;
+	if (!s->tmpdir && session_tmpdir(s))
+		return NULL;
+	src = arena_printf(s->arena, "%s/typequery_%p.c", s->tmpdir, (void *)headers);
+	bin = arena_strndup(s->arena, src, strlen(src) - 2);
+	f = fopen(src, "w");
+	if (!f)
+		return NULL;
+	for (const char *p = headers; *p == '<';) {
+		size_t n = strcspn(p, ">");
+
+		fprintf(f, "#include %.*s>\n", (int)n, p);
+		p += n + (p[n] == '>');
+	}
+	fputs("int main(void) { return 0; }\n", f);
+	if (fclose(f))
+		return NULL;
+	pid = fork();
+	if (pid == 0) {
+		if (s->verbose < 3 && !freopen("/dev/null", "w", stderr))
+			_exit(127);
+		execlp("gcc", "gcc", "-g", "-O0", "-fno-eliminate-unused-debug-types",
+		       "-o", bin, src, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return NULL;
+	h = arena_alloc(s->arena, sizeof(*h));
+	h->headers = headers;
+	h->path = bin;
+	h->next = header_progs;
+	header_progs = h;
+	return bin;
 }
 
 static bool cast_type(struct walk *w, struct node *cast)
@@ -421,13 +503,32 @@ static bool cast_type(struct walk *w, struct node *cast)
 	struct kcatalog *kc;
 	__s32 id = -1;
 
+	if (mod && mname[0] == '<') {	/* user headers */
+		const char *prog = header_program(w->s, mname);
+
+		if (!prog)
+			return fail(w, cast->loc, arena_printf(w->s->arena,
+				    "type definition '%s' not found in '%s' (the headers do not compile)",
+				    name, mname));
+		return cast_user_type(w, cast, name, prog, NULL);
+	}
 	if (mod && strchr(mname, '/') && strncmp(mname, "kernel", 6))
-		return cast_user_type(w, cast, name, mname);
+		return cast_user_type(w, cast, name, mname, NULL);
+	if (!mod && w->ubin) {	/* else the kernel's, when the program has none */
+		struct walk before = *w;
+
+		if (cast_user_type(w, cast, name, w->ubin, NULL))
+			return true;
+		*w = before;
+	}
 	if (mod && strncmp(mname, "kernel", 6)) {
 		/* a module's own BTF, split on the kernel's; "<header>" ignored */
 		const char *m = arena_strndup(w->s->arena, mname, strcspn(mname, "<"));
+		struct ubin *kb;
 
 		w->btf = kmod_btf(w->s, m);
+		if (!w->btf && (kb = kdwarf_module(w->s, m)))	/* a module with DWARF */
+			return cast_user_type(w, cast, name, m, kb);
 		if (!w->btf)
 			return fail(w, cast->loc, arena_printf(w->s->arena,
 				    "type definition '%s' not found in '%s' (no BTF for module '%s')",
@@ -451,9 +552,10 @@ static bool cast_type(struct walk *w, struct node *cast)
 	else
 		for (size_t k = 0; id < 0 && k < sizeof(kinds) / sizeof(kinds[0]); k++)
 			id = btf__find_by_name_kind(w->btf, name, kinds[k]);
-	if (id < 0)
+	if (id < 0)	/* in the probed program (the kernel's neither), as 4.8 says */
 		return fail(w, cast->loc, arena_printf(w->s->arena,
-			    "type definition '%s' not found in '%s'", tn->str, mname));
+			    "type definition '%s' not found in '%s'", tn->str,
+			    !mod && w->ubin ? w->ubin : mname));
 	w->type = (unsigned int)id;
 	w->lv = true;		/* @cast(p, "T") is the T at p */
 	return true;
@@ -468,9 +570,9 @@ bool deref_is_typed(const struct node *n)
 
 /* Walk n for one point r (NULL for @cast); the deref in *d. */
 static bool walk_one(struct session *s, const struct rprobe *r, struct node *n,
-		     struct deref *d, const char **err, struct loc *at)
+		     struct deref *d, const char **err, struct loc *at, const char *ubin)
 {
-	struct walk w = { .s = s, .d = d };
+	struct walk w = { .s = s, .d = d, .ubin = ubin };
 
 	memset(d, 0, sizeof(*d));
 	d->addr = n->flags & DEREF_ADDR;
@@ -488,7 +590,7 @@ static bool walk_one(struct session *s, const struct rprobe *r, struct node *n,
 		w.btf = a->btf;
 		w.type = a->type_id;
 		if (r && r->kind == RP_UPROBE)
-			d->user = true;
+			d->user = !uprobe_is_kernel(r);
 		w.lv = r && targ_lvalue(s, r, n->a->op + 1);
 	}
 	d->btf = w.btf;
@@ -522,7 +624,7 @@ static const char *resolve(struct session *s, struct probe *p, struct node *n,
 	int npoints = 0;
 
 	if (is_cast(n->a)) {
-		if (!walk_one(s, NULL, n, d, &err, at))
+		if (!walk_one(s, NULL, n, d, &err, at, cast_context(s, p)))
 			return err;
 		n->deref = d;
 		return NULL;
@@ -535,7 +637,7 @@ static const char *resolve(struct session *s, struct probe *p, struct node *n,
 	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
 		if (r->probe != p)
 			continue;
-		if (!walk_one(s, r, n, first ? d : &other, &err, at))
+		if (!walk_one(s, r, n, first ? d : &other, &err, at, NULL))
 			return npoints > 1 ? arena_printf(s->arena, "%s (in %s)", err, r->pp) : err;
 		if (!first && !same_deref(d, &other)) {
 			*at = n->loc;
@@ -562,7 +664,8 @@ bool elab_no_points(struct session *s, struct probe *p)
 	return true;
 }
 
-/* May the handler of p store through n (guru mode, kernel memory)? As
+/* May the handler of p store through n (guru mode; kernel memory, or the
+ * task's in a process probe)? As
  * 4.8: without -g, @cast and tracepoint bases have their own messages;
  * in a .return probe only through $return. False after an error. */
 static bool deref_write_ok(struct session *s, struct probe *p, struct node *n)
@@ -591,11 +694,11 @@ static bool deref_write_ok(struct session *s, struct probe *p, struct node *n)
 		else if (r->ret && strcmp(base, "$return"))
 			msg = "write to target variable not permitted in .return probes";
 	}
-	if (user)
-		msg = arena_printf(s->arena, is_cast(n->a) ?
-				   "writing '%s' is not supported by this version yet" :
-				   "writing target variable '%s' is not supported by this version yet",
-				   base);
+	if (user && !s->guru)	/* process probes: user memory, as 4.8 */
+		msg = "write to target variable not permitted; need stap -g";
+	for (const struct rprobe *r = s->rprobes; r && !msg && user; r = r->next)
+		if (r->probe == p && r->ret && strcmp(base, "$return"))
+			msg = "write to target variable not permitted in .return probes";
 	if (msg)
 		diag_error(s, n->a->loc, "%s", msg);
 	return !msg;
@@ -623,6 +726,11 @@ void elab_deref(struct session *s, struct probe *p, struct node *n, bool written
 		diag_error(s, at, "%s", err);
 		return;
 	}
+	if (written && n->deref->user && n->deref->bit_size) {
+		diag_error(s, n->loc, "writing a bit field of user memory ('%s') is not supported "
+			   "by this version yet", is_cast(n->a) ? "@cast" : n->a->op);
+		return;
+	}
 	if (n->deref->res == DR_PRETTY)
 		n->type = T_STRING;
 	if (written && n->deref->res != DR_READ)
@@ -634,7 +742,7 @@ void elab_deref(struct session *s, struct probe *p, struct node *n, bool written
 void elab_cast_alone(struct session *s, struct probe *p, struct node *n)
 {
 	struct deref d = { 0 };
-	struct walk w = { .s = s, .d = &d };
+	struct walk w = { .s = s, .d = &d, .ubin = cast_context(s, p) };
 	unsigned int id;
 	const struct btf_type *t;
 
@@ -652,6 +760,22 @@ void elab_cast_alone(struct session *s, struct probe *p, struct node *n)
 		fail(&w, n->loc, arena_printf(s->arena, "@cast to '%s' needs a member or an index",
 					      tname(&w, w.type)));
 	diag_error(s, w.err_loc, "%s", w.err);
+}
+
+/* &@cast(p, "T"): the address of the whole object, p itself, once the
+ * type is known; false (said) when it is not. */
+bool elab_cast_addr(struct session *s, struct probe *p, struct node *n)
+{
+	struct deref d = { 0 };
+	struct walk w = { .s = s, .d = &d };
+
+	if (elab_no_points(s, p))
+		return false;
+	if (!cast_type(&w, n)) {
+		diag_error(s, w.err_loc, "%s", w.err);
+		return false;
+	}
+	return true;
 }
 
 /* ---- @defined ------------------------------------------------------------- */
@@ -693,7 +817,7 @@ bool elab_defined(struct session *s, struct probe *p, struct node *n)
 		}
 		if (is_cast(n)) {
 			struct deref d = { 0 };
-			struct walk w = { .s = s, .d = &d };
+			struct walk w = { .s = s, .d = &d, .ubin = cast_context(s, p) };
 
 			if (!cast_type(&w, n))
 				return false;
@@ -774,11 +898,13 @@ static void deref_read(struct gen *g, const struct deref *d, const char *acc,
 	fault_check(g, at);
 }
 
-/* Store v at acc (kernel memory, guru mode: deref_write_ok). */
+/* Store v at acc (kernel or user memory, guru mode: deref_write_ok). */
 static void deref_write(struct gen *g, const struct deref *d, const char *acc,
 			const char *v, const char *at)
 {
-	if (d->bit_size)
+	if (d->user)	/* no bit fields (elab_deref) */
+		tr_line(g, "stp_uwrite(c, %s, %d, %s);", acc, d->width, v);
+	else if (d->bit_size)
 		tr_line(g, "stp_kwrite_bits(c, %s, %d, %d, %s);", acc, d->bit_off,
 			d->bit_size, v);
 	else

@@ -29,7 +29,7 @@ bool entry_in_uprobes(struct session *s, struct probe *p)
 	for (const struct rprobe *r = p ? s->rprobes : NULL; r; r = r->next) {
 		if (r->probe != p)
 			continue;
-		if (r->kind != RP_UPROBE)
+		if (r->kind != RP_UPROBE || uprobe_is_kernel(r))
 			return false;
 		any = true;
 	}
@@ -44,7 +44,8 @@ void elab_entry(struct session *s, struct probe *p, struct node *n)
 		for (const struct rprobe *r = s->rprobes; r; r = r->next) {
 			if (r->probe != p)
 				continue;
-			if ((r->kind != RP_KFUNC && r->kind != RP_KPROBE) || !r->ret) {
+			if ((r->kind != RP_KFUNC && r->kind != RP_KPROBE &&
+			     !uprobe_is_kernel(r)) || !r->ret) {
 				bad = r;
 				break;
 			}

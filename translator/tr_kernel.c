@@ -210,8 +210,9 @@ enum type elab_target_type(const struct node *n)
 }
 
 /* A write to $name (guru mode, as 4.8): a parameter at a function's entry
- * (its register) or $return in a .return probe (rax). False after an
- * error. */
+ * (its register) or $return in a .return probe (rax); in a process probe
+ * also a variable where DWARF says it is (register or memory). False
+ * after an error. */
 static bool elab_target_write(struct session *s, struct probe *p, struct node *n)
 {
 	const char *msg = NULL;
@@ -226,7 +227,7 @@ static bool elab_target_write(struct session *s, struct probe *p, struct node *n
 		if (r->kind == RP_TRACEPOINT)
 			msg = arena_printf(s->arena, "write to tracepoint variable '%s' not permitted; need stap -g",
 					   n->op);
-		kernel |= r->kind == RP_KFUNC || r->kind == RP_KPROBE;
+		kernel |= r->kind == RP_KFUNC || r->kind == RP_KPROBE || r->kind == RP_UPROBE;
 	}
 	if (!msg && !kernel)	/* procfs $value and the like */
 		msg = arena_printf(s->arena, "writing target variable '%s' is not supported by this version yet",
@@ -236,8 +237,15 @@ static bool elab_target_write(struct session *s, struct probe *p, struct node *n
 	if (!msg && (n->op[1] == '$' || n->op[len - 1] == '$'))
 		msg = arena_printf(s->arena, "cannot write to '%s'", n->op);
 	for (const struct rprobe *r = s->rprobes; r && !msg; r = r->next) {
-		if (r->probe == p && r->ret && strcmp(n->op, "$return"))
+		const char *why, *body;
+
+		if (r->probe != p)
+			continue;
+		if (r->ret && strcmp(n->op, "$return"))
 			msg = "write to target variable not permitted in .return probes";
+		else if (r->kind == RP_UPROBE && (why = utarg_write(s, r, n->op + 1, &body)))
+			msg = arena_printf(s->arena, "cannot write target variable '%s' in %s: %s",
+					   n->op, r->pp, why);
 	}
 	if (msg)
 		diag_error(s, n->loc, "%s", msg);
@@ -435,6 +443,9 @@ bool tr_kernel_probe(struct gen *g, struct strbuf *code, struct strbuf *table,
 		fields = arena_printf(s->arena, "%s, .entry_handler = probe_%d_entry, "
 				      ".entry_size = %s", fields, r->probe->index,
 				      r->probe->entry_size);
+	/* module("M").function(): the probe follows M (kprobes.c) */
+	if (r->module && r->kind == RP_KFUNC)
+		fields = arena_printf(s->arena, "%s, .kmodule = %s", fields, tr_cstr(g, r->module));
 	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .symbol = %s, "
 		  ".func = %s, .maxactive = %lld, .optional = %s%s },\n",
 		  r->ret ? "STP_PROBE_KRETPROBE" : "STP_PROBE_KPROBE",

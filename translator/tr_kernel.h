@@ -25,11 +25,16 @@ int tr_target_names(const char ***names);
 struct targ utarg_find(struct session *s, const struct rprobe *r, const char *name,
 		       const char **body);
 bool utarg_lvalue(struct session *s, const struct rprobe *r, const char *name);
+const char *utarg_write(struct session *s, const struct rprobe *r, const char *name,
+			const char **body);
 bool targ_lvalue(struct session *s, const struct rprobe *r, const char *name);
 /* stp_targ.width of a struct passed in registers: its size | this (the
  * runtime's value is the address of a copy, stp_uobj()) */
 #define STP_TARG_OBJ 0x80
+/* A RP_UPROBE point in a kernel module read through its DWARF? */
+bool uprobe_is_kernel(const struct rprobe *rp);
 int uprobe_nparams(const struct rprobe *r);	/* r->args[0..N) are parameters */
+int uprobe_nvars(const struct rprobe *r);	/* parameters and locals */
 bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 	       const struct rprobe *r, int id);
 const char *uprobe_mark_string(const struct rprobe *r, const char *op);
@@ -93,6 +98,7 @@ const struct btf_type *deref_skip(const struct btf *btf, unsigned int *id);
 bool deref_is_typed(const struct node *n);
 void elab_deref(struct session *s, struct probe *p, struct node *n, bool written);
 void elab_cast_alone(struct session *s, struct probe *p, struct node *n);
+bool elab_cast_addr(struct session *s, struct probe *p, struct node *n);
 bool elab_no_points(struct session *s, struct probe *p);
 bool elab_defined(struct session *s, struct probe *p, struct node *n);
 const char *tr_deref(struct gen *g, struct node *n);

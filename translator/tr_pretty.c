@@ -318,13 +318,52 @@ bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
 		}
 		d->btf = a->btf;
 		d->type = a->type_id;
-		d->user = r->kind == RP_UPROBE;
+		d->user = r->kind == RP_UPROBE && !uprobe_is_kernel(r);
 		d->lvalue = targ_lvalue(s, r, name);
 	}
 	d->pretty = level;
 	d->parms = first;	/* $$parms$: the others have the same arguments */
 	n->deref = d;
 	return true;
+}
+
+/* An unreadable variable of $$parms$ and the like: "?", a struct (or one
+ * a pointer points to) as its members, each "?", as 4.8 shows it. */
+static const char *unknown_shape(struct session *s, const struct btf *btf, unsigned int id,
+				 int level, int depth)
+{
+	const struct btf_type *t = btf ? deref_skip(btf, &id) : NULL;
+	const struct btf_member *m;
+	struct strbuf sb;
+	const char *r;
+	int n = 0;
+
+	if (t && btf_is_ptr(t) && !depth) {
+		id = t->type;
+		t = deref_skip(btf, &id);
+	}
+	if (t && btf_is_array(t))
+		return "[...]";
+	if (!t || !(btf_is_struct(t) || btf_is_union(t)))
+		return "?";
+	if ((depth && level < 2) || depth > PP_MAX_DEPTH || !has_members(btf, t))
+		return "{...}";
+	sb_init(&sb);
+	sb_putc(&sb, '{');
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *name = btf__name_by_offset(btf, m->name_off);
+
+		if (!shown(btf, m->type))
+			continue;
+		sb_printf(&sb, "%s%s%s=%s", n++ ? ", " : "", name && *name ? "." : "",
+			  name && *name ? name : "<union>",
+			  unknown_shape(s, btf, m->type, level, depth + 1));
+	}
+	sb_putc(&sb, '}');
+	r = arena_strdup(s->arena, sb.buf);
+	sb_free(&sb);
+	return r;
 }
 
 const char *tr_pretty_target(struct gen *g, struct node *n)
@@ -367,7 +406,7 @@ const char *tr_pretty_target(struct gen *g, struct node *n)
 
 		if (!strncmp(n->op, "$$locals", 8) ? i < np : !strncmp(n->op, "$$parms", 7) && i >= np)
 			continue;
-		one.user = r->kind == RP_UPROBE;
+		one.user = r->kind == RP_UPROBE && !uprobe_is_kernel(r);
 		one.lvalue = targ_lvalue(g->s, r, r->args[i].name);
 
 		base.op = arena_printf(g->s->arena, "$%s", r->args[i].name);
@@ -375,7 +414,8 @@ const char *tr_pretty_target(struct gen *g, struct node *n)
 		tr_line(g, "stp_str_cat(%s, %s);", out, tr_cstr(g, arena_printf(g->s->arena,
 			"%s%s=", k++ ? " " : "", r->args[i].name)));
 		if (!one.btf || !one.type || !elab_target_arg(g->s, r, r->args[i].name)) {
-			tr_line(g, "stp_str_cat(%s, \"?\");", out);
+			tr_line(g, "stp_str_cat(%s, %s);", out, tr_cstr(g, unknown_shape(g->s,
+				one.btf, one.type, d->pretty, 0)));
 			continue;
 		}
 		v = tr_pretty(g, &one, tr_target(g, &base));

@@ -18,6 +18,7 @@
 #include "stap.h"
 #include "translate.h"
 #include "tr_kernel.h"
+#include "udwarf.h"
 
 
 void tr_line(struct gen *g, const char *fmt, ...)
@@ -1226,17 +1227,23 @@ static void gen_globals(struct gen *g, struct strbuf *out)
 
 		if (v->array || v->type == T_STATS)
 			continue;
-		/* each scalar is a module parameter too: stap -G NAME=VALUE */
+		/* each scalar is a module parameter too: stap -G NAME=VALUE;
+		 * registered with __module_param_call() itself, where NAME is
+		 * only stringified and pasted, never macro-expanded (a global
+		 * may be called like a kernel macro: VM_FAULT_OOM) */
 		if (v->type == T_STRING) {
 			sb_printf(out, "static char %s[MAXSTRINGLEN] = %s;\n", m,
 				  v->init ? tr_cstr(g, v->init->str) : "\"\"");
-			sb_printf(out, "module_param_string(%s, %s, MAXSTRINGLEN, 0);\n",
+			sb_printf(out, "static const struct kparam_string %s_kps = "
+				  "{ MAXSTRINGLEN, %s };\n", m, m);
+			sb_printf(out, "__module_param_call(MODULE_PARAM_PREFIX, %s, "
+				  "&param_ops_string, .str = &%s_kps, 0, -1, 0);\n",
 				  v->name, m);
 		} else {
 			sb_printf(out, "static int64_t %s = %lldLL;\n", m,
 				  v->init ? (long long)v->init->num : 0LL);
-			sb_printf(out, "module_param_cb(%s, &stp_param_ops_int64, &%s, 0);\n",
-				  v->name, m);
+			sb_printf(out, "__module_param_call(MODULE_PARAM_PREFIX, %s, "
+				  "&stp_param_ops_int64, &%s, 0, -1, 0);\n", v->name, m);
 		}
 	}
 }
@@ -1284,7 +1291,9 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	sb_puts(c, o->code.buf ? o->code.buf : "");
 	sb_puts(c, "static const struct stp_probe stp_probes[STP_NPROBES] = {\n");
 	sb_puts(c, o->table.buf ? o->table.buf : "");
-	sb_puts(c, "};\n\n#include \"stp_runtime.c\"\n");
+	sb_puts(c, "};\n\n");
+	kdwarf_emit_ksyms(s, c);
+	sb_puts(c, "#include \"stp_runtime.c\"\n");
 }
 
 int translate(struct session *s)

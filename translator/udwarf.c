@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <dwarf.h>
 
@@ -39,6 +40,10 @@ struct ubin {
 	Dwarf_CFI *cfi;		/* .eh_frame, read on first use */
 	struct btf *btf;	/* utypes.c */
 	void *types;		/* utypes.c: DIE -> BTF id memo */
+	Dwfl *dwfl;		/* a kernel module (.ko): libdwfl relocated it */
+	Dwfl_Module *dwmod;
+	const char *kmod;	/* its name as the kernel knows it */
+	const char *label;	/* as the probe point wrote it (pp()) */
 	struct ubin *next;
 };
 
@@ -60,6 +65,10 @@ Dwarf_CFI *ubin_cfi(struct ubin *b);
 /* The .eh_frame call frame information (NULL if none), kept until close. */
 Dwarf_CFI *ubin_cfi(struct ubin *b)
 {
+	Dwarf_Addr bias;
+
+	if (b->dwmod)	/* .debug_frame, relocated; libdwfl keeps it */
+		return dwfl_module_dwarf_cfi(b->dwmod, &bias);
 	if (!b->cfi)
 		b->cfi = dwarf_getcfi_elf(b->elf);
 	return b->cfi;
@@ -331,16 +340,35 @@ size_t ubin_symbols(struct ubin *b, const struct ufunc ***out)
 	return n;
 }
 
+/* The name of the function an inlined copy f is in (f's own otherwise). */
+const char *ubin_outer_name(struct ubin *b, const struct ufunc *f)
+{
+	Dwarf_Die d;
+	const char *n;
+
+	if (!f->inlined || !b->dw || !dwarf_offdie(b->dw, f->outer, &d) ||
+	    !(n = dwarf_diename(&d)))
+		return f->name;
+	return arena_strdup(b->s->arena, n);
+}
+
 /* The name of the (not inlined) function holding addr, or "". */
-const char *ubin_func_at(struct ubin *b, uint64_t addr)
+const struct ufunc *ubin_func_holding(struct ubin *b, uint64_t addr)
 {
 	for (size_t i = 0; i < b->nfuncs; i++) {
 		const struct ufunc *f = &b->funcs[i];
 
 		if (!f->inlined && f->end && addr >= f->entry && addr < f->end)
-			return f->name;
+			return f;
 	}
-	return "";
+	return NULL;
+}
+
+const char *ubin_func_at(struct ubin *b, uint64_t addr)
+{
+	const struct ufunc *f = ubin_func_holding(b, addr);
+
+	return f ? f->name : "";
 }
 
 /* ---- SDT notes ------------------------------------------------------------- */
@@ -594,11 +622,151 @@ struct ubin *ubin_open(struct session *s, const char *path, struct loc at)
 	return b;
 }
 
+/* ---- kernel modules ---------------------------------------------------------- */
+
+static const Dwfl_Callbacks kmod_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/*
+ * A kernel module's .ko, `name` to the kernel, with its DWARF relocated by
+ * libdwfl (its sections laid out one after the other, as in a linked
+ * file); NULL when it has no DWARF (nothing reported: the caller falls
+ * back to the module's BTF).
+ */
+struct ubin *ubin_open_kmod(struct session *s, const char *path, const char *name)
+{
+	struct ubin *b;
+	Dwarf_Addr bias;
+	GElf_Addr ebias;
+
+	for (b = opened; b; b = b->next)
+		if (!strcmp(b->path, path))
+			return b;
+	b = arena_alloc(s->arena, sizeof(*b));
+	b->s = s;
+	b->path = path;
+	b->kmod = name;
+	b->fd = b->dbg_fd = -1;
+	elf_version(EV_CURRENT);
+	b->dwfl = dwfl_begin(&kmod_callbacks);
+	if (!b->dwfl)
+		return NULL;
+	b->dwmod = dwfl_report_offline(b->dwfl, name, path, -1);
+	dwfl_report_end(b->dwfl, NULL, NULL);
+	if (b->dwmod) {
+		b->elf = dwfl_module_getelf(b->dwmod, &ebias);
+		b->dw = dwfl_module_getdwarf(b->dwmod, &bias);
+	}
+	if (!b->elf || !b->dw || bias || ebias) {
+		dwfl_end(b->dwfl);
+		return NULL;
+	}
+	read_dwarf_funcs(b);
+	if (b->nfuncs)
+		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
+	b->next = opened;
+	opened = b;
+	return b;
+}
+
+bool ubin_is_kernel(const struct ubin *b)
+{
+	return b->dwfl != NULL;
+}
+
+const char *ubin_kmod(const struct ubin *b)
+{
+	return b->kmod;
+}
+
+void ubin_set_label(struct ubin *b, const char *label)
+{
+	b->label = label;
+}
+
+const char *ubin_label(const struct ubin *b)
+{
+	return b->label ? b->label : b->path;
+}
+
+/* The section of a module's address (its relocated layout). */
+static Elf_Scn *kmod_section(struct ubin *b, uint64_t addr, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(b->elf, scn)))
+		if (gelf_getshdr(scn, sh) && (sh->sh_flags & SHF_ALLOC) &&
+		    addr >= sh->sh_addr && addr < sh->sh_addr + sh->sh_size)
+			return scn;
+	return NULL;
+}
+
+/*
+ * Where a module's address is once loaded, as the kernel resolves it: the
+ * symbol (a function, or a variable) holding it, and the offset in it;
+ * false if no symbol does.
+ */
+bool ubin_ksym(struct ubin *b, uint64_t addr, bool code, const char **sym, uint64_t *off)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = kmod_section(b, addr, &sh), *st = NULL;
+	size_t shndx = scn ? elf_ndxscn(scn) : 0;
+
+	if (!scn)
+		return false;
+	while ((st = elf_nextscn(b->elf, st))) {
+		GElf_Shdr ssh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(st, &ssh) || ssh.sh_type != SHT_SYMTAB || !ssh.sh_entsize)
+			continue;
+		d = elf_getdata(st, NULL);
+		for (size_t i = 0; d && i < ssh.sh_size / ssh.sh_entsize; i++) {
+			GElf_Sym y;
+			const char *name;
+			uint64_t at;
+
+			if (!gelf_getsym(d, (int)i, &y) || y.st_shndx != shndx ||
+			    GELF_ST_TYPE(y.st_info) != (code ? STT_FUNC : STT_OBJECT))
+				continue;
+			/* st_value is the offset in its section (ET_REL) */
+			at = sh.sh_addr + y.st_value;
+			name = elf_strptr(b->elf, ssh.sh_link, y.st_name);
+			if (!name || !*name || addr < at || addr >= at + (y.st_size ? y.st_size : 1))
+				continue;
+			*sym = arena_strdup(b->s->arena, name);
+			*off = addr - at;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Is a module's code at addr a call instruction (e8: the __fentry__
+ * call ftrace patches, first in every traceable function)? */
+bool ubin_kcall_at(struct ubin *b, uint64_t addr)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = kmod_section(b, addr, &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	uint64_t off = addr - sh.sh_addr;
+
+	return d && d->d_buf && off < d->d_size && ((const unsigned char *)d->d_buf)[off] == 0xe8;
+}
+
 void ubin_close_all(struct session *s)
 {
 	(void)s;
 	for (struct ubin *b = opened; b; b = b->next) {
 		utypes_free(b);
+		free(b->funcs);
+		if (b->dwfl) {		/* libdwfl owns the ELF, DWARF and CFI */
+			dwfl_end(b->dwfl);
+			continue;
+		}
 		if (b->cfi)
 			dwarf_cfi_end(b->cfi);
 		if (b->dw)
@@ -609,7 +777,6 @@ void ubin_close_all(struct session *s)
 			close(b->dbg_fd);
 		elf_end(b->elf);
 		close(b->fd);
-		free(b->funcs);
 		free(b->sdts);
 	}
 	opened = NULL;
@@ -634,6 +801,30 @@ bool ubin_file_offset(const struct ubin *b, uint64_t addr, uint64_t *off)
 		}
 	}
 	return false;
+}
+
+bool ubin_is_dyn(const struct ubin *b)
+{
+	GElf_Ehdr eh;
+
+	return gelf_getehdr(b->elf, &eh) && eh.e_type == ET_DYN;
+}
+
+uint64_t ubin_load_base(const struct ubin *b)
+{
+	size_t n;
+	uint64_t base = UINT64_MAX;
+
+	if (elf_getphdrnum(b->elf, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(b->elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    ph.p_vaddr < base)
+			base = ph.p_vaddr;
+	}
+	return base == UINT64_MAX ? 0 : base & ~(uint64_t)0xfff;
 }
 
 static bool cu_of(struct ubin *b, const struct ufunc *f, Dwarf_Die *cu)
@@ -686,39 +877,156 @@ bool ubin_file_matches(const char *src, const char *file)
 	return ls > lf && src[ls - lf - 1] == '/' && !strcmp(src + ls - lf, file);
 }
 
-bool ubin_line_addr(struct ubin *b, const struct ufunc *f, const char *file,
-		    int line, uint64_t *addr)
+/* Does row l (at address a) belong to FILE inside f? */
+static bool row_in(const struct ufunc *f, const char *file, Dwarf_Line *l, Dwarf_Addr a)
+{
+	const char *src;
+
+	if (a < f->entry || (f->end && a >= f->end))
+		return false;
+	src = dwarf_linesrc(l, NULL, NULL);
+	return !file || (src && ubin_file_matches(src, file));
+}
+
+/* Insert (line, a) into the line-sorted *out of *n, keeping a line's
+ * lowest address. */
+static void keep_lowest(struct uline_addr *out, size_t *n, int line, uint64_t a)
+{
+	size_t i = 0;
+
+	while (i < *n && out[i].line < line)
+		i++;
+	if (i < *n && out[i].line == line) {
+		if (a < out[i].addr)
+			out[i].addr = a;
+		return;
+	}
+	memmove(out + i + 1, out + i, (*n - i) * sizeof(*out));
+	out[i].line = line;
+	out[i].addr = a;
+	(*n)++;
+}
+
+size_t ubin_func_lines(struct session *s, struct ubin *b, const struct ufunc *f,
+		       const char *file, struct uline_addr **out)
+{
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t n, k = 0;
+
+	*out = NULL;
+	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n) || !n)
+		return 0;
+	*out = arena_alloc(s->arena, n * sizeof(**out));
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		int ln;
+		bool end;
+
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) || ln <= 0 ||
+		    dwarf_lineendsequence(l, &end) || end || !row_in(f, file, l, a))
+			continue;
+		keep_lowest(*out, &k, ln, a);
+	}
+	return k;
+}
+
+int ubin_line_at(struct ubin *b, const struct ufunc *f, uint64_t addr)
 {
 	Dwarf_Die cu;
 	Dwarf_Lines *lines;
 	size_t n;
-	bool found = false;
+	int line = 0;
+
+	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		int ln;
+		bool end;
+
+		if (l && !dwarf_lineaddr(l, &a) && a == addr && !dwarf_lineno(l, &ln) &&
+		    !dwarf_lineendsequence(l, &end) && !end)
+			line = ln;
+	}
+	return line;
+}
+
+bool ubin_row_at(struct ubin *b, const struct ufunc *f, uint64_t addr, uint64_t *prev)
+{
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t n;
+
+	*prev = 0;
+	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		bool end;
+
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineendsequence(l, &end) || end)
+			continue;
+		if (a == addr)
+			return true;
+		if (a < addr && a > *prev)
+			*prev = a;
+	}
+	return false;
+}
+
+/* The line of FILE (in f's compilation unit) with code nearest to line (a
+ * later one on a tie, as 4.8's .nearest), into *found; false if none. */
+bool ubin_nearest_line(struct ubin *b, const struct ufunc *f, const char *file, int line,
+		       int *found)
+{
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t n;
+	int best = 0;
 
 	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n))
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr a;
-		int ln;
+		int ln, d, bd;
 		bool stmt;
 		const char *src;
 
-		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) || ln != line ||
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) || ln <= 0 ||
 		    dwarf_linebeginstatement(l, &stmt) || !stmt)
-			continue;
-		if (a < f->entry || (f->end && a >= f->end))
 			continue;
 		src = dwarf_linesrc(l, NULL, NULL);
 		if (file && (!src || !ubin_file_matches(src, file)))
 			continue;
-		if (!found || a < *addr)
-			*addr = a;
-		found = true;
+		d = abs(ln - line);
+		bd = abs(best - line);
+		if (!best || d < bd || (d == bd && ln > best))
+			best = ln;
 	}
-	return found;
+	*found = best;
+	return best > 0;
 }
 
 /* ---- variables ------------------------------------------------------------------ */
+
+/* "char[16]" as 4.8 lists it: "char[]" */
+static const char *array_dims_elided(struct session *s, const char *type)
+{
+	char *t = arena_strdup(s->arena, type), *w = t;
+
+	for (const char *p = type; *p; p++) {
+		*w++ = *p;
+		if (*p == '[')
+			p += strspn(p + 1, "0123456789");
+	}
+	*w = '\0';
+	return t;
+}
 
 static bool var_of(struct session *s, struct ubin *b, Dwarf_Die *d, struct uvar *v)
 {
@@ -734,7 +1042,7 @@ static bool var_of(struct session *s, struct ubin *b, Dwarf_Die *d, struct uvar 
 	v->param = dwarf_tag(d) == DW_TAG_formal_parameter;
 	if (dwarf_attr_integrate(d, DW_AT_type, &at) && dwarf_formref_die(&at, &t))
 		v->type_id = utype_to_btf(s, b, dwarf_dieoffset(&t));
-	v->type = kbtf_type_name(s, ubin_btf(b), v->type_id);
+	v->type = array_dims_elided(s, kbtf_type_name(s, ubin_btf(b), v->type_id));
 	return true;
 }
 
@@ -797,24 +1105,30 @@ static bool located(Dwarf_Die *d, uint64_t pc)
 }
 
 /* The variables of scope d (and of the blocks inside it holding pc). */
+/* The variables of scope d visible at pc, innermost scope first, each
+ * scope's in declaration order (a function's parameters, then its
+ * locals), as 4.8 lists them; only those with a location (locals: at
+ * loc_pc when not 0) or a constant value. */
 static void scope_vars(struct session *s, struct ubin *b, Dwarf_Die *d, uint64_t pc,
-		       uint64_t loc_pc, bool params, struct uvar **vec, int *n, int *cap)
+		       uint64_t loc_pc, struct uvar **vec, int *n, int *cap, int depth)
 {
 	Dwarf_Die c;
 
-	if (dwarf_child(d, &c))
+	if (depth > 64 || dwarf_child(d, &c))
 		return;
+	do {		/* the block holding pc first */
+		if (pc && dwarf_tag(&c) == DW_TAG_lexical_block && dwarf_haspc(&c, pc) > 0)
+			scope_vars(s, b, &c, pc, loc_pc, vec, n, cap, depth + 1);
+	} while (dwarf_siblingof(&c, &c) == 0);
+	dwarf_child(d, &c);
 	do {
 		int tag = dwarf_tag(&c);
+		bool param = tag == DW_TAG_formal_parameter;
 		struct uvar v;
 
-		/* as 4.8: only those with a location or a constant value */
-		if ((tag == DW_TAG_formal_parameter) == params &&
-		    (tag == DW_TAG_formal_parameter || tag == DW_TAG_variable) &&
-		    located(&c, params ? 0 : loc_pc) && var_of(s, b, &c, &v))
+		if ((param || tag == DW_TAG_variable) && located(&c, param ? 0 : loc_pc) &&
+		    var_of(s, b, &c, &v))
 			push_var(s, vec, n, cap, &v);
-		else if (!params && pc && tag == DW_TAG_lexical_block && dwarf_haspc(&c, pc) > 0)
-			scope_vars(s, b, &c, pc, loc_pc, false, vec, n, cap);
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
@@ -834,8 +1148,7 @@ int ubin_vars(struct session *s, struct ubin *b, const struct ufunc *f,
 		ret->type_id = utype_to_btf(s, b, dwarf_dieoffset(&t));
 		ret->type = kbtf_type_name(s, ubin_btf(b), ret->type_id);
 	}
-	scope_vars(s, b, &d, pc, loc_pc, true, out, &n, &cap);
-	scope_vars(s, b, &d, pc, loc_pc, false, out, &n, &cap);
+	scope_vars(s, b, &d, pc, loc_pc, out, &n, &cap, 0);
 	return n;
 }
 

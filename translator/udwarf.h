@@ -77,6 +77,19 @@ const char *ubin_find(struct session *s, const char *name);
 /* Opened once per session; NULL (reported) when it is not ELF. */
 struct ubin *ubin_open(struct session *s, const char *path, struct loc at);
 void ubin_close_all(struct session *s);
+/* A kernel module's .ko with its DWARF (relocated by libdwfl), `name` to
+ * the kernel; NULL when it has no DWARF. */
+struct ubin *ubin_open_kmod(struct session *s, const char *path, const char *name);
+bool ubin_is_kernel(const struct ubin *b);
+const char *ubin_kmod(const struct ubin *b);
+/* The module as the probe point names it (pp()): the path, or the name. */
+void ubin_set_label(struct ubin *b, const char *label);
+const char *ubin_label(const struct ubin *b);
+/* The function (code) or variable symbol of a module holding addr, and
+ * the offset in it: the kernel resolves "module:symbol" at load time. */
+bool ubin_ksym(struct ubin *b, uint64_t addr, bool code, const char **sym, uint64_t *off);
+/* Is the module's instruction at addr a call (the __fentry__ one)? */
+bool ubin_kcall_at(struct ubin *b, uint64_t addr);
 /* The libraries b needs whose names match glob (or the path glob), as
  * real paths. */
 size_t ubin_libraries(struct session *s, struct ubin *b, const char *glob,
@@ -93,6 +106,10 @@ const char *elf_debug_path(struct session *s, Elf *e);
  * table's others). */
 size_t ubin_match_funcs(struct ubin *b, const char *glob, const struct ufunc ***out);
 const char *ubin_func_at(struct ubin *b, uint64_t addr);
+/* The (not inlined) function whose code holds addr, or NULL. */
+const struct ufunc *ubin_func_holding(struct ubin *b, uint64_t addr);
+/* The name of the function an inlined copy f is in (f's own otherwise). */
+const char *ubin_outer_name(struct ubin *b, const struct ufunc *f);
 size_t ubin_symbols(struct ubin *b, const struct ufunc ***out);
 /* Does the source path src name file (a glob of it, or its tail)? */
 bool ubin_file_matches(const char *src, const char *file);
@@ -100,11 +117,32 @@ size_t ubin_match_sdts(struct ubin *b, const char *provider, const char *glob,
 		       const struct usdt ***out);
 /* The file offset of a link-time address (PT_LOAD); false if unmapped. */
 bool ubin_file_offset(const struct ubin *b, uint64_t addr, uint64_t *off);
+/* A shared object or PIE (ET_DYN), not a fixed-address executable? */
+bool ubin_is_dyn(const struct ubin *b);
+/* The page of its lowest PT_LOAD address (0 for a PIE). */
+uint64_t ubin_load_base(const struct ubin *b);
 /* The address after f's prologue (the second line-table row), else entry. */
 uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f);
-/* The lowest statement address of FILE:LINE inside f; false if none. */
-bool ubin_line_addr(struct ubin *b, const struct ufunc *f, const char *file,
-		    int line, uint64_t *addr);
+/* A source line and its address. */
+struct uline_addr {
+	int line;
+	uint64_t addr;
+};
+/* The lines of FILE (NULL: any) with line-table rows inside f, ascending,
+ * each at the lowest address of its rows there (statement or not, as
+ * 4.8); their number. */
+size_t ubin_func_lines(struct session *s, struct ubin *b, const struct ufunc *f,
+		       const char *file, struct uline_addr **out);
+/* The line of the last line-table row at addr (f's compilation unit): the
+ * one in effect there; 0 if none. */
+int ubin_line_at(struct ubin *b, const struct ufunc *f, uint64_t addr);
+/* Does a line-table row of f's unit start at addr? If not, *prev is the
+ * highest row address below it (0: none). */
+bool ubin_row_at(struct ubin *b, const struct ufunc *f, uint64_t addr, uint64_t *prev);
+/* The line of FILE with code nearest to line in f's compilation unit
+ * (.nearest); false if none. */
+bool ubin_nearest_line(struct ubin *b, const struct ufunc *f, const char *file, int line,
+		       int *found);
 /* f's parameters then its locals visible at pc (0: the outermost scope),
  * the locals only if they have a location at loc_pc (when not 0), as
  * upstream lists them; the return type (NULL for void) in *ret. */
@@ -143,6 +181,10 @@ unsigned int utype_by_name(struct session *s, struct ubin *b, const char *name);
 const char *uloc_getter(struct session *s, struct ubin *b, const struct ufunc *f,
 			const struct uvar *v, uint64_t pc, int width,
 			bool *lvalue, const char **why);
+/* The body of a setter `static void f(struct stp_context *c, int64_t v)`
+ * (guru writes): v's register or memory at pc; NULL and *why if none. */
+const char *uloc_setter(struct session *s, struct ubin *b, const struct ufunc *f,
+			const struct uvar *v, uint64_t pc, int width, const char **why);
 /* The same for the SDT operand text `arg` ("-4@%eax", "8@-24(%rbp)"). */
 const char *uloc_sdt_getter(struct session *s, const char *arg, const char **why);
 
@@ -171,10 +213,22 @@ void uprobe_fill_callee(struct session *s, struct rprobe *rp, struct ubin *b,
 /* pn() of rp when it is not pp() (the point as -l lists it, without marks). */
 void uprobe_set_pn(struct rprobe *rp, const char *pn);
 const char *uprobe_pn(const struct rprobe *rp);
+/* -p2's comment on rp's address, as 4.8: "pc=.dynamic+0xADDR" (a
+ * shared object or PIE) or ".absolute+" (a fixed-address executable). */
+const char *uprobe_pc_note(struct session *s, const struct rprobe *rp);
+/* -p2's "<-" of rp, as 4.8: the point it became (pp()), or for a .label or
+ * .callee probe the point as -l lists it. */
+const char *uprobe_origin(const struct rprobe *rp);
 /* A PLT entry (.plt("NAME")): pp() is the statement at its address, $$name
  * the function. */
 void uprobe_fill_plt(struct session *s, struct rprobe *rp, struct ubin *b,
 		     const struct uplt *p);
+
+/* ---- kdwarf.c: kernel modules with DWARF ---- */
+struct ubin *kdwarf_module(struct session *s, const char *spec);
+/* The index of "module:symbol" in the table the runtime resolves. */
+int kdwarf_ksym_index(struct session *s, const char *name);
+void kdwarf_emit_ksyms(struct session *s, struct strbuf *c);
 
 /* Internal: libdw handles of a ubin. */
 struct Dwarf;

@@ -54,6 +54,31 @@ static const char *reg_expr(struct eval *e, uint64_t n)
 	return arena_printf(e->s->arena, "(uint64_t)c->regs->%s", dwarf_regs[n]);
 }
 
+/* The fault-tolerant read of the probe's memory (runtime/deref.c). */
+static const char *reader(const struct eval *e)
+{
+	return ubin_is_kernel(e->b) ? "stp_kread" : "stp_uread";
+}
+
+/* A kernel module's static address: its symbol's, resolved when the
+ * session starts (stp_ksym()), plus the offset in it. */
+static const char *kernel_addr(struct eval *e, uint64_t addr)
+{
+	const char *sym;
+	uint64_t off;
+
+	if (!ubin_ksym(e->b, addr, false, &sym, &off) &&
+	    !ubin_ksym(e->b, addr, true, &sym, &off)) {
+		e->why = arena_printf(e->s->arena, "no symbol of module %s holds its address",
+				      ubin_kmod(e->b));
+		return NULL;
+	}
+	return arena_printf(e->s->arena, "(stp_ksym(c, %d) + 0x%llxULL)",
+			    kdwarf_ksym_index(e->s, arena_printf(e->s->arena, "%s:%s",
+								 ubin_kmod(e->b), sym)),
+			    (unsigned long long)off);
+}
+
 static bool push(struct eval *e, const char *x)
 {
 	if (!x)
@@ -142,6 +167,8 @@ static bool one_op(struct eval *e, const Dwarf_Op *o)
 	}
 	switch (o->atom) {
 	case DW_OP_addr:
+		if (ubin_is_kernel(e->b))
+			return push(e, kernel_addr(e, o->number));
 		return push(e, arena_printf(A, "(stp_ubias(c) + 0x%llxULL)",
 					    (unsigned long long)o->number));
 	case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u: case DW_OP_const8u:
@@ -166,7 +193,8 @@ static bool one_op(struct eval *e, const Dwarf_Op *o)
 		return (a = pop(e)) && push(e, arena_printf(A, "(%s + 0x%llxULL)", a,
 						(unsigned long long)o->number));
 	case DW_OP_deref:
-		return (a = pop(e)) && push(e, arena_printf(A, "(uint64_t)stp_uread(c, (int64_t)%s, 8, 0)", a));
+		return (a = pop(e)) && push(e, arena_printf(A, "(uint64_t)%s(c, (int64_t)%s, 8, 0)",
+							    reader(e), a));
 	case DW_OP_dup:
 		return (a = pop(e)) && push(e, a) && push(e, a);
 	case DW_OP_drop:
@@ -258,7 +286,8 @@ static const char *simple(struct eval *e, const Dwarf_Op *ops, size_t n, int wid
 		*lvalue = true;
 		return a;
 	}
-	return arena_printf(e->s->arena, "(uint64_t)stp_uread(c, (int64_t)%s, %d, 0)", a, width);
+	return arena_printf(e->s->arena, "(uint64_t)%s(c, (int64_t)%s, %d, 0)", reader(e), a,
+			    width);
 }
 
 /* Does the location give an address (not a register or a value)? */
@@ -317,6 +346,35 @@ static const char *pieces(struct eval *e, const Dwarf_Op *ops, size_t n, int wid
 	r = arena_strdup(e->s->arena, sb.buf);
 	sb_free(&sb);
 	return r;
+}
+
+/* v's DIE into *d and its location expression at pc into *ops; NULL, or
+ * why there is none (*konst: a DW_AT_const_value, its value). */
+static const char *var_location(struct session *s, struct ubin *b, const struct uvar *v,
+				uint64_t pc, Dwarf_Die *d, Dwarf_Op **ops, size_t *n,
+				const char **konst)
+{
+	Dwarf_Attribute at;
+	int k;
+
+	*konst = NULL;
+	if (!ubin_dwarf(b) || !dwarf_offdie(ubin_dwarf(b), v->die, d))
+		return "no DWARF for it";
+	if (dwarf_attr_integrate(d, DW_AT_const_value, &at)) {
+		Dwarf_Sword sv;
+
+		if (!dwarf_formsdata(&at, &sv)) {
+			*konst = arena_printf(s->arena, "%lldLL", (long long)sv);
+			return NULL;
+		}
+	}
+	if (!dwarf_attr_integrate(d, DW_AT_location, &at))
+		return "it was optimized out";
+	k = dwarf_getlocation_addr(&at, pc, ops, n, 1);
+	if (k < 1 || *n == 0)
+		return arena_printf(s->arena, "it was optimized out at this address (0x%llx)",
+				    (unsigned long long)pc);
+	return NULL;
 }
 
 /* The byte size of the type of the variable at DIE d, 0 if unknown. */
@@ -397,34 +455,17 @@ const char *uloc_getter(struct session *s, struct ubin *b, const struct ufunc *f
 {
 	struct eval e = { .s = s, .b = b, .f = f, .pc = pc };
 	Dwarf_Die d;
-	Dwarf_Attribute at;
 	Dwarf_Op *ops;
 	size_t n;
-	int k;
-	const char *x;
+	const char *x, *konst;
 	bool has_piece = false;
 
 	*lvalue = false;
-	if (!ubin_dwarf(b) || !dwarf_offdie(ubin_dwarf(b), v->die, &d)) {
-		*why = "no DWARF for it";
+	*why = var_location(s, b, v, pc, &d, &ops, &n, &konst);
+	if (*why)
 		return NULL;
-	}
-	if (dwarf_attr_integrate(&d, DW_AT_const_value, &at)) {
-		Dwarf_Sword sv;
-
-		if (!dwarf_formsdata(&at, &sv))
-			return arena_printf(s->arena, "\treturn %lldLL;\n", (long long)sv);
-	}
-	if (!dwarf_attr_integrate(&d, DW_AT_location, &at)) {
-		*why = "it was optimized out";
-		return NULL;
-	}
-	k = dwarf_getlocation_addr(&at, pc, &ops, &n, 1);
-	if (k < 1 || n == 0) {
-		*why = arena_printf(s->arena, "it was optimized out at this address (0x%llx)",
-				    (unsigned long long)pc);
-		return NULL;
-	}
+	if (konst)
+		return arena_printf(s->arena, "\treturn %s;\n", konst);
 	for (size_t i = 0; i < n; i++)
 		has_piece |= ops[i].atom == DW_OP_piece;
 	if (!width && (has_piece || !in_memory(ops, n))) {
@@ -440,6 +481,51 @@ const char *uloc_getter(struct session *s, struct ubin *b, const struct ufunc *f
 		return NULL;
 	}
 	return arena_printf(s->arena, "\treturn (int64_t)%s;\n", x);
+}
+
+/* The body of `static void f(struct stp_context *c, int64_t v)` storing
+ * v (width bytes) where v's value is at pc: its register, or its memory
+ * (stp_uwrite(), never faulting); NULL and why when it has no such place. */
+const char *uloc_setter(struct session *s, struct ubin *b, const struct ufunc *f,
+			const struct uvar *v, uint64_t pc, int width, const char **why)
+{
+	struct eval e = { .s = s, .b = b, .f = f, .pc = pc };
+	Dwarf_Die d;
+	Dwarf_Op *ops;
+	size_t n;
+	const char *konst, *x;
+	bool lv = false;
+
+	*why = var_location(s, b, v, pc, &d, &ops, &n, &konst);
+	if (*why)
+		return NULL;
+	if (konst) {
+		*why = "it is a constant";
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (ops[i].atom == DW_OP_piece || ops[i].atom == DW_OP_implicit_value) {
+			*why = "it is not stored in one place";
+			return NULL;
+		}
+	if (width < 1 || width > 8) {
+		*why = "it is not a scalar";
+		return NULL;
+	}
+	x = simple(&e, ops, n, 8, &lv);
+	if (x && e.reg)		/* "(uint64_t)c->regs->REG" */
+		return arena_printf(s->arena, "\t%s = (unsigned long)v;\n",
+				    e.reg + strlen("(uint64_t)"));
+	if (x && e.value) {
+		*why = "its value is computed, not stored";
+		return NULL;
+	}
+	x = x ? simple(&e, ops, n, 0, &lv) : NULL;
+	if (!x) {
+		*why = e.why;
+		return NULL;
+	}
+	return arena_printf(s->arena, "\tstp_uwrite(c, (int64_t)%s, %d, v);\n", x, width);
 }
 
 /* ---- SDT operands ------------------------------------------------------------ */

@@ -41,6 +41,7 @@ struct uprobe_info {
 	struct uvar *vars;		/* parameters, then locals */
 	int nvars, nparams;
 	struct uvar ret;		/* type NULL: void */
+	const char *ksym;		/* kernel module: "module:function" */
 };
 
 #define NARG_REGS 6
@@ -112,14 +113,52 @@ static const char *func_label(struct session *s, const struct ufunc *f)
 
 const char *uprobe_binary(const struct rprobe *rp)
 {
-	return rp->u ? ubin_path(rp->u->bin) : NULL;
+	return rp->u && !ubin_is_kernel(rp->u->bin) ? ubin_path(rp->u->bin) : NULL;
+}
+
+bool uprobe_is_kernel(const struct rprobe *rp)
+{
+	return rp->kind == RP_UPROBE && rp->u && ubin_is_kernel(rp->u->bin);
+}
+
+/* process("PATH") or, in a kernel module, module("M") as written */
+static const char *point_prefix(struct session *s, struct ubin *b)
+{
+	if (ubin_is_kernel(b))
+		return arena_printf(s->arena, "module(\"%s\")", ubin_label(b));
+	return arena_printf(s->arena, "process(\"%s\")", ubin_path(b));
+}
+
+/* A kernel module's probe goes on "module:function+offset" (ubin_ksym). */
+static void place_kernel(struct session *s, struct rprobe *rp, struct uprobe_info *u)
+{
+	const char *sym;
+	uint64_t at = u->addr;
+
+	/* a prologue that is only the __fentry__ call: the probe goes on
+	 * that call (ftrace's, no breakpoint), where the registers are the
+	 * same, as 4.8 */
+	if (u->func && !u->func->inlined && u->addr == u->func->entry + 5 &&
+	    ubin_kcall_at(u->bin, u->func->entry))
+		at = u->func->entry;
+	if (!ubin_ksym(u->bin, at, true, &sym, &u->offset)) {
+		diag_error(s, rp->point->loc, "cannot place a probe on %s: no function of module %s holds its address 0x%llx",
+			   rp->pp, ubin_kmod(u->bin), (unsigned long long)u->addr);
+		return;
+	}
+	u->ksym = arena_printf(s->arena, "%s:%s", ubin_kmod(u->bin), sym);
+	rp->from = rp->pp;	/* 4.8's -p2 shows the point it became */
+	rp->note = arena_printf(s->arena, " /* pc=<%s+%llu> */", u->ksym,
+				(unsigned long long)u->offset);
 }
 
 void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 			  const struct ufunc *f, int how)
 {
-	static const char *const suffix[] = { "", ".call", ".return" };
+	static const char *const suffix[] = { "", ".call", ".return", ".inline" };
 	struct uprobe_info *u = new_info(s, rp);
+
+	bool kernel = ubin_is_kernel(b);
 
 	u->bin = b;
 	u->func = f;
@@ -129,15 +168,21 @@ void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 	for (int i = 0; i < u->nvars; i++)
 		u->nparams += u->vars[i].param;
 	place_function(s, u);
+	if (kernel) {	/* as 4.8: read through DWARF after the prologue */
+		u->addr = f->inlined ? f->entry : ubin_after_prologue(b, f);
+		u->at_entry &= how == 2;
+	}
 	if (how == 2)
 		u->addr = f->entry;
 	rp->ret = how == 2;
-	rp->symbol = f->name;
-	rp->pp = arena_printf(s->arena, "process(\"%s\").function(\"%s\")%s", ubin_path(b),
+	rp->symbol = kernel ? ubin_outer_name(b, f) : f->name;	/* probefunc() */
+	rp->pp = arena_printf(s->arena, "%s.function(\"%s\")%s", point_prefix(s, b),
 			      func_label(s, f), suffix[how]);
 	rp->label = arena_printf(s->arena, "%s%s", rp->pp, rp->marks);
 	set_args(s, rp);
-	if (!ubin_file_offset(b, u->addr, &u->offset))
+	if (kernel)
+		place_kernel(s, rp, u);
+	else if (!ubin_file_offset(b, u->addr, &u->offset))
 		diag_error(s, rp->point->loc, "cannot place a probe on %s: its address 0x%llx is not in a loaded segment",
 			   rp->pp, (unsigned long long)u->addr);
 }
@@ -154,11 +199,13 @@ void uprobe_fill_statement(struct session *s, struct rprobe *rp, struct ubin *b,
 	for (int i = 0; i < u->nvars; i++)
 		u->nparams += u->vars[i].param;
 	u->ret.type = NULL;
-	rp->symbol = f->name;
-	rp->pp = arena_printf(s->arena, "process(\"%s\").statement(\"%s\")", ubin_path(b), spec);
+	rp->symbol = ubin_is_kernel(b) ? ubin_outer_name(b, f) : f->name;
+	rp->pp = arena_printf(s->arena, "%s.statement(\"%s\")", point_prefix(s, b), spec);
 	rp->label = arena_printf(s->arena, "%s%s", rp->pp, rp->marks);
 	set_args(s, rp);
-	if (!ubin_file_offset(b, addr, &u->offset))
+	if (ubin_is_kernel(b))
+		place_kernel(s, rp, u);
+	else if (!ubin_file_offset(b, addr, &u->offset))
 		diag_error(s, rp->point->loc, "cannot place a probe on %s: its address 0x%llx is not in a loaded segment",
 			   rp->pp, (unsigned long long)addr);
 }
@@ -235,6 +282,20 @@ void uprobe_fill_callee(struct session *s, struct rprobe *rp, struct ubin *b,
 void uprobe_set_pn(struct rprobe *rp, const char *pn)
 {
 	rp->u->pn = pn;
+}
+
+const char *uprobe_pc_note(struct session *s, const struct rprobe *rp)
+{
+	return arena_printf(s->arena, " /* pc=%s+0x%llx */",
+			    ubin_is_dyn(rp->u->bin) ? ".dynamic" : ".absolute",
+			    (unsigned long long)(rp->u->addr - ubin_load_base(rp->u->bin)));
+}
+
+const char *uprobe_origin(const struct rprobe *rp)
+{
+	const struct uprobe_info *u = rp->u;
+
+	return u->pn && !u->sdt && !u->plt ? u->pn : rp->pp;
 }
 
 const char *uprobe_pn(const struct rprobe *rp)
@@ -388,6 +449,8 @@ struct targ utarg_find(struct session *s, const struct rprobe *r, const char *na
 	int idx = 0;
 
 	*body = NULL;
+	if (!strncmp(name, "@var:", 5))
+		return global_targ(s, r, name + 5, body);
 	if (u->sdt) {
 		const char **args;
 		int n = sdt_args(s, u->sdt, &args), k;
@@ -427,8 +490,6 @@ struct targ utarg_find(struct session *s, const struct rprobe *r, const char *na
 		t.src = -2;	/* STP_TARG_RETURN */
 		return t;
 	}
-	if (!strncmp(name, "@var:", 5))
-		return global_targ(s, r, name + 5, body);
 	v = find_var(u, name);
 	if (!v) {
 		t.why = missing_var(s, u, name);
@@ -475,6 +536,40 @@ bool utarg_lvalue(struct session *s, const struct rprobe *r, const char *name)
 	return v && !type_width(ubin_btf(u->bin), v->type_id, &sg);
 }
 
+/* A guru write of $name at r: NULL when r's handler can store it (the
+ * setter's body in *body when it needs one), else why not. */
+const char *utarg_write(struct session *s, const struct rprobe *r, const char *name,
+			const char **body);
+const char *utarg_write(struct session *s, const struct rprobe *r, const char *name,
+			const char **body)
+{
+	const struct uprobe_info *u = r->u;
+	const char *get, *why = NULL, *at;
+	struct targ t = utarg_find(s, r, name, &get);
+	const struct uvar *v = NULL;
+	struct uvar g;
+
+	*body = NULL;
+	if (t.src == -1)
+		return t.why;
+	if (t.src != STP_TARG_GET)
+		return NULL;	/* an argument register at entry, or $return */
+	if (u->sdt && strncmp(name, "@var:", 5))
+		return "the arguments of a marker cannot be written";
+	if (!strncmp(name, "@var:", 5)) {
+		at = strchr(name + 5, '@');
+		if (ubin_global(s, u->bin, at ? arena_strndup(s->arena, name + 5,
+				(size_t)(at - name - 5)) : name + 5, at ? at + 1 : NULL, &g))
+			v = &g;
+	} else {
+		v = find_var(u, name);
+	}
+	if (!v || utarg_lvalue(s, r, name))
+		return "it is not a scalar";
+	*body = uloc_setter(s, u->bin, u->func, v, u->addr, t.width, &why);
+	return *body ? NULL : why;
+}
+
 /* ---- pass 3: the probe table -------------------------------------------------- */
 
 /* Getters and stp_targ arrays of point id: "static const struct stp_targ
@@ -492,14 +587,18 @@ static const char *targ_table(struct gen *g, struct strbuf *code, const struct r
 		return fields;
 	sb_init(&tab);
 	for (int i = 0; i < n; i++) {
-		const char *body;
+		const char *body, *set = NULL;
 		struct targ t = utarg_find(s, r, names[i], &body);
 
 		if (body)
 			sb_printf(code, "static int64_t stp_ug_%d_%d(struct stp_context *c)\n{\n%s}\n\n",
 				  id, i, body);
-		sb_printf(&tab, "%s { %d, %d, %d, %s }", i ? "," : "", t.src, t.width,
-			  t.is_signed, body ? arena_printf(s->arena, "stp_ug_%d_%d", id, i) : "NULL");
+		if (body && s->guru && !utarg_write(s, r, names[i], &set) && set)
+			sb_printf(code, "static void stp_us_%d_%d(struct stp_context *c, int64_t v)\n"
+				  "{\n%s}\n\n", id, i, set);
+		sb_printf(&tab, "%s { %d, %d, %d, %s, %s }", i ? "," : "", t.src, t.width,
+			  t.is_signed, body ? arena_printf(s->arena, "stp_ug_%d_%d", id, i) : "NULL",
+			  set ? arena_printf(s->arena, "stp_us_%d_%d", id, i) : "NULL");
 	}
 	sb_printf(code, "static const struct stp_targ stp_utargs_%d[] = {%s };\n", id, tab.buf);
 	sb_free(&tab);
@@ -518,34 +617,46 @@ static int aggregate_kind(const struct btf *btf, unsigned int id)
 	return t && btf_is_array(t) ? -5 : 0;
 }
 
-/* $$parms / $$locals lists: every variable readable at r, in order. */
+/* $$parms / $$locals / $$vars lists (which 0, 1, 2): every variable
+ * readable at r, in order. */
 static const char *parm_table(struct gen *g, struct strbuf *code, const struct rprobe *r,
-			      int id, bool params)
+			      int id, int which)
 {
+	static const char *const kinds[] = { "parms", "locals", "vars" };
 	struct session *s = g->s;
 	const struct uprobe_info *u = r->u;
-	const char *kind = params ? "parms" : "locals";
+	const char *kind = kinds[which];
 	struct strbuf tab;
 	int k = 0;
 
-	if (u->sdt || (r->ret && !params))
+	const struct uvar *vars = u->vars;
+	int nvars = u->nvars;
+
+	/* the vars table indexes u->vars: not for a module's locals */
+	if (u->sdt || (r->ret && which) || (which == 2 && ubin_is_kernel(u->bin)))
 		return "";
+	if (which == 1 && ubin_is_kernel(u->bin)) {	/* 4.8: all in scope, '?' if not here */
+		struct uvar *all, ret;
+
+		nvars = ubin_vars(s, u->bin, u->func, u->addr, 0, &all, &ret);
+		vars = all;
+	}
 	sb_init(&tab);
-	for (int i = 0; i < u->nvars; i++) {
+	for (int i = 0; i < nvars; i++) {
 		const char *body;
 		struct targ t;
 
-		if (u->vars[i].param != params)
+		if (which < 2 && vars[i].param != !which)
 			continue;
-		t = utarg_find(s, r, u->vars[i].name, &body);
-		if (aggregate_kind(ubin_btf(u->bin), u->vars[i].type_id)) {
-			t.src = aggregate_kind(ubin_btf(u->bin), u->vars[i].type_id);
+		t = utarg_find(s, r, vars[i].name, &body);
+		if (aggregate_kind(ubin_btf(u->bin), vars[i].type_id)) {
+			t.src = aggregate_kind(ubin_btf(u->bin), vars[i].type_id);
 			body = NULL;	/* named, not read: "{...}", "[...]" */
 		}
-		if (body)
+		if (body && which < 2)	/* the vars table shares the others' getters */
 			sb_printf(code, "static int64_t stp_up_%d_%d(struct stp_context *c)\n{\n%s}\n\n",
 				  id, i, body);
-		sb_printf(&tab, " { %s, { %d, %d, %d, %s } },", tr_cstr(g, u->vars[i].name),
+		sb_printf(&tab, " { %s, { %d, %d, %d, %s } },", tr_cstr(g, vars[i].name),
 			  t.src, t.width, t.is_signed,
 			  body ? arena_printf(s->arena, "stp_up_%d_%d", id, i) : "NULL");
 		k++;
@@ -559,6 +670,33 @@ static const char *parm_table(struct gen *g, struct strbuf *code, const struct r
 
 bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 	       const struct rprobe *r, int id);
+
+/* A kernel module's point: a kprobe (kretprobe) on "module:function"
+ * plus the offset, which the kernel resolves when the session starts. */
+static bool tr_kdwarf_probe(struct gen *g, struct strbuf *code, struct strbuf *table,
+			    const struct rprobe *r, int id)
+{
+	const struct uprobe_info *u = r->u;
+	struct session *s = g->s;
+	const char *fields = targ_table(g, code, r, id);
+
+	fields = arena_printf(s->arena, "%s%s%s", fields, parm_table(g, code, r, id, true),
+			      parm_table(g, code, r, id, false));
+	if (r->ret && r->probe->entry_size)
+		fields = arena_printf(s->arena, "%s, .entry_handler = probe_%d_entry, "
+				      ".entry_size = %s", fields, r->probe->index,
+				      r->probe->entry_size);
+	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .symbol = %s, "
+		  ".koffset = 0x%llxU, .kmodule = %s, .func = %s, .maxactive = -1, .optional = %s%s },\n",
+		  r->ret ? "STP_PROBE_KRETPROBE" : "STP_PROBE_KPROBE", r->probe->index,
+		  tr_cstr(g, r->pp), tr_cstr(g, u->ksym ? u->ksym : ""),
+		  (unsigned long long)u->offset, tr_cstr(g, ubin_kmod(u->bin)),
+		  /* probefunc() of a .return: the caller's, where it returns */
+		  tr_cstr(g, r->symbol && !r->ret ? r->symbol : ""),
+		  r->marks && strchr(r->marks, '?') ? "true" : "false", fields);
+	return true;
+}
+
 /* The user symbol tables written so far (struct gen's utabs). */
 struct utab {
 	struct utab *next;
@@ -610,6 +748,8 @@ bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 				   tr_cstr(g, u->sdt->name), tr_cstr(g, u->sdt->provider),
 				   tr_cstr(g, arena_printf(g->s->arena, "process(\"%s\").mark(\"%s\")",
 							   ubin_path(u->bin), u->sdt->name)));
+	if (ubin_is_kernel(u->bin))
+		return tr_kdwarf_probe(g, code, table, r, id);
 	fields = arena_printf(g->s->arena, "%s, .ubin = %s", targ_table(g, code, r, id),
 			      ubin_table(g, code, u->bin));
 	if (u->ncalls) {	/* .callee(): the return addresses of the calls */
@@ -620,8 +760,10 @@ bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 		fields = arena_printf(g->s->arena, "%s, .ucalls = stp_ucalls_%d, .nucalls = %zu",
 				      fields, id, u->ncalls);
 	}
-	parms = parm_table(g, code, r, id, true);
-	locals = parm_table(g, code, r, id, false);
+	parms = parm_table(g, code, r, id, 0);
+	locals = parm_table(g, code, r, id, 1);
+	/* $$vars: in scope order, innermost first, as 4.8 */
+	locals = arena_printf(g->s->arena, "%s%s", locals, parm_table(g, code, r, id, 2));
 	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .path = %s, "
 		  ".uoffset = 0x%llxULL, .usem = 0x%llxULL, .uaddr = 0x%llxULL, .func = %s, "
 		  ".maxactive = -1, .optional = %s%s%s%s%s },\n",
@@ -633,12 +775,18 @@ bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 	return true;
 }
 
+int uprobe_nvars(const struct rprobe *r)
+{
+	return r->u ? r->u->nvars : r->nargs;
+}
+
 int uprobe_nparams(const struct rprobe *r)
 {
 	return r->u ? r->u->nparams : r->nargs;
 }
 
-/* process[("PATH")][.thread].begin/.end: a runtime uprocess.c entry. */
+/* process[("PATH" | PID)][.thread].begin/.end, .syscall[.return]: a
+ * runtime uprocess.c entry. */
 bool tr_uproc(struct gen *g, struct strbuf *code, struct strbuf *table,
 	      const struct rprobe *r)
 {
@@ -670,8 +818,9 @@ bool tr_uproc(struct gen *g, struct strbuf *code, struct strbuf *table,
 		fields = arena_printf(g->s->arena, ", .targs = stp_uptargs_%d", ntabs++);
 	}
 	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .path = %s, "
-		  ".maxactive = -1, .optional = %s%s },\n", kinds[r->proc_event], r->probe->index,
-		  tr_cstr(g, r->pp), r->proc_path ? tr_cstr(g, r->proc_path) : "NULL",
+		  ".upid = %lld, .maxactive = -1, .optional = %s%s },\n", kinds[r->proc_event],
+		  r->probe->index, tr_cstr(g, r->pp),
+		  r->proc_path ? tr_cstr(g, r->proc_path) : "NULL", (long long)r->proc_pid,
 		  r->marks && strchr(r->marks, '?') ? "true" : "false", fields);
 	return true;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -228,4 +229,50 @@ double now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+/* The release of a kernel build tree: UTS_RELEASE of its
+ * include/generated/utsrelease.h (what its modules' vermagic and the
+ * distribution's /boot and /lib/modules names use; Debian's
+ * include/config/kernel.release holds the upstream version instead),
+ * else include/config/kernel.release; NULL when neither is readable. */
+static const char *tree_release(struct session *s, const char *dir)
+{
+	size_t len;
+	char *text = read_file(arena_printf(s->arena, "%s/include/generated/utsrelease.h", dir),
+			       &len);
+	const char *q = text ? strstr(text, "UTS_RELEASE \"") : NULL, *r = NULL;
+
+	if (q) {
+		q += strlen("UTS_RELEASE \"");
+		r = arena_strndup(s->arena, q, strcspn(q, "\"\n"));
+	}
+	free(text);
+	if (r && *r)
+		return r;
+	text = read_file(arena_printf(s->arena, "%s/include/config/kernel.release", dir), &len);
+	r = text ? arena_strndup(s->arena, text, strcspn(text, "\n")) : NULL;
+	free(text);
+	return r;
+}
+
+/* -r KVER or -r DIR (a build tree), or the running kernel when r is
+ * NULL: s->kernel_release and s->kernel_build_dir. */
+void session_set_kernel(struct session *s, const char *r)
+{
+	struct utsname u;
+	const char *rel;
+
+	if (!r) {
+		uname(&u);
+		r = arena_strdup(s->arena, u.release);
+	}
+	if (r[0] != '/') {
+		s->kernel_release = r;
+		s->kernel_build_dir = arena_printf(s->arena, "/lib/modules/%s/build", r);
+		return;
+	}
+	rel = tree_release(s, r);
+	s->kernel_build_dir = r;
+	s->kernel_release = rel ? rel : r;
 }

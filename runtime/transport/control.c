@@ -194,6 +194,7 @@ static int stp_ctl_open(struct inode *inode, struct file *f)
 {
 	if (atomic_cmpxchg(&stp_ctl_opened, 0, 1))
 		return -EBUSY;
+	stp_stapio_pid = current->tgid;
 	return nonseekable_open(inode, f);
 }
 

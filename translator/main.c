@@ -576,24 +576,6 @@ static int pass5(struct session *s)
 	return 0;
 }
 
-/* the session's temporary directory, made once (pass 2 may need it for
- * the types of user headers) */
-int session_tmpdir(struct session *s)
-{
-	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char *t = arena_printf(s->arena, "%s/stapXXXXXX", base);
-
-	if (s->tmpdir)
-		return 0;
-	if (!mkdtemp(t)) {
-		diag_plain(s, "cannot create a temporary directory in %s: %s", base,
-			   strerror(errno));
-		return 1;
-	}
-	s->tmpdir = t;
-	return 0;
-}
-
 static int rm_entry(const char *path, const struct stat *st, int flag,
 		    struct FTW *ftw)
 {

@@ -1,7 +1,9 @@
 /*
  * util.c - growable string buffers, string interning, and small host
- * helpers (files, paths, clocks) used by every pass.
+ * helpers (files, paths, clocks, the session's kernel release and
+ * temporary directory) used by every pass.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,4 +277,22 @@ void session_set_kernel(struct session *s, const char *r)
 	rel = tree_release(s, r);
 	s->kernel_build_dir = r;
 	s->kernel_release = rel ? rel : r;
+}
+
+/* the session's temporary directory, made once (pass 2 may need it for
+ * the types of user headers) */
+int session_tmpdir(struct session *s)
+{
+	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *t = arena_printf(s->arena, "%s/stapXXXXXX", base);
+
+	if (s->tmpdir)
+		return 0;
+	if (!mkdtemp(t)) {
+		diag_plain(s, "cannot create a temporary directory in %s: %s", base,
+			   strerror(errno));
+		return 1;
+	}
+	s->tmpdir = t;
+	return 0;
 }

@@ -68,6 +68,28 @@ def test_syscall_listing_is_nd_syscall(krel, suffix):
     assert sc.replace('\nsyscall.', '\nnd_syscall.').replace('syscall.', 'nd_syscall.', 1) == nd
 
 
+# The head of the Python programs below: the raw syscall(2) with long
+# arguments, a buffer's bytes and address, and packed longs.
+PRELUDE = '''import ctypes, os, signal, socket, struct
+libc = ctypes.CDLL(None, use_errno=True)
+_sc = libc.syscall
+_sc.restype = ctypes.c_long
+sc = lambda *v: _sc(*[ctypes.c_long(x) for x in v])
+def buf(data):
+    return ctypes.create_string_buffer(bytes(data), len(data))
+a = lambda b: ctypes.cast(b, ctypes.c_void_p).value
+L = lambda *v: struct.pack('%dq' % len(v), *v)
+'''
+
+
+def watch(first, *calls):
+    """A script printing name(argstr) of each of the nd_syscall calls made
+    by python3, from its first call of `first` on."""
+    return ('global on\nprobe ' + ', '.join(f'nd_syscall.{c}' for c in calls) + ' {\n'
+            f'\tif (execname() == "python3" && (on || name == "{first}")) {{\n'
+            '\t\ton = 1\n\t\tprintf("%s(%s)\\n", name, argstr)\n\t}\n}\n')
+
+
 # ---- in the guest: the calls fixed here, their variables as 4.8 printed them
 
 XATTR_SCRIPT = '''probe nd_syscall.setxattr, nd_syscall.lsetxattr, nd_syscall.fsetxattr,
@@ -141,30 +163,12 @@ fadvise64(3, 1, 10, POSIX_FADV_DONTNEED)
 # the struct decoders (_struct_timeval_u, _struct_itimerspec_u, _struct_timex_u,
 # ...) and MSG_* flags (64-bit structures read with 4.8's 32-bit layouts);
 # TIME_UPSTREAM is what 4.8 printed for the same script and program
-TIME_SCRIPT = '''global on
-probe nd_syscall.adjtimex, nd_syscall.select, nd_syscall.setitimer,
-      nd_syscall.settimeofday, nd_syscall.sigaltstack, nd_syscall.sysinfo,
-      nd_syscall.times, nd_syscall.timer_settime, nd_syscall.timerfd_settime,
-      nd_syscall.recvmmsg, nd_syscall.rt_sigsuspend,
-      nd_syscall.sendto, nd_syscall.recvfrom, nd_syscall.recvmsg, nd_syscall.sendmsg, nd_syscall.sendmmsg {
-	if (execname() == "python3" && (on || name == "adjtimex")) {
-		on = 1
-		printf("%s(%s)\\n", name, argstr)
-	}
-}
-'''
-TIME_PY = '''import ctypes, signal, socket, struct
-libc = ctypes.CDLL(None, use_errno=True)
-sc = libc.syscall
-sc.restype = ctypes.c_long
-_sc = sc
-sc = lambda *v: _sc(*[ctypes.c_long(x) for x in v])
-def buf(data):
-    return ctypes.create_string_buffer(bytes(data), len(data))
-def pat(n, first=b''):
+TIME_SCRIPT = watch('adjtimex', 'adjtimex', 'select', 'setitimer', 'settimeofday',
+                    'sigaltstack', 'sysinfo', 'times', 'timer_settime', 'timerfd_settime',
+                    'recvmmsg', 'rt_sigsuspend', 'sendto', 'recvfrom', 'recvmsg', 'sendmsg',
+                    'sendmmsg')
+TIME_PY = PRELUDE + '''def pat(n, first=b''):
     return buf(first + bytes((i * 7 + 1) % 256 for i in range(n - len(first))))
-a = lambda b: ctypes.cast(b, ctypes.c_void_p).value
-L = lambda *v: struct.pack('%dq' % len(v), *v)
 sc(159, a(pat(208, b'\\0\\0\\0\\0')))                      # adjtimex modes 0
 sc(159, 1)                                             # adjtimex fault
 sc(23, 0, 0, 0, 0, a(buf(L(0, 1000))))                 # select
@@ -305,23 +309,8 @@ signalfd = 16
 
 
 # struct sigaction and sched_attr; SA_UPSTREAM is what 4.8 printed
-SA_SCRIPT = '''global on
-probe nd_syscall.sched_getattr, nd_syscall.sched_setattr, nd_syscall.rt_sigaction {
-	if (execname() == "python3" && (on || name == "sched_getattr")) {
-		on = 1
-		printf("%s(%s)\\n", name, argstr)
-	}
-}
-'''
-SA_PY = '''import ctypes, signal, struct
-libc = ctypes.CDLL(None, use_errno=True)
-_sc = libc.syscall
-_sc.restype = ctypes.c_long
-sc = lambda *v: _sc(*[ctypes.c_long(x) for x in v])
-def buf(data):
-    return ctypes.create_string_buffer(bytes(data), len(data))
-a = lambda b: ctypes.cast(b, ctypes.c_void_p).value
-pat = buf(bytes((i * 5 + 3) % 256 for i in range(56)))
+SA_SCRIPT = watch('sched_getattr', 'sched_getattr', 'sched_setattr', 'rt_sigaction')
+SA_PY = PRELUDE + '''pat = buf(bytes((i * 5 + 3) % 256 for i in range(56)))
 sc(315, 0, a(pat), 56, 0)                              # sched_getattr
 sc(315, 0, 0, 56, 0)
 attr = struct.pack('IIQiIQQQ', 48, 0, 0, 3, 0, 0, 0, 0)
@@ -354,25 +343,9 @@ rt_sigaction(SIGUSR1, {SIG_DFL}, ADDR, 8)
 
 
 # utimbuf, timeval pairs and the statx mask; UT_UPSTREAM is what 4.8 printed
-UT_SCRIPT = '''global on
-probe nd_syscall.utime, nd_syscall.utimes, nd_syscall.futimesat, nd_syscall.statx {
-	if (execname() == "python3" && (on || name == "utime")) {
-		on = 1
-		printf("%s(%s)\\n", name, argstr)
-	}
-}
-'''
-UT_PY = '''import ctypes, struct
-libc = ctypes.CDLL(None, use_errno=True)
-_sc = libc.syscall
-_sc.restype = ctypes.c_long
-sc = lambda *v: _sc(*[ctypes.c_long(x) for x in v])
-def buf(data):
-    return ctypes.create_string_buffer(bytes(data), len(data))
-a = lambda b: ctypes.cast(b, ctypes.c_void_p).value
-open('u.txt', 'w').close()
+UT_SCRIPT = watch('utime', 'utime', 'utimes', 'futimesat', 'statx')
+UT_PY = PRELUDE + '''open('u.txt', 'w').close()
 name = buf(b'u.txt\\0')
-L = lambda *v: struct.pack('%dq' % len(v), *v)
 sc(132, a(name), a(buf(L(1000000000, 1500000000))))   # utime
 sc(132, a(name), 0)
 sc(235, a(name), a(buf(L(7, 8, 9, 10))))              # utimes
@@ -398,24 +371,8 @@ statx(5, "u.txt", 0x2000, AT_STATX_DONT_SYNC, 0x0)
 
 # RENAME_*, umount and inotify flags, io_getevents' timeout; RN_UPSTREAM is
 # what 4.8 printed
-RN_SCRIPT = '''global on
-probe nd_syscall.renameat2, nd_syscall.umount, nd_syscall.inotify_add_watch,
-      nd_syscall.io_getevents {
-	if (execname() == "python3" && (on || name == "renameat2")) {
-		on = 1
-		printf("%s(%s)\\n", name, argstr)
-	}
-}
-'''
-RN_PY = '''import ctypes, struct
-libc = ctypes.CDLL(None, use_errno=True)
-_sc = libc.syscall
-_sc.restype = ctypes.c_long
-sc = lambda *v: _sc(*[ctypes.c_long(x) for x in v])
-def buf(data):
-    return ctypes.create_string_buffer(bytes(data), len(data))
-a = lambda b: ctypes.cast(b, ctypes.c_void_p).value
-open('r1', 'w').close()
+RN_SCRIPT = watch('renameat2', 'renameat2', 'umount', 'inotify_add_watch', 'io_getevents')
+RN_PY = PRELUDE + '''open('r1', 'w').close()
 r1, r2 = buf(b'r1\\0'), buf(b'r2\\0')
 sc(316, -100, a(r1), -100, a(r2), 1)                  # renameat2 NOREPLACE
 sc(316, -100, a(r2), 3, a(r1), 6 | 8)
@@ -441,23 +398,8 @@ io_getevents(0, -1, 5, 0x0, NULL)
 
 
 # MS_* mount flags and SWAP_FLAG_*; MT_UPSTREAM is what 4.8 printed
-MT_SCRIPT = '''global on
-probe nd_syscall.mount, nd_syscall.swapon {
-	if (execname() == "python3" && (on || name == "mount")) {
-		on = 1
-		printf("%s(%s)\\n", name, argstr)
-	}
-}
-'''
-MT_PY = '''import ctypes
-libc = ctypes.CDLL(None, use_errno=True)
-_sc = libc.syscall
-_sc.restype = ctypes.c_long
-sc = lambda *v: _sc(*[ctypes.c_long(x) for x in v])
-def buf(data):
-    return ctypes.create_string_buffer(bytes(data), len(data))
-a = lambda b: ctypes.cast(b, ctypes.c_void_p).value
-src, tgt, fs = buf(b'none\\0'), buf(b'/nonexistent\\0'), buf(b'tmpfs\\0')
+MT_SCRIPT = watch('mount', 'mount', 'swapon')
+MT_PY = PRELUDE + '''src, tgt, fs = buf(b'none\\0'), buf(b'/nonexistent\\0'), buf(b'tmpfs\\0')
 sc(165, a(src), a(tgt), a(fs), 1 | 8 | 0x1000 | 0x4000 | 0x8000 | (1 << 21) | (1 << 30), a(buf(b'size=1m,' + b'x' * 60 + b'\\0')))
 sc(165, a(src), a(tgt), 0, 0, 0)
 sc(167, a(buf(b'/nonexistent-swap\\0')), 0x8000 | 5 | 0x10000)   # swapon
@@ -473,20 +415,8 @@ swapon("/nonexistent-swap", 0x100000)
 
 
 # preadv/pwritev (2): the offset, RWF_HIPRI; PV_UPSTREAM is what 4.8 printed
-PV_SCRIPT = '''global on
-probe nd_syscall.preadv, nd_syscall.preadv2, nd_syscall.pwritev, nd_syscall.pwritev2 {
-	if (execname() == "python3" && (on || name == "pwritev")) {
-		on = 1
-		printf("%s(%s)\\n", name, argstr)
-	}
-}
-'''
-PV_PY = '''import ctypes, os
-libc = ctypes.CDLL(None, use_errno=True)
-_sc = libc.syscall
-_sc.restype = ctypes.c_long
-sc = lambda *v: _sc(*[ctypes.c_long(x) for x in v])
-fd = os.open('pv.txt', os.O_RDWR | os.O_CREAT, 0o600)
+PV_SCRIPT = watch('pwritev', 'preadv', 'preadv2', 'pwritev', 'pwritev2')
+PV_PY = PRELUDE + '''fd = os.open('pv.txt', os.O_RDWR | os.O_CREAT, 0o600)
 sc(296, fd, 0, 0, 0x12345, 0)                         # pwritev
 sc(295, fd, 0, 0, 7, 0)                               # preadv
 sc(328, fd, 0, 0, 3, 0, 1)                            # pwritev2 RWF_HIPRI
@@ -502,23 +432,8 @@ preadv2(3, 0x0, 0, 0x5, 0x0)
 
 
 # membarrier commands and mq_open's O_CREAT form; MQ_UPSTREAM is what 4.8 printed
-MQ_SCRIPT = '''global on
-probe nd_syscall.membarrier, nd_syscall.mq_open {
-	if (execname() == "python3" && (on || name == "membarrier")) {
-		on = 1
-		printf("%s(%s)\\n", name, argstr)
-	}
-}
-'''
-MQ_PY = '''import ctypes
-libc = ctypes.CDLL(None, use_errno=True)
-_sc = libc.syscall
-_sc.restype = ctypes.c_long
-sc = lambda *v: _sc(*[ctypes.c_long(x) for x in v])
-def buf(data):
-    return ctypes.create_string_buffer(bytes(data), len(data))
-a = lambda b: ctypes.cast(b, ctypes.c_void_p).value
-sc(324, 0, 0)                                         # membarrier QUERY
+MQ_SCRIPT = watch('membarrier', 'membarrier', 'mq_open')
+MQ_PY = PRELUDE + '''sc(324, 0, 0)                                         # membarrier QUERY
 sc(324, 1, 0)
 sc(324, 8, 3)
 q = buf(b'stapq\\0')

@@ -1,0 +1,153 @@
+# argstr of the memory, NUMA, scheduling and priority syscalls (madvise,
+# mremap, msync, mlock2, mlockall, remap_file_pages, memfd_create,
+# memfd_secret, userfaultfd, pkey_*, the mempolicy calls, move_pages,
+# sched_*, ioprio_*, setpriority, kcmp, seccomp) against what SystemTap 4.8
+# printed for the same script and program in the test guest (recorded once
+# below as *_UPSTREAM, 0x7fff........ addresses as ADDR). The decoders are
+# in tapsets/linux/sc_flags_mm.stp. Arguments that would change the guest
+# (poison a page, strict seccomp, real-time priorities) fail with EINVAL,
+# EFAULT or ESRCH before doing anything.
+import re
+
+import pytest
+
+import guest
+from conftest import STAPRUN, run_stap
+from test_listing_syscalls import PRELUDE, watch
+
+# a fixed anonymous mapping M of 16 pages for the calls to work on
+MAP = '''M = 0x10000000
+sc(9, M, 0x10000, 3, 0x32, -1, 0)                      # mmap FIXED|PRIVATE|ANON
+'''
+
+MM_SCRIPT = watch('madvise', 'madvise', 'mremap', 'msync', 'mlock2', 'mlockall',
+                  'remap_file_pages', 'memfd_create', 'memfd_secret', 'userfaultfd',
+                  'pkey_alloc', 'pkey_mprotect') + '''probe nd_syscall.mremap.return {
+	if (execname() == "python3")
+		printf("%s = %s\\n", name, retstr)
+}
+'''
+MM_PY = PRELUDE + MAP + '''sc(28, M, 0x1000, 0)                                  # madvise NORMAL
+sc(28, M, 0x2000, 3)                                  # WILLNEED
+sc(28, M, 0x1000, 4)                                  # DONTNEED
+sc(28, M, 0x1000, 8)                                  # FREE
+sc(28, M, 0x4000, 14)                                 # HUGEPAGE
+sc(28, M, 0x1000, 17)                                 # DODUMP
+sc(28, M + 1, 0x1000, 100)                            # HWPOISON, unaligned: EINVAL
+sc(28, M, 0x1000, 21)                                 # PAGEOUT, unknown to 4.8
+sc(28, M + 1, 0, -1)
+sc(25, M, 0x1000, 0x2000, 0, 0)                       # mremap in place: ENOMEM
+sc(25, M + 0x8000, 0x1000, 0x1000, 3, 0x20000000)     # MAYMOVE|FIXED
+sc(25, M + 0x4000, 0x1000, 0x2000, 1, 0)              # MAYMOVE
+sc(25, M, 0x1000, -1, 0x4 | 0x100, 0)                 # EINVAL
+sc(26, M, 0x1000, 4)                                  # msync SYNC
+sc(26, M, 0x1000, 1 | 2)
+sc(26, M, 0x1000, 0)
+sc(26, M + 1, 0x1000, 8 | 4)
+sc(325, M, 0x1000, 0)                                 # mlock2
+sc(325, M, 0x1000, 1)
+sc(325, M, 0x1000, 6)
+sc(151, 0)                                            # mlockall: EINVAL
+sc(151, 2 | 4)                                        # FUTURE|ONFAULT
+sc(152)                                               # munlockall
+sc(151, 1 | 8)
+sc(216, M, 0x1000, 0, 0, 0)                           # remap_file_pages: EINVAL
+sc(216, M, 0x1000, 3, 1, 0x10000 | 2)
+name = buf(b'stapmfd\\0')
+sc(319, a(name), 1)                                   # memfd_create CLOEXEC
+sc(319, a(name), 3)
+sc(319, a(name), 0)
+sc(319, a(name), 4 | 0x100)
+sc(319, 0, 0)
+sc(319, 1, 0x80000)
+sc(447, 0)                                            # memfd_secret
+sc(447, 0x80000)
+sc(447, 1)
+sc(323, 0o2004000)                                    # userfaultfd CLOEXEC|NONBLOCK
+sc(323, 0)
+sc(323, 1)
+sc(330, 0, 0)                                         # pkey_alloc
+sc(330, 0, 1)
+sc(330, 0, 3)
+sc(330, 1, 4)
+sc(329, M, 0x1000, 3, -1)                             # pkey_mprotect
+sc(329, M, 0x1000, 0x10, 5)
+sc(329, M + 0x1000, 0x1000, 0, -1)
+'''
+MM_UPSTREAM = '''madvise(0x10000000, 4096, MADV_NORMAL)
+madvise(0x10000000, 8192, MADV_WILLNEED)
+madvise(0x10000000, 4096, MADV_DONTNEED)
+madvise(0x10000000, 4096, MADV_FREE)
+madvise(0x10000000, 16384, MADV_HUGEPAGE)
+madvise(0x10000000, 4096, MADV_DODUMP)
+madvise(0x10000001, 4096, MADV_HWPOISON)
+madvise(0x10000000, 4096, 0x15)
+madvise(0x10000001, 0, 0xffffffff)
+mremap(0x10000000, 4096, 8192, 0x0, 0x0)
+mremap = -12 (ENOMEM)
+mremap(0x10008000, 4096, 4096, MREMAP_MAYMOVE|MREMAP_FIXED, 0x20000000)
+mremap = 0x20000000
+mremap(0x10004000, 4096, 8192, MREMAP_MAYMOVE, 0x0)
+mremap = ADDR
+mremap(0x10000000, 4096, -1, 0x104, 0x0)
+mremap = -22 (EINVAL)
+msync(0x10000000, 4096, MS_SYNC)
+msync(0x10000000, 4096, MS_ASYNC|MS_INVALIDATE)
+msync(0x10000000, 4096, 0x0)
+msync(0x10000001, 4096, MS_SYNC|0x8)
+mlock2(0x10000000, 4096, 0x0)
+mlock2(0x10000000, 4096, MLOCK_ONFAULT)
+mlock2(0x10000000, 4096, 0x6)
+mlockall(0x0)
+mlockall(MCL_FUTURE|MCL_ONFAULT)
+mlockall(MCL_CURRENT|0x8)
+remap_file_pages(0x10000000, 0x1000, PROT_NONE, 0x0, 0x0)
+remap_file_pages(0x10000000, 0x1000, PROT_READ|PROT_WRITE, 0x1, MAP_PRIVATE|MAP_NONBLOCK)
+memfd_create("stapmfd", MFD_CLOEXEC)
+memfd_create("stapmfd", MFD_CLOEXEC|MFD_ALLOW_SEALING)
+memfd_create("stapmfd", 0x0)
+memfd_create("stapmfd", 0x104)
+memfd_create(0x0, 0x0)
+memfd_create(0x1, O_CLOEXEC)
+memfd_secret(0x0)
+memfd_secret(O_CLOEXEC)
+memfd_secret(MFD_CLOEXEC)
+userfaultfd(O_NONBLOCK|O_CLOEXEC)
+userfaultfd(0x0)
+userfaultfd(0x1)
+pkey_alloc(0, 0x0)
+pkey_alloc(0, PKEY_DISABLE_ACCESS)
+pkey_alloc(0, PKEY_DISABLE_ACCESS|PKEY_DISABLE_WRITE)
+pkey_alloc(1, 0x4)
+pkey_mprotect(0x10000000, 4096, PROT_READ|PROT_WRITE, -1)
+pkey_mprotect(0x10000000, 4096, 0x10, 5)
+pkey_mprotect(0x10001000, 4096, PROT_NONE, -1)
+'''
+
+RUNS = {'mm': (MM_SCRIPT, MM_PY)}
+UPSTREAM = {'mm': MM_UPSTREAM}
+
+
+def normalised(text):
+    return re.sub(r'0x7fff[0-9a-f]{8}', 'ADDR', text)
+
+
+@pytest.fixture(scope='module')
+def guest_runs(krel, tools, tmp_path_factory):
+    """The scripts built and run in one guest boot: {name: Result}."""
+    tmp = tmp_path_factory.mktemp('argstr_mm')
+    for name, (script, prog) in RUNS.items():
+        (tmp / f'{name}.stp').write_text(script)
+        (tmp / f'{name}.py').write_text(prog)
+        r = run_stap(['-p4', '-r', krel, '-m', name, f'{name}.stp'], cwd=tmp)
+        assert r.returncode == 0, r.stderr
+    batch = guest.run_batch([f"cd {tmp} && {STAPRUN} -c 'setarch x86_64 -R python3 {n}.py' {n}.ko"
+                             for n in RUNS], scratch=str(tmp), timeout=120)
+    guest.check_kernel_healthy(batch)
+    return dict(zip(RUNS, batch))
+
+
+@pytest.mark.parametrize('name', list(RUNS))
+def test_argstr_as_upstream(guest_runs, name):
+    res = guest_runs[name]
+    assert (normalised(res.stdout), res.rc) == (UPSTREAM[name], 0)

@@ -124,8 +124,55 @@ pkey_mprotect(0x10000000, 4096, 0x10, 5)
 pkey_mprotect(0x10001000, 4096, PROT_NONE, -1)
 '''
 
-RUNS = {'mm': (MM_SCRIPT, MM_PY)}
-UPSTREAM = {'mm': MM_UPSTREAM}
+NUMA_SCRIPT = watch('get_mempolicy', 'get_mempolicy', 'set_mempolicy', 'mbind', 'move_pages')
+NUMA_PY = PRELUDE + MAP + '''mode = buf(b'\\0' * 8)
+sc(239, a(mode), 0, 0, 0, 0)                          # get_mempolicy
+sc(239, a(mode), 0, 0, M, 3)                          # F_NODE|F_ADDR
+sc(239, 0, 0, 0, 0, 4)                                # F_MEMS_ALLOWED
+sc(239, 0, 0, 0, 0, 8 | 1)
+sc(238, 0, 0, 0)                                      # set_mempolicy DEFAULT
+sc(238, 2, 0, 0)                                      # BIND, no nodes: EINVAL
+sc(238, 2 | 0x8000, 0, 0)                             # STATIC_NODES|BIND
+sc(238, 1 | 0x4000 | 0x8000, 0, 0)
+sc(238, 4 | 0x2000, 0, 0)                             # NUMA_BALANCING: EINVAL
+sc(238, 5, 0, 0)
+sc(238, 6, 0, 0)
+sc(238, -1, 0, 0)
+sc(238, 3, 1, 64)                                     # INTERLEAVE, bad mask: EFAULT
+sc(237, M, 0x1000, 0, 0, 0, 0)                        # mbind DEFAULT
+sc(237, M, 0x1000, 2 | 0x8000, 0, 0, 1 | 2)
+sc(237, M, 0x1000, 1, 1, 64, 0x100)                   # EINVAL
+sc(237, M + 1, 0x1000, -1, 0, 0, 4)
+pages = buf(L(M))
+status = buf(b'\\0' * 8)
+sc(279, 0, 0, 0, 0, 0, 0)                             # move_pages
+sc(279, 0, 1, a(pages), 0, a(status), 2)
+sc(279, -1, 0, 0, 0, 0, 4 | 8)
+'''
+NUMA_UPSTREAM = '''get_mempolicy(ADDR, 0x0, 0, 0x0, 0x0)
+get_mempolicy(ADDR, 0x0, 0, 0x10000000, MPOL_F_NODE|MPOL_F_ADDR)
+get_mempolicy(0x0, 0x0, 0, 0x0, MPOL_F_MEMS_ALLOWED)
+get_mempolicy(0x0, 0x0, 0, 0x0, MPOL_F_NODE|0x8)
+set_mempolicy(MPOL_DEFAULT, 0x0, 0)
+set_mempolicy(MPOL_BIND, 0x0, 0)
+set_mempolicy(MPOL_F_STATIC_NODES|MPOL_BIND, 0x0, 0)
+set_mempolicy(0xc000|MPOL_PREFERRED, 0x0, 0)
+set_mempolicy(0x2000|0x4, 0x0, 0)
+set_mempolicy(0x5, 0x0, 0)
+set_mempolicy(0x6, 0x0, 0)
+set_mempolicy(0xffffffff, 0x0, 0)
+set_mempolicy(MPOL_INTERLEAVE, 0x1, 64)
+mbind(0x10000000, 4096, MPOL_DEFAULT, 0x0, 0, 0x0)
+mbind(0x10000000, 4096, MPOL_F_STATIC_NODES|MPOL_BIND, 0x0, 0, MPOL_F_NODE|MPOL_F_ADDR)
+mbind(0x10000000, 4096, MPOL_PREFERRED, 0x1, 64, 0x100)
+mbind(0x10000001, 4096, 0xffffffff, 0x0, 0, MPOL_F_MEMS_ALLOWED)
+move_pages(0, 0, 0x0, 0x0, 0x0, 0x0)
+move_pages(0, 1, ADDR, 0x0, ADDR, MPOL_F_ADDR)
+move_pages(-1, 0, 0x0, 0x0, 0x0, MPOL_F_MEMS_ALLOWED|0x8)
+'''
+
+RUNS = {'mm': (MM_SCRIPT, MM_PY), 'numa': (NUMA_SCRIPT, NUMA_PY)}
+UPSTREAM = {'mm': MM_UPSTREAM, 'numa': NUMA_UPSTREAM}
 
 
 def normalised(text):

@@ -171,8 +171,88 @@ move_pages(0, 1, ADDR, 0x0, ADDR, MPOL_F_ADDR)
 move_pages(-1, 0, 0x0, 0x0, 0x0, MPOL_F_MEMS_ALLOWED|0x8)
 '''
 
-RUNS = {'mm': (MM_SCRIPT, MM_PY), 'numa': (NUMA_SCRIPT, NUMA_PY)}
-UPSTREAM = {'mm': MM_UPSTREAM, 'numa': NUMA_UPSTREAM}
+SCHED_SCRIPT = watch('sched_get_priority_max', 'sched_get_priority_max',
+                     'sched_get_priority_min', 'sched_setscheduler', 'ioprio_get',
+                     'ioprio_set', 'setpriority', 'kcmp', 'seccomp')
+SCHED_PY = PRELUDE + '''for p in (0, 1, 2, 3, 5, 6, 7):
+    sc(146, p)                                        # sched_get_priority_max
+for p in (0x40000002, 0x40000000, -1, 0x80000000, 0x40000009):
+    sc(147, p)                                        # sched_get_priority_min
+sc(144, 0, 1, 0)                                      # sched_setscheduler: EINVAL
+sc(144, 0, 0x40000000 | 3, 0)
+sc(144, -1, 9, 1)
+for w in (1, 2, 3, 0, -1):
+    sc(252, w, 99999)                                 # ioprio_get
+sc(251, 1, 0, (2 << 13) | 4)                          # ioprio_set BE|4
+sc(251, 1, 99999, (1 << 13) | 7)                      # RT: ESRCH
+sc(251, 1, 0, 0)
+sc(251, 2, 99999, 3 << 13)
+sc(251, 7, 0, (5 << 13) | 0x1fff)
+sc(251, 1, 99999, 0xffffffff)
+sc(141, 0, 0, 0)                                      # setpriority PROCESS
+sc(141, 1, 99999, 5)
+sc(141, 2, 99999, -3)
+sc(141, 3, 0, 0)
+sc(141, -1, 0, 0)
+for t in (0, 1, 6, 7, 8, 99):
+    sc(312, 1, 1, t, 0, 1)                            # kcmp
+sc(312, -1, 0, 2, 3, 4)
+sc(317, 0, 1, 0)                                      # seccomp STRICT, flags: EINVAL
+sc(317, 1, 0, 0)                                      # FILTER, NULL: EFAULT
+sc(317, 1, 1, 0)                                      # TSYNC
+sc(317, 1, 3, 0)
+sc(317, 2, 0, a(buf(struct.pack('I', 0x7fff0000))))  # GET_ACTION_AVAIL
+sc(317, 9, 0, 1)
+'''
+SCHED_UPSTREAM = '''sched_get_priority_max(SCHED_OTHER)
+sched_get_priority_max(SCHED_FIFO)
+sched_get_priority_max(SCHED_RR)
+sched_get_priority_max(SCHED_BATCH)
+sched_get_priority_max(SCHED_IDLE)
+sched_get_priority_max(SCHED_DEADLINE)
+sched_get_priority_max(0x7)
+sched_get_priority_min(SCHED_RESET_ON_FORK|SCHED_RR)
+sched_get_priority_min(SCHED_RESET_ON_FORK|SCHED_OTHER)
+sched_get_priority_min(0xffffffff)
+sched_get_priority_min(0x80000000)
+sched_get_priority_min(SCHED_RESET_ON_FORK|0x9)
+sched_setscheduler(0, SCHED_FIFO, 0x0)
+sched_setscheduler(0, SCHED_RESET_ON_FORK|SCHED_BATCH, 0x0)
+sched_setscheduler(-1, 0x9, 0x1)
+ioprio_get(IOPRIO_WHO_PROCESS, 99999)
+ioprio_get(IOPRIO_WHO_PGRP, 99999)
+ioprio_get(IOPRIO_WHO_USER, 99999)
+ioprio_get(0, 99999)
+ioprio_get(-1, 99999)
+ioprio_set(IOPRIO_WHO_PROCESS, 0, IOPRIO_CLASS_BE|4)
+ioprio_set(IOPRIO_WHO_PROCESS, 99999, IOPRIO_CLASS_RT|7)
+ioprio_set(IOPRIO_WHO_PROCESS, 0, IOPRIO_CLASS_NONE|0)
+ioprio_set(IOPRIO_WHO_PGRP, 99999, IOPRIO_CLASS_IDLE|0)
+ioprio_set(7, 0, 0x5|8191)
+ioprio_set(IOPRIO_WHO_PROCESS, 99999, 0x7|8191)
+setpriority(PRIO_PROCESS, 0, 0)
+setpriority(PRIO_PGRP, 99999, 5)
+setpriority(PRIO_USER, 99999, -3)
+setpriority(0x3, 0, 0)
+setpriority(0xffffffff, 0, 0)
+kcmp(1, 1, KCMP_FILE, 0, 1)
+kcmp(1, 1, KCMP_VM, 0, 1)
+kcmp(1, 1, KCMP_SYSVSEM, 0, 1)
+kcmp(1, 1, 0x7, 0, 1)
+kcmp(1, 1, KCMP_TYPES, 0, 1)
+kcmp(1, 1, 0x63, 0, 1)
+kcmp(-1, 0, KCMP_FILES, 3, 4)
+seccomp(SECCOMP_SET_MODE_STRICT, SECCOMP_FILTER_FLAG_TSYNC, 0x0)
+seccomp(SECCOMP_SET_MODE_FILTER, 0x0, 0x0)
+seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, 0x0)
+seccomp(SECCOMP_SET_MODE_FILTER, 0x3, 0x0)
+seccomp(0x2, 0x0, ADDR)
+seccomp(0x9, 0x0, 0x1)
+'''
+
+RUNS = {'mm': (MM_SCRIPT, MM_PY), 'numa': (NUMA_SCRIPT, NUMA_PY),
+        'sched': (SCHED_SCRIPT, SCHED_PY)}
+UPSTREAM = {'mm': MM_UPSTREAM, 'numa': NUMA_UPSTREAM, 'sched': SCHED_UPSTREAM}
 
 
 def normalised(text):

@@ -1,10 +1,11 @@
 # argstr of the memory, NUMA, scheduling and priority syscalls (madvise,
-# mremap, msync, mlock2, mlockall, remap_file_pages, memfd_create,
-# memfd_secret, userfaultfd, pkey_*, the mempolicy calls, move_pages,
-# sched_*, ioprio_*, setpriority, kcmp, seccomp) against what SystemTap 4.8
-# printed for the same script and program in the test guest (recorded once
-# below as *_UPSTREAM, 0x7fff........ addresses as ADDR). The decoders are
-# in tapsets/linux/sc_flags_mm.stp. Arguments that would change the guest
+# mremap, msync, mlock, mlock2, munlock, mincore, mlockall,
+# remap_file_pages, memfd_create, memfd_secret, userfaultfd, pkey_*, the
+# mempolicy calls, move_pages, sched_*, ioprio_*, set/getpriority, kcmp,
+# seccomp) against what SystemTap 4.8 printed for the same script and
+# program in the test guest (recorded once below as *_UPSTREAM,
+# 0x7fff........ addresses as ADDR). The decoders are in
+# tapsets/linux/sc_flags_mm.stp. Arguments that would change the guest
 # (poison a page, strict seccomp, real-time priorities) fail with EINVAL,
 # EFAULT or ESRCH before doing anything.
 import re
@@ -20,13 +21,15 @@ MAP = '''M = 0x10000000
 sc(9, M, 0x10000, 3, 0x32, -1, 0)                      # mmap FIXED|PRIVATE|ANON
 '''
 
-MM_SCRIPT = watch('madvise', 'madvise', 'mremap', 'msync', 'mlock2', 'mlockall',
-                  'remap_file_pages', 'memfd_create', 'memfd_secret', 'userfaultfd',
-                  'pkey_alloc', 'pkey_mprotect') + '''probe nd_syscall.mremap.return {
+# mremap's retstr is in hex
+MREMAP_RETURN = '''probe nd_syscall.mremap.return {
 	if (execname() == "python3")
 		printf("%s = %s\\n", name, retstr)
 }
 '''
+MM_SCRIPT = watch('madvise', 'madvise', 'mremap', 'msync', 'mlock2', 'mlock', 'munlock',
+                  'mincore', 'mlockall', 'remap_file_pages', 'memfd_create', 'memfd_secret',
+                  'userfaultfd', 'pkey_alloc', 'pkey_mprotect') + MREMAP_RETURN
 MM_PY = PRELUDE + MAP + '''sc(28, M, 0x1000, 0)                                  # madvise NORMAL
 sc(28, M, 0x2000, 3)                                  # WILLNEED
 sc(28, M, 0x1000, 4)                                  # DONTNEED
@@ -47,6 +50,11 @@ sc(26, M + 1, 0x1000, 8 | 4)
 sc(325, M, 0x1000, 0)                                 # mlock2
 sc(325, M, 0x1000, 1)
 sc(325, M, 0x1000, 6)
+sc(149, M, 0x1000)                                    # mlock
+sc(150, M, 0x1000)                                    # munlock
+sc(150, M, -1)
+sc(27, M, 0x2000, a(buf(b'\\0' * 2)))                 # mincore
+sc(27, M + 1, 0, 0)
 sc(151, 0)                                            # mlockall: EINVAL
 sc(151, 2 | 4)                                        # FUTURE|ONFAULT
 sc(152)                                               # munlockall
@@ -98,6 +106,11 @@ msync(0x10000001, 4096, MS_SYNC|0x8)
 mlock2(0x10000000, 4096, 0x0)
 mlock2(0x10000000, 4096, MLOCK_ONFAULT)
 mlock2(0x10000000, 4096, 0x6)
+mlock(0x10000000, 4096)
+munlock(0x10000000, 4096)
+munlock(0x10000000, -1)
+mincore(0x10000000, 8192, ADDR)
+mincore(0x10000001, 0, 0x0)
 mlockall(0x0)
 mlockall(MCL_FUTURE|MCL_ONFAULT)
 mlockall(MCL_CURRENT|0x8)
@@ -173,7 +186,7 @@ move_pages(-1, 0, 0x0, 0x0, 0x0, MPOL_F_MEMS_ALLOWED|0x8)
 
 SCHED_SCRIPT = watch('sched_get_priority_max', 'sched_get_priority_max',
                      'sched_get_priority_min', 'sched_setscheduler', 'ioprio_get',
-                     'ioprio_set', 'setpriority', 'kcmp', 'seccomp')
+                     'ioprio_set', 'setpriority', 'getpriority', 'kcmp', 'seccomp')
 SCHED_PY = PRELUDE + '''for p in (0, 1, 2, 3, 5, 6, 7):
     sc(146, p)                                        # sched_get_priority_max
 for p in (0x40000002, 0x40000000, -1, 0x80000000, 0x40000009):
@@ -194,6 +207,9 @@ sc(141, 1, 99999, 5)
 sc(141, 2, 99999, -3)
 sc(141, 3, 0, 0)
 sc(141, -1, 0, 0)
+sc(140, 0, 0)                                         # getpriority
+sc(140, 2, 99999)
+sc(140, 7, 0)
 for t in (0, 1, 6, 7, 8, 99):
     sc(312, 1, 1, t, 0, 1)                            # kcmp
 sc(312, -1, 0, 2, 3, 4)
@@ -235,6 +251,9 @@ setpriority(PRIO_PGRP, 99999, 5)
 setpriority(PRIO_USER, 99999, -3)
 setpriority(0x3, 0, 0)
 setpriority(0xffffffff, 0, 0)
+getpriority(PRIO_PROCESS, 0)
+getpriority(PRIO_USER, 99999)
+getpriority(0x7, 0)
 kcmp(1, 1, KCMP_FILE, 0, 1)
 kcmp(1, 1, KCMP_VM, 0, 1)
 kcmp(1, 1, KCMP_SYSVSEM, 0, 1)

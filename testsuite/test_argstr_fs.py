@@ -1,10 +1,14 @@
-# The argstr of the file syscalls (their flag and constant decoders are
-# tapsets/linux/sc_flags_fs.stp) against what SystemTap 4.8 printed for the
-# same script and program in the guest (recorded once: 4.8's module built
-# with `/usr/bin/stap -R /tmp/stap-rt -r 6.1.0-56-amd64 -p4` and run with
+# The argstr of the file, module, kexec, perf, bpf, reboot and namespace
+# syscalls (their flag and constant decoders are tapsets/linux/sc_flags_fs.stp)
+# against what SystemTap 4.8 printed for the same script and program in the
+# guest (recorded once: 4.8's module built with
+# `/usr/bin/stap -R /tmp/stap-rt -r 6.1.0-56-amd64 -p4` and run with
 # /usr/bin/staprun -c 'setarch x86_64 -R python3 PROG'; user stack and heap
 # addresses, the same there and here, as ADDR). Typical values, zero,
-# unknown bits and bad pointers.
+# unknown bits and bad pointers; the calls that could harm the guest fail
+# before doing anything: kexec_load with 1000 segments (EINVAL),
+# kexec_file_load with unknown flags (EINVAL), reboot with a wrong magic
+# (EINVAL), finit_module on fd -1, unshare with flags it refuses (EINVAL).
 import re
 
 import pytest
@@ -139,20 +143,114 @@ open_by_handle_at(3, 0x1, O_RDWR|O_CLOEXEC)
 open_by_handle_at(5, 0x0, O_RDONLY|O_PATH|0x4)
 '''
 
-RUNS = {'fs': (FS_SCRIPT, FS_PY, FS_UPSTREAM)}
+# module, kexec, perf, bpf, reboot and namespace calls, all failing early
+SYS_SCRIPT = watch('finit_module', 'finit_module', 'kexec_file_load', 'kexec_load',
+                   'perf_event_open', 'bpf', 'reboot', 'setns', 'unshare')
+SYS_PY = PRELUDE + r'''p1, empty, ab = buf(b'p=1\0'), buf(b'\0'), buf(b'ab\0')
+bad = 1
+sc(313, -1, a(p1), 1)                                 # finit_module
+sc(313, -1, bad, 4 | 2)
+sc(313, -1, a(empty), 0)
+sc(320, -1, -1, 3, a(ab), 0x10 | 2 | 4)               # kexec_file_load: EINVAL
+sc(320, -1, -1, 0, 0, 0x8)
+sc(246, 0, 1000, 0, 0)                                # kexec_load: EINVAL
+sc(246, 0x1000000, 1000, 1, 1 | (62 << 16))
+sc(246, 0, 1000, 0, 3 << 16)
+sc(246, 0, 1000, 0, 0x8 | 2)
+sc(298, 0, 0, -1, -1, 0)                              # perf_event_open
+sc(298, 1, -1, 0, -1, 8 | 1)
+sc(298, 0, 0, 0, 0, 0x10 | 4)
+sc(321, 0, 0, 0)                                      # bpf
+sc(321, 5, 0, 0)
+sc(321, 0x100, 1, 8)
+sc(321, -1, 0, 0)
+sc(169, 0xfee1dead, 0, 0x01234567, 0)                 # reboot: bad magic2, EINVAL
+sc(169, 0, 672274793, 0x4321fedc, 0)
+sc(169, 0x12345678, 85072278, 0, 1)
+sc(169, -1, 369367448, 0xdeadbeef, 0)
+sc(169, 0xfee1dead, 0xfee1dead, 0x45584543, 0)
+sc(169, 537993216, 0, 0xcdef0123, 0)
+sc(308, -1, 0)                                        # setns
+sc(308, -1, 0x40000000 | 0x4000000)
+sc(308, -1, 0x11)
+sc(308, -1, 0x2000000 | 0x1000 | 0x80000000 | 0x7f)
+sc(308, -1, -1)
+sc(272, 0)                                            # unshare: 0, else EINVAL
+sc(272, 0x11)
+sc(272, 0x80000000 | 0x20000 | 0x40000000)
+sc(272, 0x1000 | 0x2000000 | 0x80)
+'''
+SYS_UPSTREAM = '''finit_module(-1, "p=1", MODULE_INIT_IGNORE_MODVERSIONS)
+finit_module(-1, 0x1, MODULE_INIT_IGNORE_VERMAGIC|0x4)
+finit_module(-1, "", 0x0)
+kexec_file_load(-1, -1, 3, "ab", KEXEC_FILE_ON_CRASH|KEXEC_FILE_NO_INITRAMFS|0x10)
+kexec_file_load(-1, -1, 0, 0x0, 0x8)
+kexec_load(0x0, 1000, 0x0, KEXEC_ARCH_DEFAULT)
+kexec_load(0x1000000, 1000, 0x1, KEXEC_ON_CRASH|KEXEC_ARCH_386|KEXEC_ARCH_X86_64)
+kexec_load(0x0, 1000, 0x0, KEXEC_ARCH_386)
+kexec_load(0x0, 1000, 0x0, KEXEC_PRESERVE_CONTEXT|0x8)
+perf_event_open(0x0, 0, -1, -1, 0x0)
+perf_event_open(0x1, -1, 0, -1, PERF_FLAG_FD_NO_GROUP|PERF_FLAG_FD_CLOEXEC)
+perf_event_open(0x0, 0, 0, 0, PERF_FLAG_PID_CGROUP|0x10)
+bpf(BPF_MAP_CREATE, 0x0, 0)
+bpf(BPF_PROG_LOAD, 0x0, 0)
+bpf(0x100, 0x1, 8)
+bpf(0xffffffffffffffff, 0x0, 0)
+reboot(LINUX_REBOOT_MAGIC1, 0x0, LINUX_REBOOT_CMD_RESTART, 0x0)
+reboot(0x0, LINUX_REBOOT_MAGIC2, LINUX_REBOOT_CMD_POWER_OFF, 0x0)
+reboot(0x12345678, LINUX_REBOOT_MAGIC2A, LINUX_REBOOT_CMD_CAD_OFF, 0x1)
+reboot(0xffffffff, LINUX_REBOOT_MAGIC2B, 0xdeadbeef, 0x0)
+reboot(LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC1, LINUX_REBOOT_CMD_KEXEC, 0x0)
+reboot(LINUX_REBOOT_MAGIC2C, 0x0, LINUX_REBOOT_CMD_HALT, 0x0)
+setns(-1, 0x0)
+setns(-1, CLONE_NEWUTS|CLONE_NEWNET)
+setns(-1, 0x0|SIGCHLD)
+setns(-1, CLONE_IO|0xffffffff02001000|0x7f)
+setns(-1, CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_PTRACE|CLONE_VFORK|CLONE_PARENT|CLONE_THREAD|CLONE_NEWNS|CLONE_SYSVSEM|CLONE_SETTLS|CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID|CLONE_DETACHED|CLONE_UNTRACED|CLONE_CHILD_SETTID|CLONE_NEWUTS|CLONE_NEWIPC|CLONE_NEWUSER|CLONE_NEWPID|CLONE_NEWNET|CLONE_IO|0xffffffff02001000|0xff)
+unshare(0x0)
+unshare(0x0|SIGCHLD)
+unshare(CLONE_NEWNS|CLONE_NEWNET|CLONE_IO)
+unshare(0x2001000|0x80)
+'''
+
+# the decoders called by a script without any syscall probe (the tapset
+# brings its own table walkers)
+DIRECT_SCRIPT = '''probe begin {
+	println(_dup3_flag_str(0x80800), " ", _faccessat2_flags_str(0x300), " ",
+		_stp_fallocate_mode_str(0), " ", _mknod_mode_str(020644), " ",
+		_sync_file_range_flags_str(7), " ", _opoll_op_str(2))
+	println(_fanotify_init_flags_str(0x4), " ", _fanotify_mark_flags_str(0x11), " ",
+		_fanotify_mark_mask_str(0x22), " ", _finit_module_flags_str(0))
+	println(_kexec_flags_str(0), " ", _kexec_file_load_flags_str(5), " ",
+		_perf_event_open_flags_str(8), " ", _bpf_cmd_str(1), " ",
+		_reboot_magic_str(0xfee1dead), " ", _reboot_flag_str(0))
+	exit()
+}
+'''
+DIRECT_UPSTREAM = '''O_NONBLOCK|O_CLOEXEC AT_SYMLINK_NOFOLLOW|AT_EACCESS 0x0 S_IFCHR|0644 SYNC_FILE_RANGE_WAIT_BEFORE|SYNC_FILE_RANGE_WRITE|SYNC_FILE_RANGE_WAIT_AFTER EPOLL_CTL_DEL
+FAN_CLASS_CONTENT FAN_MARK_ADD|FAN_MARK_MOUNT FAN_MODIFY|FAN_OPEN 0x0
+KEXEC_ARCH_DEFAULT KEXEC_FILE_UNLOAD|KEXEC_FILE_NO_INITRAMFS PERF_FLAG_FD_CLOEXEC BPF_MAP_LOOKUP_ELEM LINUX_REBOOT_MAGIC1 LINUX_REBOOT_CMD_CAD_OFF
+'''
+
+RUNS = {'fs': (FS_SCRIPT, FS_PY, FS_UPSTREAM), 'sys': (SYS_SCRIPT, SYS_PY, SYS_UPSTREAM),
+        'direct': (DIRECT_SCRIPT, None, DIRECT_UPSTREAM)}
 
 
 @pytest.fixture(scope='module')
 def guest_runs(krel, tools, tmp_path_factory):
     """The scripts built and run in one guest boot: {name: Result}."""
     tmp = tmp_path_factory.mktemp('argstr_fs')
+    cmds = []
     for name, (script, prog, _) in RUNS.items():
         (tmp / f'{name}.stp').write_text(script)
-        (tmp / f'{name}.py').write_text(prog)
         r = run_stap(['-p4', '-r', krel, '-m', name, f'{name}.stp'], cwd=tmp)
         assert r.returncode == 0, r.stderr
-    batch = guest.run_batch([f"cd {tmp} && {STAPRUN} -c 'setarch x86_64 -R python3 {n}.py' {n}.ko"
-                             for n in RUNS], scratch=str(tmp), timeout=180)
+        cmd = f'{STAPRUN} {name}.ko'
+        if prog:
+            (tmp / f'{name}.py').write_text(prog)
+            cmd = f"{STAPRUN} -c 'setarch x86_64 -R python3 {name}.py' {name}.ko"
+        cmds.append(f'cd {tmp} && {cmd}')
+    batch = guest.run_batch(cmds, scratch=str(tmp), timeout=180)
     guest.check_kernel_healthy(batch)
     return dict(zip(RUNS, batch))
 

@@ -32,6 +32,7 @@ static void stp_ustack_exit(void) { }
 #include "tracepoints.c"
 #include "perf.c"
 #include "procfs.c"
+#include "netfilter.c"
 #include "hwbkpt.c"
 #include "session.c"
 #include "tapset_support.c"

@@ -6,11 +6,15 @@
 # are what Debian's SystemTap 4.8 printed for the same scripts and
 # commands in the same guest (its modules built with
 # `/usr/bin/stap -R /tmp/stap-rt -r KREL -p4`, run with /usr/bin/staprun).
+# Three of Debian's netfilter example scripts run the same way.
 # Pass-2 errors and listings are checked on the host against 4.8's text.
+import re
+
 import pytest
 
 import guest
 from conftest import STAPRUN, run_stap, stap_listing
+from examples import EXAMPLES
 
 NFUDP = '''import socket, sys
 port, out = int(sys.argv[1]), sys.argv[2]
@@ -84,6 +88,21 @@ SCRIPTS = {
 }
 
 
+# Debian's example scripts: name -> (example, options, arguments, port,
+# stdout 4.8 printed, its thread ids as TID); stderr was empty
+EXAMPLE_RUNS = {
+    'x_drop': ('network/netfilter_drop.stp', ['-g'], ['UDP', '2'], 5080,
+               'Dropping packets! Ctrl-C to exit.\n2 UDP packets dropped, 70 total bytes\n'
+               'rc=0\nreceived 0\n'),
+    'x_who': ('network/who_sent_it.stp', ['-G', 'the_dport=5081'], [], 5081,
+              'python3[TID] sent packet to 127.0.0.1:5081\n' * 2 + 'rc=0\nreceived 2\n'),
+    'x_sum': ('network/netfilter_summary.stp', [], [], 5082,
+              'Collecting data... Type Ctrl-C to exit and display results.\n'
+              '      127.0.0.1 -->       127.0.0.1 : 2 packets, 70 total bytes\n'
+              'rc=0\nreceived 2\n'),
+}
+
+
 def command(name, port):
     work = f'/usr/bin/python3 nfudp.py {port} {name}.rcv'
     if name == 'nf_tap':
@@ -138,9 +157,14 @@ def run(krel, tools, tmp_path_factory):
         r = run_stap(['-p4', '-r', krel, '-m', name, '-e', text] + (['-g'] if guru else []),
                      cwd=scratch)
         assert r.returncode == 0, f'{name}: {r.stderr}'
+    for name, (example, opts, args, _, _) in EXAMPLE_RUNS.items():
+        r = run_stap(['-p4', '-r', krel, '-m', name] + opts + [str(EXAMPLES / example)] + args,
+                     cwd=scratch)
+        assert r.returncode == 0, f'{name}: {r.stderr}'
     commands = {'setup': 'ip link set lo up'}
     commands.update({n: command(n, port) for n, (_, _, port) in SCRIPTS.items()})
-    commands['leftover'] = 'grep -c "^nf_" /proc/modules; true'
+    commands.update({n: command(n, c[3]) for n, c in EXAMPLE_RUNS.items()})
+    commands['leftover'] = 'grep -c "^\\(nf\\|x\\)_" /proc/modules; true'
     batch = guest.run_batch(list(commands.values()), scratch=str(scratch), timeout=60)
     guest.check_kernel_healthy(batch)
     return dict(zip(commands, batch))
@@ -149,6 +173,12 @@ def run(krel, tools, tmp_path_factory):
 @pytest.mark.parametrize('name', sorted(EXPECTED))
 def test_as_upstream(run, name):
     assert (run[name].stdout, run[name].stderr) == EXPECTED[name]
+
+
+@pytest.mark.parametrize('name', sorted(EXAMPLE_RUNS))
+def test_examples(run, name):
+    out = re.sub(r'\[\d+\]', '[TID]', run[name].stdout)
+    assert (out, run[name].stderr) == (EXAMPLE_RUNS[name][4], '')
 
 
 def test_typed_context_variables(run):

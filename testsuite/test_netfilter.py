@@ -65,7 +65,8 @@ SCRIPTS = {
                 'probe netfilter.pf("NFPROTO_IPV4").hook("NF_INET_LOCAL_IN")\n{\n'
                 + UDP_TO.replace('{port}', '5078') +
                 '\tprintf("verdict was %d, dropping\\n", $verdict)\n'
-                '\t$verdict = 0\n\tn++\n}\n'
+                '\t$verdict = 5\n\t$verdict -= 4\n\tx = $verdict++\n'
+                '\tprintf("%d %d\\n", x, --$verdict)\n\t$verdict--\n\tn++\n}\n'
                 'probe end { printf("dropped %d\\n", n) }\n', True, 5078),
     # typed context variables ($skb->len, $in->name): 4.8 reads garbage
     # through them here (its $skb->len printed -131391554736384), so this
@@ -134,7 +135,8 @@ EXPECTED = {
                'netfilter.hook("NF_INET_LOCAL_OUT").pf("NFPROTO_IPV4") hook=3 len=35 in=- out=lo okfn=0\n'
                'netfilter.pf("NFPROTO_IPV4").hook("NF_INET_LOCAL_IN").priority("-5") hook=1 len=35 in=lo out=- okfn=0\n'
                'hook 1: 2\nhook 3: 2\nrc=0\nreceived 2\n', ''),
-    'nf_drop': ('verdict was 1, dropping\nverdict was 1, dropping\ndropped 2\nrc=0\nreceived 0\n', ''),
+    'nf_drop': ('verdict was 1, dropping\n1 1\nverdict was 1, dropping\n1 1\ndropped 2\nrc=0\n'
+                'received 0\n', ''),
 }
 
 
@@ -203,6 +205,8 @@ IN4 = 'netfilter.hook("NF_INET_LOCAL_IN").pf("NFPROTO_IPV4")'
      'write to netfilter verdict requires guru mode; need stap -g'),
     (f'probe {IN4} {{ $skb = 0 }}', 'write to netfilter parameter not permitted'),
     (f'probe {IN4} {{ println($foo) }}', 'unsupported context variable'),
+    (f'probe {IN4} {{ println(&$skb) }}', 'cannot take address of netfilter hook context variable'),
+    (f'probe {IN4} {{ $in++ }}', 'write to netfilter parameter not permitted'),
     ('probe netfilter.hook("1").pf("NFPROTO_IPV4") { }',
      'unsupported netfilter hook "1" for protocol family "2"; need stap -g'),
     ('probe netfilter.hook("NF_INET_LOCAL_IN").pf("NFPROTO_IPV6") { }',

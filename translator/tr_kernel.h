@@ -75,6 +75,8 @@ const struct kcat_arg *nf_args(struct session *s, int *n);
 struct targ nf_targ(const char *name);
 bool elab_nf_target(struct session *s, struct probe *p, struct node *n,
 		    bool written);
+bool elab_nf_probe(struct session *s, struct probe *p);	/* p has netfilter points */
+#define TARGET_NF_LOCAL 16	/* N_TARGET flags: netfilter $verdict op= or ++ */
 void tr_nf_probe(struct gen *g, struct strbuf *table, const struct rprobe *r,
 		 const char *fields);
 

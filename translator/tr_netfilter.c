@@ -213,7 +213,7 @@ struct targ nf_targ(const char *name)
 	return t;
 }
 
-static bool nf_probe(struct session *s, struct probe *p)
+bool elab_nf_probe(struct session *s, struct probe *p)
 {
 	for (const struct rprobe *r = s->rprobes; r; r = r->next)
 		if (r->probe == p && r->kind == RP_NETFILTER)
@@ -229,7 +229,7 @@ bool elab_nf_target(struct session *s, struct probe *p, struct node *n,
 {
 	const char *msg = NULL;
 
-	if (!nf_probe(s, p))
+	if (!elab_nf_probe(s, p))
 		return false;
 	if (n->op[1] == '$' || nf_targ(n->op + 1).src < 0)
 		msg = "unsupported context variable";

@@ -17,6 +17,7 @@
  */
 #ifdef STP_HAVE_NF_NET_HOOK
 #include <linux/netfilter.h>
+#include <linux/netfilter_arp.h>
 #include <net/net_namespace.h>
 #endif
 
@@ -50,6 +51,30 @@ static unsigned int stp_nf_hookfn(void *priv, struct sk_buff *skb,
 }
 #endif
 
+#ifdef STP_HAVE_NF_NET_HOOK
+/* Does the kernel have hook `hook` of family `pf` in a namespace? Anything
+ * else (a guru-mode point may name any numbers) would trip a WARN_ON in
+ * nf_hook_entry_head(): it is refused here instead. */
+static bool stp_nf_hook_ok(int pf, int hook)
+{
+	switch (pf) {
+	case NFPROTO_IPV4:
+	case NFPROTO_IPV6:
+		return hook >= 0 && hook < NF_INET_NUMHOOKS;
+#ifdef CONFIG_NETFILTER_FAMILY_ARP
+	case NFPROTO_ARP:
+		return hook >= 0 && hook < NF_ARP_NUMHOOKS;
+#endif
+#ifdef CONFIG_NETFILTER_FAMILY_BRIDGE
+	case NFPROTO_BRIDGE:	/* the five of NF_INET's: NF_BR_PRE_ROUTING.. */
+		return hook >= 0 && hook < NF_INET_NUMHOOKS;
+#endif
+	default:
+		return false;
+	}
+}
+#endif
+
 static void stp_netfilter_register(void)
 {
 	unsigned int i, n = 0;
@@ -76,7 +101,8 @@ static void stp_netfilter_register(void)
 		f->ops.pf = (u_int8_t)f->probe->nf_pf;
 		f->ops.hooknum = (unsigned int)f->probe->nf_hook;
 		f->ops.priority = f->probe->nf_priority;
-		rc = nf_register_net_hook(&init_net, &f->ops);
+		rc = stp_nf_hook_ok(f->probe->nf_pf, f->probe->nf_hook) ?
+		     nf_register_net_hook(&init_net, &f->ops) : -EINVAL;
 #else
 		rc = -EOPNOTSUPP;
 #endif

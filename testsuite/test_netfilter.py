@@ -309,3 +309,19 @@ def test_listing_tapset(krel):
     assert stap_listing(krel, '-L', 'netfilter.**') == '\n'.join(want) + '\n'
     assert stap_listing(krel, '-l', 'netfilter.**') == ''.join(
         line.split()[0] + '\n' for line in want)
+
+
+@pytest.mark.parametrize('point,fields', [
+    (f'{IN4}.priority("NF_IP_PRI_FIRST")', '.nf_hook = (1), .nf_pf = (2), .nf_priority = (INT_MIN)'),
+    ('netfilter.pf("NFPROTO_ARP").hook("NF_ARP_FORWARD")',
+     '.nf_hook = (2), .nf_pf = (3), .nf_priority = (0)'),
+    # guru mode: a family given as a number; the names still stand for
+    # their numbers, since the module includes no netfilter header
+    ('netfilter.hook("NF_IP6_FORWARD").pf("10").priority("NF_IP6_PRI_LAST")',
+     '.nf_hook = (2), .nf_pf = (10), .nf_priority = (INT_MAX)'),
+    ('netfilter.hook("7").pf("2").priority("-8")', '.nf_hook = (7), .nf_pf = (2), .nf_priority = (-8)'),
+])
+def test_pass3_hook_numbers(point, fields):
+    r = run_stap(['-g', '-p3', '-e', f'probe {point} {{ println($hooknum) }}'])
+    assert r.returncode == 0, r.stderr
+    assert fields in r.stdout

@@ -129,6 +129,15 @@ const char *nf_resolve(struct session *s, const char *hook, const char *pf,
 		}
 	}
 	h = nf_find(hooks, hook);
+	/* guru mode with a family of its own: any family's names still
+	 * stand for their numbers (the module has no netfilter headers) */
+	for (int i = 0; !f && !h && i < 4; i++)
+		h = nf_find((const struct nf_name *[]){ nf_ipv4_hooks, nf_ipv6_hooks,
+						 nf_arp_hooks, nf_bridge_hooks }[i], hook);
+	if (!f && prio && !nf_find(nf_ipv4_prios, prio))
+		prios = nf_ipv6_prios;
+	else if (!f)
+		prios = nf_ipv4_prios;
 	if (!h && !s->guru)
 		return arena_printf(s->arena, "unsupported netfilter hook \"%s\" for protocol family \"%lld\"; need stap -g",
 				    hook, f->value);

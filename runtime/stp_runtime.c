@@ -74,6 +74,11 @@ static int stp_procfs_register(void) { return 0; }
 static void stp_procfs_unregister(void) { }
 static void stp_procfs_free(void) { }
 #endif
+#ifdef STP_HAVE_NETFILTER
+#include "netfilter.c"
+#else
+STP_NO_FAMILY(netfilter)
+#endif
 #include "hwbkpt.c"
 #include "session.c"
 #include "tapset_support.c"

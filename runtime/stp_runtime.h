@@ -35,6 +35,7 @@ enum stp_probe_kind {
 	STP_PROBE_SYSCALL_RETURN,
 	STP_PROBE_HWBKPT,		/* hwbkpt.c: kernel.data() watchpoints */
 	STP_PROBE_PROCFS,		/* procfs.c: /proc/systemtap/<module>/PATH */
+	STP_PROBE_NETFILTER,		/* netfilter.c: a hook in init_net */
 };
 
 /* procfs probes: $value's buffer (read: the file's contents being made;
@@ -201,6 +202,8 @@ struct stp_probe {
 	bool procfs_write;
 	s16 procfs_umask;
 	s32 procfs_maxsize;
+	/* netfilter: the hook, protocol family and priority */
+	int nf_hook, nf_pf, nf_priority;
 	/* kernel.data: .symbol, else this address; bytes watched; 1: .rw */
 	u64 hw_addr;
 	u8 hw_len, hw_rw;

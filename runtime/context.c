@@ -130,6 +130,7 @@ static bool stp_run_probe_full(const struct stp_probe *p,
 	c->nesting = 0;
 	c->probe = p;
 	c->regs = regs;
+	c->sregs = NULL;
 	c->args = args;
 	c->uaddr = uaddr;
 	c->ret_from = ret_from;

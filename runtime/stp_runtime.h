@@ -123,6 +123,8 @@ struct stp_context {
 	int nesting;			/* call depth */
 	const struct stp_probe *probe;	/* the running probe */
 	struct pt_regs *regs;		/* kprobes: the registers, else NULL */
+	const struct pt_regs *sregs;	/* syscall probes: the user registers
+					 * *_arg() read, else NULL */
 	const unsigned long *args;	/* kernel probes: raw arguments */
 	unsigned long uaddr;		/* process probes: the probed address */
 	struct stp_procfs_data *procfs;	/* procfs probes: $value, else NULL */

@@ -298,6 +298,42 @@ int64_t stp_register(struct stp_context *c, const char *name, int sign)
 #endif
 }
 
+/*
+ * Argument n (1..6) of a syscall whose probe set c->sregs to the user
+ * registers: di si dx r10 r8 r9, as the syscall ABI passes them.
+ */
+static int64_t stp_syscall_arg(struct stp_context *c, int64_t n, int sign, int trunc)
+{
+	unsigned long v = 0;
+	size_t off;
+
+#ifdef CONFIG_X86_64
+	switch (n) {
+	case 1: off = offsetof(struct pt_regs, di); break;
+	case 2: off = offsetof(struct pt_regs, si); break;
+	case 3: off = offsetof(struct pt_regs, dx); break;
+	case 4: off = offsetof(struct pt_regs, r10); break;
+	case 5: off = offsetof(struct pt_regs, r8); break;
+	case 6: off = offsetof(struct pt_regs, r9); break;
+	default: goto bad;
+	}
+	if (stp_copy_from_kernel_nofault(&v, (const char *)c->sregs + off, sizeof(v))) {
+		snprintf(c->error_buffer, sizeof(c->error_buffer),
+			 "kernel fault at %#lx accessing arg(%lld)",
+			 (unsigned long)c->sregs + off, n);
+		c->last_error = c->error_buffer;
+		return 0;
+	}
+	if (trunc)
+		return sign ? (int64_t)(s32)v : (int64_t)(u32)v;
+	return (int64_t)v;
+bad:
+#endif
+	snprintf(c->error_buffer, sizeof(c->error_buffer), "cannot access arg(%lld)", n);
+	c->last_error = c->error_buffer;
+	return 0;
+}
+
 /* Argument n (from 1) of the probed function, x86_64 convention: six in
  * registers (di si dx cx r8 r9), the rest on the stack above the return
  * address. trunc: 32 bits, sign- (sign) or zero-extended. */
@@ -305,6 +341,8 @@ int64_t stp_arg(struct stp_context *c, int64_t n, int sign, int trunc)
 {
 	unsigned long v = 0;
 
+	if (c->sregs)
+		return stp_syscall_arg(c, n, sign, trunc);
 	if (!c->regs) {
 		c->last_error = "cannot access function args in this context";
 		return 0;

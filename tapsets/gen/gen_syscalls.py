@@ -112,6 +112,10 @@ def emit(f, rows, syms, order):
         _, names, body, argstr, retfmt = row[:5]
         f.write('\nprobe syscall.%s = %s\n{\n' %
                 (name, points(names.split(','), syms, '')))
+        # *_arg(n) read the user registers (not for a __do_sys_ symbol,
+        # whose arguments are not a struct pt_regs *)
+        if all('__x64_sys_' + n in syms for n in names.split(',')):
+            f.write('\t_sc_use_uregs()\n')
         for _, text in ordered(body_stmts(name, body, argstr), order.get(name)):
             f.write('\t%s\n' % text)
         f.write('}\n')

@@ -1135,7 +1135,8 @@ static void gen_probe(struct gen *g, struct output *o, struct probe *p)
 	sb_free(&g->tmps);
 }
 
-/* Globals written but never read are printed at exit, as upstream does. */
+/* Globals written but never read are printed at exit, as upstream does;
+ * not those a tapset declares (argv[] of argv.stp, say). */
 static void gen_display(struct gen *g, struct output *o, int index)
 {
 	struct strbuf body;
@@ -1149,7 +1150,7 @@ static void gen_display(struct gen *g, struct output *o, int index)
 	for (struct var *v = g->s->globals; v; v = v->next) {
 		const char *ref = tr_mangle(g, "g_", v->name);
 
-		if (!v->written || v->read)
+		if (!v->written || v->read || (v->loc.src && v->loc.src->tapset))
 			continue;
 		any = true;
 		if (v->array || v->type == T_STATS) {

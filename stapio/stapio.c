@@ -356,6 +356,9 @@ static void release_command(void)
 		io.error_seen = true;
 	close(io.release_fd);
 	io.release_fd = -1;
+	/* the command waits for a SIGUSR1 to read the pipe's answer */
+	if (io.cmd_pid > 0)
+		kill(io.cmd_pid, SIGUSR1);
 }
 
 /* -c's command has ended: the session ends as on exit(). */

@@ -8,14 +8,16 @@
  * Reads the .ko, calls init_module(2) with the parameters (plus
  * _stp_bufsize for -s/-b and _stp_target for -x/-c), then execs stapio in
  * the same process, so signals sent to staprun's pid reach stapio. -d
- * unloads a module. -c CMD forks the command first, held on a pipe until
- * stapio has started the probes (so target() is its pid from the start);
- * stapio releases it and ends the session when it exits.
+ * unloads a module. -c CMD forks the command first, held (in sigsuspend(),
+ * its answer on a pipe) until stapio has started the probes (so target()
+ * is its pid from the start); stapio releases it with a SIGUSR1 and ends
+ * the session when it exits.
  */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdbool.h>
@@ -161,23 +163,50 @@ static void exec_command(const char *cmd)
 	fprintf(stderr, "ERROR: cannot run '%s': %s\n", cmd, strerror(errno));
 }
 
-/* Fork -c's command, blocked on a pipe until stapio releases it. */
+static volatile sig_atomic_t woken;
+
+static void on_wake(int sig)
+{
+	(void)sig;
+	woken = 1;
+}
+
+/*
+ * Fork -c's command, held until stapio releases it. As 4.8's held child
+ * does (what scripts tracing signals and syscalls see of it), it waits
+ * in sigsuspend() for a SIGUSR1 from stapio; then the pipe says whether
+ * to run the command ('g') or give up (end of file: the load failed).
+ */
 static int start_command(struct options *o)
 {
+	struct sigaction sa = { .sa_handler = on_wake };
+	sigset_t usr1, old;
 	char c, p[64];
 	int fds[2];
 
 	if (pipe(fds) < 0)
 		return error_msg("cannot create a pipe: %s", strerror(errno));
 	fflush(NULL);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, &old);
 	o->cmd_pid = fork();
-	if (o->cmd_pid < 0)
+	if (o->cmd_pid < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		return error_msg("cannot fork: %s", strerror(errno));
+	}
 	if (o->cmd_pid == 0) {
 		/* named as 4.8's held command is (forked by its stapio):
 		 * process.begin probes see it before the exec */
 		prctl(PR_SET_NAME, "stapio", 0, 0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		close(fds[1]);
+		sigaction(SIGUSR1, &sa, NULL);
+		sigdelset(&old, SIGUSR1);
+		while (!woken)
+			sigsuspend(&old);
+		signal(SIGUSR1, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (read(fds[0], &c, 1) == 1) {
 			close(fds[0]);
 			exec_command(o->command);
@@ -185,6 +214,7 @@ static int start_command(struct options *o)
 		}
 		_exit(127);	/* stapio never released us: the load failed */
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(fds[0]);
 	o->release_fd = fds[1];
 	snprintf(p, sizeof(p), "_stp_target=%ld", (long)o->cmd_pid);
@@ -197,6 +227,7 @@ static void abandon_command(struct options *o)
 	if (!o->command || o->cmd_pid <= 0)
 		return;
 	close(o->release_fd);
+	kill(o->cmd_pid, SIGUSR1);
 	waitpid(o->cmd_pid, NULL, 0);
 }
 

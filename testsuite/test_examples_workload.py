@@ -167,6 +167,9 @@ CASES = {
     'sc_by_proc': ('process/syscalls_by_proc.stp', [], {'stapio': True}),
     'errno': ('profiling/errno.stp', [], {
         'stapio': True, 'ties': r' (\d+)$', 'fields': [(r'^ +(\d+) ', 'p')]}),
+    'sleeptime': ('process/sleeptime.stp', [], {
+        'stapio': True, 'fields': [(r'^(\d+) (\d+) \(\S+\) \S+: (\d+)$', 'xpx')]}),
+    'iostats': ('io/iostats.stp', [], {'stapio': True}),
     'iotime': ('io/iotime.stp', [], {
         'fields': [(r'^(\d+) (\d+) ', 'xp'), (r' time: (\d+)$', 'x')]}),
     'pstree': ('process/pstree.stp', [], {

@@ -21,6 +21,8 @@
 #   rt_sigsuspend until stapio's SIGUSR1, is as 4.8's;
 # - where a script sorts by a count, entries of equal count are sorted:
 #   4.8 lists ties in its hash-table order;
+# - the ancestors of staprun that pstrace_exec lists (the guest harness's
+#   shells);
 # - the address forktracker and pstree print for an exec's filename (it
 #   depends on how wl was linked).
 import json
@@ -172,6 +174,8 @@ CASES = {
     'iostats': ('io/iostats.stp', [], {'stapio': True}),
     'iotime': ('io/iotime.stp', [], {
         'fields': [(r'^(\d+) (\d+) ', 'xp'), (r' time: (\d+)$', 'x')]}),
+    'pstrace_exec': ('process/pstrace_exec.stp', ['wl'], {
+        'fields': [(r'^  stapio\((\d+)\) stapio\((\d+)\)( .*)$', 'ppx')]}),
     'pstree': ('process/pstree.stp', [], {
         'fields': [(r'PID(\d+)_', 'p'), (r'\((\d+)\)', 'p'), (r'forked from (\d+)', 'p'),
                    (HEX, 'x')]}),

@@ -24,13 +24,12 @@ from conftest import STAPRUN, run_stap
 HERE = Path(__file__).resolve().parent
 
 KNOWN = set('''
-clone fadvise64_64 lookup_dcookie
 bdflush ftruncate64 ni_syscall pwrite32 readdir rt_sigaction32 settimeofday32
 sigaction sigaction32 sysctl ustat32
 '''.split())
 KNOWN_RETURN = set('''
-accept accept4 bind clone connect epoll_create fadvise64_64 getpeername
-getsockname getsockopt listen lookup_dcookie msgget pipe ptrace recv recvfrom
+accept accept4 bind connect epoll_create getpeername
+getsockname getsockopt listen msgget pipe ptrace recv recvfrom
 recvmsg semget semop send sendmmsg sendmsg sendto setsockopt shmdt shmget
 shutdown signalfd socket socketpair wait4
 bdflush ftruncate64 ni_syscall pwrite32 readdir

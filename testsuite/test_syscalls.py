@@ -47,10 +47,15 @@ def p2_points(point):
 def test_wildcards_elaborate():
     # one kprobe per x86_64 entry point the kernel has (__x64_sys_NAME, or
     # __do_sys_NAME for the argument-less ones); getdents, pipe, ... take two,
-    # epoll_create and signalfd only their epoll_create1 and signalfd4, as 4.8
+    # epoll_create and signalfd only their epoll_create1 and signalfd4, as 4.8;
+    # clone, fadvise64_64 and lookup_dcookie are sys_enter tracepoints, as 4.8
     entry = p2_points('syscall.*')
     assert len(entry) == 341
-    assert all(p.startswith('kprobe.function("__') for p in entry)
+    tps = sorted(p.split(' = ')[0].split('<- ')[1] for p in entry
+                 if not p.startswith('kprobe.function("__'))
+    assert tps == ['syscall.clone', 'syscall.fadvise64_64', 'syscall.lookup_dcookie']
+    assert all(p.startswith(('kprobe.function("__', 'kernel.trace("raw_syscalls:sys_enter")'))
+               for p in entry)
     assert 'kprobe.function("__x64_sys_openat")? /*  name = __x64_sys_openat*/ ' \
         '/* <- syscall.openat = kprobe.function("__x64_sys_openat")? <- syscall.* */' \
         in entry

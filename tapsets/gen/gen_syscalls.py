@@ -6,7 +6,10 @@
 #     tapsets/gen/gen_syscalls.py
 # Table columns (tab separated): name; kernel syscall names (comma
 # separated, probed as __x64_sys_NAME, or __do_sys_NAME for the argument-less
-# ones the BTF catalog only knows by that name); variable assignments
+# ones the BTF catalog only knows by that name; or "sys_enter:NR" for the
+# raw_syscalls tracepoints gated on x86_64 syscall number NR, "none" when
+# x86_64 has no such syscall, ":__nr" after it to keep the number in __nr,
+# as 4.8 lists the calls it can only find there); variable assignments
 # ("var=expr; ..."; the _sc_* readers are in syscall_support.stp); the argstr
 # expression (or a statement block in braces that sets argstr); the retstr
 # format (1 decimal, 2 hex).
@@ -45,7 +48,27 @@ def symbols():
         return set(line.strip() for line in f)
 
 
+def tp_gate(names, suffix):
+    """The point and first statements of a row whose symbols column is
+    sys_enter:NR[:__nr] (None for kprobe rows): 4.8's tracepoint form,
+    the native syscall NR only."""
+    if not names[0].startswith('sys_enter:'):
+        return None
+    words = names[0].split(':')
+    point = 'kernel.trace("raw_syscalls:%s")' % (
+        'sys_exit' if suffix else 'sys_enter')
+    if words[1] == 'none':
+        return point, ['if (_sc_tp_none($regs)) next']
+    if len(words) > 2:
+        return point, ['%s = _sc_regs_nr($regs)' % words[2],
+                       'if (%s != %s || _sc_compat_task()) next' % (words[2], words[1])]
+    return point, ['if (_sc_regs_nr($regs) != %s || _sc_compat_task()) next' % words[1]]
+
+
 def points(names, syms, suffix):
+    tp = tp_gate(names, suffix)
+    if tp:
+        return tp[0]
     out = []
     for n in names:
         sym = '__x64_sys_' + n
@@ -112,6 +135,8 @@ def emit(f, rows, syms, order):
         _, names, body, argstr, retfmt = row[:5]
         f.write('\nprobe syscall.%s = %s\n{\n' %
                 (name, points(names.split(','), syms, '')))
+        for text in (tp_gate(names.split(','), '') or ('', []))[1]:
+            f.write('\t%s\n' % text)
         for _, text in ordered(body_stmts(name, body, argstr), order.get(name)):
             f.write('\t%s\n' % text)
         f.write('}\n')
@@ -124,6 +149,10 @@ def emit(f, rows, syms, order):
         if name in NORETURN:    # as 4.8: never fires, lists its variables
             f.write('probe syscall.%s.return = never\n{\n' % name)
             rets.append('retval = 0')
+        elif tp_gate(names, '.return'):
+            f.write('probe syscall.%s.return = %s\n{\n' %
+                    (name, points(names, syms, '.return')))
+            rets = tp_gate(names, '.return')[1] + rets + ['retval = $ret']
         else:
             f.write('probe syscall.%s.return = %s\n{\n' %
                     (name, points(names, syms, '.return')))

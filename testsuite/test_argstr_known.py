@@ -4,10 +4,12 @@
 # the siginfo_t of rt_sigqueueinfo, rt_tgsigqueueinfo and rt_sigtimedwait,
 # and clone, lookup_dcookie (ENOSYS on 6.1) and fadvise64_64 (no x86_64
 # number: never fires), which 4.8 finds through the raw_syscalls
-# tracepoints. The *_UPSTREAM strings are what 4.8 printed for the same
-# scripts and programs in the guest (setarch -R; user stack addresses as
-# ADDR); one guest boot runs both programs.
+# tracepoints, and the 32-bit-only calls (ia32 and compat entries). The
+# *_UPSTREAM strings are what 4.8 printed for the same scripts and programs
+# in the guest (setarch -R; user stack addresses as ADDR); one guest boot
+# runs all the programs.
 import re
+import subprocess
 
 import pytest
 
@@ -231,23 +233,122 @@ lookup_dcookie = -38 (ENOSYS)
 '''
 
 
+# the 32-bit calls: T32_C, built with gcc -m32 (no libc), makes them from a
+# 32-bit process (4.8's compat tasks), C32_PY the x86_64 ones of the same
+# names; C32_UPSTREAM is what 4.8 printed (its module built with a System.map
+# of the guest's kallsyms, for its __ia32_compat_sys_* kprobes)
+T32_C = r'''/* ia32 syscalls from a 32-bit static program, with no libc */
+static long sc(long nr, long a, long b, long c, long d, long e)
+{
+	long r;
+
+	__asm__ volatile("int $0x80" : "=a"(r)
+			 : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e) : "memory");
+	return r;
+}
+
+static char dirbuf[300], ubuf[32], args[48];
+static int tv1[2] = { 5, 2000000 }, tz1[2] = { 60, 1 };
+static int tv2[2] = { 5, 20 }, tz2[2] = { 2000, 0 };
+static const char xs[] = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
+
+void _start(void)
+{
+	long fd = sc(5, (long)"w.txt", 0102, 0600, 0, 0);	/* open */
+	long dfd = sc(5, (long)".", 0200000, 0, 0, 0);
+
+	sc(181, fd, (long)"hello\1", 6, 3, 0);		/* pwrite64 at 3 */
+	sc(181, fd, (long)xs, 60, 1, 1);			/* at 1 << 32 | 1 */
+	sc(181, -1, 0, 0, 0, 0);
+	sc(89, dfd, (long)dirbuf, 1, 0, 0);			/* readdir */
+	sc(89, -1, 0, 7, 0, 0);
+	sc(62, 0, (long)ubuf, 0, 0, 0);			/* ustat */
+	sc(62, 0x801, 1, 0, 0, 0);
+	sc(79, (long)tv1, (long)tz1, 0, 0, 0);		/* settimeofday: EINVAL */
+	sc(79, (long)tv2, (long)tz2, 0, 0, 0);
+	sc(79, 1, 0, 0, 0, 0);
+	sc(79, 0, 0, 0, 0, 0);
+	sc(134, 2, 0x1234, 0, 0, 0);			/* bdflush */
+	sc(134, 3, -5, 0, 0, 0);
+	sc(149, (long)args, 0, 0, 0, 0);			/* _sysctl */
+	sc(194, fd, 2, 0, 0, 0);				/* ftruncate64 */
+	sc(1, 0, 0, 0, 0, 0);				/* exit */
+	for (;;)
+		;
+}
+'''
+C32_SCRIPT = r'''probe nd_syscall.bdflush, nd_syscall.ftruncate64, nd_syscall.ni_syscall, nd_syscall.pwrite32,
+      nd_syscall.readdir, nd_syscall.settimeofday32, nd_syscall.sigaction, nd_syscall.sysctl,
+      nd_syscall.ustat32 {
+	if (execname() == "python3" || execname() == "t32")
+		printf("%s: %s(%s)\n", pn(), name, argstr)
+}
+probe nd_syscall.bdflush.return, nd_syscall.ftruncate64.return, nd_syscall.ni_syscall.return,
+      nd_syscall.pwrite32.return, nd_syscall.readdir.return, nd_syscall.settimeofday32.return,
+      nd_syscall.sigaction.return, nd_syscall.sysctl.return, nd_syscall.ustat32.return {
+	if (execname() == "python3" || execname() == "t32")
+		printf("%s = %s\n", name, retstr)
+}
+'''
+C32_PY = PRELUDE + r'''sc(156, a(buf(bytes(48))))                             # _sysctl: ENOSYS
+sc(156, 0)
+sc(212, 0, 0, 0)                                       # lookup_dcookie: ENOSYS
+sc(77, -1, 5)                                          # ftruncate
+'''
+C32_UPSTREAM = r'''nd_syscall.pwrite32: pwrite(3, "hello\001", 6, 3)
+pwrite = 6
+nd_syscall.pwrite32: pwrite(3, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"..., 60, 4294967297)
+pwrite = -27 (EFBIG)
+nd_syscall.pwrite32: pwrite(-1, 0x0, 0, 0)
+pwrite = -9 (EBADF)
+nd_syscall.readdir: readdir(4, 0x804b080, 1)
+readdir = 1
+nd_syscall.readdir: readdir(4294967295, 0x0, 7)
+readdir = -9 (EBADF)
+nd_syscall.ustat32: ustat(0, 0x804b060)
+ustat = -22 (EINVAL)
+nd_syscall.ustat32: ustat(2049, 0x1)
+ustat = -22 (EINVAL)
+nd_syscall.settimeofday32: settimeofday([5.2000000], [60, 1])
+settimeofday = -22 (EINVAL)
+nd_syscall.settimeofday32: settimeofday([5.000020], [2000, 0])
+settimeofday = -22 (EINVAL)
+nd_syscall.settimeofday32: settimeofday(0x1, NULL)
+settimeofday = -14 (EFAULT)
+nd_syscall.settimeofday32: settimeofday(NULL, NULL)
+settimeofday = 0
+nd_syscall.sysctl: sysctl(0x804b020)
+sysctl = -38 (ENOSYS)
+nd_syscall.sysctl: sysctl(ADDR)
+sysctl = -38 (ENOSYS)
+nd_syscall.sysctl: sysctl(0x0)
+sysctl = -38 (ENOSYS)
+'''
+
+
 @pytest.fixture(scope='module')
 def guest_runs(krel, tools, tmp_path_factory):
     """The scripts built and run in one guest boot: {name: Result}."""
     tmp = tmp_path_factory.mktemp('known')
-    runs = {'kn': (KN_SCRIPT, KN_PY), 'tp': (TP_SCRIPT, TP_PY)}
+    runs = {'kn': (KN_SCRIPT, KN_PY), 'tp': (TP_SCRIPT, TP_PY), 'c32': (C32_SCRIPT, C32_PY)}
+    (tmp / 't32.c').write_text(T32_C)
+    subprocess.run(['gcc', '-m32', '-nostdlib', '-static', '-O1', '-fno-pie', '-no-pie',
+                    '-o', 't32', 't32.c'], cwd=tmp, check=True)
     for name, (script, prog) in runs.items():
         (tmp / f'{name}.stp').write_text(script)
         (tmp / f'{name}.py').write_text(prog)
         r = run_stap(['-p4', '-r', krel, '-m', name, f'{name}.stp'], cwd=tmp)
         assert r.returncode == 0, r.stderr
-    batch = guest.run_batch([f"cd {tmp} && {STAPRUN} -c 'setarch x86_64 -R python3 {n}.py' {n}.ko"
+    prog = {n: f'python3 {n}.py' for n in runs}
+    prog['c32'] = 'sh -c "./t32; python3 c32.py"'
+    batch = guest.run_batch([f"cd {tmp} && {STAPRUN} -c 'setarch x86_64 -R {prog[n]}' {n}.ko"
                              for n in runs], scratch=str(tmp), timeout=180)
     guest.check_kernel_healthy(batch)
     return dict(zip(runs, batch))
 
 
-@pytest.mark.parametrize('name,expected', [('kn', KN_UPSTREAM), ('tp', TP_UPSTREAM)])
+@pytest.mark.parametrize('name,expected', [('kn', KN_UPSTREAM), ('tp', TP_UPSTREAM),
+                                           ('c32', C32_UPSTREAM)])
 def test_argstr_as_upstream(guest_runs, name, expected):
     res = guest_runs[name]
     out = re.sub(r'0x7fff[0-9a-f]{8}', 'ADDR', res.stdout)

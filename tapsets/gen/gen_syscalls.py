@@ -6,10 +6,13 @@
 #     tapsets/gen/gen_syscalls.py
 # Table columns (tab separated): name; kernel syscall names (comma
 # separated, probed as __x64_sys_NAME, or __do_sys_NAME for the argument-less
-# ones the BTF catalog only knows by that name; or "sys_enter:NR" for the
-# raw_syscalls tracepoints gated on x86_64 syscall number NR, "none" when
-# x86_64 has no such syscall, ":__nr" after it to keep the number in __nr,
-# as 4.8 lists the calls it can only find there); variable assignments
+# ones the BTF catalog only knows by that name; "=SYMBOL" for a kernel
+# function of another name, such as an __ia32_compat_sys_ one; or
+# "sys_enter:NR" for the raw_syscalls tracepoints gated on x86_64 syscall
+# number NR ("ia32=NR" for a 32-bit task's call, several joined by "|",
+# "none" when x86_64 has no such syscall), ":__nr" after it to keep the
+# number in __nr, as 4.8 lists the calls it can only find there); variable
+# assignments
 # ("var=expr; ..."; the _sc_* readers are in syscall_support.stp); the argstr
 # expression (or a statement block in braces that sets argstr); the retstr
 # format (1 decimal, 2 hex).
@@ -50,19 +53,29 @@ def symbols():
 
 def tp_gate(names, suffix):
     """The point and first statements of a row whose symbols column is
-    sys_enter:NR[:__nr] (None for kprobe rows): 4.8's tracepoint form,
-    the native syscall NR only."""
+    sys_enter:NRS[:__nr] (None for kprobe rows): 4.8's tracepoint form.
+    NRS: "none", or x86_64 numbers N and 32-bit tasks' ia32=N joined by |."""
     if not names[0].startswith('sys_enter:'):
         return None
     words = names[0].split(':')
     point = 'kernel.trace("raw_syscalls:%s")' % (
         'sys_exit' if suffix else 'sys_enter')
-    if words[1] == 'none':
-        return point, ['if (_sc_tp_none($regs)) next']
+    out = []
+    nr = '_sc_regs_nr($regs)'
     if len(words) > 2:
-        return point, ['%s = _sc_regs_nr($regs)' % words[2],
-                       'if (%s != %s || _sc_compat_task()) next' % (words[2], words[1])]
-    return point, ['if (_sc_regs_nr($regs) != %s || _sc_compat_task()) next' % words[1]]
+        out.append('%s = %s' % (words[2], nr))
+        nr = words[2]
+    if words[1] == 'none':
+        return point, out + ['if (_sc_tp_none(%s)) next' % nr]
+    alts = []
+    for n in words[1].split('|'):
+        if n.startswith('ia32='):
+            alts.append('(%s == %s && _sc_compat_task())' % (nr, n[5:]))
+        else:
+            alts.append('(%s == %s && !_sc_compat_task())' % (nr, n))
+    if len(alts) == 1:
+        alts[0] = alts[0][1:-1]
+    return point, out + ['if (!(%s)) next' % ' || '.join(alts)]
 
 
 def points(names, syms, suffix):
@@ -71,6 +84,9 @@ def points(names, syms, suffix):
         return tp[0]
     out = []
     for n in names:
+        if n.startswith('='):
+            out.append('kprobe.function("%s")%s ?' % (n[1:], suffix))
+            continue
         sym = '__x64_sys_' + n
         if sym not in syms and '__do_sys_' + n in syms:
             sym = '__do_sys_' + n

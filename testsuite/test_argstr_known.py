@@ -250,6 +250,11 @@ static long sc(long nr, long a, long b, long c, long d, long e)
 static char dirbuf[300], ubuf[32], args[48];
 static int tv1[2] = { 5, 2000000 }, tz1[2] = { 60, 1 };
 static int tv2[2] = { 5, 20 }, tz2[2] = { 2000, 0 };
+/* rt: handler, flags, restorer, mask[2]; old: handler, mask, flags, restorer */
+static unsigned int act1[5] = { 0x401000, 0x14000104, 0x402000, (1 << 1) | (1 << 14), 1 };
+static unsigned int act2[5] = { 1, 0, 0, 0, 0 };
+static unsigned int oact[5];
+static unsigned int oact1[4] = { 0x1234, (1 << 9) | (1 << 16), 0x10000000, 0x999 };
 static const char xs[] = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
 
 void _start(void)
@@ -272,19 +277,29 @@ void _start(void)
 	sc(134, 3, -5, 0, 0, 0);
 	sc(149, (long)args, 0, 0, 0, 0);			/* _sysctl */
 	sc(194, fd, 2, 0, 0, 0);				/* ftruncate64 */
+	sc(174, 10, (long)act1, 0, 7, 0);			/* rt_sigaction: EINVAL */
+	sc(174, 12, (long)act2, (long)oact, 8, 0);
+	sc(174, 12, 0, (long)oact, 8, 0);
+	sc(174, 12, 1, 0, 8, 0);
+	sc(174, 64, (long)act1 + 4, 0, 8, 0);
+	sc(67, 10, (long)oact1, 0, 0, 0);			/* sigaction */
+	sc(67, 12, (long)act2, (long)oact, 0, 0);
+	sc(67, 12, 0, (long)oact, 0, 0);
+	sc(67, 99, 1, 0, 0, 0);
 	sc(1, 0, 0, 0, 0, 0);				/* exit */
 	for (;;)
 		;
 }
 '''
 C32_SCRIPT = r'''probe nd_syscall.bdflush, nd_syscall.ftruncate64, nd_syscall.ni_syscall, nd_syscall.pwrite32,
-      nd_syscall.readdir, nd_syscall.settimeofday32, nd_syscall.sigaction, nd_syscall.sysctl,
+      nd_syscall.readdir, nd_syscall.settimeofday32, nd_syscall.rt_sigaction32, nd_syscall.sigaction32, nd_syscall.sigaction, nd_syscall.sysctl,
       nd_syscall.ustat32 {
 	if (execname() == "python3" || execname() == "t32")
 		printf("%s: %s(%s)\n", pn(), name, argstr)
 }
 probe nd_syscall.bdflush.return, nd_syscall.ftruncate64.return, nd_syscall.ni_syscall.return,
-      nd_syscall.pwrite32.return, nd_syscall.readdir.return, nd_syscall.settimeofday32.return,
+      nd_syscall.pwrite32.return, nd_syscall.readdir.return, nd_syscall.rt_sigaction32.return,
+      nd_syscall.sigaction32.return, nd_syscall.settimeofday32.return,
       nd_syscall.sigaction.return, nd_syscall.sysctl.return, nd_syscall.ustat32.return {
 	if (execname() == "python3" || execname() == "t32")
 		printf("%s = %s\n", name, retstr)
@@ -301,11 +316,11 @@ nd_syscall.pwrite32: pwrite(3, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"..
 pwrite = -27 (EFBIG)
 nd_syscall.pwrite32: pwrite(-1, 0x0, 0, 0)
 pwrite = -9 (EBADF)
-nd_syscall.readdir: readdir(4, 0x804b080, 1)
+nd_syscall.readdir: readdir(4, 0x804b0e0, 1)
 readdir = 1
 nd_syscall.readdir: readdir(4294967295, 0x0, 7)
 readdir = -9 (EBADF)
-nd_syscall.ustat32: ustat(0, 0x804b060)
+nd_syscall.ustat32: ustat(0, 0x804b0c0)
 ustat = -22 (EINVAL)
 nd_syscall.ustat32: ustat(2049, 0x1)
 ustat = -22 (EINVAL)
@@ -317,8 +332,26 @@ nd_syscall.settimeofday32: settimeofday(0x1, NULL)
 settimeofday = -14 (EFAULT)
 nd_syscall.settimeofday32: settimeofday(NULL, NULL)
 settimeofday = 0
-nd_syscall.sysctl: sysctl(0x804b020)
+nd_syscall.sysctl: sysctl(0x804b080)
 sysctl = -38 (ENOSYS)
+nd_syscall.rt_sigaction32: rt_sigaction(SIGUSR1, {0x401000, SA_RESTART|SA_SIGINFO|SA_RESTORER|0x100, 0x402000, [SIGINT|SIGTERM]}, 0x0, 7)
+rt_sigaction = -22 (EINVAL)
+nd_syscall.rt_sigaction32: rt_sigaction(SIGUSR2, {SIG_IGN}, 0x804b060, 8)
+rt_sigaction = 0
+nd_syscall.rt_sigaction32: rt_sigaction(SIGUSR2, {NULL}, 0x804b060, 8)
+rt_sigaction = 0
+nd_syscall.rt_sigaction32: rt_sigaction(SIGUSR2, {0x1}, 0x0, 8)
+rt_sigaction = -14 (EFAULT)
+nd_syscall.rt_sigaction32: rt_sigaction(0x40, {0x14000104, 0x402000, 0x4002, [SIGHUP]}, 0x0, 8)
+rt_sigaction = 0
+nd_syscall.sigaction32: sigaction(SIGUSR1, {0x1234, SA_RESTART, 0x999, [SIGUSR1|SIGCHLD]}, 0x0)
+sigaction = 0
+nd_syscall.sigaction32: sigaction(SIGUSR2, {SIG_IGN}, 0x804b060)
+sigaction = 0
+nd_syscall.sigaction32: sigaction(SIGUSR2, {NULL}, 0x804b060)
+sigaction = 0
+nd_syscall.sigaction32: sigaction(0x63, {0x1}, 0x0)
+sigaction = -14 (EFAULT)
 nd_syscall.sysctl: sysctl(ADDR)
 sysctl = -38 (ENOSYS)
 nd_syscall.sysctl: sysctl(0x0)

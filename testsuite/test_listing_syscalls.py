@@ -7,9 +7,8 @@
 # 4.8's kprobe-based nd2_syscall points resolve, as in test_listing.py).
 #
 # KNOWN lists the probes whose line still differs: the .return lines 4.8
-# lists from its @entry helpers or socketcall multiplexing, and the ia32
-# calls rt_sigaction32 and sigaction32 (no compat sigaction decoders yet);
-# the compat_* (ia32) calls are not provided either. Every other line
+# lists from its @entry helpers or socketcall multiplexing; the compat_*
+# (ia32) calls are not provided. Every other line
 # must be 4.8's byte for byte, and a KNOWN line that
 # starts to match must leave the list.
 import re
@@ -22,15 +21,12 @@ from conftest import STAPRUN, run_stap
 
 HERE = Path(__file__).resolve().parent
 
-KNOWN = set('''
-rt_sigaction32 sigaction32
-'''.split())
+KNOWN = set()
 KNOWN_RETURN = set('''
 accept accept4 bind connect epoll_create getpeername
 getsockname getsockopt listen msgget pipe ptrace recv recvfrom
 recvmsg semget semop send sendmmsg sendmsg sendto setsockopt shmdt shmget
 shutdown signalfd socket socketpair wait4
-rt_sigaction32 sigaction32
 '''.split())
 
 

@@ -4,7 +4,8 @@
 # the siginfo_t of rt_sigqueueinfo, rt_tgsigqueueinfo and rt_sigtimedwait,
 # and clone, lookup_dcookie (ENOSYS on 6.1) and fadvise64_64 (no x86_64
 # number: never fires), which 4.8 finds through the raw_syscalls
-# tracepoints, and the 32-bit-only calls (ia32 and compat entries). The
+# tracepoints, wait4's status_str and ptrace's .return variables, and the
+# 32-bit-only calls (ia32 and compat entries). The
 # *_UPSTREAM strings are what 4.8 printed for the same scripts and programs
 # in the guest (setarch -R; user stack addresses as ADDR); one guest boot
 # runs all the programs.
@@ -206,6 +207,14 @@ probe nd_syscall.clone.return, nd_syscall.lookup_dcookie.return,
 	if (execname() == "python3" && retval <= 0)
 		printf("%s = %s\n", name, retstr)
 }
+probe nd_syscall.wait4.return {
+	if (execname() == "python3")
+		printf("%s = %s %s\n", name, retval > 0 ? "PID" : retstr, status_str)
+}
+probe nd_syscall.ptrace.return {
+	if (execname() == "python3")
+		printf("%s = %s %d %d\n", name, retstr, geteventmsg_data, arch_prctl_addr)
+}
 '''
 TP_PY = PRELUDE + r'''pid = os.fork()                                        # clone
 if pid == 0:
@@ -217,9 +226,31 @@ sc(56, 0x800, 0, 0, 0, 0)
 sc(212, 0x123456789, a(buf(bytes(16))), 16)           # lookup_dcookie: ENOSYS
 sc(212, -1, 0, 0)
 sc(221, 0, 0, 0, 0)                                    # fadvise64
+import time
+st = ctypes.c_int(0)
+def child(code):
+    pid = os.fork()
+    if pid == 0:
+        if code < 0:
+            time.sleep(30)
+        os._exit(code)
+    return pid
+pid = child(3)
+os.waitpid(pid, 0)                                     # wait4: WEXITSTATUS=3
+pid = child(-1)
+os.kill(pid, signal.SIGSTOP)
+os.waitpid(pid, os.WUNTRACED)                          # WSTOPSIG=SIGSTOP
+os.kill(pid, signal.SIGCONT)
+os.waitpid(pid, os.WCONTINUED)                         # WIFCONTINUED
+sc(61, pid, 0, 1, 0)                                   # WNOHANG: N/A
+os.kill(pid, signal.SIGKILL)
+sc(61, pid, 0, 0, 0)                                   # NULL status
+sc(61, -1, ctypes.addressof(st), 0, 0)                              # ECHILD: N/A
+sc(101, 0x4201, 999999, 0, 0)                          # ptrace: ESRCH
 '''
 TP_UPSTREAM = r'''clone(CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, 0x0, 0x0, ADDR)
 clone = 0
+wait4 = PID WEXITSTATUS=3
 clone(CLONE_SIGHAND|SIGCHLD, 0x1000, 0x0, 0x0)
 clone = -22 (EINVAL)
 clone(CLONE_THREAD|0x100000000|0x40, 0x0, 0x10, 0x20)
@@ -230,6 +261,17 @@ lookup_dcookie(0x123456789, ADDR, 0x10)
 lookup_dcookie = -38 (ENOSYS)
 lookup_dcookie(0xffffffffffffffff, 0x0, 0x0)
 lookup_dcookie = -38 (ENOSYS)
+clone(CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, 0x0, 0x0, ADDR)
+clone = 0
+wait4 = PID WEXITSTATUS=3
+clone(CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, 0x0, 0x0, ADDR)
+clone = 0
+wait4 = PID WSTOPSIG=SIGSTOP
+wait4 = PID WIFCONTINUED
+wait4 = 0 N/A
+wait4 = PID NULL
+wait4 = -10 (ECHILD) N/A
+ptrace = -3 (ESRCH) 0 0
 '''
 
 

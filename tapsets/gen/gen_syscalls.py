@@ -158,10 +158,15 @@ def emit(f, rows, syms, order):
         f.write('}\n')
     for row in rows:
         names, retfmt = row[1].split(','), row[4]
-        # the return side's variables: name, or column 6 ("var=expr; ...")
-        rets = ['name = "%s"' % name]
+        # the return side's variables: name, or column 6 ("var=expr; ...",
+        # with "RET" where retval and retstr go when others follow them)
+        rets, after = ['name = "%s"' % name], []
         if len(row) > 5:
-            rets = ['%s = %s' % tuple(a.split('=', 1)) for a in row[5].split('; ')]
+            rets = ['%s = %s' % tuple(a.split('=', 1)) for a in row[5].split('; ')
+                    if a != 'RET']
+            if 'RET' in row[5].split('; '):
+                k = row[5].split('; ').index('RET')
+                rets, after = rets[:k], rets[k:]
         if name in NORETURN:    # as 4.8: never fires, lists its variables
             f.write('probe syscall.%s.return = never\n{\n' % name)
             rets.append('retval = 0')
@@ -174,7 +179,7 @@ def emit(f, rows, syms, order):
                     (name, points(names, syms, '.return')))
             rets.append('retval = _sc_ret()')
         rets.append('retstr = _sc_retstr(%s, retval)' % retfmt)
-        f.write(''.join('\t%s\n' % r for r in rets) + '}\n')
+        f.write(''.join('\t%s\n' % r for r in rets + after) + '}\n')
     f.write('probe nd_syscall.%s = syscall.%s { }\n' % (name, name))
     f.write('probe nd_syscall.%s.return = syscall.%s.return { }\n' %
             (name, name))

@@ -1257,6 +1257,35 @@ static int count_table(struct output *o)
 	return n;
 }
 
+/* STP_HAVE_<FAMILY> for each runtime probe family the probe table uses:
+ * the runtime compiles only those (stp_runtime.c). */
+static void family_defines(struct output *o, struct strbuf *c)
+{
+	static const struct {
+		const char *family, *kinds[5];
+	} fam[] = {
+		{ "KPROBES", { "KPROBE,", "KRETPROBE," } },
+		{ "UPROBES", { "UPROBE,", "URETPROBE," } },
+		{ "UPROC", { "PROC_BEGIN,", "PROC_END,", "THREAD_BEGIN,", "THREAD_END,",
+			     "SYSCALL" } },
+		{ "TRACEPOINTS", { "TRACEPOINT," } },
+		{ "PERF", { "PERF," } },
+		{ "PROCFS", { "PROCFS," } },
+	};
+	char kind[64];
+
+	for (size_t i = 0; i < sizeof(fam) / sizeof(fam[0]); i++) {
+		bool used = false;
+
+		for (int k = 0; k < 5 && fam[i].kinds[k] && !used; k++) {
+			snprintf(kind, sizeof(kind), ".kind = STP_PROBE_%s", fam[i].kinds[k]);
+			used = o->table.buf && strstr(o->table.buf, kind);
+		}
+		if (used)
+			sb_printf(c, "#define STP_HAVE_%s\n", fam[i].family);
+	}
+}
+
 static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 {
 	struct session *s = g->s;
@@ -1270,6 +1299,7 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 		  "#if MAXNESTING < 0\n#error \"MAXNESTING must be positive\"\n#endif\n"
 		  "#define STP_MAXNESTING MAXNESTING\n", s->maxnesting);
 	regex_defines(s, c);
+	family_defines(o, c);
 	sb_puts(c, "#include \"stp_runtime.h\"\n\n");
 	usyms_emit(s, c);
 	regex_tables(s, c);

@@ -249,7 +249,13 @@ prctl(0xffffffff, 0xffffffffffffffff, 0xfffffffffffffffe, 0xfffffffffffffffd, 0x
 prctl(0x63, 0x0, 0x0, 0x0, 0x0)
 '''
 
-PTRACE_SCRIPT = watch('ptrace', 'ptrace')
+# and the return side's variables (4.8's nd_syscall sets both to 0)
+PTRACE_RETURN = '''probe nd_syscall.ptrace.return {
+	if (execname() == "python3")
+		printf("%s = %s %d %d\\n", name, retstr, geteventmsg_data, arch_prctl_addr)
+}
+'''
+PTRACE_SCRIPT = watch('ptrace', 'ptrace') + PTRACE_RETURN
 PTRACE_PY = PRELUDE + r'''out = buf(b'\0' * 64)
 P = a(out)
 iov = buf(L(P, 64))
@@ -271,57 +277,109 @@ for args in [(1, N, 0x1000, P), (2, N, 0, 0), (3, N, 8, P), (4, N, 0x1000, 5), (
     sc(101, *args)
 '''
 PTRACE_UPSTREAM = '''ptrace(PTRACE_PEEKTEXT, 99999, 0x1000, [ADDR])
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_PEEKDATA, 99999, 0x0, [0x0])
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_PEEKUSR, 99999, 0x8, [ADDR])
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_POKETEXT, 99999, 0x1000, 0x5)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_POKEDATA, 99999, 0x0, 0x0)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_POKEUSR, 99999, 0x8, 0xffffffffffffffff)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_CONT, 99999, 0x0, SIG_0)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_CONT, 99999, 0x1, SIGKILL)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_SINGLESTEP, 99999, 0x0, SIGTERM)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_DETACH, 99999, 0x0, SIG_0)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_SYSCALL, 99999, 0x0, SIGSTOP)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_SYSCALL, 99999, 0x0, 0x63)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_KILL, 99999, 0x0, 0x0)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_ATTACH, 99999, 0x0, 0x0)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_ATTACH, 99999, 0x5, 0xffffffffffffffff)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_GETREGS, 99999, 0x0, ADDR)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_SETREGS, 99999, 0x1, 0x0)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_GETFPREGS, 99999, 0x0, ADDR)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_SETFPREGS, 99999, 0x0, 0x0)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_GETFPXREGS, 99999, 0x0, ADDR)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_SETFPXREGS, 99999, 0x0, 0x0)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_SYSEMU, 99999, 0x0, SIGKILL)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_SYSEMU_SINGLESTEP, 99999, 0x0, SIG_0)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_SINGLEBLOCK, 99999, 0x0, SIGINT)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_OLDSETOPTIONS, 99999, 0x0, PTRACE_O_TRACEEXIT|PTRACE_O_TRACESYSGOOD)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_OLDSETOPTIONS, 99999, 0x0, 0x0)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_GET_THREAD_AREA, 99999, -1, ADDR)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_SET_THREAD_AREA, 99999, 12, 0x0)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_GET_THREAD_AREA, 99999, 5, 0x0)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_ARCH_PRCTL, 99999, ADDR, ARCH_GET_FS)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_ARCH_PRCTL, 99999, 0x0, ARCH_SET_GS)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_ARCH_PRCTL, 99999, 0x0, 0x5)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_SETOPTIONS, 99999, 0x0, PTRACE_O_EXITKILL|PTRACE_O_TRACESYSGOOD|0x40000000)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_SETOPTIONS, 99999, 0x0, 0x0)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_SETOPTIONS, 99999, 0x0, PTRACE_O_TRACECLONE|PTRACE_O_TRACEEXEC|PTRACE_O_TRACEEXIT|PTRACE_O_TRACEFORK|PTRACE_O_TRACESYSGOOD|PTRACE_O_TRACEVFORK|PTRACE_O_TRACEVFORKDONE)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_GETEVENTMSG, 99999, 0x0, ADDR)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_GETSIGINFO, 99999, 0x0, ADDR)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_SETSIGINFO, 99999, 0x1, 0x0)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_GETREGSET, 99999, NT_PRSTATUS, [{ADDR, 64}])
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_SETREGSET, 99999, NT_X86_XSTATE, [{0x0, 0}])
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_GETREGSET, 99999, 0x99, NULL)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_GETREGSET, 99999, NT_SIGINFO, 0x1)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_SEIZE, 99999, 0x0, 0x10)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_INTERRUPT, 99999, 0x0, 0x0)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_LISTEN, 99999, 0x0, 0x0)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_PEEKSIGINFO, 99999, ADDR, ADDR)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_GETSIGMASK, 99999, 0x8, ADDR)
+ptrace = -3 (ESRCH) 0 0
 ptrace(PTRACE_SETSIGMASK, 99999, 0x8, 0x0)
+ptrace = -3 (ESRCH) 0 0
 ptrace(0x16, 99999, 0x1, 0x2)
+ptrace = -3 (ESRCH) 0 0
 ptrace(0x420c, 99999, 0x0, 0x0)
+ptrace = -3 (ESRCH) 0 0
 ptrace(0xffffffffffffffff, -1, 0xffffffffffffffff, 0xffffffffffffffff)
+ptrace = -3 (ESRCH) 0 0
 ptrace(0xa, 0, 0x0, 0x0)
+ptrace = -3 (ESRCH) 0 0
 '''
 
 # one decoder of each sc_flags_*.stp (and syscall_support.stp), no syscall probe
@@ -333,6 +391,7 @@ DIRECT_SCRIPT = r'''probe begin {
 	println(_prctl_argstr(4, 1, 0, 0, 0))
 	println(_ptrace_argstr(0x4200, 1, 0, 0x41))
 	println(_rlimit_resource_str(7), " ", _itimer_which_str(2))
+	println(_futex_wake_op_str(0x14000001), " ", _futex_wake_op_str(0xd8fff123))
 	exit()
 }
 '''
@@ -343,6 +402,7 @@ LOCK_EX|LOCK_NB 0x0
 PR_SET_DUMPABLE, 1
 PTRACE_SETOPTIONS, 1, 0x0, PTRACE_O_TRACEEXIT|PTRACE_O_TRACESYSGOOD
 RLIMIT_NOFILE ITIMER_PROF
+{FUTEX_OP_ADD, 0, FUTEX_OP_CMP_GT, 1} {FUTEX_OP_OPARG_SHIFT|0x5, -1, 0x8, 291}
 '''
 
 RUNS = {'misc': (MISC_SCRIPT, MISC_PY), 'prctl': (PRCTL_SCRIPT, PRCTL_PY),

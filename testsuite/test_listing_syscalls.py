@@ -31,7 +31,7 @@ sigaction sigaction32 sysctl ustat32
 '''.split())
 KNOWN_RETURN = set('''
 accept accept4 bind clone connect epoll_create fadvise64_64 getpeername
-getsockname getsockopt listen lookup_dcookie msgget pipe ptrace recv recvfrom
+getsockname getsockopt listen lookup_dcookie msgget pipe recv recvfrom
 recvmsg semget semop send sendmmsg sendmsg sendto setsockopt shmdt shmget
 shutdown signalfd socket socketpair wait4
 bdflush ftruncate64 ni_syscall pwrite32 readdir

@@ -121,14 +121,18 @@ def emit(f, rows, syms, order):
         rets = ['name = "%s"' % name]
         if len(row) > 5:
             rets = ['%s = %s' % tuple(a.split('=', 1)) for a in row[5].split('; ')]
+        # column 6 may place retval and retstr itself (-L lists in order)
+        given = [r.split(' = ')[0] for r in rets]
         if name in NORETURN:    # as 4.8: never fires, lists its variables
             f.write('probe syscall.%s.return = never\n{\n' % name)
             rets.append('retval = 0')
         else:
             f.write('probe syscall.%s.return = %s\n{\n' %
                     (name, points(names, syms, '.return')))
-            rets.append('retval = _sc_ret()')
-        rets.append('retstr = _sc_retstr(%s, retval)' % retfmt)
+            if 'retval' not in given:
+                rets.append('retval = _sc_ret()')
+        if 'retstr' not in given:
+            rets.append('retstr = _sc_retstr(%s, retval)' % retfmt)
         f.write(''.join('\t%s\n' % r for r in rets) + '}\n')
     f.write('probe nd_syscall.%s = syscall.%s { }\n' % (name, name))
     f.write('probe nd_syscall.%s.return = syscall.%s.return { }\n' %

@@ -162,11 +162,13 @@ def emit(f, rows, syms, order):
         # with "RET" where retval and retstr go when others follow them)
         rets, after = ['name = "%s"' % name], []
         if len(row) > 5:
-            rets = ['%s = %s' % tuple(a.split('=', 1)) for a in row[5].split('; ')
-                    if a != 'RET']
-            if 'RET' in row[5].split('; '):
-                k = row[5].split('; ').index('RET')
+            parts = row[5].split('; ')
+            rets = ['%s = %s' % tuple(a.split('=', 1)) for a in parts if a != 'RET']
+            if 'RET' in parts:
+                k = parts.index('RET')
                 rets, after = rets[:k], rets[k:]
+        # column 6 may also set retval and retstr itself (-L lists in order)
+        given = [r.split(' = ')[0] for r in rets + after]
         if name in NORETURN:    # as 4.8: never fires, lists its variables
             f.write('probe syscall.%s.return = never\n{\n' % name)
             rets.append('retval = 0')
@@ -177,8 +179,10 @@ def emit(f, rows, syms, order):
         else:
             f.write('probe syscall.%s.return = %s\n{\n' %
                     (name, points(names, syms, '.return')))
-            rets.append('retval = _sc_ret()')
-        rets.append('retstr = _sc_retstr(%s, retval)' % retfmt)
+            if 'retval' not in given:
+                rets.append('retval = _sc_ret()')
+        if 'retstr' not in given:
+            rets.append('retstr = _sc_retstr(%s, retval)' % retfmt)
         f.write(''.join('\t%s\n' % r for r in rets + after) + '}\n')
     f.write('probe nd_syscall.%s = syscall.%s { }\n' % (name, name))
     f.write('probe nd_syscall.%s.return = syscall.%s.return { }\n' %

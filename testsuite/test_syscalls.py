@@ -45,19 +45,23 @@ def p2_points(point):
 
 
 def test_wildcards_elaborate():
-    # one kprobe per x86_64 entry point the kernel has (__x64_sys_NAME, or
-    # __do_sys_NAME for the argument-less ones); getdents, pipe, ... take two,
-    # epoll_create and signalfd only their epoll_create1 and signalfd4, as 4.8
+    # one kprobe per entry point the kernel has: __ia32_sys_NAME (320 of
+    # them: a 32-bit task's calls, any int 0x80) and __x64_sys_NAME, as
+    # 4.8's "__{ia32,x64}_sys_" prefix; the argument-less calls, whose two
+    # entries are one function, only __x64_sys_NAME, or __do_sys_NAME where
+    # the BTF knows only that; getdents, pipe, ... take two, epoll_create
+    # and signalfd only their epoll_create1 and signalfd4, as 4.8
     entry = p2_points('syscall.*')
-    assert len(entry) == 341
+    assert len(entry) == 661
+    assert len([p for p in entry if p.startswith('kprobe.function("__ia32_sys_')]) == 320
     assert all(p.startswith('kprobe.function("__') for p in entry)
     assert 'kprobe.function("__x64_sys_openat")? /*  name = __x64_sys_openat*/ ' \
-        '/* <- syscall.openat = kprobe.function("__x64_sys_openat")? <- syscall.* */' \
-        in entry
+        '/* <- syscall.openat = kprobe.function("__ia32_sys_openat")?, ' \
+        'kprobe.function("__x64_sys_openat")? <- syscall.* */' in entry
     ret = p2_points('syscall.*.return')
-    assert len(ret) == 343     # 339, and the entry halves of 4 @entry()
-    assert len(p2_points('nd_syscall.*')) == 341
-    assert len(p2_points('nd_syscall.*.return')) == 343
+    assert len(ret) == 665     # 657, and the entry halves of 4 @entry() (ia32, x64)
+    assert len(p2_points('nd_syscall.*')) == 661
+    assert len(p2_points('nd_syscall.*.return')) == 665
     assert p2_points('syscall_any') == [
         'kernel.trace("raw_syscalls:sys_enter") /* <- syscall_any = '
         'kernel.trace("raw_syscalls:sys_enter") <- syscall_any */']

@@ -5,8 +5,8 @@
 # number -> name table of syscall_any). Run it after editing the table:
 #     tapsets/gen/gen_syscalls.py
 # Table columns (tab separated): name; kernel syscall names (comma
-# separated, probed as __x64_sys_NAME, or __do_sys_NAME for the argument-less
-# ones the BTF catalog only knows by that name); variable assignments
+# separated, probed as __ia32_sys_NAME and __x64_sys_NAME, or __do_sys_NAME
+# for the argument-less ones the BTF catalog only knows by that name); variable assignments
 # ("var=expr; ..."; the _sc_* readers are in syscall_support.stp); the argstr
 # expression (or a statement block in braces that sets argstr); the retstr
 # format (1 decimal, 2 hex).
@@ -45,14 +45,44 @@ def symbols():
         return set(line.strip() for line in f)
 
 
-def points(names, syms, suffix):
+def noarg_calls():
+    """The calls the x86_64 enter formats show without an argument."""
+    calls, name, fields = set(), None, 0
+    with open(os.path.join(HERE, 'enter-formats-6.1.txt')) as f:
+        for line in f:
+            if line.startswith('== '):
+                if name and fields <= 1:
+                    calls.add(name)
+                name, fields = line.split()[1], 0
+            elif line.strip():
+                fields += 1
+    if name and fields <= 1:
+        calls.add(name)
+    return calls
+
+
+def points(names, syms, suffix, ia32):
+    """The kprobe points of a row's kernel names; with ia32, the
+    __ia32_sys_NAME entry too (a 32-bit task's call, any int 0x80), as
+    4.8's "__{ia32,x64}_sys_" prefix."""
     out = []
     for n in names:
         sym = '__x64_sys_' + n
         if sym not in syms and '__do_sys_' + n in syms:
-            sym = '__do_sys_' + n
+            out.append('kprobe.function("__do_sys_%s")%s ?' % (n, suffix))
+            continue
+        if ia32 and not n.startswith('compat_'):
+            out.append('kprobe.function("__ia32_sys_%s")%s ?' % (n, suffix))
         out.append('kprobe.function("%s")%s ?' % (sym, suffix))
     return ',\n\t'.join(out)
+
+
+def with_ia32(names, body, noargs):
+    """Whether a row probes the ia32 entries too: not for a call without
+    arguments, whose __ia32_sys_ and __x64_sys_ entries are one function
+    (aliases of __do_sys_NAME: a probe on both would fire twice), which
+    4.8 probes as __x64_ only; a row reading no argument is one."""
+    return '_sc_' in body and not any(n in noargs for n in names)
 
 
 def upstream_order():
@@ -103,20 +133,22 @@ def body_stmts(name, body, argstr):
     return stmts
 
 
-def emit(f, rows, syms, order):
+def emit(f, rows, syms, order, noargs):
     """The probes of one call: rows (of the same name) each give their
     kernel symbols a body of their own; the first row's body is the one
     -L lists, as 4.8 lists its first alternative."""
     name = rows[0][0]
     for row in rows:
         _, names, body, argstr, retfmt = row[:5]
+        ia32 = with_ia32(names.split(','), body, noargs)
         f.write('\nprobe syscall.%s = %s\n{\n' %
-                (name, points(names.split(','), syms, '')))
+                (name, points(names.split(','), syms, '', ia32)))
         for _, text in ordered(body_stmts(name, body, argstr), order.get(name)):
             f.write('\t%s\n' % text)
         f.write('}\n')
     for row in rows:
         names, retfmt = row[1].split(','), row[4]
+        ia32 = with_ia32(names, row[2], noargs)
         # the return side's variables: name, or column 6 ("var=expr; ...")
         rets = ['name = "%s"' % name]
         if len(row) > 5:
@@ -126,7 +158,7 @@ def emit(f, rows, syms, order):
             rets.append('retval = 0')
         else:
             f.write('probe syscall.%s.return = %s\n{\n' %
-                    (name, points(names, syms, '.return')))
+                    (name, points(names, syms, '.return', ia32)))
             rets.append('retval = _sc_ret()')
         rets.append('retstr = _sc_retstr(%s, retval)' % retfmt)
         f.write(''.join('\t%s\n' % r for r in rets) + '}\n')
@@ -149,6 +181,7 @@ def main():
                 rows.append([row])
     # four files of about 1,600 lines, by name
     order = upstream_order()
+    noargs = noarg_calls()
     parts = 4
     per = (len(rows) + parts - 1) // parts
     for i in range(parts):
@@ -156,12 +189,12 @@ def main():
         fname = 'syscalls_%d.stp' % (i + 1)
         with open(os.path.join(OUT, fname), 'w') as f:
             f.write(HEAD % (fname, 'syscalls.tbl'))
-            f.write('// syscall.NAME probes the x86_64 entry __x64_sys_NAME and '
-                    'reads the\n// arguments from the user registers it is '
-                    'given; .return gives retval.\n// Here: %s to %s.\n'
+            f.write('// syscall.NAME probes the entries __ia32_sys_NAME and '
+                    '__x64_sys_NAME and\n// reads the arguments from the user registers it is'
+                    ' given; .return gives retval.\n// Here: %s to %s.\n'
                     % (chunk[0][0][0], chunk[-1][0][0]))
             for row in chunk:
-                emit(f, row, syms, order)
+                emit(f, row, syms, order, noargs)
     nrs = []
     with open(os.path.join(HERE, 'unistd_64-6.1.txt')) as f:
         for line in f:

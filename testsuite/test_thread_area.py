@@ -7,8 +7,10 @@
 # (a 64-bit task's int 0x80 call is read as x86_64, from di: 4.8's choice).
 # The programs: ta64, a 64-bit task making both 64-bit calls and the ia32
 # ones through int 0x80 (di 0), then exec'ing ta32, a 32-bit static
-# program making ia32 calls. The expected outputs are what SystemTap 4.8
-# printed for the same scripts and programs in the same guest
+# program making ia32 calls. Several probes on one address (ta_order) run
+# in script order at entry and in reverse at return, as in 4.8 (the
+# runtime registers them last first). The expected outputs are what
+# SystemTap 4.8 printed for the same scripts and programs in the same guest
 # (`/usr/bin/stap -R /tmp/stap-rt -r BUILD -p4`, BUILD with a System.map of
 # the guest's kallsyms; run with /usr/bin/staprun -c).
 import subprocess
@@ -107,8 +109,19 @@ probe nd_syscall.get_thread_area.return, nd_syscall.set_thread_area.return
 ''',
 }
 
+# several probes on one address run in script order at entry and in
+# reverse at return, as in 4.8 (ta32 alone: two get_thread_area calls)
+ORDER = '''probe kprobe.function("__ia32_sys_get_thread_area") { if (pid() == target()) println("A") }
+probe nd_syscall.get_thread_area { if (pid() == target()) println("nd") }
+probe kprobe.function("__ia32_sys_get_thread_area") { if (pid() == target()) println("C") }
+probe kprobe.function("__ia32_sys_get_thread_area").return { if (pid() == target()) println("rA") }
+probe nd_syscall.get_thread_area.return { if (pid() == target()) println("rnd") }
+probe kprobe.function("__ia32_sys_get_thread_area").return { if (pid() == target()) println("rC") }
+'''
+
 # 4.8's stdout (its stderr was empty, its exit status 0)
 UPSTREAM = {
+    'ta_order': 'A\nnd\nC\nrC\nrnd\nrA\nA\nnd\nC\nrC\nrnd\nrA\n',
     'ta_nd': '''ta64: get_thread_area(NULL) 0
 ta64: get_thread_area = 0
 ta64: set_thread_area(NULL) 0
@@ -148,11 +161,12 @@ def test_guest_as_upstream(krel, tmp_path):
     subprocess.run(['gcc', '-m32', '-O2', '-Wall', '-Werror', '-nostdlib', '-static',
                     '-ffreestanding', '-fno-pie', '-no-pie', '-o', 'ta32', 'ta32.c'],
                    cwd=tmp_path, check=True)
-    for name, script in SCRIPTS.items():
+    for name, script in {**SCRIPTS, 'ta_order': ORDER}.items():
         build_module(name, script, krel, tmp_path)
     cmd = f'{tmp_path}/ta64 {tmp_path}/ta32'
-    batch = guest.run_batch([f"{STAPRUN} -c '{cmd}' {n}.ko" for n in SCRIPTS],
-                            scratch=str(tmp_path), timeout=60)
+    commands = [f"{STAPRUN} -c '{cmd}' {n}.ko" for n in SCRIPTS]
+    commands.append(f'{STAPRUN} -c {tmp_path}/ta32 ta_order.ko')
+    batch = guest.run_batch(commands, scratch=str(tmp_path), timeout=60)
     guest.check_kernel_healthy(batch)
-    for name, r in zip(SCRIPTS, batch):
+    for name, r in zip(list(SCRIPTS) + ['ta_order'], batch):
         assert (r.stdout, r.stderr, r.rc) == (UPSTREAM[name], '', 0), name

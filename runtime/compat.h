@@ -58,4 +58,11 @@
 	probe_user_write((dst), (src), (n))
 #endif
 
+/* netfilter hooks: nf_register_net_hook() per namespace since 4.3, hook
+ * functions (priv, skb, state) with state->okfn since 4.4; older kernels
+ * or one without CONFIG_NETFILTER: the probes fail to register. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(4, 4, 0) && IS_ENABLED(CONFIG_NETFILTER)
+#define STP_HAVE_NF_NET_HOOK 1
+#endif
+
 #endif /* STP_COMPAT_H */

@@ -286,6 +286,11 @@ void stp_target_set(struct stp_context *c, int k, int64_t v)
 		t->set(c, v);	/* a process probe's variable, by its location */
 		return;
 	}
+	if (t && c->args && c->probe->kind == STP_PROBE_NETFILTER && t->src == 5) {
+		/* $verdict: the hook's own argument array (netfilter.c) */
+		((unsigned long *)c->args)[t->src] = v;
+		return;
+	}
 	if (!t || !c->regs || t->src == STP_TARG_NONE || t->src == STP_TARG_GET ||
 	    (t->src >= 0 && (!c->args || (c->probe->kind != STP_PROBE_KPROBE &&
 					  c->probe->kind != STP_PROBE_UPROBE)))) {

@@ -37,8 +37,6 @@
 #define KRETACTIVE (max(15, 6 * (int)num_possible_cpus()))
 #endif
 
-#define STP_KP_NARGS 6
-
 struct stp_kprobe {
 	union {
 		struct kprobe kp;
@@ -56,22 +54,6 @@ static unsigned int stp_nkps;
  * that module: registered when it loads, unregistered when it goes */
 static DEFINE_MUTEX(stp_kmod_lock);
 static bool stp_kmod_watching;
-
-static bool stp_may_run(enum stp_probe_kind kind);
-
-static void stp_kp_save_args(struct pt_regs *regs, unsigned long *a)
-{
-#ifdef CONFIG_X86_64
-	a[0] = regs->di;
-	a[1] = regs->si;
-	a[2] = regs->dx;
-	a[3] = regs->cx;
-	a[4] = regs->r8;
-	a[5] = regs->r9;
-#else
-	memset(a, 0, STP_KP_NARGS * sizeof(*a));
-#endif
-}
 
 static int stp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 {

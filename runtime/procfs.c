@@ -65,8 +65,6 @@ static struct stp_procfs_dir *stp_procfs_dirs;
 static int stp_procfs_ndirs, stp_procfs_maxdirs;
 static struct proc_dir_entry *stp_procfs_moddir;
 
-static bool stp_may_run(enum stp_probe_kind kind);
-
 /* ---- $value, for the generated code ---- */
 
 void stp_procfs_get(struct stp_context *c, char *dst)

@@ -170,6 +170,7 @@ static void stp_kernel_probes_register(void)
 	stp_uproc_register();	/* begin of running processes before their uprobes */
 	stp_uprobes_register();
 	stp_tracepoints_register();
+	stp_netfilter_register();
 	stp_perf_register();
 	stp_hwbkpt_register();
 }
@@ -179,6 +180,7 @@ static void stp_kernel_probes_unregister(void)
 	stp_procfs_unregister();
 	stp_hwbkpt_unregister();
 	stp_perf_unregister();
+	stp_netfilter_unregister();
 	stp_tracepoints_unregister();
 	stp_uproc_unregister();
 	stp_uprobes_unregister();
@@ -313,6 +315,7 @@ static void stp_session_exit(void)
 	stp_uprobes_free();
 	stp_uproc_free();
 	stp_tracepoints_free();
+	stp_netfilter_free();
 	stp_perf_free();
 	stp_procfs_free();
 	stp_hwbkpt_free();

@@ -26,12 +26,59 @@ static void stp_ustack_exit(void) { }
 #include "lock.c"
 #include "stat.c"
 #include "map.c"
+
+/*
+ * A probe family's runtime file is compiled only when the module has a
+ * probe of that family: the translator defines STP_HAVE_<FAMILY> for the
+ * kinds its probe table uses (most of a module's build time is the C
+ * compiler's). Without them, the session's calls are empty.
+ */
+static bool stp_may_run(enum stp_probe_kind kind);	/* session.c */
+
+#define STP_NO_FAMILY(f)					\
+	static void stp_##f##_register(void) { }		\
+	static void stp_##f##_unregister(void) { }		\
+	static void stp_##f##_free(void) { }
+
+#ifdef STP_HAVE_KPROBES
 #include "kprobes.c"
+#else
+STP_NO_FAMILY(kprobes)
+#endif
+#ifdef STP_HAVE_UPROBES
 #include "uprobes.c"
+#else
+STP_NO_FAMILY(uprobes)
+#endif
+#ifdef STP_HAVE_UPROC
 #include "uprocess.c"
+#else
+STP_NO_FAMILY(uproc)
+static void stp_uproc_existing(void) { }
+#endif
+#ifdef STP_HAVE_TRACEPOINTS
 #include "tracepoints.c"
+#else
+STP_NO_FAMILY(tracepoints)
+#endif
+#ifdef STP_HAVE_PERF
 #include "perf.c"
+#else
+STP_NO_FAMILY(perf)
+#endif
+#ifdef STP_HAVE_PROCFS
 #include "procfs.c"
+#else
+static int stp_procfs_init(void) { return 0; }
+static int stp_procfs_register(void) { return 0; }
+static void stp_procfs_unregister(void) { }
+static void stp_procfs_free(void) { }
+#endif
+#ifdef STP_HAVE_NETFILTER
+#include "netfilter.c"
+#else
+STP_NO_FAMILY(netfilter)
+#endif
 #include "hwbkpt.c"
 #include "session.c"
 #include "tapset_support.c"

@@ -35,6 +35,7 @@ enum stp_probe_kind {
 	STP_PROBE_SYSCALL_RETURN,
 	STP_PROBE_HWBKPT,		/* hwbkpt.c: kernel.data() watchpoints */
 	STP_PROBE_PROCFS,		/* procfs.c: /proc/systemtap/<module>/PATH */
+	STP_PROBE_NETFILTER,		/* netfilter.c: a hook in init_net */
 };
 
 /* procfs probes: $value's buffer (read: the file's contents being made;
@@ -98,8 +99,8 @@ struct stp_regex_match {
 	char str[MAXSTRINGLEN];		/* the subject */
 };
 struct stp_context;
-int64_t stp_regex_match(struct stp_context *c, const struct stp_regex *re,
-			const char *subject, int tags);
+static int64_t stp_regex_match(struct stp_context *c, const struct stp_regex *re,
+			       const char *subject, int tags);
 #endif
 
 /* Errors the generated code tells apart by address: MAXACTION is not
@@ -201,6 +202,8 @@ struct stp_probe {
 	bool procfs_write;
 	s16 procfs_umask;
 	s32 procfs_maxsize;
+	/* netfilter: the hook, protocol family and priority */
+	int nf_hook, nf_pf, nf_priority;
 	/* kernel.data: .symbol, else this address; bytes watched; 1: .rw */
 	u64 hw_addr;
 	u8 hw_len, hw_rw;
@@ -209,52 +212,52 @@ struct stp_probe {
 /* procfs.c: $value of a .write probe into dst (MAXSTRINGLEN); $value = v
  * (append: $value .= v) in a .read probe ("buffer size exceeded" error
  * past the buffer's size, with what is kept). */
-void stp_procfs_get(struct stp_context *c, char *dst);
-void stp_procfs_set(struct stp_context *c, const char *v, bool append);
+static void stp_procfs_get(struct stp_context *c, char *dst);
+static void stp_procfs_set(struct stp_context *c, const char *v, bool append);
 
 /* The value of target variable k (stp_targ) in a kernel probe; a write
  * (guru mode) of a parameter's register at entry, or of $return. */
-int64_t stp_target(struct stp_context *c, int k);
-void stp_target_set(struct stp_context *c, int k, int64_t v);
+static int64_t stp_target(struct stp_context *c, int k);
+static void stp_target_set(struct stp_context *c, int k, int64_t v);
 /* $$parms / $$vars (mode 0), $$return (1), $$locals (2) into dst. */
-void stp_target_pretty(struct stp_context *c, char *dst, int mode);
+static void stp_target_pretty(struct stp_context *c, char *dst, int mode);
 /* deref.c: kernel memory, never faulting: on a bad address they set
  * c->last_error ("read fault [man error::fault] at 0x...") and return 0. */
-int64_t stp_kread(struct stp_context *c, int64_t addr, int size, int is_signed);
-int64_t stp_kread_bits(struct stp_context *c, int64_t addr, int size,
-		       int is_signed, int bit_off, int bit_size);
-int stp_kread_string(char *dst, int64_t addr, int max);	/* -1: fault */
+static int64_t stp_kread(struct stp_context *c, int64_t addr, int size, int is_signed);
+static int64_t stp_kread_bits(struct stp_context *c, int64_t addr, int size,
+			      int is_signed, int bit_off, int bit_size);
+static int stp_kread_string(char *dst, int64_t addr, int max);	/* -1: fault */
 /* hwbkpt.c: the address of module symbol i of the translator's
  * stp_ksym_names (a static variable read through DWARF), resolved when
  * the session starts; 0 with c->last_error set if it was not found. */
-int64_t stp_ksym(struct stp_context *c, int i);
+static int64_t stp_ksym(struct stp_context *c, int i);
 /* Guru-mode stores into kernel memory: "write fault ... at 0x..." on a
  * bad or read-only address (the value truncated to the field). */
-void stp_kwrite(struct stp_context *c, int64_t addr, int size, int64_t v);
-void stp_kwrite_bits(struct stp_context *c, int64_t addr, int bit_off,
-		     int bit_size, int64_t v);
-int stp_uread_string(char *dst, int64_t addr, int max);	/* user memory */
+static void stp_kwrite(struct stp_context *c, int64_t addr, int size, int64_t v);
+static void stp_kwrite_bits(struct stp_context *c, int64_t addr, int bit_off,
+			    int bit_size, int64_t v);
+static int stp_uread_string(char *dst, int64_t addr, int max);	/* user memory */
 /* The same reads from the current task's user memory (process probes). */
-int64_t stp_uread(struct stp_context *c, int64_t addr, int size, int is_signed);
-void stp_uwrite(struct stp_context *c, int64_t addr, int size, int64_t v);
+static int64_t stp_uread(struct stp_context *c, int64_t addr, int size, int is_signed);
+static void stp_uwrite(struct stp_context *c, int64_t addr, int size, int64_t v);
 /* A zeroed slot for a copy of an object not in memory; stp_uobj_put()
  * stores n (<= 8) bytes of v at byte `at` of it. */
-void *stp_uobj(struct stp_context *c);
-void stp_uobj_put(void *obj, int at, int n, u64 v);
-int64_t stp_uread_bits(struct stp_context *c, int64_t addr, int size,
-		       int is_signed, int bit_off, int bit_size);
+static void *stp_uobj(struct stp_context *c);
+static void stp_uobj_put(void *obj, int at, int n, u64 v);
+static int64_t stp_uread_bits(struct stp_context *c, int64_t addr, int size,
+			      int is_signed, int bit_off, int bit_size);
 /* The function of the probed binary holding user address addr (in the
  * current task): its name, offset and size; NULL if none. */
-const char *stp_usym_lookup(struct stp_context *c, u64 addr, u64 *off, u64 *size);
+static const char *stp_usym_lookup(struct stp_context *c, u64 addr, u64 *off, u64 *size);
 /* The load bias of a process probe's binary in the current task. */
 static inline uint64_t stp_ubias(struct stp_context *c)
 {
 	return c->probe ? (uint64_t)c->uaddr - c->probe->uaddr : 0;
 }
-void stp_kernel_string(struct stp_context *c, char *dst, int64_t addr, int64_t max);
-void stp_user_string(struct stp_context *c, char *dst, int64_t addr);
-int64_t stp_kernel_number(struct stp_context *c, int64_t addr, int size,
-			  const char *what);
+static void stp_kernel_string(struct stp_context *c, char *dst, int64_t addr, int64_t max);
+static void stp_user_string(struct stp_context *c, char *dst, int64_t addr);
+static int64_t stp_kernel_number(struct stp_context *c, int64_t addr, int size,
+				 const char *what);
 
 /* Pretty printing ($var$): a table of pieces, STP_PP_END last. Each
  * prints lit, then a value read at base + off (or base itself with
@@ -271,8 +274,8 @@ struct stp_pp {
 	u8 bit_size;
 	u32 off;
 };
-void stp_pretty(struct stp_context *c, char *dst, int64_t base, int load,
-		const struct stp_pp *pp);
+static void stp_pretty(struct stp_context *c, char *dst, int64_t base, int load,
+		       const struct stp_pp *pp);
 
 struct stp_sink;
 /* sym.c: symbols, backtraces, registers and arguments of kernel probes */
@@ -283,18 +286,18 @@ enum stp_sym_style {
 	STP_SYM_SIMPLE,	/* sprint_backtrace(): "name+0xoff [module]\n" */
 	STP_SYM_HEX,	/* backtrace(): "0xaddr " */
 };
-void stp_sym_emit(struct stp_context *c, struct stp_sink *sk, int64_t addr,
-		  int style);
-int stp_sym_module(struct stp_context *c, char *dst, int64_t addr);
-int stp_backtrace(struct stp_context *c, const unsigned long **pcs);
-void stp_backtrace_emit(struct stp_context *c, struct stp_sink *sk, int style);
-int64_t stp_stack(struct stp_context *c, int64_t depth);
-int64_t stp_register(struct stp_context *c, const char *name, int sign);
-int64_t stp_arg(struct stp_context *c, int64_t n, int sign, int trunc);
-void stp_print_regs(struct stp_context *c, struct stp_sink *sk);
+static void stp_sym_emit(struct stp_context *c, struct stp_sink *sk, int64_t addr,
+			 int style);
+static int stp_sym_module(struct stp_context *c, char *dst, int64_t addr);
+static int stp_backtrace(struct stp_context *c, const unsigned long **pcs);
+static void stp_backtrace_emit(struct stp_context *c, struct stp_sink *sk, int style);
+static int64_t stp_stack(struct stp_context *c, int64_t depth);
+static int64_t stp_register(struct stp_context *c, const char *name, int sign);
+static int64_t stp_arg(struct stp_context *c, int64_t n, int sign, int trunc);
+static void stp_print_regs(struct stp_context *c, struct stp_sink *sk);
 
 /* A tracepoint fired: data is the stp_probe, args its raw arguments. */
-void stp_tracepoint_fire(void *data, const unsigned long *args);
+static void stp_tracepoint_fire(void *data, const unsigned long *args);
 
 /* printf conversion spec; width and prec are -1 when absent */
 struct stp_spec {
@@ -319,23 +322,23 @@ struct stp_sink {
 	size_t len;			/* string sink: bytes used */
 };
 
-void stp_sink_print(struct stp_sink *s);
-void stp_sink_string(struct stp_sink *s, char *dst);
-void stp_emit_lit(struct stp_sink *s, const char *p, size_t n);
-void stp_emit_long(struct stp_sink *s, int64_t v, const struct stp_spec *sp);
-void stp_emit_str(struct stp_sink *s, const char *v, const struct stp_spec *sp);
-void stp_emit_bin(struct stp_sink *s, int64_t v, const struct stp_spec *sp);
-void stp_emit_mem(struct stp_sink *s, int64_t addr, const struct stp_spec *sp);
-void stp_mem_check(struct stp_context *c, int64_t addr, const struct stp_spec *sp);
-void stp_print_str(const char *s);
-void stp_print_long(int64_t v);
+static void stp_sink_print(struct stp_sink *s);
+static void stp_sink_string(struct stp_sink *s, char *dst);
+static void stp_emit_lit(struct stp_sink *s, const char *p, size_t n);
+static void stp_emit_long(struct stp_sink *s, int64_t v, const struct stp_spec *sp);
+static void stp_emit_str(struct stp_sink *s, const char *v, const struct stp_spec *sp);
+static void stp_emit_bin(struct stp_sink *s, int64_t v, const struct stp_spec *sp);
+static void stp_emit_mem(struct stp_sink *s, int64_t addr, const struct stp_spec *sp);
+static void stp_mem_check(struct stp_context *c, int64_t addr, const struct stp_spec *sp);
+static void stp_print_str(const char *s);
+static void stp_print_long(int64_t v);
 
-int64_t stp_div(struct stp_context *c, int64_t a, int64_t b);
-int64_t stp_mod(struct stp_context *c, int64_t a, int64_t b);
-void stp_str_copy(char *dst, const char *src);
-void stp_str_cat(char *dst, const char *src);
+static int64_t stp_div(struct stp_context *c, int64_t a, int64_t b);
+static int64_t stp_mod(struct stp_context *c, int64_t a, int64_t b);
+static void stp_str_copy(char *dst, const char *src);
+static void stp_str_cat(char *dst, const char *src);
 
-void stp_exit(void);
+static void stp_exit(void);
 
 /* target(): the pid given by stap -x, or of the command of stap -c */
 extern long stp_target_pid;
@@ -346,9 +349,9 @@ extern long stp_tz_gmtoff;
 extern char stp_tz_name[MAXSTRINGLEN];
 /* module parameter type of the long globals (stap -G NAME=VALUE) */
 extern const struct kernel_param_ops stp_param_ops_int64;
-__printf(1, 2) void stp_error_msg(const char *fmt, ...);
-void stp_system(const char *cmd);	/* system(): stapio runs cmd */
-__printf(1, 2) void stp_warn_msg(const char *fmt, ...);
+static __printf(1, 2) void stp_error_msg(const char *fmt, ...);
+static void stp_system(const char *cmd);	/* system(): stapio runs cmd */
+static __printf(1, 2) void stp_warn_msg(const char *fmt, ...);
 
 /* ---- maps (map.c), statistics (stat.c), locks (lock.c) ---- */
 
@@ -419,53 +422,53 @@ static inline const struct stp_stat *stp_entry_stat(const struct stp_map_entry *
 	return (const void *)((const char *)e + (u32)e->slot[0]);
 }
 
-struct stp_map *stp_map_new(const char *keykinds, enum stp_value_kind vk,
-			    int64_t maxentries, bool wrap,
-			    const struct stp_stat_spec *ss);
-void stp_map_free(struct stp_map *m);
-int64_t stp_map_get_long(struct stp_map *m, const struct stp_key *k);
-void stp_map_get_str(struct stp_map *m, const struct stp_key *k, char *dst);
-bool stp_map_exists(struct stp_map *m, const struct stp_key *k);
-int stp_map_set_long(struct stp_map *m, const struct stp_key *k, int64_t v);
-int stp_map_set_str(struct stp_map *m, const struct stp_key *k, const char *v);
-int stp_map_add_stat(struct stp_map *m, const struct stp_key *k, int64_t v);
-void stp_map_delete(struct stp_map *m, const struct stp_key *k);
-void stp_map_delete_matching(struct stp_map *m, const struct stp_key *k,
-			     unsigned int wildcard_mask);
-void stp_map_clear(struct stp_map *m);
-int64_t stp_map_size(struct stp_map *m);
-const struct stp_stat *stp_map_get_stat(struct stp_map *m,
-					const struct stp_key *k);
-int64_t stp_map_sorted(struct stp_map *m, int col, int dir, char agg,
-		       int64_t limit, struct stp_map_entry ***out);
-int stp_map_add_long(struct stp_map *m, const struct stp_key *k, int64_t d,
-		     int64_t *old);
-struct stp_map_entry *stp_map_first(struct stp_map *m);
-struct stp_map_entry *stp_map_next(struct stp_map *m, struct stp_map_entry *e);
+static struct stp_map *stp_map_new(const char *keykinds, enum stp_value_kind vk,
+				   int64_t maxentries, bool wrap,
+				   const struct stp_stat_spec *ss);
+static void stp_map_free(struct stp_map *m);
+static int64_t stp_map_get_long(struct stp_map *m, const struct stp_key *k);
+static void stp_map_get_str(struct stp_map *m, const struct stp_key *k, char *dst);
+static bool stp_map_exists(struct stp_map *m, const struct stp_key *k);
+static int stp_map_set_long(struct stp_map *m, const struct stp_key *k, int64_t v);
+static int stp_map_set_str(struct stp_map *m, const struct stp_key *k, const char *v);
+static int stp_map_add_stat(struct stp_map *m, const struct stp_key *k, int64_t v);
+static void stp_map_delete(struct stp_map *m, const struct stp_key *k);
+static void stp_map_delete_matching(struct stp_map *m, const struct stp_key *k,
+				    unsigned int wildcard_mask);
+static void stp_map_clear(struct stp_map *m);
+static int64_t stp_map_size(struct stp_map *m);
+static const struct stp_stat *stp_map_get_stat(struct stp_map *m,
+					       const struct stp_key *k);
+static int64_t stp_map_sorted(struct stp_map *m, int col, int dir, char agg,
+			      int64_t limit, struct stp_map_entry ***out);
+static int stp_map_add_long(struct stp_map *m, const struct stp_key *k, int64_t d,
+			    int64_t *old);
+static struct stp_map_entry *stp_map_first(struct stp_map *m);
+static struct stp_map_entry *stp_map_next(struct stp_map *m, struct stp_map_entry *e);
 
-struct stp_stat_var *stp_stat_new(const struct stp_stat_spec *ss);
-void stp_stat_free(struct stp_stat_var *v);
-void stp_stat_add(struct stp_stat_var *v, int64_t x);
-const struct stp_stat *stp_stat_get(struct stp_stat_var *v);
-void stp_stat_clear(struct stp_stat_var *v);
-int64_t stp_stat_op(struct stp_context *c, const struct stp_stat *st, char op);
-int64_t stp_stat_variance(struct stp_context *c, const struct stp_stat *st,
-			  int shift);
-void stp_stat_print_hist(struct stp_sink *sk, const struct stp_stat *st,
-			 const struct stp_stat_spec *ss);
-int64_t stp_stat_hist_bucket(struct stp_context *c, const struct stp_stat *st,
-			     const struct stp_stat_spec *ss, int64_t i);
-int stp_stat_hist_nbuckets(const struct stp_stat_spec *ss);
+static struct stp_stat_var *stp_stat_new(const struct stp_stat_spec *ss);
+static void stp_stat_free(struct stp_stat_var *v);
+static void stp_stat_add(struct stp_stat_var *v, int64_t x);
+static const struct stp_stat *stp_stat_get(struct stp_stat_var *v);
+static void stp_stat_clear(struct stp_stat_var *v);
+static int64_t stp_stat_op(struct stp_context *c, const struct stp_stat *st, char op);
+static int64_t stp_stat_variance(struct stp_context *c, const struct stp_stat *st,
+				 int shift);
+static void stp_stat_print_hist(struct stp_sink *sk, const struct stp_stat *st,
+				const struct stp_stat_spec *ss);
+static int64_t stp_stat_hist_bucket(struct stp_context *c, const struct stp_stat *st,
+				    const struct stp_stat_spec *ss, int64_t i);
+static int stp_stat_hist_nbuckets(const struct stp_stat_spec *ss);
 
 struct stp_lock {
 	rwlock_t rw;
 };
 
-void stp_lock_init(struct stp_lock *l);
-bool stp_lock_read(struct stp_lock *l);
-bool stp_lock_write(struct stp_lock *l);
-void stp_unlock_read(struct stp_lock *l);
-void stp_unlock_write(struct stp_lock *l);
-void stp_probe_skipped(void);
+static void stp_lock_init(struct stp_lock *l);
+static bool stp_lock_read(struct stp_lock *l);
+static bool stp_lock_write(struct stp_lock *l);
+static void stp_unlock_read(struct stp_lock *l);
+static void stp_unlock_write(struct stp_lock *l);
+static void stp_probe_skipped(void);
 
 #endif /* STP_RUNTIME_H */

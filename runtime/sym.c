@@ -248,6 +248,24 @@ static const struct stp_regname stp_regnames[] = {
 #undef STP_R
 #endif
 
+/* The six argument registers of a kprobe or uprobe hit (x86_64: di si dx
+ * cx r8 r9), the raw arguments its target variables read. */
+#define STP_KP_NARGS 6
+
+static void stp_kp_save_args(struct pt_regs *regs, unsigned long *a)
+{
+#ifdef CONFIG_X86_64
+	a[0] = regs->di;
+	a[1] = regs->si;
+	a[2] = regs->dx;
+	a[3] = regs->cx;
+	a[4] = regs->r8;
+	a[5] = regs->r9;
+#else
+	memset(a, 0, STP_KP_NARGS * sizeof(*a));
+#endif
+}
+
 /* register(name) (sign 1) and u_register(name) (sign 0). */
 int64_t stp_register(struct stp_context *c, const char *name, int sign)
 {

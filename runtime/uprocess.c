@@ -23,8 +23,10 @@
  * exec time).
  */
 #include <linux/binfmts.h>
+#include <linux/namei.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/tracepoint.h>
 #include <asm/syscall.h>
 
 #define STP_UPROC_SLOTS 512

@@ -32,14 +32,17 @@ static int by_label(const void *a, const void *b)
 }
 
 /* 4.8 copies each tracepoint argument an alias body reads into a local
- * "__tracepoint_arg_NAME" (a long), which -L lists first, in the order
- * the body first reads them. */
+ * "__tracepoint_arg_NAME" (a long), and each netfilter context variable
+ * into "__nf_NAME", which -L lists first, in the order the body first
+ * reads them. */
 static void tracepoint_arg_locals(struct session *s, const struct rprobe *r,
 				  const struct node *n, struct listed *l)
 {
+	const char *prefix = r->kind == RP_NETFILTER ? "__nf" : "__tracepoint_arg";
+
 	for (; n; n = n->next) {
 		if (n->kind == N_TARGET && n->op[1] != '$') {
-			const char *v = arena_printf(s->arena, "__tracepoint_arg_%s:long", n->op + 1);
+			const char *v = arena_printf(s->arena, "%s_%s:long", prefix, n->op + 1);
 			bool known = false, seen = false;
 
 			for (int i = 0; i < r->nargs; i++)
@@ -60,18 +63,20 @@ static void tracepoint_arg_locals(struct session *s, const struct rprobe *r,
 /* A kernel module's .return lists the locals too, as 4.8's. */
 static int listed_args(const struct rprobe *r)
 {
+	if (r->kind == RP_NETFILTER)	/* 4.8 lists none */
+		return 0;
 	return uprobe_is_kernel(r) ? uprobe_nvars(r) : r->nargs;
 }
 
 static void collect_vars(struct session *s, const struct rprobe *r,
 			 struct listed *l)
 {
-	int n = 2 * listed_args(r) + 1;
+	int n = 2 * listed_args(r) + r->nargs + 1;
 
 	for (struct var *v = r->probe->locals; v; v = v->next)
 		n++;
 	l->vars = arena_alloc(s->arena, sizeof(*l->vars) * (size_t)n);
-	if (r->kind == RP_TRACEPOINT)
+	if (r->kind == RP_TRACEPOINT || r->kind == RP_NETFILTER)
 		tracepoint_arg_locals(s, r, r->probe->body, l);
 	for (struct var *v = r->probe->locals; v; v = v->next)
 		l->vars[l->nvars++] = arena_printf(s->arena, "%s:%s", v->name,

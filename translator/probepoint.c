@@ -6,7 +6,7 @@
  * the kernel's BTF catalog (kcatalog.h) and the modules' BTF (kmodule.c):
  * kernel.function, module().function, kprobe.function,
  * kprobe.module().function, kernel.statement and kernel.trace; perf
- * events and procfs files.
+ * events, procfs files and netfilter hooks (tr_netfilter.c).
  *
  * A wildcard yields one rprobe per match, in name order. Functions on the
  * probe path itself are blacklisted: skipped silently under a wildcard,
@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "kcatalog.h"
+#include "tr_kernel.h"
 #include "udwarf.h"
 
 struct resolver {
@@ -1601,6 +1602,40 @@ void check_procfs_points(struct session *s)
 	}
 }
 
+/* ---- netfilter ------------------------------------------------------------------- */
+
+/* netfilter.hook("H").pf("PF")[.priority("P")] | netfilter.pf("PF").hook("H")[...] */
+static void resolve_netfilter(struct resolver *r, const struct pp_comp *c)
+{
+	const struct pp_comp *k = c->next, *h, *f, *q;
+	struct rprobe tmp = { 0 }, *rp;
+	const char *err;
+	int n;
+
+	if (c->arg)
+		return;
+	if ((h = take(&k, "hook", N_STR)))
+		f = take(&k, "pf", N_STR);
+	else if ((f = take(&k, "pf", N_STR)))
+		h = take(&k, "hook", N_STR);
+	if (!h || !f)
+		return;
+	q = take(&k, "priority", N_STR);
+	if (k)
+		return;
+	err = nf_resolve(r->s, h->arg->str, f->arg->str, q ? q->arg->str : NULL, &tmp);
+	if (err) {
+		fail(r, r->pp->loc, "%s", err);
+		return;
+	}
+	rp = add(r, RP_NETFILTER, "netfilter", pp_to_string(r->s, r->pp));
+	rp->nf_hook = tmp.nf_hook;
+	rp->nf_pf = tmp.nf_pf;
+	rp->nf_priority = tmp.nf_priority;
+	rp->args = nf_args(r->s, &n);
+	rp->nargs = n;
+}
+
 /* ---- dispatch ----------------------------------------------------------------------- */
 
 static const struct family {
@@ -1618,6 +1653,7 @@ static const struct family {
 	{ "perf", resolve_perf },
 	{ "process", resolve_process },
 	{ "procfs", resolve_procfs },
+	{ "netfilter", resolve_netfilter },
 	{ NULL, NULL }
 };
 
@@ -1659,6 +1695,7 @@ static const char *const builtin_shapes[] = {
 	"process.thread.begin", "process.thread.end", "process.syscall.return",
 	"procfs.umask.read.maxsize", "procfs.umask.write",
 	"procfs.read.maxsize", "procfs.write",
+	"netfilter.hook.pf.priority", "netfilter.pf.hook.priority",
 	NULL
 };
 

@@ -563,13 +563,18 @@ static void resolve_delete(struct session *s, struct scope *sc, struct node *n)
 }
 
 /* 4.8 stores to a target variable ($param, $p->member, @cast(...)->m)
- * with '=' alone: no 'op=', '++' or '--'. */
-static void target_op_check(struct session *s, struct scope *sc, const struct node *n)
+ * with '=' alone: no 'op=', '++' or '--'; but netfilter's context
+ * variables are locals there (the other checks are elab_nf_target's). */
+static void target_op_check(struct session *s, struct scope *sc, struct node *n)
 {
-	const struct node *t = n->a;
+	struct node *t = n->a;
 
 	if (!sc->func && elab_no_points(s, sc->probe))
 		return;		/* its points' errors are out already */
+	if (t->kind == N_TARGET && !sc->func && elab_nf_probe(s, sc->probe)) {
+		t->flags |= TARGET_NF_LOCAL;	/* 4.8: a local, any operator */
+		return;
+	}
 	if ((t->kind == N_TARGET && !(t->flags & TARGET_PROCFS)) ||
 	    (t->kind == N_DEREF && deref_is_typed(t)))
 		diag_error(s, n->loc, "Only the following assign operator is implemented on target variables:  =");
@@ -618,6 +623,11 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 				*n = *cast->args;
 				n->next = next;
 			}
+			break;
+		}
+		if (!strcmp(n->op, "&") && n->a->kind == N_TARGET && !sc->func &&
+		    elab_nf_probe(s, sc->probe)) {
+			diag_error(s, n->a->loc, "cannot take address of netfilter hook context variable");
 			break;
 		}
 		if (!strcmp(n->op, "&") && n->a->kind == N_DEREF)

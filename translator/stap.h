@@ -356,6 +356,9 @@ struct rprobe {
 	const char *procfs_path;
 	bool procfs_write;
 	int64_t procfs_umask, procfs_maxsize;
+	/* RP_NETFILTER: C expressions of the hook, protocol family and
+	 * priority (numbers, or what guru mode wrote) */
+	const char *nf_hook, *nf_pf, *nf_priority;
 	/* $variables: RP_KFUNC parameters, RP_TRACEPOINT arguments */
 	int nargs;
 	const struct kcat_arg *args;
@@ -379,6 +382,7 @@ enum {
 	RP_UPROC,	/* process[("PATH")].begin/.end/.thread.begin/.thread.end */
 	RP_PROCFS,	/* procfs[("path")][.umask(N)].read[.maxsize(N)] | .write */
 	RP_HWBKPT,	/* kernel.data("SYM"|ADDR)[.length(N)].write|.rw */
+	RP_NETFILTER,	/* netfilter.hook("H").pf("PF")[.priority("P")] */
 };
 enum { UP_BEGIN, UP_END, UP_THREAD_BEGIN, UP_THREAD_END, UP_SYSCALL, UP_SYSCALL_RETURN };
 

@@ -96,6 +96,8 @@ static struct targ find_targ(struct session *s, const struct rprobe *r,
 		return utarg_find(s, r, name, &body);
 	if (r->kind == RP_UPROC)
 		return uproc_targ(s, r, name);
+	if (r->kind == RP_NETFILTER)
+		return nf_targ(name);
 	if (!is_kernel_kind(r->kind)) {
 		t.why = "it is not a kernel.function or kernel.trace probe";
 		return t;
@@ -268,6 +270,8 @@ void elab_target(struct session *s, struct probe *p, struct node *n,
 	}
 	if (p->points && elab_procfs_value(s, p, n, written))
 		return;
+	if (p->points && elab_nf_target(s, p, n, written))
+		return;
 	if (written && !elab_target_write(s, p, n))
 		return;
 	if (n->op[strlen(n->op) - 1] == '$' && strcmp(n->op, "$$")) {
@@ -414,6 +418,10 @@ bool tr_kernel_probe(struct gen *g, struct strbuf *code, struct strbuf *table,
 		return tr_uproc(g, code, table, r);
 	if (r->kind == RP_PROCFS) {
 		tr_procfs_probe(g, table, r);
+		return true;
+	}
+	if (r->kind == RP_NETFILTER) {
+		tr_nf_probe(g, table, r, targ_arrays(g, code, r, id));
 		return true;
 	}
 	if (!is_kernel_kind(r->kind))

@@ -66,6 +66,20 @@ const char *tr_procfs_value(struct gen *g, struct node *n);
 const char *tr_procfs_assign(struct gen *g, struct node *n);
 void tr_procfs_probe(struct gen *g, struct strbuf *table, const struct rprobe *r);
 
+/* ---- tr_netfilter.c: netfilter hooks and their context variables ---- */
+/* The C values of a point's hook, family and priority (NULL: 0) into rp;
+ * else the error (4.8's text). */
+const char *nf_resolve(struct session *s, const char *hook, const char *pf,
+		       const char *prio, struct rprobe *rp);
+const struct kcat_arg *nf_args(struct session *s, int *n);
+struct targ nf_targ(const char *name);
+bool elab_nf_target(struct session *s, struct probe *p, struct node *n,
+		    bool written);
+bool elab_nf_probe(struct session *s, struct probe *p);	/* p has netfilter points */
+#define TARGET_NF_LOCAL 16	/* N_TARGET flags: netfilter $verdict op= or ++ */
+void tr_nf_probe(struct gen *g, struct strbuf *table, const struct rprobe *r,
+		 const char *fields);
+
 /* ---- tr_deref.c: $var->member, @cast, &, @defined, pretty printing ---- */
 enum dstep_op { DS_LOAD, DS_ADD, DS_INDEX };
 struct dstep {

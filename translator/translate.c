@@ -261,8 +261,19 @@ static const char *gen_incdec(struct gen *g, struct node *n)
 {
 	if (n->a->kind == N_INDEX)
 		return tr_index_incdec(g, n);
-	if (n->a->kind == N_DEREF || n->a->kind == N_TARGET)
+	if (n->a->kind == N_TARGET && !(n->a->flags & TARGET_NF_LOCAL))
 		return "((int64_t)0)";	/* refused by pass 2 (4.8: '=' only) */
+	if (n->a->kind == N_DEREF)
+		return "((int64_t)0)";
+	if (n->a->kind == N_TARGET) {	/* netfilter's $verdict++ (guru) */
+		const char *old = tr_target(g, n->a);
+		const char *t = tr_new_tmp(g, T_LONG);
+
+		tr_line(g, "%s = (int64_t)((uint64_t)%s %s 1);", t, old,
+			n->op[0] == '+' ? "+" : "-");
+		tr_target_set(g, n->a, t);
+		return n->flags ? old : t;
+	}
 	const char *x = tr_var_ref(g, n->a->var), *t;
 	const char *op = n->op[0] == '+' ? "+" : "-";
 
@@ -296,6 +307,11 @@ static const char *gen_assign(struct gen *g, struct node *n)
 		return tr_deref_assign(g, n);
 	if (n->a->kind == N_DEREF)	/* in a probe without points */
 		return tr_gen_expr(g, n->b);
+	if (n->a->kind == N_TARGET && aop[0]) {	/* netfilter's $verdict op= v */
+		x = tr_target(g, n->a);
+		return tr_target_set(g, n->a, gen_arith(g, n->b, aop, x,
+							tr_gen_expr(g, n->b), n->b));
+	}
 	if (n->a->kind == N_TARGET)	/* guru: a parameter's register, rax */
 		return tr_target_set(g, n->a, tr_gen_expr(g, n->b));
 	x = tr_var_ref(g, n->a->var);
@@ -1257,6 +1273,36 @@ static int count_table(struct output *o)
 	return n;
 }
 
+/* STP_HAVE_<FAMILY> for each runtime probe family the probe table uses:
+ * the runtime compiles only those (stp_runtime.c). */
+static void family_defines(struct output *o, struct strbuf *c)
+{
+	static const struct {
+		const char *family, *kinds[5];
+	} fam[] = {
+		{ "KPROBES", { "KPROBE,", "KRETPROBE," } },
+		{ "UPROBES", { "UPROBE,", "URETPROBE," } },
+		{ "UPROC", { "PROC_BEGIN,", "PROC_END,", "THREAD_BEGIN,", "THREAD_END,",
+			     "SYSCALL" } },
+		{ "TRACEPOINTS", { "TRACEPOINT," } },
+		{ "PERF", { "PERF," } },
+		{ "PROCFS", { "PROCFS," } },
+		{ "NETFILTER", { "NETFILTER," } },
+	};
+	char kind[64];
+
+	for (size_t i = 0; i < sizeof(fam) / sizeof(fam[0]); i++) {
+		bool used = false;
+
+		for (int k = 0; k < 5 && fam[i].kinds[k] && !used; k++) {
+			snprintf(kind, sizeof(kind), ".kind = STP_PROBE_%s", fam[i].kinds[k]);
+			used = o->table.buf && strstr(o->table.buf, kind);
+		}
+		if (used)
+			sb_printf(c, "#define STP_HAVE_%s\n", fam[i].family);
+	}
+}
+
 static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 {
 	struct session *s = g->s;
@@ -1270,6 +1316,7 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 		  "#if MAXNESTING < 0\n#error \"MAXNESTING must be positive\"\n#endif\n"
 		  "#define STP_MAXNESTING MAXNESTING\n", s->maxnesting);
 	regex_defines(s, c);
+	family_defines(o, c);
 	sb_puts(c, "#include \"stp_runtime.h\"\n\n");
 	usyms_emit(s, c);
 	regex_tables(s, c);

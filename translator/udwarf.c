@@ -878,11 +878,14 @@ bool ubin_file_matches(const char *src, const char *file)
 }
 
 /* Does row l (at address a) belong to FILE inside f? */
-static bool row_in(const struct ufunc *f, const char *file, Dwarf_Line *l, Dwarf_Addr a)
+/* Is row l at a in f (an inlined instance: in its address ranges, which
+ * may leave out some of [entry, end)) and of file (NULL: any)? */
+static bool row_in(const struct ufunc *f, Dwarf_Die *inl, const char *file, Dwarf_Line *l,
+		   Dwarf_Addr a)
 {
 	const char *src;
 
-	if (a < f->entry || (f->end && a >= f->end))
+	if (a < f->entry || (f->end && a >= f->end) || (inl && dwarf_haspc(inl, a) <= 0))
 		return false;
 	src = dwarf_linesrc(l, NULL, NULL);
 	return !file || (src && ubin_file_matches(src, file));
@@ -910,13 +913,15 @@ static void keep_lowest(struct uline_addr *out, size_t *n, int line, uint64_t a)
 size_t ubin_func_lines(struct session *s, struct ubin *b, const struct ufunc *f,
 		       const char *file, struct uline_addr **out)
 {
-	Dwarf_Die cu;
+	Dwarf_Die cu, die, *inl = NULL;
 	Dwarf_Lines *lines;
 	size_t n, k = 0;
 
 	*out = NULL;
 	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n) || !n)
 		return 0;
+	if (f->inlined && dwarf_offdie(b->dw, f->die, &die))
+		inl = &die;
 	*out = arena_alloc(s->arena, n * sizeof(**out));
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
@@ -925,7 +930,7 @@ size_t ubin_func_lines(struct session *s, struct ubin *b, const struct ufunc *f,
 		bool end;
 
 		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) || ln <= 0 ||
-		    dwarf_lineendsequence(l, &end) || end || !row_in(f, file, l, a))
+		    dwarf_lineendsequence(l, &end) || end || !row_in(f, inl, file, l, a))
 			continue;
 		keep_lowest(*out, &k, ln, a);
 	}
@@ -1126,7 +1131,8 @@ static void scope_vars(struct session *s, struct ubin *b, Dwarf_Die *d, uint64_t
 		bool param = tag == DW_TAG_formal_parameter;
 		struct uvar v;
 
-		if ((param || tag == DW_TAG_variable) && located(&c, param ? 0 : loc_pc) &&
+		if ((param || tag == DW_TAG_variable) &&
+		    located(&c, param && dwarf_tag(d) != DW_TAG_inlined_subroutine ? 0 : loc_pc) &&
 		    var_of(s, b, &c, &v))
 			push_var(s, vec, n, cap, &v);
 	} while (dwarf_siblingof(&c, &c) == 0);

@@ -19,7 +19,8 @@
  * With -i (input.char, input.line), stdin is forwarded once the probes
  * have started, one byte per write(), to the module's procfs file
  * /proc/systemtap/<module>/__stdin.
- * Output files (-o, as 4.8 names them): FILE, then FILE.1, FILE.2 ... at
+ * Output files (-o, as 4.8 names them; FILE is a strftime(3) format of the
+ * time each one is opened): FILE, then FILE.1, FILE.2 ... at
  * each switch_file() (a marker record in the output); with -S SIZE[,N]
  * FILE.0, FILE.1 ..., switching also before a record that would take the
  * file past SIZE MiB, and removing the oldest files beyond the last N.
@@ -72,6 +73,8 @@ static struct {
 	unsigned long fnum_max;	/* -S: files kept, 0 = all */
 	unsigned long fnum;	/* number of the current output file */
 	unsigned long long wsize;	/* bytes written to it */
+	char **kept;		/* -S SIZE,N: names of the last N files */
+	size_t nkept;
 	bool stop;		/* a failure: end the session */
 	int ctl_fd;
 	struct trace_file *trace;
@@ -197,20 +200,65 @@ static struct record heap_pop(void)
 /* ---- output files ---- */
 
 /* The name of output file FNUM (4.8's: FILE, or FILE.N after a switch or
- * with -S); NULL if it does not fit. */
+ * with -S), FILE being a strftime(3) format of the local time when the
+ * file is opened; NULL if it does not fit. */
 static const char *outfile_name(char *buf, size_t size, unsigned long fnum)
 {
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t len;
 	int n;
 
-	if (!io.fsize_max && !fnum)
-		n = snprintf(buf, size, "%s", io.outfile);
-	else
-		n = snprintf(buf, size, "%s.%lu", io.outfile, fnum);
-	if (n < 0 || (size_t)n >= size) {
+	localtime_r(&now, &tm);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	len = strftime(buf, size, io.outfile, &tm);
+#pragma GCC diagnostic pop
+	if (!len) {
+		error_msg("Invalid FILE name format");
+		return NULL;
+	}
+	n = 0;
+	if (io.fsize_max || fnum)
+		n = snprintf(buf + len, size - len, ".%lu", fnum);
+	if (n < 0 || (size_t)n >= size - len) {
 		error_msg("output file name too long: %s", io.outfile);
 		return NULL;
 	}
 	return buf;
+}
+
+/* 4.8's message, with the absolute name. */
+static int open_error(const char *name)
+{
+	int err = errno;
+	char cwd[PATH_MAX];
+
+	if (name[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		return error_msg("Couldn't open output file %s/%s: %s", cwd, name,
+				 strerror(err));
+	return error_msg("Couldn't open output file %s: %s", name,
+			 strerror(err));
+}
+
+/* -S SIZE,N: remember the name of the file just opened, in the slot of
+ * the one N files back (whose name switch_outfile() took out). */
+static int keep_name(const char *name)
+{
+	size_t slot = io.fnum % io.fnum_max;
+	char **v;
+
+	if (slot >= io.nkept) {
+		v = xrealloc(io.kept, (slot + 1) * sizeof(*v));
+		if (!v)
+			return -1;
+		io.kept = v;
+		io.kept[io.nkept++] = NULL;
+	}
+	io.kept[slot] = strdup(name);
+	if (!io.kept[slot])
+		return error_msg("out of memory");
+	return 0;
 }
 
 static int open_outfile(void)
@@ -222,25 +270,30 @@ static int open_outfile(void)
 	io.out = fopen(name, "w");
 	io.wsize = 0;
 	if (!io.out)
-		return error_msg("cannot open %s: %s", name, strerror(errno));
-	return 0;
+		return open_error(name);
+	return io.fnum_max ? keep_name(name) : 0;
 }
 
 /* Close the current output file, open the next one; with -S SIZE,N the
- * file N switches back is removed. A failure ends the session, the rest
- * of the output going nowhere. */
+ * file N switches back is removed (by the name it was given when opened,
+ * as FILE may hold a time). A failure ends the session, the rest of the
+ * output going nowhere. */
 static void switch_outfile(void)
 {
-	char name[PATH_MAX];
+	size_t slot;
 
 	fclose(io.out);
 	io.fnum++;
-	if (io.fnum_max && io.fnum >= io.fnum_max &&
-	    outfile_name(name, sizeof(name), io.fnum - io.fnum_max))
-		unlink(name);
+	slot = io.fnum_max ? io.fnum % io.fnum_max : 0;
+	if (io.fnum_max && slot < io.nkept && io.kept[slot]) {
+		unlink(io.kept[slot]);
+		free(io.kept[slot]);
+		io.kept[slot] = NULL;
+	}
 	if (open_outfile() == 0)
 		return;
-	io.out = fopen("/dev/null", "w");
+	if (!io.out)
+		io.out = fopen("/dev/null", "w");
 	io.error_seen = true;
 	io.stop = true;
 }
@@ -786,8 +839,12 @@ int main(int argc, char **argv)
 {
 	char dir[512];
 
-	if (parse_args(argc, argv) || open_output())
+	if (parse_args(argc, argv))
 		return 1;
+	if (open_output()) {
+		unload();	/* staprun loaded it */
+		return 1;
+	}
 	setup_signals();
 	if (ensure_debugfs())
 		return 1;

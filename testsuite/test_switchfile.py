@@ -10,6 +10,7 @@
 # Option errors of stap (pass 1) and staprun are checked on the host.
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -90,6 +91,12 @@ RUNS = {
         'out': GAPS['one'], 'out.1': GAPS['1'], 'out.2': GAPS['2']}),
     'gaps_s12': ('sw_gaps', '-o out -S 1,2', {
         'out.1': GAPS['1'], 'out.2': GAPS['2']}),
+    # FILE is a strftime(3) format (of the local time, UTC in the guest)
+    'gaps_time': ('sw_gaps', "-o 'o%%_%Y.txt'", {
+        'o%_YEAR.txt': GAPS['one'], 'o%_YEAR.txt.1': GAPS['1'],
+        'o%_YEAR.txt.2': GAPS['2']}),
+    'gaps_time_s12': ('sw_gaps', "-o 'o%%_%Y.txt' -S 1,2", {
+        'o%_YEAR.txt.1': GAPS['1'], 'o%_YEAR.txt.2': GAPS['2']}),
     'example': ('sw_example', '-o sw.out', {
         'sw.out': 'Begin logging\n' + 'log data\n' * 5,
         'sw.out.1': 'log data\n' * 2 + 'End logging\n'}),
@@ -120,17 +127,22 @@ def results(tools, tmp_path_factory):
     cmds = [f'mkdir {run} && cd {run} && {STAPRUN} {opts} ../{mod}.ko'
             for run, (mod, opts, _) in RUNS.items()]
     cmds.append(f'{STAPRUN} sw_ticks.ko')   # no -o: switch_file() does nothing
+    # an output file that cannot be opened: 4.8's error; the module is
+    # unloaded (it loads again right after)
+    cmds.append(f'cd ticks_o && {STAPRUN} -o nodir/out ../sw_ticks.ko; '
+                f'echo rc=$?; {STAPRUN} -o /dev/null ../sw_ticks.ko')
     batch = guest.run_batch(cmds, scratch=str(scratch), timeout=40, cpus=1)
     guest.check_kernel_healthy(batch)
-    files = {run: {f: (scratch / run / f).read_text()
+    files = {run: {f.replace(time.strftime('%Y', time.gmtime()), 'YEAR'):
+                   (scratch / run / f).read_text()
                    for f in sorted(os.listdir(scratch / run))}
              for run in RUNS}
-    return batch, files
+    return batch, files, scratch
 
 
 @pytest.mark.parametrize('run', list(RUNS))
 def test_output_files_as_48(results, run):
-    batch, files = results
+    batch, files, _ = results
     r = batch[list(RUNS).index(run)]
     assert (r.rc, r.stdout, r.stderr) == (0, '', '')
     assert sorted(files[run]) == sorted(RUNS[run][2])
@@ -142,6 +154,13 @@ def test_switch_file_without_output_file(results):
     r = results[0][len(RUNS)]
     assert (r.rc, r.stderr) == (0, '')
     assert r.stdout == ''.join(TICKS.values())
+
+
+def test_output_file_cannot_be_opened(results):
+    r = results[0][len(RUNS) + 1]
+    assert (r.rc, r.stdout) == (0, 'rc=1\n')
+    assert r.stderr == ("ERROR: Couldn't open output file "
+                        f"{results[2]}/ticks_o/nodir/out: No such file or directory\n")
 
 
 # stap checks -S itself, in pass 1 already (4.8's text, "rc=1" included)

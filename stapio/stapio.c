@@ -24,6 +24,7 @@
  * each switch_file() (a marker record in the output); with -S SIZE[,N]
  * FILE.0, FILE.1 ..., switching also before a record that would take the
  * file past SIZE MiB, and removing the oldest files beyond the last N.
+ * SIGUSR2 switches too, once the output read so far is written.
  */
 #include <errno.h>
 #include <limits.h>
@@ -97,6 +98,7 @@ static struct {
 } io = { .next_seq = 1, .ctl_fd = -1, .release_fd = -1, .stdin_fd = -1 };
 
 static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t got_usr2;	/* SIGUSR2: next output file */
 
 /*
  * Only main() exits: helpers print "ERROR: ..." with error_msg() and
@@ -674,6 +676,12 @@ static void on_signal(int sig)
 	got_signal = sig;
 }
 
+static void on_usr2(int sig)
+{
+	(void)sig;
+	got_usr2 = 1;
+}
+
 static void setup_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -681,6 +689,8 @@ static void setup_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_usr2;
+	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -725,6 +735,11 @@ static int main_loop(const char *dir)
 		if (read_ctl(dir) || read_all_traces() < 0)
 			return -1;
 		flush_ordered(false);
+		if (got_usr2) {		/* as 4.8: ignored without -o */
+			got_usr2 = 0;
+			if (io.outfile)
+				switch_outfile();
+		}
 		reap_children(false);
 	}
 	close_stdin_file();

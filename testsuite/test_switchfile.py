@@ -11,6 +11,7 @@
 import os
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -39,6 +40,19 @@ probe timer.ms(700) {
 	if (n == 1) { println("before"); switch_file() }
 	if (n == 3) println("after")
 	if (n == 4) switch_file()
+	if (n == 6) { println("later"); exit() }
+}
+probe end { println("end") }
+''',
+    # SIGUSR2 to stapio switches files too: 4.8's switch_file() is exactly
+    # this system() call, so the results of sw_gaps apply
+    'sw_usr2': '''global n
+probe begin { println("first") }
+probe timer.ms(700) {
+	n++
+	if (n == 1) { println("before"); system(sprintf("kill -USR2 %d", stp_pid())) }
+	if (n == 3) println("after")
+	if (n == 4) system(sprintf("kill -USR2 %d", stp_pid()))
 	if (n == 6) { println("later"); exit() }
 }
 probe end { println("end") }
@@ -89,8 +103,8 @@ RUNS = {
         'out.3': TICKS['3']}),
     'gaps_o': ('sw_gaps', '-o out', {
         'out': GAPS['one'], 'out.1': GAPS['1'], 'out.2': GAPS['2']}),
-    'gaps_s12': ('sw_gaps', '-o out -S 1,2', {
-        'out.1': GAPS['1'], 'out.2': GAPS['2']}),
+    'usr2_o': ('sw_usr2', '-o out', {
+        'out': GAPS['one'], 'out.1': GAPS['1'], 'out.2': GAPS['2']}),
     # FILE is a strftime(3) format (of the local time, UTC in the guest)
     'gaps_time': ('sw_gaps', "-o 'o%%_%Y.txt'", {
         'o%_YEAR.txt': GAPS['one'], 'o%_YEAR.txt.1': GAPS['1'],
@@ -105,7 +119,6 @@ RUNS = {
         'out.0': BIG['0'], 'out.1': BIG['1'], 'out.2': BIG['2']}),
     'big_s12': ('sw_big', '-s 4 -o out -S 1,2', {
         'out.1': BIG['1'], 'out.2': BIG['2']}),
-    'big_s11': ('sw_big', '-s 4 -o out -S 1,1', {'out.2': BIG['2']}),
     'big_o': ('sw_big', '-s 4 -o out', {'out': big_lines(0, 24000)}),
 }
 
@@ -119,14 +132,17 @@ def build(name, args, scratch):
 @pytest.fixture(scope='module')
 def results(tools, tmp_path_factory):
     scratch = tmp_path_factory.mktemp('switchfile')
+    builds = {'sw_example': ['-T', '8', EXAMPLE]}
     for name, text in SCRIPTS.items():
         (scratch / f'{name}.stp').write_text(text)
-        build(name, ['-DMAXACTION=100000', f'{name}.stp'] if name == 'sw_big'
-              else [f'{name}.stp'], scratch)
-    build('sw_example', ['-T', '8', EXAMPLE], scratch)
+        builds[name] = [f'{name}.stp']
+    builds['sw_big'][:0] = ['-DMAXACTION=100000']
+    with ThreadPoolExecutor(max_workers=2) as ex:
+        list(ex.map(lambda n: build(n, builds[n], scratch), builds))
     cmds = [f'mkdir {run} && cd {run} && {STAPRUN} {opts} ../{mod}.ko'
             for run, (mod, opts, _) in RUNS.items()]
     cmds.append(f'{STAPRUN} sw_ticks.ko')   # no -o: switch_file() does nothing
+    cmds.append(f'{STAPRUN} sw_usr2.ko')    # nor SIGUSR2
     # an output file that cannot be opened: 4.8's error; the module is
     # unloaded (it loads again right after)
     cmds.append(f'cd ticks_o && {STAPRUN} -o nodir/out ../sw_ticks.ko; '
@@ -156,8 +172,14 @@ def test_switch_file_without_output_file(results):
     assert r.stdout == ''.join(TICKS.values())
 
 
-def test_output_file_cannot_be_opened(results):
+def test_sigusr2_without_output_file(results):
     r = results[0][len(RUNS) + 1]
+    assert (r.rc, r.stderr) == (0, '')
+    assert r.stdout == ''.join(GAPS.values())
+
+
+def test_output_file_cannot_be_opened(results):
+    r = results[0][len(RUNS) + 2]
     assert (r.rc, r.stdout) == (0, 'rc=1\n')
     assert r.stderr == ("ERROR: Couldn't open output file "
                         f"{results[2]}/ticks_o/nodir/out: No such file or directory\n")

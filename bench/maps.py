@@ -3,7 +3,9 @@
 # Debian's SystemTap 4.8: each script below times N map updates, lookups,
 # `<<<` or foreach rows inside one begin probe with gettimeofday_ns() and
 # prints picoseconds per operation; both modules run in the test guest
-# (QEMU, TCG) with 1 and with 2 CPUs. Also reported per script: the size of
+# (QEMU, TCG, -icount as in bench/probes.py: the guest's clock counts
+# executed instructions, so the timings do not depend on the host's load)
+# with 1 and with 2 CPUs. Also reported per script: the size of
 # the pass-3 C (-p3) and the pass-4 build time (warm upstream autoconf
 # cache, no module cache; we have no cache). Ratios are upstream / ours
 # (>1: we are faster or smaller). Not a test: run it by hand,
@@ -94,11 +96,12 @@ def build_all(names, n, krel, rt, sysdir, work):
 
 def run_guest(names, work, cpus):
     import guest
+    from probes import CountingGuest
     cmds = []
     for name in names:
         cmds.append(f'{OURS_RUN} o_{name}.ko')
         cmds.append(f'{UPSTREAM_RUN} u_{name}.ko')
-    batch = guest.run_batch(cmds, scratch=str(work), timeout=120, cpus=cpus)
+    batch = CountingGuest().run_batch(cmds, scratch=str(work), timeout=300, cpus=cpus)
     guest.check_kernel_healthy(batch)
     out = {}
     for name, i in zip(names, range(0, len(cmds), 2)):

@@ -420,6 +420,7 @@ bool elaborate_poisoned(struct session *s, const char *name);
 int dump_functions(struct session *s);
 int dump_probe_aliases(struct session *s);
 void elaborate_print(struct session *s, FILE *out);
+int rprobe_entry_count(const struct rprobe *r);
 
 /* ---- translate.c, kbuild.c, run.c: passes 3, 4, 5 ------------------------ */
 int translate(struct session *s);

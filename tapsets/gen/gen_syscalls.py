@@ -6,7 +6,13 @@
 #     tapsets/gen/gen_syscalls.py
 # Table columns (tab separated): name; kernel syscall names (comma
 # separated, probed as __x64_sys_NAME, or __do_sys_NAME for the argument-less
-# ones the BTF catalog only knows by that name); variable assignments
+# ones the BTF catalog only knows by that name; "=SYMBOL" for a kernel
+# function of another name, such as an __ia32_compat_sys_ one; or
+# "sys_enter:NR" for the raw_syscalls tracepoints gated on x86_64 syscall
+# number NR ("ia32=NR" for a 32-bit task's call, several joined by "|",
+# "none" when x86_64 has no such syscall), ":__nr" after it to keep the
+# number in __nr, as 4.8 lists the calls it can only find there); variable
+# assignments
 # ("var=expr; ..."; the _sc_* readers are in syscall_support.stp); the argstr
 # expression (or a statement block in braces that sets argstr); the retstr
 # format (1 decimal, 2 hex).
@@ -45,9 +51,42 @@ def symbols():
         return set(line.strip() for line in f)
 
 
+def tp_gate(names, suffix):
+    """The point and first statements of a row whose symbols column is
+    sys_enter:NRS[:__nr] (None for kprobe rows): 4.8's tracepoint form.
+    NRS: "none", or x86_64 numbers N and 32-bit tasks' ia32=N joined by |."""
+    if not names[0].startswith('sys_enter:'):
+        return None
+    words = names[0].split(':')
+    point = 'kernel.trace("raw_syscalls:%s")' % (
+        'sys_exit' if suffix else 'sys_enter')
+    out = []
+    nr = '_sc_regs_nr($regs)'
+    if len(words) > 2:
+        out.append('%s = %s' % (words[2], nr))
+        nr = words[2]
+    if words[1] == 'none':
+        return point, out + ['if (_sc_tp_none(%s)) next' % nr]
+    alts = []
+    for n in words[1].split('|'):
+        if n.startswith('ia32='):
+            alts.append('(%s == %s && _sc_compat_task())' % (nr, n[5:]))
+        else:
+            alts.append('(%s == %s && !_sc_compat_task())' % (nr, n))
+    if len(alts) == 1:
+        alts[0] = alts[0][1:-1]
+    return point, out + ['if (!(%s)) next' % ' || '.join(alts)]
+
+
 def points(names, syms, suffix):
+    tp = tp_gate(names, suffix)
+    if tp:
+        return tp[0]
     out = []
     for n in names:
+        if n.startswith('='):
+            out.append('kprobe.function("%s")%s ?' % (n[1:], suffix))
+            continue
         sym = '__x64_sys_' + n
         if sym not in syms and '__do_sys_' + n in syms:
             sym = '__do_sys_' + n
@@ -112,24 +151,39 @@ def emit(f, rows, syms, order):
         _, names, body, argstr, retfmt = row[:5]
         f.write('\nprobe syscall.%s = %s\n{\n' %
                 (name, points(names.split(','), syms, '')))
+        for text in (tp_gate(names.split(','), '') or ('', []))[1]:
+            f.write('\t%s\n' % text)
         for _, text in ordered(body_stmts(name, body, argstr), order.get(name)):
             f.write('\t%s\n' % text)
         f.write('}\n')
     for row in rows:
         names, retfmt = row[1].split(','), row[4]
-        # the return side's variables: name, or column 6 ("var=expr; ...")
-        rets = ['name = "%s"' % name]
+        # the return side's variables: name, or column 6 ("var=expr; ...",
+        # with "RET" where retval and retstr go when others follow them)
+        rets, after = ['name = "%s"' % name], []
         if len(row) > 5:
-            rets = ['%s = %s' % tuple(a.split('=', 1)) for a in row[5].split('; ')]
+            parts = row[5].split('; ')
+            rets = ['%s = %s' % tuple(a.split('=', 1)) for a in parts if a != 'RET']
+            if 'RET' in parts:
+                k = parts.index('RET')
+                rets, after = rets[:k], rets[k:]
+        # column 6 may also set retval and retstr itself (-L lists in order)
+        given = [r.split(' = ')[0] for r in rets + after]
         if name in NORETURN:    # as 4.8: never fires, lists its variables
             f.write('probe syscall.%s.return = never\n{\n' % name)
             rets.append('retval = 0')
+        elif tp_gate(names, '.return'):
+            f.write('probe syscall.%s.return = %s\n{\n' %
+                    (name, points(names, syms, '.return')))
+            rets = tp_gate(names, '.return')[1] + rets + ['retval = $ret']
         else:
             f.write('probe syscall.%s.return = %s\n{\n' %
                     (name, points(names, syms, '.return')))
-            rets.append('retval = _sc_ret()')
-        rets.append('retstr = _sc_retstr(%s, retval)' % retfmt)
-        f.write(''.join('\t%s\n' % r for r in rets) + '}\n')
+            if 'retval' not in given:
+                rets.append('retval = _sc_ret()')
+        if 'retstr' not in given:
+            rets.append('retstr = _sc_retstr(%s, retval)' % retfmt)
+        f.write(''.join('\t%s\n' % r for r in rets + after) + '}\n')
     f.write('probe nd_syscall.%s = syscall.%s { }\n' % (name, name))
     f.write('probe nd_syscall.%s.return = syscall.%s.return { }\n' %
             (name, name))

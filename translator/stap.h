@@ -397,6 +397,9 @@ bool probe_point_matches(struct session *s, struct probe_point *pp);
 bool probe_point_has_wildcard(const struct probe_point *pp);
 void check_procfs_points(struct session *s);
 struct kcatalog *kernel_catalog(struct session *s);
+/* ksymmap.c: the text symbols of the kernel's System.map (-r DIR's, a real
+ * /boot one) or /proc/kallsyms (the running kernel) matching glob, sorted */
+size_t ksymmap_match(struct session *s, const char *glob, const char ***out);
 void kernel_catalog_close(struct session *s);
 size_t kmod_match_modules(struct session *s, const char *glob,
 			  const char ***out);
@@ -503,6 +506,7 @@ struct session {
 	const char **poisoned;		/* names a broken tapset file declares */
 	size_t npoisoned;
 	struct kcatalog *kcat;		/* kernel probe points: opened on first use */
+	struct ksymmap *ksymmap;	/* the kernel's symbol map: read on first use */
 	bool kcat_tried;
 	struct kmodules *kmods;		/* modules' functions (kmodule.c) */
 	int listing;			/* -l 1, -L 2 */

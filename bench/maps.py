@@ -3,7 +3,9 @@
 # Debian's SystemTap 4.8: each script below times N map updates, lookups,
 # `<<<` or foreach rows inside one begin probe with gettimeofday_ns() and
 # prints picoseconds per operation; both modules run in the test guest
-# (QEMU, TCG) with 1 and with 2 CPUs. Also reported per script: the size of
+# (QEMU, TCG, -icount as in bench/probes.py: the guest's clock counts
+# executed instructions, so the timings do not depend on the host's load)
+# with 1 and with 2 CPUs. Also reported per script: the size of
 # the pass-3 C (-p3) and the pass-4 build time (warm upstream autoconf
 # cache, no module cache; we have no cache). Ratios are upstream / ours
 # (>1: we are faster or smaller). Not a test: run it by hand,
@@ -94,11 +96,12 @@ def build_all(names, n, krel, rt, sysdir, work):
 
 def run_guest(names, work, cpus):
     import guest
+    from probes import CountingGuest
     cmds = []
     for name in names:
         cmds.append(f'{OURS_RUN} o_{name}.ko')
         cmds.append(f'{UPSTREAM_RUN} u_{name}.ko')
-    batch = guest.run_batch(cmds, scratch=str(work), timeout=120, cpus=cpus)
+    batch = CountingGuest().run_batch(cmds, scratch=str(work), timeout=300, cpus=cpus)
     guest.check_kernel_healthy(batch)
     out = {}
     for name, i in zip(names, range(0, len(cmds), 2)):
@@ -118,8 +121,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--n', type=int, default=200000, help='operations per script')
     ap.add_argument('--only', help='comma-separated script names')
+    ap.add_argument('--cpus', default='1,2',
+                    help='guest CPU counts, comma-separated (2 CPUs take long under -icount)')
     args = ap.parse_args()
     names = args.only.split(',') if args.only else list(SCRIPTS)
+    cpus = [int(c) for c in args.cpus.split(',')]
     import guest
     krel = guest.kernel_release()
     work = Path(tempfile.mkdtemp(prefix='stap-bench-maps.', dir='/var/tmp'))
@@ -132,18 +138,18 @@ def main():
         run([str(UPSTREAM), '-R', rt, '-r', krel, '-p4', '-e', 'probe begin { exit() }'],
             env=dict(os.environ, SYSTEMTAP_DIR=str(sysdir)), cwd=work)
         stats = build_all(names, args.n, krel, rt, sysdir, work)
-        times = {c: run_guest(names, work, c) for c in (1, 2)}
+        times = {c: run_guest(names, work, c) for c in cpus}
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f'kernel {krel}, N={args.n}; ns per operation in the guest (TCG), '
           'C bytes of -p3, -p4 seconds; ratio = upstream / ours')
     hdr = (f'{"script":13}' + ''.join(f' {c + "cpu ours":>11} {"4.8":>8} {"ratio":>6}'
-                                      for c in ('1', '2')) +
+                                      for c in map(str, cpus)) +
            f' {"C ours":>8} {"4.8":>8} {"ratio":>6} {"p4 ours":>7} {"4.8":>6} {"ratio":>6}')
     print(hdr)
     for name in names:
         line = f'{name:13}'
-        for c in (1, 2):
+        for c in cpus:
             o, u = times[c][(name, 'o')], times[c][(name, 'u')]
             line += f' {o:>11.1f} {u:>8.1f} {ratio(u, o):>6}'
         s = stats[name]

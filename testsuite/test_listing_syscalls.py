@@ -6,11 +6,10 @@
 # directory with a System.map made from the guest's /proc/kallsyms (so
 # 4.8's kprobe-based nd2_syscall points resolve, as in test_listing.py).
 #
-# KNOWN lists the probes whose line still differs (tapsets/gen/syscalls.tbl
-# has other variables for them, or 4.8 lists them through its
-# tracepoint-based tp_syscall fallback, its @entry helpers or socketcall
-# multiplexing, or they are ia32/compat-only calls we do not provide):
-# the compat_* (ia32) calls are not provided either. Every other line
+# KNOWN lists the probes whose line still differs: the .return lines 4.8
+# lists empty, its 32-bit socketcall and ipc multiplexers (with their
+# @entry halves) among their probes; the compat_* (ia32) calls are not
+# provided. Every other line
 # must be 4.8's byte for byte, and a KNOWN line that
 # starts to match must leave the list.
 import re
@@ -23,19 +22,11 @@ from conftest import STAPRUN, run_stap
 
 HERE = Path(__file__).resolve().parent
 
-KNOWN = set('''
-bind clone connect fadvise64_64 lookup_dcookie quotactl
-rt_sigqueueinfo rt_sigtimedwait rt_tgsigqueueinfo semctl
-bdflush ftruncate64 ni_syscall pwrite32 readdir rt_sigaction32 settimeofday32
-sigaction sigaction32 sysctl ustat32
-'''.split())
+KNOWN = set()
 KNOWN_RETURN = set('''
-accept accept4 bind clone connect epoll_create fadvise64_64 getpeername
-getsockname getsockopt listen lookup_dcookie msgget pipe ptrace recv recvfrom
-recvmsg semget semop send sendmmsg sendmsg sendto setsockopt shmdt shmget
-shutdown signalfd socket socketpair wait4
-bdflush ftruncate64 ni_syscall pwrite32 readdir
-rt_sigaction32 settimeofday32 sigaction sigaction32 sysctl ustat32
+accept accept4 bind connect getpeername getsockname getsockopt listen
+msgget recv recvfrom recvmsg semget semop send sendmmsg sendmsg sendto
+setsockopt shmdt shmget shutdown socket socketpair
 '''.split())
 
 

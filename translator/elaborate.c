@@ -361,6 +361,13 @@ static int entry_nodes(const struct node *n, const struct node **v, int k)
 	return k;
 }
 
+/* How many @entry() values a kernel .return probe saves at entry (its
+ * entry half, as 4.8 makes one); 0 for any other probe. */
+int rprobe_entry_count(const struct rprobe *r)
+{
+	return entry_shown(r) ? entry_nodes(r->probe->body, NULL, 0) : 0;
+}
+
 static int entry_globals(struct session *s, FILE *out)
 {
 	int k = 0;

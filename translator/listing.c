@@ -8,7 +8,10 @@
  * tracepoint's arguments. The format is upstream's:
  *   kernel.trace("sched:sched_switch") $preempt:bool $prev:struct task_struct* ...
  * When several probes print alike (an alias over many functions), a
- * variable is listed only if all of them have it.
+ * variable is listed only if all of them have it. A kernel .return probe
+ * with @entry() values counts as two, as 4.8 makes it: its entry half,
+ * whose only local is _entry_tvar_tid, and the return half, which has
+ * that local first.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -71,11 +74,13 @@ static int listed_args(const struct rprobe *r)
 static void collect_vars(struct session *s, const struct rprobe *r,
 			 struct listed *l)
 {
-	int n = 2 * listed_args(r) + r->nargs + 1;
+	int n = 2 * listed_args(r) + r->nargs + 2;
 
 	for (struct var *v = r->probe->locals; v; v = v->next)
 		n++;
 	l->vars = arena_alloc(s->arena, sizeof(*l->vars) * (size_t)n);
+	if (rprobe_entry_count(r))
+		l->vars[l->nvars++] = "_entry_tvar_tid:long";
 	if (r->kind == RP_TRACEPOINT || r->kind == RP_NETFILTER)
 		tracepoint_arg_locals(s, r, r->probe->body, l);
 	for (struct var *v = r->probe->locals; v; v = v->next)
@@ -122,7 +127,7 @@ int list_probes(struct session *s, FILE *out)
 	size_t n = 0, i, j;
 
 	for (struct rprobe *r = s->rprobes; r; r = r->next)
-		n++;
+		n += rprobe_entry_count(r) ? 2 : 1;
 	if (!n)
 		return 1;
 	v = arena_alloc(s->arena, sizeof(*v) * n);
@@ -130,6 +135,14 @@ int list_probes(struct session *s, FILE *out)
 	for (struct rprobe *r = s->rprobes; r; r = r->next, i++) {
 		v[i].label = r->probe->listed ? r->probe->listed : r->label;
 		v[i].order = i;
+		if (rprobe_entry_count(r)) {	/* the entry half first */
+			v[i].vars = arena_alloc(s->arena, sizeof(*v[i].vars));
+			v[i].vars[0] = "_entry_tvar_tid:long";
+			v[i].nvars = 1;
+			v[i + 1].label = v[i].label;
+			v[i + 1].order = i + 1;
+			i++;
+		}
 		collect_vars(s, r, &v[i]);
 	}
 	qsort(v, n, sizeof(*v), by_label);

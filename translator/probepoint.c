@@ -607,6 +607,27 @@ static void add_function(struct resolver *r, const struct fn_spec *f,
 	}
 }
 
+/* The union of the sorted names (*v)[0..n) and the symbol map's matching
+ * glob (kprobe.function() also takes functions without BTF), into *v. */
+static size_t merge_names(struct session *s, const char ***v, size_t n, const char *glob)
+{
+	const char **m, **out;
+	size_t nm = ksymmap_match(s, glob, &m), i = 0, j = 0, k = 0;
+
+	if (!nm)
+		return n;
+	out = arena_alloc(s->arena, (n + nm) * sizeof(*out));
+	while (i < n || j < nm) {
+		int c = i == n ? 1 : j == nm ? -1 : strcmp((*v)[i], m[j]);
+
+		out[k++] = c <= 0 ? (*v)[i] : m[j];
+		i += c <= 0;
+		j += c >= 0;
+	}
+	*v = out;
+	return k;
+}
+
 /* The kernel's functions f->glob matches, from the BTF catalog. */
 static void kernel_functions(struct resolver *r, const struct fn_spec *f)
 {
@@ -619,6 +640,8 @@ static void kernel_functions(struct resolver *r, const struct fn_spec *f)
 		return;
 	}
 	n = kcat_match_functions(kc, f->glob, &names);
+	if (f->kind == RP_KPROBE)	/* and the symbol map's, as 4.8 */
+		n = merge_names(r->s, &names, n, f->glob);
 	/* a compiler clone (name.isra.0, name.constprop.0, name.part.0) has
 	 * no BTF: kprobe.function takes its exact name on trust, the kernel
 	 * resolving it when the probe is registered */

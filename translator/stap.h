@@ -397,6 +397,9 @@ bool probe_point_matches(struct session *s, struct probe_point *pp);
 bool probe_point_has_wildcard(const struct probe_point *pp);
 void check_procfs_points(struct session *s);
 struct kcatalog *kernel_catalog(struct session *s);
+/* ksymmap.c: the text symbols of the kernel's System.map (-r DIR's, a real
+ * /boot one) or /proc/kallsyms (the running kernel) matching glob, sorted */
+size_t ksymmap_match(struct session *s, const char *glob, const char ***out);
 void kernel_catalog_close(struct session *s);
 size_t kmod_match_modules(struct session *s, const char *glob,
 			  const char ***out);
@@ -420,6 +423,7 @@ bool elaborate_poisoned(struct session *s, const char *name);
 int dump_functions(struct session *s);
 int dump_probe_aliases(struct session *s);
 void elaborate_print(struct session *s, FILE *out);
+int rprobe_entry_count(const struct rprobe *r);
 
 /* ---- translate.c, kbuild.c, run.c: passes 3, 4, 5 ------------------------ */
 int translate(struct session *s);
@@ -464,6 +468,7 @@ struct session {
 	const char *kernel_release;	/* -r */
 	const char *kernel_build_dir;
 	const char *output_file;	/* -o */
+	const char *size_option;	/* -S SIZE[,N], for staprun */
 	const char *target_cmd;		/* -c */
 	int target_pid;			/* -x */
 	int timeout_s;			/* -T */
@@ -501,6 +506,7 @@ struct session {
 	const char **poisoned;		/* names a broken tapset file declares */
 	size_t npoisoned;
 	struct kcatalog *kcat;		/* kernel probe points: opened on first use */
+	struct ksymmap *ksymmap;	/* the kernel's symbol map: read on first use */
 	bool kcat_tried;
 	struct kmodules *kmods;		/* modules' functions (kmodule.c) */
 	int listing;			/* -l 1, -L 2 */

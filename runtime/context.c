@@ -140,6 +140,7 @@ static bool stp_run_probe_full(const struct stp_probe *p,
 	c->probe = p;
 	c->regs = regs;
 	c->sregs = NULL;
+	c->sregs_compat = false;
 	c->args = args;
 	c->uaddr = uaddr;
 	c->ret_from = ret_from;

@@ -125,6 +125,7 @@ struct stp_context {
 	struct pt_regs *regs;		/* kprobes: the registers, else NULL */
 	const struct pt_regs *sregs;	/* syscall probes: the user registers
 					 * *_arg() read, else NULL */
+	bool sregs_compat;		/* sregs: a 32-bit task's (ia32 ABI) */
 	const unsigned long *args;	/* kernel probes: raw arguments */
 	unsigned long uaddr;		/* process probes: the probed address */
 	struct stp_procfs_data *procfs;	/* procfs probes: $value, else NULL */

@@ -300,7 +300,8 @@ int64_t stp_register(struct stp_context *c, const char *name, int sign)
 
 /*
  * Argument n (1..6) of a syscall whose probe set c->sregs to the user
- * registers: di si dx r10 r8 r9, as the syscall ABI passes them.
+ * registers: di si dx r10 r8 r9 as the syscall ABI passes them (bx cx dx
+ * si di bp, 32 bits, for a 32-bit task's).
  */
 static int64_t stp_syscall_arg(struct stp_context *c, int64_t n, int sign, int trunc)
 {
@@ -308,14 +309,24 @@ static int64_t stp_syscall_arg(struct stp_context *c, int64_t n, int sign, int t
 	size_t off;
 
 #ifdef CONFIG_X86_64
-	switch (n) {
-	case 1: off = offsetof(struct pt_regs, di); break;
-	case 2: off = offsetof(struct pt_regs, si); break;
-	case 3: off = offsetof(struct pt_regs, dx); break;
-	case 4: off = offsetof(struct pt_regs, r10); break;
-	case 5: off = offsetof(struct pt_regs, r8); break;
-	case 6: off = offsetof(struct pt_regs, r9); break;
-	default: goto bad;
+	if (n < 1 || n > 6)
+		goto bad;
+	if (c->sregs_compat) {
+		static const size_t regs32[] = {
+			offsetof(struct pt_regs, bx), offsetof(struct pt_regs, cx),
+			offsetof(struct pt_regs, dx), offsetof(struct pt_regs, si),
+			offsetof(struct pt_regs, di), offsetof(struct pt_regs, bp),
+		};
+
+		off = regs32[n - 1];
+	} else {
+		static const size_t regs64[] = {
+			offsetof(struct pt_regs, di), offsetof(struct pt_regs, si),
+			offsetof(struct pt_regs, dx), offsetof(struct pt_regs, r10),
+			offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
+		};
+
+		off = regs64[n - 1];
 	}
 	if (stp_copy_from_kernel_nofault(&v, (const char *)c->sregs + off, sizeof(v))) {
 		snprintf(c->error_buffer, sizeof(c->error_buffer),
@@ -324,6 +335,8 @@ static int64_t stp_syscall_arg(struct stp_context *c, int64_t n, int sign, int t
 		c->last_error = c->error_buffer;
 		return 0;
 	}
+	if (c->sregs_compat)
+		v = (u32)v;
 	if (trunc)
 		return sign ? (int64_t)(s32)v : (int64_t)(u32)v;
 	return (int64_t)v;

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,13 +202,15 @@ static void on_wake(int sig)
  * Fork -c's command, held until stapio releases it. As 4.8's held child
  * does (what scripts tracing signals and syscalls see of it), it waits
  * in sigsuspend() for a SIGUSR1 from stapio; then the pipe says whether
- * to run the command ('g') or give up (end of file: the load failed).
+ * to run the command ('g' to read) or give up (end of file: the load
+ * failed).
  */
 static int start_command(struct options *o)
 {
 	struct sigaction sa = { .sa_handler = on_wake };
+	struct pollfd pfd = { .events = POLLIN };
 	sigset_t usr1, old;
-	char c, p[64];
+	char p[64];
 	int fds[2];
 
 	if (pipe(fds) < 0)
@@ -227,14 +230,16 @@ static int start_command(struct options *o)
 		prctl(PR_SET_NAME, "stapio", 0, 0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		close(fds[1]);
+		fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+		pfd.fd = fds[0];
 		sigaction(SIGUSR1, &sa, NULL);
 		sigdelset(&old, SIGUSR1);
 		while (!woken)
 			sigsuspend(&old);
 		signal(SIGUSR1, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		if (read(fds[0], &c, 1) == 1) {
-			close(fds[0]);
+		/* poll(), not read(): the probes see no read of the pipe */
+		if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN)) {
 			exec_command(o->command);
 			_exit(1);	/* it could not run */
 		}

@@ -7,7 +7,9 @@
 # Table columns (tab separated): name; kernel syscall names (comma
 # separated, probed as __x64_sys_NAME, or __do_sys_NAME for the argument-less
 # ones the BTF catalog only knows by that name; "=SYMBOL" for a kernel
-# function of another name, such as an __ia32_compat_sys_ one; or
+# function of another name, such as an __ia32_compat_sys_ one;
+# "=SYMBOL/EXPR/N" for a multiplexer (socketcall, ipc) whose sub-call EXPR
+# (read at entry, for .return through @entry) must be N; or
 # "sys_enter:NR" for the raw_syscalls tracepoints gated on x86_64 syscall
 # number NR ("ia32=NR" for a 32-bit task's call, several joined by "|",
 # "none" when x86_64 has no such syscall), ":__nr" after it to keep the
@@ -78,6 +80,18 @@ def tp_gate(names, suffix):
     return point, out + ['if (!(%s)) next' % ' || '.join(alts)]
 
 
+def mux_gate(names, suffix):
+    """The first statement of a row on a multiplexer, "=SYMBOL/EXPR/N":
+    only its sub-call N goes on (the return side reads EXPR at entry)."""
+    words = names[0].split('/')
+    if len(words) != 3:
+        return []
+    expr = words[1] if ' ' not in words[1] else '(%s)' % words[1]
+    if suffix:
+        expr = '@entry(%s)' % words[1]
+    return ['if (%s != %s) next' % (expr, words[2])]
+
+
 def points(names, syms, suffix):
     tp = tp_gate(names, suffix)
     if tp:
@@ -85,7 +99,7 @@ def points(names, syms, suffix):
     out = []
     for n in names:
         if n.startswith('='):
-            out.append('kprobe.function("%s")%s ?' % (n[1:], suffix))
+            out.append('kprobe.function("%s")%s ?' % (n[1:].split('/')[0], suffix))
             continue
         sym = '__x64_sys_' + n
         if sym not in syms and '__do_sys_' + n in syms:
@@ -151,7 +165,8 @@ def emit(f, rows, syms, order):
         _, names, body, argstr, retfmt = row[:5]
         f.write('\nprobe syscall.%s = %s\n{\n' %
                 (name, points(names.split(','), syms, '')))
-        for text in (tp_gate(names.split(','), '') or ('', []))[1]:
+        for text in ((tp_gate(names.split(','), '') or ('', []))[1] +
+                     mux_gate(names.split(','), '')):
             f.write('\t%s\n' % text)
         for _, text in ordered(body_stmts(name, body, argstr), order.get(name)):
             f.write('\t%s\n' % text)
@@ -179,6 +194,7 @@ def emit(f, rows, syms, order):
         else:
             f.write('probe syscall.%s.return = %s\n{\n' %
                     (name, points(names, syms, '.return')))
+            rets = mux_gate(names, '.return') + rets
             if 'retval' not in given:
                 rets.append('retval = _sc_ret()')
         if 'retstr' not in given:

@@ -45,6 +45,7 @@ struct stp_kprobe {
 	const struct stp_probe *probe;
 	bool ret;
 	bool registered;
+	int rc;		/* of its own registration, when the bulk one failed */
 };
 
 static struct stp_kprobe *stp_kps;
@@ -163,7 +164,11 @@ static void stp_kprobe_unregister_one(struct stp_kprobe *k)
 	k->registered = false;
 }
 
-/* Register the kprobes (ret false) or kretprobes (ret true) of stp_kps. */
+/*
+ * Register the kprobes (ret false) or kretprobes (ret true) of stp_kps,
+ * last first: the kernel runs the probes of one address newest first, so
+ * they run in script order at entry (and in reverse at return), as in 4.8.
+ */
 static void stp_kprobes_register_kind(bool ret)
 {
 	void **v;
@@ -171,7 +176,7 @@ static void stp_kprobes_register_kind(bool ret)
 	int rc;
 
 	v = kvcalloc(max(stp_nkps, 1U), sizeof(*v), GFP_KERNEL);
-	for (i = 0; v && i < stp_nkps; i++)
+	for (i = stp_nkps; v && i-- > 0;)
 		if (stp_kps[i].ret == ret)
 			v[n++] = ret ? (void *)&stp_kps[i].u.rp :
 				       (void *)&stp_kps[i].u.kp;
@@ -189,19 +194,21 @@ static void stp_kprobes_register_kind(bool ret)
 		return;
 	}
 	kvfree(v);
-	/* all or nothing failed: one at a time, warning for each failure
-	 * (a module probe's module may just not be loaded yet: no warning,
-	 * it is registered when the module loads, as 4.8 does) */
-	for (i = 0; i < stp_nkps; i++) {
+	/* all or nothing failed: one at a time (last first), then a warning
+	 * for each failure in script order (a module probe's module may just
+	 * not be loaded yet: no warning, it is registered when the module
+	 * loads, as 4.8 does) */
+	for (i = stp_nkps; i-- > 0;) {
 		struct stp_kprobe *k = &stp_kps[i];
 
 		if (k->ret != ret)
 			continue;
-		rc = stp_kprobe_register_one(k);
-		if (rc && !k->probe->kmodule)
-			stp_kprobe_warn(k, rc);
+		k->rc = stp_kprobe_register_one(k);
 		cond_resched();
 	}
+	for (i = 0; i < stp_nkps; i++)
+		if (stp_kps[i].ret == ret && stp_kps[i].rc && !stp_kps[i].probe->kmodule)
+			stp_kprobe_warn(&stp_kps[i], stp_kps[i].rc);
 }
 
 /* Module load and unload, process context (the module notifier chain). */
@@ -213,7 +220,7 @@ static int stp_kmod_notify(struct notifier_block *nb, unsigned long val, void *d
 	if (val != MODULE_STATE_COMING && val != MODULE_STATE_GOING)
 		return NOTIFY_DONE;
 	mutex_lock(&stp_kmod_lock);
-	for (i = 0; stp_kps && i < stp_nkps; i++) {
+	for (i = stp_nkps; stp_kps && i-- > 0;) {	/* last first, as above */
 		struct stp_kprobe *k = &stp_kps[i];
 
 		if (!k->probe->kmodule || strcmp(k->probe->kmodule, mod->name))

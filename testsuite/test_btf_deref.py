@@ -115,9 +115,19 @@ UPSTREAM_SAME = {
                   f'println(&@cast(t, {SCHED})->pid - t)\n'
                   f'println(@defined(@cast(t, {SCHED})->pid))\n'
                   f'println(@defined(@cast(t, {SCHED})->nosuch))\n'
+                  # in_execve: 0 for stapio; 4.8 printed 0 when recorded, 1
+                  # in a later run (its bit field read is at the task's
+                  # first word, without the member's offset)
                   f'println(@cast(t, {SCHED})->in_execve)\n'
                   f'println(kernel_string(@cast(t, {SCHED})->comm))\n'
-                  f'println(@cast(t, {SCHED})->pi_lock$$)\n'
+                  # a raw_spinlock_t and a union rcu_special over the
+                  # stable comm bytes ("stap"), not the task's own pi_lock
+                  # (held by another CPU waking the task) or
+                  # rcu_read_unlock_special (need_qs, exp_hint: RCU state
+                  # that lingers after a read-side section while a grace
+                  # period is old, as on a loaded host)
+                  f'println(@cast(&@cast(t, {SCHED})->comm, "raw_spinlock_t", '
+                  '"kernel<linux/sched.h>")$$)\n'
                   f'println(@cast(t, {SCHED})->pi_lock$)\n'
                   f'println(@cast(t, {SCHED})->cpus_mask->bits$)\n'
                   'println(@cast(t, "qspinlock", "kernel<linux/sched.h>")$)\n'
@@ -125,7 +135,8 @@ UPSTREAM_SAME = {
                   f'println(@cast(t, {SCHED})->thread_pid$)\n'
                   f'println(@cast(t, {SCHED})->se->load$$)\n'
                   f'println(@cast(t, {SCHED})->cpus_mask$, " ", @cast(t, {SCHED})->cpus_mask$$)\n'
-                  f'println(@cast(t, {SCHED})->rcu_read_unlock_special$$)\n'
+                  f'println(@cast(&@cast(t, {SCHED})->comm, "rcu_special", '
+                  '"kernel<linux/sched.h>")$$)\n'
                   f'println(@cast(t, {SCHED})->perf_event_ctxp$, " ", '
                   f'@cast(t, {SCHED})->tlb_ubc$$)\n'
                   f'println(@cast(t, {SCHED})->policy$, " ", @cast(t, {SCHED})->prio$$)\n'
@@ -148,15 +159,15 @@ UPSTREAM_SAME = {
 }
 UPSTREAM_OUTPUT = {
     'cast_begin': ('pid 1\n"stapio"\n1\n116\n2416\n1\n0\n0\nstapio\n'
-                   "{.raw_lock={<union>={.val={.counter=0}, <class>={.locked='\\000', "
-                   ".pending='\\000'}, <class>={.locked_pending=0, .tail=0}}}}\n"
+                   "{.raw_lock={<union>={.val={.counter=1885434995}, <class>={.locked='s', "
+                   ".pending='t'}, <class>={.locked_pending=29811, .tail=28769}}}}\n"
                    '{.raw_lock={...}}\n[1, ...]\n{<union>={...}}\n[{...}, ...]\n'
                    '{.count={...}, .level=0, .lock={...}, .tasks=[...], .inodes={...}, '
                    '.wait_pidfd={...}, .rcu={...}, .numbers=[...]}\n'
                    '{.weight=1048576, .inv_weight=4194304}\n'
                    '{.bits=[...]} {.bits=[1, ...]}\n'
-                   "{.b={.blocked='\\000', .need_qs='\\000', .exp_hint='\\000', "
-                   ".need_mb='\\000'}, .s=0}\n"
+                   "{.b={.blocked='s', .need_qs='t', .exp_hint='a', .need_mb='p'}, "
+                   ".s=1885434995}\n"
                    '[0x0, ...] {.arch={.cpumask={.bits=[0, ...]}}, .flush_required=0, '
                    '.writable=0}\n0 120\n', '', 0),
     'cast_index': ('8 1 22000\n', '', 0),

@@ -45,20 +45,24 @@ def p2_points(point):
 
 
 def test_wildcards_elaborate():
-    # one kprobe per x86_64 entry point the kernel has (__x64_sys_NAME, or
-    # __do_sys_NAME for the argument-less ones); getdents, pipe, ... take two,
-    # epoll_create and signalfd only their epoll_create1 and signalfd4, as 4.8;
-    # as 4.8 finds them on 6.1, some from the sys_enter tracepoint and the
-    # 32-bit-only ones from their __ia32_compat_sys_ functions; and the socket
-    # and ipc calls also on the socketcall and ipc multiplexers, 22 of them on
-    # the ia32 ones, sendmsg and recvmsg on __x64_sys_socketcall
+    # one kprobe per entry point the kernel has: __ia32_sys_NAME (a 32-bit
+    # task's calls, any int 0x80) and __x64_sys_NAME, as 4.8's
+    # "__{ia32,x64}_sys_" prefix; the argument-less calls, whose two entries
+    # are one function, only __x64_sys_NAME, or __do_sys_NAME where the BTF
+    # knows only that; getdents, pipe, ... take two, epoll_create and
+    # signalfd only their epoll_create1 and signalfd4, as 4.8; as 4.8 finds
+    # them on 6.1, some from the sys_enter tracepoint and the 32-bit-only
+    # ones from their __ia32_compat_sys_ functions; and the socket and ipc
+    # calls also on the socketcall and ipc multiplexers, 22 of them on the
+    # ia32 ones, sendmsg and recvmsg on __x64_sys_socketcall
     entry = p2_points('syscall.*')
-    assert len(entry) == 376
+    assert len(entry) == 695
+    assert len([p for p in entry if p.startswith('kprobe.function("__ia32_sys_')]) == 319
     tps = sorted(p.split(' = ')[0].split('<- ')[1] for p in entry
                  if p.startswith('kernel.trace("raw_syscalls:sys_enter")'))
     assert tps == ['syscall.' + n for n in ('bdflush', 'clone', 'fadvise64_64', 'ftruncate64',
                                             'lookup_dcookie', 'pwrite32', 'sigaction', 'sysctl')]
-    ia32 = [p.split('"')[1] for p in entry if p.startswith('kprobe.function("__ia32')]
+    ia32 = [p.split('"')[1] for p in entry if p.startswith('kprobe.function("__ia32_c')]
     assert sorted(set(ia32)) == [
         '__ia32_compat_sys_ipc', '__ia32_compat_sys_old_readdir', '__ia32_compat_sys_rt_sigaction',
         '__ia32_compat_sys_settimeofday', '__ia32_compat_sys_sigaction',
@@ -66,16 +70,19 @@ def test_wildcards_elaborate():
     assert (ia32.count('__ia32_compat_sys_socketcall'), ia32.count('__ia32_compat_sys_ipc')) == (17, 5)
     assert len([p for p in entry if p.startswith('kprobe.function("__x64_sys_socketcall")')]) == 2
     assert len([p for p in entry if p.startswith('kprobe.function("sys_ni_syscall")')]) == 1
-    assert all(p.startswith(('kprobe.function("__x64_sys_', 'kprobe.function("__do_sys_'))
-               for p in entry if not p.startswith(('kernel.trace', 'kprobe.function("__ia32',
-                                                   'kprobe.function("sys_ni_syscall")')))
+    assert all(p.startswith(('kprobe.function("__x64_sys_', 'kprobe.function("__do_sys_',
+                             'kprobe.function("__ia32_sys_')) for p in entry
+               if not p.startswith(('kernel.trace', 'kprobe.function("__ia32_compat',
+                                    'kprobe.function("sys_ni_syscall")')))
     assert 'kprobe.function("__x64_sys_openat")? /*  name = __x64_sys_openat*/ ' \
-        '/* <- syscall.openat = kprobe.function("__x64_sys_openat")? <- syscall.* */' \
-        in entry
+        '/* <- syscall.openat = kprobe.function("__ia32_sys_openat")?, ' \
+        'kprobe.function("__x64_sys_openat")? <- syscall.* */' in entry
     ret = p2_points('syscall.*.return')
-    assert len(ret) == 403     # 374, and the entry halves of 29 @entry()
-    assert len(p2_points('nd_syscall.*')) == 376
-    assert len(p2_points('nd_syscall.*.return')) == 403
+    # 683 returns, and the entry halves of the @entry() ones (ia32 and x64
+    # kprobes, the multiplexers, or the sys_enter tracepoint)
+    assert len(ret) == 725
+    assert len(p2_points('nd_syscall.*')) == 695
+    assert len(p2_points('nd_syscall.*.return')) == 725
     assert p2_points('syscall_any') == [
         'kernel.trace("raw_syscalls:sys_enter") /* <- syscall_any = '
         'kernel.trace("raw_syscalls:sys_enter") <- syscall_any */']

@@ -119,41 +119,43 @@ def test_vfs(run):
     v = f'v.txt {S}/mnt/v.txt dev=1:0 devname=ram0 ino={ino["mnt/v.txt"]}'
     d = f'/ {S}/mnt dev=1:0 devname=ram0 ino={ino["mnt"]}'
     g = f'g.txt {S}/g.txt dev={g_dev} devname=N/A ino={ino["g.txt"]}'
+    # the probes of one function run in script order at entry and in
+    # reverse at return, as 4.8 runs them (test_thread_area.py)
     expected = [
         # dd if=mnt/f.txt of=mnt/out.txt bs=64
         f'vfs.open {S}/mnt/f.txt argstr_ok=1',
         f'vfs.open.return {S}/mnt/f.txt ret=0',
-        f'names f.txt {S}/mnt/f.txt f.txt 1',
-        'do_sync_read f.txt len=64 size=64 units=bytes',
         f'vfs.read {f} bytes_to_read=64 pos=0',
-        f'vfs.read.return {f} bytes_to_read=64 ret=5 bytes_read=5 error=0 error_str= retstr=5',
+        'do_sync_read f.txt len=64 size=64 units=bytes',
+        f'names f.txt {S}/mnt/f.txt f.txt 1',
         'do_sync_read.return bytes_read=5',
+        f'vfs.read.return {f} bytes_to_read=64 ret=5 bytes_read=5 error=0 error_str= retstr=5',
         f'vfs.write {o} bytes_to_write=5 pos=0',
         f'vfs.write.return {o} bytes_to_write=5 ret=5 bytes_written=5 error=0',
-        f'names f.txt {S}/mnt/f.txt f.txt 1',
-        'do_sync_read f.txt len=64 size=64 units=bytes',
         f'vfs.read {f} bytes_to_read=64 pos=5',
-        f'vfs.read.return {f} bytes_to_read=64 ret=0 bytes_read=0 error=0 error_str= retstr=0',
+        'do_sync_read f.txt len=64 size=64 units=bytes',
+        f'names f.txt {S}/mnt/f.txt f.txt 1',
         'do_sync_read.return bytes_read=0',
+        f'vfs.read.return {f} bytes_to_read=64 ret=0 bytes_read=0 error=0 error_str= retstr=0',
         # python3: writev(ab, cde), readv(1 + 10 bytes)
         f'vfs.writev {v} bytes_to_write=5 pos=0',
         f'vfs.writev.return {v} bytes_to_write=5 ret=5 bytes_written=5 error=0',
-        'vfs.readv vlen=2 vec=1 argstr=11, NUM, PTR',
         f'vfs.readv {v} bytes_to_read=11 pos=0',
+        'vfs.readv vlen=2 vec=1 argstr=11, NUM, PTR',
         f'vfs.readv.return {v} bytes_to_read=11 ret=5 bytes_read=5 error=0 error_str= retstr=5',
         # dd if=mnt: a directory (read through ->read: no do_sync_read)
         f'vfs.read {d} bytes_to_read=64 pos=0',
         f'vfs.read.return {d} bytes_to_read=64 ret=-21 bytes_read=0 error=-21 '
         'error_str=EISDIR retstr=-21',
         # cat g.txt (9p: no block device); cat's buffer size is 9p's
-        'do_sync_read g.txt len=N size=N units=bytes',
         f'vfs.read {g} bytes_to_read=N pos=0',
-        f'vfs.read.return {g} bytes_to_read=N ret=2 bytes_read=2 error=0 error_str= retstr=2',
-        'do_sync_read.return bytes_read=2',
         'do_sync_read g.txt len=N size=N units=bytes',
+        'do_sync_read.return bytes_read=2',
+        f'vfs.read.return {g} bytes_to_read=N ret=2 bytes_read=2 error=0 error_str= retstr=2',
         f'vfs.read {g} bytes_to_read=N pos=2',
-        f'vfs.read.return {g} bytes_to_read=N ret=0 bytes_read=0 error=0 error_str= retstr=0',
+        'do_sync_read g.txt len=N size=N units=bytes',
         'do_sync_read.return bytes_read=0',
+        f'vfs.read.return {g} bytes_to_read=N ret=0 bytes_read=0 error=0 error_str= retstr=0',
     ]
     got = []
     for line in r.stdout.splitlines():

@@ -5,16 +5,16 @@
 # number -> name table of syscall_any). Run it after editing the table:
 #     tapsets/gen/gen_syscalls.py
 # Table columns (tab separated): name; kernel syscall names (comma
-# separated, probed as __x64_sys_NAME, or __do_sys_NAME for the argument-less
-# ones the BTF catalog only knows by that name; "=SYMBOL" for a kernel
-# function of another name, such as an __ia32_compat_sys_ one;
-# "=SYMBOL/EXPR/N" for a multiplexer (socketcall, ipc) whose sub-call EXPR
-# (read at entry, for .return through @entry) must be N; or
-# "sys_enter:NR" for the raw_syscalls tracepoints gated on x86_64 syscall
-# number NR ("ia32=NR" for a 32-bit task's call, several joined by "|",
-# "none" when x86_64 has no such syscall), ":__nr" after it to keep the
-# number in __nr, as 4.8 lists the calls it can only find there); variable
-# assignments
+# separated, probed as __ia32_sys_NAME and __x64_sys_NAME, or __do_sys_NAME
+# for the argument-less ones the BTF catalog only knows by that name;
+# "=SYMBOL" for a kernel function of another name, such as an
+# __ia32_compat_sys_ one; "=SYMBOL/EXPR/N" for a multiplexer (socketcall,
+# ipc) whose sub-call EXPR (read at entry, for .return through @entry) must
+# be N; or "sys_enter:NR" for the raw_syscalls tracepoints
+# gated on x86_64 syscall number NR ("ia32=NR" for a 32-bit task's call,
+# several joined by "|", "none" when x86_64 has no such syscall), ":__nr"
+# after it to keep the number in __nr, as 4.8 lists the calls it can only
+# find there); variable assignments
 # ("var=expr; ..."; the _sc_* readers are in syscall_support.stp); the argstr
 # expression (or a statement block in braces that sets argstr); the retstr
 # format (1 decimal, 2 hex).
@@ -80,6 +80,22 @@ def tp_gate(names, suffix):
     return point, out + ['if (!(%s)) next' % ' || '.join(alts)]
 
 
+def noarg_calls():
+    """The calls the x86_64 enter formats show without an argument."""
+    calls, name, fields = set(), None, 0
+    with open(os.path.join(HERE, 'enter-formats-6.1.txt')) as f:
+        for line in f:
+            if line.startswith('== '):
+                if name and fields <= 1:
+                    calls.add(name)
+                name, fields = line.split()[1], 0
+            elif line.strip():
+                fields += 1
+    if name and fields <= 1:
+        calls.add(name)
+    return calls
+
+
 def mux_gate(names, suffix):
     """The first statement of a row on a multiplexer, "=SYMBOL/EXPR/N":
     only its sub-call N goes on (the return side reads EXPR at entry)."""
@@ -92,7 +108,10 @@ def mux_gate(names, suffix):
     return ['if (%s != %s) next' % (expr, words[2])]
 
 
-def points(names, syms, suffix):
+def points(names, syms, suffix, ia32):
+    """The kprobe points of a row's kernel names; with ia32, the
+    __ia32_sys_NAME entry too (a 32-bit task's call, any int 0x80), as
+    4.8's "__{ia32,x64}_sys_" prefix."""
     tp = tp_gate(names, suffix)
     if tp:
         return tp[0]
@@ -103,9 +122,20 @@ def points(names, syms, suffix):
             continue
         sym = '__x64_sys_' + n
         if sym not in syms and '__do_sys_' + n in syms:
-            sym = '__do_sys_' + n
+            out.append('kprobe.function("__do_sys_%s")%s ?' % (n, suffix))
+            continue
+        if ia32 and not n.startswith('compat_'):
+            out.append('kprobe.function("__ia32_sys_%s")%s ?' % (n, suffix))
         out.append('kprobe.function("%s")%s ?' % (sym, suffix))
     return ',\n\t'.join(out)
+
+
+def with_ia32(names, body, noargs):
+    """Whether a row probes the ia32 entries too: not for a call without
+    arguments, whose __ia32_sys_ and __x64_sys_ entries are one function
+    (aliases of __do_sys_NAME: a probe on both would fire twice), which
+    4.8 probes as __x64_ only; a row reading no argument is one."""
+    return '_sc_' in body and not any(n in noargs for n in names)
 
 
 def upstream_order():
@@ -156,15 +186,16 @@ def body_stmts(name, body, argstr):
     return stmts
 
 
-def emit(f, rows, syms, order):
+def emit(f, rows, syms, order, noargs):
     """The probes of one call: rows (of the same name) each give their
     kernel symbols a body of their own; the first row's body is the one
     -L lists, as 4.8 lists its first alternative."""
     name = rows[0][0]
     for row in rows:
         _, names, body, argstr, retfmt = row[:5]
+        ia32 = with_ia32(names.split(','), body, noargs)
         f.write('\nprobe syscall.%s = %s\n{\n' %
-                (name, points(names.split(','), syms, '')))
+                (name, points(names.split(','), syms, '', ia32)))
         for text in ((tp_gate(names.split(','), '') or ('', []))[1] +
                      mux_gate(names.split(','), '')):
             f.write('\t%s\n' % text)
@@ -173,6 +204,7 @@ def emit(f, rows, syms, order):
         f.write('}\n')
     for row in rows:
         names, retfmt = row[1].split(','), row[4]
+        ia32 = with_ia32(names, row[2], noargs)
         # the return side's variables: name, or column 6 ("var=expr; ...",
         # with "RET" where retval and retstr go when others follow them)
         rets, after = ['name = "%s"' % name], []
@@ -189,11 +221,12 @@ def emit(f, rows, syms, order):
             rets.append('retval = 0')
         elif tp_gate(names, '.return'):
             f.write('probe syscall.%s.return = %s\n{\n' %
-                    (name, points(names, syms, '.return')))
+                    (name, points(names, syms, '.return', ia32)))
+            rets = mux_gate(names, '.return') + rets
             rets = tp_gate(names, '.return')[1] + rets + ['retval = $ret']
         else:
             f.write('probe syscall.%s.return = %s\n{\n' %
-                    (name, points(names, syms, '.return')))
+                    (name, points(names, syms, '.return', ia32)))
             rets = mux_gate(names, '.return') + rets
             if 'retval' not in given:
                 rets.append('retval = _sc_ret()')
@@ -219,6 +252,7 @@ def main():
                 rows.append([row])
     # four files of about 1,600 lines, by name
     order = upstream_order()
+    noargs = noarg_calls()
     parts = 4
     per = (len(rows) + parts - 1) // parts
     for i in range(parts):
@@ -226,12 +260,12 @@ def main():
         fname = 'syscalls_%d.stp' % (i + 1)
         with open(os.path.join(OUT, fname), 'w') as f:
             f.write(HEAD % (fname, 'syscalls.tbl'))
-            f.write('// syscall.NAME probes the x86_64 entry __x64_sys_NAME and '
-                    'reads the\n// arguments from the user registers it is '
-                    'given; .return gives retval.\n// Here: %s to %s.\n'
+            f.write('// syscall.NAME probes the entries __ia32_sys_NAME and '
+                    '__x64_sys_NAME and\n// reads the arguments from the user registers it is'
+                    ' given; .return gives retval.\n// Here: %s to %s.\n'
                     % (chunk[0][0][0], chunk[-1][0][0]))
             for row in chunk:
-                emit(f, row, syms, order)
+                emit(f, row, syms, order, noargs)
     nrs = []
     with open(os.path.join(HERE, 'unistd_64-6.1.txt')) as f:
         for line in f:

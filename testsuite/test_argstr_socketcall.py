@@ -2,8 +2,9 @@
 # ipc(2), which 4.8 reports (name, argstr, retstr) from its probes on
 # __ia32_compat_sys_socketcall and __ia32_compat_sys_ipc, sub-call by
 # sub-call (sendmsg and recvmsg are not among them: 4.8 finds those on the
-# 64-bit __x64_sys_socketcall only), and the same calls of a 64-bit task,
-# each reported once. T32_C (gcc -m32, no libc) and T64_C make them; UPSTREAM
+# 64-bit __x64_sys_socketcall only), some made directly (int 0x80 on the
+# __ia32_sys_ entries), and the same calls of a 64-bit task, each reported
+# once. T32_C (gcc -m32, no libc) and T64_C make them; UPSTREAM
 # is what 4.8 printed for SCRIPT and both programs, first thing in a fresh
 # guest (the ipc ids count from there), its module built with a System.map of
 # the guest's kallsyms. One guest boot.
@@ -74,6 +75,10 @@ void _start(void)
 	sc(117, 13 | 1 << 16, 0x1234, 01600, 0, 0);		/* msgget */
 	sc(117, 23, 0, 4096, 01600, 0);				/* shmget */
 	sc(117, 22, 0, 0, 0, 0x1000);				/* shmdt */
+	s = sc(359, 2, 2, 0, 0, 0);				/* socket, direct */
+	sc(361, s, (long)sin, 16, 0, 0);			/* bind, direct */
+	sc(393, 0, 1, 01600, 0, 0);				/* semget, direct */
+	sc(398, 0x2000, 0, 0, 0, 0);				/* shmdt, direct */
 	sc(1, 0, 0, 0, 0, 0);					/* exit */
 	for (;;)
 		;
@@ -182,6 +187,14 @@ t32 shmget(0, 4096, IPC_CREAT|0600)
 t32 shmget = 0
 t32 shmdt(0x1000)
 t32 shmdt = -22 (EINVAL)
+t32 socket(PF_INET, SOCK_DGRAM, IPPROTO_IP)
+t32 socket = 7
+t32 bind(7, {AF_INET, 127.0.0.1, 4660}, 16)
+t32 bind = 0
+t32 semget(IPC_PRIVATE, 1, IPC_CREAT|0600)
+t32 semget = 2
+t32 shmdt(0x2000)
+t32 shmdt = -22 (EINVAL)
 t64 socket(PF_INET, SOCK_STREAM, IPPROTO_IP)
 t64 socket = 3
 t64 bind(3, {...}, 16)
@@ -193,7 +206,7 @@ t64 sendmsg = -14 (EFAULT)
 t64 recvmsg(3, 0x0, MSG_DONTWAIT)
 t64 recvmsg = -14 (EFAULT)
 t64 semget(IPC_PRIVATE, 1, IPC_CREAT|0600)
-t64 semget = 2
+t64 semget = 3
 t64 shmdt(0x1000)
 t64 shmdt = -22 (EINVAL)
 '''

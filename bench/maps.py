@@ -121,8 +121,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--n', type=int, default=200000, help='operations per script')
     ap.add_argument('--only', help='comma-separated script names')
+    ap.add_argument('--cpus', default='1,2',
+                    help='guest CPU counts, comma-separated (2 CPUs take long under -icount)')
     args = ap.parse_args()
     names = args.only.split(',') if args.only else list(SCRIPTS)
+    cpus = [int(c) for c in args.cpus.split(',')]
     import guest
     krel = guest.kernel_release()
     work = Path(tempfile.mkdtemp(prefix='stap-bench-maps.', dir='/var/tmp'))
@@ -135,18 +138,18 @@ def main():
         run([str(UPSTREAM), '-R', rt, '-r', krel, '-p4', '-e', 'probe begin { exit() }'],
             env=dict(os.environ, SYSTEMTAP_DIR=str(sysdir)), cwd=work)
         stats = build_all(names, args.n, krel, rt, sysdir, work)
-        times = {c: run_guest(names, work, c) for c in (1, 2)}
+        times = {c: run_guest(names, work, c) for c in cpus}
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f'kernel {krel}, N={args.n}; ns per operation in the guest (TCG), '
           'C bytes of -p3, -p4 seconds; ratio = upstream / ours')
     hdr = (f'{"script":13}' + ''.join(f' {c + "cpu ours":>11} {"4.8":>8} {"ratio":>6}'
-                                      for c in ('1', '2')) +
+                                      for c in map(str, cpus)) +
            f' {"C ours":>8} {"4.8":>8} {"ratio":>6} {"p4 ours":>7} {"4.8":>6} {"ratio":>6}')
     print(hdr)
     for name in names:
         line = f'{name:13}'
-        for c in (1, 2):
+        for c in cpus:
             o, u = times[c][(name, 'o')], times[c][(name, 'u')]
             line += f' {o:>11.1f} {u:>8.1f} {ratio(u, o):>6}'
         s = stats[name]

@@ -59,6 +59,15 @@ void stp_system(const char *cmd)
 		atomic_set(&stp_system_dropped, 1);
 }
 
+/* switch_file(): what this CPU printed so far goes to the current output
+ * file, the rest to the next one; a marker record in the output's
+ * sequence tells stapio where (it ignores it without -o). */
+void stp_switch_file(void)
+{
+	stp_print_flush_this_cpu();
+	stp_relay_put(STP_TRACE_SWITCH, NULL, 0);
+}
+
 /* Control timer and session end: report dropped system() commands. */
 static void stp_system_warn(void)
 {

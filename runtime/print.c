@@ -3,7 +3,8 @@
  * print.c - output sinks and the printf formatter.
  *
  * A sink is either this CPU's print buffer (flushed to the relay channel
- * at the end of each probe, or when it fills up) or a MAXSTRINGLEN
+ * at the end of each probe, or when it fills up, keeping whole print
+ * statements in a record) or a MAXSTRINGLEN
  * string (sprintf; truncated silently). The conversions reproduce the
  * output of SystemTap 4.8 byte for byte: for example '#' adds "0x" or a
  * leading 0 even to zero and after a precision, ".0" still prints a 0
@@ -13,6 +14,7 @@
 
 struct stp_print_buf {
 	size_t len;
+	size_t mark;		/* where the current print statement began */
 	char buf[STP_BUFFER_SIZE];
 };
 
@@ -23,6 +25,27 @@ static void stp_print_flush(struct stp_print_buf *pb)
 	if (pb->len)
 		stp_relay_write(pb->buf, pb->len);
 	pb->len = 0;
+	pb->mark = 0;
+}
+
+/*
+ * The buffer is full: as in 4.8, a record holds whole print statements,
+ * so what the current statement wrote so far moves on to the next record
+ * (unless it alone filled the buffer). -S splits output files between
+ * records, at the same places as 4.8.
+ */
+static void stp_print_flush_full(struct stp_print_buf *pb)
+{
+	size_t keep = pb->len - pb->mark;
+
+	if (!pb->mark || !keep) {
+		stp_print_flush(pb);
+		return;
+	}
+	stp_relay_write(pb->buf, pb->mark);
+	memmove(pb->buf, pb->buf + pb->mark, keep);
+	pb->len = keep;
+	pb->mark = 0;
 }
 
 /* Flush this CPU's print buffer; probe context. */
@@ -34,6 +57,7 @@ static void stp_print_flush_this_cpu(void)
 void stp_sink_print(struct stp_sink *s)
 {
 	s->pb = stp_print_bufs[smp_processor_id()];
+	s->pb->mark = s->pb->len;
 	s->dst = NULL;
 	s->len = 0;
 }
@@ -52,7 +76,7 @@ static void stp_put_print(struct stp_print_buf *pb, const char *p, size_t n)
 
 	while (n) {
 		if (pb->len == STP_BUFFER_SIZE)
-			stp_print_flush(pb);
+			stp_print_flush_full(pb);
 		room = min(n, STP_BUFFER_SIZE - pb->len);
 		memcpy(pb->buf + pb->len, p, room);
 		pb->len += room;

@@ -351,6 +351,7 @@ extern char stp_tz_name[MAXSTRINGLEN];
 extern const struct kernel_param_ops stp_param_ops_int64;
 static __printf(1, 2) void stp_error_msg(const char *fmt, ...);
 static void stp_system(const char *cmd);	/* system(): stapio runs cmd */
+static void stp_switch_file(void);	/* switch_file(): next -o output file */
 static __printf(1, 2) void stp_warn_msg(const char *fmt, ...);
 
 /* ---- maps (map.c), statistics (stat.c), locks (lock.c) ---- */

@@ -2,7 +2,7 @@
 /*
  * stapio.c - drive a loaded module's session and copy its output.
  *
- *   stapio [-v] [-i] [-o FILE] [-t PID -F FD] MODULE_NAME
+ *   stapio [-v] [-i] [-o FILE [-S SIZE[,N]]] [-t PID -F FD] MODULE_NAME
  *
  * Opens /sys/kernel/debug/stap/<module>/.cmd, waits for TRANSPORT, opens
  * the per-CPU relay files, sends START and then polls. Records from the
@@ -19,6 +19,12 @@
  * With -i (input.char, input.line), stdin is forwarded once the probes
  * have started, one byte per write(), to the module's procfs file
  * /proc/systemtap/<module>/__stdin.
+ * Output files (-o, as 4.8 names them; FILE is a strftime(3) format of the
+ * time each one is opened): FILE, then FILE.1, FILE.2 ... at
+ * each switch_file() (a marker record in the output); with -S SIZE[,N]
+ * FILE.0, FILE.1 ..., switching also before a record that would take the
+ * file past SIZE MiB, and removing the oldest files beyond the last N.
+ * SIGUSR2 switches too, once the output read so far is written.
  */
 #include <errno.h>
 #include <limits.h>
@@ -49,6 +55,7 @@
 struct record {
 	__u32 seq;
 	__u32 len;
+	bool switch_file;	/* STP_TRACE_SWITCH marker, no data */
 	char *data;
 };
 
@@ -63,6 +70,13 @@ static struct {
 	const char *outfile;
 	const char *module;
 	FILE *out;
+	unsigned long long fsize_max;	/* -S: bytes per file, 0 = no limit */
+	unsigned long fnum_max;	/* -S: files kept, 0 = all */
+	unsigned long fnum;	/* number of the current output file */
+	unsigned long long wsize;	/* bytes written to it */
+	char **kept;		/* -S SIZE,N: names of the last N files */
+	size_t nkept;
+	bool stop;		/* a failure: end the session */
 	int ctl_fd;
 	struct trace_file *trace;
 	unsigned int ntrace;
@@ -84,6 +98,7 @@ static struct {
 } io = { .next_seq = 1, .ctl_fd = -1, .release_fd = -1, .stdin_fd = -1 };
 
 static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t got_usr2;	/* SIGUSR2: next output file */
 
 /*
  * Only main() exits: helpers print "ERROR: ..." with error_msg() and
@@ -184,11 +199,122 @@ static struct record heap_pop(void)
 	return top;
 }
 
+/* ---- output files ---- */
+
+/* The name of output file FNUM (4.8's: FILE, or FILE.N after a switch or
+ * with -S), FILE being a strftime(3) format of the local time when the
+ * file is opened; NULL if it does not fit. */
+static const char *outfile_name(char *buf, size_t size, unsigned long fnum)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t len;
+	int n;
+
+	localtime_r(&now, &tm);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	len = strftime(buf, size, io.outfile, &tm);
+#pragma GCC diagnostic pop
+	if (!len) {
+		error_msg("Invalid FILE name format");
+		return NULL;
+	}
+	n = 0;
+	if (io.fsize_max || fnum)
+		n = snprintf(buf + len, size - len, ".%lu", fnum);
+	if (n < 0 || (size_t)n >= size - len) {
+		error_msg("output file name too long: %s", io.outfile);
+		return NULL;
+	}
+	return buf;
+}
+
+/* 4.8's message, with the absolute name. */
+static int open_error(const char *name)
+{
+	int err = errno;
+	char cwd[PATH_MAX];
+
+	if (name[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		return error_msg("Couldn't open output file %s/%s: %s", cwd, name,
+				 strerror(err));
+	return error_msg("Couldn't open output file %s: %s", name,
+			 strerror(err));
+}
+
+/* -S SIZE,N: remember the name of the file just opened, in the slot of
+ * the one N files back (whose name switch_outfile() took out). */
+static int keep_name(const char *name)
+{
+	size_t slot = io.fnum % io.fnum_max;
+	char **v;
+
+	if (slot >= io.nkept) {
+		v = xrealloc(io.kept, (slot + 1) * sizeof(*v));
+		if (!v)
+			return -1;
+		io.kept = v;
+		io.kept[io.nkept++] = NULL;
+	}
+	io.kept[slot] = strdup(name);
+	if (!io.kept[slot])
+		return error_msg("out of memory");
+	return 0;
+}
+
+static int open_outfile(void)
+{
+	char name[PATH_MAX];
+
+	if (!outfile_name(name, sizeof(name), io.fnum))
+		return -1;
+	io.out = fopen(name, "w");
+	io.wsize = 0;
+	if (!io.out)
+		return open_error(name);
+	return io.fnum_max ? keep_name(name) : 0;
+}
+
+/* Close the current output file, open the next one; with -S SIZE,N the
+ * file N switches back is removed (by the name it was given when opened,
+ * as FILE may hold a time). A failure ends the session, the rest of the
+ * output going nowhere. */
+static void switch_outfile(void)
+{
+	size_t slot;
+
+	fclose(io.out);
+	io.fnum++;
+	slot = io.fnum_max ? io.fnum % io.fnum_max : 0;
+	if (io.fnum_max && slot < io.nkept && io.kept[slot]) {
+		unlink(io.kept[slot]);
+		free(io.kept[slot]);
+		io.kept[slot] = NULL;
+	}
+	if (open_outfile() == 0)
+		return;
+	if (!io.out)
+		io.out = fopen("/dev/null", "w");
+	io.error_seen = true;
+	io.stop = true;
+}
+
 static void emit(struct record r)
 {
-	fwrite(r.data, 1, r.len, io.out);
-	free(r.data);
 	io.next_seq = r.seq + 1;
+	if (r.switch_file) {
+		free(r.data);
+		if (io.outfile)
+			switch_outfile();
+		return;
+	}
+	if (io.fsize_max && io.wsize && io.wsize + r.len > io.fsize_max)
+		switch_outfile();
+	if (io.out)
+		fwrite(r.data, 1, r.len, io.out);
+	io.wsize += r.len;
+	free(r.data);
 }
 
 /* Write every record that is next in sequence; skip old gaps (or all
@@ -225,7 +351,7 @@ static int parse_records(struct trace_file *t)
 
 	while (t->len - off >= sizeof(h)) {
 		memcpy(&h, t->buf + off, sizeof(h));
-		if (h.magic != STP_TRACE_MAGIC) {
+		if (h.magic != STP_TRACE_MAGIC && h.magic != STP_TRACE_SWITCH) {
 			fprintf(stderr, "WARNING: bad trace record, resyncing\n");
 			off++;
 			continue;
@@ -234,6 +360,7 @@ static int parse_records(struct trace_file *t)
 			break;
 		r.seq = h.seq;
 		r.len = h.len;
+		r.switch_file = h.magic == STP_TRACE_SWITCH;
 		r.data = xrealloc(NULL, h.len ? h.len : 1);
 		if (!r.data)
 			return -1;
@@ -549,6 +676,12 @@ static void on_signal(int sig)
 	got_signal = sig;
 }
 
+static void on_usr2(int sig)
+{
+	(void)sig;
+	got_usr2 = 1;
+}
+
 static void setup_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -556,6 +689,8 @@ static void setup_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_usr2;
+	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -590,7 +725,7 @@ static int main_loop(const char *dir)
 
 	while (!io.exit_done) {
 		/* signal, or output gone (EPIPE) */
-		if ((got_signal || ferror(io.out) || command_ended()) &&
+		if ((got_signal || io.stop || (io.out && ferror(io.out)) || command_ended()) &&
 		    send_exit())
 			return -1;
 		p[1].revents = 0;
@@ -600,6 +735,11 @@ static int main_loop(const char *dir)
 		if (read_ctl(dir) || read_all_traces() < 0)
 			return -1;
 		flush_ordered(false);
+		if (got_usr2) {		/* as 4.8: ignored without -o */
+			got_usr2 = 0;
+			if (io.outfile)
+				switch_outfile();
+		}
 		reap_children(false);
 	}
 	close_stdin_file();
@@ -646,14 +786,30 @@ static void unload(void)
 
 static int usage(void)
 {
-	return error_msg("usage: stapio [-v] [-i] [-o FILE] [-t PID -F FD] MODULE_NAME");
+	return error_msg("usage: stapio [-v] [-i] [-o FILE [-S SIZE[,N]]] [-t PID -F FD] MODULE_NAME");
+}
+
+/* -S SIZE[,N], read as 4.8 reads it (strtoul: SIZE MiB, N files). */
+static int parse_size_option(const char *arg)
+{
+	char *end;
+
+	io.fsize_max = strtoul(arg, &end, 10);
+	io.fsize_max <<= 20;
+	if (*end == ',')
+		io.fnum_max = strtoul(end + 1, &end, 10);
+	if (*end)
+		return error_msg("Invalid file size option '%s'.", arg);
+	if (!io.fsize_max)
+		io.fnum_max = 0;
+	return 0;
 }
 
 static int parse_args(int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "vio:t:F:")) != -1) {
+	while ((c = getopt(argc, argv, "vio:S:t:F:")) != -1) {
 		switch (c) {
 		case 'i':
 			io.forward_stdin = true;
@@ -670,12 +826,18 @@ static int parse_args(int argc, char **argv)
 		case 'o':
 			io.outfile = optarg;
 			break;
+		case 'S':
+			if (parse_size_option(optarg))
+				return -1;
+			break;
 		default:
 			return usage();
 		}
 	}
 	if (optind + 1 != argc)
 		return usage();
+	if (io.fsize_max && !io.outfile)
+		return error_msg("You have to specify output FILE with '-S' option.");
 	io.module = argv[optind];
 	return 0;
 }
@@ -685,19 +847,19 @@ static int open_output(void)
 	io.out = stdout;
 	if (!io.outfile)
 		return 0;
-	io.out = fopen(io.outfile, "w");
-	if (!io.out)
-		return error_msg("cannot open %s: %s", io.outfile,
-				 strerror(errno));
-	return 0;
+	return open_outfile();
 }
 
 int main(int argc, char **argv)
 {
 	char dir[512];
 
-	if (parse_args(argc, argv) || open_output())
+	if (parse_args(argc, argv))
 		return 1;
+	if (open_output()) {
+		unload();	/* staprun loaded it */
+		return 1;
+	}
 	setup_signals();
 	if (ensure_debugfs())
 		return 1;

@@ -2,7 +2,7 @@
 /*
  * staprun.c - load a generated module and hand over to stapio.
  *
- *   staprun [-v] [-o FILE] [-s MB|-b MB] [-c CMD|-x PID] MODULE.ko [name=value ...]
+ *   staprun [-v] [-o FILE [-S SIZE[,N]]] [-s MB|-b MB] [-c CMD|-x PID] MODULE.ko [name=value ...]
  *   staprun -d NAME
  *
  * Reads the .ko, calls init_module(2) with the parameters (plus
@@ -10,7 +10,8 @@
  * the same process, so signals sent to staprun's pid reach stapio. -d
  * unloads a module. -c CMD forks the command first, held on a pipe until
  * stapio has started the probes (so target() is its pid from the start);
- * stapio releases it and ends the session when it exits.
+ * stapio releases it and ends the session when it exits. -o and -S (output
+ * file rotation) are checked here, as 4.8 does, and passed to stapio.
  */
 #include <elf.h>
 #include <errno.h>
@@ -36,6 +37,8 @@
 struct options {
 	int verbose;
 	const char *outfile;
+	const char *size_option;	/* -S, checked */
+	unsigned long long fsize_max;	/* its size in bytes */
 	long bufsize_mb;
 	const char *delete_name;
 	const char *module;
@@ -50,12 +53,17 @@ struct options {
  * Only main() exits: helpers print their message and return -1 (or NULL),
  * and main() turns that into exit status 1.
  */
-static int usage(void)
+static int usage_to(FILE *f)
 {
-	fprintf(stderr,
-		"Usage: staprun [-v] [-i] [-o FILE] [-s MB|-b MB] [-c CMD|-x PID] MODULE.ko [name=value ...]\n"
+	fprintf(f,
+		"Usage: staprun [-v] [-i] [-o FILE [-S SIZE[,N]]] [-s MB|-b MB] [-c CMD|-x PID] MODULE.ko [name=value ...]\n"
 		"       staprun -d MODULE_NAME\n");
 	return -1;
+}
+
+static int usage(void)
+{
+	return usage_to(stderr);
 }
 
 /* Print "ERROR: " FMT (with ARG) and a newline; returns -1. */
@@ -65,6 +73,24 @@ static int error_msg(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fputc('\n', stderr);
 	return -1;
+}
+
+/* -S SIZE[,N]: numbers as strtoul reads them (SIZE MiB, N files), as
+ * 4.8; a bad one is 4.8's error, with the usage on stdout. */
+static int parse_size_option(struct options *o, const char *arg)
+{
+	char *end;
+
+	o->fsize_max = strtoul(arg, &end, 10);
+	o->fsize_max <<= 20;
+	if (*end == ',')
+		strtoul(end + 1, &end, 10);
+	if (*end) {
+		error_msg("Invalid file size option '%s'.", arg);
+		return usage_to(stdout);
+	}
+	o->size_option = arg;
+	return 0;
 }
 
 static int add_param(struct options *o, const char *p)
@@ -204,7 +230,7 @@ static int parse_args(struct options *o, int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+vio:s:b:d:hc:x:")) != -1) {
+	while ((c = getopt(argc, argv, "+vio:S:s:b:d:hc:x:")) != -1) {
 		switch (c) {
 		case 'i':
 			o->forward_stdin = true;
@@ -214,6 +240,10 @@ static int parse_args(struct options *o, int argc, char **argv)
 			break;
 		case 'o':
 			o->outfile = optarg;
+			break;
+		case 'S':
+			if (parse_size_option(o, optarg))
+				return -1;
 			break;
 		case 's':
 		case 'b':
@@ -236,6 +266,10 @@ static int parse_args(struct options *o, int argc, char **argv)
 	}
 	if (o->delete_name)
 		return 0;
+	if (o->fsize_max && !o->outfile) {
+		error_msg("You have to specify output FILE with '-S' option.", "");
+		return usage_to(stdout);
+	}
 	if (optind >= argc)
 		return usage();
 	o->module = argv[optind++];
@@ -491,7 +525,7 @@ static void find_stapio(char *path, size_t size)
 static int exec_stapio(const struct options *o, const char *name)
 {
 	char path[PATH_MAX + 32];
-	const char *argv[12];
+	const char *argv[16];
 	char pid[32], fd[32];
 	int i = 0;
 
@@ -512,6 +546,10 @@ static int exec_stapio(const struct options *o, const char *name)
 	if (o->outfile) {
 		argv[i++] = "-o";
 		argv[i++] = o->outfile;
+	}
+	if (o->size_option) {
+		argv[i++] = "-S";
+		argv[i++] = o->size_option;
 	}
 	argv[i++] = name;
 	argv[i] = NULL;

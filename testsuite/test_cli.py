@@ -21,7 +21,7 @@ def staprun_host(args, cwd=None):
 def test_staprun_usage(tools):
     r = staprun_host([])
     assert r.returncode == 1
-    assert r.stderr.startswith('Usage: staprun [-v] [-i] [-o FILE] [-s MB|-b MB] '
+    assert r.stderr.startswith('Usage: staprun [-v] [-i] [-o FILE [-S SIZE[,N]]] [-s MB|-b MB] '
                                '[-c CMD|-x PID] MODULE.ko [name=value ...]\n')
 
 

@@ -6,6 +6,7 @@
  *   5 run it through staprun/stapio.
  * Only this file decides to stop, and only main() exits.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
@@ -37,6 +38,7 @@ static const char usage_text[] =
 	"  -r KVER    build for kernel release KVER (default: the running kernel),\n"
 	"             or -r DIR for a kernel build directory\n"
 	"  -o FILE    send the script's output to FILE\n"
+	"  -S SIZE[,N]  with -o: next file after SIZE MiB, keep the last N files\n"
 	"  -s MB      relay buffer size per CPU in MiB (default 256 KiB)\n"
 	"  -D N[=V]   pass a C define to the module build (e.g. MAXACTION=10000)\n"
 	"  -I DIR     look for tapsets in DIR too\n"
@@ -127,6 +129,35 @@ bad:
 		"-G takes NAME=VALUE, a global's name and a value of [a-z0-9_.-] ('%s')", arg));
 }
 
+/* Skip the digits at *p; false if there are none. */
+static bool skip_digits(const char **p)
+{
+	const char *start = *p;
+
+	while (isdigit((unsigned char)**p))
+		(*p)++;
+	return *p != start;
+}
+
+/* -S: digits, optionally a comma and digits; 4.8's error text otherwise. */
+static int check_size_option(struct session *s, const char *arg)
+{
+	const char *p = arg;
+	bool ok = skip_digits(&p);
+
+	if (ok && *p == ',') {
+		p++;
+		ok = skip_digits(&p);
+	}
+	if (!ok || *p) {
+		fprintf(s->err, "ERROR: Safety pattern mismatch for -S parameter "
+			"('%s' vs. '^[0-9]+(,[0-9]+)?$') rc=1\n", arg);
+		return 1;
+	}
+	s->size_option = arg;
+	return -1;
+}
+
 /* Returns -1 to go on, else an exit status (0 for -h/-V). */
 static int parse_one(struct session *s, int c, const char **script)
 {
@@ -142,6 +173,7 @@ static int parse_one(struct session *s, int c, const char **script)
 	case 'u': s->unoptimized = true; break;
 	case 'e': *script = optarg; break;
 	case 'o': s->output_file = optarg; break;
+	case 'S': return check_size_option(s, optarg);
 	case 'r': s->kernel_release = optarg; break;
 	case 'R': s->runtime_dir = optarg; break;
 	case 'D': add_define(s, optarg); break;
@@ -246,7 +278,7 @@ static int parse_options(struct session *s, int argc, char **argv,
 	};
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "p:vkgwue:o:r:R:D:I:s:m:l:L:hVc:x:T:G:d:",
+	while ((c = getopt_long(argc, argv, "p:vkgwue:o:S:r:R:D:I:s:m:l:L:hVc:x:T:G:d:",
 				longs, NULL)) != -1) {
 		rc = parse_one(s, c, script);
 		if (rc >= 0)

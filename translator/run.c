@@ -19,7 +19,7 @@ static void forward(int sig)
 		kill((pid_t)child_pid, sig);
 }
 
-/* staprun [-v...] [-o F] [-s MB] [-c CMD] [-i] [-x PID] MODULE.ko [NAME=VALUE...] */
+/* staprun [-v...] [-o F] [-S SIZE[,N]] [-s MB] [-c CMD] [-i] [-x PID] MODULE.ko [NAME=VALUE...] */
 static void build_argv(struct session *s, const char **argv)
 {
 	int n = 0;
@@ -30,6 +30,10 @@ static void build_argv(struct session *s, const char **argv)
 	if (s->output_file) {
 		argv[n++] = "-o";
 		argv[n++] = s->output_file;
+	}
+	if (s->size_option) {
+		argv[n++] = "-S";
+		argv[n++] = s->size_option;
 	}
 	if (s->bufsize_mb) {
 		argv[n++] = "-s";
@@ -58,7 +62,7 @@ static void build_argv(struct session *s, const char **argv)
 int run_module(struct session *s)
 {
 	const char **argv = arena_alloc(s->arena, sizeof(char *) *
-					(size_t)(16 + s->nglobal_settings));
+					(size_t)(20 + s->nglobal_settings));
 	struct sigaction sa;
 	int status;
 	pid_t pid;

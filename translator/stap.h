@@ -465,6 +465,7 @@ struct session {
 	const char *kernel_release;	/* -r */
 	const char *kernel_build_dir;
 	const char *output_file;	/* -o */
+	const char *size_option;	/* -S SIZE[,N], for staprun */
 	const char *target_cmd;		/* -c */
 	int target_pid;			/* -x */
 	int timeout_s;			/* -T */

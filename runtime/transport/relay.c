@@ -32,11 +32,11 @@ static atomic_t stp_seq = ATOMIC_INIT(0);
 static atomic_t stp_relay_dropped = ATOMIC_INIT(0);
 static struct file_operations stp_trace_fops;
 
-/* Append one record from probe context (preemption is off). */
-static void stp_relay_write(const char *data, size_t len)
+/* Append one record (header MAGIC) from probe context (preemption is off). */
+static void stp_relay_put(__u32 magic, const char *data, size_t len)
 {
 	struct stp_relay_cpu *rc = &stp_relay_cpus[smp_processor_id()];
-	struct stp_trace_hdr h = { .magic = STP_TRACE_MAGIC, .len = len };
+	struct stp_trace_hdr h = { .magic = magic, .len = len };
 	unsigned long flags;
 	char *p;
 
@@ -45,12 +45,18 @@ static void stp_relay_write(const char *data, size_t len)
 	p = stp_chan ? relay_reserve(stp_chan, sizeof(h) + len) : NULL;
 	if (p) {
 		memcpy(p, &h, sizeof(h));
-		memcpy(p + sizeof(h), data, len);
+		if (len)
+			memcpy(p + sizeof(h), data, len);
 		smp_store_release(&rc->committed, rc->committed + sizeof(h) + len);
 	} else {
 		atomic_inc(&stp_relay_dropped);
 	}
 	local_irq_restore(flags);
+}
+
+static void stp_relay_write(const char *data, size_t len)
+{
+	stp_relay_put(STP_TRACE_MAGIC, data, len);
 }
 
 static ssize_t stp_trace_read(struct file *f, char __user *ubuf, size_t count,

@@ -8,7 +8,9 @@
  * message, each read() returns exactly one message from the module.
  * A message is a struct stp_msg_hdr followed by len payload bytes.
  * Script output travels over per-CPU relay files trace0..N-1 as records
- * of struct stp_trace_hdr followed by len bytes.
+ * of struct stp_trace_hdr followed by len bytes. A record whose magic is
+ * STP_TRACE_SWITCH carries no data: it marks the place in the output where
+ * switch_file() was called (stapio -o opens the next output file there).
  */
 #ifndef STP_MSGS_H
 #define STP_MSGS_H
@@ -19,6 +21,7 @@
 #define STP_CTL_FILE ".cmd"
 #define STP_TRACE_PREFIX "trace"
 #define STP_TRACE_MAGIC 0x70617473u	/* "stap" little-endian */
+#define STP_TRACE_SWITCH 0x77737473u	/* "stsw": switch_file() here, len 0 */
 #define STP_MSG_MAX 2048		/* largest control message, header included */
 
 enum stp_msg_type {

@@ -6,12 +6,11 @@
 # directory with a System.map made from the guest's /proc/kallsyms (so
 # 4.8's kprobe-based nd2_syscall points resolve, as in test_listing.py).
 #
-# KNOWN lists the probes whose line still differs: the .return lines 4.8
-# lists empty, its 32-bit socketcall and ipc multiplexers (with their
-# @entry halves) among their probes; the compat_* (ia32) calls are not
-# provided. Every other line
-# must be 4.8's byte for byte, and a KNOWN line that
-# starts to match must leave the list.
+# KNOWN lists the probes whose line still differs (none now; the compat_*
+# (ia32) calls are not provided). Every other line must be 4.8's byte for
+# byte, and a KNOWN line that starts to match must leave the list. The
+# socket and ipc calls list .return empty as 4.8: their socketcall and ipc
+# multiplexer probes' @entry halves are among their probes.
 import re
 from pathlib import Path
 
@@ -23,11 +22,7 @@ from conftest import STAPRUN, run_stap
 HERE = Path(__file__).resolve().parent
 
 KNOWN = set()
-KNOWN_RETURN = set('''
-accept accept4 bind connect getpeername getsockname getsockopt listen
-msgget recv recvfrom recvmsg semget semop send sendmmsg sendmsg sendto
-setsockopt shmdt shmget shutdown socket socketpair
-'''.split())
+KNOWN_RETURN = set()
 
 
 def by_name(text):

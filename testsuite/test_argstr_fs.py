@@ -13,9 +13,7 @@ import re
 
 import pytest
 
-import guest
-from conftest import STAPRUN, run_stap
-from test_listing_syscalls import PRELUDE, watch
+from test_listing_syscalls import PRELUDE, run_watched, watch
 
 # dup3, the *at calls, fallocate, mknod, splice, sync_file_range, epoll_ctl,
 # fanotify, file handles
@@ -239,20 +237,7 @@ RUNS = {'fs': (FS_SCRIPT, FS_PY, FS_UPSTREAM), 'sys': (SYS_SCRIPT, SYS_PY, SYS_U
 @pytest.fixture(scope='module')
 def guest_runs(krel, tools, tmp_path_factory):
     """The scripts built and run in one guest boot: {name: Result}."""
-    tmp = tmp_path_factory.mktemp('argstr_fs')
-    cmds = []
-    for name, (script, prog, _) in RUNS.items():
-        (tmp / f'{name}.stp').write_text(script)
-        r = run_stap(['-p4', '-r', krel, '-m', name, f'{name}.stp'], cwd=tmp)
-        assert r.returncode == 0, r.stderr
-        cmd = f'{STAPRUN} {name}.ko'
-        if prog:
-            (tmp / f'{name}.py').write_text(prog)
-            cmd = f"{STAPRUN} -c 'setarch x86_64 -R python3 {name}.py' {name}.ko"
-        cmds.append(f'cd {tmp} && {cmd}')
-    batch = guest.run_batch(cmds, scratch=str(tmp), timeout=180)
-    guest.check_kernel_healthy(batch)
-    return dict(zip(RUNS, batch))
+    return run_watched(krel, tmp_path_factory.mktemp('argstr_fs'), {n: r[:2] for n, r in RUNS.items()})
 
 
 @pytest.mark.parametrize('name', list(RUNS))

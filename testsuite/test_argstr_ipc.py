@@ -10,9 +10,7 @@ import re
 
 import pytest
 
-import guest
-from conftest import STAPRUN, run_stap
-from test_listing_syscalls import PRELUDE, watch
+from test_listing_syscalls import PRELUDE, run_watched, watch
 
 IPC_SCRIPT = watch('msgget', 'msgget', 'msgsnd', 'msgrcv', 'msgctl', 'semget',
                    'shmget', 'shmat', 'shmctl', 'socket', 'socketpair',
@@ -248,17 +246,7 @@ pselect6(-1, 0x0, 0x0, 0x0, NULL, 0x0)
 @pytest.fixture(scope='module')
 def guest_runs(krel, tools, tmp_path_factory):
     """The scripts built and run in one guest boot: {name: Result}."""
-    tmp = tmp_path_factory.mktemp('scipc')
-    runs = {'ipc': (IPC_SCRIPT, IPC_PY), 'clk': (CLK_SCRIPT, CLK_PY)}
-    for name, (script, prog) in runs.items():
-        (tmp / f'{name}.stp').write_text(script)
-        (tmp / f'{name}.py').write_text(prog)
-        r = run_stap(['-p4', '-r', krel, '-m', name, f'{name}.stp'], cwd=tmp)
-        assert r.returncode == 0, r.stderr
-    batch = guest.run_batch([f"cd {tmp} && {STAPRUN} -c 'setarch x86_64 -R python3 {n}.py' {n}.ko"
-                             for n in runs], scratch=str(tmp), timeout=120)
-    guest.check_kernel_healthy(batch)
-    return dict(zip(runs, batch))
+    return run_watched(krel, tmp_path_factory.mktemp('scipc'), {'ipc': (IPC_SCRIPT, IPC_PY), 'clk': (CLK_SCRIPT, CLK_PY)}, 120)
 
 
 @pytest.mark.parametrize('name,expected', [('ipc', IPC_UPSTREAM), ('clk', CLK_UPSTREAM)])

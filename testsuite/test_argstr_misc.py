@@ -15,9 +15,8 @@ import re
 
 import pytest
 
-import guest
-from conftest import STAPRUN, run_stap
-from test_listing_syscalls import PRELUDE, watch
+from conftest import run_stap
+from test_listing_syscalls import PRELUDE, run_watched, watch
 
 MISC_SCRIPT = watch('dup', 'dup', 'readv', 'writev', 'mq_timedreceive', 'fanotify_mark',
                     'fchmod', 'fstat', 'flock', 'getrlimit', 'getitimer', 'setuid', 'setgid',
@@ -429,20 +428,7 @@ def test_decoders_without_syscall_probe(krel, tools, tmp_path):
 @pytest.fixture(scope='module')
 def guest_runs(krel, tools, tmp_path_factory):
     """The scripts built and run in one guest boot: {name: Result}."""
-    tmp = tmp_path_factory.mktemp('argstr_misc')
-    cmds = []
-    for name, (script, prog) in RUNS.items():
-        (tmp / f'{name}.stp').write_text(script)
-        r = run_stap(['-p4', '-r', krel, '-m', name, f'{name}.stp'], cwd=tmp)
-        assert r.returncode == 0, r.stderr
-        if prog is None:
-            cmds.append(f'cd {tmp} && {STAPRUN} {name}.ko')
-            continue
-        (tmp / f'{name}.py').write_text(prog)
-        cmds.append(f"cd {tmp} && {STAPRUN} -c 'setarch x86_64 -R python3 {name}.py' {name}.ko")
-    batch = guest.run_batch(cmds, scratch=str(tmp), timeout=120)
-    guest.check_kernel_healthy(batch)
-    return dict(zip(RUNS, batch))
+    return run_watched(krel, tmp_path_factory.mktemp('argstr_misc'), RUNS, 120)
 
 
 @pytest.mark.parametrize('name', list(RUNS))

@@ -12,9 +12,7 @@ import re
 
 import pytest
 
-import guest
-from conftest import STAPRUN, run_stap
-from test_listing_syscalls import PRELUDE, watch
+from test_listing_syscalls import PRELUDE, run_watched, watch
 
 # a fixed anonymous mapping M of 16 pages for the calls to work on
 MAP = '''M = 0x10000000
@@ -281,16 +279,7 @@ def normalised(text):
 @pytest.fixture(scope='module')
 def guest_runs(krel, tools, tmp_path_factory):
     """The scripts built and run in one guest boot: {name: Result}."""
-    tmp = tmp_path_factory.mktemp('argstr_mm')
-    for name, (script, prog) in RUNS.items():
-        (tmp / f'{name}.stp').write_text(script)
-        (tmp / f'{name}.py').write_text(prog)
-        r = run_stap(['-p4', '-r', krel, '-m', name, f'{name}.stp'], cwd=tmp)
-        assert r.returncode == 0, r.stderr
-    batch = guest.run_batch([f"cd {tmp} && {STAPRUN} -c 'setarch x86_64 -R python3 {n}.py' {n}.ko"
-                             for n in RUNS], scratch=str(tmp), timeout=120)
-    guest.check_kernel_healthy(batch)
-    return dict(zip(RUNS, batch))
+    return run_watched(krel, tmp_path_factory.mktemp('argstr_mm'), RUNS, 120)
 
 
 @pytest.mark.parametrize('name', list(RUNS))

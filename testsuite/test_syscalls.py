@@ -52,18 +52,23 @@ def test_wildcards_elaborate():
     # knows only that; getdents, pipe, ... take two, epoll_create and
     # signalfd only their epoll_create1 and signalfd4, as 4.8; as 4.8 finds
     # them on 6.1, some from the sys_enter tracepoint and the 32-bit-only
-    # ones from their __ia32_compat_sys_ functions
+    # ones from their __ia32_compat_sys_ functions; and the socket and ipc
+    # calls also on the socketcall and ipc multiplexers, 22 of them on the
+    # ia32 ones, sendmsg and recvmsg on __x64_sys_socketcall
     entry = p2_points('syscall.*')
-    assert len(entry) == 671
+    assert len(entry) == 695
     assert len([p for p in entry if p.startswith('kprobe.function("__ia32_sys_')]) == 319
     tps = sorted(p.split(' = ')[0].split('<- ')[1] for p in entry
                  if p.startswith('kernel.trace("raw_syscalls:sys_enter")'))
     assert tps == ['syscall.' + n for n in ('bdflush', 'clone', 'fadvise64_64', 'ftruncate64',
                                             'lookup_dcookie', 'pwrite32', 'sigaction', 'sysctl')]
-    assert sorted(p.split('"')[1] for p in entry if p.startswith('kprobe.function("__ia32_c')) == [
-        '__ia32_compat_sys_old_readdir', '__ia32_compat_sys_rt_sigaction',
+    ia32 = [p.split('"')[1] for p in entry if p.startswith('kprobe.function("__ia32_c')]
+    assert sorted(set(ia32)) == [
+        '__ia32_compat_sys_ipc', '__ia32_compat_sys_old_readdir', '__ia32_compat_sys_rt_sigaction',
         '__ia32_compat_sys_settimeofday', '__ia32_compat_sys_sigaction',
-        '__ia32_compat_sys_ustat']
+        '__ia32_compat_sys_socketcall', '__ia32_compat_sys_ustat']
+    assert (ia32.count('__ia32_compat_sys_socketcall'), ia32.count('__ia32_compat_sys_ipc')) == (17, 5)
+    assert len([p for p in entry if p.startswith('kprobe.function("__x64_sys_socketcall")')]) == 2
     assert len([p for p in entry if p.startswith('kprobe.function("sys_ni_syscall")')]) == 1
     assert all(p.startswith(('kprobe.function("__x64_sys_', 'kprobe.function("__do_sys_',
                              'kprobe.function("__ia32_sys_')) for p in entry
@@ -73,11 +78,11 @@ def test_wildcards_elaborate():
         '/* <- syscall.openat = kprobe.function("__ia32_sys_openat")?, ' \
         'kprobe.function("__x64_sys_openat")? <- syscall.* */' in entry
     ret = p2_points('syscall.*.return')
-    # 659 returns, and the entry halves of the @entry() ones (ia32 and x64
-    # kprobes, or the sys_enter tracepoint)
-    assert len(ret) == 677
-    assert len(p2_points('nd_syscall.*')) == 671
-    assert len(p2_points('nd_syscall.*.return')) == 677
+    # 683 returns, and the entry halves of the @entry() ones (ia32 and x64
+    # kprobes, the multiplexers, or the sys_enter tracepoint)
+    assert len(ret) == 725
+    assert len(p2_points('nd_syscall.*')) == 695
+    assert len(p2_points('nd_syscall.*.return')) == 725
     assert p2_points('syscall_any') == [
         'kernel.trace("raw_syscalls:sys_enter") /* <- syscall_any = '
         'kernel.trace("raw_syscalls:sys_enter") <- syscall_any */']

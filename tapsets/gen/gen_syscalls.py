@@ -8,7 +8,9 @@
 # separated, probed as __ia32_sys_NAME and __x64_sys_NAME, or __do_sys_NAME
 # for the argument-less ones the BTF catalog only knows by that name;
 # "=SYMBOL" for a kernel function of another name, such as an
-# __ia32_compat_sys_ one; or "sys_enter:NR" for the raw_syscalls tracepoints
+# __ia32_compat_sys_ one; "=SYMBOL/EXPR/N" for a multiplexer (socketcall,
+# ipc) whose sub-call EXPR (read at entry, for .return through @entry) must
+# be N; or "sys_enter:NR" for the raw_syscalls tracepoints
 # gated on x86_64 syscall number NR ("ia32=NR" for a 32-bit task's call,
 # several joined by "|", "none" when x86_64 has no such syscall), ":__nr"
 # after it to keep the number in __nr, as 4.8 lists the calls it can only
@@ -94,6 +96,18 @@ def noarg_calls():
     return calls
 
 
+def mux_gate(names, suffix):
+    """The first statement of a row on a multiplexer, "=SYMBOL/EXPR/N":
+    only its sub-call N goes on (the return side reads EXPR at entry)."""
+    words = names[0].split('/')
+    if len(words) != 3:
+        return []
+    expr = words[1] if ' ' not in words[1] else '(%s)' % words[1]
+    if suffix:
+        expr = '@entry(%s)' % words[1]
+    return ['if (%s != %s) next' % (expr, words[2])]
+
+
 def points(names, syms, suffix, ia32):
     """The kprobe points of a row's kernel names; with ia32, the
     __ia32_sys_NAME entry too (a 32-bit task's call, any int 0x80), as
@@ -104,7 +118,7 @@ def points(names, syms, suffix, ia32):
     out = []
     for n in names:
         if n.startswith('='):
-            out.append('kprobe.function("%s")%s ?' % (n[1:], suffix))
+            out.append('kprobe.function("%s")%s ?' % (n[1:].split('/')[0], suffix))
             continue
         sym = '__x64_sys_' + n
         if sym not in syms and '__do_sys_' + n in syms:
@@ -183,13 +197,14 @@ def emit(f, rows, syms, order, noargs):
         f.write('\nprobe syscall.%s = %s\n{\n' %
                 (name, points(names.split(','), syms, '', ia32)))
         tp = tp_gate(names.split(','), '')
-        for text in (tp or ('', []))[1]:
+        for text in (tp or ('', []))[1] + mux_gate(names.split(','), ''):
             f.write('\t%s\n' % text)
         # *_arg(n) read the user registers (not for a __do_sys_ symbol,
         # whose arguments are not a struct pt_regs *)
         if tp:
             f.write('\t_sc_set_uregs($regs)\n')
-        elif all('__x64_sys_' + n in syms for n in names.split(',')):
+        elif all('__x64_sys_' + n in syms or n.startswith('=__x64_sys_')
+                 for n in names.split(',')):
             f.write('\t_sc_use_uregs()\n')
         for _, text in ordered(body_stmts(name, body, argstr), order.get(name)):
             f.write('\t%s\n' % text)
@@ -214,10 +229,12 @@ def emit(f, rows, syms, order, noargs):
         elif tp_gate(names, '.return'):
             f.write('probe syscall.%s.return = %s\n{\n' %
                     (name, points(names, syms, '.return', ia32)))
+            rets = mux_gate(names, '.return') + rets
             rets = tp_gate(names, '.return')[1] + rets + ['retval = $ret']
         else:
             f.write('probe syscall.%s.return = %s\n{\n' %
                     (name, points(names, syms, '.return', ia32)))
+            rets = mux_gate(names, '.return') + rets
             if 'retval' not in given:
                 rets.append('retval = _sc_ret()')
         if 'retstr' not in given:

@@ -1,6 +1,6 @@
 #!/bin/sh
 # testsuite/fuzz.sh [SECONDS] - fuzz pass 1 (lexer, preprocessor, parser):
-# builds translator/fuzz_parse.c with clang's libFuzzer, ASan and UBSan into
+# builds translator/front/fuzz_parse.c with clang's libFuzzer, ASan and UBSan into
 # build-fuzz/ (or $FUZZ_BUILDDIR), then fuzzes for SECONDS (default 60)
 # from the seed corpus testsuite/fuzz-seed/, the *.stp examples of Debian's
 # systemtap-doc (copied into the build directory, never into the tree) and
@@ -39,9 +39,11 @@ echo "fuzz.sh: building $build/fuzz_parse"
 cd "$srcdir"
 # shellcheck disable=SC2086 # $srcs and $elf are word lists
 "$cc" -std=c11 -g -O1 -D_GNU_SOURCE -I runtime/transport \
+	-I translator/base -I translator/front -I translator/info \
+	-I translator/elab -I translator/gen -I translator/family \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer \
-	$srcs translator/fuzz_parse.c $elf -o "$build/fuzz_parse"
+	$srcs translator/front/fuzz_parse.c $elf -o "$build/fuzz_parse"
 
 if [ -d "$examples" ]; then
 	find "$examples" -name '*.stp' -type f | while IFS= read -r f; do

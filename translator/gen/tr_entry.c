@@ -15,7 +15,7 @@
 
 #include "stap.h"
 #include "translate.h"
-#include "tr_kernel.h"
+#include "family.h"
 
 static bool is_entry(const struct node *n)
 {

@@ -24,7 +24,7 @@
 #include "udwarf.h"
 #include "kcatalog.h"
 #include "translate.h"
-#include "tr_kernel.h"
+#include "family.h"
 
 struct uprobe_info {
 	struct ubin *bin;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "elaborate.h"
-#include "tr_kernel.h"
+#include "family.h"
 
 /* ---- loading ------------------------------------------------------------ */
 

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "kcatalog.h"
-#include "tr_kernel.h"
+#include "family.h"
 #include "udwarf.h"
 
 struct resolver {

@@ -23,7 +23,7 @@
 #include "stap.h"
 #include "translate.h"
 #include "kcatalog.h"
-#include "tr_kernel.h"
+#include "family.h"
 
 struct nf_name {
 	const char *name;

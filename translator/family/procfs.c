@@ -11,7 +11,7 @@
 
 #include "stap.h"
 #include "translate.h"
-#include "tr_kernel.h"
+#include "family.h"
 
 bool elab_procfs_value(struct session *s, struct probe *p, struct node *n,
 		       bool written)

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "stap.h"
-#include "tr_kernel.h"
+#include "family.h"
 
 /* ---- folding ------------------------------------------------------------------ */
 

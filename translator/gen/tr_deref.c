@@ -26,7 +26,7 @@
 #include "stap.h"
 #include "translate.h"
 #include "kcatalog.h"
-#include "tr_kernel.h"
+#include "family.h"
 #include "udwarf.h"
 
 static bool is_cast(const struct node *n)

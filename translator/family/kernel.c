@@ -17,7 +17,7 @@
 #include "stap.h"
 #include "translate.h"
 #include "kcatalog.h"
-#include "tr_kernel.h"
+#include "family.h"
 
 #define MAX_REG_ARGS 6
 

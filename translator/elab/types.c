@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "elaborate.h"
-#include "tr_kernel.h"
+#include "family.h"
 
 struct infer {
 	struct session *s;

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "kcatalog.h"
-#include "tr_kernel.h"
+#include "family.h"
 
 struct listed {
 	const char *label;

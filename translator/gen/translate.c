@@ -17,7 +17,7 @@
 
 #include "stap.h"
 #include "translate.h"
-#include "tr_kernel.h"
+#include "family.h"
 #include "udwarf.h"
 
 

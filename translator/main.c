@@ -16,8 +16,12 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "stap.h"
+#include "elab.h"
+#include "kcatalog.h"
 #include "udwarf.h"
+#include "translate.h"
+#include "family.h"
+#include "build.h"
 
 #ifndef STAP_PKGDATADIR
 #define STAP_PKGDATADIR "/usr/local/share/stap"

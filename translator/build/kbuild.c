@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "stap.h"
+#include "build.h"
 
 static int write_makefile(struct session *s)
 {

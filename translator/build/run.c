@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "stap.h"
+#include "build.h"
 
 static volatile sig_atomic_t child_pid;
 

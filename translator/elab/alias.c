@@ -14,7 +14,7 @@
 #include <fnmatch.h>
 #include <string.h>
 
-#include "stap.h"
+#include "elab.h"
 
 #define MAX_ALIAS_DEPTH 20
 

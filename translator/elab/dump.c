@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stap.h"
+#include "elab.h"
 
 static int cmp_str(const void *a, const void *b)
 {

@@ -18,6 +18,7 @@
 
 #include "elaborate.h"
 #include "udwarf.h"
+#include "family.h"
 
 static int call_depth(struct node *n, int guard, bool *rec);
 

@@ -6,7 +6,7 @@
 #ifndef ELABORATE_H
 #define ELABORATE_H
 
-#include "stap.h"
+#include "elab.h"
 
 struct scope {
 	struct var **locals;	/* the probe's or function's local list */

@@ -13,7 +13,7 @@
  */
 #include <string.h>
 
-#include "stap.h"
+#include "elab.h"
 #include "family.h"
 
 /* ---- folding ------------------------------------------------------------------ */

@@ -141,24 +141,6 @@ static struct rprobe *add(struct resolver *r, int kind, const char *family,
 	return rp;
 }
 
-/* The kernel catalog, opened on first use; NULL (reported once) when the
- * kernel's BTF cannot be read. */
-struct kcatalog *kernel_catalog(struct session *s)
-{
-	if (!s->kcat_tried) {
-		s->kcat_tried = true;
-		s->kcat = kcat_open(s);
-	}
-	return s->kcat;
-}
-
-void kernel_catalog_close(struct session *s)
-{
-	kcat_close(s->kcat);
-	s->kcat = NULL;
-	kmod_close(s);
-}
-
 /* ---- the blacklist ---------------------------------------------------------- */
 
 /*

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stap.h"
+#include "elab.h"
 #include "translate.h"
 
 #define RX_MAX_DEPTH 200	/* nested groups */

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stap.h"
 #include "translate.h"
 #include "kcatalog.h"
 #include "family.h"

@@ -20,7 +20,6 @@
 
 #include <bpf/btf.h>
 
-#include "stap.h"
 #include "translate.h"
 #include "kcatalog.h"
 #include "family.h"

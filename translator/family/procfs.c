@@ -9,7 +9,6 @@
  */
 #include <string.h>
 
-#include "stap.h"
 #include "translate.h"
 #include "family.h"
 

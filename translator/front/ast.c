@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "stap.h"
+#include "ast.h"
 
 struct node *node_new(struct session *s, enum node_kind k, struct loc loc)
 {

@@ -7,7 +7,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "stap.h"
+#include "ast.h"
 
 static struct fmt_piece *piece(struct session *s)
 {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stap.h"
+#include "ast.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stap.h"
+#include "ast.h"
 
 struct lexer {
 	struct session *s;

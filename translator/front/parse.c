@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stap.h"
+#include "ast.h"
 
 struct parser {
 	struct session *s;

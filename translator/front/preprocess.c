@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stap.h"
+#include "ast.h"
 
 #define MAX_EXPANSION_DEPTH 64
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stap.h"
+#include "ast.h"
 
 static int cmp_paths(const void *a, const void *b)
 {

@@ -23,7 +23,6 @@
 
 #include <bpf/btf.h>
 
-#include "stap.h"
 #include "translate.h"
 #include "kcatalog.h"
 #include "family.h"

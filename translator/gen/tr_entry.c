@@ -13,7 +13,6 @@
  */
 #include <string.h>
 
-#include "stap.h"
 #include "translate.h"
 #include "family.h"
 

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stap.h"
 #include "translate.h"
 #include "family.h"
 #include "udwarf.h"

@@ -6,7 +6,10 @@
 #ifndef TRANSLATE_H
 #define TRANSLATE_H
 
-#include "stap.h"
+#include "elab.h"
+
+/* Pass 3: the script as C, written to s->c_file; the error count. */
+int translate(struct session *s);
 
 struct gen {
 	struct session *s;
@@ -78,11 +81,4 @@ void tr_probe_locks(struct gen *g, struct probe *p, struct strbuf *lock,
 
 /* usyms.c: -d/--ldd user objects' symbol and unwind tables */
 void usyms_emit(struct session *s, struct strbuf *c);
-/* ulines.c: does the script look up source lines (pragma:lines)? The
- * line table of the object at path as stp_uline_*_K arrays; false (and
- * nothing written) when it has none. */
-bool ulines_wanted(struct session *s);
-bool ulines_emit(struct session *s, struct strbuf *c, const char *path, int k,
-		 size_t *nrows);
-
 #endif /* TRANSLATE_H */

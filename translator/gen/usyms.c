@@ -19,9 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "stap.h"
 #include "translate.h"
 #include "udwarf.h"
+#include "family.h"
 
 #define MAX_UOBJS 64
 #define MAX_USEGS 8
@@ -411,6 +411,17 @@ static void collect(struct session *s, struct ulist *l)
 	for (int i = 0; s->ldd && i < l->n; i++)
 		add_needed(s, l, l->paths[i]);
 }
+
+/* Does the script look up source lines (a function with pragma:lines)? */
+static bool ulines_wanted(struct session *s)
+{
+	for (struct func *f = s->funcs; f; f = f->next_used)
+		if (f->body && f->body->kind == N_EMBEDDED_STMT && f->body->str &&
+		    strstr(f->body->str, "pragma:lines"))
+			return true;
+	return false;
+}
+
 
 void usyms_emit(struct session *s, struct strbuf *c)
 {

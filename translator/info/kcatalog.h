@@ -16,7 +16,28 @@
 
 #include "stap.h"
 
+/* ---- the kernel's probe points as the session sees them ------------------ */
 struct kcatalog;
+struct kcat_func;
+struct kmodules;
+struct btf;
+/* kcatalog.c: the kernel catalog, opened on first use; NULL (reported
+ * once) when the kernel's BTF cannot be read */
+struct kcatalog *kernel_catalog(struct session *s);
+void kernel_catalog_close(struct session *s);
+/* ksymmap.c: the text symbols of the kernel's System.map (-r DIR's, a real
+ * /boot one) or /proc/kallsyms (the running kernel) matching glob, sorted */
+size_t ksymmap_match(struct session *s, const char *glob, const char ***out);
+/* kmodule.c: kernel modules' functions and BTF */
+size_t kmod_match_modules(struct session *s, const char *glob,
+			  const char ***out);
+long kmod_match_functions(struct session *s, const char *module,
+			  const char *glob, const char ***out);
+const struct kcat_func *kmod_function(struct session *s, const char *module,
+				      const char *fn);
+const struct btf *kmod_btf(struct session *s, const char *module);
+void kmod_close(struct session *s);
+const char *kmod_path(struct session *s, const char *module);
 
 /* A parameter; type as upstream prints it: "struct file*", "char const*". */
 struct btf;

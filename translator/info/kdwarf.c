@@ -12,7 +12,6 @@
 
 #include "udwarf.h"
 #include "kcatalog.h"
-#include "translate.h"
 
 /* "module:symbol" names the getters use, by index */
 static const char **ksyms;

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "stap.h"
+#include "kcatalog.h"
 
 struct ksymmap {
 	const char **names;	/* sorted, unique */

@@ -188,41 +188,11 @@ const char *uloc_setter(struct session *s, struct ubin *b, const struct ufunc *f
 /* The same for the SDT operand text `arg` ("-4@%eax", "8@-24(%rbp)"). */
 const char *uloc_sdt_getter(struct session *s, const char *arg, const char **why);
 
-/* ---- uprobes.c: the process family ---- */
-struct rprobe;
-struct gen;
-/* Fill point rp (just added): a function (how 0 plain, 1 .call, 2
- * .return), a statement at addr inside f, an SDT marker. */
-void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
-			  const struct ufunc *f, int how);
-/* The binary a RP_UPROBE point probes (its symbols go into the module as
- * if named with -d, as SystemTap 4.8 does). */
-const char *uprobe_binary(const struct rprobe *rp);
-void uprobe_fill_statement(struct session *s, struct rprobe *rp, struct ubin *b,
-			   const struct ufunc *f, const char *spec, uint64_t addr);
-void uprobe_fill_mark(struct session *s, struct rprobe *rp, struct ubin *b,
-		      const struct usdt *m);
-/* .function("F").label("L"): the label l of f. */
-void uprobe_fill_label(struct session *s, struct rprobe *rp, struct ubin *b,
-		       const struct ufunc *f, const struct ulabel *l);
-/* .function("F").callee("G")[.call]: G's entry when called from one of the
- * n call sites of F in calls (all calling the same function). */
-void uprobe_fill_callee(struct session *s, struct rprobe *rp, struct ubin *b,
-			const struct ufunc *f, const struct ucall *calls, size_t n,
-			bool call);
-/* pn() of rp when it is not pp() (the point as -l lists it, without marks). */
-void uprobe_set_pn(struct rprobe *rp, const char *pn);
-const char *uprobe_pn(const struct rprobe *rp);
-/* -p2's comment on rp's address, as 4.8: "pc=.dynamic+0xADDR" (a
- * shared object or PIE) or ".absolute+" (a fixed-address executable). */
-const char *uprobe_pc_note(struct session *s, const struct rprobe *rp);
-/* -p2's "<-" of rp, as 4.8: the point it became (pp()), or for a .label or
- * .callee probe the point as -l lists it. */
-const char *uprobe_origin(const struct rprobe *rp);
-/* A PLT entry (.plt("NAME")): pp() is the statement at its address, $$name
- * the function. */
-void uprobe_fill_plt(struct session *s, struct rprobe *rp, struct ubin *b,
-		     const struct uplt *p);
+/* ---- ulines.c ---- */
+/* The line table of the object at path as stp_uline_*_K arrays; false
+ * (and nothing written) when it has none. */
+bool ulines_emit(struct session *s, struct strbuf *c, const char *path, int k,
+		 size_t *nrows);
 
 /* ---- kdwarf.c: kernel modules with DWARF ---- */
 struct ubin *kdwarf_module(struct session *s, const char *spec);

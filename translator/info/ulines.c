@@ -18,8 +18,7 @@
 
 #include <elfutils/libdw.h>
 
-#include "stap.h"
-#include "translate.h"
+#include "udwarf.h"
 
 #define LINE_BITS 20
 #define MAX_FILES 4096
@@ -190,13 +189,4 @@ bool ulines_emit(struct session *s, struct strbuf *c, const char *path, int k, s
 		close(fd);
 	*nrows = ok ? n : 0;
 	return ok;
-}
-
-bool ulines_wanted(struct session *s)
-{
-	for (struct func *f = s->funcs; f; f = f->next_used)
-		if (f->body && f->body->kind == N_EMBEDDED_STMT && f->body->str &&
-		    strstr(f->body->str, "pragma:lines"))
-			return true;
-	return false;
 }

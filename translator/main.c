@@ -670,6 +670,7 @@ int main(int argc, char **argv)
 	sess.arena = arena_new();
 	sess.err = stderr;
 	sess.last_pass = 5;
+	sess.families = family_list;
 	rc = parse_options(&sess, argc, argv, &script, &file);
 	if (rc >= 0)
 		goto out;

@@ -142,6 +142,7 @@ struct session {
 	struct var *globals;
 	struct func *funcs;	/* used functions */
 	struct probe *probes;
+	const struct family *const *families;	/* the probe families (family/) */
 	struct rprobe *rprobes;
 	struct embed *embeds;
 	int nrprobes;

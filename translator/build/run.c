@@ -44,7 +44,7 @@ static void build_argv(struct session *s, const char **argv)
 		argv[n++] = s->target_cmd;
 	}
 	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
-		if (r->kind == RP_PROCFS && !strcmp(r->procfs_path, "__stdin")) {
+		if (r->flags & RF_STDIN) {
 			argv[n++] = "-i";	/* input.char, input.line */
 			break;
 		}

@@ -240,9 +240,9 @@ static int expand_alias(struct expander *x, const struct probe *user,
 	return found ? found : 1;	/* the alias matched even if optional */
 }
 
-static bool is_family(const struct probe_point *pp)
+static bool is_family(struct session *s, const struct probe_point *pp)
 {
-	return probe_family_known(pp->comps->name);
+	return probe_family_known(s, pp->comps->name);
 }
 
 /* Aliases may live under a family's name (perf.sw.cpu_clock): is there
@@ -388,7 +388,7 @@ static int expand_point(struct expander *x, const struct probe *user,
 	}
 	if (depth == 0)
 		x->top = NULL;
-	if (is_family(pp) && !has_alias_under_family(x->s, pp)) {
+	if (is_family(x->s, pp) && !has_alias_under_family(x->s, pp)) {
 		/* an optional point that names nothing does not count for `!` */
 		if (pp->optional && !probe_point_matches(x->s, pp))
 			return 0;
@@ -417,7 +417,7 @@ struct probe **alias_expand(struct session *s, struct probe *p, struct probe **o
 	struct strbuf sb;
 
 	for (struct probe_point *pp = p->points; pp; pp = pp->next)
-		plain = plain && is_family(pp) && !pp->cond &&
+		plain = plain && is_family(s, pp) && !pp->cond &&
 			!has_alias_under_family(s, pp);
 	if (plain) {
 		struct probe *d = arena_alloc(s->arena, sizeof(*d));

@@ -17,14 +17,19 @@ struct probe **alias_expand(struct session *s, struct probe *p,
 void opt_fold(struct session *s, struct probe *p, struct node **body);
 void opt_elide(struct session *s);
 
-/* ---- elaborate.c: pass 2 ------------------------------------------------ */
-struct timer_spec {
-	int64_t period_ns;
-};
+/* ---- probe families: the interface (family/ implements it) -------------- */
+struct family;
+struct gen;
+struct resolver;
 
-/* A resolved probe: one per concrete probe point (probepoint.c). */
+/* A resolved probe: one per concrete probe point (probepoint.c). What is
+ * common to every family, then each family's own data. */
 struct kcat_arg;
+struct uprobe_info;
 struct rprobe {
+	const struct family *fam;	/* the family that resolved it */
+	int kind;		/* the family's own variant (family.h's RP_*) */
+	unsigned int flags;	/* RF_*: what generic code may ask of it */
 	struct probe *probe;	/* body and locals */
 	struct probe_point *point;
 	const char *pp;		/* canonical probe point text */
@@ -33,73 +38,238 @@ struct rprobe {
 	const char *from;	/* the probe's points as written (-p2 "<-") */
 	const char *label;	/* as stap -l prints it */
 	const char *family;	/* "kernel.function", "timer.jiffies": messages */
-	int kind;		/* RP_* */
-	int64_t order;		/* begin(N)/end(N)/error(N) */
-	int64_t period_ns;	/* RP_TIMER; RP_PROFILE with freq.hz(N) */
-	int64_t jiffies;	/* RP_JIFFIES */
-	int64_t randomize;	/* +-M: ns for RP_TIMER, jiffies for RP_JIFFIES */
-	/* RP_KFUNC, RP_KPROBE, RP_KSTATEMENT */
+	/* functions and statements (kernel, module, kprobe, process) */
 	const char *module;	/* NULL: the kernel itself */
-	const char *symbol;	/* the function */
+	const char *symbol;	/* the function (kernel.data: the variable) */
 	int64_t offset;		/* statement("func+OFFSET") */
-	int64_t address;	/* statement(ADDRESS).absolute (symbol NULL) */
-	bool ret;		/* .return: a kretprobe */
+	int64_t address;	/* statement(ADDRESS).absolute, kernel.data(ADDR) */
+	bool ret;		/* .return */
 	int64_t maxactive;	/* .maxactive(N), or -1 */
-	const char *ret_type;	/* RP_KFUNC: "void" when there is no $return */
-	const struct kcat_arg *ret_arg;	/* RP_KFUNC: its BTF type */
-	/* RP_TRACEPOINT */
-	const char *tp_system;	/* "" when no trace header names it */
-	const char *tp_name;
-	/* RP_HWBKPT: symbol or address, and */
-	int64_t hw_len;		/* bytes watched */
-	bool hw_rw;		/* .rw (else .write) */
-	/* RP_PERF: the perf_event_attr; period, or frequency when perf_freq */
-	int64_t perf_type, perf_config, perf_period;
-	bool perf_freq;
-	/* RP_PROCFS: the file under /proc/systemtap/MODULE ("command" when
-	 * the point names none), .write or .read, umask (-1: none) and the
-	 * read buffer's size (-1: MAXSTRINGLEN) */
-	const char *procfs_path;
-	bool procfs_write;
-	int64_t procfs_umask, procfs_maxsize;
-	/* RP_NETFILTER: C expressions of the hook, protocol family and
-	 * priority (numbers, or what guru mode wrote) */
-	const char *nf_hook, *nf_pf, *nf_priority;
-	/* $variables: RP_KFUNC parameters, RP_TRACEPOINT arguments */
+	const char *ret_type;	/* RF_RETURN: "void" when there is no $return */
+	const struct kcat_arg *ret_arg;	/* RF_RETURN: its type */
+	/* $variables: parameters, tracepoint arguments, context variables */
 	int nargs;
 	const struct kcat_arg *args;
-	struct uprobe_info *u;	/* RP_UPROBE (uprobes.c) */
-	const char *proc_path;	/* RP_UPROC: process("PATH"), NULL: any */
-	int proc_event;		/* RP_UPROC: UP_BEGIN ... */
-	int64_t proc_pid;	/* RP_UPROC, RP_UPROBE: process(PID), 0: none */
+	const char *binary;	/* a user-space program or library it probes */
+	union {			/* the family's own data */
+		struct {	/* begin, end, error */
+			int64_t order;	/* begin(N)/end(N)/error(N) */
+		};
+		struct {	/* timer */
+			int64_t period_ns;	/* hrtimers; profile.freq.hz(N) */
+			int64_t jiffies;	/* timer.jiffies(N) */
+			int64_t randomize;	/* +-M: ns, or jiffies */
+		};
+		struct {	/* tracepoint */
+			const char *tp_system;	/* "" when no trace header names it */
+			const char *tp_name;
+		};
+		struct {	/* hwbkpt (kernel.data): symbol or address, and */
+			int64_t hw_len;	/* bytes watched */
+			bool hw_rw;	/* .rw (else .write) */
+		};
+		struct {	/* perf: period, or frequency when perf_freq */
+			int64_t perf_type, perf_config, perf_period;
+			bool perf_freq;
+		};
+		struct {	/* procfs: the file under /proc/systemtap/MODULE
+				 * ("command" when the point names none), .write or
+				 * .read, umask (-1: none), read buffer (-1: MAXSTRINGLEN) */
+			const char *procfs_path;
+			bool procfs_write;
+			int64_t procfs_umask, procfs_maxsize;
+		};
+		struct {	/* netfilter: C expressions of the hook, protocol
+				 * family and priority */
+			const char *nf_hook, *nf_pf, *nf_priority;
+		};
+		struct {	/* process, process events */
+			struct uprobe_info *u;	/* process probes (process.c) */
+			const char *proc_path;	/* events: process("PATH"), NULL: any */
+			int proc_event;		/* events: UP_BEGIN ... */
+			int64_t proc_pid;	/* process(PID), 0: none */
+		};
+	};
 	struct rprobe *next;
 };
+
+/* What generic passes may ask of a resolved probe (rprobe.flags). */
 enum {
-	RP_BEGIN, RP_END, RP_TIMER, RP_NEVER,	/* pass 3 translates these */
-	RP_ERROR,	/* error, error(N) */
-	RP_JIFFIES,	/* timer.jiffies(N)[.randomize(M)] */
-	RP_PROFILE,	/* timer.profile[.tick], timer.profile.freq.hz(N) */
-	RP_KFUNC,	/* kernel.function, module().function: $vars from BTF */
-	RP_KPROBE,	/* kprobe.function, kprobe.module().function: no $vars */
-	RP_KSTATEMENT,	/* kernel/module().statement("f+off"), *.statement(A).absolute */
-	RP_TRACEPOINT,	/* kernel.trace("sys:name") */
-	RP_PERF,	/* perf.type(T).config(C)[.sample(N)|.hz(F)], timer.profile */
-	RP_UPROBE,	/* process("PATH").function/.statement/.mark (uprobes.c) */
-	RP_UPROC,	/* process[("PATH")].begin/.end/.thread.begin/.thread.end */
-	RP_PROCFS,	/* procfs[("path")][.umask(N)].read[.maxsize(N)] | .write */
-	RP_HWBKPT,	/* kernel.data("SYM"|ADDR)[.length(N)].write|.rw */
-	RP_NETFILTER,	/* netfilter.hook("H").pf("PF")[.priority("P")] */
+	RF_PARMS = 1 << 0,	/* has $$parms, $$vars, $$locals, $$return */
+	RF_RETURN = 1 << 1,	/* .return has $return (ret_type, ret_arg) */
+	RF_USER = 1 << 2,	/* its context is user space: user memory */
+	RF_WRITABLE = 1 << 3,	/* guru mode may write its target variables */
+	RF_KRETPROBE = 1 << 4,	/* a kernel function's kretprobe: -p2 shows
+				 * @entry as 4.8's .call probe */
+	RF_ENTRY = 1 << 5,	/* .return takes @entry (a kretprobe) */
+	RF_TP_VARS = 1 << 6,	/* its variables are a tracepoint's (4.8's
+				 * messages on writes) */
+	RF_LOCAL_VARS = 1 << 7,	/* context variables are locals (netfilter) */
+	RF_STDIN = 1 << 8,	/* reads stapio's standard input (input.*) */
+	RF_DWARF = 1 << 9,	/* its variables come from DWARF (process family:
+				 * a program, or a module with DWARF) */
 };
-enum { UP_BEGIN, UP_END, UP_THREAD_BEGIN, UP_THREAD_END, UP_SYSCALL, UP_SYSCALL_RETURN };
+
+/* Where a target variable of one probe point comes from. */
+#define STP_TARG_GET (-3)	/* a generated getter (process.c) */
+struct targ {
+	int src;		/* argument index, -2 $return, -3 getter, -1 none */
+	int width;
+	bool is_signed;
+	const char *why;	/* when not available */
+};
+/* stp_targ.width of a struct passed in registers: its size | this (the
+ * runtime's value is the address of a copy, stp_uobj()) */
+#define STP_TARG_OBJ 0x80
+
+/* Probe-point resolution as families see it (probepoint.c): the point
+ * being resolved and the concrete probes found so far. */
+struct resolver {
+	struct session *s;
+	struct probe *probe;
+	struct probe_point *pp;
+	bool quiet;		/* an optional point, or -l/-L: no errors */
+	bool failed;		/* an error was found (reported unless quiet) */
+	const char *from;	/* the probe's points as written */
+	struct rprobe *head, **tail;
+};
+/* A new concrete probe of family f (its flags f->flags) at the end of
+ * r's list; pp is also its -l label. */
+struct rprobe *rp_add(struct resolver *r, const struct family *f, int kind,
+		      const char *family, const char *pp);
+/* An error at loc (kept quiet for optional points); marks r failed. */
+void rp_fail(struct resolver *r, struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* *c when it is `name` with an argument of kind arg (N_NUM, N_STR, or -1
+ * for none); *c then moves past it. NULL otherwise. */
+const struct pp_comp *pp_take(const struct pp_comp **c, const char *name, int arg);
+bool pp_is_glob(const char *p);	/* a glob, not one exact name? */
+
+/*
+ * A probe family: everything the passes need to know of it. main.c hands
+ * the list (family/families.c) to the session; pass 2 and pass 3 reach a
+ * family only through it (s->families, rprobe.fam), never by name.
+ */
+struct family {
+	const char *name;		/* "kernel.function", "timer" ... */
+	const char *const *roots;	/* first components it resolves */
+	/* its points' component names, dot-separated, for wildcards in them
+	 * (`timer.s*(1)`: "timer.s.randomize", ...) */
+	const char *const *shapes;
+	unsigned int flags;		/* RF_* of its probes (rp_add) */
+	const char *runtime;		/* runtime part: STP_HAVE_<runtime> */
+	/* pass 2: the concrete probes of the point whose first component
+	 * c is one of roots (nothing when the rest is not its shape) */
+	void (*resolve)(struct resolver *r, const struct pp_comp *c);
+	/* after every point is resolved: checks across points */
+	void (*check)(struct session *s);
+	/* where $name comes from at r (NULL: no target variables) */
+	struct targ (*targ)(struct session *s, const struct rprobe *r, const char *name);
+	/* is $name at r the address of an object rather than a value? */
+	bool (*targ_lvalue)(struct session *s, const struct rprobe *r, const char *name);
+	/* why guru mode cannot write $name at r (NULL: it can) */
+	const char *(*targ_write)(struct session *s, const struct rprobe *r,
+				  const char *name);
+	/* $$name, $$provider and the like at r, or NULL */
+	const char *(*mark_string)(const struct rprobe *r, const char *op);
+	/* checks target variable n ($name) in probe p itself: true when it
+	 * did (n->type set, errors reported), false when p is not its */
+	bool (*claim_target)(struct session *s, struct probe *p, struct node *n,
+			     bool written);
+	/* -p2: the comment after r's point (*note, when r has none of its
+	 * own) and its "<-" (*from, when the probe is no alias's) */
+	void (*p2_show)(struct session *s, const struct rprobe *r, const char **note,
+			const char **from);
+	/* how many of r's args are parameters ($$parms), and how many -L
+	 * lists (NULL: all of them) */
+	int (*nparams)(const struct rprobe *r);
+	int (*nlisted)(const struct rprobe *r);
+	/* -L: the prefix of the locals its context variables become */
+	const char *listed_locals;
+	/* pass 3: r's probe table rows (gen's tr_table_row) and the code
+	 * they need; id numbers its arrays */
+	void (*emit)(struct gen *g, struct strbuf *code, const struct rprobe *r, int id);
+	/* pass 3: the value of target variable n, or its assignment (n the
+	 * N_ASSIGN), when the family claimed it; else NULL */
+	const char *(*gen_target)(struct gen *g, struct node *n);
+	const char *(*gen_assign)(struct gen *g, struct node *n);
+};
+
+/* ---- target.c: target variables ($name, $$parms...) in pass 2 ---------- */
+/* Where $name of point r comes from (its family's answer). */
+struct targ targ_find(struct session *s, const struct rprobe *r, const char *name);
+bool targ_lvalue(struct session *s, const struct rprobe *r, const char *name);
+/* Check the target variable n ($name, $$parms...) used in probe p (NULL
+ * in a function) against every resolved point of p; sets n->type. */
+void elab_target(struct session *s, struct probe *p, struct node *n,
+		 bool written);
+enum type elab_target_type(const struct node *n);
+/* Where $name of point r comes from (NULL if it has none there), and
+ * whether $name (op, with the '$') can be read at r (@defined). */
+const struct kcat_arg *elab_target_arg(struct session *s, const struct rprobe *r,
+				       const char *name);
+bool elab_target_defined_at(struct session *s, const struct rprobe *r, const char *op);
+const char *targ_mark_string(const struct rprobe *r, const char *op);
+/* r's family's nparams and nlisted (all its args by default) */
+int rp_nparams(const struct rprobe *r);
+int rp_nlisted(const struct rprobe *r);
+/* Does probe p have a point with all of flags? Every point? */
+bool probe_has(struct session *s, const struct probe *p, unsigned int flags);
+bool probe_all(struct session *s, const struct probe *p, unsigned int flags);
+#define TARGET_PROCFS 8		/* N_TARGET flags: $value of a procfs probe */
+#define TARGET_NF_LOCAL 16	/* N_TARGET flags: netfilter $verdict op= or ++ */
+
+/* ---- deref.c: $var->member, @cast, &, @defined, $var$ (pass 2) -------- */
+enum dstep_op { DS_LOAD, DS_ADD, DS_INDEX };
+struct dstep {
+	enum dstep_op op;
+	int64_t n;		/* DS_ADD: bytes; DS_INDEX: element size */
+	struct node *idx;	/* DS_INDEX: the index */
+};
+enum dres { DR_READ, DR_ADDR, DR_PRETTY };
+#define DEREF_ADDR 4		/* N_DEREF flags: the operand of '&' */
+
+struct btf;
+struct btf_type;
+struct deref {
+	const struct btf *btf;
+	struct dstep *steps;
+	int nsteps, cap;
+	enum dres res;
+	int width;		/* DR_READ */
+	bool is_signed;
+	int bit_off, bit_size;	/* a bit field */
+	unsigned int type;	/* the final type */
+	bool lvalue;		/* acc is the address of a `type` (else its value) */
+	bool addr;		/* under '&' */
+	bool user;		/* in user memory (process() probes) */
+	int pretty;		/* 1 '$', 2 '$$' */
+	const struct rprobe *parms;	/* $$parms$: the point whose arguments */
+};
+
+const struct btf_type *deref_skip(const struct btf *btf, unsigned int *id);
+bool deref_is_typed(const struct node *n);
+void elab_deref(struct session *s, struct probe *p, struct node *n, bool written);
+void elab_cast_alone(struct session *s, struct probe *p, struct node *n);
+bool elab_cast_addr(struct session *s, struct probe *p, struct node *n);
+bool elab_no_points(struct session *s, struct probe *p);
+bool elab_defined(struct session *s, struct probe *p, struct node *n);
+/* n->deref for $var$ (one variable) or $$parms$ (the arguments of the
+ * first point; the others must match). */
+bool elab_pretty_target(struct session *s, struct probe *p, struct node *n);
+/* target.c: @entry(expr) in .return probes; is every point of p a
+ * user-space process probe? */
+void elab_entry(struct session *s, struct probe *p, struct node *n);
+bool entry_in_uprobes(struct session *s, struct probe *p);
 
 
 /* ---- probepoint.c, listing.c: probe points (pass 2, -l/-L) -------------- */
 struct rprobe *resolve_probe_point(struct session *s, struct probe *p,
 				   struct probe_point *pp);
-bool probe_family_known(const char *name);
+bool probe_family_known(struct session *s, const char *name);
 bool probe_point_matches(struct session *s, struct probe_point *pp);
 bool probe_point_has_wildcard(const struct probe_point *pp);
-void check_procfs_points(struct session *s);
+void check_points(struct session *s);
 int list_probes(struct session *s, FILE *out);
 
 int elaborate(struct session *s);

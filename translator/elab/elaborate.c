@@ -17,8 +17,6 @@
 #include <string.h>
 
 #include "elaborate.h"
-#include "udwarf.h"
-#include "family.h"
 
 static int call_depth(struct node *n, int guard, bool *rec);
 
@@ -259,7 +257,7 @@ int elaborate(struct session *s)
 	*tail = NULL;
 	collect_funcs(s);
 	if (!s->listing)
-		check_procfs_points(s);
+		check_points(s);
 	if (s->errors > errors)
 		return s->errors - errors;	/* as upstream: types only after names */
 	types_infer(s);
@@ -340,7 +338,7 @@ static bool entry_shown(const struct rprobe *r)
 {
 	size_t n = strlen(r->pp);
 
-	return r->ret && (r->kind == RP_KFUNC || r->kind == RP_KPROBE) &&
+	return r->ret && (r->flags & RF_KRETPROBE) &&
 	       n > 7 && !strcmp(r->pp + n - 7, ".return");
 }
 
@@ -446,11 +444,8 @@ void elaborate_print(struct session *s, FILE *out)
 	for (struct rprobe *r = s->rprobes; r; r = r->next) {
 		const char *note = r->note, *from = r->probe->via ? r->probe->via : r->from;
 
-		if (!note && r->kind == RP_UPROBE && r->u) {
-			note = uprobe_pc_note(s, r);
-			if (!r->probe->via)
-				from = uprobe_origin(r);
-		}
+		if (!note && r->fam->p2_show)
+			r->fam->p2_show(s, r, &note, &from);
 		if (entry_shown(r) && entry_nodes(r->probe->body, NULL, 0))
 			fprintf(out, "%.*s.call%s /* <- %s */\n  # locals\n  _entry_tvar_tid:long\n",
 				(int)strlen(r->pp) - 7, r->pp, note ? note : "", from);

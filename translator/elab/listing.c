@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elab.h"
 #include "kcatalog.h"
-#include "family.h"
 
 struct listed {
 	const char *label;
@@ -41,7 +41,7 @@ static int by_label(const void *a, const void *b)
 static void tracepoint_arg_locals(struct session *s, const struct rprobe *r,
 				  const struct node *n, struct listed *l)
 {
-	const char *prefix = r->kind == RP_NETFILTER ? "__nf" : "__tracepoint_arg";
+	const char *prefix = r->fam->listed_locals;
 
 	for (; n; n = n->next) {
 		if (n->kind == N_TARGET && n->op[1] != '$') {
@@ -66,9 +66,7 @@ static void tracepoint_arg_locals(struct session *s, const struct rprobe *r,
 /* A kernel module's .return lists the locals too, as 4.8's. */
 static int listed_args(const struct rprobe *r)
 {
-	if (r->kind == RP_NETFILTER)	/* 4.8 lists none */
-		return 0;
-	return uprobe_is_kernel(r) ? uprobe_nvars(r) : r->nargs;
+	return rp_nlisted(r);
 }
 
 static void collect_vars(struct session *s, const struct rprobe *r,
@@ -81,12 +79,12 @@ static void collect_vars(struct session *s, const struct rprobe *r,
 	l->vars = arena_alloc(s->arena, sizeof(*l->vars) * (size_t)n);
 	if (rprobe_entry_count(r))
 		l->vars[l->nvars++] = "_entry_tvar_tid:long";
-	if (r->kind == RP_TRACEPOINT || r->kind == RP_NETFILTER)
+	if (r->fam->listed_locals)
 		tracepoint_arg_locals(s, r, r->probe->body, l);
 	for (struct var *v = r->probe->locals; v; v = v->next)
 		l->vars[l->nvars++] = arena_printf(s->arena, "%s:%s", v->name,
 						   type_name(v->type));
-	if ((r->kind == RP_KFUNC || r->kind == RP_UPROBE) && r->ret && r->ret_type &&
+	if ((r->flags & RF_RETURN) && r->ret && r->ret_type &&
 	    strcmp(r->ret_type, "void"))
 		l->vars[l->nvars++] = arena_printf(s->arena, "$return:%s", r->ret_type);
 	for (int i = 0; i < listed_args(r); i++)

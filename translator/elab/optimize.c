@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "elab.h"
-#include "family.h"
 
 /* ---- folding ------------------------------------------------------------------ */
 

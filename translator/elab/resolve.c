@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "elaborate.h"
-#include "family.h"
 
 /* ---- loading ------------------------------------------------------------ */
 
@@ -571,7 +570,7 @@ static void target_op_check(struct session *s, struct scope *sc, struct node *n)
 
 	if (!sc->func && elab_no_points(s, sc->probe))
 		return;		/* its points' errors are out already */
-	if (t->kind == N_TARGET && !sc->func && elab_nf_probe(s, sc->probe)) {
+	if (t->kind == N_TARGET && !sc->func && probe_has(s, sc->probe, RF_LOCAL_VARS)) {
 		t->flags |= TARGET_NF_LOCAL;	/* 4.8: a local, any operator */
 		return;
 	}
@@ -626,7 +625,7 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			break;
 		}
 		if (!strcmp(n->op, "&") && n->a->kind == N_TARGET && !sc->func &&
-		    elab_nf_probe(s, sc->probe)) {
+		    probe_has(s, sc->probe, RF_LOCAL_VARS)) {
 			diag_error(s, n->a->loc, "cannot take address of netfilter hook context variable");
 			break;
 		}

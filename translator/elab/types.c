@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "elaborate.h"
-#include "family.h"
 
 struct infer {
 	struct session *s;

@@ -1,5 +1,5 @@
 /*
- * tr_netfilter.c - netfilter probes in passes 2 and 3:
+ * netfilter.c - the netfilter family, passes 2 and 3:
  * netfilter.hook("HOOK").pf("PF")[.priority("PRI")] (or .pf().hook()) is
  * a netfilter hook function the runtime (runtime/netfilter.c) registers
  * in the initial network namespace. Without guru mode only the names
@@ -20,8 +20,6 @@
 
 #include <bpf/btf.h>
 
-#include "translate.h"
-#include "kcatalog.h"
 #include "family.h"
 
 struct nf_name {
@@ -177,16 +175,11 @@ static unsigned int nf_ptr_to(const struct btf *btf, const char *name)
  * ($skb a struct sk_buff *, $in and $out struct net_device *). */
 const struct kcat_arg *nf_args(struct session *s, int *n)
 {
-	static struct kcat_arg *args;
-	static struct session *for_s;
+	struct kcat_arg *args = arena_alloc(s->arena, sizeof(*args) * NF_NVARS);
 	struct kcatalog *kc;
 	const struct btf *btf;
 
 	*n = NF_NVARS;
-	if (args && for_s == s)
-		return args;
-	args = arena_alloc(s->arena, sizeof(*args) * NF_NVARS);
-	for_s = s;
 	for (int i = 0; i < NF_NVARS; i++)
 		args[i].name = nf_vars[i];
 	args[0].type = "unsigned int";
@@ -206,10 +199,12 @@ const struct kcat_arg *nf_args(struct session *s, int *n)
 
 /* Where $name comes from at a netfilter point: the hook's arguments,
  * collected by the runtime in this order. */
-struct targ nf_targ(const char *name)
+static struct targ nf_targ(struct session *s, const struct rprobe *r, const char *name)
 {
 	struct targ t = { .src = -1, .why = "unsupported context variable" };
 
+	(void)s;
+	(void)r;
 	for (int i = 0; i < NF_NVARS; i++) {
 		if (strcmp(nf_vars[i], name))
 			continue;
@@ -221,25 +216,17 @@ struct targ nf_targ(const char *name)
 	return t;
 }
 
-bool elab_nf_probe(struct session *s, struct probe *p)
-{
-	for (const struct rprobe *r = s->rprobes; r; r = r->next)
-		if (r->probe == p && r->kind == RP_NETFILTER)
-			return true;
-	return false;
-}
-
 /* 4.8's checks of a context variable in a netfilter probe: true when an
  * error was reported, or when n is a guru-mode write of $verdict (which
  * needs nothing more). */
-bool elab_nf_target(struct session *s, struct probe *p, struct node *n,
-		    bool written)
+static bool elab_nf_target(struct session *s, struct probe *p, struct node *n,
+			   bool written)
 {
 	const char *msg = NULL;
 
-	if (!elab_nf_probe(s, p))
+	if (!probe_has(s, p, RF_LOCAL_VARS))
 		return false;
-	if (n->op[1] == '$' || nf_targ(n->op + 1).src < 0)
+	if (n->op[1] == '$' || nf_targ(s, NULL, n->op + 1).src < 0)
 		msg = "unsupported context variable";
 	else if (!strcmp(n->op, "$verdict") && !s->guru)
 		msg = "write to netfilter verdict requires guru mode; need stap -g";
@@ -251,13 +238,69 @@ bool elab_nf_target(struct session *s, struct probe *p, struct node *n,
 	return msg || written;
 }
 
-/* "{ .kind = STP_PROBE_NETFILTER, ... }," of point r; fields: its
- * target variable table. */
-void tr_nf_probe(struct gen *g, struct strbuf *table, const struct rprobe *r,
-		 const char *fields)
+/* The table row of point r, with its target variable table. */
+static void tr_nf_probe(struct gen *g, struct strbuf *code, const struct rprobe *r, int id)
 {
-	sb_printf(table, "\t{ .kind = STP_PROBE_NETFILTER, .handler = probe_%d, .pp = %s, "
-		  ".nf_hook = (%s), .nf_pf = (%s), .nf_priority = (%s), .maxactive = -1%s },\n",
-		  r->probe->index, tr_cstr(g, r->pp), r->nf_hook, r->nf_pf,
-		  r->nf_priority, fields);
+	tr_table_row(g, "NETFILTER", "STP_PROBE_NETFILTER, .handler = probe_%d, .pp = %s, "
+		     ".nf_hook = (%s), .nf_pf = (%s), .nf_priority = (%s), .maxactive = -1%s",
+		     r->probe->index, tr_cstr(g, r->pp), r->nf_hook, r->nf_pf,
+		     r->nf_priority, tr_targ_arrays(g, code, r, id, false));
 }
+
+/* netfilter.hook("H").pf("PF")[.priority("P")] | netfilter.pf("PF").hook("H")[...] */
+static void resolve_netfilter(struct resolver *r, const struct pp_comp *c)
+{
+	const struct pp_comp *k = c->next, *h, *f, *q;
+	struct rprobe tmp = { 0 }, *rp;
+	const char *err;
+	int n;
+
+	if (c->arg)
+		return;
+	if ((h = pp_take(&k, "hook", N_STR)))
+		f = pp_take(&k, "pf", N_STR);
+	else if ((f = pp_take(&k, "pf", N_STR)))
+		h = pp_take(&k, "hook", N_STR);
+	if (!h || !f)
+		return;
+	q = pp_take(&k, "priority", N_STR);
+	if (k)
+		return;
+	err = nf_resolve(r->s, h->arg->str, f->arg->str, q ? q->arg->str : NULL, &tmp);
+	if (err) {
+		rp_fail(r, r->pp->loc, "%s", err);
+		return;
+	}
+	rp = rp_add(r, &family_netfilter, RP_NETFILTER, "netfilter", pp_to_string(r->s, r->pp));
+	rp->nf_hook = tmp.nf_hook;
+	rp->nf_pf = tmp.nf_pf;
+	rp->nf_priority = tmp.nf_priority;
+	rp->args = nf_args(r->s, &n);
+	rp->nargs = n;
+}
+
+/* 4.8 lists no context variables of a netfilter probe */
+static int nf_nlisted(const struct rprobe *r)
+{
+	(void)r;
+	return 0;
+}
+
+static const char *const nf_roots[] = { "netfilter", NULL };
+static const char *const nf_shapes[] = {
+	"netfilter.hook.pf.priority", "netfilter.pf.hook.priority", NULL
+};
+
+const struct family family_netfilter = {
+	.name = "netfilter",
+	.roots = nf_roots,
+	.shapes = nf_shapes,
+	.flags = RF_LOCAL_VARS,
+	.runtime = "NETFILTER",
+	.resolve = resolve_netfilter,
+	.targ = nf_targ,
+	.claim_target = elab_nf_target,
+	.listed_locals = "__nf",
+	.nlisted = nf_nlisted,
+	.emit = tr_nf_probe,
+};

@@ -4,7 +4,8 @@
  * entered and its value kept in the kretprobe instance, as SystemTap 4.8
  * does, so recursion and concurrent calls each see their own value.
  *
- * Pass 2 checks that every point of the probe is a return probe. Pass 3
+ * Pass 2 checks that every point of the probe is a return probe
+ * (elab/target.c). Pass 3
  * gives each @entry of a probe a slot in the instance data (8 bytes for a
  * long, MAXSTRINGLEN for a string), writes an entry handler
  * probe_N_entry() that evaluates the expressions into their slots (it
@@ -14,47 +15,10 @@
 #include <string.h>
 
 #include "translate.h"
-#include "family.h"
 
 static bool is_entry(const struct node *n)
 {
 	return n->kind == N_CALL && n->op && !strcmp(n->op, "@entry");
-}
-
-bool entry_in_uprobes(struct session *s, struct probe *p)
-{
-	bool any = false;
-
-	for (const struct rprobe *r = p ? s->rprobes : NULL; r; r = r->next) {
-		if (r->probe != p)
-			continue;
-		if (r->kind != RP_UPROBE || uprobe_is_kernel(r))
-			return false;
-		any = true;
-	}
-	return any;
-}
-
-void elab_entry(struct session *s, struct probe *p, struct node *n)
-{
-	const struct rprobe *bad = NULL;
-
-	if (p) {
-		for (const struct rprobe *r = s->rprobes; r; r = r->next) {
-			if (r->probe != p)
-				continue;
-			if ((r->kind != RP_KFUNC && r->kind != RP_KPROBE &&
-			     !uprobe_is_kernel(r)) || !r->ret) {
-				bad = r;
-				break;
-			}
-		}
-	}
-	if (!p || bad)
-		diag_error(s, n->loc, "@entry is only valid in .return probes");
-	for (struct node *a = n->args; a; a = a->next)
-		if (a->kind == N_TARGET && !strcmp(a->op, "$return"))
-			diag_error(s, a->loc, "$return is not available at entry");
 }
 
 struct entry_walk {

@@ -512,14 +512,13 @@ void tr_foreach(struct gen *g, struct node *n)
 
 /* ---- declarations, creation, locks -------------------------------------------------- */
 
-static const char *keykinds(const struct var *v)
+/* "sl...": the kinds of v's keys, in the session arena */
+static const char *keykinds(struct gen *g, const struct var *v)
 {
-	static char buf[10];
-	int i;
+	char *buf = arena_alloc(g->s->arena, (size_t)v->arity + 1);
 
-	for (i = 0; i < v->arity; i++)
+	for (int i = 0; i < v->arity; i++)
 		buf[i] = v->keys[i] == T_STRING ? 's' : 'l';
-	buf[i] = '\0';
 	return buf;
 }
 
@@ -552,7 +551,7 @@ void tr_globals_init(struct gen *g, struct strbuf *out)
 		sb_printf(out, "\tstp_lock_init(&%s_lock);\n", m);
 		if (v->array)
 			sb_printf(out, "\t%s = stp_map_new(\"%s\", %s, %lldLL, %s, %s);\n"
-				  "\tif (!%s)\n\t\treturn -ENOMEM;\n", m, keykinds(v),
+				  "\tif (!%s)\n\t\treturn -ENOMEM;\n", m, keykinds(g, v),
 				  v->type == T_STRING ? "STP_VAL_STR" :
 				  v->type == T_STATS ? "STP_VAL_STAT" : "STP_VAL_LONG",
 				  (long long)v->maxsize, v->wrap ? "true" : "false",

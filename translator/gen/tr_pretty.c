@@ -16,7 +16,6 @@
 
 #include "translate.h"
 #include "kcatalog.h"
-#include "family.h"
 
 #define PP_MAX_DEPTH 8
 
@@ -183,12 +182,11 @@ static void value(struct ppgen *pg, unsigned int id, unsigned int off,
 static const char *table(struct gen *g, const struct btf *btf, unsigned int type,
 			 bool lvalue, int level, int *load)
 {
-	static int ntables;
 	struct strbuf tab;
 	struct ppgen pg = { .g = g, .btf = btf, .tab = &tab, .level = level };
 	unsigned int id = type, to;
 	const struct btf_type *t = deref_skip(btf, &id), *pt = NULL;
-	const char *name = arena_printf(g->s->arena, "stp_pp_%d", ntables++);
+	const char *name = arena_printf(g->s->arena, "stp_pp_%d", g->npptables++);
 
 	sb_init(&tab);
 	sb_init(&pg.lit);
@@ -240,91 +238,6 @@ const char *tr_pretty(struct gen *g, const struct deref *d, const char *acc)
 }
 
 /* ---- $var$, $$parms$ ---------------------------------------------------- */
-
-static bool is_parms(const char *op)
-{
-	return !strncmp(op, "$$parms$", 8) || !strncmp(op, "$$vars$", 7);
-}
-
-/* n->deref for $var$ (one variable) or $$parms$ (the arguments of the
- * first point; the others must match). */
-bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
-{
-	size_t len = strlen(n->op);
-	int level = len > 2 && n->op[len - 2] == '$' && (len > 3 || n->op[1] != '$') ? 2 : 1;
-	const char *name = arena_strndup(s->arena, n->op + 1, len - 1 - (size_t)level);
-	const struct rprobe *first = NULL;
-	struct deref *d = arena_alloc(s->arena, sizeof(*d));
-
-	if (elab_no_points(s, p))
-		return false;
-	if (!strncmp(n->op, "$$return$", 9)) {
-		name = "return";	/* "return=" and $return$ */
-	} else if (n->op[1] == '$') {
-		name = NULL;
-		if (!is_parms(n->op) && strncmp(n->op, "$$locals$", 9)) {
-			diag_error(s, n->loc, "target variable '%s' is not supported by this version yet",
-				   n->op);
-			return false;
-		}
-	}
-	if (!p) {
-		diag_error(s, n->loc, "target variable '%s' used in a function: target variables belong to probe handlers",
-			   n->op);
-		return false;
-	}
-	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
-		const struct kcat_arg *a;
-
-		if (r->probe != p)
-			continue;
-		if (!name) {
-			if (r->kind != RP_KFUNC && r->kind != RP_TRACEPOINT &&
-			    r->kind != RP_UPROBE) {
-				diag_error(s, n->loc, "target variable '%s' is not available in %s: "
-					   "it is not a kernel.function or kernel.trace probe",
-					   n->op, r->pp);
-				return false;
-			}
-			if (first && (first->nargs != r->nargs ||
-				      (r->nargs && memcmp(first->args, r->args,
-							  sizeof(*r->args) * (size_t)r->nargs)))) {
-				bool same = first->nargs == r->nargs;
-
-				for (int i = 0; same && i < r->nargs; i++)
-					same = first->args[i].btf == r->args[i].btf &&
-					       first->args[i].type_id == r->args[i].type_id &&
-					       !strcmp(first->args[i].name, r->args[i].name);
-				if (!same) {
-					diag_error(s, n->loc, "'%s' differs between the points of this probe (%s): not supported",
-						   n->op, r->pp);
-					return false;
-				}
-			}
-			first = first ? first : r;
-			continue;
-		}
-		a = elab_target_arg(s, r, name);
-		if (!a || !a->btf || !a->type_id) {
-			diag_error(s, n->loc, "target variable '%s' is not available in %s",
-				   n->op, r->pp);
-			return false;
-		}
-		if (d->btf && (d->btf != a->btf || d->type != a->type_id)) {
-			diag_error(s, n->loc, "'%s' differs between the points of this probe (%s): not supported",
-				   n->op, r->pp);
-			return false;
-		}
-		d->btf = a->btf;
-		d->type = a->type_id;
-		d->user = r->kind == RP_UPROBE && !uprobe_is_kernel(r);
-		d->lvalue = targ_lvalue(s, r, name);
-	}
-	d->pretty = level;
-	d->parms = first;	/* $$parms$: the others have the same arguments */
-	n->deref = d;
-	return true;
-}
 
 /* An unreadable variable of $$parms$ and the like: "?", a struct (or one
  * a pointer points to) as its members, each "?", as 4.8 shows it. */
@@ -401,11 +314,11 @@ const char *tr_pretty_target(struct gen *g, struct node *n)
 		struct deref one = { .btf = r->args[i].btf, .type = r->args[i].type_id,
 				     .pretty = d->pretty };
 		const char *v;
-		int np = r->kind == RP_UPROBE ? uprobe_nparams(r) : r->nargs;
+		int np = rp_nparams(r);
 
 		if (!strncmp(n->op, "$$locals", 8) ? i < np : !strncmp(n->op, "$$parms", 7) && i >= np)
 			continue;
-		one.user = r->kind == RP_UPROBE && !uprobe_is_kernel(r);
+		one.user = r->flags & RF_USER;
 		one.lvalue = targ_lvalue(g->s, r, r->args[i].name);
 
 		base.op = arena_printf(g->s->arena, "$%s", r->args[i].name);

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "translate.h"
-#include "family.h"
 #include "udwarf.h"
 
 
@@ -298,8 +297,8 @@ static const char *gen_assign(struct gen *g, struct node *n)
 		memcpy(aop, n->op, strlen(n->op) - 1);
 	if (n->a->kind == N_INDEX)
 		return tr_index_assign(g, n, aop[0] ? aop : NULL, gen_arith);
-	if (n->a->kind == N_TARGET && (n->a->flags & TARGET_PROCFS))
-		return tr_procfs_assign(g, n);
+	if (n->a->kind == N_TARGET && (t = tr_target_assign(g, n)))
+		return t;
 	if (!strcmp(n->op, "<<<"))
 		return tr_stat_add(g, n);
 	if (n->a->kind == N_DEREF && n->a->deref)	/* guru: kernel memory */
@@ -1009,7 +1008,7 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 /* ---- scopes: probes and functions ---------------------------------------- */
 
 struct output {
-	struct strbuf structs, protos, code, table;
+	struct strbuf structs, protos, code;
 };
 
 static void locals_struct(struct gen *g, struct output *o, const char *name,
@@ -1173,66 +1172,19 @@ static void gen_display(struct gen *g, struct output *o, int index)
 			  "\tstruct stp_locals_probe_%d *l = STP_FRAME(c, 0);\n\n"
 			  "\tmemset(l, 0, sizeof(*l));\n%s}\n\n",
 			  index, index, body.buf);
-		sb_printf(&o->table, "\t{ .kind = STP_PROBE_END, .handler = probe_%d, .pp = \"end\", .order = 0 },\n",
-			  index);
+		tr_table_row(g, NULL, "STP_PROBE_END, .handler = probe_%d, .pp = \"end\", .order = 0",
+			     index);
 	}
 	sb_free(&body);
 	sb_free(&g->tmps);
 }
 
+/* The probe table: each resolved probe's rows, written by its family. */
 static void gen_table(struct gen *g, struct output *o)
 {
-	static const char *const kinds[] = { "STP_PROBE_BEGIN", "STP_PROBE_END",
-					     "STP_PROBE_TIMER", NULL,
-					     "STP_PROBE_ERROR" };
-	const struct rprobe *bad = NULL;
-
-	for (struct rprobe *r = g->s->rprobes; r; r = r->next) {
-		if (r->kind == RP_NEVER)
-			continue;
-		if (tr_kernel_probe(g, &o->code, &o->table, r))
-			continue;
-		if (r->kind == RP_PERF) {
-			/* pn(): the point as written (.hz stays .hz); as 4.8, `?`
-			 * does not hide a failed registration */
-			sb_printf(&o->table, "\t{ .kind = STP_PROBE_PERF, .handler = probe_%d, .pp = %s, "
-				  ".pn = %s, .perf_type = %lld, .perf_config = %lldULL, "
-				  ".perf_period = %lldULL, .perf_freq = %d, .maxactive = -1 },\n",
-				  r->probe->index, tr_cstr(g, r->pp),
-				  tr_cstr(g, pp_to_string(g->s, r->point)), (long long)r->perf_type,
-				  (long long)r->perf_config, (long long)r->perf_period, r->perf_freq);
-			continue;
-		}
-		if (r->kind == RP_HWBKPT) {
-			sb_printf(&o->table, "\t{ .kind = STP_PROBE_HWBKPT, .handler = probe_%d, .pp = %s, "
-				  ".symbol = %s, .hw_addr = 0x%llxULL, .hw_len = %lld, .hw_rw = %d, "
-				  ".optional = %s, .maxactive = -1 },\n",
-				  r->probe->index, tr_cstr(g, r->pp),
-				  r->symbol ? tr_cstr(g, r->symbol) : "NULL",
-				  (unsigned long long)r->address, (long long)r->hw_len, r->hw_rw,
-				  r->marks && strchr(r->marks, '?') ? "true" : "false");
-			continue;
-		}
-		if (r->kind == RP_JIFFIES) {
-			/* an hrtimer of N jiffies, converted with the kernel's HZ */
-			sb_printf(&o->table, "\t{ .kind = STP_PROBE_TIMER, .handler = probe_%d, .pp = %s, "
-				  ".jiffies = %lldULL, .randomize = %lldULL },\n",
-				  r->probe->index, tr_cstr(g, r->pp), (long long)r->jiffies,
-				  (long long)r->randomize);
-			continue;
-		}
-		if (r->kind > RP_NEVER && r->kind != RP_ERROR) {
-			if (!bad || bad->point != r->point)	/* once per wildcard */
-				diag_error(g->s, r->point->loc, "%s probes are not supported by this version yet",
-					   r->family);
-			bad = r;
-			continue;
-		}
-		sb_printf(&o->table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .order = %lld, "
-			  ".period_ns = %lldULL, .randomize = %lldULL },\n",
-			  kinds[r->kind], r->probe->index, tr_cstr(g, r->pp),
-			  (long long)r->order, (long long)r->period_ns, (long long)r->randomize);
-	}
+	for (struct rprobe *r = g->s->rprobes; r; r = r->next)
+		if (r->fam->emit)
+			r->fam->emit(g, &o->code, r, g->npoints++);
 }
 
 static void gen_globals(struct gen *g, struct strbuf *out)
@@ -1264,42 +1216,17 @@ static void gen_globals(struct gen *g, struct strbuf *out)
 	}
 }
 
-static int count_table(struct output *o)
+/* STP_HAVE_<PART> for each runtime part the probe table uses, in the
+ * order of the family list: the runtime compiles only those
+ * (stp_runtime.c). */
+static void family_defines(struct gen *g, struct strbuf *c)
 {
-	int n = 0;
+	for (int i = 0; g->s->families[i]; i++) {
+		const char *part = g->s->families[i]->runtime;
 
-	for (const char *p = o->table.buf; p && (p = strstr(p, ".kind")); p++)
-		n++;
-	return n;
-}
-
-/* STP_HAVE_<FAMILY> for each runtime probe family the probe table uses:
- * the runtime compiles only those (stp_runtime.c). */
-static void family_defines(struct output *o, struct strbuf *c)
-{
-	static const struct {
-		const char *family, *kinds[5];
-	} fam[] = {
-		{ "KPROBES", { "KPROBE,", "KRETPROBE," } },
-		{ "UPROBES", { "UPROBE,", "URETPROBE," } },
-		{ "UPROC", { "PROC_BEGIN,", "PROC_END,", "THREAD_BEGIN,", "THREAD_END,",
-			     "SYSCALL" } },
-		{ "TRACEPOINTS", { "TRACEPOINT," } },
-		{ "PERF", { "PERF," } },
-		{ "PROCFS", { "PROCFS," } },
-		{ "NETFILTER", { "NETFILTER," } },
-	};
-	char kind[64];
-
-	for (size_t i = 0; i < sizeof(fam) / sizeof(fam[0]); i++) {
-		bool used = false;
-
-		for (int k = 0; k < 5 && fam[i].kinds[k] && !used; k++) {
-			snprintf(kind, sizeof(kind), ".kind = STP_PROBE_%s", fam[i].kinds[k]);
-			used = o->table.buf && strstr(o->table.buf, kind);
-		}
-		if (used)
-			sb_printf(c, "#define STP_HAVE_%s\n", fam[i].family);
+		for (int k = 0; part && k < g->nruntimes; k++)
+			if (!strcmp(g->runtimes[k], part))
+				sb_printf(c, "#define STP_HAVE_%s\n", part);
 	}
 }
 
@@ -1310,13 +1237,13 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 
 	sb_printf(c, "/* generated by stap %s from %s */\n", STAP_VERSION_STRING,
 		  s->user->name);
-	sb_printf(c, "#define STP_NPROBES %d\n", count_table(o));
+	sb_printf(c, "#define STP_NPROBES %d\n", g->ntable);
 	/* call depth; -DMAXNESTING=N overrides, as upstream */
 	sb_printf(c, "#ifndef MAXNESTING\n#define MAXNESTING %d\n#endif\n"
 		  "#if MAXNESTING < 0\n#error \"MAXNESTING must be positive\"\n#endif\n"
 		  "#define STP_MAXNESTING MAXNESTING\n", s->maxnesting);
 	regex_defines(s, c);
-	family_defines(o, c);
+	family_defines(g, c);
 	sb_puts(c, "#include \"stp_runtime.h\"\n\n");
 	usyms_emit(s, c);
 	regex_tables(s, c);
@@ -1337,7 +1264,7 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	sb_puts(c, "\n");
 	sb_puts(c, o->code.buf ? o->code.buf : "");
 	sb_puts(c, "static const struct stp_probe stp_probes[STP_NPROBES] = {\n");
-	sb_puts(c, o->table.buf ? o->table.buf : "");
+	sb_puts(c, g->table.buf ? g->table.buf : "");
 	sb_puts(c, "};\n\n");
 	kdwarf_emit_ksyms(s, c);
 	sb_puts(c, "#include \"stp_runtime.c\"\n");
@@ -1373,6 +1300,6 @@ int translate(struct session *s)
 	sb_free(&o.structs);
 	sb_free(&o.protos);
 	sb_free(&o.code);
-	sb_free(&o.table);
+	sb_free(&g.table);
 	return s->errors - errors;
 }

@@ -20,7 +20,17 @@ struct gen {
 	int label;
 	int loops[64];		/* continue labels of enclosing loops */
 	int nloops;
-	struct utab *utabs;	/* uprobes.c: user symbol tables written */
+	struct utab *utabs;	/* process.c: user symbol tables written */
+	/* target variable names the handlers use (without '$'), by index */
+	const char **tnames;
+	int ntnames, captnames;
+	/* the probe table: its rows, their number, the runtime parts they
+	 * need (STP_HAVE_*), and the points written (for array names) */
+	struct strbuf table;
+	int ntable, npoints;
+	const char *runtimes[16];
+	int nruntimes;
+	int npptables;		/* tr_pretty.c: pretty-printing tables written */
 	struct func *func;	/* NULL in a probe */
 	const char *err_label;	/* where a run-time error jumps: out, or a catch */
 	int act_pending;	/* MAXACTION: actions not yet charged */
@@ -78,6 +88,31 @@ void tr_globals_init(struct gen *g, struct strbuf *out);
 void tr_display_global(struct gen *g, const struct var *v);
 void tr_probe_locks(struct gen *g, struct probe *p, struct strbuf *lock,
 		    struct strbuf *unlock);
+
+/* tr_deref.c, tr_pretty.c, tr_entry.c: typed target expressions */
+const char *tr_deref(struct gen *g, struct node *n);
+/* A guru-mode store through an N_DEREF (n is the N_ASSIGN). */
+const char *tr_deref_assign(struct gen *g, struct node *n);
+/* A string temporary holding the pretty print of the `type` at acc
+ * (d->lvalue) or of the value acc. */
+const char *tr_pretty(struct gen *g, const struct deref *d, const char *acc);
+const char *tr_pretty_target(struct gen *g, struct node *n);
+/* Write the evaluation of p's @entry expressions into body; returns the
+ * bytes they need (a C expression) or NULL when p has none. */
+const char *tr_entry_handler(struct gen *g, struct probe *p, struct strbuf *body);
+const char *tr_entry_value(struct gen *g, struct node *n);
+
+/* tr_target.c: target variables and the probe table */
+const char *tr_target(struct gen *g, struct node *n);
+const char *tr_target_set(struct gen *g, struct node *n, const char *val);
+const char *tr_target_assign(struct gen *g, struct node *n);
+const char *tr_targ_arrays(struct gen *g, struct strbuf *code, const struct rprobe *r,
+			   int id, bool parms);
+/* "true" when the point was written with "?": the runtime does not warn
+ * when it cannot be registered; else "false" */
+const char *tr_optional(const struct rprobe *r);
+void tr_table_row(struct gen *g, const char *runtime, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* usyms.c: -d/--ldd user objects' symbol and unwind tables */
 void usyms_emit(struct session *s, struct strbuf *c);

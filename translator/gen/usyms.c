@@ -21,7 +21,6 @@
 
 #include "translate.h"
 #include "udwarf.h"
-#include "family.h"
 
 #define MAX_UOBJS 64
 #define MAX_USEGS 8
@@ -403,7 +402,7 @@ static void collect(struct session *s, struct ulist *l)
 				name);
 	}
 	for (const struct rprobe *rp = s->rprobes; rp; rp = rp->next) {
-		const char *bin = rp->kind == RP_UPROBE ? uprobe_binary(rp) : NULL;
+		const char *bin = rp->binary;
 
 		if (bin && realpath(bin, real))
 			ulist_add(l, arena_strdup(s->arena, real));

@@ -1,11 +1,12 @@
 /*
- * uprobes.c - the process("PATH") probe family, passes 2 and 3:
+ * probes.c - the process("PATH") probe family, passes 2 and 3:
  *   process("PATH").function("GLOB")[.call | .return]
  *   process("PATH").statement("FUNC@FILE:LINE")
  *   process("PATH").mark("NAME"), process("PATH").provider("P").mark("NAME")
- * resolved against the binary's DWARF, symbol table and SDT notes
- * (udwarf.c) into (path, file offset) pairs the runtime's uprobes.c
- * registers, with their target variables.
+ * resolved (points.c) against the binary's DWARF, symbol table and SDT
+ * notes (udwarf.c) into (path, file offset) pairs the runtime's uprobes.c
+ * registers, with their target variables. A kernel module's function
+ * with DWARF (module("M").function()) is filled here too, as a kprobe.
  *
  * Placement: a function probe goes on the function's first instruction
  * (which the kernel can usually emulate, ~10x cheaper than the
@@ -21,10 +22,7 @@
 
 #include <bpf/btf.h>
 
-#include "udwarf.h"
-#include "kcatalog.h"
-#include "translate.h"
-#include "family.h"
+#include "process.h"
 
 struct uprobe_info {
 	struct ubin *bin;
@@ -48,10 +46,17 @@ struct uprobe_info {
 
 /* ---- pass 2: resolution ----------------------------------------------------- */
 
-static struct uprobe_info *new_info(struct session *s, struct rprobe *rp)
+/* rp's process data, probing b: user space, or a kernel module's
+ * function (a kretprobe that keeps @entry). */
+static struct uprobe_info *new_info(struct session *s, struct rprobe *rp, struct ubin *b)
 {
 	rp->u = arena_alloc(s->arena, sizeof(*rp->u));
+	rp->u->bin = b;
 	rp->kind = RP_UPROBE;
+	if (ubin_is_kernel(b))
+		rp->flags = (rp->flags & ~RF_USER) | RF_ENTRY;
+	else
+		rp->binary = ubin_path(b);
 	return rp->u;
 }
 
@@ -111,14 +116,9 @@ static const char *func_label(struct session *s, const struct ufunc *f)
 	return arena_printf(s->arena, "%s@%s:%d", f->name, f->file, f->line);
 }
 
-const char *uprobe_binary(const struct rprobe *rp)
+static bool uprobe_is_kernel(const struct rprobe *rp)
 {
-	return rp->u && !ubin_is_kernel(rp->u->bin) ? ubin_path(rp->u->bin) : NULL;
-}
-
-bool uprobe_is_kernel(const struct rprobe *rp)
-{
-	return rp->kind == RP_UPROBE && rp->u && ubin_is_kernel(rp->u->bin);
+	return rp->u && ubin_is_kernel(rp->u->bin);
 }
 
 /* process("PATH") or, in a kernel module, module("M") as written */
@@ -156,7 +156,7 @@ void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 			  const struct ufunc *f, int how)
 {
 	static const char *const suffix[] = { "", ".call", ".return", ".inline" };
-	struct uprobe_info *u = new_info(s, rp);
+	struct uprobe_info *u = new_info(s, rp, b);
 
 	bool kernel = ubin_is_kernel(b);
 
@@ -190,7 +190,7 @@ void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 void uprobe_fill_statement(struct session *s, struct rprobe *rp, struct ubin *b,
 			   const struct ufunc *f, const char *spec, uint64_t addr)
 {
-	struct uprobe_info *u = new_info(s, rp);
+	struct uprobe_info *u = new_info(s, rp, b);
 
 	u->bin = b;
 	u->func = f;
@@ -228,7 +228,7 @@ static void mark_args(struct session *s, struct rprobe *rp, const struct usdt *m
 void uprobe_fill_mark(struct session *s, struct rprobe *rp, struct ubin *b,
 		      const struct usdt *m)
 {
-	struct uprobe_info *u = new_info(s, rp);
+	struct uprobe_info *u = new_info(s, rp, b);
 
 	u->bin = b;
 	u->sdt = m;
@@ -284,14 +284,14 @@ void uprobe_set_pn(struct rprobe *rp, const char *pn)
 	rp->u->pn = pn;
 }
 
-const char *uprobe_pc_note(struct session *s, const struct rprobe *rp)
+static const char *uprobe_pc_note(struct session *s, const struct rprobe *rp)
 {
 	return arena_printf(s->arena, " /* pc=%s+0x%llx */",
 			    ubin_is_dyn(rp->u->bin) ? ".dynamic" : ".absolute",
 			    (unsigned long long)(rp->u->addr - ubin_load_base(rp->u->bin)));
 }
 
-const char *uprobe_origin(const struct rprobe *rp)
+static const char *uprobe_origin(const struct rprobe *rp)
 {
 	const struct uprobe_info *u = rp->u;
 
@@ -306,7 +306,7 @@ const char *uprobe_pn(const struct rprobe *rp)
 void uprobe_fill_plt(struct session *s, struct rprobe *rp, struct ubin *b,
 		     const struct uplt *p)
 {
-	struct uprobe_info *u = new_info(s, rp);
+	struct uprobe_info *u = new_info(s, rp, b);
 	const struct ufunc **fs;
 	size_t n = ubin_match_funcs(b, "*", &fs);
 	uint64_t best = 0;
@@ -437,9 +437,7 @@ static struct targ global_targ(struct session *s, const struct rprobe *r, const 
 
 /* $name at point r: where it comes from (t->src STP_TARG_GET with the
  * getter's body in *body), or why it cannot be read. */
-struct targ utarg_find(struct session *s, const struct rprobe *r, const char *name,
-		       const char **body);
-struct targ utarg_find(struct session *s, const struct rprobe *r, const char *name,
+static struct targ utarg_find(struct session *s, const struct rprobe *r, const char *name,
 		       const char **body)
 {
 	const struct uprobe_info *u = r->u;
@@ -517,8 +515,7 @@ struct targ utarg_find(struct session *s, const struct rprobe *r, const char *na
 }
 
 /* Is $name at r an object in memory (its address is the value)? */
-bool utarg_lvalue(struct session *s, const struct rprobe *r, const char *name);
-bool utarg_lvalue(struct session *s, const struct rprobe *r, const char *name)
+static bool utarg_lvalue(struct session *s, const struct rprobe *r, const char *name)
 {
 	const struct uprobe_info *u = r->u;
 	const struct uvar *v = u && !u->sdt ? find_var(u, name) : NULL;
@@ -538,10 +535,8 @@ bool utarg_lvalue(struct session *s, const struct rprobe *r, const char *name)
 
 /* A guru write of $name at r: NULL when r's handler can store it (the
  * setter's body in *body when it needs one), else why not. */
-const char *utarg_write(struct session *s, const struct rprobe *r, const char *name,
-			const char **body);
-const char *utarg_write(struct session *s, const struct rprobe *r, const char *name,
-			const char **body)
+static const char *utarg_write(struct session *s, const struct rprobe *r, const char *name,
+			       const char **body)
 {
 	const struct uprobe_info *u = r->u;
 	const char *get, *why = NULL, *at;
@@ -578,8 +573,8 @@ static const char *targ_table(struct gen *g, struct strbuf *code, const struct r
 			      int id)
 {
 	struct session *s = g->s;
-	const char **names;
-	int n = tr_target_names(&names);
+	const char **names = g->tnames;
+	int n = g->ntnames;
 	struct strbuf tab;
 	const char *fields = "";
 
@@ -668,13 +663,11 @@ static const char *parm_table(struct gen *g, struct strbuf *code, const struct r
 	return k ? arena_printf(s->arena, ", .%s = stp_u%s_%d", kind, kind, id) : "";
 }
 
-bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
-	       const struct rprobe *r, int id);
 
 /* A kernel module's point: a kprobe (kretprobe) on "module:function"
  * plus the offset, which the kernel resolves when the session starts. */
-static bool tr_kdwarf_probe(struct gen *g, struct strbuf *code, struct strbuf *table,
-			    const struct rprobe *r, int id)
+static void tr_kdwarf_probe(struct gen *g, struct strbuf *code, const struct rprobe *r,
+			    int id)
 {
 	const struct uprobe_info *u = r->u;
 	struct session *s = g->s;
@@ -686,15 +679,14 @@ static bool tr_kdwarf_probe(struct gen *g, struct strbuf *code, struct strbuf *t
 		fields = arena_printf(s->arena, "%s, .entry_handler = probe_%d_entry, "
 				      ".entry_size = %s", fields, r->probe->index,
 				      r->probe->entry_size);
-	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .symbol = %s, "
-		  ".koffset = 0x%llxU, .kmodule = %s, .func = %s, .maxactive = -1, .optional = %s%s },\n",
+	tr_table_row(g, "KPROBES", "%s, .handler = probe_%d, .pp = %s, .symbol = %s, "
+		     ".koffset = 0x%llxU, .kmodule = %s, .func = %s, .maxactive = -1, .optional = %s%s",
 		  r->ret ? "STP_PROBE_KRETPROBE" : "STP_PROBE_KPROBE", r->probe->index,
 		  tr_cstr(g, r->pp), tr_cstr(g, u->ksym ? u->ksym : ""),
 		  (unsigned long long)u->offset, tr_cstr(g, ubin_kmod(u->bin)),
 		  /* probefunc() of a .return: the caller's, where it returns */
 		  tr_cstr(g, r->symbol && !r->ret ? r->symbol : ""),
-		  r->marks && strchr(r->marks, '?') ? "true" : "false", fields);
-	return true;
+		  tr_optional(r), fields);
 }
 
 /* The user symbol tables written so far (struct gen's utabs). */
@@ -731,14 +723,12 @@ static const char *ubin_table(struct gen *g, struct strbuf *code, struct ubin *b
 	return arena_printf(g->s->arena, "&stp_ubin_%d", k);
 }
 
-bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
-	       const struct rprobe *r, int id)
+/* Pass 3: the probe table row of point r and the arrays it needs. */
+static void process_emit(struct gen *g, struct strbuf *code, const struct rprobe *r, int id)
 {
 	const struct uprobe_info *u = r->u;
 	const char *fields, *parms, *locals, *sdt = "";
 
-	if (r->kind != RP_UPROBE)
-		return false;
 	if (u->plt)
 		sdt = arena_printf(g->s->arena, ", .sdt_name = %s", tr_cstr(g, u->plt));
 	if (u->pn)
@@ -748,8 +738,10 @@ bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 				   tr_cstr(g, u->sdt->name), tr_cstr(g, u->sdt->provider),
 				   tr_cstr(g, arena_printf(g->s->arena, "process(\"%s\").mark(\"%s\")",
 							   ubin_path(u->bin), u->sdt->name)));
-	if (ubin_is_kernel(u->bin))
-		return tr_kdwarf_probe(g, code, table, r, id);
+	if (ubin_is_kernel(u->bin)) {
+		tr_kdwarf_probe(g, code, r, id);
+		return;
+	}
 	fields = arena_printf(g->s->arena, "%s, .ubin = %s", targ_table(g, code, r, id),
 			      ubin_table(g, code, u->bin));
 	if (u->ncalls) {	/* .callee(): the return addresses of the calls */
@@ -764,96 +756,29 @@ bool tr_uprobe(struct gen *g, struct strbuf *code, struct strbuf *table,
 	locals = parm_table(g, code, r, id, 1);
 	/* $$vars: in scope order, innermost first, as 4.8 */
 	locals = arena_printf(g->s->arena, "%s%s", locals, parm_table(g, code, r, id, 2));
-	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .path = %s, "
-		  ".uoffset = 0x%llxULL, .usem = 0x%llxULL, .uaddr = 0x%llxULL, .func = %s, "
-		  ".maxactive = -1, .optional = %s%s%s%s%s },\n",
+	tr_table_row(g, "UPROBES", "%s, .handler = probe_%d, .pp = %s, .path = %s, "
+		     ".uoffset = 0x%llxULL, .usem = 0x%llxULL, .uaddr = 0x%llxULL, .func = %s, "
+		     ".maxactive = -1, .optional = %s%s%s%s%s",
 		  r->ret ? "STP_PROBE_URETPROBE" : "STP_PROBE_UPROBE", r->probe->index,
 		  tr_cstr(g, r->pp), tr_cstr(g, ubin_path(u->bin)),
 		  (unsigned long long)u->offset, (unsigned long long)u->sem_offset,
 		  (unsigned long long)u->addr, tr_cstr(g, r->symbol ? r->symbol : ""),
-		  r->marks && strchr(r->marks, '?') ? "true" : "false", fields, parms, locals, sdt);
-	return true;
+		  tr_optional(r), fields, parms, locals, sdt);
 }
 
-int uprobe_nvars(const struct rprobe *r)
+static int uprobe_nvars(const struct rprobe *r)
 {
 	return r->u ? r->u->nvars : r->nargs;
 }
 
-int uprobe_nparams(const struct rprobe *r)
+static int uprobe_nparams(const struct rprobe *r)
 {
 	return r->u ? r->u->nparams : r->nargs;
 }
 
-/* process[("PATH" | PID)][.thread].begin/.end, .syscall[.return]: a
- * runtime uprocess.c entry. */
-bool tr_uproc(struct gen *g, struct strbuf *code, struct strbuf *table,
-	      const struct rprobe *r)
-{
-	static const char *const kinds[] = {
-		"STP_PROBE_PROC_BEGIN", "STP_PROBE_PROC_END",
-		"STP_PROBE_THREAD_BEGIN", "STP_PROBE_THREAD_END",
-		"STP_PROBE_SYSCALL", "STP_PROBE_SYSCALL_RETURN"
-	};
-	static int ntabs;
-	const char **names;
-	int n = tr_target_names(&names);
-	const char *fields = "";
-
-	if (r->kind != RP_UPROC)
-		return false;
-	if (n) {
-		struct strbuf tab;
-
-		sb_init(&tab);
-		for (int i = 0; i < n; i++) {
-			struct targ t = uproc_targ(g->s, r, names[i]);
-
-			sb_printf(&tab, "%s { %d, %d, %d, NULL }", i ? "," : "", t.src, t.width,
-				  t.is_signed);
-		}
-		sb_printf(code, "static const struct stp_targ stp_uptargs_%d[] = {%s };\n",
-			  ntabs, tab.buf);
-		sb_free(&tab);
-		fields = arena_printf(g->s->arena, ", .targs = stp_uptargs_%d", ntabs++);
-	}
-	sb_printf(table, "\t{ .kind = %s, .handler = probe_%d, .pp = %s, .path = %s, "
-		  ".upid = %lld, .maxactive = -1, .optional = %s%s },\n", kinds[r->proc_event],
-		  r->probe->index, tr_cstr(g, r->pp),
-		  r->proc_path ? tr_cstr(g, r->proc_path) : "NULL", (long long)r->proc_pid,
-		  r->marks && strchr(r->marks, '?') ? "true" : "false", fields);
-	return true;
-}
-
-/* $syscall, $arg1..$arg6 and (.return) $return of process.syscall. */
-struct targ uproc_targ(struct session *s, const struct rprobe *r, const char *name)
-{
-	struct targ t = { .src = -1, .width = 8, .is_signed = true };
-	int k;
-
-	if (r->proc_event != UP_SYSCALL && r->proc_event != UP_SYSCALL_RETURN) {
-		t.why = "process lifecycle probes have no target variables";
-		return t;
-	}
-	if (!strcmp(name, "syscall"))
-		t.src = 6;
-	else if (!strcmp(name, "return") && r->proc_event == UP_SYSCALL_RETURN)
-		t.src = -2;	/* STP_TARG_RETURN */
-	else if (!strncmp(name, "arg", 3) && (k = atoi(name + 3)) >= 1 && k <= 6 &&
-		 !strcmp(name + 3, arena_printf(s->arena, "%d", k)))
-		t.src = k - 1;
-	else
-		t.why = r->proc_event == UP_SYSCALL ? "process.syscall has $syscall and $arg1..$arg6" :
-			"process.syscall.return has $syscall, $arg1..$arg6 and $return";
-	return t;
-}
-
 /* $$name and $$provider of a mark, else NULL. */
-const char *uprobe_mark_string(const struct rprobe *r, const char *op);
-const char *uprobe_mark_string(const struct rprobe *r, const char *op)
+static const char *uprobe_mark_string(const struct rprobe *r, const char *op)
 {
-	if (r->kind != RP_UPROBE)
-		return NULL;
 	if (r->u->plt)
 		return strcmp(op, "$$name") ? NULL : r->u->plt;
 	if (!r->u->sdt)
@@ -864,3 +789,64 @@ const char *uprobe_mark_string(const struct rprobe *r, const char *op)
 		return r->u->sdt->provider;
 	return NULL;
 }
+
+/* -L lists a kernel module's locals too, as 4.8 does. */
+static int process_nlisted(const struct rprobe *r)
+{
+	return uprobe_is_kernel(r) ? uprobe_nvars(r) : r->nargs;
+}
+
+static struct targ process_targ(struct session *s, const struct rprobe *r, const char *name)
+{
+	const char *body;
+
+	return utarg_find(s, r, name, &body);
+}
+
+static const char *process_targ_write(struct session *s, const struct rprobe *r,
+				      const char *name)
+{
+	const char *body;
+
+	return utarg_write(s, r, name, &body);
+}
+
+static void process_p2_show(struct session *s, const struct rprobe *r, const char **note,
+			    const char **from)
+{
+	if (!r->u)
+		return;
+	*note = uprobe_pc_note(s, r);
+	if (!r->probe->via)
+		*from = uprobe_origin(r);
+}
+
+static const char *const process_roots[] = { "process", NULL };
+static const char *const process_shapes[] = {
+	"process.function.call", "process.function.return", "process.function.label",
+	"process.statement.nearest",
+	"process.mark", "process.provider.mark", "process.begin", "process.end",
+	"process.plt.return",
+	"process.library.function.call", "process.library.function.return",
+	"process.library.statement.nearest", "process.library.mark",
+	"process.library.provider.mark",
+	"process.thread.begin", "process.thread.end", "process.syscall.return",
+	NULL
+};
+
+const struct family family_process = {
+	.name = "process",
+	.roots = process_roots,
+	.shapes = process_shapes,
+	.flags = RF_PARMS | RF_RETURN | RF_USER | RF_WRITABLE | RF_DWARF,
+	.runtime = "UPROBES",
+	.resolve = process_resolve,
+	.targ = process_targ,
+	.targ_lvalue = utarg_lvalue,
+	.targ_write = process_targ_write,
+	.mark_string = uprobe_mark_string,
+	.p2_show = process_p2_show,
+	.nparams = uprobe_nparams,
+	.nlisted = process_nlisted,
+	.emit = process_emit,
+};

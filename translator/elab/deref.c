@@ -1,0 +1,915 @@
+/*
+ * deref.c - typed target expressions from the kernel's BTF in pass 2
+ * (gen/tr_deref.c writes them as C): $var->member->sub (SystemTap's '->' for pointers and embedded
+ * structs alike), $ptr[i], $var->array[i], @cast(p, "type"[, "kernel"])
+ * ->member, &...->member, @defined(...) of all of these, and the pretty
+ * printed $var$, $var$$, $var->member$ (tr_pretty.c writes the tables).
+ *
+ * Pass 2 walks the BTF types and turns each expression into steps on one
+ * address: load the pointer stored there, add a constant, add index *
+ * size; then a final read of an integer (width, sign, bit field), or the
+ * address itself (arrays, '&'), or a pretty-printing table. Pass 3 writes
+ * the steps as C (tr_deref.c); every read of kernel memory goes through the runtime's
+ * stp_kread() (copy_from_kernel_nofault), so a bad pointer is the script
+ * error "read fault [man error::fault] at 0x...", never an oops. In
+ * guru mode the same expressions are stored to (`$p->prio = v`, bit
+ * fields too) through stp_kwrite(): "write fault ...".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include <bpf/btf.h>
+
+#include "elab.h"
+#include "kcatalog.h"
+#include "udwarf.h"
+
+static bool is_cast(const struct node *n)
+{
+	return n->kind == N_CALL && !strcmp(n->op, "@cast");
+}
+
+/* the state of a walk: acc holds an address (lv) or a pointer value */
+struct walk {
+	struct session *s;
+	const struct btf *btf;
+	struct deref *d;
+	bool lv;
+	unsigned int type;
+	unsigned int bit_off, bit_size;	/* a bit field at acc */
+	const char *err;
+	struct loc err_loc;
+	const char *ubin;	/* a process probe's binary: @cast's default */
+};
+
+static bool fail(struct walk *w, struct loc at, const char *msg)
+{
+	if (!w->err) {
+		w->err = msg;
+		w->err_loc = at;
+	}
+	return false;
+}
+
+/* Past typedefs and qualifiers; NULL for void. */
+const struct btf_type *deref_skip(const struct btf *btf, unsigned int *id)
+{
+	const struct btf_type *t = *id ? btf__type_by_id(btf, *id) : NULL;
+
+	for (int depth = 0; t && depth < 64; depth++) {
+		switch (btf_kind(t)) {
+		case BTF_KIND_TYPEDEF:
+		case BTF_KIND_CONST:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_RESTRICT:
+		case BTF_KIND_TYPE_TAG:
+			*id = t->type;
+			t = *id ? btf__type_by_id(btf, *id) : NULL;
+			continue;
+		default:
+			return t;
+		}
+	}
+	return t;
+}
+
+static bool is_aggregate(const struct btf_type *t)
+{
+	return t && (btf_is_struct(t) || btf_is_union(t));
+}
+
+static const char *tname(struct walk *w, unsigned int id)
+{
+	return kbtf_type_name(w->s, w->btf, id);
+}
+
+static void add_step(struct walk *w, enum dstep_op op, int64_t n,
+		     struct node *idx)
+{
+	struct deref *d = w->d;
+
+	if (op == DS_ADD && !idx && d->nsteps && d->steps[d->nsteps - 1].op == DS_ADD) {
+		d->steps[d->nsteps - 1].n += n;	/* merge constant offsets */
+		return;
+	}
+	if (op == DS_ADD && !n)
+		return;
+	if (d->nsteps == d->cap) {
+		struct dstep *v = arena_alloc(w->s->arena, sizeof(*v) * (size_t)(d->cap * 2 + 4));
+
+		if (d->nsteps)
+			memcpy(v, d->steps, sizeof(*v) * (size_t)d->nsteps);
+		d->steps = v;
+		d->cap = d->cap * 2 + 4;
+	}
+	d->steps[d->nsteps++] = (struct dstep){ op, n, idx };
+}
+
+/* A member by name, looking into anonymous structs and unions. */
+static bool find_member(const struct btf *btf, const struct btf_type *t,
+			const char *name, unsigned int *type,
+			unsigned int *bit_off, unsigned int *bit_size, int depth)
+{
+	const struct btf_member *m = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *mn = btf__name_by_offset(btf, m->name_off);
+		unsigned int off = btf_member_bit_offset(t, (__u32)i), id = m->type;
+		const struct btf_type *mt;
+
+		if (mn && *mn) {
+			if (strcmp(mn, name))
+				continue;
+			*type = m->type;
+			*bit_off = off;
+			*bit_size = btf_member_bitfield_size(t, (__u32)i);
+			return true;
+		}
+		mt = deref_skip(btf, &id);
+		if (is_aggregate(mt) && depth < 16 &&
+		    find_member(btf, mt, name, type, bit_off, bit_size, depth + 1)) {
+			*bit_off += off;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void member_names(const struct btf *btf, const struct btf_type *t,
+			 struct strbuf *sb, int depth)
+{
+	const struct btf_member *m = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *mn = btf__name_by_offset(btf, m->name_off);
+		unsigned int id = m->type;
+		const struct btf_type *mt;
+
+		if (mn && *mn) {
+			sb_printf(sb, "%s%s", sb->len ? ", " : "", mn);
+			continue;
+		}
+		mt = deref_skip(btf, &id);
+		if (is_aggregate(mt) && depth < 16)
+			member_names(btf, mt, sb, depth + 1);
+	}
+}
+
+/* The first named member, for "such as '->x'". */
+static const char *first_member(struct session *s, const struct btf *btf,
+				const struct btf_type *t)
+{
+	struct strbuf sb;
+	const char *r;
+
+	sb_init(&sb);
+	member_names(btf, t, &sb, 0);
+	r = sb.len ? arena_strndup(s->arena, sb.buf, strcspn(sb.buf, ",")) : "?";
+	sb_free(&sb);
+	return r;
+}
+
+static bool not_scalar(struct walk *w, struct loc at, unsigned int id,
+		       const struct btf_type *t)
+{
+	return fail(w, at, arena_printf(w->s->arena,
+		    "'%s' is being accessed instead of a member such as '->%s'",
+		    tname(w, id), first_member(w->s, w->btf, t)));
+}
+
+/* The pointer at acc (an lvalue) becomes the address acc. */
+static void through_pointer(struct walk *w, const struct btf_type *ptr)
+{
+	if (w->lv)
+		add_step(w, DS_LOAD, 8, NULL);
+	w->lv = true;
+	w->type = ptr->type;
+}
+
+static bool step_member(struct walk *w, struct node *m, const char *name)
+{
+	unsigned int id = w->type, mtype, off, bits;
+	const struct btf_type *t = deref_skip(w->btf, &id);
+
+	if (w->bit_size)
+		return fail(w, m->loc, arena_printf(w->s->arena,
+			    "invalid access '->%s' vs. %s", name, tname(w, id)));
+	if (t && btf_is_ptr(t)) {
+		unsigned int to = t->type;
+		const struct btf_type *pt = deref_skip(w->btf, &to);
+
+		if (!is_aggregate(pt))
+			return fail(w, m->loc, arena_printf(w->s->arena,
+				    "invalid access '->%s' vs. %s", name, tname(w, id)));
+		through_pointer(w, t);
+		id = to;
+		t = pt;
+	}
+	if (t && btf_is_array(t))
+		return fail(w, m->loc, arena_printf(w->s->arena,
+			    "invalid access '->%s' for array type", name));
+	if (!is_aggregate(t))
+		return fail(w, m->loc, arena_printf(w->s->arena,
+			    "invalid access '->%s' vs. %s", name,
+			    t ? tname(w, id) : "void"));
+	if (!w->lv)
+		return fail(w, m->loc, arena_printf(w->s->arena,
+			    "'%s' is passed by value: its members cannot be read (not supported)",
+			    tname(w, id)));
+	if (!find_member(w->btf, t, name, &mtype, &off, &bits, 0)) {
+		struct strbuf sb;
+		const char *msg;
+
+		sb_init(&sb);
+		member_names(w->btf, t, &sb, 0);
+		msg = arena_printf(w->s->arena, "unable to find member '%s' for %s (alternatives: %s)",
+				   name, tname(w, id), sb.len ? sb.buf : "");
+		sb_free(&sb);
+		return fail(w, m->loc, msg);
+	}
+	add_step(w, DS_ADD, off / 8, NULL);
+	w->type = mtype;
+	w->bit_off = bits ? off % 8 : 0;
+	w->bit_size = bits;
+	if (!bits && off % 8)
+		return fail(w, m->loc, "a member that is not byte aligned (not supported)");
+	return true;
+}
+
+static const char *index_text(struct walk *w, const struct node *idx)
+{
+	return idx->kind == N_NUM ? arena_printf(w->s->arena, "[%lld]", (long long)idx->num) :
+				    "[...]";
+}
+
+static bool step_index(struct walk *w, struct node *sub)
+{
+	unsigned int id = w->type, elem;
+	const struct btf_type *t = deref_skip(w->btf, &id);
+	__s64 size;
+
+	if (t && btf_is_ptr(t) && !w->bit_size) {
+		through_pointer(w, t);
+		elem = t->type;
+	} else if (t && btf_is_array(t)) {
+		elem = btf_array(t)->type;
+	} else {
+		return fail(w, sub->loc, arena_printf(w->s->arena, is_aggregate(t) ?
+			    "invalid access '%s' for %s" : "invalid access '%s' vs. %s",
+			    index_text(w, sub->a), t ? tname(w, id) : "void"));
+	}
+	size = elem ? btf__resolve_size(w->btf, elem) : -1;
+	if (size <= 0)
+		return fail(w, sub->loc, arena_printf(w->s->arena,
+			    "invalid access '%s': the size of %s is unknown",
+			    index_text(w, sub->a), elem ? tname(w, elem) : "void"));
+	if (sub->a->kind == N_NUM)
+		add_step(w, DS_ADD, sub->a->num * size, NULL);
+	else
+		add_step(w, DS_INDEX, size, sub->a);
+	w->type = elem;
+	return true;
+}
+
+/* The value at acc: an integer read, an address, or a pretty print. */
+static bool finish(struct walk *w, struct node *n, const char *last)
+{
+	struct deref *d = w->d;
+	unsigned int id = w->type;
+	const struct btf_type *t = deref_skip(w->btf, &id);
+
+	d->type = w->type;
+	d->lvalue = w->lv;
+	d->bit_off = (int)w->bit_off;
+	d->bit_size = (int)w->bit_size;
+	if (d->pretty) {
+		d->res = DR_PRETTY;
+		return true;
+	}
+	if (d->addr) {
+		if (w->bit_size)
+			return fail(w, n->loc, "cannot take the address of a bit field");
+		if (!w->lv)
+			return fail(w, n->loc, "cannot take the address of a register value");
+		d->res = DR_ADDR;
+		return true;
+	}
+	if (t && btf_is_array(t)) {
+		d->res = DR_ADDR;	/* as upstream: kernel_string($p->comm) */
+		return true;
+	}
+	if (is_aggregate(t))
+		return not_scalar(w, n->loc, id, t);
+	if (!t || !(btf_is_int(t) || btf_is_any_enum(t) || btf_is_ptr(t)) ||
+	    (!btf_is_ptr(t) && (t->size == 0 || t->size > 8)))
+		return fail(w, n->loc, arena_printf(w->s->arena,
+			    "'%s' has type %s, which cannot be read as a number",
+			    last ? last : "[...]", t || w->type ? tname(w, w->type) : "void"));
+	d->res = DR_READ;
+	d->width = btf_is_ptr(t) ? 8 : (int)t->size;
+	d->is_signed = btf_is_int(t) ? (btf_int_encoding(t) & BTF_INT_SIGNED) != 0 :
+		       btf_is_any_enum(t) ? btf_kflag(t) : false;
+	if (w->bit_size && (w->bit_off + w->bit_size + 7) / 8 > 8)
+		return fail(w, n->loc, "a bit field across 8 bytes (not supported)");
+	return true;
+}
+
+/* "name$" or "name$$": the pretty level, name without the '$'s. */
+static const char *strip_pretty(struct session *s, const char *name, int *pretty)
+{
+	size_t n = strlen(name);
+
+	*pretty = 0;
+	while (n > 1 && name[n - 1] == '$' && *pretty < 2) {
+		n--;
+		(*pretty)++;
+	}
+	return *pretty ? arena_strndup(s->arena, name, n) : name;
+}
+
+/* @cast(p, "T")[i]: p is taken as the start of an array of T. */
+static bool cast_index(struct walk *w, struct node *sub)
+{
+	__s64 size = btf__resolve_size(w->btf, w->type);
+
+	if (size <= 0)
+		return fail(w, sub->loc, arena_printf(w->s->arena,
+			    "invalid access '%s': the size of %s is unknown",
+			    index_text(w, sub->a), tname(w, w->type)));
+	if (sub->a->kind == N_NUM)
+		add_step(w, DS_ADD, sub->a->num * size, NULL);
+	else
+		add_step(w, DS_INDEX, size, sub->a);
+	return true;
+}
+
+/* The chain of n (an N_DEREF) from the current state. */
+static bool walk_chain(struct walk *w, struct node *n)
+{
+	const char *last = NULL;
+
+	for (struct node *c = n->args; c; c = c->next) {
+		if (c == n->args && c->kind == N_SUBSCRIPT && is_cast(n->a)) {
+			if (!cast_index(w, c))
+				return false;
+			continue;
+		}
+		if (c->kind == N_MEMBER) {
+			int pretty;
+
+			last = strip_pretty(w->s, c->op, &pretty);
+			if (pretty && c->next)
+				return fail(w, c->loc, arena_printf(w->s->arena,
+					    "'%s' is a pretty-printed string: it cannot be dereferenced",
+					    c->op));
+			w->d->pretty = pretty;
+			if (!step_member(w, c, last))
+				return false;
+		} else if (!step_index(w, c)) {
+			return false;
+		}
+	}
+	if (n->flags & 3) {
+		if (w->d->pretty)
+			return fail(w, n->loc, "pretty printing a pretty-printed member");
+		w->d->pretty = n->flags & 3;
+	}
+	for (struct node *c = n->args; c; c = c->next)
+		if (!c->next)
+			n = c;	/* errors of the whole point at its last part */
+	return finish(w, n, last);
+}
+
+/* ---- bases: $var and @cast ------------------------------------------------ */
+
+/* @cast's type: "struct x", "union x", "enum x", or a bare name looked up
+ * as a struct, union, typedef, integer or enum, in the kernel's BTF, or in
+ * a module's ("kernel" and "kernel<linux/sched.h>" mean the kernel). */
+/* @cast(p, "T", "PATH"): a type of the program PATH, in user memory. */
+/* A kernel module's .ko ("/path/m.ko"), typed through its DWARF? */
+static bool is_ko(const char *mname)
+{
+	size_t n = strlen(mname);
+
+	return n > 3 && !strcmp(mname + n - 3, ".ko");
+}
+
+/* @cast(p, "T", "/path/prog") or "/path/m.ko": the type in its DWARF */
+static bool cast_user_type(struct walk *w, struct node *cast, const char *name,
+			   const char *mname, struct ubin *kmod)
+{
+	bool kernel = kmod || is_ko(mname);
+	const char *path = kernel ? NULL : ubin_find(w->s, mname);
+	struct ubin *b = kmod ? kmod : kernel ? kdwarf_module(w->s, mname) :
+			 path ? ubin_open(w->s, path, cast->loc) : NULL;
+	unsigned int id;
+
+	while (*name == ' ')
+		name++;
+	if (!b)
+		return fail(w, cast->loc, arena_printf(w->s->arena,
+			    "type definition '%s' not found in '%s' (no such program)", name, mname));
+	id = utype_by_name(w->s, b, name);
+	if (!id && strncmp(name, "struct ", 7) && strncmp(name, "union ", 6))
+		id = utype_by_name(w->s, b, arena_printf(w->s->arena, "struct %s", name));
+	if (!id)
+		return fail(w, cast->loc, arena_printf(w->s->arena,
+			    "type definition '%s' not found in '%s'", name, mname));
+	w->btf = ubin_btf(b);
+	w->type = id;
+	w->lv = true;
+	w->d->user = !kernel;
+	return true;
+}
+
+/* The binary of p's first process("PATH") point, or NULL: 4.8 looks
+ * @cast's types up there when no module is named. */
+static const char *cast_context(struct session *s, const struct probe *p)
+{
+	for (const struct rprobe *r = s->rprobes; p && r; r = r->next)
+		if (r->probe == p && (r->flags & RF_DWARF))
+			return r->binary;
+	return NULL;
+}
+
+/* headers -> the program built to read their types, per session */
+struct header_prog {
+	const char *headers, *path;
+	struct header_prog *next;
+};
+static struct header_prog *header_progs;
+
+/* A program whose DWARF has the types of user headers ("<stdio.h>",
+ * "</usr/include/x.h><y.h>"): each #included in a main() built with -g,
+ * unused types kept, in the session's temporary directory. NULL when
+ * it does not build. */
+static const char *header_program(struct session *s, const char *headers)
+{
+	struct header_prog *h;
+	const char *src, *bin;
+	FILE *f;
+	pid_t pid;
+	int status;
+
+	for (h = header_progs; h; h = h->next)
+		if (!strcmp(h->headers, headers))
+			return h->path;
+	if (!s->tmpdir && session_tmpdir(s))
+		return NULL;
+	src = arena_printf(s->arena, "%s/typequery_%p.c", s->tmpdir, (void *)headers);
+	bin = arena_strndup(s->arena, src, strlen(src) - 2);
+	f = fopen(src, "w");
+	if (!f)
+		return NULL;
+	for (const char *p = headers; *p == '<';) {
+		size_t n = strcspn(p, ">");
+
+		fprintf(f, "#include %.*s>\n", (int)n, p);
+		p += n + (p[n] == '>');
+	}
+	fputs("int main(void) { return 0; }\n", f);
+	if (fclose(f))
+		return NULL;
+	pid = fork();
+	if (pid == 0) {
+		if (s->verbose < 3 && !freopen("/dev/null", "w", stderr))
+			_exit(127);
+		execlp("gcc", "gcc", "-g", "-O0", "-fno-eliminate-unused-debug-types",
+		       "-o", bin, src, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return NULL;
+	h = arena_alloc(s->arena, sizeof(*h));
+	h->headers = headers;
+	h->path = bin;
+	h->next = header_progs;
+	header_progs = h;
+	return bin;
+}
+
+static bool cast_type(struct walk *w, struct node *cast)
+{
+	static const int kinds[] = { BTF_KIND_STRUCT, BTF_KIND_UNION, BTF_KIND_TYPEDEF,
+				     BTF_KIND_INT, BTF_KIND_ENUM, BTF_KIND_ENUM64 };
+	struct node *tn = cast->args->next, *mod = tn ? tn->next : NULL;
+	const char *name = tn->str, *mname = mod ? mod->str : "";
+	struct kcatalog *kc;
+	__s32 id = -1;
+
+	if (mod && mname[0] == '<') {	/* user headers */
+		const char *prog = header_program(w->s, mname);
+
+		if (!prog)
+			return fail(w, cast->loc, arena_printf(w->s->arena,
+				    "type definition '%s' not found in '%s' (the headers do not compile)",
+				    name, mname));
+		return cast_user_type(w, cast, name, prog, NULL);
+	}
+	if (mod && strchr(mname, '/') && strncmp(mname, "kernel", 6))
+		return cast_user_type(w, cast, name, mname, NULL);
+	if (!mod && w->ubin) {	/* else the kernel's, when the program has none */
+		struct walk before = *w;
+
+		if (cast_user_type(w, cast, name, w->ubin, NULL))
+			return true;
+		*w = before;
+	}
+	if (mod && strncmp(mname, "kernel", 6)) {
+		/* a module's own BTF, split on the kernel's; "<header>" ignored */
+		const char *m = arena_strndup(w->s->arena, mname, strcspn(mname, "<"));
+		struct ubin *kb;
+
+		w->btf = kmod_btf(w->s, m);
+		if (!w->btf && (kb = kdwarf_module(w->s, m)))	/* a module with DWARF */
+			return cast_user_type(w, cast, name, m, kb);
+		if (!w->btf)
+			return fail(w, cast->loc, arena_printf(w->s->arena,
+				    "type definition '%s' not found in '%s' (no BTF for module '%s')",
+				    name, mname, m));
+	} else {
+		kc = kernel_catalog(w->s);
+		if (!kc)
+			return fail(w, cast->loc, arena_printf(w->s->arena,
+				    "type definition '%s' not found in '%s' (no kernel BTF)",
+				    name, mname));
+		w->btf = kcat_btf(kc);
+	}
+	while (*name == ' ')
+		name++;
+	if (!strncmp(name, "struct ", 7))
+		id = btf__find_by_name_kind(w->btf, name + 7, BTF_KIND_STRUCT);
+	else if (!strncmp(name, "union ", 6))
+		id = btf__find_by_name_kind(w->btf, name + 6, BTF_KIND_UNION);
+	else if (!strncmp(name, "enum ", 5))
+		id = btf__find_by_name_kind(w->btf, name + 5, BTF_KIND_ENUM);
+	else
+		for (size_t k = 0; id < 0 && k < sizeof(kinds) / sizeof(kinds[0]); k++)
+			id = btf__find_by_name_kind(w->btf, name, kinds[k]);
+	if (id < 0)	/* in the probed program (the kernel's neither), as 4.8 says */
+		return fail(w, cast->loc, arena_printf(w->s->arena,
+			    "type definition '%s' not found in '%s'", tn->str,
+			    !mod && w->ubin ? w->ubin : mname));
+	w->type = (unsigned int)id;
+	w->lv = true;		/* @cast(p, "T") is the T at p */
+	return true;
+}
+
+bool deref_is_typed(const struct node *n)
+{
+	return n->kind == N_DEREF && n->a &&
+	       ((n->a->kind == N_TARGET && n->a->op[1] != '$' &&
+		 n->a->op[strlen(n->a->op) - 1] != '$') || is_cast(n->a));
+}
+
+/* Walk n for one point r (NULL for @cast); the deref in *d. */
+static bool walk_one(struct session *s, const struct rprobe *r, struct node *n,
+		     struct deref *d, const char **err, struct loc *at, const char *ubin)
+{
+	struct walk w = { .s = s, .d = d, .ubin = ubin };
+
+	memset(d, 0, sizeof(*d));
+	d->addr = n->flags & DEREF_ADDR;
+	if (is_cast(n->a)) {
+		if (!cast_type(&w, n->a))
+			goto out;
+	} else {
+		const struct kcat_arg *a = elab_target_arg(s, r, n->a->op + 1);
+
+		if (!a || !a->btf || !a->type_id) {
+			fail(&w, n->a->loc, arena_printf(s->arena,
+			     "target variable '%s' has no type here", n->a->op));
+			goto out;
+		}
+		w.btf = a->btf;
+		w.type = a->type_id;
+		if (r && (r->flags & RF_DWARF))
+			d->user = r->flags & RF_USER;
+		w.lv = r && targ_lvalue(s, r, n->a->op + 1);
+	}
+	d->btf = w.btf;
+	walk_chain(&w, n);
+out:
+	*err = w.err;
+	*at = w.err_loc;
+	return !w.err;
+}
+
+static bool same_deref(const struct deref *a, const struct deref *b)
+{
+	if (a->nsteps != b->nsteps || a->res != b->res || a->width != b->width ||
+	    a->is_signed != b->is_signed || a->bit_off != b->bit_off ||
+	    a->bit_size != b->bit_size || a->lvalue != b->lvalue || a->user != b->user)
+		return false;
+	for (int i = 0; i < a->nsteps; i++)
+		if (a->steps[i].op != b->steps[i].op || a->steps[i].n != b->steps[i].n)
+			return false;
+	/* pretty printing needs the same type too */
+	return a->res != DR_PRETTY || (a->btf == b->btf && a->type == b->type);
+}
+
+/* Walk n for each point of p; the first error, or NULL and n->deref. */
+static const char *resolve(struct session *s, struct probe *p, struct node *n,
+			   struct loc *at)
+{
+	struct deref *d = arena_alloc(s->arena, sizeof(*d)), other;
+	const char *err = NULL;
+	bool first = true;
+	int npoints = 0;
+
+	if (is_cast(n->a)) {
+		if (!walk_one(s, NULL, n, d, &err, at, cast_context(s, p)))
+			return err;
+		n->deref = d;
+		return NULL;
+	}
+	if (!p)
+		return arena_printf(s->arena, "target variable '%s' used in a function: "
+				    "target variables belong to probe handlers", n->a->op);
+	for (const struct rprobe *r = s->rprobes; r; r = r->next)
+		npoints += r->probe == p;
+	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
+		if (r->probe != p)
+			continue;
+		if (!walk_one(s, r, n, first ? d : &other, &err, at, NULL))
+			return npoints > 1 ? arena_printf(s->arena, "%s (in %s)", err, r->pp) : err;
+		if (!first && !same_deref(d, &other)) {
+			*at = n->loc;
+			return arena_printf(s->arena, "'%s' differs between the points of this "
+					    "probe (%s): not supported", n->a->op, r->pp);
+		}
+		first = false;
+	}
+	if (first)
+		return "no probe point";
+	n->deref = d;
+	return NULL;
+}
+
+/* A probe none of whose points resolved (their errors are out already):
+ * its typed accesses are not checked, as upstream drops such probes. */
+bool elab_no_points(struct session *s, struct probe *p)
+{
+	if (!p)
+		return false;
+	for (const struct rprobe *r = s->rprobes; r; r = r->next)
+		if (r->probe == p)
+			return false;
+	return true;
+}
+
+/* May the handler of p store through n (guru mode; kernel memory, or the
+ * task's in a process probe)? As
+ * 4.8: without -g, @cast and tracepoint bases have their own messages;
+ * in a .return probe only through $return. False after an error. */
+static bool deref_write_ok(struct session *s, struct probe *p, struct node *n)
+{
+	const char *msg = NULL, *base = is_cast(n->a) ? "@cast" : n->a->op;
+	bool user = false;
+
+	for (const struct rprobe *r = p ? s->rprobes : NULL; r; r = r->next)
+		user |= r->probe == p && (r->flags & RF_DWARF);
+	if (is_cast(n->a)) {
+		const struct node *m = n->a->args->next->next;
+
+		user |= m && strchr(m->str, '/') && strncmp(m->str, "kernel", 6);
+		if (!user && !s->guru)
+			msg = "write to @cast context variable not permitted; need stap -g";
+	}
+	for (const struct rprobe *r = s->rprobes; r && !msg && !user && !is_cast(n->a);
+	     r = r->next) {
+		if (r->probe != p)
+			continue;
+		if (!s->guru)
+			msg = (r->flags & RF_TP_VARS) ?
+			      arena_printf(s->arena, "write to tracepoint variable '%s' not permitted; need stap -g",
+					   base) :
+			      "write to target variable not permitted; need stap -g";
+		else if (r->ret && strcmp(base, "$return"))
+			msg = "write to target variable not permitted in .return probes";
+	}
+	if (user && !s->guru)	/* process probes: user memory, as 4.8 */
+		msg = "write to target variable not permitted; need stap -g";
+	for (const struct rprobe *r = s->rprobes; r && !msg && user; r = r->next)
+		if (r->probe == p && r->ret && strcmp(base, "$return"))
+			msg = "write to target variable not permitted in .return probes";
+	if (msg)
+		diag_error(s, n->a->loc, "%s", msg);
+	return !msg;
+}
+
+void elab_deref(struct session *s, struct probe *p, struct node *n, bool written)
+{
+	struct loc at = n->loc;
+	const char *err;
+
+	n->type = T_LONG;
+	if (elab_no_points(s, p))
+		return;
+	if (written && !deref_write_ok(s, p, n))
+		return;
+	if (!is_cast(n->a)) {
+		int before = s->errors;
+
+		elab_target(s, p, n->a, false);	/* the base's own errors first */
+		if (s->errors > before)
+			return;
+	}
+	err = resolve(s, p, n, &at);
+	if (err) {
+		diag_error(s, at, "%s", err);
+		return;
+	}
+	if (written && n->deref->user && n->deref->bit_size) {
+		diag_error(s, n->loc, "writing a bit field of user memory ('%s') is not supported "
+			   "by this version yet", is_cast(n->a) ? "@cast" : n->a->op);
+		return;
+	}
+	if (n->deref->res == DR_PRETTY)
+		n->type = T_STRING;
+	if (written && n->deref->res != DR_READ)
+		diag_error(s, n->loc, "cannot write to '%s': %s", is_cast(n->a) ? "@cast" : n->a->op,
+			   n->deref->res == DR_PRETTY ? "it is a pretty-printed string" :
+			   "it is not a number (an array or an address)");
+}
+
+void elab_cast_alone(struct session *s, struct probe *p, struct node *n)
+{
+	struct deref d = { 0 };
+	struct walk w = { .s = s, .d = &d, .ubin = cast_context(s, p) };
+	unsigned int id;
+	const struct btf_type *t;
+
+	if (elab_no_points(s, p))
+		return;
+	if (!cast_type(&w, n)) {
+		diag_error(s, w.err_loc, "%s", w.err);
+		return;
+	}
+	id = w.type;
+	t = deref_skip(w.btf, &id);
+	if (is_aggregate(t))
+		not_scalar(&w, n->loc, w.type, t);
+	else
+		fail(&w, n->loc, arena_printf(s->arena, "@cast to '%s' needs a member or an index",
+					      tname(&w, w.type)));
+	diag_error(s, w.err_loc, "%s", w.err);
+}
+
+/* &@cast(p, "T"): the address of the whole object, p itself, once the
+ * type is known; false (said) when it is not. */
+bool elab_cast_addr(struct session *s, struct probe *p, struct node *n)
+{
+	struct deref d = { 0 };
+	struct walk w = { .s = s, .d = &d };
+
+	if (elab_no_points(s, p))
+		return false;
+	if (!cast_type(&w, n)) {
+		diag_error(s, w.err_loc, "%s", w.err);
+		return false;
+	}
+	return true;
+}
+
+/* ---- @defined ------------------------------------------------------------- */
+
+static bool defined_target(struct session *s, struct probe *p, const struct node *n)
+{
+	bool any = false;
+
+	if (!p)
+		return false;
+	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
+		if (r->probe != p)
+			continue;
+		if (!elab_target_defined_at(s, r, n->op))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+bool elab_defined(struct session *s, struct probe *p, struct node *n)
+{
+	for (; n; n = n->next) {
+		struct loc at;
+
+		if (n->kind == N_TARGET) {
+			if (!defined_target(s, p, n))
+				return false;
+			continue;
+		}
+		if (deref_is_typed(n)) {
+			if ((!is_cast(n->a) && !defined_target(s, p, n->a)) ||
+			    resolve(s, p, n, &at))
+				return false;
+			for (struct node *c = n->args; c; c = c->next)
+				if (c->kind == N_SUBSCRIPT && !elab_defined(s, p, c->a))
+					return false;
+			continue;
+		}
+		if (is_cast(n)) {
+			struct deref d = { 0 };
+			struct walk w = { .s = s, .d = &d, .ubin = cast_context(s, p) };
+
+			if (!cast_type(&w, n))
+				return false;
+		}
+		if (!elab_defined(s, p, n->a) || !elab_defined(s, p, n->b) ||
+		    !elab_defined(s, p, n->c) || !elab_defined(s, p, n->d) ||
+		    !elab_defined(s, p, n->args))
+			return false;
+	}
+	return true;
+}
+
+/* ---- $var$, $$parms$ ---------------------------------------------------- */
+
+static bool is_parms(const char *op)
+{
+	return !strncmp(op, "$$parms$", 8) || !strncmp(op, "$$vars$", 7);
+}
+
+/* n->deref for $var$ (one variable) or $$parms$ (the arguments of the
+ * first point; the others must match). */
+bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
+{
+	size_t len = strlen(n->op);
+	int level = len > 2 && n->op[len - 2] == '$' && (len > 3 || n->op[1] != '$') ? 2 : 1;
+	const char *name = arena_strndup(s->arena, n->op + 1, len - 1 - (size_t)level);
+	const struct rprobe *first = NULL;
+	struct deref *d = arena_alloc(s->arena, sizeof(*d));
+
+	if (elab_no_points(s, p))
+		return false;
+	if (!strncmp(n->op, "$$return$", 9)) {
+		name = "return";	/* "return=" and $return$ */
+	} else if (n->op[1] == '$') {
+		name = NULL;
+		if (!is_parms(n->op) && strncmp(n->op, "$$locals$", 9)) {
+			diag_error(s, n->loc, "target variable '%s' is not supported by this version yet",
+				   n->op);
+			return false;
+		}
+	}
+	if (!p) {
+		diag_error(s, n->loc, "target variable '%s' used in a function: target variables belong to probe handlers",
+			   n->op);
+		return false;
+	}
+	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
+		const struct kcat_arg *a;
+
+		if (r->probe != p)
+			continue;
+		if (!name) {
+			if (!(r->flags & RF_PARMS)) {
+				diag_error(s, n->loc, "target variable '%s' is not available in %s: "
+					   "it is not a kernel.function or kernel.trace probe",
+					   n->op, r->pp);
+				return false;
+			}
+			if (first && (first->nargs != r->nargs ||
+				      (r->nargs && memcmp(first->args, r->args,
+							  sizeof(*r->args) * (size_t)r->nargs)))) {
+				bool same = first->nargs == r->nargs;
+
+				for (int i = 0; same && i < r->nargs; i++)
+					same = first->args[i].btf == r->args[i].btf &&
+					       first->args[i].type_id == r->args[i].type_id &&
+					       !strcmp(first->args[i].name, r->args[i].name);
+				if (!same) {
+					diag_error(s, n->loc, "'%s' differs between the points of this probe (%s): not supported",
+						   n->op, r->pp);
+					return false;
+				}
+			}
+			first = first ? first : r;
+			continue;
+		}
+		a = elab_target_arg(s, r, name);
+		if (!a || !a->btf || !a->type_id) {
+			diag_error(s, n->loc, "target variable '%s' is not available in %s",
+				   n->op, r->pp);
+			return false;
+		}
+		if (d->btf && (d->btf != a->btf || d->type != a->type_id)) {
+			diag_error(s, n->loc, "'%s' differs between the points of this probe (%s): not supported",
+				   n->op, r->pp);
+			return false;
+		}
+		d->btf = a->btf;
+		d->type = a->type_id;
+		d->user = r->flags & RF_USER;
+		d->lvalue = targ_lvalue(s, r, name);
+	}
+	d->pretty = level;
+	d->parms = first;	/* $$parms$: the others have the same arguments */
+	n->deref = d;
+	return true;
+}

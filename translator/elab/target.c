@@ -1,0 +1,279 @@
+/*
+ * target.c - pass 2: target variables ($name, $$parms, $var$...) of the
+ * points of a probe. Where a variable comes from is each family's answer
+ * (family.targ, through rprobe.fam); here are the checks every family
+ * shares: a variable must exist at every point of the probe, writes need
+ * guru mode and a family that allows them, pretty prints need a family
+ * with parameters.
+ *
+ * A target variable is a long everywhere: pointers are their address,
+ * integers are narrowed to their type's width and sign.
+ */
+#include <string.h>
+
+#include "elab.h"
+#include "kcatalog.h"
+
+struct targ targ_find(struct session *s, const struct rprobe *r, const char *name)
+{
+	struct targ t = { .src = -1 };
+
+	if (r->fam->targ)
+		return r->fam->targ(s, r, name);
+	t.why = "it is not a kernel.function or kernel.trace probe";
+	return t;
+}
+
+/* Is $name at r the address of an object (a struct in memory, or a copy
+ * of one passed in registers) rather than a value? */
+bool targ_lvalue(struct session *s, const struct rprobe *r, const char *name)
+{
+	return r->fam->targ_lvalue && r->fam->targ_lvalue(s, r, name);
+}
+
+const char *targ_mark_string(const struct rprobe *r, const char *op)
+{
+	return r->fam->mark_string ? r->fam->mark_string(r, op) : NULL;
+}
+
+int rp_nparams(const struct rprobe *r)
+{
+	return r->fam->nparams ? r->fam->nparams(r) : r->nargs;
+}
+
+int rp_nlisted(const struct rprobe *r)
+{
+	return r->fam->nlisted ? r->fam->nlisted(r) : r->nargs;
+}
+
+bool probe_has(struct session *s, const struct probe *p, unsigned int flags)
+{
+	for (const struct rprobe *r = p ? s->rprobes : NULL; r; r = r->next)
+		if (r->probe == p && (r->flags & flags) == flags)
+			return true;
+	return false;
+}
+
+bool probe_all(struct session *s, const struct probe *p, unsigned int flags)
+{
+	bool any = false;
+
+	for (const struct rprobe *r = p ? s->rprobes : NULL; r; r = r->next) {
+		if (r->probe != p)
+			continue;
+		if ((r->flags & flags) != flags)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+const struct kcat_arg *elab_target_arg(struct session *s, const struct rprobe *r,
+				       const char *name)
+{
+	if (!r || targ_find(s, r, name).src == -1)
+		return NULL;
+	if ((r->flags & RF_RETURN) && !strcmp(name, "return"))
+		return r->ret_arg;
+	for (int i = 0; i < r->nargs; i++)
+		if (!strcmp(r->args[i].name, name))
+			return &r->args[i];
+	return NULL;
+}
+
+bool elab_target_defined_at(struct session *s, const struct rprobe *r, const char *op)
+{
+	size_t n = strlen(op);
+
+	if (op[1] == '$')
+		return targ_mark_string(r, op) || ((r->flags & RF_PARMS) &&
+		       strcmp(op, "$$name") && strcmp(op, "$$provider"));
+	if (n > 2 && op[n - 1] == '$')	/* $var$ or $var$$ */
+		return elab_target_defined_at(s, r, arena_strndup(s->arena, op,
+					   op[n - 2] == '$' ? n - 2 : n - 1));
+	return targ_find(s, r, op + 1).src != -1;
+}
+
+static bool is_pretty(const char *name)
+{
+	return !strcmp(name, "$$parms") || !strcmp(name, "$$vars") ||
+	       !strcmp(name, "$$locals") || !strcmp(name, "$$return") ||
+	       !strcmp(name, "$$name") || !strcmp(name, "$$provider");
+}
+
+static bool pretty_ok(const struct rprobe *r, const char *op)
+{
+	if (!strcmp(op, "$$name") || !strcmp(op, "$$provider"))
+		return targ_mark_string(r, op) != NULL;
+	return r->flags & RF_PARMS;
+}
+
+enum type elab_target_type(const struct node *n)
+{
+	if (n->flags & TARGET_PROCFS)
+		return T_STRING;
+	return n->op && (n->op[1] == '$' || n->op[strlen(n->op) - 1] == '$') ?
+	       T_STRING : T_LONG;
+}
+
+/* Why $name (op) cannot be written in p, before the per-point checks. */
+static const char *write_refused(struct session *s, struct probe *p, const char *op)
+{
+	const char *msg = NULL;
+	size_t len = strlen(op);
+	bool writable = false;
+
+	for (const struct rprobe *r = s->rprobes; r && !msg; r = r->next) {
+		if (r->probe != p)
+			continue;
+		if (r->flags & RF_TP_VARS)
+			msg = arena_printf(s->arena, "write to tracepoint variable '%s' not permitted; need stap -g",
+					   op);
+		writable |= !!(r->flags & RF_WRITABLE);
+	}
+	if (!msg && !writable)	/* procfs $value and the like */
+		msg = arena_printf(s->arena, "writing target variable '%s' is not supported by this version yet",
+				   op);
+	if (!msg && !s->guru)
+		msg = "write to target variable not permitted; need stap -g";
+	if (!msg && (op[1] == '$' || op[len - 1] == '$'))
+		msg = arena_printf(s->arena, "cannot write to '%s'", op);
+	return msg;
+}
+
+/* A write to $name (guru mode, as 4.8): a parameter at a function's entry
+ * (its register) or $return in a .return probe (rax); in a process probe
+ * also a variable where DWARF says it is (register or memory). False
+ * after an error. */
+static bool elab_target_write(struct session *s, struct probe *p, struct node *n)
+{
+	const char *msg;
+
+	if (elab_no_points(s, p))	/* its points' errors are out already */
+		return true;
+	msg = write_refused(s, p, n->op);
+	for (const struct rprobe *r = s->rprobes; r && !msg; r = r->next) {
+		const char *why;
+
+		if (r->probe != p)
+			continue;
+		if (r->ret && strcmp(n->op, "$return"))
+			msg = "write to target variable not permitted in .return probes";
+		else if (r->fam->targ_write && (why = r->fam->targ_write(s, r, n->op + 1)))
+			msg = arena_printf(s->arena, "cannot write target variable '%s' in %s: %s",
+					   n->op, r->pp, why);
+	}
+	if (msg)
+		diag_error(s, n->loc, "%s", msg);
+	return !msg;
+}
+
+/* "... (and N more of its M points)" after the first point of bad. */
+static const char *more_points(struct session *s, int bad, int total)
+{
+	return bad > 1 ? arena_printf(s->arena, " (and %d more of its %d points)",
+				      bad - 1, total) : "";
+}
+
+/* $$parms, $$vars...: every point of p must have them. */
+static void elab_pretty_all(struct session *s, struct probe *p, struct node *n)
+{
+	const struct rprobe *first_bad = NULL;
+	int bad = 0, total = 0;
+
+	if (!is_pretty(n->op)) {
+		diag_error(s, n->loc, "target variable '%s' is not supported by this version yet",
+			   n->op);
+		return;
+	}
+	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
+		if (r->probe != p)
+			continue;
+		total++;
+		if (pretty_ok(r, n->op))
+			continue;
+		if (!bad++)
+			first_bad = r;
+	}
+	if (bad)
+		diag_error(s, n->loc, "target variable '%s' is not available in %s%s: "
+			   "it is not a kernel.function or kernel.trace probe",
+			   n->op, first_bad->pp, more_points(s, bad, total));
+}
+
+/* A family that checks n itself (procfs $value, netfilter's context). */
+static bool claimed(struct session *s, struct probe *p, struct node *n, bool written)
+{
+	for (int i = 0; p->points && s->families[i]; i++)
+		if (s->families[i]->claim_target &&
+		    s->families[i]->claim_target(s, p, n, written))
+			return true;
+	return false;
+}
+
+void elab_target(struct session *s, struct probe *p, struct node *n,
+		 bool written)
+{
+	const char *name = n->op + 1;
+	int bad = 0, total = 0;
+	const struct rprobe *first_bad = NULL;
+	struct targ first = { 0 };
+
+	n->type = elab_target_type(n);
+	if (!p) {
+		diag_error(s, n->loc, "target variable '%s' used in a function: target variables belong to probe handlers",
+			   n->op);
+		return;
+	}
+	if (claimed(s, p, n, written))
+		return;
+	if (written && !elab_target_write(s, p, n))
+		return;
+	if (n->op[strlen(n->op) - 1] == '$' && strcmp(n->op, "$$")) {
+		elab_pretty_target(s, p, n);
+		return;
+	}
+	if (n->op[1] == '$') {
+		elab_pretty_all(s, p, n);
+		return;
+	}
+	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
+		struct targ t;
+
+		if (r->probe != p)
+			continue;
+		total++;
+		t = targ_find(s, r, name);
+		if (t.src != -1)
+			continue;
+		if (!bad++) {
+			first_bad = r;
+			first = t;
+		}
+	}
+	if (bad)
+		diag_error(s, n->loc, "target variable '%s' is not available in %s%s: %s",
+			   n->op, first_bad->pp, more_points(s, bad, total), first.why);
+}
+
+/* Every point of p is a user-space process probe (its @entry is
+ * resolve.c's rewrite)? */
+bool entry_in_uprobes(struct session *s, struct probe *p)
+{
+	return probe_all(s, p, RF_USER);
+}
+
+/* @entry(expr): only in .return probes that keep it (kretprobes). */
+void elab_entry(struct session *s, struct probe *p, struct node *n)
+{
+	const struct rprobe *bad = NULL;
+
+	for (const struct rprobe *r = p ? s->rprobes : NULL; r && !bad; r = r->next)
+		if (r->probe == p && (!(r->flags & RF_ENTRY) || !r->ret))
+			bad = r;
+	if (!p || bad)
+		diag_error(s, n->loc, "@entry is only valid in .return probes");
+	for (struct node *a = n->args; a; a = a->next)
+		if (a->kind == N_TARGET && !strcmp(a->op, "$return"))
+			diag_error(s, a->loc, "$return is not available at entry");
+}

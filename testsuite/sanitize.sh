@@ -76,7 +76,11 @@ start=$(date +%s)
 echo "sanitize.sh: pass 3 over the corpora (P3_JOBS=${P3_JOBS:-2})"
 (cd "$work/testsuite" && P3_JOBS=${P3_JOBS:-2} /usr/bin/python3 p3corpus.py) \
 	>"$work/p3corpus.log" 2>&1 || p3rc=$?
-grep -v '^p3corpus: [0-9]* passed' "$work/p3corpus.log" | head -n 200 || true
+grep -v '^p3corpus: [0-9]* passed' "$work/p3corpus.log" >"$work/p3corpus.failed" || true
+head -n 200 "$work/p3corpus.failed"
+if [ "$(wc -l <"$work/p3corpus.failed")" -gt 200 ]; then
+	echo "sanitize.sh: (first 200 lines; all of them in $work/p3corpus.log)"
+fi
 p3_sum=$(grep '^p3corpus: [0-9]* passed' "$work/p3corpus.log" | sed 's/^p3corpus: //')
 echo "sanitize.sh: pass 3 took $(($(date +%s) - start)) s"
 

@@ -34,8 +34,8 @@ LAYERS = [
      'probe-point resolution', ('base', 'front', 'info', 'elab')),
     ('gen', 'gen/', 'pass-3 C generation',
      ('base', 'front', 'info', 'elab', 'gen')),
-    ('family', 'family/', 'one file or folder per probe family (pass 2 and '
-     'pass 3)', ('base', 'front', 'info', 'elab', 'gen', 'family')),
+    ('family', 'family/', 'one file or folder per probe family: pass 2 and '
+     'pass 3', ('base', 'front', 'info', 'elab', 'gen', 'family')),
     ('build', 'build/', 'kbuild, run',
      ('base', 'front', 'info', 'elab', 'gen', 'build')),
     ('main', 'main.c', 'the driver',
@@ -295,11 +295,12 @@ RULES = [
 def summary(src):
     counts = line_counts(src)
     lines = []
-    for name, where, what, _ in LAYERS:
+    for name, where, what, uses in LAYERS:
         files = [p for p in counts if layer_of(src, p) == name]
         lines.append(f'  {name:7} {len(files):3} files '
                      f'{sum(counts[p] for p in files):6} lines  '
-                     f'translator/{where}  ({what})')
+                     f'translator/{where}: {what}')
+        lines.append(f'{"":29}may use: {", ".join(uses)}')
     cs = [p for p in counts if p.suffix == '.c']
     if cs:
         big = max(cs, key=lambda p: counts[p])

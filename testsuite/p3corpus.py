@@ -13,7 +13,8 @@ Debian's example scripts. Used two ways:
 A refactoring of the translator takes a snapshot before and after and
 compares them (the pass-3 output must not change unless a test says why);
 sanitize.sh runs the plain form under ASan/UBSan. Environment: STAP (the
-stap binary, default the in-tree build), P3_JOBS (default: cores).
+stap binary; default STAP_BUILDDIR/translator/stap, as for the tests and
+examples.py, else the in-tree build), P3_JOBS (default: cores).
 """
 import argparse
 import os
@@ -27,7 +28,10 @@ sys.path.insert(0, str(HERE))
 import examples  # noqa: E402
 
 KREL = '6.1.0-56-amd64'
-STAP = Path(os.environ.get('STAP', HERE.parent / 'translator' / 'stap'))
+STAP = Path(os.environ.get('STAP', examples.STAP))
+# examples.py finds stap through STAP_BUILDDIR only; when STAP names another
+# binary, its helpers must run that one too.
+examples.STAP = STAP
 
 
 def golden_args(path):
@@ -57,10 +61,21 @@ def cases():
 
 
 def run(case):
+    """Run one case; the result also carries the process id, the suffix of
+    a sanitizer's log_path file, so a report can be traced to its script."""
     name, cwd, args = case
-    r = subprocess.run([str(STAP), '-p3', '-r', KREL] + args, cwd=cwd,
-                       capture_output=True, text=True, errors='replace',
-                       timeout=300)
+    argv = [str(STAP), '-p3', '-r', KREL] + args
+    with subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True,
+                          errors='replace') as p:
+        try:
+            out, err = p.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, err = p.communicate()
+            err += '\np3corpus: timed out after 300 s\n'
+    r = subprocess.CompletedProcess(argv, p.returncode, out, err)
+    r.pid = p.pid
     return name, r
 
 
@@ -107,7 +122,8 @@ def check():
         if r.returncode not in (0, 1) or 'Sanitizer' in r.stderr \
                 or 'runtime error:' in r.stderr:
             bad += 1
-            print(f'FAILED {name}: exit {r.returncode}\n{r.stderr[-3000:]}')
+            print(f'FAILED {name}: exit {r.returncode} (pid {r.pid})\n'
+                  f'{r.stderr[-3000:]}')
     print(f'p3corpus: {n - bad} passed, {bad} failed')
     return 1 if bad else 0
 
@@ -119,6 +135,10 @@ def main():
     o = ap.parse_args()
     if o.compare:
         return compare(*o.compare)
+    if not STAP.exists():
+        print(f'p3corpus: {STAP} is not built (set STAP or STAP_BUILDDIR)',
+              file=sys.stderr)
+        return 2
     if o.out:
         return snapshot(o.out)
     return check()

@@ -1,4 +1,4 @@
-# The kernel probe-point catalog (translator/kcatalog.h) through its test
+# The kernel probe-point catalog (translator/info/kcatalog.h) through its test
 # driver kcat-dump, for the installed Debian 6.1 kernel: function names and
 # prototypes from the BTF inside /boot/vmlinuz-*, tracepoints with the
 # subsystem and parameter names of the kernel's trace headers. The expected

@@ -1,4 +1,4 @@
-# netfilter.hook("H").pf("PF")[.priority("P")] probes (translator/tr_netfilter.c,
+# netfilter.hook("H").pf("PF")[.priority("P")] probes (translator/family/netfilter.c,
 # runtime/netfilter.c) and the netfilter tapset, end to end: UDP datagrams
 # sent over the loopback by a python3 workload (NFUDP: two datagrams from
 # port PORT+100 to PORT, over IPv4 or with "6" IPv6, received by a bound

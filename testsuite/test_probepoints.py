@@ -1,5 +1,5 @@
-# Pass 2's probe points (translator/probepoint.c) and stap -l/-L
-# (translator/listing.c) on the host, against the guest's Debian 6.1 kernel,
+# Pass 2's probe points (translator/elab/probepoint.c and family/) and stap -l/-L
+# (translator/elab/listing.c) on the host, against the guest's Debian 6.1 kernel,
 # resolved without debuginfo from its BTF (/boot/vmlinuz-KREL) and its
 # modules' .ko files. Expected text comes from Debian's SystemTap 4.8 run
 # with `-r 6.1.0-56-amd64` on this kind of host wherever upstream can resolve

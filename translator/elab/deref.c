@@ -1,19 +1,17 @@
 /*
- * deref.c - typed target expressions from the kernel's BTF in pass 2
- * (gen/tr_deref.c writes them as C): $var->member->sub (SystemTap's '->' for pointers and embedded
- * structs alike), $ptr[i], $var->array[i], @cast(p, "type"[, "kernel"])
- * ->member, &...->member, @defined(...) of all of these, and the pretty
- * printed $var$, $var$$, $var->member$ (tr_pretty.c writes the tables).
+ * deref.c - pass 2 of typed target expressions, from the kernel's BTF
+ * (or a program's DWARF as BTF): $var->member->sub (SystemTap's '->' for
+ * pointers and embedded structs alike), $ptr[i], $var->array[i],
+ * @cast(p, "type"[, "kernel"])->member, &...->member, @defined(...) of
+ * all of these, and the pretty printed $var$, $var$$, $var->member$,
+ * $$parms$.
  *
- * Pass 2 walks the BTF types and turns each expression into steps on one
- * address: load the pointer stored there, add a constant, add index *
- * size; then a final read of an integer (width, sign, bit field), or the
- * address itself (arrays, '&'), or a pretty-printing table. Pass 3 writes
- * the steps as C (tr_deref.c); every read of kernel memory goes through the runtime's
- * stp_kread() (copy_from_kernel_nofault), so a bad pointer is the script
- * error "read fault [man error::fault] at 0x...", never an oops. In
- * guru mode the same expressions are stored to (`$p->prio = v`, bit
- * fields too) through stp_kwrite(): "write fault ...".
+ * Each expression becomes steps on one address: load the pointer stored
+ * there, add a constant, add index * size; then a final read of an
+ * integer (width, sign, bit field), or the address itself (arrays, '&'),
+ * or a pretty-printing table. gen/tr_deref.c writes the steps as C and
+ * gen/tr_pretty.c the tables; every read goes through the runtime's
+ * fault-tolerant stp_kread(), every guru-mode store through stp_kwrite().
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -319,7 +319,7 @@ static void note_hist(struct session *s, struct node *n)
 }
 
 /* @var("NAME@FILE") becomes the target variable $@var:NAME@FILE, which
- * process() probes resolve against the binary's globals (uprobes.c). */
+ * process() probes resolve against the binary's globals (family/process/). */
 static bool rewrite_var(struct session *s, struct node *n)
 {
 	if (n->kind != N_CALL || strcmp(n->op, "@var") || !n->args || n->args->kind != N_STR)

@@ -94,7 +94,7 @@ struct node {
 	struct func *func;	/* N_CALL: resolved function */
 	bool truth_only;	/* N_CALL: value only tested (&& || ! if while) */
 	bool value_unused;	/* a statement's own expression (x++; for steps) */
-	struct deref *deref;	/* N_DEREF of a $target or @cast (tr_deref.c) */
+	struct deref *deref;	/* N_DEREF of a $target or @cast (elab/deref.c) */
 	int tmp;		/* translate.c: temporary slot, -1 if none */
 };
 

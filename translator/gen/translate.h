@@ -1,7 +1,9 @@
 /*
- * translate.h - what pass 3's files share: the generator state and the
- * helpers that write C (translate.c), used by the array and statistics
- * code generation (tr_maps.c).
+ * translate.h - pass 3 (gen/): the generator state and the helpers that
+ * write C (translate.c), arrays and statistics (tr_maps.c), typed target
+ * expressions (tr_deref.c, tr_pretty.c, tr_entry.c), target variables
+ * and the probe table's rows (tr_target.c), which the families' emit
+ * hooks write. Built on pass 2 (elab.h).
  */
 #ifndef TRANSLATE_H
 #define TRANSLATE_H

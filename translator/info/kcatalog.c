@@ -402,7 +402,7 @@ const struct kcat_tracepoint *kcat_tracepoint(struct kcatalog *kc,
 	return NULL;
 }
 
-/* ---- type widths, for pass 3 (tr_kernel.c) ------------------------------- */
+/* ---- type widths, for pass 3 (family/) ------------------------------- */
 
 /* The BTF type named `type` (a name as kbtf_type_name gives it, not a
  * pointer), with typedefs and modifiers resolved; NULL when unknown. */

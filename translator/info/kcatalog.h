@@ -45,7 +45,7 @@ struct kcat_arg {
 	const char *name;
 	const char *type;
 	const struct btf *btf;	/* where type_id is (vmlinux or a module's) */
-	unsigned int type_id;	/* BTF type, for $var->member (tr_deref.c) */
+	unsigned int type_id;	/* BTF type, for $var->member (elab/deref.c) */
 };
 
 struct kcat_func {

@@ -2,7 +2,9 @@
  * udwarf.h - user-space binaries for process("PATH") probes: the ELF and
  * DWARF of an executable or library read with libelf/libdw (udwarf.c),
  * its variables' types as BTF (utypes.c) and their DWARF locations as C
- * (uloc.c), and the process probe family itself (uprobes.c).
+ * (uloc.c), line tables (ulines.c), labels and calls (ulabel.c), PLT
+ * entries (uplt.c), and kernel modules read the same way (kdwarf.c). The
+ * process family (family/process/) probes what they find.
  */
 #ifndef UDWARF_H
 #define UDWARF_H
@@ -167,7 +169,7 @@ size_t ubin_labels(struct session *s, struct ubin *b, const struct ufunc *f,
 size_t ubin_calls(struct session *s, struct ubin *b, const struct ufunc *f,
 		  const char *glob, struct ucall **out);
 
-/* ---- utypes.c: DWARF types as BTF, for tr_deref.c ---- */
+/* ---- utypes.c: DWARF types as BTF, for elab/deref.c ---- */
 struct btf;
 const struct btf *ubin_btf(struct ubin *b);
 unsigned int utype_to_btf(struct session *s, struct ubin *b, uint64_t type_die);

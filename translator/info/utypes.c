@@ -1,7 +1,7 @@
 /*
  * utypes.c - a user binary's DWARF types as BTF (built with libbpf's
  * btf__add_*), so that the typed target expressions of kernel probes
- * (tr_deref.c: $p->member, $a[i], $var$ pretty printing) and the -L type
+ * (elab/deref.c: $p->member, $a[i], $var$ pretty printing) and the -L type
  * names (kbtf_type_name) work unchanged on process() probes.
  *
  * Each DWARF type DIE becomes one BTF type, memoized by DIE offset.

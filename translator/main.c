@@ -638,7 +638,7 @@ static int run_dump(struct session *s)
 	set_kernel(s);
 	find_dirs(s);
 	tapset_load_macros(s);
-	load_tapsets(s);
+	tapset_load(s);
 	if (s->errors)
 		return 1;
 	return s->dump == 1 ? dump_functions(s) : dump_probe_aliases(s);

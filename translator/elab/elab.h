@@ -273,8 +273,6 @@ void check_points(struct session *s);
 int list_probes(struct session *s, FILE *out);
 
 int elaborate(struct session *s);
-void load_tapsets(struct session *s);
-bool elaborate_poisoned(struct session *s, const char *name);
 
 /* ---- dump.c: --dump-functions, --dump-probe-aliases ---------------------- */
 int dump_functions(struct session *s);

@@ -227,7 +227,7 @@ int elaborate(struct session *s)
 	int errors = s->errors;
 	struct probe **tail = &s->probes;
 
-	load_tapsets(s);
+	tapset_load(s);
 	if (s->errors > errors)
 		return s->errors - errors;
 	for (struct var *v = s->user_ast->globals; v; v = v->next) {

@@ -274,7 +274,7 @@ struct rprobe *resolve_probe_point(struct session *s, struct probe *p,
 	r.tail = &r.head;
 	dispatch(&r);
 	if (!r.head && !r.failed && !r.quiet &&
-	    !elaborate_poisoned(s, pp->comps->name))	/* a broken tapset's alias */
+	    !tapset_poisoned(s, pp->comps->name))	/* a broken tapset's alias */
 		diag_error(s, pp->loc, "no match for probe point '%s'",
 			   pp_to_string(s, pp));
 	return r.head;

@@ -1,8 +1,6 @@
 /*
- * resolve.c - pass 2b: names. Takes in the tapset library (a file that
- * fails to parse is remembered, so its names do not cascade into
- * "unresolved" errors), and binds every name of the probes and of the
- * functions they reach: locals are implicit (an unknown name becomes a
+ * resolve.c - pass 2b: names. Binds every name of the probes and of the
+ * functions they reach (the tapset library is front/tapset.c's): locals are implicit (an unknown name becomes a
  * local of its probe or function), globals and functions come from the
  * script, then the tapsets; functions overload by arity, private ones
  * stay in their file; arrays and statistics are checked for arity.
@@ -11,57 +9,6 @@
 #include <string.h>
 
 #include "elaborate.h"
-
-/* ---- loading ------------------------------------------------------------ */
-
-/* A tapset file that does not parse: remember the functions and probe
- * alias names it declares, so that their absence is not reported again as
- * a cascade of "unresolved" errors (the parse error was the cause). */
-static void poison_file(struct session *s, const struct source *src)
-{
-	struct token_list tl;
-	int errors = s->errors;
-
-	lex_source(s, src, &tl);
-	s->errors = errors;
-	for (size_t i = 0; i + 1 < tl.n; i++) {
-		if (tl.v[i].kind != TK_IDENT || tl.v[i + 1].kind != TK_IDENT)
-			continue;
-		if (strcmp(tl.v[i].text, "function") && strcmp(tl.v[i].text, "probe"))
-			continue;
-		s->poisoned = realloc(s->poisoned, (s->npoisoned + 1) * sizeof(*s->poisoned));
-		s->poisoned[s->npoisoned++] = tl.v[i + 1].text;
-	}
-	free(tl.v);
-}
-
-bool elaborate_poisoned(struct session *s, const char *name)
-{
-	for (size_t i = 0; i < s->npoisoned; i++) {
-		if (!strcmp(s->poisoned[i], name))
-			return true;
-	}
-	return false;
-}
-
-void load_tapsets(struct session *s)
-{
-	size_t n;
-	char **names = tapset_files(s, ".stp", &n);
-
-	for (size_t i = 0; i < n; i++) {
-		struct source *src = source_from_file(s, names[i], true);
-		struct file_ast *f = src ? parse_source(s, src) : NULL;
-
-		if (f) {
-			f->next = s->tapset_asts;
-			s->tapset_asts = f;
-		} else if (src) {
-			poison_file(s, src);
-		}
-	}
-	free(names);
-}
 
 /* ---- lookup ------------------------------------------------------------- */
 
@@ -168,7 +115,7 @@ static void unresolved_func(struct session *s, const struct node *n, int nargs,
 	struct func *any = find_func(s, n->op, -1, from);
 	const char *hint;
 
-	if (!any && elaborate_poisoned(s, n->op))
+	if (!any && tapset_poisoned(s, n->op))
 		return;		/* its tapset file failed to parse: said already */
 	if (any) {
 		diag_error(s, n->loc, "function '%s' takes %d argument%s, got %d",

@@ -209,6 +209,11 @@ int preprocess(struct session *s, const struct source *src,
 char **tapset_files(struct session *s, const char *ext, size_t *n);
 int tapset_load_macros(struct session *s);
 struct source *source_from_file(struct session *s, const char *path, bool tapset);
+/* Parse every tapset file into s->tapset_asts; one that does not parse
+ * poisons the names it declares, so their absence is not reported again
+ * as "unresolved" (tapset_poisoned). */
+void tapset_load(struct session *s);
+bool tapset_poisoned(struct session *s, const char *name);
 
 /* ---- parse.c ------------------------------------------------------------ */
 struct file_ast *parse_source(struct session *s, const struct source *src);

@@ -95,3 +95,53 @@ int tapset_load_macros(struct session *s)
 	free(names);
 	return s->errors - errors;
 }
+
+/* A tapset file that does not parse: remember the functions and probe
+ * alias names it declares, so that their absence is not reported again as
+ * a cascade of "unresolved" errors (the parse error was the cause). */
+static void poison_file(struct session *s, const struct source *src)
+{
+	struct token_list tl;
+	int errors = s->errors;
+
+	lex_source(s, src, &tl);
+	s->errors = errors;
+	for (size_t i = 0; i + 1 < tl.n; i++) {
+		if (tl.v[i].kind != TK_IDENT || tl.v[i + 1].kind != TK_IDENT)
+			continue;
+		if (strcmp(tl.v[i].text, "function") && strcmp(tl.v[i].text, "probe"))
+			continue;
+		s->poisoned = realloc(s->poisoned, (s->npoisoned + 1) * sizeof(*s->poisoned));
+		s->poisoned[s->npoisoned++] = tl.v[i + 1].text;
+	}
+	free(tl.v);
+}
+
+bool tapset_poisoned(struct session *s, const char *name)
+{
+	for (size_t i = 0; i < s->npoisoned; i++) {
+		if (!strcmp(s->poisoned[i], name))
+			return true;
+	}
+	return false;
+}
+
+/* Parse every tapset file into s->tapset_asts. */
+void tapset_load(struct session *s)
+{
+	size_t n;
+	char **names = tapset_files(s, ".stp", &n);
+
+	for (size_t i = 0; i < n; i++) {
+		struct source *src = source_from_file(s, names[i], true);
+		struct file_ast *f = src ? parse_source(s, src) : NULL;
+
+		if (f) {
+			f->next = s->tapset_asts;
+			s->tapset_asts = f;
+		} else if (src) {
+			poison_file(s, src);
+		}
+	}
+	free(names);
+}

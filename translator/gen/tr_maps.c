@@ -512,9 +512,9 @@ void tr_foreach(struct gen *g, struct node *n)
 
 /* ---- declarations, creation, locks -------------------------------------------------- */
 
-static const char *keykinds(const struct var *v)
+/* The key kinds of array `v`, 's' or 'l' each, written into `buf`. */
+static const char *keykinds(const struct var *v, char buf[static 10])
 {
-	static char buf[10];
 	int i;
 
 	for (i = 0; i < v->arity; i++)
@@ -548,11 +548,12 @@ void tr_globals_init(struct gen *g, struct strbuf *out)
 	sb_puts(out, "static int stp_globals_init(void)\n{\n");
 	for (struct var *v = g->s->globals; v; v = v->next) {
 		const char *m = tr_global_ref(g, v);
+		char kk[10];
 
 		sb_printf(out, "\tstp_lock_init(&%s_lock);\n", m);
 		if (v->array)
 			sb_printf(out, "\t%s = stp_map_new(\"%s\", %s, %lldLL, %s, %s);\n"
-				  "\tif (!%s)\n\t\treturn -ENOMEM;\n", m, keykinds(v),
+				  "\tif (!%s)\n\t\treturn -ENOMEM;\n", m, keykinds(v, kk),
 				  v->type == T_STRING ? "STP_VAL_STR" :
 				  v->type == T_STATS ? "STP_VAL_STAT" : "STP_VAL_LONG",
 				  (long long)v->maxsize, v->wrap ? "true" : "false",

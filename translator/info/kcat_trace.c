@@ -116,7 +116,7 @@ static const char *source_dir(struct session *s)
 }
 
 /* The kernel's name for the architecture (arch/ARCH). */
-static const char *src_arch(void)
+static const char *src_arch(struct session *s)
 {
 	static const char *const map[][2] = {
 		{ "x86_64", "x86" }, { "i686", "x86" }, { "i386", "x86" },
@@ -124,14 +124,14 @@ static const char *src_arch(void)
 		{ "ppc64", "powerpc" }, { "s390x", "s390" },
 		{ "riscv64", "riscv" }, { "mips64", "mips" },
 	};
-	static struct utsname u;
+	struct utsname u;
 
 	uname(&u);
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
 		if (!strcmp(u.machine, map[i][0]))
 			return map[i][1];
 	}
-	return u.machine;
+	return arena_strdup(s->arena, u.machine);
 }
 
 /* ---- finding the trace headers -------------------------------------------- */
@@ -230,7 +230,7 @@ static void find_headers(struct session *s, const char *src,
 			 struct header_list *l)
 {
 	walk(s, l, arena_printf(s->arena, "%s/include", src), 0);
-	walk(s, l, arena_printf(s->arena, "%s/arch/%s/include", src, src_arch()), 0);
+	walk(s, l, arena_printf(s->arena, "%s/arch/%s/include", src, src_arch(s)), 0);
 	if (l->n)
 		qsort(l->v, l->n, sizeof(*l->v), by_string);
 }

@@ -106,6 +106,8 @@ struct kcatalog;
 struct ksymmap;
 struct kmodules;
 struct family;
+struct ubin;
+struct header_prog;
 
 struct session {
 	struct arena *arena;
@@ -168,6 +170,13 @@ struct session {
 	/* diagnostics */
 	int errors, warnings;
 	FILE *err;
+	/* info/kdwarf.c: the "module:symbol" names stp_ksym() resolves, by index */
+	const char **ksyms;
+	int nksyms, capksyms;
+	/* info/udwarf.c: the binaries this session opened (ubin_close_all()) */
+	struct ubin *ubins;
+	/* gen/tr_deref.c: programs built to read @cast's header types */
+	struct header_prog *header_progs;
 };
 
 /* util.c: make the session's temporary directory (s->tmpdir) once */

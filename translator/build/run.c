@@ -11,14 +11,6 @@
 
 #include "build.h"
 
-static volatile sig_atomic_t child_pid;
-
-static void forward(int sig)
-{
-	if (child_pid > 0)
-		kill((pid_t)child_pid, sig);
-}
-
 /* staprun [-v...] [-o F] [-S SIZE[,N]] [-s MB] [-c CMD] [-i] [-x PID] MODULE.ko [NAME=VALUE...] */
 static void build_argv(struct session *s, const char **argv)
 {
@@ -59,39 +51,58 @@ static void build_argv(struct session *s, const char **argv)
 	argv[n] = NULL;
 }
 
+/*
+ * Runs staprun and waits for it with SIGINT, SIGTERM, SIGHUP and SIGCHLD
+ * blocked, taken by sigwait(): the first three are forwarded to staprun,
+ * SIGCHLD says it may have ended. No handler, so no file-scope pid for it
+ * to read. They stay blocked afterwards: one arriving once staprun has
+ * ended is dropped, as a handler with no child to forward to did.
+ */
 int run_module(struct session *s)
 {
 	const char **argv = arena_alloc(s->arena, sizeof(char *) *
 					(size_t)(20 + s->nglobal_settings));
-	struct sigaction sa;
-	int status;
-	pid_t pid;
+	sigset_t set, old;
+	int status, sig;
+	pid_t pid, w;
 
 	build_argv(s, argv);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = forward;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
 	fflush(stdout);
 	fflush(stderr);
+	sigprocmask(SIG_BLOCK, &set, &old);
 	pid = fork();
 	if (pid < 0) {
 		diag_plain(s, "cannot start staprun: %s", strerror(errno));
 		return 1;
 	}
 	if (pid == 0) {
+		/* staprun starts with them at their defaults, as after a
+		 * handler, none pending (exec keeps the mask and SIG_IGN) */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		execv(argv[0], (char *const *)argv);
 		fprintf(stderr, "stap: error: cannot run %s: %s\n", argv[0],
 			strerror(errno));
 		_exit(127);
 	}
-	child_pid = pid;
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
+	while ((w = waitpid(pid, &status, WNOHANG)) != pid) {
+		if (w < 0 && errno != EINTR)
 			return 1;
+		if (sigwait(&set, &sig))
+			return 1;
+		if (sig != SIGCHLD)
+			kill(pid, sig);
 	}
-	child_pid = 0;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 1;

@@ -433,12 +433,11 @@ static const char *cast_context(struct session *s, const struct probe *p)
 	return NULL;
 }
 
-/* headers -> the program built to read their types, per session */
+/* headers -> the program built to read their types (s->header_progs) */
 struct header_prog {
 	const char *headers, *path;
 	struct header_prog *next;
 };
-static struct header_prog *header_progs;
 
 /* A program whose DWARF has the types of user headers ("<stdio.h>",
  * "</usr/include/x.h><y.h>"): each #included in a main() built with -g,
@@ -452,7 +451,7 @@ static const char *header_program(struct session *s, const char *headers)
 	pid_t pid;
 	int status;
 
-	for (h = header_progs; h; h = h->next)
+	for (h = s->header_progs; h; h = h->next)
 		if (!strcmp(h->headers, headers))
 			return h->path;
 	if (!s->tmpdir && session_tmpdir(s))
@@ -485,8 +484,8 @@ static const char *header_program(struct session *s, const char *headers)
 	h = arena_alloc(s->arena, sizeof(*h));
 	h->headers = headers;
 	h->path = bin;
-	h->next = header_progs;
-	header_progs = h;
+	h->next = s->header_progs;
+	s->header_progs = h;
 	return bin;
 }
 

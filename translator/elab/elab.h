@@ -297,8 +297,6 @@ struct rx_prog {
 	const char *text;	/* the literal's bytes */
 };
 void regex_compile_all(struct session *s);	/* pass 2 */
-void regex_defines(struct session *s, struct strbuf *c);	/* pass 3 */
-void regex_tables(struct session *s, struct strbuf *c);
 
 
 #endif /* ELAB_H */

@@ -65,7 +65,9 @@ void tr_act_record(struct gen *g, int k, const char *where, bool update);
 void tr_loop_body(struct gen *g, struct node *body, int label);
 void tr_unsupported(struct gen *g, const struct node *n);
 
-/* regex.c: =~ and !~ */
+/* tr_regex.c: =~ and !~ (the programs elab/regex.c compiled) */
+void regex_defines(struct session *s, struct strbuf *c);
+void regex_tables(struct session *s, struct strbuf *c);
 const char *tr_regex_match(struct gen *g, struct node *n);
 
 /* tr_maps.c: arrays and statistics */

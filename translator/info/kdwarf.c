@@ -13,40 +13,35 @@
 #include "udwarf.h"
 #include "kcatalog.h"
 
-/* "module:symbol" names the getters use, by index */
-static const char **ksyms;
-static int nksyms, capksyms;
-
 int kdwarf_ksym_index(struct session *s, const char *name)
 {
-	for (int i = 0; i < nksyms; i++)
-		if (!strcmp(ksyms[i], name))
+	for (int i = 0; i < s->nksyms; i++)
+		if (!strcmp(s->ksyms[i], name))
 			return i;
-	if (nksyms == capksyms) {
-		const char **v = arena_alloc(s->arena, sizeof(*v) * (size_t)(capksyms * 2 + 8));
+	if (s->nksyms == s->capksyms) {
+		const char **v = arena_alloc(s->arena, sizeof(*v) * (size_t)(s->capksyms * 2 + 8));
 
-		if (nksyms)
-			memcpy(v, ksyms, sizeof(*v) * (size_t)nksyms);
-		ksyms = v;
-		capksyms = capksyms * 2 + 8;
+		if (s->nksyms)
+			memcpy(v, s->ksyms, sizeof(*v) * (size_t)s->nksyms);
+		s->ksyms = v;
+		s->capksyms = s->capksyms * 2 + 8;
 	}
-	ksyms[nksyms] = name;
-	return nksyms++;
+	s->ksyms[s->nksyms] = name;
+	return s->nksyms++;
 }
 
 /* Before the runtime: the names of stp_ksym()'s symbols. */
 void kdwarf_emit_ksyms(struct session *s, struct strbuf *c)
 {
-	(void)s;
-	if (!nksyms)
+	if (!s->nksyms)
 		return;
 	sb_printf(c, "#define STP_NKSYMS %d\nstatic const char *const stp_ksym_names[STP_NKSYMS] = {\n",
-		  nksyms);
-	for (int i = 0; i < nksyms; i++)
-		sb_printf(c, "\t\"%s\",\n", ksyms[i]);
+		  s->nksyms);
+	for (int i = 0; i < s->nksyms; i++)
+		sb_printf(c, "\t\"%s\",\n", s->ksyms[i]);
 	sb_puts(c, "};\n");
-	ksyms = NULL;
-	nksyms = capksyms = 0;
+	s->ksyms = NULL;
+	s->nksyms = s->capksyms = 0;
 }
 
 /*

@@ -47,8 +47,6 @@ struct ubin {
 	struct ubin *next;
 };
 
-static struct ubin *opened;	/* this session's binaries */
-
 const char *ubin_path(const struct ubin *b)
 {
 	return b->path;
@@ -591,7 +589,7 @@ struct ubin *ubin_open(struct session *s, const char *path, struct loc at)
 {
 	struct ubin *b;
 
-	for (b = opened; b; b = b->next)
+	for (b = s->ubins; b; b = b->next)
 		if (!strcmp(b->path, path))
 			return b;
 	b = arena_alloc(s->arena, sizeof(*b));
@@ -617,8 +615,8 @@ struct ubin *ubin_open(struct session *s, const char *path, struct loc at)
 	if (b->nfuncs)
 		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
 	read_sdts(b);
-	b->next = opened;
-	opened = b;
+	b->next = s->ubins;
+	s->ubins = b;
 	return b;
 }
 
@@ -642,7 +640,7 @@ struct ubin *ubin_open_kmod(struct session *s, const char *path, const char *nam
 	Dwarf_Addr bias;
 	GElf_Addr ebias;
 
-	for (b = opened; b; b = b->next)
+	for (b = s->ubins; b; b = b->next)
 		if (!strcmp(b->path, path))
 			return b;
 	b = arena_alloc(s->arena, sizeof(*b));
@@ -667,8 +665,8 @@ struct ubin *ubin_open_kmod(struct session *s, const char *path, const char *nam
 	read_dwarf_funcs(b);
 	if (b->nfuncs)
 		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
-	b->next = opened;
-	opened = b;
+	b->next = s->ubins;
+	s->ubins = b;
 	return b;
 }
 
@@ -759,8 +757,7 @@ bool ubin_kcall_at(struct ubin *b, uint64_t addr)
 
 void ubin_close_all(struct session *s)
 {
-	(void)s;
-	for (struct ubin *b = opened; b; b = b->next) {
+	for (struct ubin *b = s->ubins; b; b = b->next) {
 		utypes_free(b);
 		free(b->funcs);
 		if (b->dwfl) {		/* libdwfl owns the ELF, DWARF and CFI */
@@ -779,7 +776,7 @@ void ubin_close_all(struct session *s)
 		close(b->fd);
 		free(b->sdts);
 	}
-	opened = NULL;
+	s->ubins = NULL;
 }
 
 /* ---- addresses ---------------------------------------------------------------- */

@@ -36,6 +36,7 @@ enum stp_probe_kind {
 	STP_PROBE_HWBKPT,		/* hwbkpt.c: kernel.data() watchpoints */
 	STP_PROBE_PROCFS,		/* procfs.c: /proc/systemtap/<module>/PATH */
 	STP_PROBE_NETFILTER,		/* netfilter.c: a hook in init_net */
+	STP_PROBE_NKINDS		/* (at most 64: kind masks are u64) */
 };
 
 /* procfs probes: $value's buffer (read: the file's contents being made;

@@ -241,8 +241,8 @@ static void stp_kmod_watch(void)
 	unsigned int i;
 
 	for (i = 0; i < STP_NPROBES; i++)
-		if (stp_probes[i].kmodule && (stp_probes[i].kind == STP_PROBE_KPROBE ||
-					      stp_probes[i].kind == STP_PROBE_KRETPROBE))
+		if ((stp_probes[i].kind == STP_PROBE_KPROBE ||
+		     stp_probes[i].kind == STP_PROBE_KRETPROBE) && stp_probes[i].kmodule)
 			break;
 	if (i == STP_NPROBES || stp_kmod_watching)
 		return;

@@ -300,7 +300,8 @@ static const struct stp_family_ops stp_uprobes_family = {
 /* The function holding addr, in the binary of the running process probe. */
 const char *stp_usym_lookup(struct stp_context *c, u64 addr, u64 *off, u64 *size)
 {
-	const struct stp_ubin *b = c->probe ? c->probe->ubin : NULL;
+	const struct stp_ubin *b = c->probe && stp_probe_is_uprobe(c->probe) ?
+				   c->probe->ubin : NULL;
 	unsigned int lo = 0, hi;
 	u64 link;
 

@@ -343,7 +343,8 @@ void stp_target_pretty(struct stp_context *c, char *dst, int mode)
 	if (!pr)
 		return;
 	if (mode == 4 || mode == 5) {
-		const char *t = mode == 4 ? pr->sdt_name : pr->sdt_provider;
+		const char *t = !stp_probe_is_uprobe(pr) ? NULL :
+				mode == 4 ? pr->sdt_name : pr->sdt_provider;
 
 		if (t)
 			stp_emit_lit(&sk, t, strlen(t));

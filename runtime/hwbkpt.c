@@ -126,25 +126,16 @@ static int stp_hwbkpt_open(struct stp_hwbkpt *h)
 
 static void stp_hwbkpt_register(void)
 {
-	unsigned int i, n = 0;
+	unsigned int i;
 	int rc;
 
-	for (i = 0; i < STP_NPROBES; i++)
-		n += stp_probes[i].kind == STP_PROBE_HWBKPT;
-	if (!n || stp_hwbkpts)
+	if (stp_hwbkpts)
 		return;
-	stp_hwbkpts = kcalloc(n, sizeof(*stp_hwbkpts), GFP_KERNEL);
-	if (!stp_hwbkpts) {
-		stp_error_msg("cannot allocate %u hardware breakpoints", n);
-		return;
-	}
-	for (i = 0; i < STP_NPROBES; i++) {
-		struct stp_hwbkpt *h;
+	STP_PROBES_COLLECT(stp_hwbkpts, stp_nhwbkpts, BIT_ULL(STP_PROBE_HWBKPT),
+			   "hardware breakpoints");
+	for (i = 0; i < stp_nhwbkpts; i++) {
+		struct stp_hwbkpt *h = &stp_hwbkpts[i];
 
-		if (stp_probes[i].kind != STP_PROBE_HWBKPT)
-			continue;
-		h = &stp_hwbkpts[stp_nhwbkpts++];
-		h->probe = &stp_probes[i];
 		rc = stp_hwbkpt_open(h);
 		if (rc && !h->probe->optional)
 			stp_warn_msg("probe %s registration error [man warning::pass5] (rc %d)",
@@ -166,7 +157,21 @@ static void stp_hwbkpt_unregister(void)
 
 static void stp_hwbkpt_free(void)
 {
-	kfree(stp_hwbkpts);
+	kvfree(stp_hwbkpts);
 	stp_hwbkpts = NULL;
 	stp_nhwbkpts = 0;
 }
+
+/* The module symbols (hwbkpt.c's getters): resolved first, before the
+ * other families register. */
+static const struct stp_family_ops stp_ksyms_family = {
+	.name = "ksyms",
+	.register_probes = stp_ksyms_resolve,
+};
+
+static const struct stp_family_ops stp_hwbkpt_family = {
+	.name = "hwbkpt",
+	.register_probes = stp_hwbkpt_register,
+	.unregister_probes = stp_hwbkpt_unregister,
+	.free = stp_hwbkpt_free,
+};

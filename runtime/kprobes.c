@@ -241,8 +241,8 @@ static void stp_kmod_watch(void)
 	unsigned int i;
 
 	for (i = 0; i < STP_NPROBES; i++)
-		if (stp_probes[i].kmodule && (stp_probes[i].kind == STP_PROBE_KPROBE ||
-					      stp_probes[i].kind == STP_PROBE_KRETPROBE))
+		if ((stp_probes[i].kind == STP_PROBE_KPROBE ||
+		     stp_probes[i].kind == STP_PROBE_KRETPROBE) && stp_probes[i].kmodule)
 			break;
 	if (i == STP_NPROBES || stp_kmod_watching)
 		return;
@@ -259,27 +259,24 @@ static void stp_kmod_unwatch(void)
 /* Session start, process context. */
 static void stp_kprobes_register(void)
 {
-	unsigned int i, n = 0;
+	unsigned int i;
 
-	for (i = 0; i < STP_NPROBES; i++)
-		n += stp_probes[i].kind == STP_PROBE_KPROBE ||
-		     stp_probes[i].kind == STP_PROBE_KRETPROBE;
-	if (!n || stp_kps)
+	if (stp_kps)
 		return;
-	stp_kps = kvcalloc(n, sizeof(*stp_kps), GFP_KERNEL);
-	if (!stp_kps) {
-		stp_error_msg("cannot allocate %u kprobes", n);
+	STP_PROBES_COLLECT(stp_kps, stp_nkps,
+			   BIT_ULL(STP_PROBE_KPROBE) | BIT_ULL(STP_PROBE_KRETPROBE),
+			   "kprobes");
+	if (!stp_kps)
 		return;
-	}
-	for (i = 0; i < STP_NPROBES; i++) {
-		const struct stp_probe *p = &stp_probes[i];
-		struct stp_kprobe *k = &stp_kps[stp_nkps];
+	for (i = 0; i < stp_nkps; i++) {
+		struct stp_kprobe *k = &stp_kps[i];
+		const struct stp_probe *p = k->probe;
 
 		if (p->kind == STP_PROBE_KPROBE) {
 			k->u.kp.symbol_name = p->symbol;
 			k->u.kp.offset = p->koffset;
 			k->u.kp.pre_handler = stp_kprobe_pre;
-		} else if (p->kind == STP_PROBE_KRETPROBE) {
+		} else {
 			k->ret = true;
 			k->u.rp.kp.symbol_name = p->symbol;
 			k->u.rp.kp.offset = p->koffset;
@@ -289,11 +286,7 @@ static void stp_kprobes_register(void)
 					    p->entry_size;
 			k->u.rp.maxactive = p->maxactive >= 0 ? p->maxactive :
 							       KRETACTIVE;
-		} else {
-			continue;
 		}
-		k->probe = p;
-		stp_nkps++;
 	}
 	stp_kmod_watch();	/* before: no module load goes unseen */
 	mutex_lock(&stp_kmod_lock);
@@ -341,3 +334,10 @@ static void stp_kprobes_free(void)
 	stp_kps = NULL;
 	stp_nkps = 0;
 }
+
+static const struct stp_family_ops stp_kprobes_family = {
+	.name = "kprobes",
+	.register_probes = stp_kprobes_register,
+	.unregister_probes = stp_kprobes_unregister,
+	.free = stp_kprobes_free,
+};

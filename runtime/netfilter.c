@@ -77,21 +77,13 @@ static bool stp_nf_hook_ok(int pf, int hook)
 
 static void stp_netfilter_register(void)
 {
-	unsigned int i, n = 0;
+	unsigned int i;
 	int rc;
 
-	for (i = 0; i < STP_NPROBES; i++)
-		n += stp_probes[i].kind == STP_PROBE_NETFILTER;
-	if (!n || stp_nfs)
+	if (stp_nfs)
 		return;
-	stp_nfs = kvcalloc(n, sizeof(*stp_nfs), GFP_KERNEL);
-	if (!stp_nfs) {
-		stp_error_msg("cannot allocate %u netfilter probes", n);
-		return;
-	}
-	for (i = 0; i < STP_NPROBES; i++)
-		if (stp_probes[i].kind == STP_PROBE_NETFILTER)
-			stp_nfs[stp_nnfs++].probe = &stp_probes[i];
+	STP_PROBES_COLLECT(stp_nfs, stp_nnfs, BIT_ULL(STP_PROBE_NETFILTER),
+			   "netfilter probes");
 	for (i = 0; i < stp_nnfs; i++) {
 		struct stp_nf *f = &stp_nfs[i];
 
@@ -137,3 +129,10 @@ static void stp_netfilter_free(void)
 	stp_nfs = NULL;
 	stp_nnfs = 0;
 }
+
+static const struct stp_family_ops stp_netfilter_family = {
+	.name = "netfilter",
+	.register_probes = stp_netfilter_register,
+	.unregister_probes = stp_netfilter_unregister,
+	.free = stp_netfilter_free,
+};

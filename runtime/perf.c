@@ -55,25 +55,15 @@ static int stp_perf_open(struct stp_perf *p, int cpu)
 
 static void stp_perf_register(void)
 {
-	unsigned int i, n = 0;
+	unsigned int i;
 	int cpu, rc;
 
-	for (i = 0; i < STP_NPROBES; i++)
-		n += stp_probes[i].kind == STP_PROBE_PERF;
-	if (!n || stp_perfs)
+	if (stp_perfs)
 		return;
-	stp_perfs = kcalloc(n, sizeof(*stp_perfs), GFP_KERNEL);
-	if (!stp_perfs) {
-		stp_error_msg("cannot allocate %u perf probes", n);
-		return;
-	}
-	for (i = 0; i < STP_NPROBES; i++) {
-		struct stp_perf *p;
+	STP_PROBES_COLLECT(stp_perfs, stp_nperfs, BIT_ULL(STP_PROBE_PERF), "perf probes");
+	for (i = 0; i < stp_nperfs; i++) {
+		struct stp_perf *p = &stp_perfs[i];
 
-		if (stp_probes[i].kind != STP_PROBE_PERF)
-			continue;
-		p = &stp_perfs[stp_nperfs++];
-		p->probe = &stp_probes[i];
 		p->ev = kcalloc(nr_cpu_ids, sizeof(*p->ev), GFP_KERNEL);
 		if (!p->ev) {
 			stp_error_msg("cannot allocate perf probe %s", p->probe->pp);
@@ -114,7 +104,14 @@ static void stp_perf_free(void)
 
 	for (i = 0; stp_perfs && i < stp_nperfs; i++)
 		kfree(stp_perfs[i].ev);
-	kfree(stp_perfs);
+	kvfree(stp_perfs);
 	stp_perfs = NULL;
 	stp_nperfs = 0;
 }
+
+static const struct stp_family_ops stp_perf_family = {
+	.name = "perf",
+	.register_probes = stp_perf_register,
+	.unregister_probes = stp_perf_unregister,
+	.free = stp_perf_free,
+};

@@ -379,14 +379,15 @@ static bool stp_proc_path_exists(const char *name)
 	return true;
 }
 
-/* Session start, process context: /proc/systemtap/<module>/PATH... */
-static int stp_procfs_register(void)
+/* Once the session runs (a file that exists can always be read), process
+ * context: /proc/systemtap/<module>/PATH... */
+static void stp_procfs_register(void)
 {
 	char top[sizeof(STP_PROCFS_TOP) + MODULE_NAME_LEN + 1];
 	int i;
 
 	if (!stp_procfs_nfiles || stp_procfs_moddir)
-		return 0;
+		return;
 	snprintf(top, sizeof(top), STP_PROCFS_TOP "/%s", THIS_MODULE->name);
 	/* /proc/systemtap is shared and never removed, as in 4.8; procfs
 	 * warns about a missing parent and about a duplicate, so look first
@@ -396,7 +397,7 @@ static int stp_procfs_register(void)
 	stp_procfs_moddir = proc_mkdir(top, NULL);
 	if (!stp_procfs_moddir) {
 		stp_error_msg("Could not create directory \"/proc/%s\"", top);
-		return -ENOMEM;
+		return;
 	}
 	for (i = 0; i < stp_procfs_nfiles; i++) {
 		struct stp_procfs_file *f = &stp_procfs_files[i];
@@ -409,10 +410,9 @@ static int stp_procfs_register(void)
 		if (!dir || !proc_create_data(name, f->mode, dir, &stp_procfs_ops, f)) {
 			stp_error_msg("Could not create procfs file \"%s\"", f->path);
 			stp_procfs_unregister();
-			return -ENOMEM;
+			return;
 		}
 	}
-	return 0;
 }
 
 /* Session stop or unload, process context: openers waiting give up, then
@@ -449,3 +449,12 @@ static void stp_procfs_free(void)
 	stp_procfs_dirs = NULL;
 	stp_procfs_nfiles = 0;
 }
+
+/* The files are made once the session runs and removed first at stop. */
+static const struct stp_family_ops stp_procfs_family = {
+	.name = "procfs",
+	.init = stp_procfs_init,
+	.start = stp_procfs_register,
+	.unregister_probes = stp_procfs_unregister,
+	.free = stp_procfs_free,
+};

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * session.c - the session state machine and the begin, end and timer
- * probes.
+ * session.c - the session state machine and the begin, end and error
+ * probes; the probe families (timers.c and the others) through the list
+ * of stp_runtime.c.
  *
  * INIT --START--> STARTING (begin probes) --> RUNNING (timers armed)
  *      --exit()/errors--> exit requested: only end probes may still run
@@ -11,7 +12,6 @@
  * exit() only sets a flag; a 20 ms control timer notices it and queues
  * STP_MSG_REQUEST_EXIT, and wakes stapio for queued messages.
  */
-#include <linux/hrtimer.h>
 #include <linux/sort.h>
 
 enum stp_state {
@@ -22,31 +22,11 @@ enum stp_state {
 	STP_STATE_STOPPED,
 };
 
-struct stp_timer {
-	struct hrtimer hr;
-	const struct stp_probe *probe;
-	ktime_t period;
-	u64 randomize;		/* ns: each period is period +- up to this */
-};
-
-/* The next period of t: .randomize(M) adds a uniform -M..+M to each. */
-static ktime_t stp_timer_next(const struct stp_timer *t)
-{
-	u64 r;
-
-	if (!t->randomize)
-		return t->period;
-	r = ((u64)get_random_u32() * (2 * t->randomize + 1)) >> 32;
-	return ktime_add_ns(t->period, r) - t->randomize;
-}
-
 static atomic_t stp_state = ATOMIC_INIT(STP_STATE_INIT);
 static atomic_t stp_exit_flag = ATOMIC_INIT(0);	/* exit() was called */
 static atomic_t stp_error_flag = ATOMIC_INIT(0);	/* too many errors */
 static bool stp_exit_sent;			/* REQUEST_EXIT queued */
 static struct timer_list stp_ctl_timer;
-static struct stp_timer *stp_timers;
-static unsigned int stp_ntimers;
 
 /* target(): stap -x PID, or the pid of -c CMD's command; staprun sets it */
 long stp_target_pid;
@@ -120,17 +100,6 @@ static void stp_ctl_timer_fn(struct timer_list *t)
 	mod_timer(&stp_ctl_timer, jiffies + msecs_to_jiffies(STP_CTL_TIMER_MS));
 }
 
-static enum hrtimer_restart stp_hrtimer_fn(struct hrtimer *hr)
-{
-	struct stp_timer *t = container_of(hr, struct stp_timer, hr);
-
-	if (!stp_may_run(STP_PROBE_TIMER))
-		return HRTIMER_NORESTART;
-	stp_run_probe(t->probe);
-	hrtimer_forward_now(hr, stp_timer_next(t));
-	return HRTIMER_RESTART;
-}
-
 /* Index order of the begin or end probes: by .order, then table order. */
 static int stp_cmp_order(const void *a, const void *b)
 {
@@ -160,83 +129,6 @@ static void stp_run_kind(enum stp_probe_kind kind)
 	kfree(idx);
 }
 
-/* Kernel probes (kprobes.c, tracepoints.c): registered after the begin
- * probes, unregistered before the end probes, as SystemTap 4.8 orders
- * its probe groups. Process context. */
-static void stp_kernel_probes_register(void)
-{
-	stp_ksyms_resolve();
-	stp_kprobes_register();
-	stp_uproc_register();	/* begin of running processes before their uprobes */
-	stp_uprobes_register();
-	stp_tracepoints_register();
-	stp_netfilter_register();
-	stp_perf_register();
-	stp_hwbkpt_register();
-}
-
-static void stp_kernel_probes_unregister(void)
-{
-	stp_procfs_unregister();
-	stp_hwbkpt_unregister();
-	stp_perf_unregister();
-	stp_netfilter_unregister();
-	stp_tracepoints_unregister();
-	stp_uproc_unregister();
-	stp_uprobes_unregister();
-	stp_kprobes_unregister();
-}
-
-static int stp_timers_init(void)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < STP_NPROBES; i++)
-		n += stp_probes[i].kind == STP_PROBE_TIMER;
-	stp_timers = kcalloc(max(n, 1U), sizeof(*stp_timers), GFP_KERNEL);
-	if (!stp_timers)
-		return -ENOMEM;
-	for (i = 0; i < STP_NPROBES; i++) {
-		struct stp_timer *t = &stp_timers[stp_ntimers];
-
-		if (stp_probes[i].kind != STP_PROBE_TIMER)
-			continue;
-		t->probe = &stp_probes[i];
-		if (stp_probes[i].jiffies) {	/* timer.jiffies(N): the kernel's HZ */
-			t->period = ns_to_ktime(jiffies_to_nsecs(stp_probes[i].jiffies));
-			t->randomize = jiffies_to_nsecs(stp_probes[i].randomize);
-		} else {
-			t->period = ns_to_ktime(max_t(u64, stp_probes[i].period_ns,
-						      STP_MIN_TIMER_NS));
-			t->randomize = stp_probes[i].randomize;
-		}
-		/* the period never goes below the minimum */
-		if (t->randomize && ktime_to_ns(t->period) - (s64)t->randomize < STP_MIN_TIMER_NS)
-			t->randomize = ktime_to_ns(t->period) > STP_MIN_TIMER_NS ?
-				       ktime_to_ns(t->period) - STP_MIN_TIMER_NS : 0;
-		stp_hrtimer_setup(&t->hr, stp_hrtimer_fn);
-		stp_ntimers++;
-	}
-	return 0;
-}
-
-static void stp_timers_start(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < stp_ntimers; i++)
-		hrtimer_start(&stp_timers[i].hr, stp_timer_next(&stp_timers[i]),
-			      HRTIMER_MODE_REL);
-}
-
-static void stp_timers_cancel(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < stp_ntimers; i++)
-		hrtimer_cancel(&stp_timers[i].hr);
-}
-
 /* stapio's START: run begin probes, arm timers, reply with the result. */
 static void stp_session_start_cmd(void)
 {
@@ -248,12 +140,9 @@ static void stp_session_start_cmd(void)
 		goto reply;
 	}
 	stp_run_kind(STP_PROBE_BEGIN);
-	stp_kernel_probes_register();
+	stp_families_register();
 	atomic_set(&stp_state, STP_STATE_RUNNING);
-	stp_uproc_existing();	/* their begin probes may run from now on */
-	/* once running: a file that exists can always be read */
-	stp_procfs_register();
-	stp_timers_start();
+	stp_families_start();	/* process begin probes, procfs files, timers */
 reply:
 	stp_ctl_send(STP_MSG_START, &res, sizeof(res));
 }
@@ -287,8 +176,7 @@ static void stp_session_stop_cmd(bool reply)
 
 	if (state == STP_STATE_STARTING || state == STP_STATE_RUNNING) {
 		atomic_set(&stp_state, STP_STATE_STOPPING);
-		stp_timers_cancel();
-		stp_kernel_probes_unregister();
+		stp_families_unregister();	/* the timers first */
 		synchronize_rcu();	/* handlers run with preemption off */
 		stp_run_kind(STP_PROBE_END);	/* one of these two kinds */
 		stp_run_kind(STP_PROBE_ERROR);
@@ -309,19 +197,9 @@ static void stp_session_init(void)
 static void stp_session_exit(void)
 {
 	stp_session_stop_cmd(false);
-	stp_timers_cancel();
-	stp_kernel_probes_unregister();
-	stp_kprobes_free();
-	stp_uprobes_free();
-	stp_uproc_free();
-	stp_tracepoints_free();
-	stp_netfilter_free();
-	stp_perf_free();
-	stp_procfs_free();
-	stp_hwbkpt_free();
+	stp_families_unregister();
+	stp_families_free();
 	if (stp_ctl_timer.function)
 		stp_timer_delete_sync(&stp_ctl_timer);
 	synchronize_rcu();
-	kfree(stp_timers);
-	stp_timers = NULL;
 }

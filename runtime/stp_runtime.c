@@ -31,55 +31,132 @@ static void stp_ustack_exit(void) { }
  * A probe family's runtime file is compiled only when the module has a
  * probe of that family: the translator defines STP_HAVE_<FAMILY> for the
  * kinds its probe table uses (most of a module's build time is the C
- * compiler's). Without them, the session's calls are empty.
+ * compiler's). Each file defines its struct stp_family_ops (family.c).
  */
 static bool stp_may_run(enum stp_probe_kind kind);	/* session.c */
 
-#define STP_NO_FAMILY(f)					\
-	static void stp_##f##_register(void) { }		\
-	static void stp_##f##_unregister(void) { }		\
-	static void stp_##f##_free(void) { }
-
+#include "family.c"
 #ifdef STP_HAVE_KPROBES
 #include "kprobes.c"
-#else
-STP_NO_FAMILY(kprobes)
 #endif
 #ifdef STP_HAVE_UPROBES
 #include "uprobes.c"
-#else
-STP_NO_FAMILY(uprobes)
 #endif
 #ifdef STP_HAVE_UPROC
 #include "uprocess.c"
-#else
-STP_NO_FAMILY(uproc)
-static void stp_uproc_existing(void) { }
 #endif
 #ifdef STP_HAVE_TRACEPOINTS
 #include "tracepoints.c"
-#else
-STP_NO_FAMILY(tracepoints)
 #endif
 #ifdef STP_HAVE_PERF
 #include "perf.c"
-#else
-STP_NO_FAMILY(perf)
 #endif
 #ifdef STP_HAVE_PROCFS
 #include "procfs.c"
-#else
-static int stp_procfs_init(void) { return 0; }
-static int stp_procfs_register(void) { return 0; }
-static void stp_procfs_unregister(void) { }
-static void stp_procfs_free(void) { }
 #endif
 #ifdef STP_HAVE_NETFILTER
 #include "netfilter.c"
-#else
-STP_NO_FAMILY(netfilter)
 #endif
 #include "hwbkpt.c"
+#include "timers.c"
+
+/*
+ * The module's probe families, in the order SystemTap 4.8 registers its
+ * probe groups: at session start each one's register_probes in this
+ * order (uproc before uprobes: the processes' begin before their
+ * uprobes), then, once the session runs, each one's start in this order
+ * (the running processes' begin probes, the procfs files, the timers).
+ * At stop, and at unload, each one's unregister_probes by increasing
+ * `unreg`: the reverse order, except that uproc goes before the uprobes
+ * there too. At load each one's init, at unload each one's free, in this
+ * order.
+ */
+#define STP_FAMILIES_MAX 10	/* unreg < this */
+static const struct stp_family {
+	const struct stp_family_ops *ops;
+	u8 unreg;
+} stp_families[] = {
+	{ &stp_ksyms_family, 9 },
+#ifdef STP_HAVE_KPROBES
+	{ &stp_kprobes_family, 8 },
+#endif
+#ifdef STP_HAVE_UPROC
+	{ &stp_uproc_family, 6 },
+#endif
+#ifdef STP_HAVE_UPROBES
+	{ &stp_uprobes_family, 7 },
+#endif
+#ifdef STP_HAVE_TRACEPOINTS
+	{ &stp_tracepoints_family, 5 },
+#endif
+#ifdef STP_HAVE_NETFILTER
+	{ &stp_netfilter_family, 4 },
+#endif
+#ifdef STP_HAVE_PERF
+	{ &stp_perf_family, 3 },
+#endif
+	{ &stp_hwbkpt_family, 2 },
+#ifdef STP_HAVE_PROCFS
+	{ &stp_procfs_family, 1 },
+#endif
+	{ &stp_timers_family, 0 },
+};
+
+/* Module load: the first error fails it (stp_families_free() then). */
+static int stp_families_init(void)
+{
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 0; i < ARRAY_SIZE(stp_families) && !rc; i++)
+		if (stp_families[i].ops->init)
+			rc = stp_families[i].ops->init();
+	return rc;
+}
+
+/* Session start, after the begin probes; the session is not running. */
+static void stp_families_register(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(stp_families); i++)
+		if (stp_families[i].ops->register_probes)
+			stp_families[i].ops->register_probes();
+}
+
+/* Then, once the session runs. */
+static void stp_families_start(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(stp_families); i++)
+		if (stp_families[i].ops->start)
+			stp_families[i].ops->start();
+}
+
+/* Session stop, before the end probes, and unload: no handler of ours
+ * runs after this (but the end and error probes the session runs). */
+static void stp_families_unregister(void)
+{
+	unsigned int rank, i;
+
+	for (rank = 0; rank < STP_FAMILIES_MAX; rank++)
+		for (i = 0; i < ARRAY_SIZE(stp_families); i++)
+			if (stp_families[i].unreg == rank &&
+			    stp_families[i].ops->unregister_probes)
+				stp_families[i].ops->unregister_probes();
+}
+
+/* Module unload, after stp_families_unregister(). */
+static void stp_families_free(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(stp_families); i++)
+		if (stp_families[i].ops->free)
+			stp_families[i].ops->free();
+}
+
 #include "session.c"
 #include "tapset_support.c"
 
@@ -164,9 +241,7 @@ static int __init stp_module_init(void)
 	if (!rc)
 		rc = stp_relay_init(stp_mod_dir);
 	if (!rc)
-		rc = stp_timers_init();
-	if (!rc)
-		rc = stp_procfs_init();
+		rc = stp_families_init();
 	if (!rc)
 		rc = stp_ctl_init(stp_mod_dir);
 	if (rc) {

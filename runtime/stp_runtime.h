@@ -36,6 +36,7 @@ enum stp_probe_kind {
 	STP_PROBE_HWBKPT,		/* hwbkpt.c: kernel.data() watchpoints */
 	STP_PROBE_PROCFS,		/* procfs.c: /proc/systemtap/<module>/PATH */
 	STP_PROBE_NETFILTER,		/* netfilter.c: a hook in init_net */
+	STP_PROBE_NKINDS		/* (at most 64: kind masks are u64) */
 };
 
 /* procfs probes: $value's buffer (read: the file's contents being made;
@@ -159,58 +160,92 @@ struct stp_ubin {
 	unsigned int nsyms;
 };
 
+/*
+ * An entry of the generated probe table: a common header, then the data of
+ * its kind's family (an anonymous union: the translator's designated
+ * initializers name the fields directly; an entry sets only its family's).
+ * Read a family's fields only for that family's kinds.
+ */
 struct stp_probe {
 	enum stp_probe_kind kind;
 	void (*handler)(struct stp_context *c);
 	const char *pp;
 	const char *pn;			/* pn() when not pp (NULL: pp) */
-	int64_t order;			/* begin/end: run order */
-	u64 period_ns;			/* timer: period */
-	u64 jiffies;			/* timer.jiffies(N): period in jiffies */
-	u64 randomize;			/* .randomize(M): +-M ns (jiffies) a period */
-	/* kernel probes */
-	const char *symbol;		/* kprobes: "func" or "module:func" */
-	u32 koffset;			/* kprobes: bytes after the symbol */
-	const char *kmodule;		/* kprobes: the module they follow */
 	const char *func;		/* probefunc(): the function's name */
+	/* kprobes: "func" or "module:func"; hwbkpt: the watched symbol
+	 * (NULL: hw_addr) */
+	const char *symbol;
+	const char *path;		/* process probes (uprobes, uproc): the binary */
 	int maxactive;			/* kretprobes: -1 = KRETACTIVE */
-	void (*entry_handler)(struct stp_context *c);	/* kretprobes: @entry */
-	unsigned int entry_size;	/* kretprobes: bytes of @entry values */
 	bool optional;			/* "?": no warning when it fails */
-	const char *tp_name;		/* tracepoints: the kernel's name */
-	void *tp_func;			/* tracepoints: the generated callback */
+	/* target variables (context.c, for every kind) */
 	const struct stp_targ *targs;	/* target variables, by index */
 	const struct stp_parm *parms;	/* $$parms, NULL-name terminated */
-	const struct stp_parm *locals;	/* $$locals (process probes) */
+	const struct stp_parm *locals;	/* $$locals (process, module DWARF probes) */
 	const struct stp_parm *vars;	/* $$vars in scope order (process probes) */
-	/* process probes (uprobes.c): the binary, the probed instruction's
-	 * file offset and link-time address, an SDT semaphore's offset */
-	const char *path;
-	pid_t upid;			/* process(PID) events: that process */
-	u64 uoffset, uaddr, usem;
-	const char *sdt_name, *sdt_provider;	/* $$name, $$provider */
-	const struct stp_ubin *ubin;		/* its symbols */
-	/* .callee(): the link-time return addresses of the calls it is
-	 * for; the probe on the callee's entry runs only for these */
-	const u64 *ucalls;
-	u32 nucalls;
-	/* perf events: the perf_event_attr's type, config, and sample
-	 * period (or frequency, with perf_freq) */
-	u32 perf_type;
-	u64 perf_config, perf_period;
-	bool perf_freq;
-	/* procfs: the file under /proc/systemtap/<module>/, .write or .read,
-	 * umask (-1: none), read buffer bytes (-1: MAXSTRINGLEN) */
-	const char *procfs_path;
-	bool procfs_write;
-	s16 procfs_umask;
-	s32 procfs_maxsize;
-	/* netfilter: the hook, protocol family and priority */
-	int nf_hook, nf_pf, nf_priority;
-	/* kernel.data: .symbol, else this address; bytes watched; 1: .rw */
-	u64 hw_addr;
-	u8 hw_len, hw_rw;
+	union {
+		struct {	/* session.c, timers.c: begin, end, error, timer */
+			int64_t order;		/* begin/end/error: run order */
+			u64 period_ns;		/* timer: period */
+			u64 jiffies;		/* timer.jiffies(N): period in jiffies */
+			u64 randomize;		/* .randomize(M): +-M ns (jiffies) a period */
+		};
+		struct {	/* kprobes.c */
+			u32 koffset;		/* bytes after the symbol */
+			const char *kmodule;	/* the module they follow */
+			/* kretprobes: @entry's handler, bytes of its values */
+			void (*entry_handler)(struct stp_context *c);
+			unsigned int entry_size;
+		};
+		struct {	/* tracepoints.c */
+			const char *tp_name;	/* the kernel's name */
+			void *tp_func;		/* the generated callback */
+		};
+		struct {	/* uprobes.c */
+			/* the probed instruction's file offset and link-time
+			 * address, an SDT semaphore's offset */
+			u64 uoffset, uaddr, usem;
+			const char *sdt_name, *sdt_provider;	/* $$name, $$provider */
+			const struct stp_ubin *ubin;		/* its symbols */
+			/* .callee(): the link-time return addresses of the
+			 * calls it is for; the probe on the callee's entry
+			 * runs only for these */
+			const u64 *ucalls;
+			u32 nucalls;
+		};
+		struct {	/* uprocess.c */
+			pid_t upid;		/* process(PID) events: that process */
+		};
+		struct {	/* perf.c: the perf_event_attr's type, config, and
+				 * sample period (or frequency, with perf_freq) */
+			u32 perf_type;
+			u64 perf_config, perf_period;
+			bool perf_freq;
+		};
+		struct {	/* procfs.c: the file under /proc/systemtap/<module>/,
+				 * .write or .read, umask (-1: none), read buffer
+				 * bytes (-1: MAXSTRINGLEN) */
+			const char *procfs_path;
+			bool procfs_write;
+			s16 procfs_umask;
+			s32 procfs_maxsize;
+		};
+		struct {	/* netfilter.c: the hook, protocol family, priority */
+			int nf_hook, nf_pf, nf_priority;
+		};
+		struct {	/* hwbkpt.c: kernel.data: this address when no
+				 * symbol; bytes watched; 1: .rw */
+			u64 hw_addr;
+			u8 hw_len, hw_rw;
+		};
+	};
 };
+
+/* Is p a uprobes.c probe (its family data are uprobes')? */
+static inline bool stp_probe_is_uprobe(const struct stp_probe *p)
+{
+	return p->kind == STP_PROBE_UPROBE || p->kind == STP_PROBE_URETPROBE;
+}
 
 /* procfs.c: $value of a .write probe into dst (MAXSTRINGLEN); $value = v
  * (append: $value .= v) in a .read probe ("buffer size exceeded" error
@@ -255,7 +290,10 @@ static const char *stp_usym_lookup(struct stp_context *c, u64 addr, u64 *off, u6
 /* The load bias of a process probe's binary in the current task. */
 static inline uint64_t stp_ubias(struct stp_context *c)
 {
-	return c->probe ? (uint64_t)c->uaddr - c->probe->uaddr : 0;
+	if (!c->probe)
+		return 0;
+	return (uint64_t)c->uaddr -
+	       (stp_probe_is_uprobe(c->probe) ? c->probe->uaddr : 0);
 }
 static void stp_kernel_string(struct stp_context *c, char *dst, int64_t addr, int64_t max);
 static void stp_user_string(struct stp_context *c, char *dst, int64_t addr);

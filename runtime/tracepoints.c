@@ -43,21 +43,15 @@ static void stp_tp_lookup(struct tracepoint *tp, void *priv)
 
 static void stp_tracepoints_register(void)
 {
-	unsigned int i, n = 0;
+	unsigned int i;
 	int rc;
 
-	for (i = 0; i < STP_NPROBES; i++)
-		n += stp_probes[i].kind == STP_PROBE_TRACEPOINT;
-	if (!n || stp_tps)
+	if (stp_tps)
 		return;
-	stp_tps = kvcalloc(n, sizeof(*stp_tps), GFP_KERNEL);
-	if (!stp_tps) {
-		stp_error_msg("cannot allocate %u tracepoint probes", n);
+	STP_PROBES_COLLECT(stp_tps, stp_ntps, BIT_ULL(STP_PROBE_TRACEPOINT),
+			   "tracepoint probes");
+	if (!stp_tps)
 		return;
-	}
-	for (i = 0; i < STP_NPROBES; i++)
-		if (stp_probes[i].kind == STP_PROBE_TRACEPOINT)
-			stp_tps[stp_ntps++].probe = &stp_probes[i];
 	for_each_kernel_tracepoint(stp_tp_lookup, NULL);
 	for (i = 0; i < stp_ntps; i++) {
 		struct stp_tp *t = &stp_tps[i];
@@ -99,3 +93,10 @@ static void stp_tracepoints_free(void)
 	stp_tps = NULL;
 	stp_ntps = 0;
 }
+
+static const struct stp_family_ops stp_tracepoints_family = {
+	.name = "tracepoints",
+	.register_probes = stp_tracepoints_register,
+	.unregister_probes = stp_tracepoints_unregister,
+	.free = stp_tracepoints_free,
+};

@@ -217,7 +217,7 @@ static void stp_uexec_lookup(struct tracepoint *tp, void *priv)
 }
 
 /* After the uprobes: watch execs. */
-static void stp_uexec_register(void)
+static void stp_uexec_watch(void)
 {
 	for_each_kernel_tracepoint(stp_uexec_lookup, NULL);
 	if (!stp_uexec_tp)
@@ -233,7 +233,7 @@ static void stp_uexec_register(void)
 }
 
 /* Before the uprobes go: no new work, pending work done, extras gone. */
-static void stp_uexec_unregister(void)
+static void stp_uexec_unwatch(void)
 {
 	struct stp_uprobe *x, *tmp;
 

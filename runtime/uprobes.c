@@ -220,38 +220,31 @@ static int stp_uprobe_register_one(struct stp_uprobe *u)
 /* Session start, process context. */
 static void stp_uprobes_register(void)
 {
-	unsigned int i, n = 0;
+	unsigned int i;
 
-	for (i = 0; i < STP_NPROBES; i++)
-		n += stp_probes[i].kind == STP_PROBE_UPROBE ||
-		     stp_probes[i].kind == STP_PROBE_URETPROBE;
-	if (!n || stp_ups)
+	if (stp_ups)
 		return;
-	for (i = 0; i < STP_NPROBES && !stp_uentries; i++)
-		if (stp_probes[i].kind == STP_PROBE_URETPROBE)
+	STP_PROBES_COLLECT(stp_ups, stp_nups,
+			   BIT_ULL(STP_PROBE_UPROBE) | BIT_ULL(STP_PROBE_URETPROBE),
+			   "uprobes");
+	if (!stp_ups)
+		return;
+	for (i = 0; i < stp_nups && !stp_uentries; i++)
+		if (stp_ups[i].probe->kind == STP_PROBE_URETPROBE)
 			stp_uentries = kvcalloc(STP_UENTRY_SLOTS, sizeof(*stp_uentries),
 						GFP_KERNEL);
-	stp_ups = kvcalloc(n, sizeof(*stp_ups), GFP_KERNEL);
-	if (!stp_ups) {
-		stp_error_msg("cannot allocate %u uprobes", n);
-		return;
-	}
-	for (i = 0; i < STP_NPROBES; i++) {
-		const struct stp_probe *p = &stp_probes[i];
-		struct stp_uprobe *u;
+	for (i = 0; i < stp_nups; i++) {
+		struct stp_uprobe *u = &stp_ups[i];
+		const struct stp_probe *p = u->probe;
 		int rc;
 
-		if (p->kind != STP_PROBE_UPROBE && p->kind != STP_PROBE_URETPROBE)
-			continue;
-		u = &stp_ups[stp_nups++];
-		u->probe = p;
 		rc = stp_uprobe_register_one(u);
 		if (rc && !p->optional)
 			stp_warn_msg("probe %s inode-offset %#llx registration error (rc %d)",
 				     p->pp, (unsigned long long)p->uoffset, rc);
 		cond_resched();
 	}
-	stp_uexec_register();
+	stp_uexec_watch();
 }
 
 /* Session stop or module unload, process context: no handler of ours
@@ -261,7 +254,7 @@ static void stp_uprobes_unregister(void)
 	unsigned int i;
 	bool any = false;
 
-	stp_uexec_unregister();
+	stp_uexec_unwatch();
 	for (i = 0; i < stp_nups; i++) {
 		struct stp_uprobe *u = &stp_ups[i];
 
@@ -297,10 +290,18 @@ static void stp_uprobes_free(void)
 	stp_nups = 0;
 }
 
+static const struct stp_family_ops stp_uprobes_family = {
+	.name = "uprobes",
+	.register_probes = stp_uprobes_register,
+	.unregister_probes = stp_uprobes_unregister,
+	.free = stp_uprobes_free,
+};
+
 /* The function holding addr, in the binary of the running process probe. */
 const char *stp_usym_lookup(struct stp_context *c, u64 addr, u64 *off, u64 *size)
 {
-	const struct stp_ubin *b = c->probe ? c->probe->ubin : NULL;
+	const struct stp_ubin *b = c->probe && stp_probe_is_uprobe(c->probe) ?
+				   c->probe->ubin : NULL;
 	unsigned int lo = 0, hi;
 	u64 link;
 

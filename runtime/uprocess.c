@@ -440,3 +440,13 @@ static void stp_uproc_free(void)
 	stp_uproc_table = NULL;
 	stp_nupaths = 0;
 }
+
+/* Registered before the uprobes; the processes already running get
+ * their begin probes once the session runs. */
+static const struct stp_family_ops stp_uproc_family = {
+	.name = "uproc",
+	.register_probes = stp_uproc_register,
+	.start = stp_uproc_existing,
+	.unregister_probes = stp_uproc_unregister,
+	.free = stp_uproc_free,
+};

@@ -18,7 +18,7 @@
 
 #include "elab.h"
 #include "kcatalog.h"
-#include "udwarf.h"
+#include "ubin.h"
 #include "translate.h"
 #include "family.h"
 #include "build.h"

@@ -173,7 +173,7 @@ struct session {
 	/* info/kdwarf.c: the "module:symbol" names stp_ksym() resolves, by index */
 	const char **ksyms;
 	int nksyms, capksyms;
-	/* info/udwarf.c: the binaries this session opened (ubin_close_all()) */
+	/* info/ubin.c: the binaries this session opened (ubin_close_all()) */
 	struct ubin *ubins;
 	/* gen/tr_deref.c: programs built to read @cast's header types */
 	struct header_prog *header_progs;

@@ -23,7 +23,7 @@
 
 #include "elab.h"
 #include "kcatalog.h"
-#include "udwarf.h"
+#include "ubin.h"
 
 static bool is_cast(const struct node *n)
 {

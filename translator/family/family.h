@@ -10,7 +10,7 @@
 
 #include "translate.h"
 #include "kcatalog.h"
-#include "udwarf.h"
+#include "ubin.h"
 
 /* The families, in the order pass 2 offers them a point, pass 3 writes
  * their runtime parts' STP_HAVE_*, and claim_target asks them. */

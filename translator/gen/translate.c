@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "translate.h"
-#include "udwarf.h"
+#include "ubin.h"
 
 
 void tr_line(struct gen *g, const char *fmt, ...)

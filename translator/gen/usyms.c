@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "translate.h"
-#include "udwarf.h"
+#include "ubin.h"
 
 #define MAX_UOBJS 64
 #define MAX_USEGS 8

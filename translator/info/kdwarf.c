@@ -1,6 +1,6 @@
 /*
  * kdwarf.c - kernel modules read through their own DWARF (a .ko built
- * with -g): the module's .ko opened with libdwfl (udwarf.c), so that
+ * with -g): the module's .ko opened with libdwfl (ubin.c), so that
  * module("M").function(), .statement("F@FILE:N") and inlined instances
  * resolve as the process family does (uprobes.c places and emits them as
  * kprobes on "M:function+offset"), and the module symbols the generated
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "udwarf.h"
+#include "ubin.h"
 #include "kcatalog.h"
 
 int kdwarf_ksym_index(struct session *s, const char *name)

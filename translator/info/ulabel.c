@@ -18,7 +18,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
-#include "udwarf.h"
+#include "ubin.h"
 
 #define MAX_DEPTH 32
 #define MAX_SITES 1024

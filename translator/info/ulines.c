@@ -18,7 +18,7 @@
 
 #include <elfutils/libdw.h>
 
-#include "udwarf.h"
+#include "ubin.h"
 
 #define LINE_BITS 20
 #define MAX_FILES 4096

@@ -19,7 +19,7 @@
 #include <elfutils/libdw.h>
 #include <dwarf.h>
 
-#include "udwarf.h"
+#include "ubin.h"
 
 Dwarf_CFI *ubin_cfi(struct ubin *b);
 

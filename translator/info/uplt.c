@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "udwarf.h"
+#include "ubin.h"
 
 #define PLT_ENTRY 16
 #define R_JUMP_SLOT 7	/* R_X86_64_JUMP_SLOT */

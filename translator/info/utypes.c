@@ -17,7 +17,7 @@
 #include <elfutils/libdw.h>
 #include <dwarf.h>
 
-#include "udwarf.h"
+#include "ubin.h"
 
 struct memo {
 	uint64_t die;
@@ -34,7 +34,7 @@ struct tstate {
 	size_t nfix, capfix;
 };
 
-/* ubin's private fields, through udwarf.c's accessors */
+/* ubin's private fields, through ubin.c's accessors */
 struct btf **ubin_btf_slot(struct ubin *b);
 void **ubin_types_slot(struct ubin *b);
 

@@ -2,7 +2,7 @@
  * points.c - pass 2 of the process family: process("PATH") and
  * process(PID) points (.function, .statement, .mark, .plt, .library and
  * the process events) resolved against the program's DWARF, symbol table
- * and SDT notes (info/udwarf.c); kernel.c hands module("M") points here
+ * and SDT notes (info/ubin.c); kernel.c hands module("M") points here
  * when the module has DWARF. Each match becomes an rprobe that probes.c
  * fills; the events are process/events.c's.
  */

@@ -4,7 +4,7 @@
  *   process("PATH").statement("FUNC@FILE:LINE")
  *   process("PATH").mark("NAME"), process("PATH").provider("P").mark("NAME")
  * resolved (points.c) against the binary's DWARF, symbol table and SDT
- * notes (udwarf.c) into (path, file offset) pairs the runtime's uprobes.c
+ * notes (ubin.c) into (path, file offset) pairs the runtime's uprobes.c
  * registers, with their target variables. A kernel module's function
  * with DWARF (module("M").function()) is filled here too, as a kprobe.
  *

@@ -1,13 +1,13 @@
 /*
- * udwarf.h - user-space binaries for process("PATH") probes: the ELF and
- * DWARF of an executable or library read with libelf/libdw (udwarf.c),
+ * ubin.h - user-space binaries for process("PATH") probes: the ELF and
+ * DWARF of an executable or library read with libelf/libdw (ubin.c),
  * its variables' types as BTF (utypes.c) and their DWARF locations as C
  * (uloc.c), line tables (ulines.c), labels and calls (ulabel.c), PLT
  * entries (uplt.c), and kernel modules read the same way (kdwarf.c). The
  * process family (family/process/) probes what they find.
  */
-#ifndef UDWARF_H
-#define UDWARF_H
+#ifndef UBIN_H
+#define UBIN_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -71,7 +71,7 @@ struct uvar {
 	bool param;
 };
 
-/* ---- udwarf.c ---- */
+/* ---- ubin.c ---- */
 /* The binary `name` means as 4.8 finds it: a path (relative to the
  * current directory) made absolute, or a bare name looked up in $PATH;
  * NULL when there is no such regular file. */
@@ -207,4 +207,4 @@ struct Dwarf;
 struct Dwarf *ubin_dwarf(struct ubin *b);
 struct Dwarf_CFI_s;
 
-#endif /* UDWARF_H */
+#endif /* UBIN_H */

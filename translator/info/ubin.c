@@ -1,5 +1,5 @@
 /*
- * udwarf.c - the ELF and DWARF of user-space binaries (process("PATH")
+ * ubin.c - the ELF and DWARF of user-space binaries (process("PATH")
  * probes), read with libelf and libdw: finding the binary as SystemTap
  * 4.8 does (relative paths, $PATH), its functions (DWARF subprograms with
  * their declaring file and line, plus the symbol table's other
@@ -22,7 +22,7 @@
 #include <gelf.h>
 #include <dwarf.h>
 
-#include "udwarf.h"
+#include "ubin.h"
 #include "kcatalog.h"
 
 struct ubin {

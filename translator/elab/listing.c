@@ -63,16 +63,10 @@ static void tracepoint_arg_locals(struct session *s, const struct rprobe *r,
 	}
 }
 
-/* A kernel module's .return lists the locals too, as 4.8's. */
-static int listed_args(const struct rprobe *r)
-{
-	return rp_nlisted(r);
-}
-
 static void collect_vars(struct session *s, const struct rprobe *r,
 			 struct listed *l)
 {
-	int n = 2 * listed_args(r) + r->nargs + 2;
+	int n = 2 * rp_nlisted(r) + r->nargs + 2;
 
 	for (struct var *v = r->probe->locals; v; v = v->next)
 		n++;
@@ -87,7 +81,7 @@ static void collect_vars(struct session *s, const struct rprobe *r,
 	if ((r->flags & RF_RETURN) && r->ret && r->ret_type &&
 	    strcmp(r->ret_type, "void"))
 		l->vars[l->nvars++] = arena_printf(s->arena, "$return:%s", r->ret_type);
-	for (int i = 0; i < listed_args(r); i++)
+	for (int i = 0; i < rp_nlisted(r); i++)
 		l->vars[l->nvars++] = arena_printf(s->arena, "$%s:%s", r->args[i].name,
 						   r->args[i].type);
 }

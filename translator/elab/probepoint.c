@@ -9,14 +9,10 @@
  * A point that names nothing is an error unless it is optional (? or !),
  * and under -l/-L nothing here is reported at all.
  */
-#include <errno.h>
 #include <fnmatch.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdarg.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "elab.h"
 

@@ -1,8 +1,11 @@
 # Shared fixtures: where the built tools are (the build tree, so nothing
-# needs installing), the guest kernel release, and helpers that run stap.
+# needs installing), the guest kernel release, helpers that run stap, and
+# the debuginfo every stap of the session sees.
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,6 +19,41 @@ BUILD = Path(os.environ.get('STAP_BUILDDIR', REPO))
 STAP = BUILD / 'translator' / 'stap'
 STAPRUN = BUILD / 'staprun' / 'staprun'
 STAPIO = BUILD / 'stapio' / 'stapio'
+
+
+# The debuginfo the suite sees is the test set-up's and nothing else:
+# what setup.sh installs (libc6-dbg, for the libc probes of test_uprobes),
+# linked into a directory that SYSTEMTAP_DEBUGINFO_PATH names for every
+# stap the session runs, ours and 4.8's. Debuginfo installed besides (the
+# kernel's linux-image-*-dbg: module DWARF, which would give module probes
+# their @file:line names) is hidden, so the BTF-only cases (module probes
+# typed from the BTF, the example scripts that need DWARF) behave the same
+# on every machine. DWARF inside a binary (the -g test module of
+# test_kdwarf, the test programs) is read whatever the path.
+SETUP_DEBUGINFO = ('libc6-dbg',)
+DEBUG_ROOT = '/usr/lib/debug'
+
+
+def debuginfo_tree(root, packages=SETUP_DEBUGINFO):
+    """root/... linking the files the packages install under /usr/lib/debug."""
+    for pkg in packages:
+        files = subprocess.run(['dpkg', '-L', pkg], capture_output=True, text=True,
+                               check=True).stdout.splitlines()
+        for f in files:
+            if f.startswith(DEBUG_ROOT + '/') and os.path.isfile(f):
+                link = Path(root) / os.path.relpath(f, DEBUG_ROOT)
+                link.parent.mkdir(parents=True, exist_ok=True)
+                link.symlink_to(f)
+    return root
+
+
+def pytest_configure(config):
+    config.stap_debuginfo = tempfile.mkdtemp(prefix='stap-debuginfo-')
+    os.environ['SYSTEMTAP_DEBUGINFO_PATH'] = debuginfo_tree(config.stap_debuginfo)
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(config.stap_debuginfo, ignore_errors=True)
 
 
 def run_stap(args, stdin=None, cwd=None, timeout=120):

@@ -1,14 +1,15 @@
 # Command-line behaviour around running modules: staprun's errors on the
 # host (no module support) and in the guest (wrong kernel, bad file),
 # `make install` with stap finding its runtime relative to where it is
-# installed, and the whole `stap -e` pipeline, pass 5 included, in the guest.
+# installed, the whole `stap -e` pipeline, pass 5 included, in the guest,
+# and SYSTEMTAP_DEBUGINFO_PATH.
 import os
 import subprocess
 
 import pytest
 
 import guest
-from conftest import BUILD, STAP, STAPRUN, run_stap
+from conftest import BUILD, STAP, STAPRUN, debuginfo_tree, run_stap
 
 HELLO = 'probe begin { printf("hello %s %d\\n", "world", 6*7); exit() }'
 
@@ -169,3 +170,27 @@ def test_pass5_forwards_signals_to_staprun(tools, krel, tmp_path, sig, out, rc):
     assert p.returncode == rc
     assert stderr == ('' if rc == 0 else
                       'Pass 5: run failed.  [man error::pass5]\n')
+
+
+LIBC_ATOI = 'process("/usr/lib/x86_64-linux-gnu/libc.so.6").function("atoi{}")\n'
+
+
+@pytest.mark.parametrize('path, want', [
+    # the test set-up's debuginfo (libc6-dbg's files, by build ID)
+    ('SETUP', LIBC_ATOI.format('@../stdlib/stdlib.h:362') + LIBC_ATOI.format('@./stdlib/atoi.c:25')),
+    ('+:.debug:SETUP', LIBC_ATOI.format('@../stdlib/stdlib.h:362') +
+     LIBC_ATOI.format('@./stdlib/atoi.c:25')),
+    # a directory without it, or empty: the symbol table's function
+    ('EMPTY', LIBC_ATOI.format('')),
+    ('', LIBC_ATOI.format('')),
+])
+def test_debuginfo_path_as_upstream(tmp_path, krel, path, want):
+    """Where separate debuginfo is searched, as 4.8 lists libc's atoi."""
+    (tmp_path / 'setup').mkdir()
+    (tmp_path / 'empty').mkdir()
+    path = path.replace('SETUP', debuginfo_tree(str(tmp_path / 'setup')))
+    path = path.replace('EMPTY', str(tmp_path / 'empty'))
+    r = subprocess.run([str(STAP), '-r', krel, '-l', LIBC_ATOI.format('').strip()],
+                       capture_output=True, text=True,
+                       env=dict(os.environ, SYSTEMTAP_DEBUGINFO_PATH=path))
+    assert (r.stdout, r.stderr, r.returncode) == (want, '', 0)

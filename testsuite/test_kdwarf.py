@@ -25,6 +25,7 @@
 #         in the guest): its init function is probed when modprobe loads it.
 # Kernel addresses (a pointer parameter) are compared as 0xADDR.
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -34,7 +35,7 @@ from pathlib import Path
 import pytest
 
 import guest
-from conftest import REPO, STAPRUN, run_stap
+from conftest import REPO, STAP, STAPRUN, run_stap
 
 HERE = Path(__file__).resolve().parent
 CASES = HERE / 'kdwarf'
@@ -118,6 +119,32 @@ def test_p2_points_as_upstream(kmod, name, krel):
     assert r.returncode == 0, r.stderr
     probes = r.stdout[r.stdout.index('# probes\n') + 9:]
     assert probes == norm(EXPECTED['p2'][name], kmod)
+
+
+def test_separate_debuginfo_in_the_path(kmod, krel, tmp_path):
+    """The module stripped, its DWARF found through SYSTEMTAP_DEBUGINFO_PATH
+    as 4.8 finds it: under a tree by the module's path (Debian's
+    linux-image-*-dbg layout), or by build ID; listed as the -g module is."""
+    ko, sep = kmod / 'stpdwarf.ko', tmp_path / 'sep'
+    sep.mkdir()
+    subprocess.run(['objcopy', '--strip-debug', str(ko), str(sep / 'stpdwarf.ko')], check=True)
+    note = subprocess.run(['readelf', '-n', str(ko)], capture_output=True, text=True,
+                          check=True).stdout
+    bid = re.search(r'Build ID: ([0-9a-f]+)', note).group(1)
+    by_path = tmp_path / 'tree' / str(sep).lstrip('/') / 'stpdwarf.ko'
+    by_id = tmp_path / 'ids' / '.build-id' / bid[:2] / f'{bid[2:]}.debug'
+    for f in (by_path, by_id):
+        f.parent.mkdir(parents=True)
+        subprocess.run(['objcopy', '--only-keep-debug', str(ko), str(f)], check=True)
+    point = 'module("{}").function("stpdwarf_*")'
+    want = run_stap(['-r', krel, '-l', point.format(ko)])
+    assert want.returncode == 0 and '@' in want.stdout, want.stderr
+    for path in (f'{tmp_path}/tree', f'+:.debug:{tmp_path}/ids'):
+        r = subprocess.run([str(STAP), '-r', krel, '-l', point.format(sep / 'stpdwarf.ko')],
+                           capture_output=True, text=True,
+                           env=dict(os.environ, SYSTEMTAP_DEBUGINFO_PATH=path))
+        assert (r.stdout, r.returncode) == \
+            (want.stdout.replace(f'{ko}")', f'{sep}/stpdwarf.ko")'), 0), r.stderr
 
 
 def test_optimized_out_is_a_pass2_error(kmod, krel):

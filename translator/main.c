@@ -344,6 +344,8 @@ static void find_dirs(struct session *s)
 				       s->staprun_path ? s->staprun_path : STAP_BINDIR);
 	if (getenv("SYSTEMTAP_STAPRUN") && *getenv("SYSTEMTAP_STAPRUN"))
 		s->staprun_path = getenv("SYSTEMTAP_STAPRUN");
+	/* as 4.8: set, even empty, it replaces the default path */
+	s->debuginfo_path = getenv("SYSTEMTAP_DEBUGINFO_PATH");
 }
 
 /* The runtime is needed from pass 3 on; a clear error if it is missing. */

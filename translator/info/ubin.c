@@ -534,16 +534,34 @@ size_t ubin_libraries(struct session *s, struct ubin *b, const char *glob,
 
 /* ---- opening ---------------------------------------------------------------- */
 
+/*
+ * Where separate debuginfo is searched, in elfutils' syntax (a leading
+ * "+" or "-" to check CRCs or not, then ":"-separated directories: empty
+ * for the binary's own, relative for a subdirectory of it, absolute for a
+ * tree holding .build-id/ and the binaries' absolute paths): as 4.8,
+ * SYSTEMTAP_DEBUGINFO_PATH when set (empty too), else its default, the
+ * kernel's with the module build tree ("build") last.
+ */
+const char *debuginfo_path(struct session *s, bool kernel)
+{
+	if (s->debuginfo_path)
+		return s->debuginfo_path;
+	return kernel ? "+:.debug:/usr/lib/debug:/var/cache/abrt-di/usr/lib/debug:build" :
+			"+:.debug:/usr/lib/debug:/var/cache/abrt-di/usr/lib/debug";
+}
+
 struct id_walk {
 	struct session *s;
 	const char *path;
 };
 
+/* The first DIR/.build-id/xx/rest.debug of the search path's absolute
+ * directories that exists, as libdwfl looks a build ID up. */
 static bool build_id_note(void *arg, const GElf_Nhdr *nh, const char *name,
 			  const unsigned char *id)
 {
 	struct id_walk *w = arg;
-	char *hex;
+	char *hex, *dirs, *dir, *rest;
 
 	if (nh->n_type != NT_GNU_BUILD_ID || nh->n_namesz != 4 ||
 	    memcmp(name, "GNU", 4) || nh->n_descsz < 2 || nh->n_descsz > 64)
@@ -551,8 +569,20 @@ static bool build_id_note(void *arg, const GElf_Nhdr *nh, const char *name,
 	hex = arena_alloc(w->s->arena, nh->n_descsz * 2 + 1);
 	for (size_t i = 0; i < nh->n_descsz; i++)
 		sprintf(hex + i * 2, "%02x", id[i]);
-	w->path = arena_printf(w->s->arena, "/usr/lib/debug/.build-id/%.2s/%s.debug",
-			       hex, hex + 2);
+	dirs = arena_strdup(w->s->arena, debuginfo_path(w->s, false));
+	for (rest = dirs; (dir = strsep(&rest, ":"));) {
+		const char *cand;
+
+		if (*dir == '+' || *dir == '-')
+			dir++;
+		if (*dir != '/')
+			continue;
+		cand = arena_printf(w->s->arena, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+		if (!access(cand, R_OK)) {
+			w->path = cand;
+			break;
+		}
+	}
 	return true;
 }
 
@@ -565,7 +595,7 @@ const char *elf_debug_path(struct session *s, Elf *e)
 }
 
 /* The DWARF of b: its own, else the separate debuginfo its build ID
- * names under /usr/lib/debug/.build-id (Debian's -dbg packages). */
+ * names in the debuginfo path (Debian's -dbg packages). */
 static void open_dwarf(struct ubin *b)
 {
 	const char *dbg;
@@ -622,23 +652,21 @@ struct ubin *ubin_open(struct session *s, const char *path, struct loc at)
 
 /* ---- kernel modules ---------------------------------------------------------- */
 
-static const Dwfl_Callbacks kmod_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
-
 /*
  * A kernel module's .ko, `name` to the kernel, with its DWARF relocated by
  * libdwfl (its sections laid out one after the other, as in a linked
- * file); NULL when it has no DWARF (nothing reported: the caller falls
- * back to the module's BTF).
+ * file): the .ko's own, else the separate debuginfo libdwfl finds in the
+ * kernel's debuginfo path (by build ID, or by the module's path under a
+ * tree: Debian's linux-image-*-dbg); NULL when it has none (nothing
+ * reported: the caller falls back to the module's BTF).
  */
 struct ubin *ubin_open_kmod(struct session *s, const char *path, const char *name)
 {
 	struct ubin *b;
 	Dwarf_Addr bias;
 	GElf_Addr ebias;
+	Dwfl_Callbacks *cb;
+	char **dirs;
 
 	for (b = s->ubins; b; b = b->next)
 		if (!strcmp(b->path, path))
@@ -649,7 +677,15 @@ struct ubin *ubin_open_kmod(struct session *s, const char *path, const char *nam
 	b->kmod = name;
 	b->fd = b->dbg_fd = -1;
 	elf_version(EV_CURRENT);
-	b->dwfl = dwfl_begin(&kmod_callbacks);
+	/* libdwfl keeps the callbacks and reads the path through them */
+	cb = arena_alloc(s->arena, sizeof(*cb));
+	dirs = arena_alloc(s->arena, sizeof(*dirs));
+	*dirs = arena_strdup(s->arena, debuginfo_path(s, true));
+	cb->find_elf = dwfl_build_id_find_elf;
+	cb->find_debuginfo = dwfl_standard_find_debuginfo;
+	cb->section_address = dwfl_offline_section_address;
+	cb->debuginfo_path = dirs;
+	b->dwfl = dwfl_begin(cb);
 	if (!b->dwfl)
 		return NULL;
 	b->dwmod = dwfl_report_offline(b->dwfl, name, path, -1);

@@ -101,8 +101,12 @@ const char *ubin_path(const struct ubin *b);
 typedef bool (*elf_note_fn)(void *arg, const GElf_Nhdr *nh, const char *name,
 			    const unsigned char *desc);
 void elf_each_note(Elf *e, elf_note_fn fn, void *arg);
-/* The separate debuginfo file e's GNU build ID names under
- * /usr/lib/debug/.build-id (Debian's -dbg packages), or NULL. */
+/* Where separate debuginfo is searched (elfutils' syntax): every lookup
+ * of it goes through this (SYSTEMTAP_DEBUGINFO_PATH, else 4.8's default
+ * for the kernel and its modules, or for user space). */
+const char *debuginfo_path(struct session *s, bool kernel);
+/* The separate debuginfo file e's GNU build ID names under a directory
+ * of the debuginfo path (Debian's -dbg packages), or NULL. */
 const char *elf_debug_path(struct session *s, Elf *e);
 /* Functions matching a wildcard, by name (DWARF ones and the symbol
  * table's others). */

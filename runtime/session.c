@@ -6,7 +6,8 @@
  *
  * INIT --START--> STARTING (begin probes) --> RUNNING (timers armed)
  *      --exit()/errors--> exit requested: only end probes may still run
- *      --EXIT or .cmd closed--> STOPPING (end probes) --> STOPPED.
+ *      --QUIESCE--> STOPPING (probes off; stapio empties the relay files)
+ *      --EXIT or .cmd closed--> end probes --> STOPPED.
  * More than MAXERRORS errors (or MAXSKIPPED skips) also request the exit,
  * but then the error probes run instead of the end probes.
  * exit() only sets a flag; a 20 ms control timer notices it and queues
@@ -167,10 +168,12 @@ static void stp_final_warnings(void)
 }
 
 /*
- * stapio's EXIT (reply true) or .cmd closed (reply false): stop timers,
- * wait for running handlers, run end probes. Process context.
+ * stapio's QUIESCE: stop timers and probes and wait for running handlers,
+ * but run no end probe yet: stapio then empties the relay files (nothing
+ * writes to them any more), so that the end probes' output finds room
+ * however fast the probes were printing. Process context.
  */
-static void stp_session_stop_cmd(bool reply)
+static void stp_session_quiesce_cmd(void)
 {
 	int state = atomic_read(&stp_state);
 
@@ -178,6 +181,17 @@ static void stp_session_stop_cmd(bool reply)
 		atomic_set(&stp_state, STP_STATE_STOPPING);
 		stp_families_unregister();	/* the timers first */
 		synchronize_rcu();	/* handlers run with preemption off */
+	}
+}
+
+/*
+ * stapio's EXIT (reply true) or .cmd closed (reply false): quiesce if
+ * QUIESCE did not, run the end probes. Process context.
+ */
+static void stp_session_stop_cmd(bool reply)
+{
+	stp_session_quiesce_cmd();
+	if (atomic_read(&stp_state) == STP_STATE_STOPPING) {
 		stp_run_kind(STP_PROBE_END);	/* one of these two kinds */
 		stp_run_kind(STP_PROBE_ERROR);
 		stp_final_warnings();

@@ -262,3 +262,4 @@ module_init(stp_module_init);
 module_exit(stp_module_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("SystemTap-compatible generated probe module");
+MODULE_INFO(stap_transport, STP_MODINFO_VALUE);	/* staprun checks it */

@@ -50,7 +50,11 @@
 #define DEBUGFS_MAGIC_NR 0x64626720
 #define POLL_MS 20		/* relay wakes readers only per sub-buffer */
 #define GAP_TIMEOUT_MS 250	/* a sequence gap this old is a loss */
-#define READ_CHUNK 65536
+#define READ_CHUNK 65536	/* bytes per read() of a relay file */
+#define READ_PER_PASS 4		/* read()s per relay file per loop pass */
+#define PENDING_MAX (4u << 20)	/* bytes held for ordering: then gaps go */
+#define RECORD_OVERHEAD 48	/* a record's malloc and heap slot */
+#define DRAIN_MS 2000		/* longest wait for the relay files to empty */
 
 struct record {
 	__u32 seq;
@@ -82,10 +86,12 @@ static struct {
 	unsigned int ntrace;
 	struct record *heap;	/* min-heap on seq */
 	size_t nheap, capheap;
+	size_t pending;		/* bytes in the heap, overhead included */
+	size_t peak_pending, peak_nheap;	/* for -v */
 	__u32 next_seq;
 	double gap_since;	/* when the current gap was first seen */
-	unsigned long lost;
 	bool error_seen;
+	bool quiesced;		/* QUIESCE sent, relay files emptied */
 	bool exit_sent;
 	bool exit_done;
 	bool started;
@@ -169,6 +175,11 @@ static int heap_push(struct record r)
 	if (io.nheap >= io.capheap && heap_grow())
 		return -1;
 	io.nheap++;
+	io.pending += r.len + RECORD_OVERHEAD;
+	if (io.pending > io.peak_pending)
+		io.peak_pending = io.pending;
+	if (io.nheap > io.peak_nheap)
+		io.peak_nheap = io.nheap;
 	io.heap[i] = r;
 	while (i && seq_before(io.heap[i].seq, io.heap[(i - 1) / 2].seq)) {
 		heap_swap(i, (i - 1) / 2);
@@ -182,6 +193,7 @@ static struct record heap_pop(void)
 	struct record top = io.heap[0];
 	size_t i = 0, l, m;
 
+	io.pending -= top.len + RECORD_OVERHEAD;
 	io.heap[0] = io.heap[--io.nheap];
 	for (;;) {
 		l = 2 * i + 1;
@@ -302,7 +314,8 @@ static void switch_outfile(void)
 
 static void emit(struct record r)
 {
-	io.next_seq = r.seq + 1;
+	if (!seq_before(r.seq, io.next_seq))
+		io.next_seq = r.seq + 1;
 	if (r.switch_file) {
 		free(r.data);
 		if (io.outfile)
@@ -317,23 +330,26 @@ static void emit(struct record r)
 	free(r.data);
 }
 
-/* Write every record that is next in sequence; skip old gaps (or all
- * gaps when draining). */
+/*
+ * Write every record that is next in sequence. A gap is a record the
+ * module dropped (a full buffer: the module counts them and reports the
+ * "transport failures" at the end, as 4.8 does) or one another CPU has
+ * not handed over yet: it is skipped once it is GAP_TIMEOUT_MS old, when
+ * more than PENDING_MAX bytes wait behind it, or when draining (final).
+ * A record that comes after its gap was skipped is written late rather
+ * than lost.
+ */
 static void flush_ordered(bool final)
 {
 	while (io.nheap) {
 		__u32 top = io.heap[0].seq;
 
-		if (seq_before(top, io.next_seq)) {
-			free(heap_pop().data);	/* duplicate/stale */
-			continue;
-		}
-		if (top != io.next_seq) {
+		if (top != io.next_seq && !seq_before(top, io.next_seq)) {
 			if (!io.gap_since)
 				io.gap_since = now_ms();
-			if (!final && now_ms() - io.gap_since < GAP_TIMEOUT_MS)
+			if (!final && io.pending <= PENDING_MAX &&
+			    now_ms() - io.gap_since < GAP_TIMEOUT_MS)
 				break;
-			io.lost += top - io.next_seq;
 		}
 		io.gap_since = 0;
 		emit(heap_pop());
@@ -392,29 +408,36 @@ static int trace_reserve(struct trace_file *t)
 	return 0;
 }
 
-/* Read what is available; returns bytes read, or -1. */
+/*
+ * Read at most READ_PER_PASS chunks (less when the file runs dry) and
+ * hand the whole records to the heap; returns bytes read, or -1. Bounded,
+ * so that a flood (the module may be tracing stapio's own read()s, each
+ * one making new output) never keeps stapio from writing, from looking
+ * at signals or from reading its control channel.
+ */
 static ssize_t read_trace(struct trace_file *t)
 {
 	ssize_t total = 0;
 	ssize_t n;
+	int i;
 
-	for (;;) {
+	for (i = 0; i < READ_PER_PASS; i++) {
 		if (trace_reserve(t))
 			return -1;
-		n = read(t->fd, t->buf + t->len, t->cap - t->len);
-		if (n < 0 && errno == EINTR)
-			continue;
+		n = read(t->fd, t->buf + t->len, READ_CHUNK);
 		if (n <= 0)
 			break;
 		t->len += n;
 		total += n;
+		if (n < READ_CHUNK)
+			break;
 	}
 	if (parse_records(t))
 		return -1;
 	return total;
 }
 
-/* Bytes read from all relay files, or -1. */
+/* Bytes read from all relay files in one bounded pass, or -1. */
 static ssize_t read_all_traces(void)
 {
 	ssize_t total = 0, n;
@@ -429,6 +452,23 @@ static ssize_t read_all_traces(void)
 		total += n;
 	}
 	return total;
+}
+
+/* Read, order and write until the relay files are empty (nothing writes
+ * to them any more), or for at most DRAIN_MS. */
+static int drain_traces(bool final)
+{
+	double start = now_ms();
+	ssize_t n;
+
+	do {
+		n = read_all_traces();
+		if (n < 0)
+			return -1;
+		flush_ordered(false);
+	} while (n > 0 && now_ms() - start < DRAIN_MS);
+	flush_ordered(final);
+	return 0;
 }
 
 static int open_traces(const char *dir, unsigned int ncpus)
@@ -466,11 +506,21 @@ static int send_msg(__u32 type, const void *data, __u32 len)
 	return 0;
 }
 
+/*
+ * End the session: QUIESCE stops the probes, then the relay files are
+ * emptied, so that the end probes (run by EXIT) find room for their
+ * output however fast the probes were printing.
+ */
 static int send_exit(void)
 {
 	if (io.exit_sent)
 		return 0;
 	io.exit_sent = true;
+	if (!io.quiesced && io.started) {
+		io.quiesced = true;
+		if (send_msg(STP_MSG_QUIESCE, NULL, 0) || drain_traces(true))
+			return -1;
+	}
 	return send_msg(STP_MSG_EXIT, NULL, 0);
 }
 
@@ -709,22 +759,32 @@ static int ensure_debugfs(void)
 	return 0;
 }
 
-static int open_ctl(const char *dir)
+/* The module's control file; -1 if it cannot be opened, with *absent
+ * set when there is none (the module staprun loaded is not one of ours,
+ * or it has gone). */
+static int open_ctl(const char *dir, bool *absent)
 {
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, STP_CTL_FILE);
 	io.ctl_fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	*absent = io.ctl_fd < 0 && errno == ENOENT;
 	if (io.ctl_fd < 0)
 		return error_msg("cannot open %s: %s (is module '%s' loaded?)",
 				 path, strerror(errno), io.module);
 	return 0;
 }
 
+/*
+ * Each pass is bounded: a look at the signals, the control channel, at
+ * most READ_PER_PASS chunks of each relay file, and the output written.
+ * It waits in poll() only when the relay files had little to give.
+ */
 static int main_loop(const char *dir)
 {
 	struct pollfd p[2] = { { .fd = io.ctl_fd, .events = POLLIN },
 			       { .fd = STDIN_FILENO, .events = POLLIN } };
+	ssize_t got = 0;
 
 	while (!io.exit_done) {
 		/* signal, or output gone (EPIPE) */
@@ -732,10 +792,14 @@ static int main_loop(const char *dir)
 		    send_exit())
 			return -1;
 		p[1].revents = 0;
-		poll(p, io.stdin_fd >= 0 && !io.exit_sent ? 2 : 1, POLL_MS);
+		poll(p, io.stdin_fd >= 0 && !io.exit_sent ? 2 : 1,
+		     got >= READ_CHUNK ? 0 : POLL_MS);
 		if (p[1].revents && io.stdin_fd >= 0)
 			forward_stdin();
-		if (read_ctl(dir) || read_all_traces() < 0)
+		if (read_ctl(dir))
+			return -1;
+		got = read_all_traces();
+		if (got < 0)
 			return -1;
 		flush_ordered(false);
 		if (got_usr2) {		/* as 4.8: ignored without -o */
@@ -752,17 +816,11 @@ static int main_loop(const char *dir)
 /* After EXIT: every byte in the relay files is final. */
 static int drain(void)
 {
-	ssize_t n;
-
-	do {
-		n = read_all_traces();
-	} while (n > 0);
-	if (n < 0)
+	if (drain_traces(true))
 		return -1;
-	flush_ordered(true);
-	if (io.lost)
-		fprintf(stderr, "WARNING: %lu output records were lost\n",
-			io.lost);
+	if (io.verbose)
+		fprintf(stderr, "stapio: at most %zu records (%zu bytes) held\n",
+			io.peak_nheap, io.peak_pending);
 	return 0;
 }
 
@@ -774,7 +832,8 @@ static void unload(void)
 	for (i = 0; i < io.ntrace; i++)
 		if (io.trace[i].fd >= 0)
 			close(io.trace[i].fd);
-	close(io.ctl_fd);
+	if (io.ctl_fd >= 0)
+		close(io.ctl_fd);	/* the module stops, if it has not */
 	for (tries = 0; tries < 100; tries++) {
 		if (syscall(SYS_delete_module, io.module, O_NONBLOCK) == 0)
 			return;
@@ -856,6 +915,7 @@ static int open_output(void)
 int main(int argc, char **argv)
 {
 	char dir[512];
+	bool absent = false;
 
 	if (parse_args(argc, argv))
 		return 1;
@@ -864,12 +924,24 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	setup_signals();
-	if (ensure_debugfs())
+	if (ensure_debugfs()) {
+		unload();	/* staprun loaded it; it cannot be driven */
 		return 1;
+	}
 	snprintf(dir, sizeof(dir), "%s/%s/%s", DEBUGFS_MOUNT, STP_DEBUGFS_DIR,
 		 io.module);
-	if (open_ctl(dir) || main_loop(dir) || drain()) {
+	if (open_ctl(dir, &absent)) {
+		/* staprun loaded it: never leave behind a module that has
+		 * no control file (another stapio's module stays) */
+		if (absent)
+			unload();
 		release_command();
+		return 1;
+	}
+	if (main_loop(dir) || drain()) {
+		release_command();
+		fflush(io.out);
+		unload();
 		reap_children(true);
 		return 1;
 	}

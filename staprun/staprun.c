@@ -24,14 +24,21 @@
 #include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/vfs.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <wordexp.h>
+
+#include "stp_msgs.h"
+
+#define DEBUGFS_MOUNT "/sys/kernel/debug"
+#define DEBUGFS_MAGIC_NR 0x64626720
 
 #ifndef STAP_PKGLIBEXECDIR
 #define STAP_PKGLIBEXECDIR "/usr/local/libexec/stap"
@@ -414,6 +421,65 @@ static const char *modinfo_get(const char *img, size_t len, const char *key)
 	return NULL;
 }
 
+/*
+ * Why IMG is not a whole ELF64 relocatable object (what a .ko is), or
+ * NULL: an empty or truncated file must not read as a kernel mismatch.
+ */
+static const char *elf_problem(const char *img, size_t len)
+{
+	const Elf64_Ehdr *eh = (const void *)img;
+	const Elf64_Shdr *sh;
+	unsigned int i;
+
+	if (!len)
+		return "the file is empty";
+	if (len < SELFMAG || memcmp(img, ELFMAG, SELFMAG))
+		return "not an ELF file";
+	if (len < sizeof(*eh))
+		return "the file is truncated";
+	if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_type != ET_REL ||
+	    eh->e_shentsize != sizeof(*sh) || !eh->e_shnum)
+		return "not a 64-bit relocatable ELF object";
+	if (eh->e_shoff > len ||
+	    (size_t)eh->e_shnum * sizeof(*sh) > len - eh->e_shoff)
+		return "the file is truncated";
+	sh = (const void *)(img + eh->e_shoff);
+	for (i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type != SHT_NOBITS &&
+		    (sh[i].sh_offset > len || sh[i].sh_size > len - sh[i].sh_offset))
+			return "the file is truncated";
+	return NULL;
+}
+
+/*
+ * Load only what stap built: a module of ours carries
+ * STP_MODINFO_KEY=STP_MODINFO_VALUE (any other module, loaded, would
+ * run its own init and stay behind without a control file for stapio).
+ */
+static int check_module(const struct options *o, const char *img, size_t len)
+{
+	const char *why = elf_problem(img, len);
+	const char *tag;
+
+	if (why) {
+		fprintf(stderr, "ERROR: module '%s' is not a valid kernel module (%s, %zu bytes)\n",
+			o->module, why, len);
+		return -1;
+	}
+	tag = modinfo_get(img, len, STP_MODINFO_KEY);
+	if (tag && !strcmp(tag, STP_MODINFO_VALUE))
+		return 0;
+	if (tag)
+		fprintf(stderr, "ERROR: module '%s' was built by another version of stap "
+			"(%s=%s, this staprun runs %s); rebuild it\n", o->module,
+			STP_MODINFO_KEY, tag, STP_MODINFO_VALUE);
+	else
+		fprintf(stderr, "ERROR: module '%s' is not a systemtap module "
+			"(no %s in its .modinfo); staprun loads only modules built by stap\n",
+			o->module, STP_MODINFO_KEY);
+	return -1;
+}
+
 /* Explain why init_module(2) failed (errno); returns -1. */
 static int load_error(const struct options *o, const char *name,
 		      const char *img, size_t len)
@@ -508,15 +574,41 @@ static int load_module(const struct options *o, char *name, size_t size)
 	if (o->verbose)
 		fprintf(stderr, "staprun: loading %s (%zu bytes) params '%s'\n",
 			o->module, len, o->params);
-	ret = check_kernel(o, img, len);
+	ret = check_module(o, img, len);
+	if (!ret)
+		ret = check_kernel(o, img, len);
 	if (!ret && syscall(SYS_init_module, img, len, o->params) != 0)
 		ret = load_error(o, name, img, len);
 	free(img);
 	return ret;
 }
 
+/*
+ * -d removes only a module of ours: one with a control file under debugfs
+ * (as 4.8, which opens it; we only look, so that a live session is not
+ * disturbed: removing it then fails as busy).
+ */
+static bool is_our_module(const char *name)
+{
+	char path[PATH_MAX];
+	struct statfs st;
+
+	if ((statfs(DEBUGFS_MOUNT, &st) || st.f_type != DEBUGFS_MAGIC_NR) &&
+	    mount("debugfs", DEBUGFS_MOUNT, "debugfs", 0, NULL))
+		return false;
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	snprintf(path, sizeof(path), "%s/%s/%s/%s", DEBUGFS_MOUNT,
+		 STP_DEBUGFS_DIR, name, STP_CTL_FILE);
+	return access(path, F_OK) == 0;
+}
+
 static int delete_module(const char *name)
 {
+	if (!is_our_module(name)) {
+		fprintf(stderr, "ERROR: '%s' is not a zombie systemtap module.\n", name);
+		return -1;
+	}
 	if (syscall(SYS_delete_module, name, O_NONBLOCK) == 0)
 		return 0;
 	if (errno == ENOSYS)

@@ -110,8 +110,8 @@ def test_corrupt_module(guest_cli):
     batch, krel = guest_cli
     r = batch[1]
     assert r.rc == 1
-    assert r.stderr.startswith("ERROR: module 'bad.ko' does not fit the running "
-                               'kernel (Exec format error).\n')
+    assert r.stderr == ("ERROR: module 'bad.ko' is not a valid kernel module "
+                        '(the file is truncated, 4096 bytes)\n')
 
 
 def test_staprun_output_file_and_buffer_size(guest_cli):

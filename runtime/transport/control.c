@@ -16,6 +16,7 @@
 #include <linux/wait.h>
 
 static void stp_session_start_cmd(void);
+static void stp_session_quiesce_cmd(void);
 static void stp_session_stop_cmd(bool reply);
 
 static struct {
@@ -172,6 +173,9 @@ static ssize_t stp_ctl_write(struct file *f, const char __user *ubuf,
 	switch (h.type) {
 	case STP_MSG_START:
 		stp_session_start_cmd();
+		break;
+	case STP_MSG_QUIESCE:
+		stp_session_quiesce_cmd();
 		break;
 	case STP_MSG_EXIT:
 		stp_session_stop_cmd(true);

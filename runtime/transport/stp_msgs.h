@@ -38,7 +38,17 @@ enum stp_msg_type {
 				 * online CPUs; offline CPUs have none) */
 	STP_MSG_SYSTEM,		/* mod->io: system(cmd): stapio runs the
 				 * NUL-terminated command with /bin/sh -c */
+	STP_MSG_QUIESCE,	/* io->mod, before EXIT: stop the probes and
+				 * timers, run no end probe yet; when the
+				 * write() returns nothing writes to the relay
+				 * files until EXIT (stapio empties them, so
+				 * that the end probes' output has room) */
 };
+
+/* Every module of ours carries STP_MODINFO_KEY=STP_MODINFO_VALUE in its
+ * .modinfo: staprun loads nothing else */
+#define STP_MODINFO_KEY "stap_transport"
+#define STP_MODINFO_VALUE "stap/1"
 
 /* procfs probes' files: /proc/systemtap/<module>/PATH; stapio -i writes
  * its stdin, a byte per write(), to STP_PROCFS_STDIN there */

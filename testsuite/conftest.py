@@ -1,8 +1,11 @@
 # Shared fixtures: where the built tools are (the build tree, so nothing
 # needs installing), the guest kernel release, and helpers that run stap.
+import atexit
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,6 +19,12 @@ BUILD = Path(os.environ.get('STAP_BUILDDIR', REPO))
 STAP = BUILD / 'translator' / 'stap'
 STAPRUN = BUILD / 'staprun' / 'staprun'
 STAPIO = BUILD / 'stapio' / 'stapio'
+
+# The suite's own module cache (man stap, CACHING): no test hits an entry
+# left by an earlier run or in the user's ~/.systemtap.
+CACHE_HOME = tempfile.mkdtemp(prefix='stap-test-cache-')
+os.environ['SYSTEMTAP_DIR'] = CACHE_HOME
+atexit.register(shutil.rmtree, CACHE_HOME, True)
 
 
 def run_stap(args, stdin=None, cwd=None, timeout=120):

@@ -232,7 +232,16 @@ static void compute_key(struct session *s, struct keyer *k)
 
 static int make_dir(const char *path)
 {
-	return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1;
+	struct stat st;
+
+	if (mkdir(path, 0755) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -1;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	errno = ENOTDIR;
+	return -1;
 }
 
 static void cache_off(struct session *s, const char *what, const char *path)

@@ -1,6 +1,7 @@
 # Shared fixtures: where the built tools are (the build tree, so nothing
 # needs installing), the guest kernel release, helpers that run stap, and
-# the debuginfo every stap of the session sees.
+# the debuginfo and module cache every stap of the session sees.
+import atexit
 import os
 import shutil
 import subprocess
@@ -19,6 +20,12 @@ BUILD = Path(os.environ.get('STAP_BUILDDIR', REPO))
 STAP = BUILD / 'translator' / 'stap'
 STAPRUN = BUILD / 'staprun' / 'staprun'
 STAPIO = BUILD / 'stapio' / 'stapio'
+
+# The suite's own module cache (man stap, CACHING): no test hits an entry
+# left by an earlier run or in the user's ~/.systemtap.
+CACHE_HOME = tempfile.mkdtemp(prefix='stap-test-cache-')
+os.environ['SYSTEMTAP_DIR'] = CACHE_HOME
+atexit.register(shutil.rmtree, CACHE_HOME, True)
 
 
 # The debuginfo the suite sees is the test set-up's and nothing else:

@@ -88,7 +88,9 @@ def guest_cli(krel, tools, tmp_path_factory):
         # the whole pipeline in the guest: passes 1-4 then staprun/stapio
         f'{STAP} -e \'{HELLO}\'',
         f'{STAP} -p4 -m fromguest -e \'{HELLO}\' && {STAPRUN} fromguest.ko',
-        'grep -c -E "^(good|fromguest|stap_[0-9]+) " /proc/modules; true',
+        'grep -c -E "^(good|fromguest|stap_[0-9a-f_]+) " /proc/modules; true',
+        # the same again: passes 3 and 4 from the cache the first one filled
+        f'{STAP} -v -e \'{HELLO}\' 2>&1 | grep -E "^(Pass [345]|hello)"',
     ]
     batch = guest.run_batch(commands, scratch=str(scratch), timeout=240,
                             memory_mb=1024)
@@ -131,6 +133,16 @@ def test_module_built_in_guest_runs_with_staprun(guest_cli):
 
 def test_nothing_left_loaded(guest_cli):
     assert guest_cli[0][5].stdout == '0\n'
+
+
+def test_stap_second_run_in_guest_uses_cache(guest_cli):
+    lines = guest_cli[0][6].stdout.splitlines()
+    assert [line.split(' /')[0] for line in lines[:3]] == [
+        'Pass 3: using cached', 'Pass 4: using cached', 'Pass 5: starting run.']
+    assert lines[0].endswith('.c') and lines[1].endswith('.ko')
+    assert lines[1].split()[-1][:-3] == lines[0].split()[-1][:-2]
+    assert lines[3] == 'hello world 42'
+    assert lines[4].startswith('Pass 5: run completed')
 
 
 FAKE_STAPRUN = r'''#!/bin/sh

@@ -62,6 +62,9 @@ static const char usage_text[] =
 	"  --dump-functions      list the tapset library's functions\n"
 	"  --dump-probe-aliases  list the tapset library's probe aliases\n"
 	"  --suppress-handler-errors  a run-time error quietly ends its handler only\n"
+	"  --disable-cache  neither read nor write the module cache\n"
+	"  --poison-cache   rebuild, ignoring the cache, and replace its entry\n"
+	"  --clean-cache    clean the cache by its limits, then exit\n"
 	"  -h         show this help\n"
 	"  -V         show the version\n";
 
@@ -171,7 +174,7 @@ static int parse_one(struct session *s, int c, const char **script)
 			return bad_usage(s, "-p takes a pass number from 1 to 5");
 		break;
 	case 'v': s->verbose++; break;
-	case 'k': s->keep_tmp = true; break;
+	case 'k': s->keep_tmp = true; s->no_cache = true; break;
 	case 'g': s->guru = true; break;
 	case 'w': s->suppress_warnings = true; break;
 	case 'u': s->unoptimized = true; break;
@@ -200,6 +203,7 @@ static int parse_one(struct session *s, int c, const char **script)
 			return bad_usage(s, "-m: a module name is 1 to 55 characters of [a-z0-9_]");
 		s->module_name = name;
 		s->module_named = true;
+		s->no_cache = true;	/* as 4.8: -m builds afresh */
 		break;
 	}
 	case 1:
@@ -236,6 +240,16 @@ static int parse_one(struct session *s, int c, const char **script)
 	case 5:		/* as upstream: a macro the runtime tests */
 		add_define(s, "STAP_SUPPRESS_HANDLER_ERRORS");
 		break;
+	case 6:		/* --disable-cache */
+		s->no_cache = true;
+		break;
+	case 7:		/* --poison-cache */
+		s->poison_cache = true;
+		break;
+	case 8:		/* --clean-cache: clean by the limits, then exit */
+		cache_setup(s);
+		cache_clean(s);
+		return 0;
 	case 'l':
 	case 'L':
 		s->listing = c == 'l' ? 1 : 2;
@@ -278,6 +292,9 @@ static int parse_options(struct session *s, int argc, char **argv,
 		{ "ldd", no_argument, NULL, 3 },
 		{ "all-modules", no_argument, NULL, 4 },
 		{ "suppress-handler-errors", no_argument, NULL, 5 },
+		{ "disable-cache", no_argument, NULL, 6 },
+		{ "poison-cache", no_argument, NULL, 7 },
+		{ "clean-cache", no_argument, NULL, 8 },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, rc;
@@ -541,6 +558,16 @@ static int pass2(struct session *s)
 	return 0;
 }
 
+static void print_c(struct session *s)
+{
+	size_t len;
+	char *text = read_file(s->c_file, &len);
+
+	if (text)
+		fwrite(text, 1, len, stdout);
+	free(text);
+}
+
 static int pass3(struct session *s)
 {
 	struct pass_clock c;
@@ -552,14 +579,8 @@ static int pass3(struct session *s)
 		fprintf(s->err, "Pass 3: translated to C into \"%s\"", s->c_file);
 		report_usage(s, &c, true);
 	}
-	if (s->last_pass == 3) {
-		size_t len;
-		char *text = read_file(s->c_file, &len);
-
-		if (text)
-			fwrite(text, 1, len, stdout);
-		free(text);
-	}
+	if (s->last_pass == 3)
+		print_c(s);
 	return 0;
 }
 
@@ -580,6 +601,19 @@ static int copy_ko_here(struct session *s)
 	return 0;
 }
 
+/* -m: the .ko copied here; -p4: its path, the cache's as 4.8 when the
+ * module is in the cache, else a copy here. */
+static int save_module(struct session *s)
+{
+	if (s->last_pass == 4 && s->cache_entry) {
+		printf("%s.ko\n", s->cache_entry);
+		return 0;
+	}
+	if (s->module_named || s->last_pass == 4)
+		return copy_ko_here(s);
+	return 0;
+}
+
 static int pass4(struct session *s)
 {
 	struct pass_clock c;
@@ -591,7 +625,18 @@ static int pass4(struct session *s)
 		fprintf(s->err, "Pass 4: compiled C into \"%s.ko\"", s->module_name);
 		report_usage(s, &c, false);
 	}
-	if ((s->module_named || s->last_pass == 4) && copy_ko_here(s))
+	cache_store(s);
+	if (save_module(s))
+		return pass_failed(s, 4);
+	return 0;
+}
+
+/* -p3 or -p4 on a cache hit: print what those passes would have. */
+static int cached_passes(struct session *s)
+{
+	if (s->last_pass == 3)
+		print_c(s);
+	else if (save_module(s))
 		return pass_failed(s, 4);
 	return 0;
 }
@@ -656,7 +701,14 @@ static int run_passes(struct session *s)
 		return s->errors ? 1 : 0;
 	if (pass2(s) || s->last_pass == 2)
 		return s->errors ? 1 : 0;
-	if (check_runtime(s) || session_tmpdir(s) || pass3(s) || s->last_pass == 3)
+	if (check_runtime(s) || session_tmpdir(s))
+		return 1;
+	if (cache_lookup(s)) {
+		if (cached_passes(s) || s->last_pass < 5)
+			return s->errors ? 1 : 0;
+		return pass5(s);
+	}
+	if (pass3(s) || s->last_pass == 3)
 		return s->errors ? 1 : 0;
 	if (pass4(s) || s->last_pass == 4)
 		return s->errors ? 1 : 0;
@@ -678,6 +730,8 @@ int main(int argc, char **argv)
 		goto out;
 	if (!sess.module_name)
 		sess.module_name = arena_printf(sess.arena, "stap_%d", (int)getpid());
+	if (!sess.no_cache && !sess.dump && !sess.listing && sess.last_pass >= 3)
+		cache_setup(&sess);
 	if (sess.dump)
 		rc = run_dump(&sess);
 	else if ((rc = read_script(&sess, script, file)) == 0)

@@ -178,6 +178,12 @@ struct session {
 	struct ubin *ubins;
 	/* gen/tr_deref.c: programs built to read @cast's header types */
 	struct header_prog *header_progs;
+	/* build/cache.c: the module cache ($SYSTEMTAP_DIR/cache) */
+	bool no_cache, poison_cache;	/* --disable-cache (-m, -k), --poison-cache */
+	const char *cache_dir;		/* NULL when the cache is off */
+	const char *cache_entry;	/* DIR/xx/stap_HASH_N: .c, .ko, .meta */
+	const char *cache_key;		/* its key's hex, a newline, what went in */
+	bool cache_hit;
 };
 
 /* util.c: make the session's temporary directory (s->tmpdir) once */

@@ -1,6 +1,7 @@
 /*
  * build.h - passes 4 and 5 (build/): the module built with kbuild
- * (kbuild.c) and run with staprun (run.c).
+ * (kbuild.c), kept in the module cache (cache.c), and run with staprun
+ * (run.c).
  */
 #ifndef BUILD_H
 #define BUILD_H
@@ -9,5 +10,22 @@
 
 int kbuild(struct session *s);
 int run_module(struct session *s);
+
+/* cache.c: the module cache, $SYSTEMTAP_DIR/cache (man stap, CACHING) */
+void cache_setup(struct session *s);
+bool cache_lookup(struct session *s);
+void cache_store(struct session *s);
+void cache_clean(struct session *s);
+
+/* sha256.c */
+struct sha256 {
+	uint32_t h[8];
+	uint64_t len;
+	unsigned char buf[64];
+};
+void sha256_init(struct sha256 *c);
+void sha256_update(struct sha256 *c, const void *data, size_t n);
+void sha256_hex(struct sha256 *c, char out[65]);
+void sha256_buf_hex(const void *data, size_t n, char out[65]);
 
 #endif /* BUILD_H */

@@ -52,6 +52,11 @@ const char *ubin_path(const struct ubin *b)
 	return b->path;
 }
 
+const struct ubin *ubin_next(const struct ubin *b)
+{
+	return b->next;
+}
+
 struct Dwarf *ubin_dwarf(struct ubin *b)
 {
 	return b->dw;

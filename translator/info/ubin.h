@@ -97,6 +97,8 @@ bool ubin_kcall_at(struct ubin *b, uint64_t addr);
 size_t ubin_libraries(struct session *s, struct ubin *b, const char *glob,
 		      const char ***out);
 const char *ubin_path(const struct ubin *b);
+/* the session's binaries after b (s->ubins first), for the module cache */
+const struct ubin *ubin_next(const struct ubin *b);
 /* Call fn on each ELF note of e until it returns true. */
 typedef bool (*elf_note_fn)(void *arg, const GElf_Nhdr *nh, const char *name,
 			    const unsigned char *desc);

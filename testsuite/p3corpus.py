@@ -17,9 +17,12 @@ stap binary; default STAP_BUILDDIR/translator/stap, as for the tests and
 examples.py, else the in-tree build), P3_JOBS (default: cores).
 """
 import argparse
+import atexit
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -58,6 +61,11 @@ def cases():
             args.append(p.name)
         found.append((f'examples/{examples.rel(p)}', p.parent, args))
     return found
+
+
+# The module cache would answer a repeated -p3 without running pass 3.
+os.environ['SYSTEMTAP_DIR'] = tempfile.mkdtemp(prefix='p3corpus-')
+atexit.register(shutil.rmtree, os.environ['SYSTEMTAP_DIR'], True)
 
 
 def run(case):

@@ -90,7 +90,13 @@ def tools():
 
 def build_module(name, script, krel, scratch):
     """stap -p4 -m NAME on the host, for the guest's kernel."""
-    r = run_stap(['-p4', '-r', krel, '-m', name, '-e', script], cwd=scratch)
+    return build_args(name, ['-e', script], scratch, krel)
+
+
+def build_args(name, args, scratch, krel=None):
+    """stap -p4 -m NAME ARGS... on the host, for the guest's kernel."""
+    r = run_stap(['-p4', '-r', krel or guest.kernel_release(), '-m', name] + list(args),
+                 cwd=scratch)
     assert r.returncode == 0, f'{name}: {r.stderr}'
     return name
 

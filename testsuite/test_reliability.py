@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 import guest
-from conftest import STAPRUN, run_stap
+from conftest import STAPRUN, build_args
 
 FLOOD = '''global c
 probe kernel.trace("raw_syscalls:sys_enter") { c++; printf("%s %d %d\\n", execname(), pid(), $id) }
@@ -77,12 +77,6 @@ TRANSPORT = re.compile(r'WARNING: There were \d+ transport failures\. Try stap -
                        r'to increase the buffer size from 1024 KiB\.\n')
 
 
-def build(name, args, scratch):
-    r = run_stap(['-p4', '-r', guest.kernel_release(), '-m', name] + args,
-                 cwd=scratch)
-    assert r.returncode == 0, f'{name}: {r.stderr}'
-
-
 @pytest.fixture(scope='module')
 def results(tools, tmp_path_factory):
     scratch = tmp_path_factory.mktemp('reliability')
@@ -91,7 +85,7 @@ def results(tools, tmp_path_factory):
               'bflood': ['-DMAXACTION=200000', '-e', BEGIN_FLOOD],
               'zombie': ['-e', HELLO]}
     with ThreadPoolExecutor(max_workers=2) as ex:
-        list(ex.map(lambda n: build(n, builds[n], scratch), builds))
+        list(ex.map(lambda n: build_args(n, builds[n], scratch), builds))
     (scratch / 'sampler.py').write_text(SAMPLER)
     crc7 = Path(f'/lib/modules/{krel}/kernel/lib/crc7.ko').read_bytes()
     (scratch / 'mycrc.ko').write_bytes(crc7)

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 import guest
-from conftest import STAP, STAPRUN, run_stap
+from conftest import STAP, STAPRUN, build_args, run_stap
 
 SCRIPTS = {
     # a switch every other tick, then exit
@@ -123,12 +123,6 @@ RUNS = {
 }
 
 
-def build(name, args, scratch):
-    r = run_stap(['-p4', '-r', guest.kernel_release(), '-m', name] + args,
-                 cwd=scratch)
-    assert r.returncode == 0, f'{name}: {r.stderr}'
-
-
 @pytest.fixture(scope='module')
 def results(tools, tmp_path_factory):
     scratch = tmp_path_factory.mktemp('switchfile')
@@ -138,7 +132,7 @@ def results(tools, tmp_path_factory):
         builds[name] = [f'{name}.stp']
     builds['sw_big'][:0] = ['-DMAXACTION=100000']
     with ThreadPoolExecutor(max_workers=2) as ex:
-        list(ex.map(lambda n: build(n, builds[n], scratch), builds))
+        list(ex.map(lambda n: build_args(n, builds[n], scratch), builds))
     cmds = [f'mkdir {run} && cd {run} && {STAPRUN} {opts} ../{mod}.ko'
             for run, (mod, opts, _) in RUNS.items()]
     cmds.append(f'{STAPRUN} sw_ticks.ko')   # no -o: switch_file() does nothing

@@ -12,6 +12,7 @@
  * produced.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,8 +91,63 @@ const char *tr_new_tmp(struct gen *g, enum type t)
 	return arena_printf(g->s->arena, "l->t_%d", n);
 }
 
+/*
+ * The location table: every place a run-time error can name is written
+ * once, as an entry of `static const char *const stp_locs[]`, and the code
+ * refers to it by index (runtime/README.md, "Locations"). Indices follow
+ * first use, so the output is deterministic.
+ */
+static unsigned long loc_hash(const char *p)
+{
+	return ((unsigned long)(uintptr_t)p >> 3) * 2654435761UL;
+}
+
+static void loc_grow(struct gen *g)
+{
+	int cap = g->loc_cap ? 2 * g->loc_cap : 256;
+	struct loc_slot *t = calloc((size_t)cap, sizeof(*t));
+
+	if (!t)
+		abort();
+	for (int i = 0; i < g->loc_cap; i++) {
+		unsigned long j;
+
+		if (!g->loc_hash[i].text)
+			continue;
+		j = loc_hash(g->loc_hash[i].text) & (unsigned long)(cap - 1);
+		while (t[j].text)
+			j = (j + 1) & (unsigned long)(cap - 1);
+		t[j] = g->loc_hash[i];
+	}
+	free(g->loc_hash);
+	g->loc_hash = t;
+	g->loc_cap = cap;
+}
+
+int tr_loc_index(struct gen *g, const char *text)
+{
+	const char *key = intern(g->s, text, strlen(text));
+	unsigned long j;
+
+	if ((g->nlocs + 1) * 2 > g->loc_cap)
+		loc_grow(g);
+	j = loc_hash(key) & (unsigned long)(g->loc_cap - 1);
+	for (; g->loc_hash[j].text; j = (j + 1) & (unsigned long)(g->loc_cap - 1))
+		if (g->loc_hash[j].text == key)
+			return g->loc_hash[j].index;
+	g->loc_hash[j].text = key;
+	g->loc_hash[j].index = g->nlocs;
+	sb_printf(&g->locs, "\t/* %d */ %s,\n", g->nlocs, tr_cstr(g, key));
+	return g->nlocs++;
+}
+
+const char *tr_loc(struct gen *g, const char *text)
+{
+	return arena_printf(g->s->arena, "stp_locs[%d]", tr_loc_index(g, text));
+}
+
 /* "operator '/' at file:1:2": where a run-time error happened. */
-const char *tr_where(struct gen *g, const struct node *n)
+static const char *where_text(struct gen *g, const struct node *n)
 {
 	const char *what;
 
@@ -113,8 +169,12 @@ const char *tr_where(struct gen *g, const struct node *n)
 	default:
 		what = "statement";
 	}
-	return tr_cstr(g, arena_printf(g->s->arena, "%s at %s", what,
-				    loc_str(g->s, n->loc)));
+	return arena_printf(g->s->arena, "%s at %s", what, loc_str(g->s, n->loc));
+}
+
+const char *tr_where(struct gen *g, const struct node *n)
+{
+	return tr_cstr(g, where_text(g, n));
 }
 
 void tr_error_check(struct gen *g, const struct node *n)
@@ -360,45 +420,34 @@ static const char *frame_type(struct gen *g, const struct func *f)
 	return fn_cname(g, "struct stp_locals_fn_", f);
 }
 
+/*
+ * A call: the arguments into the callee's frame (the next one up), then
+ * the call. STP_CALL_FRAME checks MAXNESTING and zeroes the frame,
+ * STP_CALL calls and, on an error, has the runtime name its place out of
+ * line (stp_call_failed): the call site for MAXACTION and "all functions
+ * exhausted", else (embedded C that set no place) the function's
+ * definition, as upstream does. Both take stp_locs[] indices.
+ */
 static const char *gen_call(struct gen *g, struct node *n)
 {
 	struct func *f = n->func;
 	const char *args[64], *t = NULL;
 	struct node *a;
 	struct var *p;
-	int i = 0;
+	int i = 0, at, def;
 
 	for (a = n->args; a && i < 64; a = a->next)
 		args[i++] = tr_gen_expr(g, a);
-	tr_line(g, "if (unlikely(c->nesting + 1 > MAXNESTING)) {");
-	tr_line(g, "\tc->last_error = \"MAXNESTING exceeded\";");
-	tr_line(g, "\tc->last_stmt = %s;", tr_cstr(g, arena_printf(g->s->arena,
-	     "identifier '%s' at %s", f->name, loc_str(g->s, f->loc))));
-	tr_line(g, "\tgoto %s;", g->err_label);
-	tr_line(g, "}");
+	def = tr_loc_index(g, arena_printf(g->s->arena, "identifier '%s' at %s",
+					   f->name, loc_str(g->s, f->loc)));
+	at = tr_loc_index(g, where_text(g, n));
 	tr_line(g, "{");
 	g->indent++;
-	tr_line(g, "%s *f = STP_FRAME(c, c->nesting + 1);", frame_type(g, f));
-	tr_line(g, "memset(f, 0, sizeof(*f));");
+	tr_line(g, "STP_CALL_FRAME(%s, f, %d, %s);", frame_type(g, f), def, g->err_label);
 	for (p = f->params, i = 0; p && p->param; p = p->next, i++)
 		tr_store(g, tr_mangle(g, "f->l_", p->name), args[i], p->type);
-	tr_line(g, "c->nesting++;");
-	tr_line(g, "%s(c, f);", fn_cname(g, "function_", f));
-	tr_line(g, "c->nesting--;");
-	/* an error the function raised without a place (embedded C) is
-	 * reported at the function's definition, as upstream does */
-	tr_line(g, "if (unlikely(c->last_error)) {");
-	tr_line(g, "\tif (c->last_error == stp_msg_maxaction) {");
-	tr_line(g, "\t\tif (!c->last_stmt)");	/* its entry check */
-	tr_line(g, "\t\t\tc->last_stmt = %s;", tr_where(g, n));
-	tr_line(g, "\t\tgoto out;");
-	tr_line(g, "\t}");
-	tr_line(g, "\tif (!c->last_stmt)");
-	tr_line(g, "\t\tc->last_stmt = c->last_error == stp_msg_no_overload ? %s : %s;",
-		tr_where(g, n), tr_cstr(g, arena_printf(g->s->arena,
-	     "identifier '%s' at %s", f->name, loc_str(g->s, f->loc))));
-	tr_line(g, "\tgoto %s;", g->err_label);
-	tr_line(g, "}");
+	tr_line(g, "STP_CALL(%s, f, %d, %d, %s);", fn_cname(g, "function_", f), at, def,
+		g->err_label);
 	/* a loop-free function's actions are charged by its caller */
 	if (tr_func_count(g, f) >= 0)
 		tr_act_record(g, (int)tr_func_count(g, f), tr_where(g, n), true);
@@ -1245,6 +1294,9 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	regex_defines(s, c);
 	family_defines(g, c);
 	sb_puts(c, "#include \"stp_runtime.h\"\n\n");
+	/* where run-time errors happen (c->last_stmt), by index */
+	sb_printf(c, "static const char *const stp_locs[] __maybe_unused = {\n%s};\n\n",
+		  g->locs.buf ? g->locs.buf : "\tNULL,\n");
 	usyms_emit(s, c);
 	regex_tables(s, c);
 	for (struct embed *e = s->embeds; e; e = e->next)
@@ -1301,5 +1353,7 @@ int translate(struct session *s)
 	sb_free(&o.protos);
 	sb_free(&o.code);
 	sb_free(&g.table);
+	sb_free(&g.locs);
+	free(g.loc_hash);
 	return s->errors - errors;
 }

@@ -44,6 +44,15 @@ struct gen {
 		const char *ent;		/* C expression of the current row */
 	} rows[16];
 	int nrows;
+	/* the location table stp_locs[]: each distinct error location once
+	 * (its entries as C, and a hash of interned texts to indices) */
+	struct strbuf locs;
+	int nlocs;
+	struct loc_slot {
+		const char *text;	/* interned: compared by address */
+		int index;
+	} *loc_hash;
+	int loc_cap;
 };
 
 void tr_line(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -51,6 +60,10 @@ const char *tr_cstr(struct gen *g, const char *s);
 const char *tr_mangle(struct gen *g, const char *prefix, const char *name);
 const char *tr_new_tmp(struct gen *g, enum type t);
 const char *tr_new_decl(struct gen *g, const char *ctype, const char *suffix);
+/* The index in stp_locs[] of a location text ("identifier 'f' at x:1:2"),
+ * and "stp_locs[N]" (a C expression for c->last_stmt). */
+int tr_loc_index(struct gen *g, const char *text);
+const char *tr_loc(struct gen *g, const char *text);
 const char *tr_where(struct gen *g, const struct node *n);
 const char *tr_stmt_where(struct gen *g, const struct node *n);
 void tr_error_check(struct gen *g, const struct node *n);

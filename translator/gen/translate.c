@@ -174,7 +174,7 @@ static const char *where_text(struct gen *g, const struct node *n)
 
 const char *tr_where(struct gen *g, const struct node *n)
 {
-	return tr_cstr(g, where_text(g, n));
+	return tr_loc(g, where_text(g, n));
 }
 
 void tr_error_check(struct gen *g, const struct node *n)
@@ -450,7 +450,7 @@ static const char *gen_call(struct gen *g, struct node *n)
 		g->err_label);
 	/* a loop-free function's actions are charged by its caller */
 	if (tr_func_count(g, f) >= 0)
-		tr_act_record(g, (int)tr_func_count(g, f), tr_where(g, n), true);
+		tr_act_record(g, (int)tr_func_count(g, f), where_text(g, n), true);
 	if (f->type == T_LONG || f->type == T_STRING) {
 		t = tr_new_tmp(g, f->type);
 		tr_store(g, t, "f->__retvalue", f->type);
@@ -737,8 +737,7 @@ const char *tr_stmt_where(struct gen *g, const struct node *n)
 	default:
 		what = "keyword";
 	}
-	return tr_cstr(g, arena_printf(g->s->arena, "%s at %s", what,
-				    loc_str(g->s, n->loc)));
+	return arena_printf(g->s->arena, "%s at %s", what, loc_str(g->s, n->loc));
 }
 
 /*
@@ -839,8 +838,7 @@ const char *tr_act_where(struct gen *g, const struct node *n)
 	if (n->kind == N_BLOCK && n->args && !n->args->next)
 		return tr_act_where(g, n->args);
 	if (n->kind == N_BLOCK)
-		return tr_cstr(g, arena_printf(g->s->arena, "operator '{' at %s",
-					       loc_str(g->s, n->loc)));
+		return arena_printf(g->s->arena, "operator '{' at %s", loc_str(g->s, n->loc));
 	return tr_stmt_where(g, n);
 }
 
@@ -854,7 +852,7 @@ void tr_act_record(struct gen *g, int k, const char *where, bool update)
 	tr_line(g, "c->actionremaining -= %d;", g->act_pending);
 	tr_line(g, "if (unlikely(c->actionremaining <= 0)) {");
 	tr_line(g, "	c->last_error = stp_msg_maxaction;");
-	tr_line(g, "	c->last_stmt = %s;", where);
+	tr_line(g, "	c->last_stmt = %s;", tr_loc(g, where));
 	tr_line(g, "	goto out;");
 	tr_line(g, "}");
 	g->act_pending = 0;

@@ -65,6 +65,7 @@ const char *tr_new_decl(struct gen *g, const char *ctype, const char *suffix);
 int tr_loc_index(struct gen *g, const char *text);
 const char *tr_loc(struct gen *g, const char *text);
 const char *tr_where(struct gen *g, const struct node *n);
+/* the location texts of statements (for tr_act_record; not C) */
 const char *tr_stmt_where(struct gen *g, const struct node *n);
 void tr_error_check(struct gen *g, const struct node *n);
 const char *tr_var_ref(struct gen *g, const struct var *v);
@@ -74,6 +75,8 @@ void tr_store(struct gen *g, const char *dst, const char *val, enum type t);
 int64_t stmt_count(struct gen *g, const struct node *n);
 int64_t tr_func_count(struct gen *g, struct func *f);
 const char *tr_act_where(struct gen *g, const struct node *n);
+/* charge k actions; `where` is a location text, entered in stp_locs[]
+ * only when a check is written */
 void tr_act_record(struct gen *g, int k, const char *where, bool update);
 void tr_loop_body(struct gen *g, struct node *body, int label);
 void tr_unsupported(struct gen *g, const struct node *n);

@@ -168,7 +168,8 @@ struct probe {
 	bool epilogue;		/* `+=`: the body runs after the probe's */
 	struct node *body2;	/* `probe a = b { prologue }, { epilogue }` */
 	bool tapset;
-	int index;
+	int index;		/* translate: its handler probe_N (shared by probes
+				 * whose handlers would be identical) */
 	int ntmp;
 	const char *entry_size;	/* translate: bytes of @entry values, or NULL */
 	struct probe *next;

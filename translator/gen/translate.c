@@ -1058,24 +1058,32 @@ struct output {
 	struct strbuf structs, protos, code;
 };
 
-static void locals_struct(struct gen *g, struct output *o, const char *name,
-			  struct var *locals, enum type ret)
+/* The members of a locals struct: locals, return value, temporaries. */
+static void locals_members(struct gen *g, struct strbuf *sb, struct var *locals,
+			   enum type ret)
 {
-	sb_printf(&o->structs, "struct %s {\n", name);
 	for (struct var *v = locals; v; v = v->next) {
 		const char *m = tr_mangle(g, "l_", v->name);
 
 		if (v->type == T_STRING)
-			sb_printf(&o->structs, "\tchar %s[MAXSTRINGLEN];\n", m);
+			sb_printf(sb, "\tchar %s[MAXSTRINGLEN];\n", m);
 		else
-			sb_printf(&o->structs, "\tint64_t %s;\n", m);
+			sb_printf(sb, "\tint64_t %s;\n", m);
 	}
 	if (ret == T_STRING)
-		sb_puts(&o->structs, "\tchar __retvalue[MAXSTRINGLEN];\n");
+		sb_puts(sb, "\tchar __retvalue[MAXSTRINGLEN];\n");
 	else if (ret == T_LONG)
-		sb_puts(&o->structs, "\tint64_t __retvalue;\n");
-	sb_puts(&o->structs, g->tmps.buf ? g->tmps.buf : "");
-	sb_puts(&o->structs, "\tchar __dummy;\n};\n\n");
+		sb_puts(sb, "\tint64_t __retvalue;\n");
+	sb_puts(sb, g->tmps.buf ? g->tmps.buf : "");
+	sb_puts(sb, "\tchar __dummy;\n");
+}
+
+static void locals_struct(struct gen *g, struct output *o, const char *name,
+			  struct var *locals, enum type ret)
+{
+	sb_printf(&o->structs, "struct %s {\n", name);
+	locals_members(g, &o->structs, locals, ret);
+	sb_puts(&o->structs, "};\n\n");
 }
 
 static void begin_scope(struct gen *g, struct strbuf *body, struct func *f)
@@ -1085,6 +1093,7 @@ static void begin_scope(struct gen *g, struct strbuf *body, struct func *f)
 	g->ntmp = 0;
 	g->indent = 1;
 	g->nloops = 0;
+	g->label = 0;		/* labels are local to the C function */
 	g->func = f;
 	g->err_label = "out";
 }
@@ -1133,10 +1142,39 @@ static void gen_function(struct gen *g, struct output *o, struct func *f)
 	sb_free(&g->tmps);
 }
 
-static void gen_probe(struct gen *g, struct output *o, struct probe *p)
+/*
+ * A handler's identity: everything its C says but its number (locals and
+ * temporaries, pn(), locks, body, @entry code). Probes with the same one
+ * share the handler functions (the probe_%d of their table rows), as
+ * SystemTap 4.8 does: the copies of an alias's body for each of its points
+ * are often byte-identical (the __x64_sys_ and __ia32_sys_ probes of a
+ * syscall). Interned: compared by address.
+ */
+static const char *handler_key(struct gen *g, struct probe *p, struct strbuf *body,
+			       struct strbuf *lock, struct strbuf *unlock,
+			       struct strbuf *entry)
+{
+	struct strbuf k;
+	const char *r;
+
+	sb_init(&k);
+	locals_members(g, &k, p->locals, T_UNKNOWN);
+	sb_printf(&k, "\001%s\001%s\001%s\001%s\001%s", p->listed ? p->listed : "\002",
+		  lock->buf ? lock->buf : "", body->buf ? body->buf : "",
+		  unlock->buf ? unlock->buf : "", entry->buf ? entry->buf : "");
+	r = intern(g->s, k.buf, k.len);
+	sb_free(&k);
+	return r;
+}
+
+/* Write p's handler as probe_<p->index>, or, when an earlier probe's is
+ * identical, give p that one's index and write nothing: false. */
+static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 {
 	const char *st = arena_printf(g->s->arena, "stp_locals_probe_%d", p->index);
 	struct strbuf body, lock, unlock, entry;
+	const char *key;
+	bool fresh = true;
 
 	sb_init(&body);
 	sb_init(&lock);
@@ -1148,7 +1186,24 @@ static void gen_probe(struct gen *g, struct output *o, struct probe *p)
 	tr_gen_stmt(g, p->body);
 	act_end(g, p->body);
 	tr_probe_locks(g, p, &lock, &unlock);
-	if (p->entry_size)	/* @entry values, evaluated at entry */
+	key = handler_key(g, p, &body, &lock, &unlock, &entry);
+	for (int i = 0; i < g->nhandlers && fresh; i++) {
+		if (g->handlers[i] == key) {
+			p->index = i;
+			fresh = false;
+		}
+	}
+	if (fresh) {
+		if (g->nhandlers == g->caphandlers) {
+			g->caphandlers = g->caphandlers ? 2 * g->caphandlers : 64;
+			g->handlers = realloc(g->handlers, (size_t)g->caphandlers *
+					      sizeof(*g->handlers));
+			if (!g->handlers)
+				abort();
+		}
+		g->handlers[g->nhandlers++] = key;
+	}
+	if (fresh && p->entry_size)	/* @entry values, evaluated at entry */
 		sb_printf(&o->code, "static void probe_%d_entry(struct stp_context *c)\n{\n"
 			  "\tstruct %s *l = STP_FRAME(c, 0);\n"
 			  "\tint locked __attribute__((unused)) = 0;\n\n"
@@ -1158,26 +1213,29 @@ static void gen_probe(struct gen *g, struct output *o, struct probe *p)
 			  p->index, st, lock.buf ? lock.buf : "", entry.buf,
 			  unlock.buf ? unlock.buf : "");
 	sb_free(&entry);
-	locals_struct(g, o, st, p->locals, T_UNKNOWN);
+	if (fresh)
+		locals_struct(g, o, st, p->locals, T_UNKNOWN);
 	/* the body gets its locals as a restrict parameter, so that GCC
 	 * keeps locals and globals in registers across loops */
-	sb_printf(&o->code, "static noinline void probe_%d_body(struct stp_context *__restrict__ c, struct %s *__restrict__ l)\n{\n"
-		  "\tint locked __attribute__((unused)) = 0;\n\n"
-		  "\tmemset(l, 0, sizeof(*l));\n%s%s"
-		  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
-		  "out: __attribute__((unused));\n%s}\n\n"
-		  "static void __attribute__((unused)) probe_%d(struct stp_context *c)\n{\n"
-		  "\tprobe_%d_body(c, STP_FRAME(c, 0));\n}\n\n",
-		  p->index, st,
-		  /* pn(): the alias as the script named it, for derived probes */
-		  p->listed ? arena_printf(g->s->arena, "\tc->probe_name = %s;\n",
-					   tr_cstr(g, p->listed)) : "",
-		  lock.buf ? lock.buf : "", body.buf ? body.buf : "",
-		  unlock.buf ? unlock.buf : "", p->index, p->index);
+	if (fresh)
+		sb_printf(&o->code, "static noinline void probe_%d_body(struct stp_context *__restrict__ c, struct %s *__restrict__ l)\n{\n"
+			  "\tint locked __attribute__((unused)) = 0;\n\n"
+			  "\tmemset(l, 0, sizeof(*l));\n%s%s"
+			  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
+			  "out: __attribute__((unused));\n%s}\n\n"
+			  "static void __attribute__((unused)) probe_%d(struct stp_context *c)\n{\n"
+			  "\tprobe_%d_body(c, STP_FRAME(c, 0));\n}\n\n",
+			  p->index, st,
+			  /* pn(): the alias as the script named it, for derived probes */
+			  p->listed ? arena_printf(g->s->arena, "\tc->probe_name = %s;\n",
+						   tr_cstr(g, p->listed)) : "",
+			  lock.buf ? lock.buf : "", body.buf ? body.buf : "",
+			  unlock.buf ? unlock.buf : "", p->index, p->index);
 	sb_free(&body);
 	sb_free(&lock);
 	sb_free(&unlock);
 	sb_free(&g->tmps);
+	return fresh;
 }
 
 /* Globals written but never read are printed at exit, as upstream does;
@@ -1280,7 +1338,7 @@ static void family_defines(struct gen *g, struct strbuf *c)
 static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 {
 	struct session *s = g->s;
-	int n = 0;
+	int n = 0, nfuncs;
 
 	sb_printf(c, "/* generated by stap %s from %s */\n", STAP_VERSION_STRING,
 		  s->user->name);
@@ -1306,8 +1364,13 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	sb_puts(c, "union stp_locals {\n\tchar __dummy;\n");
 	for (struct func *f = s->funcs; f; f = f->next_used)
 		sb_printf(c, "\tstruct %s fn_%d;\n", fn_cname(g, "stp_locals_fn_", f), n++);
+	nfuncs = n;
 	for (struct probe *p = s->probes; p; p = p->next)
-		sb_printf(c, "\tstruct stp_locals_probe_%d probe_%d;\n", p->index, p->index);
+		if (p->index == n - nfuncs) {	/* the first of its handler */
+			sb_printf(c, "\tstruct stp_locals_probe_%d probe_%d;\n",
+				  p->index, p->index);
+			n++;
+		}
 	sb_puts(c, "};\n\n#define STP_LOCALS_SIZE (sizeof(union stp_locals) * (STP_MAXNESTING + 1))\n"
 		"#define STP_FRAME(c, n) ((void *)((char *)(c)->locals + sizeof(union stp_locals) * (n)))\n\n");
 	sb_puts(c, o->protos.buf ? o->protos.buf : "");
@@ -1334,8 +1397,9 @@ int translate(struct session *s)
 	for (struct func *f = s->funcs; f; f = f->next_used)
 		gen_function(&g, &o, f);
 	for (struct probe *p = s->probes; p; p = p->next) {
-		p->index = index++;
-		gen_probe(&g, &o, p);
+		p->index = index;
+		if (gen_probe(&g, &o, p))
+			index++;
 	}
 	gen_table(&g, &o);
 	gen_display(&g, &o, index);
@@ -1353,5 +1417,6 @@ int translate(struct session *s)
 	sb_free(&g.table);
 	sb_free(&g.locs);
 	free(g.loc_hash);
+	free(g.handlers);
 	return s->errors - errors;
 }

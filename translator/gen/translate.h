@@ -53,6 +53,9 @@ struct gen {
 		int index;
 	} *loc_hash;
 	int loc_cap;
+	/* the handlers written (probe_N), by N: their identity (gen_probe) */
+	const char **handlers;
+	int nhandlers, caphandlers;
 };
 
 void tr_line(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

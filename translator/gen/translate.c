@@ -385,6 +385,10 @@ static const char *gen_assign(struct gen *g, struct node *n)
 		tr_store(g, x, b, T_STRING);
 		return x;
 	}
+	if (n->value_unused) {		/* x = v; as a statement */
+		tr_line(g, "%s = %s;", x, b);
+		return x;
+	}
 	t = tr_new_tmp(g, T_LONG);
 	tr_line(g, "%s = %s;", t, b);
 	tr_line(g, "%s = %s;", x, t);
@@ -440,7 +444,9 @@ static const char *gen_call(struct gen *g, struct node *n)
 		args[i++] = tr_gen_expr(g, a);
 	def = tr_loc_index(g, arena_printf(g->s->arena, "identifier '%s' at %s",
 					   f->name, loc_str(g->s, f->loc)));
-	at = tr_loc_index(g, where_text(g, n));
+	/* neither error placed at the call site (MAXACTION, "all functions
+	 * exhausted") can arise in embedded C: no entry for it */
+	at = f->body->kind == N_EMBEDDED_STMT ? def : tr_loc_index(g, where_text(g, n));
 	tr_line(g, "{");
 	g->indent++;
 	tr_line(g, "STP_CALL_FRAME(%s, f, %d, %s);", frame_type(g, f), def, g->err_label);
@@ -460,11 +466,12 @@ static const char *gen_call(struct gen *g, struct node *n)
 	return t ? t : "((int64_t)0)";
 }
 
-static void emit_spec(struct gen *g, const struct fmt_piece *p,
-		      const char *width, const char *prec)
+/* A conversion's spec, as a compound literal: &(struct stp_spec){ ... } */
+static const char *spec(struct gen *g, const struct fmt_piece *p,
+			const char *width, const char *prec)
 {
-	tr_line(g, "sp.conv = '%c'; sp.flags = %d; sp.width = %s; sp.prec = %s;",
-	     p->conv, p->flags, width, prec);
+	return arena_printf(g->s->arena, "&(struct stp_spec){ '%c', %d, %s, %s }",
+			    p->conv, p->flags, width, prec);
 }
 
 /* Can evaluating n change a variable (assignments, ++/--, calls)? */
@@ -553,8 +560,7 @@ static void gen_format(struct gen *g, struct node *n, const char *sink)
 		v[i] = stable(g, tr_gen_expr(g, a), a->type, a->next);
 		a = a->next;
 		if (p->conv == 'm' || p->conv == 'M') {
-			emit_spec(g, p, w[i], pr[i]);
-			tr_line(g, "stp_mem_check(c, %s, &sp);", v[i]);
+			tr_line(g, "stp_mem_check(c, %s, %s);", v[i], spec(g, p, w[i], pr[i]));
 			tr_error_check(g, n);
 		}
 	}
@@ -564,8 +570,8 @@ static void gen_format(struct gen *g, struct node *n, const char *sink)
 			     tr_cstr(g, p->lit), p->litlen);
 			continue;
 		}
-		emit_spec(g, p, w[i], pr[i]);
-		tr_line(g, "stp_emit_%s(%s, %s, &sp);", emitter(p->conv), sink, v[i]);
+		tr_line(g, "stp_emit_%s(%s, %s, %s);", emitter(p->conv), sink, v[i],
+			spec(g, p, w[i], pr[i]));
 	}
 }
 
@@ -597,8 +603,8 @@ static void gen_values(struct gen *g, struct node *n, const char *sink)
 		else if (a->type == T_STRING)
 			tr_line(g, "stp_emit_lit(%s, %s, strlen(%s));", sink, v[i], v[i]);
 		else
-			tr_line(g, "sp.conv = 'd'; sp.flags = 0; sp.width = -1; sp.prec = -1; stp_emit_long(%s, %s, &sp);",
-			     sink, v[i]);
+			tr_line(g, "stp_emit_long(%s, %s, &(struct stp_spec){ 'd', 0, -1, -1 });",
+				sink, v[i]);
 		if (delim && a->next)
 			tr_line(g, "stp_emit_lit(%s, %s, %zu);", sink, delim, strlen(n->args->str));
 	}
@@ -611,8 +617,6 @@ static const char *gen_print(struct gen *g, struct node *n)
 	tr_line(g, "{");
 	g->indent++;
 	tr_line(g, "struct stp_sink sk;");
-	tr_line(g, "struct stp_spec sp;");
-	tr_line(g, "(void)sp;");
 	if (n->flags & PR_STRING) {
 		t = tr_new_tmp(g, T_STRING);
 		tr_line(g, "stp_sink_string(&sk, %s);", t);
@@ -1418,5 +1422,6 @@ int translate(struct session *s)
 	sb_free(&g.locs);
 	free(g.loc_hash);
 	free(g.handlers);
+	free(g.targs);
 	return s->errors - errors;
 }

@@ -56,6 +56,12 @@ struct gen {
 	/* the handlers written (probe_N), by N: their identity (gen_probe) */
 	const char **handlers;
 	int nhandlers, caphandlers;
+	/* tr_target.c: the stp_targs_N arrays written, by content */
+	struct targ_array {
+		const char *key;	/* interned initializer */
+		int id;			/* its N */
+	} *targs;
+	int ntargs, captargs;
 };
 
 void tr_line(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -153,6 +153,7 @@ struct func {
 	bool reached;		/* optimize.c: still called after elision */
 	int act_state;		/* translate.c: 0, 1 counting, 2 act_count known */
 	int64_t act_count;	/* MAXACTION: loop-free count, -1 unbounded */
+	bool call_stub;		/* translate.c: its call_ function written */
 	struct func *next;	/* in its file */
 	struct func *next_used;	/* in session->funcs */
 };

@@ -425,19 +425,57 @@ static const char *frame_type(struct gen *g, const struct func *f)
 }
 
 /*
- * A call: the arguments into the callee's frame (the next one up), then
- * the call. STP_CALL_FRAME checks MAXNESTING and zeroes the frame,
- * STP_CALL calls and, on an error, has the runtime name its place out of
- * line (stp_call_failed): the call site for MAXACTION and "all functions
- * exhausted", else (embedded C that set no place) the function's
- * definition, as upstream does. Both take stp_locs[] indices.
+ * A call: `if (unlikely(call_f__N(c, at, [&]result, args...))) goto lbl;`.
+ * call_f__N, written once per function, puts the arguments into the
+ * callee's frame (the next one up) and calls it: STP_CALL_FRAME checks
+ * MAXNESTING and zeroes the frame, STP_CALL calls and, on an error, has
+ * the runtime name its place out of line (stp_call_failed): the call site
+ * `at` for MAXACTION and "all functions exhausted", else (embedded C that
+ * set no place) the function's definition, as upstream does. Both are
+ * stp_locs[] indices. True when the call failed.
  */
+static const char *call_stub(struct gen *g, struct func *f, int def)
+{
+	const char *name = fn_cname(g, "call_", f);
+	struct strbuf *o = &g->stubs;
+	struct var *p;
+	int i;
+
+	if (f->call_stub)
+		return name;
+	f->call_stub = true;
+	sb_printf(o, "static bool %s(struct stp_context *c, unsigned int at", name);
+	if (f->type == T_LONG)
+		sb_puts(o, ", int64_t *r");
+	else if (f->type == T_STRING)
+		sb_puts(o, ", char *r");
+	for (p = f->params, i = 0; p && p->param; p = p->next, i++)
+		sb_printf(o, ", %s a%d", p->type == T_STRING ? "const char *" : "int64_t", i);
+	sb_printf(o, ")\n{\n\tSTP_CALL_FRAME(%s, f, %d, fail);\n", frame_type(g, f), def);
+	for (p = f->params, i = 0; p && p->param; p = p->next, i++) {
+		const char *m = tr_mangle(g, "f->l_", p->name);
+
+		if (p->type == T_STRING)
+			sb_printf(o, "\tstp_str_copy(%s, a%d);\n", m, i);
+		else
+			sb_printf(o, "\t%s = a%d;\n", m, i);
+	}
+	sb_printf(o, "\tSTP_CALL(%s, f, at, %d, fail);\n", fn_cname(g, "function_", f), def);
+	if (f->type == T_LONG)
+		sb_puts(o, "\t*r = f->__retvalue;\n");
+	else if (f->type == T_STRING)
+		sb_puts(o, "\tstp_str_copy(r, f->__retvalue);\n");
+	sb_puts(o, "\treturn false;\nfail:\n\treturn true;\n}\n\n");
+	return name;
+}
+
 static const char *gen_call(struct gen *g, struct node *n)
 {
 	struct func *f = n->func;
 	const char *args[64], *t = NULL;
 	struct node *a;
 	struct var *p;
+	struct strbuf call;
 	int i = 0, at, def;
 
 	for (a = n->args; a && i < 64; a = a->next)
@@ -447,22 +485,19 @@ static const char *gen_call(struct gen *g, struct node *n)
 	/* neither error placed at the call site (MAXACTION, "all functions
 	 * exhausted") can arise in embedded C: no entry for it */
 	at = f->body->kind == N_EMBEDDED_STMT ? def : tr_loc_index(g, where_text(g, n));
-	tr_line(g, "{");
-	g->indent++;
-	tr_line(g, "STP_CALL_FRAME(%s, f, %d, %s);", frame_type(g, f), def, g->err_label);
+	if (f->type == T_LONG || f->type == T_STRING)
+		t = tr_new_tmp(g, f->type);
+	sb_init(&call);
+	sb_printf(&call, "%s(c, %d", call_stub(g, f, def), at);
+	if (t)
+		sb_printf(&call, ", %s%s", f->type == T_LONG ? "&" : "", t);
 	for (p = f->params, i = 0; p && p->param; p = p->next, i++)
-		tr_store(g, tr_mangle(g, "f->l_", p->name), args[i], p->type);
-	tr_line(g, "STP_CALL(%s, f, %d, %d, %s);", fn_cname(g, "function_", f), at, def,
-		g->err_label);
+		sb_printf(&call, ", %s", args[i]);
+	tr_line(g, "if (unlikely(%s))) goto %s;", call.buf, g->err_label);
+	sb_free(&call);
 	/* a loop-free function's actions are charged by its caller */
 	if (tr_func_count(g, f) >= 0)
 		tr_act_record(g, (int)tr_func_count(g, f), where_text(g, n), true);
-	if (f->type == T_LONG || f->type == T_STRING) {
-		t = tr_new_tmp(g, f->type);
-		tr_store(g, t, "f->__retvalue", f->type);
-	}
-	g->indent--;
-	tr_line(g, "}");
 	return t ? t : "((int64_t)0)";
 }
 
@@ -1379,6 +1414,7 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 		"#define STP_FRAME(c, n) ((void *)((char *)(c)->locals + sizeof(union stp_locals) * (n)))\n\n");
 	sb_puts(c, o->protos.buf ? o->protos.buf : "");
 	sb_puts(c, "\n");
+	sb_puts(c, g->stubs.buf ? g->stubs.buf : "");
 	sb_puts(c, o->code.buf ? o->code.buf : "");
 	sb_puts(c, "static const struct stp_probe stp_probes[STP_NPROBES] = {\n");
 	sb_puts(c, g->table.buf ? g->table.buf : "");
@@ -1423,5 +1459,6 @@ int translate(struct session *s)
 	free(g.loc_hash);
 	free(g.handlers);
 	free(g.targs);
+	sb_free(&g.stubs);
 	return s->errors - errors;
 }

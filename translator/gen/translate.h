@@ -62,6 +62,7 @@ struct gen {
 		int id;			/* its N */
 	} *targs;
 	int ntargs, captargs;
+	struct strbuf stubs;	/* the call_ functions of script functions */
 };
 
 void tr_line(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

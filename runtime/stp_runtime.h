@@ -166,6 +166,9 @@ struct stp_ubin {
  * initializers name the fields directly; an entry sets only its family's).
  * Read a family's fields only for that family's kinds.
  */
+/* The names of a kprobe.function("F") entry: pp, symbol and func at once. */
+#define STP_KFUNC(f) .pp = "kprobe.function(\"" f "\")", .symbol = f, .func = f
+
 struct stp_probe {
 	enum stp_probe_kind kind;
 	void (*handler)(struct stp_context *c);

@@ -674,7 +674,9 @@ const char *tr_gen_expr(struct gen *g, struct node *n)
 	struct arena *ar = g->s->arena;
 
 	switch (n->kind) {
-	case N_NUM:
+	case N_NUM:	/* decimal when an int holds it, else hex */
+		if (n->num > -2147483647LL && n->num < 2147483647LL)
+			return arena_printf(ar, "((int64_t)%lld)", (long long)n->num);
 		return arena_printf(ar, "((int64_t)0x%llxULL)",
 				    (unsigned long long)n->num);
 	case N_STR:
@@ -1137,21 +1139,24 @@ static void begin_scope(struct gen *g, struct strbuf *body, struct func *f)
 	g->err_label = "out";
 }
 
+/* The names embedded C in a function uses (CONTEXT, STAP_RETVALUE,
+ * STAP_RETURN, STAP_ERROR), defined once around all the functions;
+ * STAP_ARG_<param> around each body. */
+static const char embedded_defs[] =
+	"#define CONTEXT c\n"
+	"#define STAP_RETVALUE l->__retvalue\n"
+	"#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)\n"
+	"#define STAP_ERROR(...) do { snprintf(c->error_buffer, MAXSTRINGLEN, __VA_ARGS__); c->last_error = c->error_buffer; goto out; } while (0)\n\n";
+static const char embedded_undefs[] =
+	"#undef STAP_ERROR\n#undef STAP_RETURN\n#undef STAP_RETVALUE\n#undef CONTEXT\n\n";
+
 static void embedded_body(struct gen *g, struct func *f)
 {
-	tr_line(g, "#define CONTEXT c");
-	tr_line(g, "#define STAP_RETVALUE l->__retvalue");
-	tr_line(g, "#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)");
-	tr_line(g, "#define STAP_ERROR(...) do { snprintf(c->error_buffer, MAXSTRINGLEN, __VA_ARGS__); c->last_error = c->error_buffer; goto out; } while (0)");
 	for (struct var *p = f->params; p && p->param; p = p->next)
 		tr_line(g, "#define STAP_ARG_%s %s", p->name, tr_mangle(g, "l->l_", p->name));
 	tr_line(g, "{\n%s\n}", f->body->str);
 	for (struct var *p = f->params; p && p->param; p = p->next)
 		tr_line(g, "#undef STAP_ARG_%s", p->name);
-	tr_line(g, "#undef STAP_ERROR");
-	tr_line(g, "#undef STAP_RETURN");
-	tr_line(g, "#undef STAP_RETVALUE");
-	tr_line(g, "#undef CONTEXT");
 }
 
 static void gen_function(struct gen *g, struct output *o, struct func *f)
@@ -1212,7 +1217,7 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 {
 	const char *st = arena_printf(g->s->arena, "stp_locals_probe_%d", p->index);
 	struct strbuf body, lock, unlock, entry;
-	const char *key;
+	const char *key, *locked;
 	bool fresh = true;
 
 	sb_init(&body);
@@ -1225,6 +1230,8 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 	tr_gen_stmt(g, p->body);
 	act_end(g, p->body);
 	tr_probe_locks(g, p, &lock, &unlock);
+	/* `locked`: the locks were taken (tr_probe_locks) */
+	locked = lock.buf ? "\tint locked = 0;\n" : "";
 	key = handler_key(g, p, &body, &lock, &unlock, &entry);
 	for (int i = 0; i < g->nhandlers && fresh; i++) {
 		if (g->handlers[i] == key) {
@@ -1244,12 +1251,11 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 	}
 	if (fresh && p->entry_size)	/* @entry values, evaluated at entry */
 		sb_printf(&o->code, "static void probe_%d_entry(struct stp_context *c)\n{\n"
-			  "\tstruct %s *l = STP_FRAME(c, 0);\n"
-			  "\tint locked __attribute__((unused)) = 0;\n\n"
+			  "\tstruct %s *l = STP_FRAME(c, 0);\n%s\n"
 			  "\tmemset(l, 0, sizeof(*l));\n%s"
 			  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
 			  "out: __attribute__((unused));\n%s}\n\n",
-			  p->index, st, lock.buf ? lock.buf : "", entry.buf,
+			  p->index, st, locked, lock.buf ? lock.buf : "", entry.buf,
 			  unlock.buf ? unlock.buf : "");
 	sb_free(&entry);
 	if (fresh)
@@ -1258,13 +1264,13 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 	 * keeps locals and globals in registers across loops */
 	if (fresh)
 		sb_printf(&o->code, "static noinline void probe_%d_body(struct stp_context *__restrict__ c, struct %s *__restrict__ l)\n{\n"
-			  "\tint locked __attribute__((unused)) = 0;\n\n"
+			  "%s%s"
 			  "\tmemset(l, 0, sizeof(*l));\n%s%s"
 			  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
 			  "out: __attribute__((unused));\n%s}\n\n"
 			  "static void __attribute__((unused)) probe_%d(struct stp_context *c)\n{\n"
 			  "\tprobe_%d_body(c, STP_FRAME(c, 0));\n}\n\n",
-			  p->index, st,
+			  p->index, st, locked, lock.buf ? "\n" : "",
 			  /* pn(): the alias as the script named it, for derived probes */
 			  p->listed ? arena_printf(g->s->arena, "\tc->probe_name = %s;\n",
 						   tr_cstr(g, p->listed)) : "",
@@ -1434,8 +1440,10 @@ int translate(struct session *s)
 	memset(&o, 0, sizeof(o));
 	sb_init(&c);
 
+	sb_puts(&o.code, embedded_defs);
 	for (struct func *f = s->funcs; f; f = f->next_used)
 		gen_function(&g, &o, f);
+	sb_puts(&o.code, embedded_undefs);
 	for (struct probe *p = s->probes; p; p = p->next) {
 		p->index = index;
 		if (gen_probe(&g, &o, p))

@@ -1,7 +1,8 @@
 /*
  * translate.h - pass 3 (gen/): the generator state and the helpers that
- * write C (translate.c), arrays and statistics (tr_maps.c), typed target
- * expressions (tr_deref.c, tr_pretty.c, tr_entry.c), target variables
+ * write C (translate.c), error locations and calls (tr_sites.c), arrays
+ * and statistics (tr_maps.c), typed target expressions (tr_deref.c,
+ * tr_pretty.c, tr_entry.c), target variables
  * and the probe table's rows (tr_target.c), which the families' emit
  * hooks write. Built on pass 2 (elab.h).
  */
@@ -75,6 +76,15 @@ const char *tr_new_decl(struct gen *g, const char *ctype, const char *suffix);
 int tr_loc_index(struct gen *g, const char *text);
 const char *tr_loc(struct gen *g, const char *text);
 const char *tr_where(struct gen *g, const struct node *n);
+/* "operator '/' at file:1:2", the text tr_where enters in the table */
+const char *tr_where_text(struct gen *g, const struct node *n);
+/* C names of a script function (by prefix: function_, call_...) and of
+ * its frame: name and arity, since functions overload by arity */
+const char *tr_fn_cname(struct gen *g, const char *prefix, const struct func *f);
+const char *tr_frame_type(struct gen *g, const struct func *f);
+/* The call n; its result goes to dst (an lvalue of its type), or a new
+ * temporary when dst is NULL; returns the result's C expression. */
+const char *tr_call(struct gen *g, struct node *n, const char *dst);
 /* the location texts of statements (for tr_act_record; not C) */
 const char *tr_stmt_where(struct gen *g, const struct node *n);
 void tr_error_check(struct gen *g, const struct node *n);

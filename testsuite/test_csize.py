@@ -17,9 +17,9 @@ EXAMPLES = '/usr/share/systemtap/examples'
 # 5,100,543, 12,778,992, 14,211,466 and 8,443 bytes.
 CASES = [
     ('syscall-oneliner',
-     ['-e', 'probe syscall.* { printf("%s(%s)\\n", name, argstr) }'], None, 1124011),
-    ('errsnoop', [f'{EXAMPLES}/process/errsnoop.stp'], None, 2669565),
-    ('strace', [f'{EXAMPLES}/process/strace.stp'], None, 3009120),
+     ['-e', 'probe syscall.* { printf("%s(%s)\\n", name, argstr) }'], None, 1070991),
+    ('errsnoop', [f'{EXAMPLES}/process/errsnoop.stp'], None, 2588795),
+    ('strace', [f'{EXAMPLES}/process/strace.stp'], None, 2917766),
     ('hanoi', ['hanoi.stp'], REPO / 'testsuite' / 'diff' / 'functions', 6311),
 ]
 

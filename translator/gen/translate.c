@@ -317,6 +317,15 @@ static const char *gen_assign(struct gen *g, struct node *n)
 	if (n->a->kind == N_TARGET)	/* guru: a parameter's register, rax */
 		return tr_target_set(g, n->a, tr_gen_expr(g, n->b));
 	x = tr_var_ref(g, n->a->var);
+	/* x = f(...); as a statement: the result straight into x (the
+	 * call function copies the arguments before it writes it, and
+	 * leaves it alone on an error; a local: nothing sees it if the
+	 * MAXACTION charge after the call fails) */
+	if (n->value_unused && !strcmp(n->op, "=") && !n->a->var->global &&
+	    n->b->kind == N_CALL && n->b->func &&
+	    n->b->op[0] != '@' && n->b->type == n->a->var->type &&
+	    (n->b->type == T_LONG || n->b->type == T_STRING))
+		return tr_call(g, n->b, x);
 	b = tr_gen_expr(g, n->b);
 
 	if (!strcmp(n->op, ".=")) {

@@ -96,6 +96,27 @@ static void stp_report_error(struct stp_context *c)
 		stp_request_exit();
 }
 
+/* STP_CALL_FRAME past MAXNESTING: the error, at the callee's definition. */
+static noinline __cold void stp_call_deep(struct stp_context *c, unsigned int def)
+{
+	c->last_error = "MAXNESTING exceeded";
+	c->last_stmt = stp_locs[def];
+}
+
+/* STP_CALL's callee failed: name the place if it did not (see
+ * stp_runtime.h); a MAXACTION error then still bypasses try/catch, whose
+ * catch passes it on. */
+static noinline __cold void stp_call_failed(struct stp_context *c, unsigned int at,
+					    unsigned int def)
+{
+	if (c->last_stmt)
+		return;
+	if (c->last_error == stp_msg_maxaction || c->last_error == stp_msg_no_overload)
+		c->last_stmt = stp_locs[at];
+	else
+		c->last_stmt = stp_locs[def];
+}
+
 static void stp_check_skipped(void)
 {
 	static atomic_t reported = ATOMIC_INIT(0);

@@ -166,6 +166,9 @@ struct stp_ubin {
  * initializers name the fields directly; an entry sets only its family's).
  * Read a family's fields only for that family's kinds.
  */
+/* The names of a kprobe.function("F") entry: pp, symbol and func at once. */
+#define STP_KFUNC(f) .pp = "kprobe.function(\"" f "\")", .symbol = f, .func = f
+
 struct stp_probe {
 	enum stp_probe_kind kind;
 	void (*handler)(struct stp_context *c);
@@ -373,6 +376,44 @@ static void stp_emit_mem(struct stp_sink *s, int64_t addr, const struct stp_spec
 static void stp_mem_check(struct stp_context *c, int64_t addr, const struct stp_spec *sp);
 static void stp_print_str(const char *s);
 static void stp_print_long(int64_t v);
+
+/*
+ * Calls of script functions (README "Calls"). Locations are indices in the
+ * generated stp_locs[] table. In a handler or function (c, the goto label
+ * lbl for errors):
+ *	{
+ *		STP_CALL_FRAME(struct stp_locals_fn_f__1, f, def, lbl);
+ *		f->l_x = ...;			(the arguments)
+ *		STP_CALL(function_f__1, f, at, def, lbl);
+ *		... f->__retvalue ...
+ *	}
+ * STP_CALL_FRAME declares f, the callee's zeroed frame; past MAXNESTING it
+ * fails with "MAXNESTING exceeded" near stp_locs[def] (the definition).
+ * STP_CALL runs the callee one level deeper; when it failed without naming
+ * a place, stp_call_failed() names the call site stp_locs[at] (MAXACTION,
+ * "all functions exhausted") or the definition (any other error).
+ */
+static void stp_call_deep(struct stp_context *c, unsigned int def);
+static void stp_call_failed(struct stp_context *c, unsigned int at, unsigned int def);
+
+#define STP_CALL_FRAME(type, f, def, lbl)				\
+	type *f = STP_FRAME(c, c->nesting + 1);				\
+	if (unlikely(c->nesting + 1 > MAXNESTING)) {			\
+		stp_call_deep(c, def);					\
+		goto lbl;						\
+	}								\
+	memset(f, 0, sizeof(*f))
+
+#define STP_CALL(fn, f, at, def, lbl)					\
+	do {								\
+		c->nesting++;						\
+		fn(c, f);						\
+		c->nesting--;						\
+		if (unlikely(c->last_error)) {				\
+			stp_call_failed(c, at, def);			\
+			goto lbl;					\
+		}							\
+	} while (0)
 
 static int64_t stp_div(struct stp_context *c, int64_t a, int64_t b);
 static int64_t stp_mod(struct stp_context *c, int64_t a, int64_t b);

@@ -674,6 +674,17 @@ static void emit_kernel(struct gen *g, struct strbuf *code, const struct rprobe 
 	/* module("M").function(): the probe follows M (kprobes.c) */
 	if (r->module && r->kind == RP_KFUNC)
 		fields = arena_printf(s->arena, "%s, .kmodule = %s", fields, tr_cstr(g, r->module));
+	/* kprobe.function("F"), the syscall tapsets' points: one macro */
+	if (!r->module && !strcmp(r->pp, arena_printf(s->arena, "kprobe.function(\"%s\")",
+						      r->symbol))) {
+		tr_table_row(g, "KPROBES", "%s, .handler = probe_%d, STP_KFUNC(%s), "
+			     ".maxactive = %lld, .optional = %s%s",
+			     r->ret ? "STP_PROBE_KRETPROBE" : "STP_PROBE_KPROBE",
+			     r->probe->index, tr_cstr(g, r->symbol),
+			     (long long)(r->maxactive >= 0 ? r->maxactive : -1),
+			     tr_optional(r), fields);
+		return;
+	}
 	tr_table_row(g, "KPROBES", "%s, .handler = probe_%d, .pp = %s, .symbol = %s, "
 		     ".func = %s, .maxactive = %lld, .optional = %s%s",
 		  r->ret ? "STP_PROBE_KRETPROBE" : "STP_PROBE_KPROBE",

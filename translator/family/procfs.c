@@ -150,7 +150,7 @@ static const char *tr_procfs_assign(struct gen *g, struct node *n)
 	b = tr_gen_expr(g, n->b);
 	tr_line(g, "stp_procfs_set(c, %s, %d);", b, !strcmp(n->op, ".="));
 	tr_line(g, "if (unlikely(c->last_error)) {");
-	tr_line(g, "\tc->last_stmt = %s;", tr_cstr(g, arena_printf(g->s->arena,
+	tr_line(g, "\tc->last_stmt = %s;", tr_loc(g, arena_printf(g->s->arena,
 		"identifier '%s' at %s", n->a->op, loc_str(g->s, n->a->loc))));
 	tr_line(g, "\tgoto %s;", g->err_label);
 	tr_line(g, "}");

@@ -153,6 +153,7 @@ struct func {
 	bool reached;		/* optimize.c: still called after elision */
 	int act_state;		/* translate.c: 0, 1 counting, 2 act_count known */
 	int64_t act_count;	/* MAXACTION: loop-free count, -1 unbounded */
+	bool call_stub;		/* translate.c: its call_ function written */
 	struct func *next;	/* in its file */
 	struct func *next_used;	/* in session->funcs */
 };
@@ -168,7 +169,8 @@ struct probe {
 	bool epilogue;		/* `+=`: the body runs after the probe's */
 	struct node *body2;	/* `probe a = b { prologue }, { epilogue }` */
 	bool tapset;
-	int index;
+	int index;		/* translate: its handler probe_N (shared by probes
+				 * whose handlers would be identical) */
 	int ntmp;
 	const char *entry_size;	/* translate: bytes of @entry values, or NULL */
 	struct probe *next;

@@ -17,7 +17,7 @@ static bool is_cast(const struct node *n)
 
 static const char *where(struct gen *g, const struct node *n)
 {
-	return tr_cstr(g, arena_printf(g->s->arena, is_cast(n->a) ?
+	return tr_loc(g, arena_printf(g->s->arena, is_cast(n->a) ?
 		"operator '@cast' at %s" : "identifier '%s' at %s",
 		is_cast(n->a) ? loc_str(g->s, n->a->loc) : n->a->op,
 		loc_str(g->s, n->a->loc)));

@@ -96,15 +96,36 @@ const char *tr_targ_arrays(struct gen *g, struct strbuf *code, const struct rpro
 	const char *fields = "";
 
 	if (g->ntnames) {
-		sb_printf(code, "static const struct stp_targ stp_targs_%d[] = {", id);
+		struct strbuf sb;
+		const char *key;
+		int k;
+
+		sb_init(&sb);
 		for (int i = 0; i < g->ntnames; i++) {
 			struct targ t = targ_find(s, r, g->tnames[i]);
 
-			sb_printf(code, "%s { %d, %d, %d }", i ? "," : "", t.src,
+			sb_printf(&sb, "%s { %d, %d, %d }", i ? "," : "", t.src,
 				  t.width, t.is_signed);
 		}
-		sb_puts(code, " };\n");
-		fields = arena_printf(s->arena, ", .targs = stp_targs_%d", id);
+		/* probes whose variables are found alike share one array */
+		key = intern(s, sb.buf, sb.len);
+		sb_free(&sb);
+		for (k = 0; k < g->ntargs && g->targs[k].key != key; k++)
+			;
+		if (k == g->ntargs) {
+			if (g->ntargs == g->captargs) {
+				g->captargs = g->captargs ? 2 * g->captargs : 16;
+				g->targs = realloc(g->targs, (size_t)g->captargs *
+						   sizeof(*g->targs));
+				if (!g->targs)
+					abort();
+			}
+			g->targs[g->ntargs].key = key;
+			g->targs[g->ntargs++].id = id;
+			sb_printf(code, "static const struct stp_targ stp_targs_%d[] = {%s };\n",
+				  id, key);
+		}
+		fields = arena_printf(s->arena, ", .targs = stp_targs_%d", g->targs[k].id);
 	}
 	if (r->nargs && parms) {
 		sb_printf(code, "static const struct stp_parm stp_parms_%d[] = {", id);

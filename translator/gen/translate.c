@@ -91,7 +91,7 @@ const char *tr_new_tmp(struct gen *g, enum type t)
 }
 
 /* "operator '/' at file:1:2": where a run-time error happened. */
-const char *tr_where(struct gen *g, const struct node *n)
+const char *tr_where_text(struct gen *g, const struct node *n)
 {
 	const char *what;
 
@@ -113,8 +113,12 @@ const char *tr_where(struct gen *g, const struct node *n)
 	default:
 		what = "statement";
 	}
-	return tr_cstr(g, arena_printf(g->s->arena, "%s at %s", what,
-				    loc_str(g->s, n->loc)));
+	return arena_printf(g->s->arena, "%s at %s", what, loc_str(g->s, n->loc));
+}
+
+const char *tr_where(struct gen *g, const struct node *n)
+{
+	return tr_loc(g, tr_where_text(g, n));
 }
 
 void tr_error_check(struct gen *g, const struct node *n)
@@ -313,6 +317,15 @@ static const char *gen_assign(struct gen *g, struct node *n)
 	if (n->a->kind == N_TARGET)	/* guru: a parameter's register, rax */
 		return tr_target_set(g, n->a, tr_gen_expr(g, n->b));
 	x = tr_var_ref(g, n->a->var);
+	/* x = f(...); as a statement: the result straight into x (the
+	 * call function copies the arguments before it writes it, and
+	 * leaves it alone on an error; a local: nothing sees it if the
+	 * MAXACTION charge after the call fails) */
+	if (n->value_unused && !strcmp(n->op, "=") && !n->a->var->global &&
+	    n->b->kind == N_CALL && n->b->func &&
+	    n->b->op[0] != '@' && n->b->type == n->a->var->type &&
+	    (n->b->type == T_LONG || n->b->type == T_STRING))
+		return tr_call(g, n->b, x);
 	b = tr_gen_expr(g, n->b);
 
 	if (!strcmp(n->op, ".=")) {
@@ -323,6 +336,10 @@ static const char *gen_assign(struct gen *g, struct node *n)
 		b = gen_arith(g, n->b, aop, x, b, n->b);
 	if (n->type == T_STRING) {
 		tr_store(g, x, b, T_STRING);
+		return x;
+	}
+	if (n->value_unused) {		/* x = v; as a statement */
+		tr_line(g, "%s = %s;", x, b);
 		return x;
 	}
 	t = tr_new_tmp(g, T_LONG);
@@ -349,73 +366,23 @@ static const char *gen_ternary(struct gen *g, struct node *n)
 
 /* C names of a script function and its frame: name and arity, since
  * functions overload by the number of arguments. */
-static const char *fn_cname(struct gen *g, const char *prefix, const struct func *f)
+const char *tr_fn_cname(struct gen *g, const char *prefix, const struct func *f)
 {
 	return arena_printf(g->s->arena, "%s__%d", tr_mangle(g, prefix, f->name),
 			    f->nparams);
 }
 
-static const char *frame_type(struct gen *g, const struct func *f)
+const char *tr_frame_type(struct gen *g, const struct func *f)
 {
-	return fn_cname(g, "struct stp_locals_fn_", f);
+	return tr_fn_cname(g, "struct stp_locals_fn_", f);
 }
 
-static const char *gen_call(struct gen *g, struct node *n)
+/* A conversion's spec, as a compound literal: &(struct stp_spec){ ... } */
+static const char *spec(struct gen *g, const struct fmt_piece *p,
+			const char *width, const char *prec)
 {
-	struct func *f = n->func;
-	const char *args[64], *t = NULL;
-	struct node *a;
-	struct var *p;
-	int i = 0;
-
-	for (a = n->args; a && i < 64; a = a->next)
-		args[i++] = tr_gen_expr(g, a);
-	tr_line(g, "if (unlikely(c->nesting + 1 > MAXNESTING)) {");
-	tr_line(g, "\tc->last_error = \"MAXNESTING exceeded\";");
-	tr_line(g, "\tc->last_stmt = %s;", tr_cstr(g, arena_printf(g->s->arena,
-	     "identifier '%s' at %s", f->name, loc_str(g->s, f->loc))));
-	tr_line(g, "\tgoto %s;", g->err_label);
-	tr_line(g, "}");
-	tr_line(g, "{");
-	g->indent++;
-	tr_line(g, "%s *f = STP_FRAME(c, c->nesting + 1);", frame_type(g, f));
-	tr_line(g, "memset(f, 0, sizeof(*f));");
-	for (p = f->params, i = 0; p && p->param; p = p->next, i++)
-		tr_store(g, tr_mangle(g, "f->l_", p->name), args[i], p->type);
-	tr_line(g, "c->nesting++;");
-	tr_line(g, "%s(c, f);", fn_cname(g, "function_", f));
-	tr_line(g, "c->nesting--;");
-	/* an error the function raised without a place (embedded C) is
-	 * reported at the function's definition, as upstream does */
-	tr_line(g, "if (unlikely(c->last_error)) {");
-	tr_line(g, "\tif (c->last_error == stp_msg_maxaction) {");
-	tr_line(g, "\t\tif (!c->last_stmt)");	/* its entry check */
-	tr_line(g, "\t\t\tc->last_stmt = %s;", tr_where(g, n));
-	tr_line(g, "\t\tgoto out;");
-	tr_line(g, "\t}");
-	tr_line(g, "\tif (!c->last_stmt)");
-	tr_line(g, "\t\tc->last_stmt = c->last_error == stp_msg_no_overload ? %s : %s;",
-		tr_where(g, n), tr_cstr(g, arena_printf(g->s->arena,
-	     "identifier '%s' at %s", f->name, loc_str(g->s, f->loc))));
-	tr_line(g, "\tgoto %s;", g->err_label);
-	tr_line(g, "}");
-	/* a loop-free function's actions are charged by its caller */
-	if (tr_func_count(g, f) >= 0)
-		tr_act_record(g, (int)tr_func_count(g, f), tr_where(g, n), true);
-	if (f->type == T_LONG || f->type == T_STRING) {
-		t = tr_new_tmp(g, f->type);
-		tr_store(g, t, "f->__retvalue", f->type);
-	}
-	g->indent--;
-	tr_line(g, "}");
-	return t ? t : "((int64_t)0)";
-}
-
-static void emit_spec(struct gen *g, const struct fmt_piece *p,
-		      const char *width, const char *prec)
-{
-	tr_line(g, "sp.conv = '%c'; sp.flags = %d; sp.width = %s; sp.prec = %s;",
-	     p->conv, p->flags, width, prec);
+	return arena_printf(g->s->arena, "&(struct stp_spec){ '%c', %d, %s, %s }",
+			    p->conv, p->flags, width, prec);
 }
 
 /* Can evaluating n change a variable (assignments, ++/--, calls)? */
@@ -504,8 +471,7 @@ static void gen_format(struct gen *g, struct node *n, const char *sink)
 		v[i] = stable(g, tr_gen_expr(g, a), a->type, a->next);
 		a = a->next;
 		if (p->conv == 'm' || p->conv == 'M') {
-			emit_spec(g, p, w[i], pr[i]);
-			tr_line(g, "stp_mem_check(c, %s, &sp);", v[i]);
+			tr_line(g, "stp_mem_check(c, %s, %s);", v[i], spec(g, p, w[i], pr[i]));
 			tr_error_check(g, n);
 		}
 	}
@@ -515,8 +481,8 @@ static void gen_format(struct gen *g, struct node *n, const char *sink)
 			     tr_cstr(g, p->lit), p->litlen);
 			continue;
 		}
-		emit_spec(g, p, w[i], pr[i]);
-		tr_line(g, "stp_emit_%s(%s, %s, &sp);", emitter(p->conv), sink, v[i]);
+		tr_line(g, "stp_emit_%s(%s, %s, %s);", emitter(p->conv), sink, v[i],
+			spec(g, p, w[i], pr[i]));
 	}
 }
 
@@ -548,8 +514,8 @@ static void gen_values(struct gen *g, struct node *n, const char *sink)
 		else if (a->type == T_STRING)
 			tr_line(g, "stp_emit_lit(%s, %s, strlen(%s));", sink, v[i], v[i]);
 		else
-			tr_line(g, "sp.conv = 'd'; sp.flags = 0; sp.width = -1; sp.prec = -1; stp_emit_long(%s, %s, &sp);",
-			     sink, v[i]);
+			tr_line(g, "stp_emit_long(%s, %s, &(struct stp_spec){ 'd', 0, -1, -1 });",
+				sink, v[i]);
 		if (delim && a->next)
 			tr_line(g, "stp_emit_lit(%s, %s, %zu);", sink, delim, strlen(n->args->str));
 	}
@@ -562,8 +528,6 @@ static const char *gen_print(struct gen *g, struct node *n)
 	tr_line(g, "{");
 	g->indent++;
 	tr_line(g, "struct stp_sink sk;");
-	tr_line(g, "struct stp_spec sp;");
-	tr_line(g, "(void)sp;");
 	if (n->flags & PR_STRING) {
 		t = tr_new_tmp(g, T_STRING);
 		tr_line(g, "stp_sink_string(&sk, %s);", t);
@@ -586,7 +550,9 @@ const char *tr_gen_expr(struct gen *g, struct node *n)
 	struct arena *ar = g->s->arena;
 
 	switch (n->kind) {
-	case N_NUM:
+	case N_NUM:	/* decimal when an int holds it, else hex */
+		if (n->num > -2147483647LL && n->num < 2147483647LL)
+			return arena_printf(ar, "((int64_t)%lld)", (long long)n->num);
 		return arena_printf(ar, "((int64_t)0x%llxULL)",
 				    (unsigned long long)n->num);
 	case N_STR:
@@ -606,7 +572,7 @@ const char *tr_gen_expr(struct gen *g, struct node *n)
 			tr_unsupported(g, n);
 			return "0";
 		}
-		return gen_call(g, n);
+		return tr_call(g, n, NULL);
 	case N_DEREF:
 		if (n->deref)
 			return tr_deref(g, n);
@@ -688,8 +654,7 @@ const char *tr_stmt_where(struct gen *g, const struct node *n)
 	default:
 		what = "keyword";
 	}
-	return tr_cstr(g, arena_printf(g->s->arena, "%s at %s", what,
-				    loc_str(g->s, n->loc)));
+	return arena_printf(g->s->arena, "%s at %s", what, loc_str(g->s, n->loc));
 }
 
 /*
@@ -790,8 +755,7 @@ const char *tr_act_where(struct gen *g, const struct node *n)
 	if (n->kind == N_BLOCK && n->args && !n->args->next)
 		return tr_act_where(g, n->args);
 	if (n->kind == N_BLOCK)
-		return tr_cstr(g, arena_printf(g->s->arena, "operator '{' at %s",
-					       loc_str(g->s, n->loc)));
+		return arena_printf(g->s->arena, "operator '{' at %s", loc_str(g->s, n->loc));
 	return tr_stmt_where(g, n);
 }
 
@@ -805,7 +769,7 @@ void tr_act_record(struct gen *g, int k, const char *where, bool update)
 	tr_line(g, "c->actionremaining -= %d;", g->act_pending);
 	tr_line(g, "if (unlikely(c->actionremaining <= 0)) {");
 	tr_line(g, "	c->last_error = stp_msg_maxaction;");
-	tr_line(g, "	c->last_stmt = %s;", where);
+	tr_line(g, "	c->last_stmt = %s;", tr_loc(g, where));
 	tr_line(g, "	goto out;");
 	tr_line(g, "}");
 	g->act_pending = 0;
@@ -1011,24 +975,32 @@ struct output {
 	struct strbuf structs, protos, code;
 };
 
-static void locals_struct(struct gen *g, struct output *o, const char *name,
-			  struct var *locals, enum type ret)
+/* The members of a locals struct: locals, return value, temporaries. */
+static void locals_members(struct gen *g, struct strbuf *sb, struct var *locals,
+			   enum type ret)
 {
-	sb_printf(&o->structs, "struct %s {\n", name);
 	for (struct var *v = locals; v; v = v->next) {
 		const char *m = tr_mangle(g, "l_", v->name);
 
 		if (v->type == T_STRING)
-			sb_printf(&o->structs, "\tchar %s[MAXSTRINGLEN];\n", m);
+			sb_printf(sb, "\tchar %s[MAXSTRINGLEN];\n", m);
 		else
-			sb_printf(&o->structs, "\tint64_t %s;\n", m);
+			sb_printf(sb, "\tint64_t %s;\n", m);
 	}
 	if (ret == T_STRING)
-		sb_puts(&o->structs, "\tchar __retvalue[MAXSTRINGLEN];\n");
+		sb_puts(sb, "\tchar __retvalue[MAXSTRINGLEN];\n");
 	else if (ret == T_LONG)
-		sb_puts(&o->structs, "\tint64_t __retvalue;\n");
-	sb_puts(&o->structs, g->tmps.buf ? g->tmps.buf : "");
-	sb_puts(&o->structs, "\tchar __dummy;\n};\n\n");
+		sb_puts(sb, "\tint64_t __retvalue;\n");
+	sb_puts(sb, g->tmps.buf ? g->tmps.buf : "");
+	sb_puts(sb, "\tchar __dummy;\n");
+}
+
+static void locals_struct(struct gen *g, struct output *o, const char *name,
+			  struct var *locals, enum type ret)
+{
+	sb_printf(&o->structs, "struct %s {\n", name);
+	locals_members(g, &o->structs, locals, ret);
+	sb_puts(&o->structs, "};\n\n");
 }
 
 static void begin_scope(struct gen *g, struct strbuf *body, struct func *f)
@@ -1038,31 +1010,35 @@ static void begin_scope(struct gen *g, struct strbuf *body, struct func *f)
 	g->ntmp = 0;
 	g->indent = 1;
 	g->nloops = 0;
+	g->label = 0;		/* labels are local to the C function */
 	g->func = f;
 	g->err_label = "out";
 }
 
+/* The names embedded C in a function uses (CONTEXT, STAP_RETVALUE,
+ * STAP_RETURN, STAP_ERROR), defined once around all the functions;
+ * STAP_ARG_<param> around each body. */
+static const char embedded_defs[] =
+	"#define CONTEXT c\n"
+	"#define STAP_RETVALUE l->__retvalue\n"
+	"#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)\n"
+	"#define STAP_ERROR(...) do { snprintf(c->error_buffer, MAXSTRINGLEN, __VA_ARGS__); c->last_error = c->error_buffer; goto out; } while (0)\n\n";
+static const char embedded_undefs[] =
+	"#undef STAP_ERROR\n#undef STAP_RETURN\n#undef STAP_RETVALUE\n#undef CONTEXT\n\n";
+
 static void embedded_body(struct gen *g, struct func *f)
 {
-	tr_line(g, "#define CONTEXT c");
-	tr_line(g, "#define STAP_RETVALUE l->__retvalue");
-	tr_line(g, "#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)");
-	tr_line(g, "#define STAP_ERROR(...) do { snprintf(c->error_buffer, MAXSTRINGLEN, __VA_ARGS__); c->last_error = c->error_buffer; goto out; } while (0)");
 	for (struct var *p = f->params; p && p->param; p = p->next)
 		tr_line(g, "#define STAP_ARG_%s %s", p->name, tr_mangle(g, "l->l_", p->name));
 	tr_line(g, "{\n%s\n}", f->body->str);
 	for (struct var *p = f->params; p && p->param; p = p->next)
 		tr_line(g, "#undef STAP_ARG_%s", p->name);
-	tr_line(g, "#undef STAP_ERROR");
-	tr_line(g, "#undef STAP_RETURN");
-	tr_line(g, "#undef STAP_RETVALUE");
-	tr_line(g, "#undef CONTEXT");
 }
 
 static void gen_function(struct gen *g, struct output *o, struct func *f)
 {
-	const char *name = fn_cname(g, "function_", f);
-	const char *st = fn_cname(g, "stp_locals_fn_", f);
+	const char *name = tr_fn_cname(g, "function_", f);
+	const char *st = tr_fn_cname(g, "stp_locals_fn_", f);
 	struct strbuf body;
 
 	sb_init(&body);
@@ -1086,10 +1062,39 @@ static void gen_function(struct gen *g, struct output *o, struct func *f)
 	sb_free(&g->tmps);
 }
 
-static void gen_probe(struct gen *g, struct output *o, struct probe *p)
+/*
+ * A handler's identity: everything its C says but its number (locals and
+ * temporaries, pn(), locks, body, @entry code). Probes with the same one
+ * share the handler functions (the probe_%d of their table rows), as
+ * SystemTap 4.8 does: the copies of an alias's body for each of its points
+ * are often byte-identical (the __x64_sys_ and __ia32_sys_ probes of a
+ * syscall). Interned: compared by address.
+ */
+static const char *handler_key(struct gen *g, struct probe *p, struct strbuf *body,
+			       struct strbuf *lock, struct strbuf *unlock,
+			       struct strbuf *entry)
+{
+	struct strbuf k;
+	const char *r;
+
+	sb_init(&k);
+	locals_members(g, &k, p->locals, T_UNKNOWN);
+	sb_printf(&k, "\001%s\001%s\001%s\001%s\001%s", p->listed ? p->listed : "\002",
+		  lock->buf ? lock->buf : "", body->buf ? body->buf : "",
+		  unlock->buf ? unlock->buf : "", entry->buf ? entry->buf : "");
+	r = intern(g->s, k.buf, k.len);
+	sb_free(&k);
+	return r;
+}
+
+/* Write p's handler as probe_<p->index>, or, when an earlier probe's is
+ * identical, give p that one's index and write nothing: false. */
+static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 {
 	const char *st = arena_printf(g->s->arena, "stp_locals_probe_%d", p->index);
 	struct strbuf body, lock, unlock, entry;
+	const char *key, *locked;
+	bool fresh = true;
 
 	sb_init(&body);
 	sb_init(&lock);
@@ -1101,36 +1106,57 @@ static void gen_probe(struct gen *g, struct output *o, struct probe *p)
 	tr_gen_stmt(g, p->body);
 	act_end(g, p->body);
 	tr_probe_locks(g, p, &lock, &unlock);
-	if (p->entry_size)	/* @entry values, evaluated at entry */
+	/* `locked`: the locks were taken (tr_probe_locks) */
+	locked = lock.buf ? "\tint locked = 0;\n" : "";
+	key = handler_key(g, p, &body, &lock, &unlock, &entry);
+	for (int i = 0; i < g->nhandlers && fresh; i++) {
+		if (g->handlers[i] == key) {
+			p->index = i;
+			fresh = false;
+		}
+	}
+	if (fresh) {
+		if (g->nhandlers == g->caphandlers) {
+			g->caphandlers = g->caphandlers ? 2 * g->caphandlers : 64;
+			g->handlers = realloc(g->handlers, (size_t)g->caphandlers *
+					      sizeof(*g->handlers));
+			if (!g->handlers)
+				abort();
+		}
+		g->handlers[g->nhandlers++] = key;
+	}
+	if (fresh && p->entry_size)	/* @entry values, evaluated at entry */
 		sb_printf(&o->code, "static void probe_%d_entry(struct stp_context *c)\n{\n"
-			  "\tstruct %s *l = STP_FRAME(c, 0);\n"
-			  "\tint locked __attribute__((unused)) = 0;\n\n"
+			  "\tstruct %s *l = STP_FRAME(c, 0);\n%s\n"
 			  "\tmemset(l, 0, sizeof(*l));\n%s"
 			  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
 			  "out: __attribute__((unused));\n%s}\n\n",
-			  p->index, st, lock.buf ? lock.buf : "", entry.buf,
+			  p->index, st, locked, lock.buf ? lock.buf : "", entry.buf,
 			  unlock.buf ? unlock.buf : "");
 	sb_free(&entry);
-	locals_struct(g, o, st, p->locals, T_UNKNOWN);
+	if (fresh)
+		locals_struct(g, o, st, p->locals, T_UNKNOWN);
 	/* the body gets its locals as a restrict parameter, so that GCC
 	 * keeps locals and globals in registers across loops */
-	sb_printf(&o->code, "static noinline void probe_%d_body(struct stp_context *__restrict__ c, struct %s *__restrict__ l)\n{\n"
-		  "\tint locked __attribute__((unused)) = 0;\n\n"
-		  "\tmemset(l, 0, sizeof(*l));\n%s%s"
-		  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
-		  "out: __attribute__((unused));\n%s}\n\n"
-		  "static void __attribute__((unused)) probe_%d(struct stp_context *c)\n{\n"
-		  "\tprobe_%d_body(c, STP_FRAME(c, 0));\n}\n\n",
-		  p->index, st,
-		  /* pn(): the alias as the script named it, for derived probes */
-		  p->listed ? arena_printf(g->s->arena, "\tc->probe_name = %s;\n",
-					   tr_cstr(g, p->listed)) : "",
-		  lock.buf ? lock.buf : "", body.buf ? body.buf : "",
-		  unlock.buf ? unlock.buf : "", p->index, p->index);
+	if (fresh)
+		sb_printf(&o->code, "static noinline void probe_%d_body(struct stp_context *__restrict__ c, struct %s *__restrict__ l)\n{\n"
+			  "%s%s"
+			  "\tmemset(l, 0, sizeof(*l));\n%s%s"
+			  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
+			  "out: __attribute__((unused));\n%s}\n\n"
+			  "static void __attribute__((unused)) probe_%d(struct stp_context *c)\n{\n"
+			  "\tprobe_%d_body(c, STP_FRAME(c, 0));\n}\n\n",
+			  p->index, st, locked, lock.buf ? "\n" : "",
+			  /* pn(): the alias as the script named it, for derived probes */
+			  p->listed ? arena_printf(g->s->arena, "\tc->probe_name = %s;\n",
+						   tr_cstr(g, p->listed)) : "",
+			  lock.buf ? lock.buf : "", body.buf ? body.buf : "",
+			  unlock.buf ? unlock.buf : "", p->index, p->index);
 	sb_free(&body);
 	sb_free(&lock);
 	sb_free(&unlock);
 	sb_free(&g->tmps);
+	return fresh;
 }
 
 /* Globals written but never read are printed at exit, as upstream does;
@@ -1233,7 +1259,7 @@ static void family_defines(struct gen *g, struct strbuf *c)
 static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 {
 	struct session *s = g->s;
-	int n = 0;
+	int n = 0, nfuncs;
 
 	sb_printf(c, "/* generated by stap %s from %s */\n", STAP_VERSION_STRING,
 		  s->user->name);
@@ -1245,6 +1271,9 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	regex_defines(s, c);
 	family_defines(g, c);
 	sb_puts(c, "#include \"stp_runtime.h\"\n\n");
+	/* where run-time errors happen (c->last_stmt), by index */
+	sb_printf(c, "static const char *const stp_locs[] __maybe_unused = {\n%s};\n\n",
+		  g->locs.buf ? g->locs.buf : "\tNULL,\n");
 	usyms_emit(s, c);
 	regex_tables(s, c);
 	for (struct embed *e = s->embeds; e; e = e->next)
@@ -1255,13 +1284,19 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	sb_puts(c, o->structs.buf ? o->structs.buf : "");
 	sb_puts(c, "union stp_locals {\n\tchar __dummy;\n");
 	for (struct func *f = s->funcs; f; f = f->next_used)
-		sb_printf(c, "\tstruct %s fn_%d;\n", fn_cname(g, "stp_locals_fn_", f), n++);
+		sb_printf(c, "\tstruct %s fn_%d;\n", tr_fn_cname(g, "stp_locals_fn_", f), n++);
+	nfuncs = n;
 	for (struct probe *p = s->probes; p; p = p->next)
-		sb_printf(c, "\tstruct stp_locals_probe_%d probe_%d;\n", p->index, p->index);
+		if (p->index == n - nfuncs) {	/* the first of its handler */
+			sb_printf(c, "\tstruct stp_locals_probe_%d probe_%d;\n",
+				  p->index, p->index);
+			n++;
+		}
 	sb_puts(c, "};\n\n#define STP_LOCALS_SIZE (sizeof(union stp_locals) * (STP_MAXNESTING + 1))\n"
 		"#define STP_FRAME(c, n) ((void *)((char *)(c)->locals + sizeof(union stp_locals) * (n)))\n\n");
 	sb_puts(c, o->protos.buf ? o->protos.buf : "");
 	sb_puts(c, "\n");
+	sb_puts(c, g->stubs.buf ? g->stubs.buf : "");
 	sb_puts(c, o->code.buf ? o->code.buf : "");
 	sb_puts(c, "static const struct stp_probe stp_probes[STP_NPROBES] = {\n");
 	sb_puts(c, g->table.buf ? g->table.buf : "");
@@ -1281,11 +1316,14 @@ int translate(struct session *s)
 	memset(&o, 0, sizeof(o));
 	sb_init(&c);
 
+	sb_puts(&o.code, embedded_defs);
 	for (struct func *f = s->funcs; f; f = f->next_used)
 		gen_function(&g, &o, f);
+	sb_puts(&o.code, embedded_undefs);
 	for (struct probe *p = s->probes; p; p = p->next) {
-		p->index = index++;
-		gen_probe(&g, &o, p);
+		p->index = index;
+		if (gen_probe(&g, &o, p))
+			index++;
 	}
 	gen_table(&g, &o);
 	gen_display(&g, &o, index);
@@ -1301,5 +1339,10 @@ int translate(struct session *s)
 	sb_free(&o.protos);
 	sb_free(&o.code);
 	sb_free(&g.table);
+	sb_free(&g.locs);
+	free(g.loc_hash);
+	free(g.handlers);
+	free(g.targs);
+	sb_free(&g.stubs);
 	return s->errors - errors;
 }

@@ -1,7 +1,8 @@
 /*
  * translate.h - pass 3 (gen/): the generator state and the helpers that
- * write C (translate.c), arrays and statistics (tr_maps.c), typed target
- * expressions (tr_deref.c, tr_pretty.c, tr_entry.c), target variables
+ * write C (translate.c), error locations and calls (tr_sites.c), arrays
+ * and statistics (tr_maps.c), typed target expressions (tr_deref.c,
+ * tr_pretty.c, tr_entry.c), target variables
  * and the probe table's rows (tr_target.c), which the families' emit
  * hooks write. Built on pass 2 (elab.h).
  */
@@ -44,6 +45,25 @@ struct gen {
 		const char *ent;		/* C expression of the current row */
 	} rows[16];
 	int nrows;
+	/* the location table stp_locs[]: each distinct error location once
+	 * (its entries as C, and a hash of interned texts to indices) */
+	struct strbuf locs;
+	int nlocs;
+	struct loc_slot {
+		const char *text;	/* interned: compared by address */
+		int index;
+	} *loc_hash;
+	int loc_cap;
+	/* the handlers written (probe_N), by N: their identity (gen_probe) */
+	const char **handlers;
+	int nhandlers, caphandlers;
+	/* tr_target.c: the stp_targs_N arrays written, by content */
+	struct targ_array {
+		const char *key;	/* interned initializer */
+		int id;			/* its N */
+	} *targs;
+	int ntargs, captargs;
+	struct strbuf stubs;	/* the call_ functions of script functions */
 };
 
 void tr_line(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -51,7 +71,21 @@ const char *tr_cstr(struct gen *g, const char *s);
 const char *tr_mangle(struct gen *g, const char *prefix, const char *name);
 const char *tr_new_tmp(struct gen *g, enum type t);
 const char *tr_new_decl(struct gen *g, const char *ctype, const char *suffix);
+/* The index in stp_locs[] of a location text ("identifier 'f' at x:1:2"),
+ * and "stp_locs[N]" (a C expression for c->last_stmt). */
+int tr_loc_index(struct gen *g, const char *text);
+const char *tr_loc(struct gen *g, const char *text);
 const char *tr_where(struct gen *g, const struct node *n);
+/* "operator '/' at file:1:2", the text tr_where enters in the table */
+const char *tr_where_text(struct gen *g, const struct node *n);
+/* C names of a script function (by prefix: function_, call_...) and of
+ * its frame: name and arity, since functions overload by arity */
+const char *tr_fn_cname(struct gen *g, const char *prefix, const struct func *f);
+const char *tr_frame_type(struct gen *g, const struct func *f);
+/* The call n; its result goes to dst (an lvalue of its type), or a new
+ * temporary when dst is NULL; returns the result's C expression. */
+const char *tr_call(struct gen *g, struct node *n, const char *dst);
+/* the location texts of statements (for tr_act_record; not C) */
 const char *tr_stmt_where(struct gen *g, const struct node *n);
 void tr_error_check(struct gen *g, const struct node *n);
 const char *tr_var_ref(struct gen *g, const struct var *v);
@@ -61,6 +95,8 @@ void tr_store(struct gen *g, const char *dst, const char *val, enum type t);
 int64_t stmt_count(struct gen *g, const struct node *n);
 int64_t tr_func_count(struct gen *g, struct func *f);
 const char *tr_act_where(struct gen *g, const struct node *n);
+/* charge k actions; `where` is a location text, entered in stp_locs[]
+ * only when a check is written */
 void tr_act_record(struct gen *g, int k, const char *where, bool update);
 void tr_loop_body(struct gen *g, struct node *body, int label);
 void tr_unsupported(struct gen *g, const struct node *n);

@@ -1,0 +1,144 @@
+/*
+ * tr_sites.c - pass 3: where run-time errors happen and how script
+ * functions are called. The location table stp_locs[] holds each place
+ * an error can name once (the code refers to it by index), and each
+ * function called gets one call_f__N function, so that a call site is one
+ * line (runtime/README.md, "Locations and calls").
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "translate.h"
+
+/*
+ * The location table: every place a run-time error can name is written
+ * once, as an entry of `static const char *const stp_locs[]`, and the code
+ * refers to it by index (runtime/README.md, "Locations"). Indices follow
+ * first use, so the output is deterministic.
+ */
+static unsigned long loc_hash(const char *p)
+{
+	return ((unsigned long)(uintptr_t)p >> 3) * 2654435761UL;
+}
+
+static void loc_grow(struct gen *g)
+{
+	int cap = g->loc_cap ? 2 * g->loc_cap : 256;
+	struct loc_slot *t = calloc((size_t)cap, sizeof(*t));
+
+	if (!t)
+		abort();
+	for (int i = 0; i < g->loc_cap; i++) {
+		unsigned long j;
+
+		if (!g->loc_hash[i].text)
+			continue;
+		j = loc_hash(g->loc_hash[i].text) & (unsigned long)(cap - 1);
+		while (t[j].text)
+			j = (j + 1) & (unsigned long)(cap - 1);
+		t[j] = g->loc_hash[i];
+	}
+	free(g->loc_hash);
+	g->loc_hash = t;
+	g->loc_cap = cap;
+}
+
+int tr_loc_index(struct gen *g, const char *text)
+{
+	const char *key = intern(g->s, text, strlen(text));
+	unsigned long j;
+
+	if ((g->nlocs + 1) * 2 > g->loc_cap)
+		loc_grow(g);
+	j = loc_hash(key) & (unsigned long)(g->loc_cap - 1);
+	for (; g->loc_hash[j].text; j = (j + 1) & (unsigned long)(g->loc_cap - 1))
+		if (g->loc_hash[j].text == key)
+			return g->loc_hash[j].index;
+	g->loc_hash[j].text = key;
+	g->loc_hash[j].index = g->nlocs;
+	sb_printf(&g->locs, "\t/* %d */ %s,\n", g->nlocs, tr_cstr(g, key));
+	return g->nlocs++;
+}
+
+const char *tr_loc(struct gen *g, const char *text)
+{
+	return arena_printf(g->s->arena, "stp_locs[%d]", tr_loc_index(g, text));
+}
+
+/*
+ * A call: `if (unlikely(call_f__N(c, at, [&]result, args...))) goto lbl;`.
+ * call_f__N, written once per function, puts the arguments into the
+ * callee's frame (the next one up) and calls it: STP_CALL_FRAME checks
+ * MAXNESTING and zeroes the frame, STP_CALL calls and, on an error, has
+ * the runtime name its place out of line (stp_call_failed): the call site
+ * `at` for MAXACTION and "all functions exhausted", else (embedded C that
+ * set no place) the function's definition, as upstream does. Both are
+ * stp_locs[] indices. True when the call failed.
+ */
+static const char *call_stub(struct gen *g, struct func *f, int def)
+{
+	const char *name = tr_fn_cname(g, "call_", f);
+	struct strbuf *o = &g->stubs;
+	struct var *p;
+	int i;
+
+	if (f->call_stub)
+		return name;
+	f->call_stub = true;
+	sb_printf(o, "static bool %s(struct stp_context *c, unsigned int at", name);
+	if (f->type == T_LONG)
+		sb_puts(o, ", int64_t *r");
+	else if (f->type == T_STRING)
+		sb_puts(o, ", char *r");
+	for (p = f->params, i = 0; p && p->param; p = p->next, i++)
+		sb_printf(o, ", %s a%d", p->type == T_STRING ? "const char *" : "int64_t", i);
+	sb_printf(o, ")\n{\n\tSTP_CALL_FRAME(%s, f, %d, fail);\n", tr_frame_type(g, f), def);
+	for (p = f->params, i = 0; p && p->param; p = p->next, i++) {
+		const char *m = tr_mangle(g, "f->l_", p->name);
+
+		if (p->type == T_STRING)
+			sb_printf(o, "\tstp_str_copy(%s, a%d);\n", m, i);
+		else
+			sb_printf(o, "\t%s = a%d;\n", m, i);
+	}
+	sb_printf(o, "\tSTP_CALL(%s, f, at, %d, fail);\n", tr_fn_cname(g, "function_", f), def);
+	if (f->type == T_LONG)
+		sb_puts(o, "\t*r = f->__retvalue;\n");
+	else if (f->type == T_STRING)
+		sb_puts(o, "\tstp_str_copy(r, f->__retvalue);\n");
+	sb_puts(o, "\treturn false;\nfail:\n\treturn true;\n}\n\n");
+	return name;
+}
+
+const char *tr_call(struct gen *g, struct node *n, const char *dst)
+{
+	struct func *f = n->func;
+	const char *args[64], *t = NULL;
+	struct node *a;
+	struct var *p;
+	struct strbuf call;
+	int i = 0, at, def;
+
+	for (a = n->args; a && i < 64; a = a->next)
+		args[i++] = tr_gen_expr(g, a);
+	def = tr_loc_index(g, arena_printf(g->s->arena, "identifier '%s' at %s",
+					   f->name, loc_str(g->s, f->loc)));
+	/* neither error placed at the call site (MAXACTION, "all functions
+	 * exhausted") can arise in embedded C: no entry for it */
+	at = f->body->kind == N_EMBEDDED_STMT ? def : tr_loc_index(g, tr_where_text(g, n));
+	if (f->type == T_LONG || f->type == T_STRING)
+		t = dst ? dst : tr_new_tmp(g, f->type);
+	sb_init(&call);
+	sb_printf(&call, "%s(c, %d", call_stub(g, f, def), at);
+	if (t)
+		sb_printf(&call, ", %s%s", f->type == T_LONG ? "&" : "", t);
+	for (p = f->params, i = 0; p && p->param; p = p->next, i++)
+		sb_printf(&call, ", %s", args[i]);
+	tr_line(g, "if (unlikely(%s))) goto %s;", call.buf, g->err_label);
+	sb_free(&call);
+	/* a loop-free function's actions are charged by its caller */
+	if (tr_func_count(g, f) >= 0)
+		tr_act_record(g, (int)tr_func_count(g, f), tr_where_text(g, n), true);
+	return t ? t : "((int64_t)0)";
+}

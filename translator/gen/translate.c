@@ -779,12 +779,20 @@ void tr_act_record(struct gen *g, int k, const char *where, bool update)
  * the charge at the back edge, then the `continue` label. */
 void tr_loop_body(struct gen *g, struct node *body, int label)
 {
+	tr_loop_body_at(g, body, label, tr_act_where(g, body));
+}
+
+/* ... charged at `where`: 4.8 charges an empty `for` or `while` body at
+ * the loop's keyword (its optimiser makes the body a null statement) */
+void tr_loop_body_at(struct gen *g, struct node *body, int label,
+		     const char *where)
+{
 	if (g->nloops < 64)
 		g->loops[g->nloops++] = label;
 	g->act_pending++;
 	tr_gen_stmt(g, body);
 	g->nloops--;
-	tr_act_record(g, 0, tr_act_where(g, body), true);
+	tr_act_record(g, 0, where, true);
 	tr_line(g, "cont_%d: __attribute__((unused));", label);
 }
 
@@ -815,15 +823,18 @@ static void gen_branch(struct gen *g, struct node *n)
 }
 
 static void gen_loop(struct gen *g, struct node *cond, struct node *body,
-		     struct node *step)
+		     struct node *step, const char *where)
 {
 	int label = g->label++;
+	bool empty = (body->kind == N_BLOCK && !body->args) ||
+		     body->kind == N_NULL_STMT;
 
 	tr_line(g, "for (;;) {");
 	g->indent++;
 	if (cond)
 		tr_line(g, "if (!(%s))\n\t\tbreak;", tr_gen_expr(g, cond));
-	tr_loop_body(g, body, label);
+	tr_loop_body_at(g, body, label,
+			empty ? where : tr_act_where(g, body));
 	if (step) {
 		tr_gen_expr(g, step);
 		tr_act_record(g, 1, tr_stmt_where(g, step), false);
@@ -913,7 +924,7 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 		break;
 	case N_WHILE:
 		tr_act_record(g, 1, where, true);
-		gen_loop(g, n->a, n->b, NULL);
+		gen_loop(g, n->a, n->b, NULL, where);
 		break;
 	case N_FOR:
 		if (n->a) {
@@ -921,7 +932,7 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 			tr_act_record(g, 1, tr_stmt_where(g, n->a), false);
 		}
 		tr_act_record(g, 1, where, true);
-		gen_loop(g, n->b, n->d, n->c);
+		gen_loop(g, n->b, n->d, n->c, where);
 		break;
 	case N_RETURN:
 		gen_return(g, n);

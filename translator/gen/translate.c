@@ -858,7 +858,7 @@ static void gen_return(struct gen *g, struct node *n)
 }
 
 /* try { ... } catch (msg) { ... }: errors inside jump to the catch, which
- * takes the message and clears the error. */
+ * takes the message and clears the error (not MAXACTION, nor abort()). */
 static void gen_try(struct gen *g, struct node *n)
 {
 	int label = g->label++;
@@ -875,7 +875,7 @@ static void gen_try(struct gen *g, struct node *n)
 	g->err_label = saved;
 	tr_line(g, "goto end_try_%d;", label);
 	tr_line(g, "catch_%d: __attribute__((unused));", label);
-	tr_line(g, "if (c->last_error == stp_msg_maxaction)");
+	tr_line(g, "if (c->last_error == stp_msg_maxaction ||\n\t    c->last_error == stp_msg_aborted)");
 	tr_line(g, "\tgoto %s;", saved);
 	if (n->var)
 		tr_line(g, "stp_str_copy(%s, c->last_error ? c->last_error : \"\");",

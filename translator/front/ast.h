@@ -154,6 +154,10 @@ struct func {
 	int act_state;		/* translate.c: 0, 1 counting, 2 act_count known */
 	int64_t act_count;	/* MAXACTION: loop-free count, -1 unbounded */
 	bool call_stub;		/* translate.c: its call_ function written */
+	/* overloads of one name and arity (resolve.c): the first, which
+	 * calls bind to, the one `next` goes on to, and this one's index */
+	struct func *overload_first, *overload_next;
+	int overload;
 	struct func *next;	/* in its file */
 	struct func *next_used;	/* in session->funcs */
 };

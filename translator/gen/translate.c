@@ -368,6 +368,9 @@ static const char *gen_ternary(struct gen *g, struct node *n)
  * functions overload by the number of arguments. */
 const char *tr_fn_cname(struct gen *g, const char *prefix, const struct func *f)
 {
+	if (f->overload)	/* the later overloads of one name and arity */
+		return arena_printf(g->s->arena, "%s__%d_%d", tr_mangle(g, prefix, f->name),
+				    f->nparams, f->overload);
 	return arena_printf(g->s->arena, "%s__%d", tr_mangle(g, prefix, f->name),
 			    f->nparams);
 }
@@ -724,6 +727,8 @@ int64_t tr_func_count(struct gen *g, struct func *f)
 		return f->act_count;
 	if (f->act_state == 1)
 		return -1;		/* recursion */
+	if (f->overload_first && f->overload_first->overload_next)
+		return -1;		/* overloads charge their own actions */
 	f->act_state = 1;
 	f->act_count = f->body->kind == N_EMBEDDED_STMT ? 0 : stmt_count(g, f->body);
 	f->act_state = 2;

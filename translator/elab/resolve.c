@@ -105,6 +105,7 @@ static void link_next(struct session *s, struct func *f, struct node *n)
 				tail = &a->next;
 			}
 			n->a = call;
+			f->chained = f->overload_next->chained = true;
 			continue;
 		}
 		link_next(s, f, n->a);

@@ -158,6 +158,7 @@ struct func {
 	 * calls bind to, the one `next` goes on to, and this one's index */
 	struct func *overload_first, *overload_next;
 	int overload;
+	bool chained;		/* a `next` leads to or from it */
 	struct func *next;	/* in its file */
 	struct func *next_used;	/* in session->funcs */
 };

@@ -727,7 +727,7 @@ int64_t tr_func_count(struct gen *g, struct func *f)
 		return f->act_count;
 	if (f->act_state == 1)
 		return -1;		/* recursion */
-	if (f->overload_first && f->overload_first->overload_next)
+	if (f->chained)
 		return -1;		/* overloads charge their own actions */
 	f->act_state = 1;
 	f->act_count = f->body->kind == N_EMBEDDED_STMT ? 0 : stmt_count(g, f->body);

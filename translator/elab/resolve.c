@@ -279,10 +279,12 @@ static void resolve_var(struct session *s, struct scope *sc, struct node *n,
 	}
 	if (v->global)
 		v->scalar_used = true;
-	if (written)
+	if (written) {
 		v->written = true;
-	else
+		v->assigned = true;
+	} else {
 		v->read = true;
+	}
 	n->var = v;
 }
 
@@ -476,8 +478,10 @@ static struct var *local_named(struct session *s, struct scope *sc,
 
 	if (!v)
 		v = new_local(s, sc, &tmp);
-	if (written)
+	if (written) {
 		v->written = true;
+		v->assigned = true;
+	}
 	return v;
 }
 
@@ -505,10 +509,12 @@ static void resolve_array(struct session *s, struct node *n, int arity,
 	}
 	v->arity = arity;
 	v->array = true;
-	if (written)
+	if (written) {
 		v->written = true;
-	else
+		v->assigned = true;
+	} else {
 		v->read = true;
+	}
 	n->var = v;
 }
 
@@ -572,6 +578,7 @@ static void resolve_delete(struct session *s, struct scope *sc, struct node *n)
 			return;
 		}
 		v->written = true;
+		v->assigned = true;
 		a->var = v;
 	} else {
 		diag_error(s, n->loc, "'delete' needs a variable or an array element");

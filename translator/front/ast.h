@@ -119,6 +119,7 @@ struct var {
 	struct loc loc;
 	enum type type;
 	bool global, param, written, read;
+	bool assigned;		/* written by the script (resolve.c), not as a parameter */
 	bool private;		/* `private`: visible in its file only */
 	bool array;		/* declared with [size] or %, or used with keys */
 	bool scalar_used;	/* used without keys (an error for arrays) */

@@ -86,7 +86,9 @@ static void stub_frame(struct gen *g, struct func *f, int def, const char *in)
 	for (p = f->params, i = 0; p && p->param; p = p->next, i++) {
 		const char *m = tr_mangle(g, "f->l_", p->name);
 
-		if (p->type == T_STRING)
+		if (tr_param_by_ref(p))
+			sb_printf(o, "%s%s = a%d;\n", in, m, i);
+		else if (p->type == T_STRING)
 			sb_printf(o, "%sstp_str_copy(%s, a%d);\n", in, m, i);
 		else
 			sb_printf(o, "%s%s = a%d;\n", in, m, i);

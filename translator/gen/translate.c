@@ -991,6 +991,14 @@ struct output {
 	struct strbuf structs, protos, code;
 };
 
+/* A string parameter the function never assigns is passed by reference,
+ * as 4.8 does: it is not truncated to MAXSTRINGLEN (strlen() of a longer
+ * literal is its length). */
+bool tr_param_by_ref(const struct var *v)
+{
+	return v->param && v->type == T_STRING && !v->assigned;
+}
+
 /* The members of a locals struct: locals, return value, temporaries. */
 static void locals_members(struct gen *g, struct strbuf *sb, struct var *locals,
 			   enum type ret)
@@ -998,7 +1006,9 @@ static void locals_members(struct gen *g, struct strbuf *sb, struct var *locals,
 	for (struct var *v = locals; v; v = v->next) {
 		const char *m = tr_mangle(g, "l_", v->name);
 
-		if (v->type == T_STRING)
+		if (tr_param_by_ref(v))
+			sb_printf(sb, "\tconst char *%s;\n", m);
+		else if (v->type == T_STRING)
 			sb_printf(sb, "\tchar %s[MAXSTRINGLEN];\n", m);
 		else
 			sb_printf(sb, "\tint64_t %s;\n", m);

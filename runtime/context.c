@@ -169,6 +169,8 @@ static bool stp_run_probe_full(const struct stp_probe *p,
 	c->nbt = -1;
 	c->procfs = pd;
 	handler(c);
+	if (unlikely(c->last_error == stp_msg_aborted))
+		c->last_error = NULL;
 	ok = !c->last_error;
 	if (unlikely(c->last_error))
 		stp_report_error(c);

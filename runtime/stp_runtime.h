@@ -108,6 +108,9 @@ static int64_t stp_regex_match(struct stp_context *c, const struct stp_regex *re
  * caught by try/catch; "next" in a function has no overload to go to. */
 static const char stp_msg_maxaction[] __maybe_unused = "MAXACTION exceeded";
 static const char stp_msg_no_overload[] __maybe_unused = "all functions exhausted";
+/* abort(): ends the handler like an error, but is no error (not reported,
+ * not counted) and no try/catch catches it */
+static const char stp_msg_aborted[] __maybe_unused = "aborted";
 
 #define STP_UOBJ_SLOTS 4	/* objects a handler may hold at once */
 #define STP_UOBJ_SIZE 64	/* bytes each */

@@ -9,7 +9,8 @@
 # rows, or of ties when it is sorted, follows 4.8's hash table, whose seed is
 # random at each module load) says `# golden: runs N`: upstream's module is
 # then run N times and each distinct stdout is kept, as NAME.out, NAME.out.2,
-# ...; ours must print one of them.
+# ...; ours must print one of them. A script built with extra options (the
+# same for both implementations) names them on a line `# options: -DX=1 ...`.
 #
 # Scripts are built from a scratch copy of testsuite/diff with their path
 # relative to it (e.g. `arrays/in.stp`), so messages that name the script
@@ -45,6 +46,11 @@ class Case:
         """How many times upstream's module is run when recording."""
         m = re.search(r'^# golden: runs (\d+)', self.path.read_text(), re.M)
         return int(m.group(1)) if m else 1
+
+    def options(self):
+        """The extra stap options of its `# options:` line, if any."""
+        m = re.search(r'^# options:(.*)$', self.path.read_text(), re.M)
+        return m.group(1).split() if m else []
 
     def outs(self):
         """Every stdout recorded from upstream (see the top of the file)."""

@@ -75,7 +75,7 @@ def main():
         print(f'building {len(todo)} scripts with {UPSTREAM_STAP}', flush=True)
         built = diffcorpus.build_all(
             lambda c: [UPSTREAM_STAP, '-R', rt, '-r', krel, '-p4', '-m',
-                       c.module, c.rel + '.stp'], todo, scratch)
+                       c.module, *c.options(), c.rel + '.stp'], todo, scratch)
         for c, r in built.items():
             if r.returncode != 0:
                 failed.append(c)

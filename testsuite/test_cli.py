@@ -33,6 +33,17 @@ def test_staprun_missing_file(tools, tmp_path):
                         'No such file or directory\n')
 
 
+def test_module_name_upper_case(tools, krel, tmp_path):
+    # 4.8 accepts upper-case letters in -m (its pattern ignores case)
+    r = run_stap(['-p4', '-r', krel, '-m', 'Upper_Mod9', '-e', HELLO],
+                 cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / 'Upper_Mod9.ko').exists()
+    r = run_stap(['-p2', '-m', 'Up-per', '-e', HELLO], cwd=tmp_path)
+    assert r.returncode == 1
+    assert '[A-Za-z0-9_]' in r.stderr
+
+
 def test_staprun_on_the_host(tools, krel, tmp_path):
     r = run_stap(['-p4', '-r', krel, '-m', 'nomod', '-e', HELLO], cwd=tmp_path)
     assert r.returncode == 0, r.stderr

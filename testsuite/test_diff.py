@@ -50,7 +50,7 @@ def results(request, krel, tools, tmp_path_factory):
     todo = [c for c in CASES if c in selected and c.expected() is not None]
     built = diffcorpus.build_all(
         lambda c: [str(STAP), '-p4', '-r', krel, '-m', c.module,
-                   c.rel + '.stp'], todo, scratch)
+                   *c.options(), c.rel + '.stp'], todo, scratch)
     ok = [c for c in todo if built[c].returncode == 0]
     return built, diffcorpus.run_all(STAPRUN, ok, scratch)
 

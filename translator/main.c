@@ -91,8 +91,8 @@ static bool valid_module_name(const char *n)
 	if (!*n || strlen(n) > 55)
 		return false;
 	for (; *n; n++) {
-		if (!((*n >= 'a' && *n <= 'z') || (*n >= '0' && *n <= '9') ||
-		      *n == '_'))
+		if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') ||
+		      (*n >= '0' && *n <= '9') || *n == '_'))
 			return false;
 	}
 	return true;
@@ -200,7 +200,7 @@ static int parse_one(struct session *s, int c, const char **script)
 		if (len > 3 && !strcmp(name + len - 3, ".ko"))
 			name[len - 3] = '\0';
 		if (!valid_module_name(name))
-			return bad_usage(s, "-m: a module name is 1 to 55 characters of [a-z0-9_]");
+			return bad_usage(s, "-m: a module name is 1 to 55 characters of [A-Za-z0-9_]");
 		s->module_name = name;
 		s->module_named = true;
 		s->no_cache = true;	/* as 4.8: -m builds afresh */

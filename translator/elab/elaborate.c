@@ -46,6 +46,13 @@ static int call_depth(struct node *n, int guard, bool *rec)
 
 		struct node *kids[5] = { n->args, n->a, n->b, n->c, n->d };
 
+		/* `next` to the next overload: it runs at the same level */
+		if (n->kind == N_NEXT && n->a && n->a->func) {
+			d = func_depth(n->a->func, guard, rec) - 1;
+			if (d > best)
+				best = d;
+			continue;
+		}
 		if (n->kind == N_CALL && n->func)
 			d = func_depth(n->func, guard, rec);
 		for (int i = 0; i < 5; i++) {

@@ -110,6 +110,22 @@ static struct node *fold_expr(struct session *s, struct probe *p, struct node *n
 					n->op[0] == '!' ? !n->a->num :
 					n->op[0] == '~' ? ~n->a->num : n->a->num);
 		break;
+	case N_CONCAT:
+		/* "a" . "b" is one literal, as 4.8 folds it: not truncated to
+		 * MAXSTRINGLEN where a literal is not */
+		if (n->a->kind == N_STR && n->b->kind == N_STR) {
+			struct node *c = node_new(s, N_STR, n->a->loc);
+			char *t = arena_alloc(s->arena, n->a->len + n->b->len + 1);
+
+			memcpy(t, n->a->str, n->a->len);
+			memcpy(t + n->a->len, n->b->str, n->b->len);
+			c->str = t;
+			c->len = n->a->len + n->b->len;
+			c->type = T_STRING;
+			c->next = n->next;
+			return c;
+		}
+		break;
 	case N_TERNARY:
 		if (is_num(n->a)) {
 			struct node *keep = n->a->num ? n->b : n->c;

@@ -47,6 +47,75 @@ static struct func *find_func(struct session *s, const char *name, int nargs,
 	return f ? f : find_func_in(s->tapset_asts, name, nargs, from);
 }
 
+/* Functions of one name and arity overload each other, as in 4.8: a call
+ * runs the first by priority (`function f():N`, 1 if none), then by
+ * declaration; `next` in one goes on to the following one. Links the
+ * overloads of f once and returns the first. */
+static struct func *overload_chain(struct session *s, struct func *f,
+				   const struct source *from)
+{
+	struct func *v[64];
+	int n = 0;
+
+	if (f->overload_first)
+		return f->overload_first;
+	for (struct file_ast *a = f->tapset ? s->tapset_asts : s->user_ast; a; a = a->next) {
+		for (struct func *fn = a->funcs; fn && n < 64; fn = fn->next) {
+			int64_t pr = fn->priority ? fn->priority : 1;
+			int i;
+
+			if (fn->name != f->name || fn->nparams != f->nparams ||
+			    (fn->private && fn->loc.src != from))
+				continue;
+			for (i = n; i > 0 && (v[i - 1]->priority ? v[i - 1]->priority : 1) > pr; i--)
+				v[i] = v[i - 1];
+			v[i] = fn;
+			n++;
+		}
+	}
+	if (!n)
+		return f;
+	for (int i = 0; i < n; i++) {
+		v[i]->overload_first = v[0];
+		v[i]->overload_next = i + 1 < n ? v[i + 1] : NULL;
+		v[i]->overload = i;
+	}
+	return v[0];
+}
+
+/* `next` in an overload with a following one: the call of that one with
+ * this one's parameters, kept as the statement's operand, so that types,
+ * reachability and nesting follow it (the translator only reads it to
+ * know the overload is reached; the call stub makes the call). */
+static void link_next(struct session *s, struct func *f, struct node *n)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_NEXT && !n->a) {
+			struct node *call = node_new(s, N_CALL, n->loc), **tail = &call->args;
+
+			call->op = f->name;
+			call->func = f->overload_next;
+			for (struct var *p = f->params; p && p->param; p = p->next) {
+				struct node *a = node_new(s, N_VAR, n->loc);
+
+				a->op = p->name;
+				a->var = p;
+				p->read = true;
+				*tail = a;
+				tail = &a->next;
+			}
+			n->a = call;
+			f->chained = f->overload_next->chained = true;
+			continue;
+		}
+		link_next(s, f, n->a);
+		link_next(s, f, n->b);
+		link_next(s, f, n->c);
+		link_next(s, f, n->d);
+		link_next(s, f, n->args);
+	}
+}
+
 static int edit_distance(const char *a, const char *b)
 {
 	int la = (int)strlen(a), lb = (int)strlen(b), row[64], i, j;
@@ -210,10 +279,12 @@ static void resolve_var(struct session *s, struct scope *sc, struct node *n,
 	}
 	if (v->global)
 		v->scalar_used = true;
-	if (written)
+	if (written) {
 		v->written = true;
-	else
+		v->assigned = true;
+	} else {
 		v->read = true;
+	}
 	n->var = v;
 }
 
@@ -364,6 +435,7 @@ static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 	if (!s->guru && f->body && f->body->kind == N_EMBEDDED_STMT &&
 	    strstr(f->body->str, "/* guru */") && !(n->loc.src && n->loc.src->tapset))
 		diag_error(s, n->loc, "function may not be used unless -g is specified");
+	f = overload_chain(s, f, n->loc.src);
 	n->func = f;
 	use_func(s, f);
 }
@@ -406,8 +478,10 @@ static struct var *local_named(struct session *s, struct scope *sc,
 
 	if (!v)
 		v = new_local(s, sc, &tmp);
-	if (written)
+	if (written) {
 		v->written = true;
+		v->assigned = true;
+	}
 	return v;
 }
 
@@ -435,10 +509,12 @@ static void resolve_array(struct session *s, struct node *n, int arity,
 	}
 	v->arity = arity;
 	v->array = true;
-	if (written)
+	if (written) {
 		v->written = true;
-	else
+		v->assigned = true;
+	} else {
 		v->read = true;
+	}
 	n->var = v;
 }
 
@@ -502,6 +578,7 @@ static void resolve_delete(struct session *s, struct scope *sc, struct node *n)
 			return;
 		}
 		v->written = true;
+		v->assigned = true;
 		a->var = v;
 	} else {
 		diag_error(s, n->loc, "'delete' needs a variable or an array element");
@@ -720,6 +797,10 @@ static void use_func(struct session *s, struct func *f)
 		resolve_node(s, &sc, f->body, false);
 	else
 		resolve_node(s, &sc, f->body, false);
+	if (f->overload_next && f->body->kind != N_EMBEDDED_STMT) {
+		link_next(s, f, f->body);
+		use_func(s, f->overload_next);
+	}
 }
 
 /* ---- probe points ------------------------------------------------------- */

@@ -396,6 +396,7 @@ static void infer_stmt(struct infer *in, struct node *n)
 			infer_stmt(in, n->a);
 			infer_stmt(in, n->b);
 			break;
+		case N_NEXT:	/* to the next overload: see resolve.c */
 		case N_RETURN:
 			if (in->sc->func && n->a) {
 				enum type t = infer(in, n->a, in->sc->func->type);

@@ -119,6 +119,7 @@ struct var {
 	struct loc loc;
 	enum type type;
 	bool global, param, written, read;
+	bool assigned;		/* written by the script (resolve.c), not as a parameter */
 	bool private;		/* `private`: visible in its file only */
 	bool array;		/* declared with [size] or %, or used with keys */
 	bool scalar_used;	/* used without keys (an error for arrays) */
@@ -154,6 +155,11 @@ struct func {
 	int act_state;		/* translate.c: 0, 1 counting, 2 act_count known */
 	int64_t act_count;	/* MAXACTION: loop-free count, -1 unbounded */
 	bool call_stub;		/* translate.c: its call_ function written */
+	/* overloads of one name and arity (resolve.c): the first, which
+	 * calls bind to, the one `next` goes on to, and this one's index */
+	struct func *overload_first, *overload_next;
+	int overload;
+	bool chained;		/* a `next` leads to or from it */
 	struct func *next;	/* in its file */
 	struct func *next_used;	/* in session->funcs */
 };

@@ -76,6 +76,66 @@ const char *tr_loc(struct gen *g, const char *text)
  * set no place) the function's definition, as upstream does. Both are
  * stp_locs[] indices. True when the call failed.
  */
+static void stub_frame(struct gen *g, struct func *f, int def, const char *in)
+{
+	struct strbuf *o = &g->stubs;
+	struct var *p;
+	int i;
+
+	sb_printf(o, "%sSTP_CALL_FRAME(%s, f, %d, fail);\n", in, tr_frame_type(g, f), def);
+	for (p = f->params, i = 0; p && p->param; p = p->next, i++) {
+		const char *m = tr_mangle(g, "f->l_", p->name);
+
+		if (tr_param_by_ref(p))
+			sb_printf(o, "%s%s = a%d;\n", in, m, i);
+		else if (p->type == T_STRING)
+			sb_printf(o, "%sstp_str_copy(%s, a%d);\n", in, m, i);
+		else
+			sb_printf(o, "%s%s = a%d;\n", in, m, i);
+	}
+}
+
+static void stub_result(struct gen *g, struct func *f, const char *in)
+{
+	if (f->type == T_LONG)
+		sb_printf(&g->stubs, "%s*r = f->__retvalue;\n", in);
+	else if (f->type == T_STRING)
+		sb_printf(&g->stubs, "%sstp_str_copy(r, f->__retvalue);\n", in);
+}
+
+/* Is the overload f still in the program (not elided)? */
+static bool overload_kept(struct gen *g, const struct func *f)
+{
+	for (const struct func *u = g->s->funcs; u; u = u->next_used)
+		if (u == f)
+			return true;
+	return false;
+}
+
+/* Overloads: each kept one before the last is tried in its turn; its own
+ * `next` (an "all functions exhausted" it raised itself, with no place
+ * yet) goes on to the following one, with the same arguments. */
+static void stub_overloads(struct gen *g, struct func **f, int *def)
+{
+	struct strbuf *o = &g->stubs;
+
+	while ((*f)->overload_next && overload_kept(g, (*f)->overload_next)) {
+		sb_puts(o, "\t{\n");
+		stub_frame(g, *f, *def, "\t\t");
+		sb_printf(o, "\t\tc->nesting++;\n\t\t%s(c, f);\n\t\tc->nesting--;\n",
+			  tr_fn_cname(g, "function_", *f));
+		sb_puts(o, "\t\tif (likely(!c->last_error)) {\n");
+		stub_result(g, *f, "\t\t\t");
+		sb_puts(o, "\t\t\treturn false;\n\t\t}\n");
+		sb_puts(o, "\t\tif (c->last_error != stp_msg_no_overload || c->last_stmt) {\n");
+		sb_printf(o, "\t\t\tstp_call_failed(c, at, %d);\n\t\t\tgoto fail;\n\t\t}\n", *def);
+		sb_puts(o, "\t\tc->last_error = NULL;\n\t}\n");
+		*f = (*f)->overload_next;
+		*def = tr_loc_index(g, arena_printf(g->s->arena, "identifier '%s' at %s",
+						    (*f)->name, loc_str(g->s, (*f)->loc)));
+	}
+}
+
 static const char *call_stub(struct gen *g, struct func *f, int def)
 {
 	const char *name = tr_fn_cname(g, "call_", f);
@@ -93,20 +153,11 @@ static const char *call_stub(struct gen *g, struct func *f, int def)
 		sb_puts(o, ", char *r");
 	for (p = f->params, i = 0; p && p->param; p = p->next, i++)
 		sb_printf(o, ", %s a%d", p->type == T_STRING ? "const char *" : "int64_t", i);
-	sb_printf(o, ")\n{\n\tSTP_CALL_FRAME(%s, f, %d, fail);\n", tr_frame_type(g, f), def);
-	for (p = f->params, i = 0; p && p->param; p = p->next, i++) {
-		const char *m = tr_mangle(g, "f->l_", p->name);
-
-		if (p->type == T_STRING)
-			sb_printf(o, "\tstp_str_copy(%s, a%d);\n", m, i);
-		else
-			sb_printf(o, "\t%s = a%d;\n", m, i);
-	}
+	sb_puts(o, ")\n{\n");
+	stub_overloads(g, &f, &def);
+	stub_frame(g, f, def, "\t");
 	sb_printf(o, "\tSTP_CALL(%s, f, at, %d, fail);\n", tr_fn_cname(g, "function_", f), def);
-	if (f->type == T_LONG)
-		sb_puts(o, "\t*r = f->__retvalue;\n");
-	else if (f->type == T_STRING)
-		sb_puts(o, "\tstp_str_copy(r, f->__retvalue);\n");
+	stub_result(g, f, "\t");
 	sb_puts(o, "\treturn false;\nfail:\n\treturn true;\n}\n\n");
 	return name;
 }

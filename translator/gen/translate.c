@@ -368,6 +368,9 @@ static const char *gen_ternary(struct gen *g, struct node *n)
  * functions overload by the number of arguments. */
 const char *tr_fn_cname(struct gen *g, const char *prefix, const struct func *f)
 {
+	if (f->overload)	/* the later overloads of one name and arity */
+		return arena_printf(g->s->arena, "%s__%d_%d", tr_mangle(g, prefix, f->name),
+				    f->nparams, f->overload);
 	return arena_printf(g->s->arena, "%s__%d", tr_mangle(g, prefix, f->name),
 			    f->nparams);
 }
@@ -724,6 +727,8 @@ int64_t tr_func_count(struct gen *g, struct func *f)
 		return f->act_count;
 	if (f->act_state == 1)
 		return -1;		/* recursion */
+	if (f->chained)
+		return -1;		/* overloads charge their own actions */
 	f->act_state = 1;
 	f->act_count = f->body->kind == N_EMBEDDED_STMT ? 0 : stmt_count(g, f->body);
 	f->act_state = 2;
@@ -779,12 +784,20 @@ void tr_act_record(struct gen *g, int k, const char *where, bool update)
  * the charge at the back edge, then the `continue` label. */
 void tr_loop_body(struct gen *g, struct node *body, int label)
 {
+	tr_loop_body_at(g, body, label, tr_act_where(g, body));
+}
+
+/* ... charged at `where`: 4.8 charges an empty `for` or `while` body at
+ * the loop's keyword (its optimiser makes the body a null statement) */
+void tr_loop_body_at(struct gen *g, struct node *body, int label,
+		     const char *where)
+{
 	if (g->nloops < 64)
 		g->loops[g->nloops++] = label;
 	g->act_pending++;
 	tr_gen_stmt(g, body);
 	g->nloops--;
-	tr_act_record(g, 0, tr_act_where(g, body), true);
+	tr_act_record(g, 0, where, true);
 	tr_line(g, "cont_%d: __attribute__((unused));", label);
 }
 
@@ -815,15 +828,18 @@ static void gen_branch(struct gen *g, struct node *n)
 }
 
 static void gen_loop(struct gen *g, struct node *cond, struct node *body,
-		     struct node *step)
+		     struct node *step, const char *where)
 {
 	int label = g->label++;
+	bool empty = (body->kind == N_BLOCK && !body->args) ||
+		     body->kind == N_NULL_STMT;
 
 	tr_line(g, "for (;;) {");
 	g->indent++;
 	if (cond)
 		tr_line(g, "if (!(%s))\n\t\tbreak;", tr_gen_expr(g, cond));
-	tr_loop_body(g, body, label);
+	tr_loop_body_at(g, body, label,
+			empty ? where : tr_act_where(g, body));
 	if (step) {
 		tr_gen_expr(g, step);
 		tr_act_record(g, 1, tr_stmt_where(g, step), false);
@@ -847,7 +863,7 @@ static void gen_return(struct gen *g, struct node *n)
 }
 
 /* try { ... } catch (msg) { ... }: errors inside jump to the catch, which
- * takes the message and clears the error. */
+ * takes the message and clears the error (not MAXACTION, nor abort()). */
 static void gen_try(struct gen *g, struct node *n)
 {
 	int label = g->label++;
@@ -864,7 +880,7 @@ static void gen_try(struct gen *g, struct node *n)
 	g->err_label = saved;
 	tr_line(g, "goto end_try_%d;", label);
 	tr_line(g, "catch_%d: __attribute__((unused));", label);
-	tr_line(g, "if (c->last_error == stp_msg_maxaction)");
+	tr_line(g, "if (c->last_error == stp_msg_maxaction ||\n\t    c->last_error == stp_msg_aborted)");
 	tr_line(g, "\tgoto %s;", saved);
 	if (n->var)
 		tr_line(g, "stp_str_copy(%s, c->last_error ? c->last_error : \"\");",
@@ -913,7 +929,7 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 		break;
 	case N_WHILE:
 		tr_act_record(g, 1, where, true);
-		gen_loop(g, n->a, n->b, NULL);
+		gen_loop(g, n->a, n->b, NULL, where);
 		break;
 	case N_FOR:
 		if (n->a) {
@@ -921,7 +937,7 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 			tr_act_record(g, 1, tr_stmt_where(g, n->a), false);
 		}
 		tr_act_record(g, 1, where, true);
-		gen_loop(g, n->b, n->d, n->c);
+		gen_loop(g, n->b, n->d, n->c, where);
 		break;
 	case N_RETURN:
 		gen_return(g, n);
@@ -975,6 +991,14 @@ struct output {
 	struct strbuf structs, protos, code;
 };
 
+/* A string parameter the function never assigns is passed by reference,
+ * as 4.8 does: it is not truncated to MAXSTRINGLEN (strlen() of a longer
+ * literal is its length). */
+bool tr_param_by_ref(const struct var *v)
+{
+	return v->param && v->type == T_STRING && !v->assigned;
+}
+
 /* The members of a locals struct: locals, return value, temporaries. */
 static void locals_members(struct gen *g, struct strbuf *sb, struct var *locals,
 			   enum type ret)
@@ -982,7 +1006,9 @@ static void locals_members(struct gen *g, struct strbuf *sb, struct var *locals,
 	for (struct var *v = locals; v; v = v->next) {
 		const char *m = tr_mangle(g, "l_", v->name);
 
-		if (v->type == T_STRING)
+		if (tr_param_by_ref(v))
+			sb_printf(sb, "\tconst char *%s;\n", m);
+		else if (v->type == T_STRING)
 			sb_printf(sb, "\tchar %s[MAXSTRINGLEN];\n", m);
 		else
 			sb_printf(sb, "\tint64_t %s;\n", m);

@@ -99,6 +99,9 @@ const char *tr_act_where(struct gen *g, const struct node *n);
  * only when a check is written */
 void tr_act_record(struct gen *g, int k, const char *where, bool update);
 void tr_loop_body(struct gen *g, struct node *body, int label);
+bool tr_param_by_ref(const struct var *v);
+void tr_loop_body_at(struct gen *g, struct node *body, int label,
+		     const char *where);
 void tr_unsupported(struct gen *g, const struct node *n);
 
 /* tr_regex.c: =~ and !~ (the programs elab/regex.c compiled) */

@@ -214,7 +214,7 @@ def test_usage_errors():
     assert r.stderr.startswith('stap: -p takes a pass number from 1 to 5\n')
     r = run_stap(['-m', 'Bad-Name', '-e', 'probe begin {}'])
     assert r.returncode == 1
-    assert '[a-z0-9_]' in r.stderr
+    assert '[A-Za-z0-9_]' in r.stderr
 
 
 def test_help_and_version():

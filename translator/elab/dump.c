@@ -2,8 +2,8 @@
  * dump.c - the catalogue dumps of the tapset library: --dump-functions
  * (`name:type (param:type, ...)`, with upstream's "unprivileged" mark)
  * and --dump-probe-aliases (`name = point, point?`), sorted by name as
- * upstream prints them. Internal names (`__x`) and private ones are left
- * out.
+ * upstream prints them. Names starting with `_` (internal) and private
+ * functions are left out, as upstream leaves them out.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +49,7 @@ int dump_functions(struct session *s)
 
 	for (struct file_ast *f = s->tapset_asts; f; f = f->next) {
 		for (struct func *fn = f->funcs; fn; fn = fn->next) {
-			if (fn->private || !strncmp(fn->name, "__", 2))
+			if (fn->private || fn->name[0] == '_')
 				continue;
 			lines = realloc(lines, (n + 1) * sizeof(*lines));
 			lines[n++] = function_line(s, fn);
@@ -90,7 +90,7 @@ int dump_probe_aliases(struct session *s)
 	for (struct file_ast *f = s->tapset_asts; f; f = f->next) {
 		for (struct probe *p = f->probes; p; p = p->next) {
 			for (struct probe_point *nm = p->alias_names; nm; nm = nm->next) {
-				if (!strncmp(nm->comps->name, "__", 2))
+				if (nm->comps->name[0] == '_')
 					continue;
 				lines = realloc(lines, (n + 1) * sizeof(*lines));
 				lines[n++] = alias_line(s, p, nm);

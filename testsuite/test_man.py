@@ -91,3 +91,30 @@ def test_pages_render_without_warnings(tools, group):
         if r.returncode or r.stderr:
             bad[page.name] = r.stderr
     assert bad == {}
+
+
+def test_stapfuncs_lists_every_function(tools):
+    out = subprocess.run([str(STAP), '--dump-functions'], capture_output=True,
+                         text=True, check=True).stdout
+    public = {re.split(r'[:( ]', line)[0] for line in out.splitlines()
+              if not line.startswith('_')}
+    text = (REPO / 'man' / 'stapfuncs.3stap').read_text()
+    listed = set(re.findall(r'\\fB([A-Za-z_0-9]+)\\fR', text))
+    assert sorted(public - listed) == []
+
+
+def stapex_scripts():
+    text = (REPO / 'man' / 'stapex.3stap').read_text()
+    blocks = re.findall(r'^\.nf\n(.*?)^\.fi\n', text, re.M | re.S)
+    return [b.replace('\\-', '-').replace('\\e', '\\') for b in blocks]
+
+
+def test_stapex_examples_elaborate(tools, krel):
+    scripts = stapex_scripts()
+    assert len(scripts) >= 6
+    for script in scripts:
+        if script.startswith("stap -e '"):
+            script = script[len("stap -e '"):script.rindex("'")]
+        r = subprocess.run([str(STAP), '-p2', '-r', krel, '-e', script],
+                           capture_output=True, text=True)
+        assert (r.returncode, r.stderr) == (0, ''), script

@@ -25,6 +25,12 @@
 #include "ubin.h"
 #include "kcatalog.h"
 
+/* A symbol-table name of a DWARF function (malloc for __libc_malloc). */
+struct ualias {
+	const char *name;
+	uint64_t entry;
+};
+
 struct ubin {
 	struct session *s;
 	const char *path;
@@ -35,6 +41,8 @@ struct ubin {
 	Elf *dbg_elf;
 	struct ufunc *funcs;	/* sorted by name, then entry */
 	size_t nfuncs, capfuncs;
+	struct ualias *aliases;	/* other symbol names of DWARF functions */
+	size_t naliases, capaliases;
 	struct usdt *sdts;
 	size_t nsdts;
 	Dwarf_CFI *cfi;		/* .eh_frame, read on first use */
@@ -167,6 +175,23 @@ static void add_func(struct ubin *b, const struct ufunc *f)
 	b->funcs[b->nfuncs++] = *f;
 }
 
+/*
+ * Where the code of a function or inlined instance starts and ends (0:
+ * unknown): its entry or low pc, else, for code split into ranges (a
+ * function with a .cold part), the first range, which is its entry.
+ */
+static bool code_range(Dwarf_Die *die, Dwarf_Addr *lo, Dwarf_Addr *hi)
+{
+	Dwarf_Addr base;
+
+	if (dwarf_entrypc(die, lo) == 0) {
+		if (dwarf_highpc(die, hi))
+			*hi = 0;
+		return true;
+	}
+	return dwarf_ranges(die, 0, &base, lo, hi) > 0;
+}
+
 /* A function (or an inlined instance, inside `outer`) with code. */
 static void add_dwarf_func(struct ubin *b, Dwarf_Die *die, uint64_t outer)
 {
@@ -174,16 +199,14 @@ static void add_dwarf_func(struct ubin *b, Dwarf_Die *die, uint64_t outer)
 	Dwarf_Addr lo, hi;
 	const char *name = dwarf_diename(die), *file;
 
-	if (!name || dwarf_hasattr(die, DW_AT_declaration) ||
-	    dwarf_entrypc(die, &lo) != 0)
+	if (!name || dwarf_hasattr(die, DW_AT_declaration) || !code_range(die, &lo, &hi))
 		return;
 	f.name = arena_strdup(b->s->arena, name);
 	file = dwarf_decl_file(die);
 	f.file = arena_strdup(b->s->arena, file ? file : "");
 	dwarf_decl_line(die, &f.line);
 	f.entry = lo;
-	if (dwarf_highpc(die, &hi) == 0)
-		f.end = hi;
+	f.end = hi;
 	f.die = dwarf_dieoffset(die);
 	f.outer = outer ? outer : f.die;
 	f.inlined = outer != 0;
@@ -210,10 +233,10 @@ static void inlined_funcs(struct ubin *b, Dwarf_Die *d, uint64_t outer, int dept
 static int dwarf_func_cb(Dwarf_Die *die, void *arg)
 {
 	struct ubin *b = arg;
-	Dwarf_Addr lo;
+	Dwarf_Addr lo, hi;
 
 	add_dwarf_func(b, die, 0);
-	if (dwarf_entrypc(die, &lo) == 0)
+	if (code_range(die, &lo, &hi))
 		inlined_funcs(b, die, dwarf_dieoffset(die), 0);
 	return DWARF_CB_OK;
 }
@@ -238,6 +261,28 @@ static bool have_entry(const struct ubin *b, size_t n, uint64_t addr)
 		if (b->funcs[i].entry == addr)
 			return true;
 	return false;
+}
+
+/* A symbol name without its version ("fopen@@GLIBC_2.2.5" -> "fopen"). */
+static const char *unversioned(struct session *s, const char *name)
+{
+	const char *at = strchr(name, '@');
+
+	return at && at != name ? arena_strndup(s->arena, name, (size_t)(at - name)) : name;
+}
+
+/* Another name of the function at addr (a global, weak or versioned
+ * alias in the symbol table), if DWARF calls it otherwise. */
+static void add_alias(struct ubin *b, const char *name, uint64_t addr)
+{
+	if (b->naliases == b->capaliases) {
+		b->capaliases = b->capaliases ? b->capaliases * 2 : 64;
+		b->aliases = realloc(b->aliases, sizeof(*b->aliases) * b->capaliases);
+		if (!b->aliases)
+			abort();
+	}
+	b->aliases[b->naliases].name = unversioned(b->s, name);
+	b->aliases[b->naliases++].entry = addr;
 }
 
 /* Has the file a .symtab (else only the dynamic symbols are there)? */
@@ -276,8 +321,14 @@ static void read_symtab_funcs(struct ubin *b)
 			    sym.st_shndx == SHN_UNDEF || !sym.st_value)
 				continue;
 			name = elf_strptr(b->elf, sh.sh_link, sym.st_name);
-			if (!name || !*name || have_entry(b, ndwarf, sym.st_value) ||
-			    (want == SHT_DYNSYM && have_entry(b, b->nfuncs, sym.st_value)))
+			if (!name || !*name)
+				continue;
+			if (have_entry(b, ndwarf, sym.st_value)) {
+				if (GELF_ST_BIND(sym.st_info) != STB_LOCAL)
+					add_alias(b, name, sym.st_value);
+				continue;
+			}
+			if (want == SHT_DYNSYM && have_entry(b, b->nfuncs, sym.st_value))
 				continue;	/* one name per address (aliases) */
 			f.name = arena_strdup(b->s->arena, name);
 			f.entry = sym.st_value;
@@ -295,9 +346,46 @@ static int by_name_entry(const void *a, const void *b)
 	return c ? c : (x->entry > y->entry) - (x->entry < y->entry);
 }
 
+/* The DWARF function (not an inlined copy) whose entry is addr. */
+static const struct ufunc *dwarf_func_at(const struct ubin *b, uint64_t addr)
+{
+	for (size_t i = 0; i < b->nfuncs; i++)
+		if (b->funcs[i].entry == addr && b->funcs[i].die && !b->funcs[i].inlined)
+			return &b->funcs[i];
+	return NULL;
+}
+
+static int by_func_name_entry(const void *a, const void *b)
+{
+	return by_name_entry(*(const struct ufunc *const *)a, *(const struct ufunc *const *)b);
+}
+
+/* Add the functions whose symbol-table aliases match glob, as 4.8 does:
+ * "malloc" is __libc_malloc's, under its DWARF name. */
+static size_t match_aliases(struct ubin *b, const char *glob, const struct ufunc **v, size_t n)
+{
+	size_t had = n;
+
+	for (size_t i = 0; i < b->naliases; i++) {
+		const struct ufunc *f;
+		size_t k;
+
+		if (fnmatch(glob, b->aliases[i].name, 0) ||
+		    !(f = dwarf_func_at(b, b->aliases[i].entry)))
+			continue;
+		for (k = 0; k < n && v[k]->entry != f->entry; k++)
+			;
+		if (k == n)
+			v[n++] = f;
+	}
+	if (n > had)
+		qsort(v, n, sizeof(*v), by_func_name_entry);
+	return n;
+}
+
 size_t ubin_match_funcs(struct ubin *b, const char *glob, const struct ufunc ***out)
 {
-	const struct ufunc **v = arena_alloc(b->s->arena, sizeof(*v) * (b->nfuncs + 1));
+	const struct ufunc **v = arena_alloc(b->s->arena, sizeof(*v) * (b->nfuncs + b->naliases + 1));
 	size_t n = 0;
 
 	for (size_t i = 0; i < b->nfuncs; i++) {
@@ -311,7 +399,7 @@ size_t ubin_match_funcs(struct ubin *b, const char *glob, const struct ufunc ***
 		v[n++] = f;
 	}
 	*out = v;
-	return n;
+	return match_aliases(b, glob, v, n);
 }
 
 /* b's functions with a size, by address (one per address), for the
@@ -801,6 +889,7 @@ void ubin_close_all(struct session *s)
 	for (struct ubin *b = s->ubins; b; b = b->next) {
 		utypes_free(b);
 		free(b->funcs);
+		free(b->aliases);
 		if (b->dwfl) {		/* libdwfl owns the ELF, DWARF and CFI */
 			dwfl_end(b->dwfl);
 			continue;

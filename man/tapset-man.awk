@@ -30,12 +30,17 @@ function troff(t)
 	return t
 }
 
-# The first sentence of text (for the NAME line).
-function summary(t,    i)
+# The first sentence of text (for the NAME line); "e.g." and "i.e." end
+# none.
+function summary(t,    i, p, s)
 {
-	i = index(t, ". ")
-	if (i)
-		t = substr(t, 1, i)
+	p = 0
+	while ((i = index(substr(t, p + 1), ". ")) > 0) {
+		s = substr(t, 1, p + i)
+		if (s !~ /(e\.g|i\.e)\.$/)
+			return s
+		p += i + 1
+	}
 	return t
 }
 

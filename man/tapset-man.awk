@@ -10,6 +10,11 @@
 #
 # writes DIR/function::NAME.3stap and DIR/probe::NAME.3stap, and
 # DIR/index, one "kind name" line per page.
+#
+# A probe page's VALUES are the variables the alias's body assigns (at any
+# depth, "try { v = ... }" too; not those starting with "_"), those of the
+# @macros it uses (defined with @define in the same files) and those of
+# the aliases it is made of ("probe a = b, c { }").
 
 # Text for troff: backslashes escaped, `code` in bold, no line starting
 # with a control character.
@@ -25,12 +30,17 @@ function troff(t)
 	return t
 }
 
-# The first sentence of text (for the NAME line).
-function summary(t,    i)
+# The first sentence of text (for the NAME line); "e.g." and "i.e." end
+# none.
+function summary(t,    i, p, s)
 {
-	i = index(t, ". ")
-	if (i)
-		t = substr(t, 1, i)
+	p = 0
+	while ((i = index(substr(t, p + 1), ". ")) > 0) {
+		s = substr(t, 1, p + i)
+		if (s !~ /(e\.g|i\.e)\.$/)
+			return s
+		p += i + 1
+	}
 	return t
 }
 
@@ -65,22 +75,102 @@ function flush_decl(    kind, name, text, syn, k)
 		file_of[k] = FILENAME
 		sum[k] = summary(text)
 	}
-	if (kind == "probe")
-		body = k
 	syns[k] = syns[k] ".BI \"" troff(syn) "\"\n.br\n"
 	if (!index(descs[k], troff(text) "\n"))
 		descs[k] = descs[k] ".PP\n" troff(text) "\n"
 }
 
-# the variables a documented alias's body sets
-body != "" {
-	if ($0 ~ /^}/)
-		body = ""
-	else if (match($0, /^\t[a-z_][a-z_0-9]* = /)) {
-		v = substr($0, 2, RLENGTH - 4)
-		if (!index(" " vals[body] " ", " " v " "))
-			vals[body] = vals[body] (vals[body] == "" ? "" : " ") v
+# Add word w to the space-separated list vals[k] unless it is there.
+function add_val(k, w)
+{
+	if (!index(" " vals[k] " ", " " w " "))
+		vals[k] = vals[k] (vals[k] == "" ? "" : " ") w
+}
+
+# What line l of an alias's or a macro's body adds to vals[k]: the
+# variable it assigns, "@NAME" for a macro it uses.
+function body_line(k, l)
+{
+	if (match(l, /^[ \t]+(try \{ )?[a-z][a-z_0-9]* = /)) {
+		l = substr(l, 1, RLENGTH - 3)
+		sub(/^[ \t]+(try \{ )?/, "", l)
+		add_val(k, l)
+	} else if (match(l, /^[ \t]+@[A-Za-z_][A-Za-z_0-9]*/)) {
+		l = substr(l, 1, RLENGTH)
+		sub(/^[ \t]+/, "", l)
+		add_val(k, l)
 	}
+}
+
+# The variables of vals[k], its macros and aliases expanded (depth d).
+function expand(k, d,    n, w, i, r, j, m, e, xs)
+{
+	r = ""
+	n = split(vals[k], w, " ")
+	for (i = 1; i <= n; i++) {
+		if (w[i] ~ /^[@=]/ && d < 8) {
+			e = expand((w[i] ~ /^@/ ? "macro::" : "probe::") substr(w[i], 2), d + 1)
+			m = split(e, xs, " ")
+			for (j = 1; j <= m; j++)
+				if (!index(" " r " ", " " xs[j] " "))
+					r = r (r == "" ? "" : " ") xs[j]
+		} else if (w[i] !~ /^[@=]/ && !index(" " r " ", " " w[i] " "))
+			r = r (r == "" ? "" : " ") w[i]
+	}
+	return r
+}
+
+# the body of a macro: "@define NAME(ARGS) %(" ... "%)"
+/^@define[ \t]/ {
+	mac = $2
+	sub(/[(].*$/, "", mac)
+	body = "macro::" mac
+	want = 0
+	next
+}
+
+body ~ /^macro::/ {
+	if ($0 ~ /^%\)/)
+		body = ""
+	else
+		body_line(body, $0)
+	next
+}
+
+# an alias: the aliases it is made of ("=NAME") up to its "{", then the
+# variables and macros of its body, up to the "}" closing it
+/^probe[ \t]+[A-Za-z_0-9.]+[ \t]*\+?=/ {
+	body = $2
+	sub(/[ \t]*\+?=.*$/, "", body)
+	body = "probe::" body
+	inbody = 0
+	rest = $0
+	sub(/^probe[ \t]+[^=]*=[ \t]*/, "", rest)
+}
+
+body ~ /^probe::/ {
+	if (!inbody) {
+		if ($0 !~ /^probe[ \t]/)
+			rest = $0
+		pre = rest
+		sub(/\{.*$/, "", pre)
+		gsub(/[ \t]*[!?][ \t]*/, " ", pre)
+		np = split(pre, ps, /[ \t]*,[ \t]*/)
+		for (ip = 1; ip <= np; ip++) {
+			gsub(/^[ \t]+|[ \t]+$/, "", ps[ip])
+			if (ps[ip] ~ /^[A-Za-z_][A-Za-z_0-9.]*$/)
+				add_val(body, "=" ps[ip])
+		}
+		if (index(rest, "{")) {
+			inbody = 1
+			rest = substr(rest, index(rest, "{") + 1)
+			if (rest ~ /}[ \t]*$/)
+				body = ""
+		}
+	} else if ($0 ~ /^}/)
+		body = ""
+	else
+		body_line(body, $0)
 }
 
 # a doc comment opening
@@ -144,11 +234,12 @@ END {
 		printf "%s", syns[k] > f
 		print ".SH DESCRIPTION" > f
 		printf "%s", descs[k] > f
-		if (vals[k] != "") {
+		ev = k ~ /^probe::/ ? expand(k, 0) : ""
+		if (ev != "") {
 			print ".SH VALUES" > f
 			print "The variables the alias sets for the probe's body:" > f
 			print ".IP" > f
-			nv = split(vals[k], vs, " ")
+			nv = split(ev, vs, " ")
 			for (j = 1; j <= nv; j++)
 				print ".B " vs[j] (j < nv ? "," : "") > f
 		}

@@ -77,7 +77,7 @@ function flush_decl(    kind, name, text, syn, k)
 	}
 	syns[k] = syns[k] ".BI \"" troff(syn) "\"\n.br\n"
 	if (!index(descs[k], troff(text) "\n"))
-		descs[k] = descs[k] ".PP\n" troff(text) "\n"
+		descs[k] = descs[k] ".PP\n" troff(toupper(substr(text, 1, 1)) substr(text, 2)) "\n"
 }
 
 # Add word w to the space-separated list vals[k] unless it is there.

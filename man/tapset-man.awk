@@ -76,8 +76,9 @@ function flush_decl(    kind, name, text, syn, k)
 		sum[k] = summary(text)
 	}
 	syns[k] = syns[k] ".BI \"" troff(syn) "\"\n.br\n"
-	if (!index(descs[k], troff(text) "\n"))
-		descs[k] = descs[k] ".PP\n" troff(toupper(substr(text, 1, 1)) substr(text, 2)) "\n"
+	text = troff(toupper(substr(text, 1, 1)) substr(text, 2))
+	if (!index(descs[k], text "\n"))
+		descs[k] = descs[k] ".PP\n" text "\n"
 }
 
 # Add word w to the space-separated list vals[k] unless it is there.

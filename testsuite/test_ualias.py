@@ -87,3 +87,27 @@ def test_alias_probes_run_as_upstream(krel, tmp_path):
     guest.check_kernel_healthy(batch)
     assert [(r.stdout, r.stderr, r.rc) for r in batch] == [
         (UPSTREAM_RUN, '', 0), (VERS_RUN, '', 0)]
+
+
+def elf32_stub(path):
+    """A minimal 32-bit ELF header (an i386 shared object, no sections)."""
+    import struct
+    ident = b'\x7fELF\x01\x01\x01' + bytes(9)
+    path.write_bytes(ident + struct.pack('<HHIIIIIHHHHHH', 3, 3, 1, 0, 0, 0, 0,
+                                         52, 0, 0, 0, 0, 0))
+
+
+def test_glob_matching_only_32_bit(tmp_path):
+    # 4.8 probes /usr/lib32/libc.so.6 for process("/lib*/libc.so.6"); this
+    # version refuses 32-bit programs, and says so rather than "no match"
+    (tmp_path / 'lib32').mkdir()
+    (tmp_path / 'lib64').mkdir()
+    elf32_stub(tmp_path / 'lib32' / 'libx.so')
+    r = run_stap(['-p2', '-e', f'probe process("{tmp_path}/lib*/libx.so").function("f") {{}}'])
+    assert r.returncode == 1
+    assert f"error: cannot probe '{tmp_path}/lib32/libx.so': a 32-bit program " \
+        "(only x86_64 ones are supported)\n" in r.stderr
+    # a 64-bit match comes first
+    shutil.copy('/bin/true', tmp_path / 'lib64' / 'libx.so')
+    r = run_stap(['-l', f'process("{tmp_path}/lib*/libx.so").begin'])
+    assert (r.returncode, r.stdout) == (0, f'process("{tmp_path}/lib64/libx.so").begin\n')

@@ -113,20 +113,38 @@ static bool is_exec_file(const char *p)
 	return !stat(p, &st) && S_ISREG(st.st_mode);
 }
 
-/* A 64-bit ELF file (what a glob may pick)? */
-static bool is_elf(const char *p)
+/* An ELF file of that class (what a glob may pick)? */
+static bool is_elf(const char *p, int class)
 {
 	char m[5] = { 0 };
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
 	bool r = fd >= 0 && read(fd, m, 5) == 5 && !memcmp(m, "\177ELF", 4) &&
-		 m[EI_CLASS] == ELFCLASS64;
+		 m[EI_CLASS] == class;
 
 	if (fd >= 0)
 		close(fd);
 	return r;
 }
 
-/* The first 64-bit ELF file a glob with a '/' matches, as a real path. */
+/* The first ELF file of that class a glob matches, as a real path. */
+static const char *glob_elf(struct session *s, const char *name, int class)
+{
+	glob_t g;
+	const char *r = NULL;
+
+	if (!glob(name, 0, NULL, &g))
+		for (size_t i = 0; !r && i < g.gl_pathc; i++)
+			if (is_elf(g.gl_pathv[i], class))
+				r = ubin_find(s, g.gl_pathv[i]);
+	globfree(&g);
+	return r;
+}
+
+/*
+ * The first 64-bit ELF file a glob with a '/' matches, as a real path;
+ * else its first 32-bit one, which ubin_open() refuses with the reason
+ * (4.8 probes those; this version does not).
+ */
 const char *ubin_find(struct session *s, const char *name)
 {
 	char buf[PATH_MAX];
@@ -134,16 +152,9 @@ const char *ubin_find(struct session *s, const char *name)
 
 	if (!*name)
 		return NULL;
-	if (strchr(name, '/') && strpbrk(name, "*?[")) {	/* the first match */
-		glob_t g;
-		const char *r = NULL;
-
-		if (!glob(name, 0, NULL, &g))
-			for (size_t i = 0; !r && i < g.gl_pathc; i++)
-				if (is_elf(g.gl_pathv[i]))
-					r = ubin_find(s, g.gl_pathv[i]);
-		globfree(&g);
-		return r;
+	if (strchr(name, '/') && strpbrk(name, "*?[")) {
+		path = glob_elf(s, name, ELFCLASS64);
+		return path ? path : glob_elf(s, name, ELFCLASS32);
 	}
 	if (strchr(name, '/')) {
 		if (!is_exec_file(name) || !realpath(name, buf))

@@ -26,6 +26,8 @@ STAP = Path(os.environ.get('STAP_BUILDDIR', HERE.parent)) / 'translator' / 'stap
 MISSING = [
     (re.compile(r"error: unresolved function '([^']+)'"), 'function {}'),
     (re.compile(r"error: no match for probe point '([^'(]+)"), 'probe {}'),
+    # process("/lib*/libc.so.6") finding only the 32-bit /usr/lib32 one
+    (re.compile(r"error: cannot probe '[^']+': a (32)-bit program"), 'probe process'),
     (re.compile(r"error: unresolved arity-\d+ global array (\w+)"), 'global {}'),
     (re.compile(r"error: target variable '([^']+)' is not supported by this version"),
      'target {}'),

@@ -19,7 +19,7 @@ SEM_KO = [
     ('probe begin { x = 1; x = "a" }', 22,
      "type mismatch: variable 'x' is string here but long elsewhere"),
     ('probe foo { }', 7, "no match for probe point 'foo'"),
-    ('probe timer.xs(5) { }', 7, "no match for probe point 'timer.xs(5)'"),
+    ('probe timer.xs(5) { }', 7, "no match for probe point 'timer.xs(5)'; did you mean 'timer.s(5)'?"),
     ('probe begin { printf("%d %s\\n", 1) }', 15,
      "wrong number of arguments to 'printf': the format needs 2, got 1"),
     ('probe begin { printf("%d\\n", "a") }', 30,

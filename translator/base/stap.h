@@ -51,6 +51,8 @@ int write_file(const char *path, const char *data, size_t len);
 bool path_exists(const char *path);
 char *self_dir(struct arena *a);	/* directory of /proc/self/exe */
 double now_ms(void);
+/* edits between two names, for "did you mean" hints (99: too long) */
+int edit_distance(const char *a, const char *b);
 
 /* ---- diag.c: source files and diagnostics ------------------------------ */
 struct source {

@@ -237,7 +237,11 @@ static int expand_alias(struct expander *x, const struct probe *user,
 		if (found && ap->sufficient)
 			break;
 	}
-	return found ? found : 1;	/* the alias matched even if optional */
+	/* the alias matched even if its points are optional; but a suffix
+	 * none of them takes is the user's mistake (syscall.open.retrun) */
+	if (!found && suffix && depth == 0 && !pp->optional && !x->s->listing)
+		probe_point_no_match(x->s, pp);
+	return found ? found : 1;
 }
 
 static bool is_family(struct session *s, const struct probe_point *pp)

@@ -268,6 +268,8 @@ struct rprobe *resolve_probe_point(struct session *s, struct probe *p,
 				   struct probe_point *pp);
 bool probe_family_known(struct session *s, const char *name);
 bool probe_point_matches(struct session *s, struct probe_point *pp);
+/* "no match for probe point", with the nearest known point as a hint */
+void probe_point_no_match(struct session *s, const struct probe_point *pp);
 bool probe_point_has_wildcard(const struct probe_point *pp);
 void check_points(struct session *s);
 int list_probes(struct session *s, FILE *out);

@@ -257,6 +257,154 @@ static void dispatch(struct resolver *r)
 	to_families(r, r->pp->comps);
 }
 
+/* ---- "did you mean" ------------------------------------------------------------ */
+
+#define MAX_SHAPE 16
+
+/* The search for the known name nearest to a point's first unknown one. */
+struct suggest {
+	const struct probe_point *pp;
+	int pass;		/* 0: find the depth, 1: the nearest name there */
+	int depth;		/* the most leading components a shape knows */
+	const char *best;	/* the nearest name at that depth */
+	int best_d;
+};
+
+static const struct pp_comp *comp_at(const struct probe_point *pp, int d)
+{
+	const struct pp_comp *c = pp->comps;
+
+	while (c && d--)
+		c = c->next;
+	return c;
+}
+
+/* One known shape: its component names. */
+static void consider(struct suggest *g, const char *const *names, int n)
+{
+	const struct pp_comp *c = g->pp->comps;
+	int d = 0, e;
+
+	for (; c && d < n && !strcmp(c->name, names[d]); c = c->next)
+		d++;
+	if (g->pass == 0) {	/* a point whose names are all known: no hint */
+		if (d > g->depth)
+			g->depth = d;
+		return;
+	}
+	if (!c || d >= n || d != g->depth || pp_is_glob(names[d]))
+		return;
+	e = edit_distance(c->name, names[d]);
+	if (e < g->best_d) {
+		g->best_d = e;
+		g->best = names[d];
+	}
+}
+
+static void consider_dotted(struct suggest *g, struct arena *a, const char *shape)
+{
+	const char *names[MAX_SHAPE];
+	int n = 0;
+
+	for (const char *p = shape; *p && n < MAX_SHAPE; ) {
+		size_t len = strcspn(p, ".");
+
+		names[n++] = arena_strndup(a, p, len);
+		p += len + (p[len] == '.');
+	}
+	consider(g, names, n);
+}
+
+static void consider_aliases(struct suggest *g, const struct file_ast *f)
+{
+	for (; f; f = f->next)
+		for (const struct probe *p = f->probes; p; p = p->next)
+			for (const struct probe_point *nm = p->alias_names; nm; nm = nm->next) {
+				const char *names[MAX_SHAPE];
+				int n = 0;
+
+				for (const struct pp_comp *c = nm->comps; c && n < MAX_SHAPE; c = c->next)
+					names[n++] = c->name;
+				consider(g, names, n);
+			}
+}
+
+/*
+ * The point with its first component no family or alias knows replaced by
+ * the nearest known name there (syscal.open: syscall.open), or NULL.
+ */
+static void walk_shapes(struct session *s, struct suggest *g)
+{
+	for (int f = 0; s->families[f]; f++) {
+		const char *const *sh = s->families[f]->shapes;
+		const char *const *roots = s->families[f]->roots;
+
+		for (int j = 0; sh && sh[j]; j++)
+			consider_dotted(g, s->arena, sh[j]);
+		for (int j = 0; roots && roots[j]; j++)
+			consider(g, &roots[j], 1);
+	}
+	consider_aliases(g, s->user_ast);
+	consider_aliases(g, s->tapset_asts);
+}
+
+/* How many leading components of pp some family or alias knows. */
+static int known_depth(struct session *s, const struct probe_point *pp)
+{
+	struct suggest g = { .pp = pp };
+
+	walk_shapes(s, &g);
+	return g.depth;
+}
+
+/*
+ * The point with its first component no family or alias knows replaced by
+ * the nearest known name there (syscal.open: syscall.open), when all of
+ * its names are then known; else NULL.
+ */
+static const char *suggest_point(struct session *s, const struct probe_point *pp)
+{
+	struct suggest g = { .pp = pp, .pass = 1 };
+	const struct pp_comp *bad;
+	struct probe_point fixed = *pp;
+	struct pp_comp *comps[MAX_PP_DEPTH];
+	int limit, i = 0;
+
+	g.depth = known_depth(s, pp);
+	bad = comp_at(pp, g.depth);
+	if (!bad || pp_is_glob(bad->name))
+		return NULL;
+	limit = (int)strlen(bad->name) / 2;
+	g.best_d = (limit > 2 ? limit : 2) + 1;
+	walk_shapes(s, &g);
+	if (!g.best)
+		return NULL;
+	for (const struct pp_comp *c = pp->comps; c && i < MAX_PP_DEPTH; c = c->next, i++) {
+		comps[i] = arena_alloc(s->arena, sizeof(*comps[i]));
+		*comps[i] = *c;
+		if (i == g.depth)
+			comps[i]->name = g.best;
+		if (i)
+			comps[i - 1]->next = comps[i];
+	}
+	fixed.comps = comps[0];
+	if (known_depth(s, &fixed) < i)
+		return NULL;
+	return pp_to_string(s, &fixed);
+}
+
+/* The error of a point that names nothing, with the nearest known point. */
+void probe_point_no_match(struct session *s, const struct probe_point *pp)
+{
+	const char *hint = suggest_point(s, pp);
+
+	if (hint)
+		diag_error(s, pp->loc, "no match for probe point '%s'; did you mean '%s'?",
+			   pp_to_string(s, pp), hint);
+	else
+		diag_error(s, pp->loc, "no match for probe point '%s'", pp_to_string(s, pp));
+}
+
 /*
  * The concrete probes point pp of probe p names, as a list (NULL when
  * none; the error, if any, is reported here).
@@ -271,8 +419,7 @@ struct rprobe *resolve_probe_point(struct session *s, struct probe *p,
 	dispatch(&r);
 	if (!r.head && !r.failed && !r.quiet &&
 	    !tapset_poisoned(s, pp->comps->name))	/* a broken tapset's alias */
-		diag_error(s, pp->loc, "no match for probe point '%s'",
-			   pp_to_string(s, pp));
+		probe_point_no_match(s, pp);
 	return r.head;
 }
 

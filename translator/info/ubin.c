@@ -126,6 +126,11 @@ static bool is_elf(const char *p, int class)
 	return r;
 }
 
+bool ubin_is_64bit(const char *path)
+{
+	return is_elf(path, ELFCLASS64);
+}
+
 /* The first ELF file of that class a glob matches, as a real path. */
 static const char *glob_elf(struct session *s, const char *name, int class)
 {

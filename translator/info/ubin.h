@@ -76,6 +76,8 @@ struct uvar {
  * current directory) made absolute, or a bare name looked up in $PATH;
  * NULL when there is no such regular file. */
 const char *ubin_find(struct session *s, const char *name);
+/* Is path a 64-bit ELF file (the only ones ubin_open takes)? */
+bool ubin_is_64bit(const char *path);
 /* Opened once per session; NULL (reported) when it is not ELF. */
 struct ubin *ubin_open(struct session *s, const char *path, struct loc at);
 void ubin_close_all(struct session *s);

@@ -603,6 +603,8 @@ void process_resolve(struct resolver *r, const struct pp_comp *c)
 		return;
 	if (process_event(r, path, 0, k))
 		return;
+	if (r->quiet && !ubin_is_64bit(path))	/* optional: a 32-bit one is no match */
+		return;
 	b = ubin_open(r->s, path, c->arg->loc);
 	if (!b) {
 		r->failed = true;

@@ -48,6 +48,9 @@ SEM_KO = [
 # where a type was first set, for the mismatch notes
 NOTES = {
     'probe begin { x = 1; x = "a" }': (15, "'x' is long from here"),
+    # an arity error shows the declaration, as 4.8 does
+    'function f(a) { return a } probe begin { f() }': (10, "'f' is declared here"),
+    'function f(a) { return a } probe begin { f(1, 2) }': (10, "'f' is declared here"),
     'global g probe begin { g = "x" } probe end { g = 1 }': (24, "'g' is string from here"),
 }
 

@@ -166,6 +166,7 @@ static void unresolved_func(struct session *s, const struct node *n, int nargs,
 	if (any) {
 		diag_error(s, n->loc, "function '%s' takes %d argument%s, got %d",
 			   n->op, any->nparams, any->nparams == 1 ? "" : "s", nargs);
+		diag_note(s, any->loc, "'%s' is declared here", n->op);
 		return;
 	}
 	hint = suggest_func(s, n->op, from);

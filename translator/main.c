@@ -542,8 +542,11 @@ static int pass2(struct session *s)
 	int n = 0;
 
 	clock_start(&c);
-	if (elaborate(s))
+	n = elaborate(s);
+	diag_summary(s);
+	if (n)
 		return pass_failed(s, 2);
+	n = 0;
 	for (struct rprobe *r = s->rprobes; r; r = r->next)
 		n++;
 	if (s->verbose) {

@@ -78,16 +78,64 @@ void diag_error(struct session *s, struct loc loc, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Was this warning (the same text at the same place) printed already? A
+ * probe alias's body is checked once per probe it makes: as 4.8, each
+ * warning is printed once and the repeats counted (diag_summary), unless
+ * -v asks for all of them.
+ */
+static bool warned_before(struct session *s, struct loc loc, const char *fmt, va_list ap)
+{
+	va_list cp;
+	char msg[512];
+	const char *key;
+
+	if (s->verbose)
+		return false;
+	va_copy(cp, ap);
+	vsnprintf(msg, sizeof(msg), fmt, cp);
+	va_end(cp);
+	key = arena_printf(s->arena, "%s: %s", loc_str(s, loc), msg);
+	for (int i = 0; i < s->nwarned; i++) {
+		if (!strcmp(s->warned[i], key)) {
+			s->warnings_repeated++;
+			return true;
+		}
+	}
+	if (s->nwarned == s->capwarned) {
+		const char **v = arena_alloc(s->arena, sizeof(*v) * (size_t)(s->capwarned * 2 + 16));
+
+		if (s->nwarned)
+			memcpy(v, s->warned, sizeof(*v) * (size_t)s->nwarned);
+		s->warned = v;
+		s->capwarned = s->capwarned * 2 + 16;
+	}
+	s->warned[s->nwarned++] = key;
+	return false;
+}
+
 void diag_warn(struct session *s, struct loc loc, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (s->suppress_warnings)
 		return;
-	s->warnings++;
 	va_start(ap, fmt);
-	vdiag(s, loc, "warning", fmt, ap);
+	if (!warned_before(s, loc, fmt, ap)) {
+		s->warnings++;
+		vdiag(s, loc, "warning", fmt, ap);
+	}
 	va_end(ap);
+}
+
+/* After a pass: how many repeated warnings were left out, as 4.8 says it. */
+void diag_summary(struct session *s)
+{
+	if (!s->warnings_repeated)
+		return;
+	fprintf(s->err, "Number of similar warning messages suppressed: %d.\n"
+		"Rerun with -v to see them.\n", s->warnings_repeated);
+	s->warnings_repeated = 0;
 }
 
 /* A note attached to the diagnostic before it (another place involved). */

@@ -82,6 +82,8 @@ void diag_error(struct session *s, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void diag_warn(struct session *s, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* the count of repeated warnings left out, if any (4.8's words) */
+void diag_summary(struct session *s);
 void diag_plain(struct session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void diag_note(struct session *s, struct loc loc, const char *fmt, ...)
@@ -172,6 +174,8 @@ struct session {
 	const char *arch;		/* for %( arch == ... %) */
 	/* diagnostics */
 	int errors, warnings;
+	const char **warned;	/* diag.c: the warnings printed (place: text) */
+	int nwarned, capwarned, warnings_repeated;
 	FILE *err;
 	/* info/kdwarf.c: the "module:symbol" names stp_ksym() resolves, by index */
 	const char **ksyms;

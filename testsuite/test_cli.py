@@ -217,3 +217,102 @@ def test_debuginfo_path_as_upstream(tmp_path, krel, path, want):
                        capture_output=True, text=True,
                        env=dict(os.environ, SYSTEMTAP_DEBUGINFO_PATH=path))
     assert (r.stdout, r.stderr, r.returncode) == (want, '', 0)
+
+
+# 4.8's options this version does not offer: a specific message naming
+# what to use instead, exit status 1, nothing built
+REFUSED = [
+    (['--use-server'], "--use-server: compile servers are not supported: modules are "
+     "built locally, with the kernel's headers (setup.sh installs them)"),
+    (['--list-servers'], '--list-servers: compile servers are not supported: there are '
+     'none to list'),
+    (['--remote=host'], "--remote: remote runs are not supported: build with -p4 -m NAME "
+     "(-r for the target's kernel), copy NAME.ko there and run staprun NAME.ko"),
+    (['--download-debuginfo'], "--download-debuginfo: debuginfo is not downloaded: install "
+     "the distribution's -dbg packages, or probe kernel functions through BTF, which "
+     "needs none"),
+    (['--runtime=bpf'], '--runtime=bpf: the BPF runtime is not in this version yet: use '
+     'the kernel module runtime (the default)'),
+    (['--dyninst'], '--dyninst: the dyninst runtime is not supported: use the kernel '
+     'module runtime (the default)'),
+    (['-i'], '-i: the interactive mode is not supported: write the script to a file, '
+     'or use -e'),
+    (['--sysroot=/x'], "--sysroot: sysroots are not supported: build on a machine with "
+     "the target's kernel headers and programs"),
+]
+
+
+@pytest.mark.parametrize('args,msg', REFUSED)
+def test_refused_options(args, msg):
+    r = run_stap(args + ['-p1', '-e', 'probe begin { exit() }'])
+    assert (r.returncode, r.stdout, r.stderr) == (1, '', f'stap: {msg}\n')
+
+
+def test_accepted_options(tmp_path):
+    script = '%( systemtap_v >= "4.0" %? probe begin { exit() } %: probe end { } %)'
+    r = run_stap(['-p1', '--compatible=3.2', '--check-version', '--color=never',
+                  '--runtime=kernel', '-a', 'x86_64', '-e', script])
+    assert (r.returncode, r.stdout) == (0, '# file <input>\nprobe end {\n}\n')
+    r = run_stap(['-p1', '-e', script])
+    assert r.stdout == '# file <input>\nprobe begin {\n\texit();\n}\n'
+    for args, msg in ((['-a', 'arm64'], '-a: only x86_64 is supported'),
+                      (['--compatible=x'], '--compatible takes a version such as 4.8'),
+                      (['--color=often'], '--color takes never, auto or always'),
+                      (['--rlimit-cpu=x'], '--rlimit-cpu takes a number'),
+                      (['--vp', '1234567'], '--vp takes up to five digits, one per pass'),
+                      (['-B', 'novalue'], '-B takes NAME=VALUE')):
+        r = run_stap(args + ['-p1', '-e', 'probe begin {}'])
+        assert (r.returncode, r.stderr) == \
+            (1, f"stap: {msg}\nTry 'stap -h' for more information.\n"), args
+    # --vp: pass 1's verbosity
+    r = run_stap(['--vp', '10000', '-p1', '-e', 'probe begin {}'])
+    assert r.stderr.startswith('Pass 1: parsed user script')
+
+
+def test_rlimit_option(krel, tmp_path):
+    # --rlimit-fsize: set on the translator itself, so writing the
+    # module's source fails, with an error rather than SIGXFSZ
+    r = run_stap(['--rlimit-fsize=100', '-p4', '-r', krel, '-e', 'probe begin { exit() }'],
+                 cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stderr.startswith('stap: error: cannot write /')
+    assert r.stderr.endswith('_src.c\nPass 3: translation failed.  [man error::pass3]\n')
+    assert not list(tmp_path.glob('*.ko'))
+
+
+def test_tmpdir_option(tmp_path):
+    r = run_stap(['-k', '-p3', f'--tmpdir={tmp_path}', '-e', 'probe begin { exit() }'])
+    assert r.returncode == 0, r.stderr
+    kept = r.stderr.strip().split('"')[1]
+    assert kept.startswith(f'{tmp_path}/stap') and os.path.isdir(kept)
+
+
+def test_no_global_var_display():
+    script = 'global x probe begin { x = 1; exit() }'
+    with_display = run_stap(['-p3', '-e', script]).stdout
+    without = run_stap(['-p3', '--no-global-var-display', '-e', script]).stdout
+    assert '"x="' in with_display and '"x="' not in without
+
+
+def test_make_arguments(krel, tmp_path):
+    # -B NAME=VALUE reaches kbuild's make: V=1 prints the compiler's commands
+    r = run_stap(['-k', '-p4', '-r', krel, '-B', 'V=1', '-e', 'probe begin { exit() }'],
+                 cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    kept = r.stderr.strip().split('"')[1]
+    log = open(os.path.join(kept, 'make.log')).read()
+    assert 'gcc' in log and '-D__KERNEL__' in log
+
+
+def test_rc_file_options(tmp_path):
+    # $SYSTEMTAP_DIR/rc: default options, before the command line's
+    (tmp_path / 'rc').write_text('-p1\n  -w\n')
+    r = subprocess.run([str(STAP), '-e', 'probe begin { exit() }'], capture_output=True,
+                       text=True, env={**os.environ, 'SYSTEMTAP_DIR': str(tmp_path)})
+    assert (r.returncode, r.stdout) == (0, '# file <input>\nprobe begin {\n\texit();\n}\n')
+    r = subprocess.run([str(STAP), '-p2', '-e', 'probe begin { exit() }'],
+                       capture_output=True, text=True,
+                       env={**os.environ, 'SYSTEMTAP_DIR': str(tmp_path)})
+    # the command line's -p2 comes after the rc file's -p1
+    assert (r.returncode, r.stdout) == (0, '# functions\nexit:unknown ()\n# probes\n'
+                                        'begin /* <- begin */\n')

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -65,6 +66,15 @@ static const char usage_text[] =
 	"  --disable-cache  neither read nor write the module cache\n"
 	"  --poison-cache   rebuild, ignoring the cache, and replace its entry\n"
 	"  --clean-cache    clean the cache by its limits, then exit\n"
+	"  --tmpdir=DIR     make the temporary directory in DIR (as $TMPDIR)\n"
+	"  --rlimit-{as,cpu,nproc,stack,fsize}=N  limit the translator itself\n"
+	"  --no-global-var-display  do not print the unread globals at exit\n"
+	"  --vp NNNNN       verbosity of passes 1 to 5, one digit each\n"
+	"  --compatible=VER the language version for %( systemtap_v ... %)\n"
+	"  --check-version, --color[=WHEN]  accepted (no effect here)\n"
+	"  --runtime=kernel the module runtime (the only one here)\n"
+	"  -a ARCH    the target architecture: x86_64 only\n"
+	"  -B NAME=VALUE  pass NAME=VALUE to kbuild's make\n"
 	"  -h         show this help\n"
 	"  -V         show the version\n";
 
@@ -165,6 +175,143 @@ static int check_size_option(struct session *s, const char *arg)
 	return -1;
 }
 
+/* 4.8's options this version does not offer, with what to use instead;
+ * each is getopt code REFUSED + its index. */
+#define REFUSED 256	/* above every option letter */
+static const struct refused_option {
+	const char *name;
+	int has_arg;
+	const char *why;
+} refused[] = {
+	{ "use-server", optional_argument, "compile servers are not supported: modules "
+	  "are built locally, with the kernel's headers (setup.sh installs them)" },
+	{ "use-server-on-error", optional_argument, "compile servers are not supported: "
+	  "modules are built locally, with the kernel's headers" },
+	{ "list-servers", optional_argument, "compile servers are not supported: there "
+	  "are none to list" },
+	{ "trust-servers", optional_argument, "compile servers are not supported: there "
+	  "are none to trust" },
+	{ "remote", required_argument, "remote runs are not supported: build with -p4 "
+	  "-m NAME (-r for the target's kernel), copy NAME.ko there and run staprun NAME.ko" },
+	{ "remote-prefix", no_argument, "remote runs are not supported: run staprun on "
+	  "each machine" },
+	{ "download-debuginfo", optional_argument, "debuginfo is not downloaded: install "
+	  "the distribution's -dbg packages, or probe kernel functions through BTF, "
+	  "which needs none" },
+	{ "monitor", optional_argument, "the monitor window is not supported: print "
+	  "what you need from a timer probe" },
+	{ "sysroot", required_argument, "sysroots are not supported: build on a machine "
+	  "with the target's kernel headers and programs" },
+	{ "sysenv", required_argument, "sysroots are not supported: build on a machine "
+	  "with the target's kernel headers and programs" },
+	{ "interactive", no_argument, "the interactive mode is not supported: write the "
+	  "script to a file, or use -e" },
+	{ "dyninst", no_argument, "the dyninst runtime is not supported: use the kernel "
+	  "module runtime (the default)" },
+	{ "bpf", no_argument, "the BPF runtime is not in this version yet: use the "
+	  "kernel module runtime (the default)" },
+};
+
+/* The message of a refused option (by its name, shown as `as`); exit
+ * status 1. */
+static int refuse(struct session *s, const char *name, const char *as)
+{
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		if (!strcmp(refused[i].name, name)) {
+			fprintf(s->err, "stap: %s: %s\n", as, refused[i].why);
+			return 1;
+		}
+	}
+	return bad_usage(s, "invalid option");
+}
+
+/* --rlimit-RES=N, as 4.8: set on the translator itself at once. */
+static int set_rlimit(struct session *s, int res, const char *name, const char *arg)
+{
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 10);
+	struct rlimit rl = { (rlim_t)v, (rlim_t)v };
+
+	if (!*arg || *end || *arg == '-')
+		return bad_usage(s, arena_printf(s->arena, "--rlimit-%s takes a number", name));
+	if (setrlimit(res, &rl)) {
+		fprintf(s->err, "stap: --rlimit-%s=%s: %s\n", name, arg, strerror(errno));
+		return 1;
+	}
+	if (res == RLIMIT_FSIZE)	/* a write past it fails (EFBIG), reported */
+		signal(SIGXFSZ, SIG_IGN);
+	return -1;
+}
+
+/* --vp ABCDE: the verbosity of each pass; this version has one level. */
+static int set_pass_verbosity(struct session *s, const char *arg)
+{
+	int n = 0;
+
+	for (const char *p = arg; *p; p++, n++) {
+		if (*p < '0' || *p > '9' || n == 5)
+			return bad_usage(s, "--vp takes up to five digits, one per pass");
+		if (*p - '0' > s->verbose)
+			s->verbose = *p - '0';
+	}
+	return -1;
+}
+
+/* The long options that take effect here (codes 20...). */
+static int parse_long(struct session *s, int c)
+{
+	static const char *const rlimits[] = { "as", "cpu", "nproc", "stack", "fsize" };
+	static const int rlimit_res[] = { RLIMIT_AS, RLIMIT_CPU, RLIMIT_NPROC,
+					  RLIMIT_STACK, RLIMIT_FSIZE };
+
+	if (c >= 21 && c <= 25)
+		return set_rlimit(s, rlimit_res[c - 21], rlimits[c - 21], optarg);
+	switch (c) {
+	case 20: s->tmpdir_base = optarg; break;
+	case 26: s->no_global_display = true; break;
+	case 27: return set_pass_verbosity(s, optarg);
+	case 28:
+		if (!strcmp(optarg, "bpf") || !strcmp(optarg, "dyninst"))
+			return refuse(s, optarg, arena_printf(s->arena, "--runtime=%s", optarg));
+		if (strcmp(optarg, "kernel"))
+			return bad_usage(s, "--runtime takes kernel, dyninst or bpf");
+		break;
+	case 29:
+		if (optarg && strcmp(optarg, "never") && strcmp(optarg, "auto") &&
+		    strcmp(optarg, "always"))
+			return bad_usage(s, "--color takes never, auto or always");
+		break;	/* diagnostics are never coloured here */
+	case 30: {
+		char *end;
+
+		if (strtol(optarg, &end, 10) < 1 || (*end && (*end != '.' || !end[1])))
+			return bad_usage(s, "--compatible takes a version such as 4.8");
+		s->compat_version = optarg;
+		break;
+	}
+	case 31:	/* --check-version: our tapsets have no version-gated code */
+		break;
+	default:
+		return bad_usage(s, "invalid option");
+	}
+	return -1;
+}
+
+/* -B NAME=VALUE: an argument of kbuild's make. */
+static int add_make_arg(struct session *s, const char *arg)
+{
+	const char **v;
+
+	if (!strchr(arg, '=') || *arg == '=')
+		return bad_usage(s, "-B takes NAME=VALUE");
+	v = arena_alloc(s->arena, (size_t)(s->nmake_args + 1) * sizeof(*v));
+	if (s->nmake_args)
+		memcpy(v, s->make_args, (size_t)s->nmake_args * sizeof(*v));
+	v[s->nmake_args++] = arg;
+	s->make_args = v;
+	return -1;
+}
+
 /* Returns -1 to go on, else an exit status (0 for -h/-V). */
 static int parse_one(struct session *s, int c, const char **script)
 {
@@ -255,6 +402,14 @@ static int parse_one(struct session *s, int c, const char **script)
 		s->listing = c == 'l' ? 1 : 2;
 		s->listing_pp = optarg;
 		break;
+	case 'a':
+		if (strcmp(optarg, "x86_64") && strcmp(optarg, "amd64"))
+			return bad_usage(s, "-a: only x86_64 is supported");
+		break;
+	case 'B':
+		return add_make_arg(s, optarg);
+	case 'i':
+		return refuse(s, "interactive", "-i");
 	case 'h':
 		fputs(usage_text, stdout);
 		return 0;
@@ -263,6 +418,11 @@ static int parse_one(struct session *s, int c, const char **script)
 		       STAP_VERSION_STRING, STAP_COMPAT_VERSION);
 		return 0;
 	default:
+		if (c >= REFUSED && c < REFUSED + (int)(sizeof(refused) / sizeof(refused[0])))
+			return refuse(s, refused[c - REFUSED].name,
+				      arena_printf(s->arena, "--%s", refused[c - REFUSED].name));
+		if (c >= 20 && c < REFUSED)
+			return parse_long(s, c);
 		return bad_usage(s, "invalid option");
 	}
 	return -1;
@@ -284,7 +444,7 @@ static int listing_options(struct session *s, int argc, const char **script)
 static int parse_options(struct session *s, int argc, char **argv,
 			 const char **script, const char **file)
 {
-	static const struct option longs[] = {
+	static const struct option fixed[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "dump-functions", no_argument, NULL, 1 },
@@ -295,11 +455,32 @@ static int parse_options(struct session *s, int argc, char **argv,
 		{ "disable-cache", no_argument, NULL, 6 },
 		{ "poison-cache", no_argument, NULL, 7 },
 		{ "clean-cache", no_argument, NULL, 8 },
-		{ NULL, 0, NULL, 0 }
+		{ "tmpdir", required_argument, NULL, 20 },
+		{ "rlimit-as", required_argument, NULL, 21 },
+		{ "rlimit-cpu", required_argument, NULL, 22 },
+		{ "rlimit-nproc", required_argument, NULL, 23 },
+		{ "rlimit-stack", required_argument, NULL, 24 },
+		{ "rlimit-fsize", required_argument, NULL, 25 },
+		{ "no-global-var-display", no_argument, NULL, 26 },
+		{ "vp", required_argument, NULL, 27 },
+		{ "runtime", required_argument, NULL, 28 },
+		{ "color", optional_argument, NULL, 29 },
+		{ "colour", optional_argument, NULL, 29 },
+		{ "compatible", required_argument, NULL, 30 },
+		{ "check-version", no_argument, NULL, 31 },
 	};
+	size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
+	size_t nrefused = sizeof(refused) / sizeof(refused[0]);
+	struct option longs[sizeof(fixed) / sizeof(fixed[0]) +
+			    sizeof(refused) / sizeof(refused[0]) + 1];
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "p:vkgwue:o:S:r:R:D:I:s:m:l:L:hVc:x:T:G:d:",
+	memcpy(longs, fixed, sizeof(fixed));
+	for (size_t i = 0; i < nrefused; i++)
+		longs[nfixed + i] = (struct option){ refused[i].name, refused[i].has_arg,
+						     NULL, REFUSED + (int)i };
+	longs[nfixed + nrefused] = (struct option){ NULL, 0, NULL, 0 };
+	while ((c = getopt_long(argc, argv, "p:vkgwue:o:S:r:R:D:I:s:m:l:L:hVc:x:T:G:d:a:B:i",
 				longs, NULL)) != -1) {
 		rc = parse_one(s, c, script);
 		if (rc >= 0)
@@ -718,6 +899,34 @@ static int run_passes(struct session *s)
 	return pass5(s);
 }
 
+/*
+ * $SYSTEMTAP_DIR/rc (default ~/.systemtap/rc): options taken before the
+ * command line's, as 4.8 reads them (words separated by white space).
+ */
+static char **with_rc_options(struct session *s, int *argc, char **argv)
+{
+	const char *dir = getenv("SYSTEMTAP_DIR"), *home = getenv("HOME");
+	char *text, **v;
+	size_t len;
+	int n = 0;
+
+	if (!dir || !*dir)
+		dir = home && *home ? arena_printf(s->arena, "%s/.systemtap", home) : NULL;
+	text = dir ? read_file(arena_printf(s->arena, "%s/rc", dir), &len) : NULL;
+	if (!text)
+		return argv;
+	v = arena_alloc(s->arena, sizeof(*v) * (len / 2 + (size_t)*argc + 2));
+	v[n++] = argv[0];
+	for (char *w = strtok(text, " \t\n"); w; w = strtok(NULL, " \t\n"))
+		v[n++] = arena_strdup(s->arena, w);
+	free(text);
+	for (int i = 1; i < *argc; i++)
+		v[n++] = argv[i];
+	v[n] = NULL;
+	*argc = n;
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	struct session sess = { 0 };
@@ -728,6 +937,7 @@ int main(int argc, char **argv)
 	sess.err = stderr;
 	sess.last_pass = 5;
 	sess.families = family_list;
+	argv = with_rc_options(&sess, &argc, argv);
 	rc = parse_options(&sess, argc, argv, &script, &file);
 	if (rc >= 0)
 		goto out;

@@ -122,6 +122,11 @@ struct session {
 	int dump;		/* 1 --dump-functions, 2 --dump-probe-aliases */
 	const char *module_name;	/* -m, or stap_<pid> */
 	bool module_named;
+	bool no_global_display;	/* --no-global-var-display */
+	const char *tmpdir_base;	/* --tmpdir, else $TMPDIR, else /tmp */
+	const char *compat_version;	/* --compatible, else STAP_COMPAT_VERSION */
+	const char **make_args;		/* -B NAME=VALUE */
+	int nmake_args;
 	const char *kernel_release;	/* -r */
 	const char *kernel_build_dir;
 	const char *output_file;	/* -o */

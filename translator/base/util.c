@@ -283,7 +283,8 @@ void session_set_kernel(struct session *s, const char *r)
  * the types of user headers) */
 int session_tmpdir(struct session *s)
 {
-	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	const char *base = s->tmpdir_base ? s->tmpdir_base :
+			   getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char *t = arena_printf(s->arena, "%s/stapXXXXXX", base);
 
 	if (s->tmpdir)

@@ -220,6 +220,10 @@ static void compute_key(struct session *s, struct keyer *k)
 	key_int(k, "timeout (-T)", s->timeout_s);
 	for (struct define *d = s->defines; d; d = d->next)
 		key_str(k, "macro (-D)", d->text);
+	for (int i = 0; i < s->nmake_args; i++)
+		key_str(k, "make argument (-B)", s->make_args[i]);
+	key_int(k, "no global display", s->no_global_display);
+	key_str(k, "compatible", s->compat_version ? s->compat_version : "");
 	for (int i = 0; i < s->nusym_objs; i++)
 		key_file(k, "symbols (-d)", s->usym_objs[i]);
 	key_int(k, "ldd (--ldd)", s->ldd);

@@ -35,13 +35,19 @@ static int write_makefile(struct session *s)
 /* Run make, capturing its output into log; returns its exit status. */
 static int run_make(struct session *s, const char *kdir, const char *log)
 {
-	char *const argv[] = {
-		"make", "-C", (char *)kdir,
-		(char *)arena_printf(s->arena, "M=%s", s->tmpdir),
-		"modules", NULL
-	};
-	int status;
-	pid_t pid = fork();
+	char **argv = arena_alloc(s->arena, sizeof(*argv) * (size_t)(s->nmake_args + 6));
+	int status, n = 0;
+	pid_t pid;
+
+	argv[n++] = "make";
+	argv[n++] = "-C";
+	argv[n++] = (char *)kdir;
+	argv[n++] = (char *)arena_printf(s->arena, "M=%s", s->tmpdir);
+	for (int i = 0; i < s->nmake_args; i++)	/* -B NAME=VALUE */
+		argv[n++] = (char *)s->make_args[i];
+	argv[n++] = "modules";
+	argv[n] = NULL;
+	pid = fork();
 
 	if (pid < 0)
 		return -1;

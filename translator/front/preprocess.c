@@ -449,7 +449,7 @@ static bool operand(struct pp *p, struct pp_value *v)
 	} else if (tok_is(t, TK_IDENT, "kernel_vr")) {
 		v->str = s->kernel_release;
 	} else if (tok_is(t, TK_IDENT, "systemtap_v")) {
-		v->str = STAP_COMPAT_VERSION;
+		v->str = s->compat_version ? s->compat_version : STAP_COMPAT_VERSION;
 	} else if (tok_is(t, TK_IDENT, "arch")) {
 		v->str = s->arch;
 	} else if (tok_is(t, TK_IDENT, "runtime")) {

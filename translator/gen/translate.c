@@ -1352,7 +1352,8 @@ int translate(struct session *s)
 			index++;
 	}
 	gen_table(&g, &o);
-	gen_display(&g, &o, index);
+	if (!g.s->no_global_display)
+		gen_display(&g, &o, index);
 	assemble(&g, &o, &c);
 	if (s->errors == errors) {
 		path = arena_printf(s->arena, "%s/%s_src.c", s->tmpdir, s->module_name);

@@ -316,3 +316,14 @@ def test_rc_file_options(tmp_path):
     # the command line's -p2 comes after the rc file's -p1
     assert (r.returncode, r.stdout) == (0, '# functions\nexit:unknown ()\n# probes\n'
                                         'begin /* <- begin */\n')
+
+
+def test_other_kernel_stops_after_pass_4(krel, tmp_path):
+    # 4.8: a module for a kernel other than the running one is built, not
+    # run (the hosts run another kernel than the guest's: test-vm.md)
+    assert os.uname().release != krel
+    r = run_stap(['-r', krel, '-e', HELLO], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == 'WARNING: kernel release/architecture mismatch with host ' \
+        'forces last-pass 4.\n'
+    assert r.stdout.strip().endswith('.ko')

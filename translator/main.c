@@ -572,6 +572,15 @@ static void set_kernel(struct session *s)
 	uname(&u);
 	s->arch = arena_strdup(s->arena, u.machine);
 	session_set_kernel(s, r);
+	/* a module for another kernel cannot run here: stop after pass 4, as
+	 * 4.8 does, unless SYSTEMTAP_STAPRUN names a loader of the user's own
+	 * (which may run it elsewhere, as 4.8's --remote would) */
+	if (s->last_pass == 5 && strcmp(s->kernel_release, u.release) &&
+	    !getenv("SYSTEMTAP_STAPRUN")) {
+		fprintf(s->err, "WARNING: kernel release/architecture mismatch with host "
+			"forces last-pass 4.\n");
+		s->last_pass = 4;
+	}
 }
 
 static int read_script(struct session *s, const char *script, const char *file)

@@ -145,6 +145,7 @@ static bool stp_run_probe_full(const struct stp_probe *p,
 {
 	struct stp_context *c;
 	bool ok = false;
+	u64 start;
 
 	preempt_disable();
 	c = stp_contexts[smp_processor_id()];
@@ -168,7 +169,9 @@ static bool stp_run_probe_full(const struct stp_probe *p,
 	c->entry_data = entry_data;
 	c->nbt = -1;
 	c->procfs = pd;
+	start = stp_timing_start();
 	handler(c);
+	stp_timing_add(p, start);
 	if (unlikely(c->last_error == stp_msg_aborted))
 		c->last_error = NULL;
 	ok = !c->last_error;

@@ -194,6 +194,7 @@ static void stp_session_stop_cmd(bool reply)
 	if (atomic_read(&stp_state) == STP_STATE_STOPPING) {
 		stp_run_kind(STP_PROBE_END);	/* one of these two kinds */
 		stp_run_kind(STP_PROBE_ERROR);
+		stp_timing_report();	/* stap -t */
 		stp_final_warnings();
 		atomic_set(&stp_state, STP_STATE_STOPPED);
 	}

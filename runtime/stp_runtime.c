@@ -15,6 +15,7 @@
 #include "transport/control.c"
 #include "transport/relay.c"
 #include "print.c"
+#include "timing.c"
 #include "context.c"
 #include "deref.c"
 #include "sym.c"
@@ -219,6 +220,7 @@ static void stp_cleanup(void)
 	stp_regex_exit();
 	stp_ustack_exit();
 	stp_context_exit();
+	stp_timing_exit();
 	stp_print_exit();
 }
 
@@ -232,6 +234,8 @@ static int __init stp_module_init(void)
 		rc = stp_debugfs_init();
 	if (!rc)
 		rc = stp_context_init();
+	if (!rc)
+		rc = stp_timing_init();
 	if (!rc)
 		rc = stp_regex_init();
 	if (!rc)

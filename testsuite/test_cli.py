@@ -4,6 +4,7 @@
 # installed, the whole `stap -e` pipeline, pass 5 included, in the guest,
 # and SYSTEMTAP_DEBUGINFO_PATH.
 import os
+import re
 import subprocess
 
 import pytest
@@ -327,3 +328,38 @@ def test_other_kernel_stops_after_pass_4(krel, tmp_path):
     assert r.stderr == 'WARNING: kernel release/architecture mismatch with host ' \
         'forces last-pass 4.\n'
     assert r.stdout.strip().endswith('.ko')
+
+
+TIMING = '''global n
+probe timer.ms(10) { n++; if (n == 5) exit() }
+probe begin { printf("start\\n") }
+probe end { printf("n=%d\\n", n) }
+'''
+
+
+def test_timing_report(krel, tmp_path):
+    # -t: after the end probes, each probe's hits and cycles, in 4.8's
+    # form (its run of the same script in the guest gave these lines, with
+    # other cycle counts)
+    (tmp_path / 'timing.stp').write_text(TIMING)
+    r = run_stap(['-t', '-p4', '-r', krel, '-m', 'timing', 'timing.stp'], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    b = guest.run_batch([f'{STAPRUN} timing.ko'], scratch=str(tmp_path))
+    guest.check_kernel_healthy(b)
+    out = b[0].stdout
+    assert (b[0].rc, b[0].stderr) == (0, '')
+    cyc = r'hits: {}, cycles: (\d+)min/(\d+)avg/(\d+)max, variance: \d+, from: {}, index: {}'
+    lines = out.splitlines()
+    assert lines[:3] == ['start', 'n=5', '----- probe hit report: ']
+    assert lines[6:] == ['----- refresh report:']
+    for line, (pp, loc, hits, index) in zip(lines[3:6], (
+            ('timer.ms(10)', 'timing.stp:2:1', 5, 0), ('begin', 'timing.stp:3:1', 1, 1),
+            ('end', 'timing.stp:4:1', 1, 2))):
+        m = re.fullmatch(re.escape(f'{pp}, ({loc}), ') +
+                         cyc.format(hits, re.escape(pp), index), line)
+        assert m, line
+        lo, avg, hi = map(int, m.groups())
+        assert 0 < lo <= avg <= hi
+    # without -t, no report
+    r = run_stap(['-p3', '-r', krel, 'timing.stp'], cwd=tmp_path)
+    assert 'stp_probe_locs' not in r.stdout and 'STP_TIMING' not in r.stdout

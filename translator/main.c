@@ -75,6 +75,7 @@ static const char usage_text[] =
 	"  --runtime=kernel the module runtime (the only one here)\n"
 	"  -a ARCH    the target architecture: x86_64 only\n"
 	"  -B NAME=VALUE  pass NAME=VALUE to kbuild's make\n"
+	"  -t         report each probe's hits and cycles at the end\n"
 	"  -h         show this help\n"
 	"  -V         show the version\n";
 
@@ -408,6 +409,10 @@ static int parse_one(struct session *s, int c, const char **script)
 		break;
 	case 'B':
 		return add_make_arg(s, optarg);
+	case 't':	/* the probe hit report (runtime/timing.c) */
+		s->timing = true;
+		add_define(s, "STP_TIMING");
+		break;
 	case 'i':
 		return refuse(s, "interactive", "-i");
 	case 'h':
@@ -480,7 +485,7 @@ static int parse_options(struct session *s, int argc, char **argv,
 		longs[nfixed + i] = (struct option){ refused[i].name, refused[i].has_arg,
 						     NULL, REFUSED + (int)i };
 	longs[nfixed + nrefused] = (struct option){ NULL, 0, NULL, 0 };
-	while ((c = getopt_long(argc, argv, "p:vkgwue:o:S:r:R:D:I:s:m:l:L:hVc:x:T:G:d:a:B:i",
+	while ((c = getopt_long(argc, argv, "p:vkgwue:o:S:r:R:D:I:s:m:l:L:hVc:x:T:G:d:a:B:it",
 				longs, NULL)) != -1) {
 		rc = parse_one(s, c, script);
 		if (rc >= 0)

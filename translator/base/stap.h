@@ -123,6 +123,7 @@ struct session {
 	const char *module_name;	/* -m, or stap_<pid> */
 	bool module_named;
 	bool no_global_display;	/* --no-global-var-display */
+	bool timing;			/* -t: the probe hit report */
 	const char *tmpdir_base;	/* --tmpdir, else $TMPDIR, else /tmp */
 	const char *compat_version;	/* --compatible, else STAP_COMPAT_VERSION */
 	const char **make_args;		/* -B NAME=VALUE */

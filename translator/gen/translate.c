@@ -1234,9 +1234,16 @@ static void gen_display(struct gen *g, struct output *o, int index)
 /* The probe table: each resolved probe's rows, written by its family. */
 static void gen_table(struct gen *g, struct output *o)
 {
-	for (struct rprobe *r = g->s->rprobes; r; r = r->next)
-		if (r->fam->emit)
-			r->fam->emit(g, &o->code, r, g->npoints++);
+	for (struct rprobe *r = g->s->rprobes; r; r = r->next) {
+		int before = g->ntable;
+
+		if (!r->fam->emit)
+			continue;
+		r->fam->emit(g, &o->code, r, g->npoints++);
+		for (int i = before; g->s->timing && i < g->ntable; i++)
+			sb_printf(&g->table_locs, "\t%s,\n",
+				  tr_cstr(g, loc_str(g->s, r->probe->loc)));
+	}
 }
 
 static void gen_globals(struct gen *g, struct strbuf *out)
@@ -1327,6 +1334,9 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	sb_puts(c, "static const struct stp_probe stp_probes[STP_NPROBES] = {\n");
 	sb_puts(c, g->table.buf ? g->table.buf : "");
 	sb_puts(c, "};\n\n");
+	if (s->timing)		/* stap -t: where each probe is written */
+		sb_printf(c, "static const char *const stp_probe_locs[STP_NPROBES] = {\n%s};\n\n",
+			  g->table_locs.buf ? g->table_locs.buf : "");
 	kdwarf_emit_ksyms(s, c);
 	sb_puts(c, "#include \"stp_runtime.c\"\n");
 }
@@ -1366,6 +1376,7 @@ int translate(struct session *s)
 	sb_free(&o.protos);
 	sb_free(&o.code);
 	sb_free(&g.table);
+	sb_free(&g.table_locs);
 	sb_free(&g.locs);
 	free(g.loc_hash);
 	free(g.handlers);

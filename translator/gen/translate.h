@@ -30,6 +30,7 @@ struct gen {
 	/* the probe table: its rows, their number, the runtime parts they
 	 * need (STP_HAVE_*), and the points written (for array names) */
 	struct strbuf table;
+	struct strbuf table_locs;	/* stap -t: each row's probe, where written */
 	int ntable, npoints;
 	const char *runtimes[16];
 	int nruntimes;

@@ -224,7 +224,6 @@ static void stp_cleanup(void)
 
 static int __init stp_module_init(void)
 {
-	__u32 ncpus = nr_cpu_ids;
 	int rc;
 
 	rc = stp_globals_init();
@@ -248,8 +247,7 @@ static int __init stp_module_init(void)
 		stp_cleanup();
 		return rc;
 	}
-	stp_session_init();
-	stp_ctl_send(STP_MSG_TRANSPORT, &ncpus, sizeof(ncpus));
+	stp_session_init();	/* STP_MSG_TRANSPORT goes at each open of .cmd */
 	return 0;
 }
 

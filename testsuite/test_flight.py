@@ -4,7 +4,7 @@
 # -A NAME` attaches to it (the buffered output, then the live one; SIGINT
 # ends the session, SIGQUIT detaches again); the module survives a kill -9
 # of its stapio; `staprun -d` removes a detached module; `staprun -D` runs
-# in the background. All in one guest boot.
+# in the background; `stap -F` is -L (or -D with -o). All in one guest boot.
 #
 # What SystemTap 4.8 does (Debian's staprun, same guest, measured):
 # - `staprun -L m.ko`: nothing on stdout, rc 0, on stderr
@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 import guest
-from conftest import STAPRUN, build_args
+from conftest import STAP, STAPRUN, build_args
 
 TICKS = '''global n
 probe begin { printf("begin\\n") }
@@ -59,6 +59,7 @@ probe end { printf("end %%d\\n", n) }
 WARNS = '''global done
 probe timer.ms(100) { if (!done) { done = 1; for (i = 0; i < 2000; i++) warn(sprintf("w%d", i)) } }
 '''
+FSCRIPT = 'probe begin { printf("fbegin\\n") } probe end { printf("fend\\n") }'
 
 DETACHED = ('\nDisconnecting from systemtap module.\n'
             'To reconnect, type "staprun -A {}"\n')
@@ -88,6 +89,12 @@ def results(tools, tmp_path_factory):
               'fl_w': ['-DMAXACTION=100000', '-e', WARNS]}
     with ThreadPoolExecutor(max_workers=2) as ex:
         list(ex.map(lambda n: build_args(n, builds[n], scratch), builds))
+    # stap -F in the guest finds this module in its cache
+    sysdir = scratch / 'sysdir'
+    r = subprocess.run([str(STAP), '-p4', '-r', krel, '-e', FSCRIPT],
+                       env={'SYSTEMTAP_DIR': str(sysdir), 'PATH': '/usr/bin:/bin'},
+                       capture_output=True, text=True, cwd=scratch)
+    assert r.returncode == 0, r.stderr
     cmds = {
         'load': f'{SR} -L fl_a.ko; echo rc=$?; {loaded("fl_a")}',
         'attach': 'sleep 1; ' + attach_then('fl_a', 2) + f'; {loaded("fl_a")}',
@@ -121,6 +128,9 @@ def results(tools, tmp_path_factory):
                   'while kill -0 $P 2>/dev/null; do sleep 0.1; done; '
                   f'cat x.out; {loaded("fl_x")}',
         'daemon_no_o': f'{SR} -D fl_x.ko; echo rc=$?',
+        'stap_f': f'SYSTEMTAP_DIR={sysdir} {STAP} -F -e \'{FSCRIPT}\' 2> f.err; '
+                  'echo rc=$?; N=$(sed -n \'s/.*staprun -A \\([a-z0-9_]*\\)"$/\\1/p\' f.err); '
+                  + attach_then('$N', 1) + '; grep -c "^$N " /proc/modules',
         'left': 'grep -c "^fl_\\|^stap_" /proc/modules; true',
     }
     batch = guest.run_batch(list(cmds.values()), scratch=str(scratch),
@@ -228,6 +238,15 @@ def test_daemon_needs_o(results):
     r = results[0]['daemon_no_o']
     assert r.stderr == "ERROR: You have to specify output FILE with '-D' option.\n"
     assert r.stdout.startswith('Usage: staprun') and r.stdout.endswith('rc=1\n')
+
+
+def test_stap_f(results):
+    res, scratch = results
+    r = res['stap_f']
+    err = (scratch / 'f.err').read_text()
+    name = re.search(r'staprun -A (stap_\w+)"', err).group(1)
+    assert err == DETACHED.format(name)
+    assert (r.stdout, r.stderr) == ('rc=0\nfbegin\nfend\nrc=0\n0\n', '')
 
 
 def test_nothing_left(results):

@@ -187,7 +187,8 @@ static int stp_debugfs_init(void)
 		stp_top_dir = NULL;
 		return rc;
 	}
-	stp_mod_dir = debugfs_create_dir(KBUILD_MODNAME, stp_top_dir);
+	/* the loaded name: staprun -R renames a module before loading it */
+	stp_mod_dir = debugfs_create_dir(THIS_MODULE->name, stp_top_dir);
 	if (IS_ERR(stp_mod_dir)) {
 		int rc = PTR_ERR(stp_mod_dir);
 

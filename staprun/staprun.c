@@ -73,6 +73,7 @@ struct options {
 	bool daemon;		/* -D */
 	bool no_warnings;	/* -w */
 	const char *timeout;	/* -T MS, checked */
+	bool rename;		/* -R */
 	char params[4096];
 };
 
@@ -84,7 +85,7 @@ static int usage_to(FILE *f)
 {
 	fprintf(f,
 		"Usage: staprun [-v] [-w] [-V] [-h] [-i] [-c CMD | -x PID] [-A|-L|-d] [-C WHEN]\n"
-		"\t[-s MB | -b MB] [-T MS] [-o FILE [-D] [-S SIZE[,N]]] MODULE [name=value ...]\n"
+		"\t[-s MB | -b MB] [-R] [-T MS] [-o FILE [-D] [-S SIZE[,N]]] MODULE [name=value ...]\n"
 		"-v              Increase verbosity.\n"
 		"-V              Print version number and exit.\n"
 		"-h              Print this help text and exit.\n"
@@ -110,8 +111,8 @@ static int usage_to(FILE *f)
 		"                colored here).\n"
 		"-d              Delete a module (MODULE is its name): a detached or\n"
 		"                unused systemtap module.\n"
-		"-R              Rename the module to a unique name before loading it:\n"
-		"                not supported.\n"
+		"-R              Rename the module to a unique name (NAME_PID) before\n"
+		"                loading it, so that it can be loaded more than once.\n"
 		"-r N:URI        Data for remote_id()/remote_uri(): not supported.\n"
 		"-D              Run in the background and print the pid. This\n"
 		"                requires '-o' option.\n"
@@ -361,8 +362,10 @@ static int parse_args(struct options *o, int argc, char **argv)
 			break;
 		case 'u':
 			break;
-		case 'N':
 		case 'R':
+			o->rename = true;
+			break;
+		case 'N':
 		case 'r':
 			fprintf(stderr, "ERROR: staprun option '-%c' is not supported\n", c);
 			return -1;
@@ -658,6 +661,74 @@ static int check_kernel(const struct options *o, const char *img, size_t len)
 	return -1;
 }
 
+/* A section of an ELF64 image by name, or NULL (the image was checked). */
+static char *elf_section(char *img, size_t len, const char *want, size_t *size)
+{
+	const Elf64_Ehdr *eh = (const void *)img;
+	const Elf64_Shdr *sh = (const void *)(img + eh->e_shoff);
+	const Elf64_Shdr *strtab = &sh[eh->e_shstrndx];
+	unsigned int i;
+
+	if (eh->e_shstrndx >= eh->e_shnum ||
+	    strtab->sh_offset + strtab->sh_size > len)
+		return NULL;
+	for (i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_name >= strtab->sh_size ||
+		    strnlen(img + strtab->sh_offset + sh[i].sh_name,
+			    strtab->sh_size - sh[i].sh_name) >= strtab->sh_size - sh[i].sh_name ||
+		    strcmp(img + strtab->sh_offset + sh[i].sh_name, want))
+			continue;
+		*size = sh[i].sh_size;
+		return img + sh[i].sh_offset;
+	}
+	return NULL;
+}
+
+/*
+ * -R: NAME becomes NAME_PID (NAME shortened to fit the kernel's 55
+ * characters), written over the name in .gnu.linkonce.this_module (the
+ * struct module the kernel loads by); the .modinfo "name=" entry, which
+ * has no room for it, becomes "_ame=", so that the kernel takes the
+ * struct's name.
+ */
+static int rename_module(char *img, size_t len, char *name, size_t size)
+{
+	char newname[56], pid[24], key[300];
+	size_t secsize, off, klen, n;
+	char *sec, *p;
+
+	snprintf(pid, sizeof(pid), "_%ld", (long)getpid());
+	n = strlen(pid);
+	snprintf(newname, sizeof(newname), "%.*s%s",
+		 (int)(sizeof(newname) - 1 - n), name, pid);
+	sec = elf_section(img, len, ".gnu.linkonce.this_module", &secsize);
+	klen = strlen(name);
+	p = NULL;
+	for (off = 0; sec && off + klen < secsize && off + sizeof(newname) <= secsize; off++) {
+		if ((off == 0 || sec[off - 1] == '\0') &&
+		    !memcmp(sec + off, name, klen + 1)) {
+			p = sec + off;
+			break;
+		}
+	}
+	if (!p)
+		return error_msg("cannot rename module '%s': no name in its "
+				 ".gnu.linkonce.this_module section", name);
+	memset(p, 0, sizeof(newname));
+	memcpy(p, newname, strlen(newname));
+	sec = elf_section(img, len, ".modinfo", &secsize);
+	snprintf(key, sizeof(key), "name=%s", name);
+	klen = strlen(key);
+	for (off = 0; sec && off + klen < secsize; off += strlen(sec + off) + 1) {
+		if (memcmp(sec + off, key, klen + 1))
+			continue;
+		sec[off] = '_';
+		break;
+	}
+	snprintf(name, size, "%s", newname);
+	return 0;
+}
+
 /* Read, check and load the module; its name goes to NAME. */
 static int load_module(const struct options *o, char *name, size_t size)
 {
@@ -680,6 +751,8 @@ static int load_module(const struct options *o, char *name, size_t size)
 	ret = check_module(o, img, len);
 	if (!ret)
 		ret = check_kernel(o, img, len);
+	if (!ret && o->rename)
+		ret = rename_module(img, len, name, size);
 	if (!ret && syscall(SYS_init_module, img, len, o->params) != 0)
 		ret = load_error(o, name, img, len);
 	free(img);
@@ -837,6 +910,7 @@ int main(int argc, char **argv)
 		abandon_command(&o);
 		return 1;
 	}
+	setenv("SYSTEMTAP_MODULE", name, 1);	/* renamed by -R */
 	exec_stapio(&o, name);
 	abandon_command(&o);
 	return 1;

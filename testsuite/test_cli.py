@@ -25,7 +25,7 @@ def test_staprun_usage(tools):
     # every option, as 4.8's usage lists them (-h prints it on stdout)
     assert r.stderr.startswith(
         'Usage: staprun [-v] [-w] [-V] [-h] [-i] [-c CMD | -x PID] [-A|-L|-d] [-C WHEN]\n'
-        '\t[-s MB | -b MB] [-T MS] [-o FILE [-D] [-S SIZE[,N]]] MODULE [name=value ...]\n')
+        '\t[-s MB | -b MB] [-R] [-T MS] [-o FILE [-D] [-S SIZE[,N]]] MODULE [name=value ...]\n')
 
 
 def test_staprun_missing_file(tools, tmp_path):

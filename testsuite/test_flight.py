@@ -86,7 +86,8 @@ def results(tools, tmp_path_factory):
               'fl_b': ['-e', TICKS % 5], 'fl_e': ['-e', EXITS],
               'fl_r': ['-e', ERRS], 'fl_x': ['-e', TICKS % 5],
               'fl_o': ['-DMAXACTION=100000', '-e', OVER],
-              'fl_w': ['-DMAXACTION=100000', '-e', WARNS]}
+              'fl_w': ['-DMAXACTION=100000', '-e', WARNS],
+              'fl_n': ['-e', TICKS % 3]}
     with ThreadPoolExecutor(max_workers=2) as ex:
         list(ex.map(lambda n: build_args(n, builds[n], scratch), builds))
     # stap -F in the guest finds this module in its cache
@@ -127,6 +128,11 @@ def results(tools, tmp_path_factory):
                   'P=$(cat pid.out); sleep 1; kill -INT $P; '
                   'while kill -0 $P 2>/dev/null; do sleep 0.1; done; '
                   f'cat x.out; {loaded("fl_x")}',
+        # -R: the same module twice at once, under two new names
+        'rename': f'{SR} -R -L fl_n.ko 2> n1.err; {SR} -R -L fl_n.ko 2> n2.err; '
+                  'grep -c "^fl_n_[0-9]* " /proc/modules; for f in n1 n2; do '
+                  'N=$(sed -n \'s/.*staprun -A \\(fl_n_[0-9]*\\)"$/\\1/p\' $f.err); '
+                  + attach_then('$N', 1) + '; done; grep -c "^fl_n" /proc/modules',
         'daemon_no_o': f'{SR} -D fl_x.ko; echo rc=$?',
         'stap_f': f'SYSTEMTAP_DIR={sysdir} {STAP} -F -e \'{FSCRIPT}\' 2> f.err; '
                   'echo rc=$?; N=$(sed -n \'s/.*staprun -A \\([a-z0-9_]*\\)"$/\\1/p\' f.err); '
@@ -232,6 +238,19 @@ def test_daemon(results):
     assert re.fullmatch(r'rc=0', out[0]) and r.stderr == ''
     assert '\n'.join(out[1:]) + '\n' == ticks(5) + '0\n'
     assert re.fullmatch(r'[1-9][0-9]*\n', (results[1] / 'pid.out').read_text())
+
+
+def test_rename(results):
+    r = results[0]['rename']
+    assert (r.stdout, r.stderr) == ('2\n' + (ticks(3) + 'rc=0\n') * 2 + '0\n', '')
+    names = set()
+    for f in ('n1.err', 'n2.err'):
+        err = (results[1] / f).read_text()
+        m = re.fullmatch(r'\nDisconnecting from systemtap module.\n'
+                         r'To reconnect, type "staprun -A (fl_n_[0-9]+)"\n', err)
+        assert m, err
+        names.add(m.group(1))
+    assert len(names) == 2
 
 
 def test_daemon_needs_o(results):

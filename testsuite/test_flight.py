@@ -59,6 +59,7 @@ probe end { printf("end %%d\\n", n) }
 WARNS = '''global done
 probe timer.ms(100) { if (!done) { done = 1; for (i = 0; i < 2000; i++) warn(sprintf("w%d", i)) } }
 '''
+WSCRIPT = 'probe begin { warn("careful"); printf("w\\n"); exit() }'
 FSCRIPT = 'probe begin { printf("fbegin\\n") } probe end { printf("fend\\n") }'
 
 DETACHED = ('\nDisconnecting from systemtap module.\n'
@@ -96,6 +97,11 @@ def results(tools, tmp_path_factory):
                        env={'SYSTEMTAP_DIR': str(sysdir), 'PATH': '/usr/bin:/bin'},
                        capture_output=True, text=True, cwd=scratch)
     assert r.returncode == 0, r.stderr
+    for args in (['-w', '-e', WSCRIPT], ['-e', WSCRIPT]):
+        r = subprocess.run([str(STAP), '-p4', '-r', krel] + args,
+                           env={'SYSTEMTAP_DIR': str(sysdir), 'PATH': '/usr/bin:/bin'},
+                           capture_output=True, text=True, cwd=scratch)
+        assert r.returncode == 0, r.stderr
     cmds = {
         'load': f'{SR} -L fl_a.ko; echo rc=$?; {loaded("fl_a")}',
         'attach': 'sleep 1; ' + attach_then('fl_a', 2) + f'; {loaded("fl_a")}',
@@ -137,6 +143,8 @@ def results(tools, tmp_path_factory):
         'stap_f': f'SYSTEMTAP_DIR={sysdir} {STAP} -F -e \'{FSCRIPT}\' 2> f.err; '
                   'echo rc=$?; N=$(sed -n \'s/.*staprun -A \\([a-z0-9_]*\\)"$/\\1/p\' f.err); '
                   + attach_then('$N', 1) + '; grep -c "^$N " /proc/modules',
+        'stap_w': f'SYSTEMTAP_DIR={sysdir} {STAP} -w -e \'{WSCRIPT}\'; echo rc=$?; '
+                  f'SYSTEMTAP_DIR={sysdir} {STAP} -e \'{WSCRIPT}\'; echo rc=$?',
         'left': 'grep -c "^fl_\\|^stap_" /proc/modules; true',
     }
     batch = guest.run_batch(list(cmds.values()), scratch=str(scratch),
@@ -266,6 +274,12 @@ def test_stap_f(results):
     name = re.search(r'staprun -A (stap_\w+)"', err).group(1)
     assert err == DETACHED.format(name)
     assert (r.stdout, r.stderr) == ('rc=0\nfbegin\nfend\nrc=0\n0\n', '')
+
+
+def test_stap_w_suppresses_module_warnings(results):
+    # as 4.8: stap -w passes -w to staprun
+    r = results[0]['stap_w']
+    assert (r.stdout, r.stderr) == ('w\nrc=0\nw\nrc=0\n', 'WARNING: careful\n')
 
 
 def test_nothing_left(results):

@@ -21,7 +21,11 @@
 # - -A of a module that is not ours, or of none: "ERROR: Cannot attach to
 #   module NAME control channel; not running?", rc 1.
 # - -D without -o: "ERROR: You have to specify output FILE with '-D'
-#   option." and the usage on stdout, rc 1.
+#   option." and the usage on stdout, rc 1. -D -o FILE: rc 0, the pid of
+#   the stapio left running on stdout alone on its line; SIGINT to it ends
+#   the session (end probe in FILE, module removed).
+# - -b 1 -L, then -A after 3 s of flood: the output starts at a late
+#   record (the oldest were overwritten).
 # - -h: the usage on stdout, rc 0.
 import re
 import subprocess

@@ -12,6 +12,9 @@
  * but then the error probes run instead of the end probes.
  * exit() only sets a flag; a 20 ms control timer notices it and queues
  * STP_MSG_REQUEST_EXIT, and wakes stapio for queued messages.
+ * Closing .cmd detaches (staprun -L, SIGQUIT, a dead stapio): the state
+ * stays, the relay goes into overwrite mode; the next open (staprun -A)
+ * is told the state in STP_MSG_TRANSPORT and finishes what is pending.
  */
 #include <linux/sort.h>
 
@@ -27,6 +30,7 @@ static atomic_t stp_state = ATOMIC_INIT(STP_STATE_INIT);
 static atomic_t stp_exit_flag = ATOMIC_INIT(0);	/* exit() was called */
 static atomic_t stp_error_flag = ATOMIC_INIT(0);	/* too many errors */
 static bool stp_exit_sent;			/* REQUEST_EXIT queued */
+static atomic_t stp_detached_dropped = ATOMIC_INIT(0);	/* see stp_detached_warn */
 static struct timer_list stp_ctl_timer;
 
 /* target(): stap -x PID, or the pid of -c CMD's command; staprun sets it */
@@ -89,6 +93,22 @@ static bool stp_may_run(enum stp_probe_kind kind)
 	return state == STP_STATE_RUNNING;
 }
 
+/* Messages the control queue dropped while no stapio was attached: a
+ * warning for the stapio that attached, queued once there is room. */
+static void stp_detached_warn(void)
+{
+	int dropped = atomic_read(&stp_detached_dropped);
+	char msg[128];
+	int n;
+
+	if (!dropped)
+		return;
+	n = scnprintf(msg, sizeof(msg), "WARNING: %d warning and error messages were dropped while no stapio was attached\n",
+		      dropped);
+	if (!stp_ctl_queue(STP_MSG_OOB, msg, n))
+		atomic_sub(dropped, &stp_detached_dropped);
+}
+
 static void stp_ctl_timer_fn(struct timer_list *t)
 {
 	if (atomic_read(&stp_exit_flag) && !stp_exit_sent &&
@@ -97,6 +117,8 @@ static void stp_ctl_timer_fn(struct timer_list *t)
 			stp_exit_sent = true;
 	}
 	stp_system_warn();
+	if (atomic_read(&stp_ctl_opened))
+		stp_detached_warn();
 	stp_ctl_wakeup();
 	mod_timer(&stp_ctl_timer, jiffies + msecs_to_jiffies(STP_CTL_TIMER_MS));
 }
@@ -156,6 +178,7 @@ static void stp_final_warnings(void)
 	int dropped = atomic_read(&stp_relay_dropped);
 
 	stp_system_warn();
+	stp_detached_warn();
 	if (errors || skipped || reentrant)
 		stp_warn_msg("Number of errors: %d, skipped probes: %d\n",
 			     errors, skipped);
@@ -200,6 +223,30 @@ static void stp_session_stop_cmd(bool reply)
 	}
 	if (reply)
 		stp_ctl_send(STP_MSG_EXIT, NULL, 0);
+}
+
+/* .cmd opened (under stp_ctl_mutex): a reader again; tell it the state. */
+static void stp_session_attach(void)
+{
+	__u32 t[2] = { nr_cpu_ids, 0 };
+	int state = atomic_read(&stp_state);
+
+	stp_relay_set_overwrite(false);
+	if (state != STP_STATE_INIT)
+		t[1] |= STP_TRANSPORT_STARTED;
+	if (state >= STP_STATE_STOPPING || atomic_read(&stp_exit_flag))
+		t[1] |= STP_TRANSPORT_EXITING;
+	stp_ctl_send(STP_MSG_TRANSPORT, t, sizeof(t));
+	/* the queue filled up with no reader: the timer says how much it
+	 * could not hold, once the new reader has made room */
+	atomic_add(stp_ctl_take_dropped(), &stp_detached_dropped);
+}
+
+/* .cmd closed without EXIT (under stp_ctl_mutex): the probes go on, the
+ * newest output kept in the relay buffers. */
+static void stp_session_detach(void)
+{
+	stp_relay_set_overwrite(true);
 }
 
 static void stp_session_init(void)

@@ -188,7 +188,8 @@ static int stp_debugfs_init(void)
 		stp_top_dir = NULL;
 		return rc;
 	}
-	stp_mod_dir = debugfs_create_dir(KBUILD_MODNAME, stp_top_dir);
+	/* the loaded name: staprun -R renames a module before loading it */
+	stp_mod_dir = debugfs_create_dir(THIS_MODULE->name, stp_top_dir);
 	if (IS_ERR(stp_mod_dir)) {
 		int rc = PTR_ERR(stp_mod_dir);
 
@@ -226,7 +227,6 @@ static void stp_cleanup(void)
 
 static int __init stp_module_init(void)
 {
-	__u32 ncpus = nr_cpu_ids;
 	int rc;
 
 	rc = stp_globals_init();
@@ -252,8 +252,7 @@ static int __init stp_module_init(void)
 		stp_cleanup();
 		return rc;
 	}
-	stp_session_init();
-	stp_ctl_send(STP_MSG_TRANSPORT, &ncpus, sizeof(ncpus));
+	stp_session_init();	/* STP_MSG_TRANSPORT goes at each open of .cmd */
 	return 0;
 }
 

@@ -2,7 +2,7 @@
 /*
  * stapio.c - drive a loaded module's session and copy its output.
  *
- *   stapio [-v] [-i] [-o FILE [-S SIZE[,N]]] [-t PID -F FD] MODULE_NAME
+ *   stapio [-v] [-w] [-i] [-L|-A] [-T MS] [-o FILE [-S SIZE[,N]]] [-t PID -F FD] MODULE_NAME
  *
  * Opens /sys/kernel/debug/stap/<module>/.cmd, waits for TRANSPORT, opens
  * the per-CPU relay files, sends START and then polls. Records from the
@@ -25,6 +25,11 @@
  * FILE.0, FILE.1 ..., switching also before a record that would take the
  * file past SIZE MiB, and removing the oldest files beyond the last N.
  * SIGUSR2 switches too, once the output read so far is written.
+ * Flight recorder: -L detaches once the begin probes have run, leaving
+ * the module running (its output kept in its buffers, the newest
+ * surviving); -A attaches to such a module (or one whose stapio died):
+ * the buffered output, then the live one, and a session ended as a normal
+ * one is. SIGQUIT detaches. -w drops warnings, -T sets the poll timeout.
  */
 #include <errno.h>
 #include <limits.h>
@@ -95,16 +100,27 @@ static struct {
 	bool exit_sent;
 	bool exit_done;
 	bool started;
+	bool exit_requested;	/* REQUEST_EXIT before TRANSPORT (-A) */
+	bool transport_seen;
+	bool load_only;		/* -L */
+	bool attach;		/* -A */
+	bool detach;		/* -L started, or SIGQUIT: leave it running */
+	bool seq_unknown;	/* -A: the first record's seq starts the order */
+	bool no_warnings;	/* -w */
+	bool daemon;		/* -D */
+	int poll_ms;		/* -T */
 	pid_t cmd_pid;		/* -t: staprun -c's command, until it ends */
 	int release_fd;		/* -F: written once to let it run */
 	bool forward_stdin;	/* -i */
 	int stdin_fd;		/* the module's __stdin file, or -1 */
 	pid_t *children;	/* system() commands not yet reaped */
 	size_t nchildren, capchildren;
-} io = { .next_seq = 1, .ctl_fd = -1, .release_fd = -1, .stdin_fd = -1 };
+} io = { .next_seq = 1, .ctl_fd = -1, .release_fd = -1, .stdin_fd = -1,
+	  .poll_ms = POLL_MS };
 
 static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t got_usr2;	/* SIGUSR2: next output file */
+static volatile sig_atomic_t got_quit;	/* SIGQUIT: detach */
 
 /*
  * Only main() exits: helpers print "ERROR: ..." with error_msg() and
@@ -341,6 +357,11 @@ static void emit(struct record r)
  */
 static void flush_ordered(bool final)
 {
+	if (io.seq_unknown && io.nheap) {
+		/* -A: what the overwritten buffers kept starts anywhere */
+		io.next_seq = io.heap[0].seq;
+		io.seq_unknown = false;
+	}
 	while (io.nheap) {
 		__u32 top = io.heap[0].seq;
 
@@ -671,26 +692,96 @@ static int handle_start(const char *payload)
 	return 0;
 }
 
+/*
+ * The module is ready for us: open its relay files and start it, or
+ * (-A, a module an earlier stapio started) go on where that one left,
+ * ending the session at once if it was ending. Only the first one counts:
+ * another is one an earlier stapio never read.
+ */
+static int handle_transport(const char *dir, const struct stp_msg_hdr *h,
+			    const char *payload)
+{
+	__u32 t[2] = { 0, 0 };
+
+	if (io.transport_seen)
+		return 0;
+	io.transport_seen = true;
+	memcpy(t, payload, h->len < sizeof(t) ? h->len : sizeof(t));
+	if (open_traces(dir, t[0]))
+		return -1;
+	if (!(t[1] & STP_TRANSPORT_STARTED))
+		return send_msg(STP_MSG_START, NULL, 0);
+	io.started = true;
+	io.seq_unknown = true;
+	release_command();
+	if ((t[1] & STP_TRANSPORT_EXITING) || io.exit_requested)
+		return send_exit();
+	return 0;
+}
+
+/*
+ * -D, once the probes have started: the session goes on in a child in a
+ * session of its own, with no terminal (its output goes to -o's file);
+ * its pid is printed, and the parent exits 0.
+ */
+static int daemonize(void)
+{
+	pid_t pid;
+	int fd;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return error_msg("cannot fork: %s", strerror(errno));
+	if (pid > 0) {
+		printf("%d\n", (int)pid);
+		fflush(stdout);
+		_exit(0);
+	}
+	setsid();
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+	io.forward_stdin = false;
+	close_stdin_file();
+	return 0;
+}
+
 static int handle_msg(const char *dir, const struct stp_msg_hdr *h,
 		      const char *payload)
 {
-	__u32 ncpus;
-
 	switch (h->type) {
 	case STP_MSG_TRANSPORT:
-		memcpy(&ncpus, payload, sizeof(ncpus));
-		if (open_traces(dir, ncpus))
-			return -1;
-		return send_msg(STP_MSG_START, NULL, 0);
+		return handle_transport(dir, h, payload);
 	case STP_MSG_START:
-		return handle_start(payload);
+		if (!io.transport_seen)
+			return 0;	/* an earlier stapio's reply */
+		if (handle_start(payload))
+			return -1;
+		if (io.load_only && !io.exit_sent)
+			io.detach = true;	/* -L: begin probes done */
+		if (io.daemon && !io.exit_sent)
+			return daemonize();
+		return 0;
 	case STP_MSG_OOB:
 		if (h->len >= 6 && memcmp(payload, "ERROR:", 6) == 0)
 			io.error_seen = true;
+		if (io.no_warnings && h->len >= 8 &&
+		    memcmp(payload, "WARNING:", 8) == 0)
+			break;
 		fwrite(payload, 1, h->len, stderr);
 		fflush(stderr);
 		break;
 	case STP_MSG_REQUEST_EXIT:
+		if (!io.transport_seen) {	/* queued before we came */
+			io.exit_requested = true;
+			return 0;
+		}
 		return send_exit();
 	case STP_MSG_EXIT:
 		io.exit_done = true;
@@ -735,6 +826,12 @@ static void on_usr2(int sig)
 	got_usr2 = 1;
 }
 
+static void on_quit(int sig)
+{
+	(void)sig;
+	got_quit = 1;
+}
+
 static void setup_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -744,6 +841,8 @@ static void setup_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_usr2;
 	sigaction(SIGUSR2, &sa, NULL);
+	sa.sa_handler = on_quit;
+	sigaction(SIGQUIT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -787,17 +886,23 @@ static int main_loop(const char *dir)
 	ssize_t got = 0;
 
 	while (!io.exit_done) {
+		if (got_quit && !io.exit_sent && io.started)
+			io.detach = true;
+		if (io.detach)
+			break;
 		/* signal, or output gone (EPIPE) */
 		if ((got_signal || io.stop || (io.out && ferror(io.out)) || command_ended()) &&
 		    send_exit())
 			return -1;
 		p[1].revents = 0;
 		poll(p, io.stdin_fd >= 0 && !io.exit_sent ? 2 : 1,
-		     got >= READ_CHUNK ? 0 : POLL_MS);
+		     got >= READ_CHUNK ? 0 : io.poll_ms);
 		if (p[1].revents && io.stdin_fd >= 0)
 			forward_stdin();
 		if (read_ctl(dir))
 			return -1;
+		if (io.detach)
+			break;	/* -L: before reading any output */
 		got = read_all_traces();
 		if (got < 0)
 			return -1;
@@ -848,7 +953,7 @@ static void unload(void)
 
 static int usage(void)
 {
-	return error_msg("usage: stapio [-v] [-i] [-o FILE [-S SIZE[,N]]] [-t PID -F FD] MODULE_NAME");
+	return error_msg("usage: stapio [-v] [-w] [-i] [-L|-A] [-T MS] [-o FILE [-S SIZE[,N]]] [-t PID -F FD] MODULE_NAME");
 }
 
 /* -S SIZE[,N], read as 4.8 reads it (strtoul: SIZE MiB, N files). */
@@ -871,8 +976,25 @@ static int parse_args(int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "vio:S:t:F:")) != -1) {
+	while ((c = getopt(argc, argv, "vio:S:t:F:LAwDT:")) != -1) {
 		switch (c) {
+		case 'L':
+			io.load_only = true;
+			break;
+		case 'A':
+			io.attach = true;
+			break;
+		case 'w':
+			io.no_warnings = true;
+			break;
+		case 'D':
+			io.daemon = true;
+			break;
+		case 'T':
+			io.poll_ms = atoi(optarg);
+			if (io.poll_ms <= 0)
+				return error_msg("Invalid timeout '%s'", optarg);
+			break;
 		case 'i':
 			io.forward_stdin = true;
 			break;
@@ -900,6 +1022,8 @@ static int parse_args(int argc, char **argv)
 		return usage();
 	if (io.fsize_max && !io.outfile)
 		return error_msg("You have to specify output FILE with '-S' option.");
+	if (io.daemon && !io.outfile)
+		return error_msg("You have to specify output FILE with '-D' option.");
 	io.module = argv[optind];
 	return 0;
 }
@@ -912,6 +1036,43 @@ static int open_output(void)
 	return open_outfile();
 }
 
+/* -A: why the module's control file cannot be opened (errno): 4.8's
+ * message, and with a reader already there, that reason. */
+static int attach_error(void)
+{
+	if (errno == EBUSY)
+		return error_msg("Cannot attach to module %s control channel; "
+				 "it already has a reader (another staprun -A?)",
+				 io.module);
+	if (errno == ENOENT)
+		return error_msg("Cannot attach to module %s control channel; "
+				 "not running?", io.module);
+	return error_msg("Cannot attach to module %s control channel: %s",
+			 io.module, strerror(errno));
+}
+
+/* -L, or SIGQUIT: leave the module running; what was read is written,
+ * the rest stays in its buffers for the next staprun -A. */
+static int detach(void)
+{
+	unsigned int i;
+
+	flush_ordered(true);
+	if (io.out != stdout)
+		fclose(io.out);
+	else
+		fflush(stdout);
+	for (i = 0; i < io.ntrace; i++)
+		if (io.trace[i].fd >= 0)
+			close(io.trace[i].fd);
+	close(io.ctl_fd);
+	close_stdin_file();
+	fprintf(stderr, "\nDisconnecting from systemtap module.\n"
+		"To reconnect, type \"staprun -A %s\"\n", io.module);
+	reap_children(true);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char dir[512];
@@ -920,17 +1081,28 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv))
 		return 1;
 	if (open_output()) {
-		unload();	/* staprun loaded it */
+		if (!io.attach)
+			unload();	/* staprun loaded it */
 		return 1;
 	}
 	setup_signals();
 	if (ensure_debugfs()) {
-		unload();	/* staprun loaded it; it cannot be driven */
+		if (!io.attach)
+			unload();	/* staprun loaded it; it cannot be driven */
 		return 1;
 	}
 	snprintf(dir, sizeof(dir), "%s/%s/%s", DEBUGFS_MOUNT, STP_DEBUGFS_DIR,
 		 io.module);
-	if (open_ctl(dir, &absent)) {
+	if (io.attach) {
+		snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/%s",
+			 STP_CTL_FILE);
+		io.ctl_fd = open(dir, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (io.ctl_fd < 0) {
+			attach_error();
+			return 1;
+		}
+		*strrchr(dir, '/') = '\0';
+	} else if (open_ctl(dir, &absent)) {
 		/* staprun loaded it: never leave behind a module that has
 		 * no control file (another stapio's module stays) */
 		if (absent)
@@ -938,7 +1110,9 @@ int main(int argc, char **argv)
 		release_command();
 		return 1;
 	}
-	if (main_loop(dir) || drain()) {
+	if (main_loop(dir) == 0 && io.detach)
+		return detach();
+	if (io.detach || drain()) {
 		release_command();
 		fflush(io.out);
 		unload();

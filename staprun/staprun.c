@@ -2,8 +2,10 @@
 /*
  * staprun.c - load a generated module and hand over to stapio.
  *
- *   staprun [-v] [-o FILE [-S SIZE[,N]]] [-s MB|-b MB] [-c CMD|-x PID] MODULE.ko [name=value ...]
+ *   staprun [-v] [-w] [-T MS] [-o FILE [-D] [-S SIZE[,N]]] [-s MB|-b MB] [-c CMD|-x PID] [-L] MODULE.ko [name=value ...]
+ *   staprun [-v] [-w] [-T MS] [-o FILE] -A NAME
  *   staprun -d NAME
+ *   staprun -h | -V
  *
  * Reads the .ko, calls init_module(2) with the parameters (plus
  * _stp_bufsize for -s/-b and _stp_target for -x/-c), then execs stapio in
@@ -13,6 +15,9 @@
  * is its pid from the start); stapio releases it with a SIGUSR1 and ends
  * the session when it exits. -o and -S (output file rotation) are checked
  * here, as 4.8 does, and passed to stapio.
+ * The flight recorder: -L loads and starts the module, then detaches (its
+ * output stays in its buffers); -A NAME attaches to a loaded module of
+ * ours without loading anything; -D runs stapio in the background.
  */
 #include <elf.h>
 #include <errno.h>
@@ -35,6 +40,13 @@
 #include <unistd.h>
 #include <wordexp.h>
 
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
 #include "stp_msgs.h"
 
 #define DEBUGFS_MOUNT "/sys/kernel/debug"
@@ -56,6 +68,12 @@ struct options {
 	pid_t cmd_pid;		/* its pid, held until release_fd is written */
 	int release_fd;
 	bool forward_stdin;	/* -i: input.* probes read stdin */
+	bool load_only;		/* -L */
+	const char *attach_name;	/* -A */
+	bool daemon;		/* -D */
+	bool no_warnings;	/* -w */
+	const char *timeout;	/* -T MS, checked */
+	bool rename;		/* -R */
 	char params[4096];
 };
 
@@ -66,8 +84,45 @@ struct options {
 static int usage_to(FILE *f)
 {
 	fprintf(f,
-		"Usage: staprun [-v] [-i] [-o FILE [-S SIZE[,N]]] [-s MB|-b MB] [-c CMD|-x PID] MODULE.ko [name=value ...]\n"
-		"       staprun -d MODULE_NAME\n");
+		"Usage: staprun [-v] [-w] [-V] [-h] [-i] [-c CMD | -x PID] [-A|-L|-d] [-C WHEN]\n"
+		"\t[-s MB | -b MB] [-R] [-T MS] [-o FILE [-D] [-S SIZE[,N]]] MODULE [name=value ...]\n"
+		"-v              Increase verbosity.\n"
+		"-V              Print version number and exit.\n"
+		"-h              Print this help text and exit.\n"
+		"-w              Suppress warnings.\n"
+		"-i              Send standard input to the module's input.char and\n"
+		"                input.line probes.\n"
+		"-u              Load uprobes.ko: accepted and ignored (uprobes are\n"
+		"                built into the kernel).\n"
+		"-c CMD          Run CMD once the probes have started; staprun exits\n"
+		"                when it does. target() is its pid.\n"
+		"-x PID          Set target() to PID.\n"
+		"-N PID          Target namespaces: not supported.\n"
+		"-o FILE         Send output to FILE, a strftime(3) format.\n"
+		"-b MB           Relay buffer size per CPU, 1 to 4095 MB.\n"
+		"-s MB           The same as -b.\n"
+		"-L              Load the module and start its probes, then detach,\n"
+		"                leaving it running (a flight recorder: its newest\n"
+		"                output is kept in its buffers).\n"
+		"-A              Attach to a loaded systemtap module (MODULE is its\n"
+		"                name): its buffered output, then the live output.\n"
+		"                SIGINT or SIGTERM ends the session, SIGQUIT detaches.\n"
+		"-C WHEN         Colored errors: 'auto', 'never' or 'always' (never\n"
+		"                colored here).\n"
+		"-d              Delete a module (MODULE is its name): a detached or\n"
+		"                unused systemtap module.\n"
+		"-R              Rename the module to a unique name (NAME_PID) before\n"
+		"                loading it, so that it can be loaded more than once.\n"
+		"-r N:URI        Data for remote_id()/remote_uri(): not supported.\n"
+		"-D              Run in the background and print the pid. This\n"
+		"                requires '-o' option.\n"
+		"-S SIZE[,N]     Switch to the next output file when the file reaches\n"
+		"                SIZE MB, keeping the last N files.\n"
+		"-T MS           How long the reader waits for new output before\n"
+		"                looking again, in ms (>= 1; default 20).\n"
+		"\n"
+		"MODULE is the path of a module built by stap (MODULE.ko), or with\n"
+		"-A and -d the name of a loaded one.\n");
 	return -1;
 }
 
@@ -273,8 +328,47 @@ static int parse_args(struct options *o, int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+vio:S:s:b:d:hc:x:")) != -1) {
+	while ((c = getopt(argc, argv, "+vio:S:s:b:d:hc:x:LADwT:VC:u::N:Rr:")) != -1) {
 		switch (c) {
+		case 'h':
+			usage_to(stdout);
+			exit(0);
+		case 'V':
+			printf("Systemtap module loader/runner (version %s, "
+			       "a SystemTap 4.8 compatible staprun)\n",
+			       PACKAGE_VERSION);
+			exit(0);
+		case 'L':
+			o->load_only = true;
+			break;
+		case 'A':
+			o->attach_name = "";	/* the module name follows */
+			break;
+		case 'D':
+			o->daemon = true;
+			break;
+		case 'w':
+			o->no_warnings = true;
+			break;
+		case 'T':
+			if (atoi(optarg) < 1 || strspn(optarg, "0123456789") != strlen(optarg))
+				return error_msg("Invalid timeout option '%s' (ms, >= 1)", optarg);
+			o->timeout = optarg;
+			break;
+		case 'C':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "never") &&
+			    strcmp(optarg, "always"))
+				return error_msg("Invalid option '%s' for -C.", optarg);
+			break;
+		case 'u':
+			break;
+		case 'R':
+			o->rename = true;
+			break;
+		case 'N':
+		case 'r':
+			fprintf(stderr, "ERROR: staprun option '-%c' is not supported\n", c);
+			return -1;
 		case 'i':
 			o->forward_stdin = true;
 			break;
@@ -313,9 +407,21 @@ static int parse_args(struct options *o, int argc, char **argv)
 		error_msg("You have to specify output FILE with '-S' option.", "");
 		return usage_to(stdout);
 	}
+	if (o->daemon && !o->outfile) {
+		error_msg("You have to specify output FILE with '-D' option.", "");
+		return usage_to(stdout);
+	}
+	if (!!o->attach_name + o->load_only + o->daemon > 1)
+		return error_msg("You can only use one of -A, -L and -D.%s", "");
 	if (optind >= argc)
 		return usage();
 	o->module = argv[optind++];
+	if (o->attach_name) {
+		if (o->command || o->fsize_max)
+			return error_msg("-c, -x and -S cannot be used with -A.%s", "");
+		o->attach_name = o->module;
+		return 0;
+	}
 	return add_params(o, argc, argv);
 }
 
@@ -555,6 +661,74 @@ static int check_kernel(const struct options *o, const char *img, size_t len)
 	return -1;
 }
 
+/* A section of an ELF64 image by name, or NULL (the image was checked). */
+static char *elf_section(char *img, size_t len, const char *want, size_t *size)
+{
+	const Elf64_Ehdr *eh = (const void *)img;
+	const Elf64_Shdr *sh = (const void *)(img + eh->e_shoff);
+	const Elf64_Shdr *strtab = &sh[eh->e_shstrndx];
+	unsigned int i;
+
+	if (eh->e_shstrndx >= eh->e_shnum ||
+	    strtab->sh_offset + strtab->sh_size > len)
+		return NULL;
+	for (i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_name >= strtab->sh_size ||
+		    strnlen(img + strtab->sh_offset + sh[i].sh_name,
+			    strtab->sh_size - sh[i].sh_name) >= strtab->sh_size - sh[i].sh_name ||
+		    strcmp(img + strtab->sh_offset + sh[i].sh_name, want))
+			continue;
+		*size = sh[i].sh_size;
+		return img + sh[i].sh_offset;
+	}
+	return NULL;
+}
+
+/*
+ * -R: NAME becomes NAME_PID (NAME shortened to fit the kernel's 55
+ * characters), written over the name in .gnu.linkonce.this_module (the
+ * struct module the kernel loads by); the .modinfo "name=" entry, which
+ * has no room for it, becomes "_ame=", so that the kernel takes the
+ * struct's name.
+ */
+static int rename_module(char *img, size_t len, char *name, size_t size)
+{
+	char newname[56], pid[24], key[300];
+	size_t secsize, off, klen, n;
+	char *sec, *p;
+
+	snprintf(pid, sizeof(pid), "_%ld", (long)getpid());
+	n = strlen(pid);
+	snprintf(newname, sizeof(newname), "%.*s%s",
+		 (int)(sizeof(newname) - 1 - n), name, pid);
+	sec = elf_section(img, len, ".gnu.linkonce.this_module", &secsize);
+	klen = strlen(name);
+	p = NULL;
+	for (off = 0; sec && off + klen < secsize && off + sizeof(newname) <= secsize; off++) {
+		if ((off == 0 || sec[off - 1] == '\0') &&
+		    !memcmp(sec + off, name, klen + 1)) {
+			p = sec + off;
+			break;
+		}
+	}
+	if (!p)
+		return error_msg("cannot rename module '%s': no name in its "
+				 ".gnu.linkonce.this_module section", name);
+	memset(p, 0, sizeof(newname));
+	memcpy(p, newname, strlen(newname));
+	sec = elf_section(img, len, ".modinfo", &secsize);
+	snprintf(key, sizeof(key), "name=%s", name);
+	klen = strlen(key);
+	for (off = 0; sec && off + klen < secsize; off += strlen(sec + off) + 1) {
+		if (memcmp(sec + off, key, klen + 1))
+			continue;
+		sec[off] = '_';
+		break;
+	}
+	snprintf(name, size, "%s", newname);
+	return 0;
+}
+
 /* Read, check and load the module; its name goes to NAME. */
 static int load_module(const struct options *o, char *name, size_t size)
 {
@@ -577,6 +751,8 @@ static int load_module(const struct options *o, char *name, size_t size)
 	ret = check_module(o, img, len);
 	if (!ret)
 		ret = check_kernel(o, img, len);
+	if (!ret && o->rename)
+		ret = rename_module(img, len, name, size);
 	if (!ret && syscall(SYS_init_module, img, len, o->params) != 0)
 		ret = load_error(o, name, img, len);
 	free(img);
@@ -653,7 +829,7 @@ static void find_stapio(char *path, size_t size)
 static int exec_stapio(const struct options *o, const char *name)
 {
 	char path[PATH_MAX + 32];
-	const char *argv[16];
+	const char *argv[24];
 	char pid[32], fd[32];
 	int i = 0;
 
@@ -663,6 +839,18 @@ static int exec_stapio(const struct options *o, const char *name)
 		argv[i++] = "-v";
 	if (o->forward_stdin)
 		argv[i++] = "-i";
+	if (o->no_warnings)
+		argv[i++] = "-w";
+	if (o->load_only)
+		argv[i++] = "-L";
+	if (o->attach_name)
+		argv[i++] = "-A";
+	if (o->daemon)
+		argv[i++] = "-D";
+	if (o->timeout) {
+		argv[i++] = "-T";
+		argv[i++] = o->timeout;
+	}
 	if (o->command) {
 		snprintf(pid, sizeof(pid), "%ld", (long)o->cmd_pid);
 		snprintf(fd, sizeof(fd), "%d", o->release_fd);
@@ -671,7 +859,7 @@ static int exec_stapio(const struct options *o, const char *name)
 		argv[i++] = "-F";
 		argv[i++] = fd;
 	}
-	if (o->outfile) {
+	if (o->outfile && !o->load_only) {	/* 4.8's -L writes none */
 		argv[i++] = "-o";
 		argv[i++] = o->outfile;
 	}
@@ -686,7 +874,8 @@ static int exec_stapio(const struct options *o, const char *name)
 	execv(path, (char *const *)argv);
 	fprintf(stderr, "ERROR: cannot run stapio '%s': %s\n", path,
 		strerror(errno));
-	delete_module(name);
+	if (!o->attach_name)
+		delete_module(name);
 	return -1;
 }
 
@@ -699,6 +888,15 @@ int main(int argc, char **argv)
 		return 1;
 	if (o.delete_name)
 		return delete_module(o.delete_name) ? 1 : 0;
+	if (o.attach_name) {
+		/* as 4.8: a name, or the path of its .ko */
+		module_name_from_path(o.attach_name, name, sizeof(name));
+		snprintf(verbose, sizeof(verbose), "%d", o.verbose);
+		setenv("SYSTEMTAP_VERBOSE", verbose, 1);
+		setenv("SYSTEMTAP_MODULE", name, 1);
+		exec_stapio(&o, name);
+		return 1;
+	}
 	/* as 4.8, the command and stapio see the module and the verbosity */
 	module_name_from_path(o.module, name, sizeof(name));
 	snprintf(verbose, sizeof(verbose), "%d", o.verbose);
@@ -712,6 +910,7 @@ int main(int argc, char **argv)
 		abandon_command(&o);
 		return 1;
 	}
+	setenv("SYSTEMTAP_MODULE", name, 1);	/* renamed by -R */
 	exec_stapio(&o, name);
 	abandon_command(&o);
 	return 1;

@@ -23,8 +23,10 @@ def staprun_host(args, cwd=None):
 def test_staprun_usage(tools):
     r = staprun_host([])
     assert r.returncode == 1
-    assert r.stderr.startswith('Usage: staprun [-v] [-i] [-o FILE [-S SIZE[,N]]] [-s MB|-b MB] '
-                               '[-c CMD|-x PID] MODULE.ko [name=value ...]\n')
+    # every option, as 4.8's usage lists them (-h prints it on stdout)
+    assert r.stderr.startswith(
+        'Usage: staprun [-v] [-w] [-V] [-h] [-i] [-c CMD | -x PID] [-A|-L|-d] [-C WHEN]\n'
+        '\t[-s MB | -b MB] [-R] [-T MS] [-o FILE [-D] [-S SIZE[,N]]] MODULE [name=value ...]\n')
 
 
 def test_staprun_missing_file(tools, tmp_path):

@@ -44,6 +44,9 @@ static const char usage_text[] =
 	"             or -r DIR for a kernel build directory\n"
 	"  -o FILE    send the script's output to FILE\n"
 	"  -S SIZE[,N]  with -o: next file after SIZE MiB, keep the last N files\n"
+	"  -F         flight recorder: without -o, load the module, start its\n"
+	"             probes and detach (staprun -A NAME attaches again); with\n"
+	"             -o, run in the background and print the pid\n"
 	"  -s MB      relay buffer size per CPU in MiB (default 256 KiB)\n"
 	"  -D N[=V]   pass a C define to the module build (e.g. MAXACTION=10000)\n"
 	"  -I DIR     look for tapsets in DIR too\n"
@@ -328,6 +331,7 @@ static int parse_one(struct session *s, int c, const char **script)
 	case 'u': s->unoptimized = true; break;
 	case 'e': *script = optarg; break;
 	case 'o': s->output_file = optarg; break;
+	case 'F': s->flight_recorder = true; break;
 	case 'S': return check_size_option(s, optarg);
 	case 'r': s->kernel_release = optarg; break;
 	case 'R': s->runtime_dir = optarg; break;
@@ -485,7 +489,7 @@ static int parse_options(struct session *s, int argc, char **argv,
 		longs[nfixed + i] = (struct option){ refused[i].name, refused[i].has_arg,
 						     NULL, REFUSED + (int)i };
 	longs[nfixed + nrefused] = (struct option){ NULL, 0, NULL, 0 };
-	while ((c = getopt_long(argc, argv, "p:vkgwue:o:S:r:R:D:I:s:m:l:L:hVc:x:T:G:d:a:B:it",
+	while ((c = getopt_long(argc, argv, "p:vkgwue:o:S:r:R:D:I:s:m:l:L:hVc:x:T:G:d:a:B:itF",
 				longs, NULL)) != -1) {
 		rc = parse_one(s, c, script);
 		if (rc >= 0)

@@ -18,6 +18,8 @@
 static void stp_session_start_cmd(void);
 static void stp_session_quiesce_cmd(void);
 static void stp_session_stop_cmd(bool reply);
+static void stp_session_attach(void);
+static void stp_session_detach(void);
 
 static struct {
 	spinlock_t lock;
@@ -89,6 +91,19 @@ static int stp_ctl_queue(u32 type, const void *data, size_t len)
 	}
 	spin_unlock_irqrestore(&stp_ctl_q.lock, flags);
 	return rc;
+}
+
+/* How many messages did not fit since the last call (they were dropped). */
+static unsigned int stp_ctl_take_dropped(void)
+{
+	unsigned long flags;
+	unsigned int n;
+
+	spin_lock_irqsave(&stp_ctl_q.lock, flags);
+	n = stp_ctl_q.dropped;
+	stp_ctl_q.dropped = 0;
+	spin_unlock_irqrestore(&stp_ctl_q.lock, flags);
+	return n;
 }
 
 static bool stp_ctl_pending(void)
@@ -194,19 +209,35 @@ static __poll_t stp_ctl_poll(struct file *f, poll_table *wait)
 	       (stp_ctl_pending() ? EPOLLIN | EPOLLRDNORM : 0);
 }
 
+/* One stapio at a time (another one gets EBUSY); each one is sent
+ * STP_MSG_TRANSPORT, saying what the session's state is. */
 static int stp_ctl_open(struct inode *inode, struct file *f)
 {
+	int rc;
+
 	if (atomic_cmpxchg(&stp_ctl_opened, 0, 1))
 		return -EBUSY;
+	rc = nonseekable_open(inode, f);
+	if (rc) {
+		atomic_set(&stp_ctl_opened, 0);
+		return rc;
+	}
 	stp_stapio_pid = current->tgid;
-	return nonseekable_open(inode, f);
+	mutex_lock(&stp_ctl_mutex);
+	stp_session_attach();
+	mutex_unlock(&stp_ctl_mutex);
+	return 0;
 }
 
-/* stapio went away: stop the session so the module can be unloaded. */
+/*
+ * stapio went away without ending the session (staprun -L, SIGQUIT, a
+ * kill -9): the module keeps running, its output in the relay buffers in
+ * overwrite mode, until the next stapio (staprun -A) or staprun -d.
+ */
 static int stp_ctl_release(struct inode *inode, struct file *f)
 {
 	mutex_lock(&stp_ctl_mutex);
-	stp_session_stop_cmd(false);
+	stp_session_detach();
 	mutex_unlock(&stp_ctl_mutex);
 	atomic_set(&stp_ctl_opened, 0);
 	return 0;

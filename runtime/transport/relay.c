@@ -4,8 +4,11 @@
  *
  * Files /sys/kernel/debug/stap/<module>/trace<cpu>. Each record is a
  * struct stp_trace_hdr with a global sequence number, then the data.
- * The channel never overwrites: when a CPU's buffer is full the record
- * is dropped and counted (stapio sees the gap in the sequence).
+ * While stapio reads, the channel never overwrites: when a CPU's buffer is
+ * full the record is dropped and counted (stapio sees the gap in the
+ * sequence). While no stapio is attached (staprun -L, a detach, a dead
+ * stapio) it overwrites the oldest sub-buffer instead, so that the newest
+ * output survives for the next staprun -A: a flight recorder.
  *
  * A reader on another CPU must never see a reserved but half-written
  * record, so the trace files wrap relay's read(): each CPU counts the
@@ -22,6 +25,7 @@ MODULE_PARM_DESC(_stp_bufsize, "relay buffer bytes per CPU (0: default)");
 
 struct stp_relay_cpu {
 	u64 committed;		/* bytes fully written (writer CPU only) */
+	u64 lost;		/* of those, overwritten unread (writer CPU only) */
 	u64 delivered;		/* bytes handed to read() */
 	struct mutex read_lock;
 };
@@ -30,6 +34,7 @@ static struct rchan *stp_chan;
 static struct stp_relay_cpu *stp_relay_cpus;	/* nr_cpu_ids entries */
 static atomic_t stp_seq = ATOMIC_INIT(0);
 static atomic_t stp_relay_dropped = ATOMIC_INIT(0);
+static bool stp_relay_overwrite;	/* no reader: flight-recorder mode */
 static struct file_operations stp_trace_fops;
 
 /* Append one record (header MAGIC) from probe context (preemption is off). */
@@ -69,6 +74,7 @@ static ssize_t stp_trace_read(struct file *f, char __user *ubuf, size_t count,
 
 	mutex_lock(&rc->read_lock);
 	avail = smp_load_acquire(&rc->committed) - rc->delivered;
+	avail -= min(avail, READ_ONCE(rc->lost));	/* relay skips those */
 	n = 0;
 	if (avail)
 		n = relay_file_operations.read(f, ubuf, min_t(u64, count, avail),
@@ -79,11 +85,36 @@ static ssize_t stp_trace_read(struct file *f, char __user *ubuf, size_t count,
 	return n;
 }
 
-/* Non-overwrite mode: refuse to switch into an unread sub-buffer. */
+/*
+ * Switching into the next sub-buffer. With a reader: never into an unread
+ * one. Without (overwrite mode): into the oldest unread one, whose unread
+ * data bytes are counted as lost, since relay's read() skips them; the
+ * writer's CPU, as for committed. Relay has not yet reset the padding of
+ * that sub-buffer (subbufs_produced % n) for its new use.
+ */
 static int stp_subbuf_start(struct rchan_buf *buf, void *subbuf,
 			    void *prev_subbuf, size_t prev_padding)
 {
-	return !relay_buf_full(buf);
+	struct stp_relay_cpu *rc = &stp_relay_cpus[buf->cpu];
+	size_t n = buf->chan->n_subbufs;
+	size_t idx = buf->subbufs_produced % n;
+	u64 lost;
+
+	if (!relay_buf_full(buf))
+		return 1;
+	if (!READ_ONCE(stp_relay_overwrite))
+		return 0;
+	lost = buf->chan->subbuf_size - buf->padding[idx];
+	if (buf->subbufs_produced - buf->subbufs_consumed == n)
+		lost -= min_t(u64, lost, buf->bytes_consumed);	/* read before */
+	WRITE_ONCE(rc->lost, rc->lost + lost);
+	return 1;
+}
+
+/* No reader (true) or a reader again (false); process context. */
+static void stp_relay_set_overwrite(bool on)
+{
+	WRITE_ONCE(stp_relay_overwrite, on);
 }
 
 static struct dentry *stp_create_buf_file(const char *filename,

@@ -33,9 +33,12 @@ enum stp_msg_type {
 				 * too many errors; stapio answers STP_MSG_EXIT */
 	STP_MSG_OOB,		/* mod->io: text for stderr ("ERROR: ...\n",
 				 * "WARNING: ...\n"), not NUL-terminated */
-	STP_MSG_TRANSPORT,	/* mod->io: first message; payload __u32 ncpus
-				 * (relay files trace0..ncpus-1 exist for the
-				 * online CPUs; offline CPUs have none) */
+	STP_MSG_TRANSPORT,	/* mod->io: first message after each open of
+				 * .cmd; payload __u32 ncpus (relay files
+				 * trace0..ncpus-1 exist for the online CPUs;
+				 * offline CPUs have none), __u32 flags
+				 * (STP_TRANSPORT_*: what an earlier stapio
+				 * left, for staprun -A) */
 	STP_MSG_SYSTEM,		/* mod->io: system(cmd): stapio runs the
 				 * NUL-terminated command with /bin/sh -c */
 	STP_MSG_QUIESCE,	/* io->mod, before EXIT: stop the probes and
@@ -44,6 +47,11 @@ enum stp_msg_type {
 				 * files until EXIT (stapio empties them, so
 				 * that the end probes' output has room) */
 };
+
+/* STP_MSG_TRANSPORT's flags */
+#define STP_TRANSPORT_STARTED 1u	/* START done: do not send it again */
+#define STP_TRANSPORT_EXITING 2u	/* exit() called, too many errors, or
+					 * QUIESCE/EXIT begun: end the session */
 
 /* Every module of ours carries STP_MODINFO_KEY=STP_MODINFO_VALUE in its
  * .modinfo: staprun loads nothing else */

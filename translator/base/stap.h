@@ -138,6 +138,7 @@ struct session {
 	const char **global_settings;	/* -G NAME=VALUE */
 	int nglobal_settings;
 	int bufsize_mb;			/* -s */
+	bool flight_recorder;		/* -F: staprun -L, or -D with -o */
 	const char **usym_objs;		/* -d: user objects (and other names) */
 	int nusym_objs;
 	bool ldd;			/* --ldd */

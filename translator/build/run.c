@@ -11,7 +11,8 @@
 
 #include "build.h"
 
-/* staprun [-v...] [-o F] [-S SIZE[,N]] [-s MB] [-c CMD] [-i] [-x PID] MODULE.ko [NAME=VALUE...] */
+/* staprun [-v...] [-o F] [-S SIZE[,N]] [-s MB] [-c CMD] [-i] [-x PID] [-L|-D] [-w]
+ * MODULE.ko [NAME=VALUE...]; -F is -L without -o, -D with it, as in 4.8 */
 static void build_argv(struct session *s, const char **argv)
 {
 	int n = 0;
@@ -45,6 +46,10 @@ static void build_argv(struct session *s, const char **argv)
 		argv[n++] = "-x";
 		argv[n++] = arena_printf(s->arena, "%d", s->target_pid);
 	}
+	if (s->flight_recorder)
+		argv[n++] = s->output_file ? "-D" : "-L";
+	if (s->suppress_warnings)
+		argv[n++] = "-w";	/* as 4.8: the module's warnings too */
 	argv[n++] = s->ko_file;
 	for (int i = 0; i < s->nglobal_settings; i++)
 		argv[n++] = s->global_settings[i];

@@ -12,6 +12,10 @@
 #ifndef MAXACTION
 #define MAXACTION 1000
 #endif
+#ifdef STP_SUPPRESS_TIME_LIMITS	/* stap -g --suppress-time-limits */
+#undef MAXACTION_INTERRUPTIBLE
+#define MAXACTION_INTERRUPTIBLE (1LL << 62)
+#endif
 #ifndef MAXACTION_INTERRUPTIBLE
 #define MAXACTION_INTERRUPTIBLE (MAXACTION * 10)
 #endif

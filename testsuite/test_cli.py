@@ -365,3 +365,31 @@ def test_timing_report(krel, tmp_path):
     # without -t, no report
     r = run_stap(['-p3', '-r', krel, 'timing.stp'], cwd=tmp_path)
     assert 'stp_probe_locs' not in r.stdout and 'STP_TIMING' not in r.stdout
+
+
+LOOP = 'probe begin { for (i = 0; i < 200000; i++) n++; printf("%d\\n", n); exit() }'
+
+
+def test_suppress_time_limits(krel, tmp_path):
+    r = run_stap(['--suppress-time-limits', '-p1', '-e', LOOP])
+    assert (r.returncode, r.stderr) == (
+        1, 'ERROR --suppress-time-limits requires guru mode (-g)\n')
+    for name, extra in (('limited', []), ('unlimited', ['-g', '--suppress-time-limits'])):
+        r = run_stap(['-p4', '-r', krel, '-m', name] + extra + ['-e', LOOP], cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+    b = guest.run_batch([f'{STAPRUN} limited.ko', f'{STAPRUN} unlimited.ko'],
+                        scratch=str(tmp_path))
+    guest.check_kernel_healthy(b)
+    assert b[0].rc == 1 and 'MAXACTION exceeded' in b[0].stderr
+    assert (b[1].stdout, b[1].stderr, b[1].rc) == ('200000\n', '', 0)
+
+
+def test_modinfo_option(krel, tmp_path):
+    r = run_stap(['-p4', '-r', krel, '-m', 'infod', '--modinfo', 'stap_note=made "here"',
+                  '-e', 'probe begin { exit() }'], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    info = subprocess.run(['/usr/sbin/modinfo', '-F', 'stap_note', 'infod.ko'], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert info.stdout == 'made "here"\n'
+    r = run_stap(['--modinfo', 'bad name=x', '-p1', '-e', 'probe begin {}'])
+    assert r.returncode == 1 and "NAME is letters, digits and '_'" in r.stderr

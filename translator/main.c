@@ -79,6 +79,8 @@ static const char usage_text[] =
 	"  -a ARCH    the target architecture: x86_64 only\n"
 	"  -B NAME=VALUE  pass NAME=VALUE to kbuild's make\n"
 	"  -t         report each probe's hits and cycles at the end\n"
+	"  --suppress-time-limits  with -g: no MAXACTION limit\n"
+	"  --modinfo NAME=VALUE  add MODULE_INFO(NAME, \"VALUE\") to the module\n"
 	"  -h         show this help\n"
 	"  -V         show the version\n";
 
@@ -261,6 +263,25 @@ static int set_pass_verbosity(struct session *s, const char *arg)
 	return -1;
 }
 
+/* --modinfo NAME=VALUE: a MODULE_INFO(NAME, "VALUE") of the module. */
+static int add_modinfo(struct session *s, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	const char **v;
+
+	if (!eq || eq == arg)
+		return bad_usage(s, "--modinfo takes NAME=VALUE");
+	for (const char *p = arg; p < eq; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return bad_usage(s, "--modinfo: NAME is letters, digits and '_'");
+	v = arena_alloc(s->arena, (size_t)(s->nmodinfos + 1) * sizeof(*v));
+	if (s->nmodinfos)
+		memcpy(v, s->modinfos, (size_t)s->nmodinfos * sizeof(*v));
+	v[s->nmodinfos++] = arg;
+	s->modinfos = v;
+	return -1;
+}
+
 /* The long options that take effect here (codes 20...). */
 static int parse_long(struct session *s, int c)
 {
@@ -295,6 +316,12 @@ static int parse_long(struct session *s, int c)
 	}
 	case 31:	/* --check-version: our tapsets have no version-gated code */
 		break;
+	case 32:	/* guru: no MAXACTION (runtime/stp_defines.h) */
+		s->suppress_time_limits = true;
+		add_define(s, "STP_SUPPRESS_TIME_LIMITS");
+		break;
+	case 33:
+		return add_modinfo(s, optarg);
 	default:
 		return bad_usage(s, "invalid option");
 	}
@@ -477,6 +504,8 @@ static int parse_options(struct session *s, int argc, char **argv,
 		{ "colour", optional_argument, NULL, 29 },
 		{ "compatible", required_argument, NULL, 30 },
 		{ "check-version", no_argument, NULL, 31 },
+		{ "suppress-time-limits", no_argument, NULL, 32 },
+		{ "modinfo", required_argument, NULL, 33 },
 	};
 	size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
 	size_t nrefused = sizeof(refused) / sizeof(refused[0]);
@@ -497,6 +526,10 @@ static int parse_options(struct session *s, int argc, char **argv,
 	}
 	if (s->target_cmd && s->target_pid)
 		return bad_usage(s, "-c and -x cannot be given together");
+	if (s->suppress_time_limits && !s->guru) {
+		fputs("ERROR --suppress-time-limits requires guru mode (-g)\n", s->err);
+		return 1;
+	}
 	if (s->dump)
 		return -1;
 	if (s->listing)

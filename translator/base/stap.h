@@ -124,6 +124,9 @@ struct session {
 	bool module_named;
 	bool no_global_display;	/* --no-global-var-display */
 	bool timing;			/* -t: the probe hit report */
+	bool suppress_time_limits;	/* --suppress-time-limits (-g) */
+	const char **modinfos;		/* --modinfo NAME=VALUE */
+	int nmodinfos;
 	const char *tmpdir_base;	/* --tmpdir, else $TMPDIR, else /tmp */
 	const char *compat_version;	/* --compatible, else STAP_COMPAT_VERSION */
 	const char **make_args;		/* -B NAME=VALUE */

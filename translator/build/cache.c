@@ -223,6 +223,8 @@ static void compute_key(struct session *s, struct keyer *k)
 	for (int i = 0; i < s->nmake_args; i++)
 		key_str(k, "make argument (-B)", s->make_args[i]);
 	key_int(k, "no global display", s->no_global_display);
+	for (int i = 0; i < s->nmodinfos; i++)
+		key_str(k, "modinfo", s->modinfos[i]);
 	key_str(k, "compatible", s->compat_version ? s->compat_version : "");
 	for (int i = 0; i < s->nusym_objs; i++)
 		key_file(k, "symbols (-d)", s->usym_objs[i]);

@@ -1339,6 +1339,12 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 			  g->table_locs.buf ? g->table_locs.buf : "");
 	kdwarf_emit_ksyms(s, c);
 	sb_puts(c, "#include \"stp_runtime.c\"\n");
+	for (int i = 0; i < s->nmodinfos; i++) {	/* --modinfo NAME=VALUE */
+		const char *eq = strchr(s->modinfos[i], '=');
+
+		sb_printf(c, "MODULE_INFO(%.*s, %s);\n", (int)(eq - s->modinfos[i]),
+			  s->modinfos[i], tr_cstr(g, eq + 1));
+	}
 }
 
 int translate(struct session *s)

@@ -262,6 +262,8 @@ static struct node *parse_at_call(struct parser *ps, struct token *t)
 			fail_msg(ps, a->loc, arena_printf(ps->s->arena,
 				 "argument %d of '%s' must be a string literal", i + 1, t->text));
 	}
+	if (!strcmp(t->text, "@perf") && !n->args->str[0])
+		fail_msg(ps, n->args->loc, "'@perf' expects a non-empty string");
 	if (!strcmp(t->text, "@probewrite") && n->args->kind != N_VAR)
 		fail_msg(ps, n->args->loc, "'@probewrite' takes a variable name");
 	return parse_postfix(ps, n);

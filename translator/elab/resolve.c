@@ -603,6 +603,29 @@ static void target_op_check(struct session *s, struct scope *sc, struct node *n)
 		diag_error(s, n->loc, "Only the following assign operator is implemented on target variables:  =");
 }
 
+/* A probe point's condition may read only globals, with no function
+ * call (modify = false), and may not write anything (modify = true), as
+ * upstream requires: it is evaluated when the probe arms. */
+static void check_probe_cond(struct session *s, const struct node *n, bool modify)
+{
+	for (; n; n = n->next) {
+		if (modify && (n->kind == N_ASSIGN || n->kind == N_INCDEC ||
+			       (n->kind == N_BINARY && !strcmp(n->op, "<<<")))) {
+			diag_error(s, n->loc, "probe condition must not modify any variables");
+			return;
+		}
+		if (!modify && n->kind == N_VAR && !find_global(s, n->op))
+			diag_error(s, n->loc, "probe condition must not reference undeclared global");
+		if (!modify && n->kind == N_CALL && n->op[0] != '@')
+			diag_error(s, n->loc, "probe condition must not reference function");
+		check_probe_cond(s, n->a, modify);
+		check_probe_cond(s, n->b, modify);
+		check_probe_cond(s, n->c, modify);
+		check_probe_cond(s, n->d, modify);
+		check_probe_cond(s, n->args, modify);
+	}
+}
+
 static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			 bool written)
 {
@@ -610,6 +633,13 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 
 	if (!n)
 		return;
+	if (n->kind == N_IF && n->flags == 1) {
+		int errors = s->errors;
+
+		check_probe_cond(s, n->a, false);
+		if (s->errors == errors)
+			check_probe_cond(s, n->a, true);
+	}
 	switch (n->kind) {
 	case N_VAR:
 		resolve_var(s, sc, n, written);

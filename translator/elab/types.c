@@ -348,6 +348,11 @@ static void infer_foreach(struct infer *in, struct node *n)
 		unify(in, kt, k->var->type, k->loc, arena_printf(in->s->arena,
 		      "key %d of array '%s'", i + 1, arr->name));
 	}
+	/* foreach (k in a @sum+): the aggregate needs an array of statistics */
+	if (n->str && arr && arr->type != T_UNKNOWN && arr->type != T_STATS &&
+	    report_now(in))
+		diag_error(in->s, n->a->loc, "invalid type %s for '%s': array '%s' does not hold statistics",
+			   type_name(arr->type), n->str, arr->name);
 	if (n->b && n->b->var) {
 		enum type vt = arr ? arr->type : T_LONG;
 

@@ -395,6 +395,10 @@ static void infer_stmt(struct infer *in, struct node *n)
 		case N_FOREACH:
 			infer_foreach(in, n);
 			break;
+		case N_DELETE:	/* the keys of an element or a slice */
+			if (n->a->kind == N_INDEX)
+				infer_index(in, n->a, T_UNKNOWN);
+			break;
 		case N_TRY:
 			if (n->var)
 				unify(in, &n->var->type, T_STRING, n->loc, "the catch variable");

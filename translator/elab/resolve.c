@@ -683,6 +683,17 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			diag_error(s, n->a->loc, "cannot take address of netfilter hook context variable");
 			break;
 		}
+		if (!strcmp(n->op, "&") && n->a->kind == N_TARGET && !sc->func &&
+		    n->a->op[1] != '$' && n->a->op[strlen(n->a->op) - 1] != '$' &&
+		    (!strcmp(n->a->op, "$return") || !probe_has(s, sc->probe, RF_USER))) {
+			/* &$var: the address of the variable, which must be
+			 * in memory, as a member chain of no member (a user
+			 * program's scalars in memory: not yet, as before) */
+			struct node *d = node_new(s, N_DEREF, n->a->loc);
+
+			d->a = n->a;
+			n->a = d;
+		}
 		if (!strcmp(n->op, "&") && n->a->kind == N_DEREF)
 			n->a->flags |= DEREF_ADDR;
 		resolve_node(s, sc, n->a, false);

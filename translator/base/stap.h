@@ -115,6 +115,7 @@ struct session {
 	int last_pass;
 	int verbose;
 	bool keep_tmp, guru, suppress_warnings, unoptimized;
+	bool warnings_fail;	/* -W: a pass with a warning fails */
 	int dump;		/* 1 --dump-functions, 2 --dump-probe-aliases */
 	const char *module_name;	/* -m, or stap_<pid> */
 	bool module_named;

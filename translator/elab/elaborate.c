@@ -275,7 +275,8 @@ int elaborate(struct session *s)
 	if (s->errors == errors)
 		opt_elide(s);
 	compute_nesting(s);
-	if (!s->rprobes && s->errors == errors && !s->listing)
+	if (!s->rprobes && s->errors == errors && !s->listing &&
+	    !(s->warnings_fail && s->warnings))	/* -W: failed already */
 		diag_plain(s, "no probes found");
 	return s->errors - errors;
 }

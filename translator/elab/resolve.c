@@ -707,11 +707,6 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		if (!check_lvalue(s, n->a, n->loc, arena_printf(s->arena,
 				  "the left side of '%s' must be a variable", n->op)))
 			break;
-		if (!strcmp(n->op, "<<<") && n->a->kind == N_VAR &&
-		    !find_var(*sc->locals, n->a->op) && !find_global(s, n->a->op)) {
-			diag_error(s, n->a->loc, "stat locals not supported, missing global declaration?");
-			break;
-		}
 		/* the target first: locals are listed in upstream's order */
 		before = s->errors;
 		resolve_node(s, sc, n->a, true);

@@ -799,7 +799,7 @@ target:
 		break;
 	case N_BINARY:
 		if (!strcmp(n->op, "in")) {
-			resolve_keys(s, sc, n->args, false);
+			resolve_keys(s, sc, n->args, true);	/* [k, *] in a */
 			resolve_array(s, n->a, count_nodes(n->args), false);
 			break;
 		}

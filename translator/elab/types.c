@@ -200,8 +200,11 @@ static enum type infer_in(struct infer *in, struct node *n)
 	int i = 0;
 
 	for (struct node *k = n->args; k && v; k = k->next, i++) {
-		enum type t = infer(in, k, v->keys[i]);
+		enum type t;
 
+		if (k->kind == N_WILDCARD)
+			continue;
+		t = infer(in, k, v->keys[i]);
 		unify(in, &v->keys[i], t, k->loc, arena_printf(in->s->arena,
 		      "key %d of array '%s'", i + 1, v->name));
 	}

@@ -109,6 +109,15 @@ struct family;
 struct ubin;
 struct header_prog;
 
+/* An error reported only if its node (an N_TARGET) is still used. */
+struct deferred_error {
+	struct loc loc;
+	const char *msg;
+	const void *node;
+	bool live;
+	struct deferred_error *next;
+};
+
 struct session {
 	struct arena *arena;
 	/* options */
@@ -172,6 +181,10 @@ struct session {
 	/* diagnostics */
 	int errors, warnings;
 	FILE *err;
+	/* elab/: errors of target variables in expression statements, kept
+	 * until elision shows whether their statement stays (as 4.8) */
+	struct deferred_error *deferred;
+	int defer_targets;		/* inside an expression statement */
 	/* info/kdwarf.c: the "module:symbol" names stp_ksym() resolves, by index */
 	const char **ksyms;
 	int nksyms, capksyms;

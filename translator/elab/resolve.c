@@ -733,7 +733,9 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		break;
 	case N_EXPR_STMT:
 		n->a->value_unused = true;
+		s->defer_targets++;	/* the statement may be elided */
 		resolve_node(s, sc, n->a, false);
+		s->defer_targets--;
 		break;
 	case N_FOR:
 		if (n->a)

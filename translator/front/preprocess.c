@@ -629,7 +629,18 @@ static bool eval_condition(struct pp *p, int depth, bool *ok)
 /* '%(' cond '%?' tokens [ '%:' tokens ] '%)' ; '%(' consumed */
 static void conditional(struct pp *p, struct token *open, int depth, bool active)
 {
-	bool ok = true, taken = eval_condition(p, depth, &ok);
+	bool ok = true, taken = false;
+
+	if (active) {
+		taken = eval_condition(p, depth, &ok);
+	} else {
+		/* in a branch not taken, as upstream: not evaluated (it may
+		 * name a missing argument), only skipped to its '%?' */
+		while (p->pos < p->n && cur(p)->kind != TK_EOF && !is_pp_op(cur(p), "%?") &&
+		       !is_pp_op(cur(p), "%)") && !is_pp_op(cur(p), "%:") &&
+		       !is_pp_op(cur(p), "%("))
+			p->pos++;
+	}
 
 	if (!ok) {
 		skip_to_close(p);

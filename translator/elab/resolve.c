@@ -604,8 +604,9 @@ static void target_op_check(struct session *s, struct scope *sc, struct node *n)
 }
 
 /* A probe point's condition may read only globals, with no function
- * call (modify = false), and may not write anything (modify = true), as
- * upstream requires: it is evaluated when the probe arms. */
+ * call or target variable (modify = false), and may not write anything
+ * (modify = true), as upstream requires: it is evaluated when the probe
+ * arms. */
 static void check_probe_cond(struct session *s, const struct node *n, bool modify)
 {
 	for (; n; n = n->next) {
@@ -618,6 +619,9 @@ static void check_probe_cond(struct session *s, const struct node *n, bool modif
 			diag_error(s, n->loc, "probe condition must not reference undeclared global");
 		if (!modify && n->kind == N_CALL && n->op[0] != '@')
 			diag_error(s, n->loc, "probe condition must not reference function");
+		if (!modify && n->kind == N_TARGET)
+			diag_error(s, n->loc, "unresolved target-symbol expression: a probe "
+				   "condition cannot read target variable '%s'", n->op);
 		check_probe_cond(s, n->a, modify);
 		check_probe_cond(s, n->b, modify);
 		check_probe_cond(s, n->c, modify);

@@ -686,6 +686,32 @@ void stp_map_delete_matching(struct stp_map *m, const struct stp_key *k,
 			stp_map_delete_matching_one(m->cpu[cpu], k, wildcard_mask);
 }
 
+/* [k1, *] in a: is there a row matching k on every key not in wild? */
+static bool stp_map_exists_matching_one(const struct stp_map *m, const struct stp_key *k,
+					unsigned int wild)
+{
+	const struct stp_map_entry *e;
+
+	list_for_each_entry(e, &m->head, lnode)
+		if (stp_entry_match_some(m, e, k, wild))
+			return true;
+	return false;
+}
+
+bool stp_map_exists_matching(struct stp_map *m, const struct stp_key *k,
+			     unsigned int wildcard_mask)
+{
+	unsigned int cpu;
+
+	if (stp_map_exists_matching_one(m, k, wildcard_mask))
+		return true;
+	if (m->cpu)
+		for_each_possible_cpu(cpu)
+			if (stp_map_exists_matching_one(m->cpu[cpu], k, wildcard_mask))
+				return true;
+	return false;
+}
+
 void stp_map_clear(struct stp_map *m)
 {
 	unsigned int cpu;

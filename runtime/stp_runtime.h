@@ -515,6 +515,8 @@ static void stp_map_free(struct stp_map *m);
 static int64_t stp_map_get_long(struct stp_map *m, const struct stp_key *k);
 static void stp_map_get_str(struct stp_map *m, const struct stp_key *k, char *dst);
 static bool stp_map_exists(struct stp_map *m, const struct stp_key *k);
+static bool stp_map_exists_matching(struct stp_map *m, const struct stp_key *k,
+				    unsigned int wildcard_mask);
 static int stp_map_set_long(struct stp_map *m, const struct stp_key *k, int64_t v);
 static int stp_map_set_str(struct stp_map *m, const struct stp_key *k, const char *v);
 static int stp_map_add_stat(struct stp_map *m, const struct stp_key *k, int64_t v);

@@ -393,3 +393,32 @@ def test_modinfo_option(krel, tmp_path):
     assert info.stdout == 'made "here"\n'
     r = run_stap(['--modinfo', 'bad name=x', '-p1', '-e', 'probe begin {}'])
     assert r.returncode == 1 and "NAME is letters, digits and '_'" in r.stderr
+
+
+@pytest.mark.parametrize('script, p, rc, out, err', [
+    # no warning: as without -W
+    ('global g probe begin { g = 1; println(g) }', 2, 0,
+     '# globals\ng:long\n# probes\nbegin /* <- begin */\n', ''),
+    # a warning fails pass 2 (the elided probe: no "no probes found")
+    ('probe begin { }', 2, 1, '',
+     "<input>:1:1: warning: probe 'begin' has been elided\n"
+     '    1 | probe begin { }\n      | ^\n'
+     'Pass 2: analysis failed.  [man error::pass2]\n'),
+    # pass 1's warnings: pass 1 succeeds, pass 2 fails (as 4.8)
+    ('@define count %( 1 %) probe begin { println(@count) }', 1, 0,
+     '# file <input>\nprobe begin {\n\tprintln(1);\n}\n',
+     "<input>:1:9: warning: macro '@count' hides the built-in operator\n"
+     '    1 | @define count %( 1 %) probe begin { println(@count) }\n'
+     '      |         ^\n'),
+    ('@define count %( 1 %) probe begin { println(@count) }', 2, 1, '',
+     "<input>:1:9: warning: macro '@count' hides the built-in operator\n"
+     '    1 | @define count %( 1 %) probe begin { println(@count) }\n'
+     '      |         ^\n'
+     'Pass 2: analysis failed.  [man error::pass2]\n'),
+])
+def test_warnings_are_errors(krel, script, p, rc, out, err):
+    """-W: warnings count as errors, as 4.8 does; -w takes them away."""
+    r = run_stap([f'-p{p}', '-r', krel, '-W', '-e', script])
+    assert (r.stdout, r.stderr, r.returncode) == (out, err, rc)
+    r = run_stap([f'-p{p}', '-r', krel, '-W', '-w', '-e', script])
+    assert r.returncode == (1 if script == 'probe begin { }' else 0)

@@ -108,7 +108,8 @@ def test_guest(krel, tmp_path):
                'kt': HERE / 'kt.stp', 'segv': HERE / 'segv.stp', 'ids': HERE / 'ids.stp',
                'wakeup': HERE / 'wakeup.stp'}
     for name, path in scripts.items():
-        r = run_stap(['-p4', '-r', krel, '-m', name, str(path)], cwd=tmp_path)
+        r = run_stap(['-p4', '-r', krel, '-m', name] + (['-g'] if name == 'task_ours' else [])
+                     + [str(path)], cwd=tmp_path)
         assert r.returncode == 0, r.stderr
     r = run_stap(['-p4', '-r', krel, '-m', 'all', '-e', ALL], cwd=tmp_path)
     assert r.returncode == 0, r.stderr

@@ -53,6 +53,7 @@ static const char usage_text[] =
 	"  -R DIR     use the runtime sources in DIR\n"
 	"  -g         guru mode: allow embedded C in the script\n"
 	"  -w         suppress warnings\n"
+	"  -W         turn warnings into errors\n"
 	"  -e SCRIPT  the script text\n"
 	"  -c CMD     start the probes, run CMD, exit when it ends; target() is its pid\n"
 	"  -x PID     set target() to PID\n"
@@ -355,6 +356,7 @@ static int parse_one(struct session *s, int c, const char **script)
 	case 'k': s->keep_tmp = true; s->no_cache = true; break;
 	case 'g': s->guru = true; break;
 	case 'w': s->suppress_warnings = true; break;
+	case 'W': s->warnings_fail = true; break;
 	case 'u': s->unoptimized = true; break;
 	case 'e': *script = optarg; break;
 	case 'o': s->output_file = optarg; break;
@@ -518,7 +520,7 @@ static int parse_options(struct session *s, int argc, char **argv,
 		longs[nfixed + i] = (struct option){ refused[i].name, refused[i].has_arg,
 						     NULL, REFUSED + (int)i };
 	longs[nfixed + nrefused] = (struct option){ NULL, 0, NULL, 0 };
-	while ((c = getopt_long(argc, argv, "p:vkgwue:o:S:r:R:D:I:s:m:l:L:hVc:x:T:G:d:a:B:itF",
+	while ((c = getopt_long(argc, argv, "p:vkgwWue:o:S:r:R:D:I:s:m:l:L:hVc:x:T:G:d:a:B:itF",
 				longs, NULL)) != -1) {
 		rc = parse_one(s, c, script);
 		if (rc >= 0)
@@ -748,6 +750,13 @@ static int add_timeout_probe(struct session *s)
 	return 0;
 }
 
+/* -W: a warning fails the pass, as 4.8 counts warnings as errors (it
+ * checks from pass 2 on: pass 1's warnings fail pass 2) */
+static bool warned(const struct session *s)
+{
+	return s->warnings_fail && s->warnings;
+}
+
 static int pass1(struct session *s)
 {
 	struct pass_clock c;
@@ -776,7 +785,7 @@ static int pass2(struct session *s)
 	clock_start(&c);
 	n = elaborate(s);
 	diag_summary(s);
-	if (n)
+	if (n || warned(s))
 		return pass_failed(s, 2);
 	n = 0;
 	for (struct rprobe *r = s->rprobes; r; r = r->next)
@@ -808,7 +817,7 @@ static int pass3(struct session *s)
 	struct pass_clock c;
 
 	clock_start(&c);
-	if (translate(s))
+	if (translate(s) || warned(s))
 		return pass_failed(s, 3);
 	if (s->verbose) {
 		fprintf(s->err, "Pass 3: translated to C into \"%s\"", s->c_file);
@@ -935,18 +944,18 @@ static int run_passes(struct session *s)
 	if (pass1(s) || s->last_pass == 1)
 		return s->errors ? 1 : 0;
 	if (pass2(s) || s->last_pass == 2)
-		return s->errors ? 1 : 0;
+		return s->errors || warned(s) ? 1 : 0;
 	if (check_runtime(s) || session_tmpdir(s))
 		return 1;
 	if (cache_lookup(s)) {
 		if (cached_passes(s) || s->last_pass < 5)
-			return s->errors ? 1 : 0;
+			return s->errors || warned(s) ? 1 : 0;
 		return pass5(s);
 	}
 	if (pass3(s) || s->last_pass == 3)
-		return s->errors ? 1 : 0;
+		return s->errors || warned(s) ? 1 : 0;
 	if (pass4(s) || s->last_pass == 4)
-		return s->errors ? 1 : 0;
+		return s->errors || warned(s) ? 1 : 0;
 	return pass5(s);
 }
 

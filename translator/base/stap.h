@@ -113,12 +113,22 @@ struct family;
 struct ubin;
 struct header_prog;
 
+/* An error reported only if its node (an N_TARGET) is still used. */
+struct deferred_error {
+	struct loc loc;
+	const char *msg;
+	const void *node;
+	bool live;
+	struct deferred_error *next;
+};
+
 struct session {
 	struct arena *arena;
 	/* options */
 	int last_pass;
 	int verbose;
 	bool keep_tmp, guru, suppress_warnings, unoptimized;
+	bool warnings_fail;	/* -W: a pass with a warning fails */
 	int dump;		/* 1 --dump-functions, 2 --dump-probe-aliases */
 	const char *module_name;	/* -m, or stap_<pid> */
 	bool module_named;
@@ -187,6 +197,10 @@ struct session {
 	const char **warned;	/* diag.c: the warnings printed (place: text) */
 	int nwarned, capwarned, warnings_repeated;
 	FILE *err;
+	/* elab/: errors of target variables in expression statements, kept
+	 * until elision shows whether their statement stays (as 4.8) */
+	struct deferred_error *deferred;
+	int defer_targets;		/* inside an expression statement */
 	/* info/kdwarf.c: the "module:symbol" names stp_ksym() resolves, by index */
 	const char **ksyms;
 	int nksyms, capksyms;

@@ -149,6 +149,7 @@ static void emit_probe(struct expander *x, const struct probe *user,
 		/* the condition guards the handler: same output as arming
 		 * and disarming the probe */
 		iff->a = ast_clone(x->s, pp->cond, NULL);
+		iff->flags = 1;	/* resolve.c checks what the condition uses */
 		iff->b = d->body;
 		d->body = block_of(x->s, pp->loc, iff, NULL, NULL);
 		p->cond = NULL;

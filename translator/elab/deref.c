@@ -291,7 +291,7 @@ static bool finish(struct walk *w, struct node *n, const char *last)
 		if (w->bit_size)
 			return fail(w, n->loc, "cannot take the address of a bit field");
 		if (!w->lv)
-			return fail(w, n->loc, "cannot take the address of a register value");
+			return fail(w, n->loc, "cannot take address of object in register");
 		d->res = DR_ADDR;
 		return true;
 	}

@@ -204,6 +204,8 @@ bool targ_lvalue(struct session *s, const struct rprobe *r, const char *name);
 void elab_target(struct session *s, struct probe *p, struct node *n,
 		 bool written);
 enum type elab_target_type(const struct node *n);
+/* After elision: report the target errors of the statements left. */
+void elab_report_deferred(struct session *s, bool elided);
 /* Where $name of point r comes from (NULL if it has none there), and
  * whether $name (op, with the '$') can be read at r (@defined). */
 const struct kcat_arg *elab_target_arg(struct session *s, const struct rprobe *r,

@@ -265,17 +265,24 @@ int elaborate(struct session *s)
 	collect_funcs(s);
 	if (!s->listing)
 		check_points(s);
-	if (s->errors > errors)
+	if (s->errors > errors) {
+		elab_report_deferred(s, false);
 		return s->errors - errors;	/* as upstream: types only after names */
+	}
 	types_infer(s);
 	if (s->errors == errors)
 		regex_compile_all(s);
 	if (s->errors == errors)
 		check_all_foreach(s);
-	if (s->errors == errors)
+	if (s->errors == errors) {
 		opt_elide(s);
+		elab_report_deferred(s, !s->unoptimized);
+	} else {
+		elab_report_deferred(s, false);
+	}
 	compute_nesting(s);
-	if (!s->rprobes && s->errors == errors && !s->listing)
+	if (!s->rprobes && s->errors == errors && !s->listing &&
+	    !(s->warnings_fail && s->warnings))	/* -W: failed already */
 		diag_plain(s, "no probes found");
 	return s->errors - errors;
 }

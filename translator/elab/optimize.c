@@ -280,6 +280,29 @@ static bool user_code(struct loc loc)
 	return !loc.src || !loc.src->tapset;
 }
 
+/* An assignment (= or <<<) to a local nobody reads, anywhere in an
+ * expression, is its right side alone, as upstream: `x = y = 1`,
+ * `println(y = 1)`, `x <<< y <<< 4`. The innermost go first. */
+static void elide_dead_assign(struct session *s, struct node **np)
+{
+	for (; *np; np = &(*np)->next) {
+		struct node *e = *np;
+
+		elide_dead_assign(s, &e->a);
+		elide_dead_assign(s, &e->b);
+		elide_dead_assign(s, &e->c);
+		elide_dead_assign(s, &e->d);
+		elide_dead_assign(s, &e->args);
+		if (e->kind != N_ASSIGN || (strcmp(e->op, "=") && strcmp(e->op, "<<<")) ||
+		    e->a->kind != N_VAR || !e->a->var || e->a->var->global || e->a->var->read)
+			continue;
+		if (user_code(e->loc))
+			diag_warn(s, e->loc, "eliding assignment to '%s'", e->a->op);
+		e->b->next = e->next;
+		*np = e->b;
+	}
+}
+
 /* One statement: an assignment to a local nobody reads keeps only its
  * right side's effects; an expression with no effect goes. */
 static void elide_stmt(struct session *s, struct node **np)
@@ -288,14 +311,8 @@ static void elide_stmt(struct session *s, struct node **np)
 
 	switch (n->kind) {
 	case N_EXPR_STMT:
+		elide_dead_assign(s, &n->a);
 		e = n->a;
-		if (e->kind == N_ASSIGN && !strcmp(e->op, "=") && e->a->kind == N_VAR &&
-		    e->a->var && !e->a->var->global && !e->a->var->read) {
-			if (user_code(e->loc))
-				diag_warn(s, e->loc, "eliding assignment to '%s'", e->a->op);
-			n->a = e->b;
-			e = n->a;
-		}
 		if (!side_effects(e)) {
 			if (user_code(e->loc))
 				diag_warn(s, e->loc, "eliding side-effect-free expression");
@@ -397,10 +414,29 @@ static void elide_probes(struct session *s)
 
 static void prune(struct session *s);
 
+/* A local statistic left after elision (one that is read): upstream has
+ * none. */
+static void check_stat_locals(struct session *s, struct var *v)
+{
+	for (; v; v = v->next)
+		if (v->type == T_STATS)
+			diag_error(s, v->loc, "stat locals not supported, missing global declaration?");
+}
+
+static void elide(struct session *s);
+
 void opt_elide(struct session *s)
 {
-	if (s->unoptimized)
-		return;
+	if (!s->unoptimized)
+		elide(s);
+	for (struct probe *p = s->probes; p; p = p->next)
+		check_stat_locals(s, p->locals);
+	for (struct func *f = s->funcs; f; f = f->next_used)
+		check_stat_locals(s, f->locals);
+}
+
+static void elide(struct session *s)
+{
 	decide_purity(s);
 	for (struct probe *p = s->probes; p; p = p->next) {
 		elide_stmt(s, &p->body);

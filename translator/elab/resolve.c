@@ -581,6 +581,33 @@ static void target_op_check(struct session *s, struct scope *sc, struct node *n)
 		diag_error(s, n->loc, "Only the following assign operator is implemented on target variables:  =");
 }
 
+/* A probe point's condition may read only globals, with no function
+ * call or target variable (modify = false), and may not write anything
+ * (modify = true), as upstream requires: it is evaluated when the probe
+ * arms. */
+static void check_probe_cond(struct session *s, const struct node *n, bool modify)
+{
+	for (; n; n = n->next) {
+		if (modify && (n->kind == N_ASSIGN || n->kind == N_INCDEC ||
+			       (n->kind == N_BINARY && !strcmp(n->op, "<<<")))) {
+			diag_error(s, n->loc, "probe condition must not modify any variables");
+			return;
+		}
+		if (!modify && n->kind == N_VAR && !find_global(s, n->op))
+			diag_error(s, n->loc, "probe condition must not reference undeclared global");
+		if (!modify && n->kind == N_CALL && n->op[0] != '@')
+			diag_error(s, n->loc, "probe condition must not reference function");
+		if (!modify && n->kind == N_TARGET)
+			diag_error(s, n->loc, "unresolved target-symbol expression: a probe "
+				   "condition cannot read target variable '%s'", n->op);
+		check_probe_cond(s, n->a, modify);
+		check_probe_cond(s, n->b, modify);
+		check_probe_cond(s, n->c, modify);
+		check_probe_cond(s, n->d, modify);
+		check_probe_cond(s, n->args, modify);
+	}
+}
+
 static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			 bool written)
 {
@@ -588,6 +615,13 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 
 	if (!n)
 		return;
+	if (n->kind == N_IF && n->flags == 1) {
+		int errors = s->errors;
+
+		check_probe_cond(s, n->a, false);
+		if (s->errors == errors)
+			check_probe_cond(s, n->a, true);
+	}
 	switch (n->kind) {
 	case N_VAR:
 		resolve_var(s, sc, n, written);
@@ -631,6 +665,17 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			diag_error(s, n->a->loc, "cannot take address of netfilter hook context variable");
 			break;
 		}
+		if (!strcmp(n->op, "&") && n->a->kind == N_TARGET && !sc->func &&
+		    n->a->op[1] != '$' && n->a->op[strlen(n->a->op) - 1] != '$' &&
+		    (!strcmp(n->a->op, "$return") || !probe_has(s, sc->probe, RF_USER))) {
+			/* &$var: the address of the variable, which must be
+			 * in memory, as a member chain of no member (a user
+			 * program's scalars in memory: not yet, as before) */
+			struct node *d = node_new(s, N_DEREF, n->a->loc);
+
+			d->a = n->a;
+			n->a = d;
+		}
 		if (!strcmp(n->op, "&") && n->a->kind == N_DEREF)
 			n->a->flags |= DEREF_ADDR;
 		resolve_node(s, sc, n->a, false);
@@ -644,11 +689,6 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		if (!check_lvalue(s, n->a, n->loc, arena_printf(s->arena,
 				  "the left side of '%s' must be a variable", n->op)))
 			break;
-		if (!strcmp(n->op, "<<<") && n->a->kind == N_VAR &&
-		    !find_var(*sc->locals, n->a->op) && !find_global(s, n->a->op)) {
-			diag_error(s, n->a->loc, "stat locals not supported, missing global declaration?");
-			break;
-		}
 		/* the target first: locals are listed in upstream's order */
 		before = s->errors;
 		resolve_node(s, sc, n->a, true);
@@ -675,7 +715,9 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		break;
 	case N_EXPR_STMT:
 		n->a->value_unused = true;
+		s->defer_targets++;	/* the statement may be elided */
 		resolve_node(s, sc, n->a, false);
+		s->defer_targets--;
 		break;
 	case N_FOR:
 		if (n->a)
@@ -741,7 +783,7 @@ target:
 		break;
 	case N_BINARY:
 		if (!strcmp(n->op, "in")) {
-			resolve_keys(s, sc, n->args, false);
+			resolve_keys(s, sc, n->args, true);	/* [k, *] in a */
 			resolve_array(s, n->a, count_nodes(n->args), false);
 			break;
 		}

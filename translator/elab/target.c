@@ -251,9 +251,52 @@ void elab_target(struct session *s, struct probe *p, struct node *n,
 			first = t;
 		}
 	}
-	if (bad)
+	if (bad && s->defer_targets && !written) {
+		/* a read: reported after elision, if its statement is left
+		 * (4.8); a write is an effect, never elided */
+		struct deferred_error *d = arena_alloc(s->arena, sizeof(*d)), **tail;
+
+		d->loc = n->loc;
+		d->node = n;
+		d->msg = arena_printf(s->arena, "target variable '%s' is not available in %s%s: %s",
+				      n->op, first_bad->pp, more_points(s, bad, total), first.why);
+		for (tail = &s->deferred; *tail; tail = &(*tail)->next)
+			;
+		*tail = d;
+	} else if (bad) {
 		diag_error(s, n->loc, "target variable '%s' is not available in %s%s: %s",
 			   n->op, first_bad->pp, more_points(s, bad, total), first.why);
+	}
+}
+
+static void mark_live(struct session *s, const struct node *n)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_TARGET)
+			for (struct deferred_error *d = s->deferred; d; d = d->next)
+				d->live |= d->node == n;
+		mark_live(s, n->a);
+		mark_live(s, n->b);
+		mark_live(s, n->c);
+		mark_live(s, n->d);
+		mark_live(s, n->args);
+	}
+}
+
+/* The deferred target errors: those whose statement elision left (all,
+ * when it did not run). */
+void elab_report_deferred(struct session *s, bool elided)
+{
+	if (!s->deferred)
+		return;
+	for (struct probe *p = s->probes; p && elided; p = p->next)
+		mark_live(s, p->body);
+	for (struct func *f = s->funcs; f && elided; f = f->next_used)
+		mark_live(s, f->body);
+	for (struct deferred_error *d = s->deferred; d; d = d->next)
+		if (d->live || !elided)
+			diag_error(s, d->loc, "%s", d->msg);
+	s->deferred = NULL;
 }
 
 /* Every point of p is a user-space process probe (its @entry is

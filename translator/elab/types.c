@@ -200,8 +200,11 @@ static enum type infer_in(struct infer *in, struct node *n)
 	int i = 0;
 
 	for (struct node *k = n->args; k && v; k = k->next, i++) {
-		enum type t = infer(in, k, v->keys[i]);
+		enum type t;
 
+		if (k->kind == N_WILDCARD)
+			continue;
+		t = infer(in, k, v->keys[i]);
 		unify(in, &v->keys[i], t, k->loc, arena_printf(in->s->arena,
 		      "key %d of array '%s'", i + 1, v->name));
 	}
@@ -348,6 +351,11 @@ static void infer_foreach(struct infer *in, struct node *n)
 		unify(in, kt, k->var->type, k->loc, arena_printf(in->s->arena,
 		      "key %d of array '%s'", i + 1, arr->name));
 	}
+	/* foreach (k in a @sum+): the aggregate needs an array of statistics */
+	if (n->str && arr && arr->type != T_UNKNOWN && arr->type != T_STATS &&
+	    report_now(in))
+		diag_error(in->s, n->a->loc, "invalid type %s for '%s': array '%s' does not hold statistics",
+			   type_name(arr->type), n->str, arr->name);
 	if (n->b && n->b->var) {
 		enum type vt = arr ? arr->type : T_LONG;
 
@@ -389,6 +397,10 @@ static void infer_stmt(struct infer *in, struct node *n)
 			break;
 		case N_FOREACH:
 			infer_foreach(in, n);
+			break;
+		case N_DELETE:	/* the keys of an element or a slice */
+			if (n->a->kind == N_INDEX)
+				infer_index(in, n->a, T_UNKNOWN);
 			break;
 		case N_TRY:
 			if (n->var)

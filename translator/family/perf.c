@@ -19,6 +19,12 @@ static void resolve_perf(struct resolver *r, const struct pp_comp *c)
 
 	if (c->arg || !(t = pp_take(&k, "type", N_NUM)) || !(cf = pp_take(&k, "config", N_NUM)))
 		return;
+	if (k && !strcmp(k->name, "counter") && (!k->arg || k->arg->kind != N_STR))
+		return;	/* no such point, as upstream */
+	if (k && !strcmp(k->name, "counter") && !k->arg->str[0]) {
+		rp_fail(r, k->arg->loc, "missing perf probe counter component name");
+		return;
+	}
 	if (k && (!strcmp(k->name, "process") || !strcmp(k->name, "counter"))) {
 		rp_fail(r, r->pp->loc, "perf.%s probes are not supported by this version yet",
 		     k->name);

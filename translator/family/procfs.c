@@ -14,7 +14,7 @@
 #include "family.h"
 
 /* A file under /proc/systemtap/MODULE: no leading or trailing '/', no
- * empty component. */
+ * empty, '.' or '..' component. */
 static bool procfs_path_ok(struct resolver *r, const char *path)
 {
 	if (path[0] == '/') {
@@ -28,6 +28,15 @@ static bool procfs_path_ok(struct resolver *r, const char *path)
 	if (strstr(path, "//")) {
 		rp_fail(r, r->pp->loc, "procfs path component cannot be empty");
 		return false;
+	}
+	for (const char *c = path; c; c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL) {
+		size_t n = strcspn(c, "/");
+
+		if ((n == 1 && c[0] == '.') || (n == 2 && !strncmp(c, "..", 2))) {
+			rp_fail(r, r->pp->loc,
+				"procfs path cannot be relative (and contain '.' or '..')");
+			return false;
+		}
 	}
 	return true;
 }

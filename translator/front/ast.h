@@ -89,7 +89,8 @@ struct node {
 	int64_t num;
 	const char *str;	/* string literal bytes, embedded C text */
 	size_t len;
-	int flags;		/* N_PRINT: enum print_flags; N_INCDEC: 1 = post */
+	int flags;		/* N_PRINT: enum print_flags; N_INCDEC: 1 = post;
+				 * N_IF: 1 = a probe point's `if (cond)` */
 	struct var *var;	/* N_VAR: resolved symbol */
 	struct func *func;	/* N_CALL: resolved function */
 	bool truth_only;	/* N_CALL: value only tested (&& || ! if while) */

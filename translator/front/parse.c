@@ -262,6 +262,8 @@ static struct node *parse_at_call(struct parser *ps, struct token *t)
 			fail_msg(ps, a->loc, arena_printf(ps->s->arena,
 				 "argument %d of '%s' must be a string literal", i + 1, t->text));
 	}
+	if (!strcmp(t->text, "@perf") && !n->args->str[0])
+		fail_msg(ps, n->args->loc, "'@perf' expects a non-empty string");
 	if (!strcmp(t->text, "@probewrite") && n->args->kind != N_VAR)
 		fail_msg(ps, n->args->loc, "'@probewrite' takes a variable name");
 	return parse_postfix(ps, n);
@@ -1203,6 +1205,15 @@ static void parse_global(struct parser *ps, bool private)
 		struct token *t = expect_ident(ps, "a global variable name");
 		struct var *v = arena_alloc(ps->s->arena, sizeof(*v));
 
+		/* upstream refuses a name this file already declared */
+		for (struct var *o = ps->ast->globals; o; o = o->next) {
+			if (strcmp(o->name, t->text))
+				continue;
+			diag_error(ps->s, t->loc, "%s", o->private == private ?
+				   "duplicate global name" :
+				   "global versus private variable declaration conflict");
+			break;
+		}
 		v->name = t->text;
 		v->loc = t->loc;
 		v->global = true;
@@ -1257,6 +1268,11 @@ static void parse_function(struct parser *ps, bool private)
 				break;	/* a trailing comma, as upstream allows */
 		}
 		t = expect_ident(ps, "a parameter name");
+		for (struct var *o = f->params; o; o = o->next)
+			if (!strcmp(o->name, t->text)) {
+				diag_error(ps->s, t->loc, "duplicate parameter names");
+				break;
+			}
 		v->name = t->text;
 		v->loc = t->loc;
 		v->param = true;

@@ -208,6 +208,11 @@ static void define_macro(struct pp *p, bool active)
 		skip_define(p);
 		return;
 	}
+	if (!strcmp(name->text, "define")) {
+		pp_error(p, name->loc, "attempt to redefine '@define'");
+		skip_define(p);
+		return;
+	}
 	m->name = name->text;
 	m->loc = kw->loc;
 	p->pos++;
@@ -507,12 +512,17 @@ static bool cond_atom(struct pp *p, bool *ok)
 {
 	struct pp_value a, b;
 	struct token *op;
-	bool version, config;
+	bool version, config, equality, eq;
 
 	version = tok_is(cur(p), TK_IDENT, "kernel_v") ||
 		  tok_is(cur(p), TK_IDENT, "kernel_vr") ||
 		  tok_is(cur(p), TK_IDENT, "systemtap_v");
 	config = cur(p)->kind == TK_IDENT && !strncmp(cur(p)->text, "CONFIG_", 7);
+	/* upstream: these only test for (in)equality, with one kind of literal */
+	equality = tok_is(cur(p), TK_IDENT, "arch") ||
+		   tok_is(cur(p), TK_IDENT, "runtime") ||
+		   tok_is(cur(p), TK_IDENT, "systemtap_privilege") ||
+		   tok_is(cur(p), TK_IDENT, "guru_mode");
 	if (!operand(p, &a))
 		return *ok = false;
 	op = cur(p);
@@ -523,7 +533,20 @@ static bool cond_atom(struct pp *p, bool *ok)
 			 tok_describe(p->s, op)));
 		return *ok = false;
 	}
+	eq = is_pp_op(op, "==") || is_pp_op(op, "!=");
 	p->pos++;
+	if (!eq && (equality || (config && cur(p)->kind == TK_STR))) {
+		pp_error(p, op->loc, arena_printf(p->s->arena,
+			 "expected '==' or '!=', got %s", tok_describe(p->s, op)));
+		return *ok = false;
+	}
+	if ((equality || version) &&
+	    cur(p)->kind != (a.is_num ? TK_NUM : TK_STR)) {
+		pp_error(p, cur(p)->loc, arena_printf(p->s->arena,
+			 "expected a %s, got %s", a.is_num ? "number" : "string literal",
+			 tok_describe(p->s, cur(p))));
+		return *ok = false;
+	}
 	if (!operand(p, &b))
 		return *ok = false;
 	if (a.is_num != b.is_num && !(config && numeric(a.is_num ? &b : &a))) {
@@ -606,7 +629,18 @@ static bool eval_condition(struct pp *p, int depth, bool *ok)
 /* '%(' cond '%?' tokens [ '%:' tokens ] '%)' ; '%(' consumed */
 static void conditional(struct pp *p, struct token *open, int depth, bool active)
 {
-	bool ok = true, taken = eval_condition(p, depth, &ok);
+	bool ok = true, taken = false;
+
+	if (active) {
+		taken = eval_condition(p, depth, &ok);
+	} else {
+		/* in a branch not taken, as upstream: not evaluated (it may
+		 * name a missing argument), only skipped to its '%?' */
+		while (p->pos < p->n && cur(p)->kind != TK_EOF && !is_pp_op(cur(p), "%?") &&
+		       !is_pp_op(cur(p), "%)") && !is_pp_op(cur(p), "%:") &&
+		       !is_pp_op(cur(p), "%("))
+			p->pos++;
+	}
 
 	if (!ok) {
 		skip_to_close(p);

@@ -182,12 +182,16 @@ const char *tr_index_incdec(struct gen *g, struct node *n)
 	return n->flags ? old : nv;
 }
 
-/* [k1, k2] in a */
+/* [k1, k2] in a; [k1, *] in a: any row with key 1 k1 */
 const char *tr_in(struct gen *g, struct node *n)
 {
 	const struct var *v = n->a->var;
-	const char *k = gen_keys(g, n->args, v, NULL);
+	unsigned wild;
+	const char *k = gen_keys(g, n->args, v, &wild);
 
+	if (wild)
+		return arena_printf(g->s->arena, "((int64_t)stp_map_exists_matching(%s, %s, %uu))",
+				    tr_global_ref(g, v), k, wild);
 	return arena_printf(g->s->arena, "((int64_t)stp_map_exists(%s, %s))",
 			    tr_global_ref(g, v), k);
 }

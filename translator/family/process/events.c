@@ -2,15 +2,15 @@
  * events.c - the process events of the process family:
  * process[("PATH") | (PID)][.thread].begin/.end and .syscall[.return],
  * resolved by points.c, run by the runtime's uprocess.c. Only the
- * syscall events have target variables: $syscall, $arg1..$arg6 and
- * (.return) $return.
+ * syscall events have target variables: $syscall, and $arg1..$arg6
+ * (.syscall) or $return (.return).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "process.h"
 
-/* $syscall, $arg1..$arg6 and (.return) $return of process.syscall. */
+/* $syscall, $arg1..$arg6 (entry) or $return (.return) of process.syscall. */
 static struct targ events_targ(struct session *s, const struct rprobe *r, const char *name)
 {
 	struct targ t = { .src = -1, .width = 8, .is_signed = true };
@@ -24,12 +24,14 @@ static struct targ events_targ(struct session *s, const struct rprobe *r, const 
 		t.src = 6;
 	else if (!strcmp(name, "return") && r->proc_event == UP_SYSCALL_RETURN)
 		t.src = -2;	/* STP_TARG_RETURN */
+	else if (!strncmp(name, "arg", 3) && r->proc_event == UP_SYSCALL_RETURN)
+		t.why = "only \"process(PATH_OR_PID).syscall\" support $argN or $$parms";
 	else if (!strncmp(name, "arg", 3) && (k = atoi(name + 3)) >= 1 && k <= 6 &&
 		 !strcmp(name + 3, arena_printf(s->arena, "%d", k)))
 		t.src = k - 1;
 	else
 		t.why = r->proc_event == UP_SYSCALL ? "process.syscall has $syscall and $arg1..$arg6" :
-			"process.syscall.return has $syscall, $arg1..$arg6 and $return";
+			"process.syscall.return has $syscall and $return";
 	return t;
 }
 

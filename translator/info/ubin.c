@@ -44,7 +44,20 @@ struct ubin {
 	Dwfl_Module *dwmod;
 	const char *kmod;	/* its name as the kernel knows it */
 	const char *label;	/* as the probe point wrote it (pp()) */
+	bool vmlinux;		/* the kernel: functions read by CU, on demand */
+	uint64_t *cus;		/* vmlinux: the CUs read (DIE offsets) */
+	size_t ncus, capcus;
+	struct ksym_ent *ksyms;	/* vmlinux: its symbol table, by address */
+	size_t nksyms;
+	uint64_t stext;		/* vmlinux: _stext */
 	struct ubin *next;
+};
+
+/* A symbol of vmlinux: unique (its name once in the table) or not. */
+struct ksym_ent {
+	uint64_t addr, size;
+	const char *name;
+	bool code, dup;
 };
 
 const char *ubin_path(const struct ubin *b)
@@ -167,6 +180,28 @@ static void add_func(struct ubin *b, const struct ufunc *f)
 	b->funcs[b->nfuncs++] = *f;
 }
 
+/* The entry of a function with code, and the end of its code there (0:
+ * unknown): code split in ranges (a hot and a cold part) starts at its
+ * first range. */
+static bool die_entry(Dwarf_Die *die, Dwarf_Addr *lo, Dwarf_Addr *hi)
+{
+	Dwarf_Addr base, s, e;
+	ptrdiff_t off;
+
+	*hi = 0;
+	if (dwarf_entrypc(die, lo) == 0) {
+		if (dwarf_highpc(die, hi) != 0)
+			*hi = 0;
+		return true;
+	}
+	off = dwarf_ranges(die, 0, &base, &s, &e);
+	if (off <= 0)
+		return false;
+	*lo = s;
+	*hi = e;
+	return true;
+}
+
 /* A function (or an inlined instance, inside `outer`) with code. */
 static void add_dwarf_func(struct ubin *b, Dwarf_Die *die, uint64_t outer)
 {
@@ -174,16 +209,14 @@ static void add_dwarf_func(struct ubin *b, Dwarf_Die *die, uint64_t outer)
 	Dwarf_Addr lo, hi;
 	const char *name = dwarf_diename(die), *file;
 
-	if (!name || dwarf_hasattr(die, DW_AT_declaration) ||
-	    dwarf_entrypc(die, &lo) != 0)
+	if (!name || dwarf_hasattr(die, DW_AT_declaration) || !die_entry(die, &lo, &hi))
 		return;
 	f.name = arena_strdup(b->s->arena, name);
 	file = dwarf_decl_file(die);
 	f.file = arena_strdup(b->s->arena, file ? file : "");
 	dwarf_decl_line(die, &f.line);
 	f.entry = lo;
-	if (dwarf_highpc(die, &hi) == 0)
-		f.end = hi;
+	f.end = hi;
 	f.die = dwarf_dieoffset(die);
 	f.outer = outer ? outer : f.die;
 	f.inlined = outer != 0;
@@ -210,10 +243,10 @@ static void inlined_funcs(struct ubin *b, Dwarf_Die *d, uint64_t outer, int dept
 static int dwarf_func_cb(Dwarf_Die *die, void *arg)
 {
 	struct ubin *b = arg;
-	Dwarf_Addr lo;
+	Dwarf_Addr lo, hi;
 
 	add_dwarf_func(b, die, 0);
-	if (dwarf_entrypc(die, &lo) == 0)
+	if (die_entry(die, &lo, &hi))
 		inlined_funcs(b, die, dwarf_dieoffset(die), 0);
 	return DWARF_CB_OK;
 }
@@ -230,6 +263,122 @@ static void read_dwarf_funcs(struct ubin *b)
 			dwarf_getfuncs(&cu, dwarf_func_cb, b, 0);
 		off = next;
 	}
+}
+
+/* vmlinux: the functions of one CU, unless read already. */
+static void read_cu(struct ubin *b, Dwarf_Die *cu)
+{
+	uint64_t off = dwarf_dieoffset(cu);
+
+	for (size_t i = 0; i < b->ncus; i++)
+		if (b->cus[i] == off)
+			return;
+	if (b->ncus == b->capcus) {
+		b->capcus = b->capcus ? b->capcus * 2 : 64;
+		b->cus = realloc(b->cus, sizeof(*b->cus) * b->capcus);
+		if (!b->cus)
+			abort();
+	}
+	b->cus[b->ncus++] = off;
+	dwarf_getfuncs(cu, dwarf_func_cb, b, 0);
+}
+
+static int ksym_by_name(const void *a, const void *b)
+{
+	const struct ksym_ent *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+static int ksym_by_addr(const void *a, const void *b)
+{
+	const struct ksym_ent *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* vmlinux: its function and object symbols, by address, each marked
+ * when its name is not unique (kprobes find a name's first only). */
+static void load_ksyms(struct ubin *b)
+{
+	Elf_Scn *scn = NULL;
+	size_t cap = 0;
+
+	if (b->ksyms)
+		return;
+	while ((scn = elf_nextscn(b->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		cap = d ? sh.sh_size / sh.sh_entsize : 0;
+		b->ksyms = calloc(cap + 1, sizeof(*b->ksyms));
+		if (!b->ksyms)
+			abort();
+		for (size_t i = 0; i < cap; i++) {
+			GElf_Sym y;
+			const char *name;
+			int t;
+
+			if (!gelf_getsym(d, (int)i, &y) || y.st_shndx == SHN_UNDEF)
+				continue;
+			t = GELF_ST_TYPE(y.st_info);
+			name = elf_strptr(b->elf, sh.sh_link, y.st_name);
+			if (!name || !*name || (t != STT_FUNC && t != STT_OBJECT && t != STT_NOTYPE))
+				continue;
+			b->ksyms[b->nksyms++] = (struct ksym_ent){ y.st_value, y.st_size, name,
+								   t == STT_FUNC, false };
+		}
+		break;
+	}
+	if (!b->ksyms && !(b->ksyms = calloc(1, sizeof(*b->ksyms))))
+		abort();
+	qsort(b->ksyms, b->nksyms, sizeof(*b->ksyms), ksym_by_name);
+	for (size_t i = 1; i < b->nksyms; i++)
+		if (!strcmp(b->ksyms[i].name, b->ksyms[i - 1].name))
+			b->ksyms[i].dup = b->ksyms[i - 1].dup = true;
+	for (size_t i = 0; i < b->nksyms; i++)
+		if (!strcmp(b->ksyms[i].name, "_stext"))
+			b->stext = b->ksyms[i].addr;
+	qsort(b->ksyms, b->nksyms, sizeof(*b->ksyms), ksym_by_addr);
+}
+
+/* vmlinux: a code address as its function's unique symbol plus an
+ * offset, else as _stext plus one (KASLR moves them together); a data
+ * address always from _stext. */
+static bool vmlinux_ksym(struct ubin *b, uint64_t addr, bool code, const char **sym,
+			 uint64_t *off)
+{
+	size_t lo = 0, hi;
+
+	load_ksyms(b);
+	hi = b->nksyms;
+	while (lo < hi) {	/* the first symbol above addr */
+		size_t mid = (lo + hi) / 2;
+
+		if (b->ksyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; code && i-- > 0 && b->ksyms[i].addr + 4096 * 16 > addr;) {
+		const struct ksym_ent *k = &b->ksyms[i];
+
+		if (!k->code || addr >= k->addr + (k->size ? k->size : 1))
+			continue;
+		if (k->dup)
+			break;
+		*sym = k->name;
+		*off = addr - k->addr;
+		return true;
+	}
+	if (!b->stext)
+		return false;
+	*sym = "_stext";
+	*off = addr - b->stext;
+	return true;
 }
 
 static bool have_entry(const struct ubin *b, size_t n, uint64_t addr)
@@ -665,7 +814,8 @@ struct ubin *ubin_open(struct session *s, const char *path, struct loc at)
  * tree: Debian's linux-image-*-dbg); NULL when it has none (nothing
  * reported: the caller falls back to the module's BTF).
  */
-struct ubin *ubin_open_kmod(struct session *s, const char *path, const char *name)
+static struct ubin *open_dwfl(struct session *s, const char *path, const char *name,
+			      bool vmlinux)
 {
 	struct ubin *b;
 	Dwarf_Addr bias;
@@ -680,6 +830,7 @@ struct ubin *ubin_open_kmod(struct session *s, const char *path, const char *nam
 	b->s = s;
 	b->path = path;
 	b->kmod = name;
+	b->vmlinux = vmlinux;
 	b->fd = b->dbg_fd = -1;
 	elf_version(EV_CURRENT);
 	/* libdwfl keeps the callbacks and reads the path through them */
@@ -703,12 +854,106 @@ struct ubin *ubin_open_kmod(struct session *s, const char *path, const char *nam
 		dwfl_end(b->dwfl);
 		return NULL;
 	}
-	read_dwarf_funcs(b);
+	if (!vmlinux)
+		read_dwarf_funcs(b);
 	if (b->nfuncs)
 		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
 	b->next = s->ubins;
 	s->ubins = b;
 	return b;
+}
+
+struct ubin *ubin_open_kmod(struct session *s, const char *path, const char *name)
+{
+	return open_dwfl(s, path, name, false);
+}
+
+/* The kernel's vmlinux with DWARF at path: nothing is read until asked
+ * (ubin_read_cus()), its DWARF being hundreds of megabytes. */
+struct ubin *ubin_open_vmlinux(struct session *s, const char *path)
+{
+	return open_dwfl(s, path, "kernel", true);
+}
+
+bool ubin_is_vmlinux(const struct ubin *b)
+{
+	return b->vmlinux;
+}
+
+/* vmlinux: the functions of the CUs whose name `want` accepts, each CU
+ * read once. */
+void ubin_read_cus(struct ubin *b, bool (*want)(void *arg, const char *cu), void *arg)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, before = b->nfuncs;
+
+	while (dwarf_nextcu(b->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		const char *name;
+
+		if (dwarf_offdie(b->dw, off + hsize, &cu) && (name = dwarf_diename(&cu)) &&
+		    want(arg, name))
+			read_cu(b, &cu);
+		off = next;
+	}
+	if (b->nfuncs != before)
+		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
+}
+
+/* vmlinux: the functions of the CU whose code holds addr. */
+void ubin_read_cu_at(struct ubin *b, uint64_t addr)
+{
+	Dwarf_Die cu;
+	size_t before = b->nfuncs;
+
+	if (dwarf_addrdie(b->dw, addr, &cu))
+		read_cu(b, &cu);
+	if (b->nfuncs != before)
+		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
+}
+
+/* The symbol-table functions named `name` (vmlinux), their addresses
+ * into out (at most max); their number. */
+size_t ubin_sym_addrs(struct ubin *b, const char *name, uint64_t *out, size_t max)
+{
+	size_t n = 0;
+
+	load_ksyms(b);
+	for (size_t i = 0; i < b->nksyms && n < max; i++)
+		if (b->ksyms[i].code && !strcmp(b->ksyms[i].name, name))
+			out[n++] = b->ksyms[i].addr;
+	return n;
+}
+
+/* The section holding addr ("" if none), for the blacklist. */
+const char *ubin_section_of(struct ubin *b, uint64_t addr)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *n;
+
+	if (elf_getshdrstrndx(b->elf, &shstrndx))
+		return "";
+	while ((scn = elf_nextscn(b->elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) && addr >= sh.sh_addr &&
+		    addr < sh.sh_addr + sh.sh_size)
+			return (n = elf_strptr(b->elf, shstrndx, sh.sh_name)) ? n : "";
+	return "";
+}
+
+/* The address of symbol name (vmlinux), 0 if none. */
+uint64_t ubin_sym_addr(struct ubin *b, const char *name)
+{
+	uint64_t a = 0;
+
+	load_ksyms(b);
+	if (!strcmp(name, "_stext"))
+		return b->stext;
+	for (size_t i = 0; i < b->nksyms; i++)
+		if (!strcmp(b->ksyms[i].name, name))
+			return b->ksyms[i].addr;
+	return a;
 }
 
 bool ubin_is_kernel(const struct ubin *b)
@@ -754,6 +999,8 @@ bool ubin_ksym(struct ubin *b, uint64_t addr, bool code, const char **sym, uint6
 	Elf_Scn *scn = kmod_section(b, addr, &sh), *st = NULL;
 	size_t shndx = scn ? elf_ndxscn(scn) : 0;
 
+	if (b->vmlinux)
+		return vmlinux_ksym(b, addr, code, sym, off);
 	if (!scn)
 		return false;
 	while ((st = elf_nextscn(b->elf, st))) {
@@ -801,6 +1048,8 @@ void ubin_close_all(struct session *s)
 	for (struct ubin *b = s->ubins; b; b = b->next) {
 		utypes_free(b);
 		free(b->funcs);
+		free(b->cus);
+		free(b->ksyms);
 		if (b->dwfl) {		/* libdwfl owns the ELF, DWARF and CFI */
 			dwfl_end(b->dwfl);
 			continue;
@@ -1150,8 +1399,8 @@ static bool located(Dwarf_Die *d, uint64_t pc)
 /* The variables of scope d (and of the blocks inside it holding pc). */
 /* The variables of scope d visible at pc, innermost scope first, each
  * scope's in declaration order (a function's parameters, then its
- * locals), as 4.8 lists them; only those with a location (locals: at
- * loc_pc when not 0) or a constant value. */
+ * locals), as 4.8 lists them; only those with a location (locals, and a
+ * kernel's parameters too: at loc_pc when not 0) or a constant value. */
 static void scope_vars(struct session *s, struct ubin *b, Dwarf_Die *d, uint64_t pc,
 		       uint64_t loc_pc, struct uvar **vec, int *n, int *cap, int depth)
 {
@@ -1170,7 +1419,8 @@ static void scope_vars(struct session *s, struct ubin *b, Dwarf_Die *d, uint64_t
 		struct uvar v;
 
 		if ((param || tag == DW_TAG_variable) &&
-		    located(&c, param && dwarf_tag(d) != DW_TAG_inlined_subroutine ? 0 : loc_pc) &&
+		    located(&c, param && !b->dwfl && dwarf_tag(d) != DW_TAG_inlined_subroutine ?
+			    0 : loc_pc) &&
 		    var_of(s, b, &c, &v))
 			push_var(s, vec, n, cap, &v);
 	} while (dwarf_siblingof(&c, &c) == 0);

@@ -83,6 +83,19 @@ void ubin_close_all(struct session *s);
  * the kernel; NULL when it has no DWARF. */
 struct ubin *ubin_open_kmod(struct session *s, const char *path, const char *name);
 bool ubin_is_kernel(const struct ubin *b);
+/* The kernel's own vmlinux with DWARF (kdwarf.c finds it): its functions
+ * are read by compilation unit, on demand. */
+struct ubin *ubin_open_vmlinux(struct session *s, const char *path);
+bool ubin_is_vmlinux(const struct ubin *b);
+/* vmlinux: read the functions of the CUs whose name want() accepts, or
+ * of the CU holding addr (each CU once). */
+void ubin_read_cus(struct ubin *b, bool (*want)(void *arg, const char *cu), void *arg);
+void ubin_read_cu_at(struct ubin *b, uint64_t addr);
+/* vmlinux: the addresses of the functions named name (symbol table). */
+size_t ubin_sym_addrs(struct ubin *b, const char *name, uint64_t *out, size_t max);
+uint64_t ubin_sym_addr(struct ubin *b, const char *name);
+/* The name of the section holding addr, "" if none. */
+const char *ubin_section_of(struct ubin *b, uint64_t addr);
 const char *ubin_kmod(const struct ubin *b);
 /* The module as the probe point names it (pp()): the path, or the name. */
 void ubin_set_label(struct ubin *b, const char *label);
@@ -202,8 +215,20 @@ const char *uloc_sdt_getter(struct session *s, const char *arg, const char **why
 bool ulines_emit(struct session *s, struct strbuf *c, const char *path, int k,
 		 size_t *nrows);
 
-/* ---- kdwarf.c: kernel modules with DWARF ---- */
+/* ---- kdwarf.c: the kernel and its modules with DWARF ---- */
 struct ubin *kdwarf_module(struct session *s, const char *spec);
+/* The kernel's vmlinux with DWARF found in the debuginfo path (as 4.8:
+ * DIR/boot/vmlinux-KVER, DIR/lib/modules/KVER/vmlinux, by build ID, the
+ * -r tree's vmlinux), checked against the kernel's build ID when that is
+ * known; NULL (nothing said) when there is none, *why set when one was
+ * found but does not match. */
+struct ubin *kdwarf_kernel(struct session *s, const char **why);
+/* Read the CUs a point needs: those whose name matches file (a .c glob),
+ * else those holding the functions named exactly fn, else all. */
+void kdwarf_prepare(struct session *s, struct ubin *b, const char *fn, const char *file);
+/* Why kernel function f must not be probed by DWARF, as 4.8's
+ * blacklist by file and section; NULL if it may. */
+const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct ufunc *f);
 /* The index of "module:symbol" in the table the runtime resolves. */
 int kdwarf_ksym_index(struct session *s, const char *name);
 void kdwarf_emit_ksyms(struct session *s, struct strbuf *c);

@@ -278,7 +278,7 @@ void kdwarf_prepare(struct session *s, struct ubin *b, const char *fn, const cha
 		ubin_read_cus(b, cu_wanted, (void *)file);
 		return;
 	}
-	if (!file && fn && !strpbrk(fn, "*?[") && (n = ubin_sym_addrs(b, fn, addrs, 16))) {
+	if (!file && fn && !strpbrk(fn, "*?[") && (n = kstab_addrs(ubin_kstab(b), fn, addrs, 16))) {
 		for (size_t i = 0; i < n; i++)
 			ubin_read_cu_at(b, addrs[i]);
 		return;
@@ -308,6 +308,12 @@ const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct u
 {
 	const char *sec = ubin_section_of(b, f->entry);
 
+	/* a function whose out-of-line code is only a compiler clone
+	 * (name.part.0): 4.8 finds no symbol there and probes only its
+	 * inlined copies */
+	if (!f->inlined && f->die && !kstab_has_at(ubin_kstab(b), f->name, f->entry))
+		return "no symbol of that name at its entry";
+
 	for (int i = 0; f->file && bl_files[i]; i++)
 		if (ubin_file_matches(f->file, bl_files[i]))
 			return "SystemTap 4.8's blacklist of files";
@@ -315,9 +321,9 @@ const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct u
 		if (!fnmatch(bl_sections[i], sec, 0))
 			return "SystemTap 4.8's blacklist of sections";
 	for (int i = 0; !s->kbl_ranges_read && bl_ranges[i]; i++) {
-		s->kbl_ranges[i][0] = ubin_sym_addr(b, arena_printf(s->arena, "%s_start",
+		s->kbl_ranges[i][0] = kstab_addr(ubin_kstab(b), arena_printf(s->arena, "%s_start",
 								     bl_ranges[i]));
-		s->kbl_ranges[i][1] = ubin_sym_addr(b, arena_printf(s->arena, "%s_end",
+		s->kbl_ranges[i][1] = kstab_addr(ubin_kstab(b), arena_printf(s->arena, "%s_end",
 								     bl_ranges[i]));
 	}
 	s->kbl_ranges_read = true;

@@ -47,18 +47,16 @@ struct ubin {
 	bool vmlinux;		/* the kernel: functions read by CU, on demand */
 	uint64_t *cus;		/* vmlinux: the CUs read (DIE offsets) */
 	size_t ncus, capcus;
-	struct ksym_ent *ksyms;	/* vmlinux: its symbol table, by address */
-	size_t nksyms;
-	uint64_t stext;		/* vmlinux: _stext */
+	struct kstab *kstab;	/* vmlinux: its symbol table (ksymtab.c) */
 	struct ubin *next;
 };
 
-/* A symbol of vmlinux: unique (its name once in the table) or not. */
-struct ksym_ent {
-	uint64_t addr, size;
-	const char *name;
-	bool code, dup;
-};
+struct kstab *ubin_kstab(struct ubin *b)
+{
+	if (!b->kstab)
+		b->kstab = kstab_read(b->elf);
+	return b->kstab;
+}
 
 const char *ubin_path(const struct ubin *b)
 {
@@ -281,104 +279,6 @@ static void read_cu(struct ubin *b, Dwarf_Die *cu)
 	}
 	b->cus[b->ncus++] = off;
 	dwarf_getfuncs(cu, dwarf_func_cb, b, 0);
-}
-
-static int ksym_by_name(const void *a, const void *b)
-{
-	const struct ksym_ent *x = a, *y = b;
-
-	return strcmp(x->name, y->name);
-}
-
-static int ksym_by_addr(const void *a, const void *b)
-{
-	const struct ksym_ent *x = a, *y = b;
-
-	return (x->addr > y->addr) - (x->addr < y->addr);
-}
-
-/* vmlinux: its function and object symbols, by address, each marked
- * when its name is not unique (kprobes find a name's first only). */
-static void load_ksyms(struct ubin *b)
-{
-	Elf_Scn *scn = NULL;
-	size_t cap = 0;
-
-	if (b->ksyms)
-		return;
-	while ((scn = elf_nextscn(b->elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		cap = d ? sh.sh_size / sh.sh_entsize : 0;
-		b->ksyms = calloc(cap + 1, sizeof(*b->ksyms));
-		if (!b->ksyms)
-			abort();
-		for (size_t i = 0; i < cap; i++) {
-			GElf_Sym y;
-			const char *name;
-			int t;
-
-			if (!gelf_getsym(d, (int)i, &y) || y.st_shndx == SHN_UNDEF)
-				continue;
-			t = GELF_ST_TYPE(y.st_info);
-			name = elf_strptr(b->elf, sh.sh_link, y.st_name);
-			if (!name || !*name || (t != STT_FUNC && t != STT_OBJECT && t != STT_NOTYPE))
-				continue;
-			b->ksyms[b->nksyms++] = (struct ksym_ent){ y.st_value, y.st_size, name,
-								   t == STT_FUNC, false };
-		}
-		break;
-	}
-	if (!b->ksyms && !(b->ksyms = calloc(1, sizeof(*b->ksyms))))
-		abort();
-	qsort(b->ksyms, b->nksyms, sizeof(*b->ksyms), ksym_by_name);
-	for (size_t i = 1; i < b->nksyms; i++)
-		if (!strcmp(b->ksyms[i].name, b->ksyms[i - 1].name))
-			b->ksyms[i].dup = b->ksyms[i - 1].dup = true;
-	for (size_t i = 0; i < b->nksyms; i++)
-		if (!strcmp(b->ksyms[i].name, "_stext"))
-			b->stext = b->ksyms[i].addr;
-	qsort(b->ksyms, b->nksyms, sizeof(*b->ksyms), ksym_by_addr);
-}
-
-/* vmlinux: a code address as its function's unique symbol plus an
- * offset, else as _stext plus one (KASLR moves them together); a data
- * address always from _stext. */
-static bool vmlinux_ksym(struct ubin *b, uint64_t addr, bool code, const char **sym,
-			 uint64_t *off)
-{
-	size_t lo = 0, hi;
-
-	load_ksyms(b);
-	hi = b->nksyms;
-	while (lo < hi) {	/* the first symbol above addr */
-		size_t mid = (lo + hi) / 2;
-
-		if (b->ksyms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; code && i-- > 0 && b->ksyms[i].addr + 4096 * 16 > addr;) {
-		const struct ksym_ent *k = &b->ksyms[i];
-
-		if (!k->code || addr >= k->addr + (k->size ? k->size : 1))
-			continue;
-		if (k->dup)
-			break;
-		*sym = k->name;
-		*off = addr - k->addr;
-		return true;
-	}
-	if (!b->stext)
-		return false;
-	*sym = "_stext";
-	*off = addr - b->stext;
-	return true;
 }
 
 static bool have_entry(const struct ubin *b, size_t n, uint64_t addr)
@@ -912,19 +812,6 @@ void ubin_read_cu_at(struct ubin *b, uint64_t addr)
 		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
 }
 
-/* The symbol-table functions named `name` (vmlinux), their addresses
- * into out (at most max); their number. */
-size_t ubin_sym_addrs(struct ubin *b, const char *name, uint64_t *out, size_t max)
-{
-	size_t n = 0;
-
-	load_ksyms(b);
-	for (size_t i = 0; i < b->nksyms && n < max; i++)
-		if (b->ksyms[i].code && !strcmp(b->ksyms[i].name, name))
-			out[n++] = b->ksyms[i].addr;
-	return n;
-}
-
 /* The section holding addr ("" if none), for the blacklist. */
 const char *ubin_section_of(struct ubin *b, uint64_t addr)
 {
@@ -940,20 +827,6 @@ const char *ubin_section_of(struct ubin *b, uint64_t addr)
 		    addr < sh.sh_addr + sh.sh_size)
 			return (n = elf_strptr(b->elf, shstrndx, sh.sh_name)) ? n : "";
 	return "";
-}
-
-/* The address of symbol name (vmlinux), 0 if none. */
-uint64_t ubin_sym_addr(struct ubin *b, const char *name)
-{
-	uint64_t a = 0;
-
-	load_ksyms(b);
-	if (!strcmp(name, "_stext"))
-		return b->stext;
-	for (size_t i = 0; i < b->nksyms; i++)
-		if (!strcmp(b->ksyms[i].name, name))
-			return b->ksyms[i].addr;
-	return a;
 }
 
 bool ubin_is_kernel(const struct ubin *b)
@@ -1000,7 +873,7 @@ bool ubin_ksym(struct ubin *b, uint64_t addr, bool code, const char **sym, uint6
 	size_t shndx = scn ? elf_ndxscn(scn) : 0;
 
 	if (b->vmlinux)
-		return vmlinux_ksym(b, addr, code, sym, off);
+		return kstab_at(ubin_kstab(b), addr, code, sym, off);
 	if (!scn)
 		return false;
 	while ((st = elf_nextscn(b->elf, st))) {
@@ -1049,7 +922,7 @@ void ubin_close_all(struct session *s)
 		utypes_free(b);
 		free(b->funcs);
 		free(b->cus);
-		free(b->ksyms);
+		kstab_free(b->kstab);
 		if (b->dwfl) {		/* libdwfl owns the ELF, DWARF and CFI */
 			dwfl_end(b->dwfl);
 			continue;
@@ -1153,15 +1026,16 @@ uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f)
 	return f->entry;
 }
 
-/* Does the line table's path `src` name `file` (whole, or its tail after
- * a '/')? */
+/* Does the line table's path `src` name `file` (a glob of it whole, or of
+ * its tail after a '/': "mm/ *.c" names arch/x86/mm/tlb.c, as 4.8)? */
 bool ubin_file_matches(const char *src, const char *file)
 {
-	size_t ls = strlen(src), lf = strlen(file);
-
 	if (!fnmatch(file, src, 0))
 		return true;
-	return ls > lf && src[ls - lf - 1] == '/' && !strcmp(src + ls - lf, file);
+	for (const char *p = strchr(src, '/'); p; p = strchr(p + 1, '/'))
+		if (!fnmatch(file, p + 1, 0))
+			return true;
+	return false;
 }
 
 /* Does row l (at address a) belong to FILE inside f? */

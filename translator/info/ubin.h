@@ -91,9 +91,8 @@ bool ubin_is_vmlinux(const struct ubin *b);
  * of the CU holding addr (each CU once). */
 void ubin_read_cus(struct ubin *b, bool (*want)(void *arg, const char *cu), void *arg);
 void ubin_read_cu_at(struct ubin *b, uint64_t addr);
-/* vmlinux: the addresses of the functions named name (symbol table). */
-size_t ubin_sym_addrs(struct ubin *b, const char *name, uint64_t *out, size_t max);
-uint64_t ubin_sym_addr(struct ubin *b, const char *name);
+/* vmlinux: its symbol table (ksymtab.c), read on first use. */
+struct kstab *ubin_kstab(struct ubin *b);
 /* The name of the section holding addr, "" if none. */
 const char *ubin_section_of(struct ubin *b, uint64_t addr);
 const char *ubin_kmod(const struct ubin *b);
@@ -232,6 +231,20 @@ const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct u
 /* The index of "module:symbol" in the table the runtime resolves. */
 int kdwarf_ksym_index(struct session *s, const char *name);
 void kdwarf_emit_ksyms(struct session *s, struct strbuf *c);
+
+/* ---- ksymtab.c: vmlinux's symbol table ---- */
+struct kstab;
+struct kstab *kstab_read(Elf *e);
+void kstab_free(struct kstab *t);
+/* Where a kprobe goes for code at addr: the holding function's symbol if
+ * its name is unique, else _stext (data: always _stext); the offset. */
+bool kstab_at(struct kstab *t, uint64_t addr, bool code, const char **sym, uint64_t *off);
+/* The addresses of the functions named name (at most max); how many. */
+size_t kstab_addrs(struct kstab *t, const char *name, uint64_t *out, size_t max);
+/* Is there a symbol `name` (or a constprop/isra clone) at addr? */
+bool kstab_has_at(struct kstab *t, const char *name, uint64_t addr);
+/* The address of symbol name, 0 if none. */
+uint64_t kstab_addr(struct kstab *t, const char *name);
 
 /* Internal: libdw handles of a ubin. */
 struct Dwarf;

@@ -152,7 +152,7 @@ static void place_kernel(struct session *s, struct rprobe *rp, struct uprobe_inf
 	if (ubin_is_vmlinux(u->bin)) {	/* the kernel: "symbol"+offset */
 		u->ksym = sym;
 		rp->note = arena_printf(s->arena, " /* pc=_stext+0x%llx */",
-					(unsigned long long)(u->addr - ubin_sym_addr(u->bin, "_stext")));
+					(unsigned long long)(u->addr - kstab_addr(ubin_kstab(u->bin), "_stext")));
 		return;
 	}
 	u->ksym = arena_printf(s->arena, "%s:%s", ubin_kmod(u->bin), sym);

@@ -275,7 +275,7 @@ void kdwarf_prepare(struct session *s, struct ubin *b, const char *fn, const cha
 	(void)s;
 	/* a .c file's functions are declared in its own CU */
 	if (file && len > 2 && !strcmp(file + len - 2, ".c")) {
-		ubin_read_cus(b, cu_wanted, (void *)file);
+		ubin_read_cus(b, cu_wanted, (void *)file, NULL);
 		return;
 	}
 	if (!file && fn && !strpbrk(fn, "*?[") && (n = kstab_addrs(ubin_kstab(b), fn, addrs, 16))) {
@@ -283,7 +283,8 @@ void kdwarf_prepare(struct session *s, struct ubin *b, const char *fn, const cha
 			ubin_read_cu_at(b, addrs[i]);
 		return;
 	}
-	ubin_read_cus(b, every_cu, NULL);
+	/* every CU, only the functions the pattern names */
+	ubin_read_cus(b, every_cu, NULL, fn && strcmp(fn, "*") ? fn : NULL);
 }
 
 /* 4.8's blacklist of kernel files (declaring a function) and sections. */

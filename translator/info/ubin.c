@@ -48,6 +48,7 @@ struct ubin {
 	uint64_t *cus;		/* vmlinux: the CUs read (DIE offsets) */
 	size_t ncus, capcus;
 	struct kstab *kstab;	/* vmlinux: its symbol table (ksymtab.c) */
+	const char *name_glob;	/* vmlinux: read only the functions it matches */
 	struct ubin *next;
 };
 
@@ -207,7 +208,8 @@ static void add_dwarf_func(struct ubin *b, Dwarf_Die *die, uint64_t outer)
 	Dwarf_Addr lo, hi;
 	const char *name = dwarf_diename(die), *file;
 
-	if (!name || dwarf_hasattr(die, DW_AT_declaration) || !die_entry(die, &lo, &hi))
+	if (!name || (b->name_glob && fnmatch(b->name_glob, name, 0)) ||
+	    dwarf_hasattr(die, DW_AT_declaration) || !die_entry(die, &lo, &hi))
 		return;
 	f.name = arena_strdup(b->s->arena, name);
 	file = dwarf_decl_file(die);
@@ -271,6 +273,10 @@ static void read_cu(struct ubin *b, Dwarf_Die *cu)
 	for (size_t i = 0; i < b->ncus; i++)
 		if (b->cus[i] == off)
 			return;
+	if (b->name_glob) {	/* some functions only: the CU is not done */
+		dwarf_getfuncs(cu, dwarf_func_cb, b, 0);
+		return;
+	}
 	if (b->ncus == b->capcus) {
 		b->capcus = b->capcus ? b->capcus * 2 : 64;
 		b->cus = realloc(b->cus, sizeof(*b->cus) * b->capcus);
@@ -780,9 +786,10 @@ bool ubin_is_vmlinux(const struct ubin *b)
 	return b->vmlinux;
 }
 
-/* vmlinux: the functions of the CUs whose name `want` accepts, each CU
- * read once. */
-void ubin_read_cus(struct ubin *b, bool (*want)(void *arg, const char *cu), void *arg)
+/* vmlinux: the functions of the CUs whose name `want` accepts (only those
+ * matching name_glob when not NULL), each CU read whole once. */
+void ubin_read_cus(struct ubin *b, bool (*want)(void *arg, const char *cu), void *arg,
+		   const char *name_glob)
 {
 	Dwarf_Off off = 0, next;
 	size_t hsize, before = b->nfuncs;
@@ -792,8 +799,11 @@ void ubin_read_cus(struct ubin *b, bool (*want)(void *arg, const char *cu), void
 		const char *name;
 
 		if (dwarf_offdie(b->dw, off + hsize, &cu) && (name = dwarf_diename(&cu)) &&
-		    want(arg, name))
+		    want(arg, name)) {
+			b->name_glob = name_glob;
 			read_cu(b, &cu);
+			b->name_glob = NULL;
+		}
 		off = next;
 	}
 	if (b->nfuncs != before)

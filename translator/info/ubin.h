@@ -87,9 +87,10 @@ bool ubin_is_kernel(const struct ubin *b);
  * are read by compilation unit, on demand. */
 struct ubin *ubin_open_vmlinux(struct session *s, const char *path);
 bool ubin_is_vmlinux(const struct ubin *b);
-/* vmlinux: read the functions of the CUs whose name want() accepts, or
- * of the CU holding addr (each CU once). */
-void ubin_read_cus(struct ubin *b, bool (*want)(void *arg, const char *cu), void *arg);
+/* vmlinux: read the functions of the CUs whose name want() accepts (only
+ * those name_glob matches, if not NULL), or of the CU holding addr. */
+void ubin_read_cus(struct ubin *b, bool (*want)(void *arg, const char *cu), void *arg,
+		   const char *name_glob);
 void ubin_read_cu_at(struct ubin *b, uint64_t addr);
 /* vmlinux: its symbol table (ksymtab.c), read on first use. */
 struct kstab *ubin_kstab(struct ubin *b);

@@ -49,6 +49,11 @@ def stap(args, path, **kw):
     ('-l', 'kernel.function("*@fs/read_write.c")', 'read_write.l'),
     ('-L', 'kernel.function("vfs_read")', 'vfs_read.L'),
     ('-L', 'kernel.statement("vfs_read@fs/read_write.c:*")', 'vfs_read_stmt.L'),
+    ('-L', 'kernel.function("*@mm/filemap.c")', 'filemap.L'),
+    ('-l', 'kernel.function("*@fs/read_write.c").return', 'read_write_return.l'),
+    ('-L', 'kernel.function("fdget_pos").inline', 'fdget_pos_inline.L'),
+    ('-l', 'kernel.statement("vfs_read@fs/read_write.c:454-458")', 'vfs_read_range.l'),
+    ('-l', 'kernel.statement("vfs_read@fs/read_write.c+5")', 'vfs_read_plus.l'),
 ])
 def test_listing_as_upstream(dbg, krel, option, point, golden):
     r = stap(['-r', krel, option, point], dbg)
@@ -62,6 +67,18 @@ def test_statement_p2_as_upstream(dbg, krel):
     assert r.returncode == 0, r.stderr
     probes = r.stdout[r.stdout.index('# probes\n') + 9:]
     assert probes == (CASES / 'vfs_read_stmt.p2').read_text()
+
+
+def test_points_p2_as_upstream(dbg, krel):
+    """A function probe on the entry (the kernel is optimized code), a
+    .nearest statement, as 4.8 places and shows them."""
+    r = stap(['-p2', '-r', krel, '-e',
+              'probe kernel.function("vfs_read") { printf("%d", $count) } '
+              'probe kernel.statement("vfs_read@fs/read_write.c:452").nearest { println($$vars) } '
+              'probe kernel.function("ksys_read") { println($$parms) }'], dbg)
+    assert r.returncode == 0, r.stderr
+    probes = r.stdout[r.stdout.index('# probes\n') + 9:]
+    assert probes == (CASES / 'points.p2').read_text()
 
 
 def test_without_debuginfo_btf_as_before(krel):

@@ -148,6 +148,8 @@ static void statement_at(struct resolver *r, struct ubin *b, const struct ufunc 
 		rp->label = arena_printf(r->s->arena, "%s.statement(\"%s@%s:%d\").nearest%s",
 					 uprobe_point_prefix(r->s, b), f->name, f->file, p->asked,
 					 rp->marks);
+	if (nearest && ubin_is_kernel(b))	/* 4.8's -p2: the line found, .nearest */
+		rp->from = arena_printf(r->s->arena, "%s.nearest", rp->pp);
 }
 
 /* .nearest of one line: f's picks at the line of the file with code

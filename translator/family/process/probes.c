@@ -170,9 +170,10 @@ void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 
 	u->bin = b;
 	u->func = f;
-	/* the locals listed as 4.8 does: those located after the prologue */
-	u->nvars = ubin_vars(s, b, f, 0, f->inlined ? f->entry : ubin_after_prologue(b, f),
-			     &u->vars, &u->ret);
+	/* the locals listed as 4.8 does: those located where it probes
+	 * (after the prologue; the kernel's, optimized, at the entry) */
+	u->nvars = ubin_vars(s, b, f, 0, f->inlined || ubin_is_vmlinux(b) ? f->entry :
+			     ubin_after_prologue(b, f), &u->vars, &u->ret);
 	for (int i = 0; i < u->nvars; i++)
 		u->nparams += u->vars[i].param;
 	place_function(s, u);
@@ -180,6 +181,10 @@ void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 		u->addr = f->inlined ? f->entry : ubin_after_prologue(b, f);
 		u->at_entry &= how == 2;
 	}
+	/* the kernel is optimized code, whose locations hold from the
+	 * entry: 4.8 probes its functions there */
+	if (ubin_is_vmlinux(b))
+		u->addr = f->entry;
 	if (how == 2)
 		u->addr = f->entry;
 	rp->ret = how == 2;

@@ -119,10 +119,46 @@ def run(dbg, krel, tmp_path_factory):
             build_module(f'kv_{n}', (CASES / f'{n}.stp').read_text(), krel, d)
     finally:
         os.environ['SYSTEMTAP_DEBUGINFO_PATH'] = old
-    batch = guest.run_batch([f"{STAPRUN} -c 'cat /etc/hostname' kv_{n}.ko" for n in RUN],
-                            scratch=str(d), timeout=60)
+    build_mismatched(d, krel)
+    commands = [f"{STAPRUN} -c 'cat /etc/hostname' kv_{n}.ko" for n in RUN]
+    commands += [f'{STAPRUN} kv_bad.ko', 'dmesg | grep stap:']
+    batch = guest.run_batch(commands, scratch=str(d), timeout=60)
     guest.check_kernel_healthy(batch)
-    return dict(zip(RUN, batch))
+    return dict(zip(RUN + ['bad', 'dmesg'], batch))
+
+
+def build_mismatched(d, krel):
+    """kv_bad.ko: the count script built with a copy of the debug vmlinux
+    whose build ID has one byte changed (the translator cannot tell: the
+    target is not the running kernel and -r KVER has no vmlinux)."""
+    src = Path(f'/usr/lib/debug/boot/vmlinux-{krel}')
+    fake = d / 'fake' / 'boot' / src.name
+    fake.parent.mkdir(parents=True)
+    note = subprocess.run(['readelf', '-n', str(src)], capture_output=True, text=True,
+                          check=True).stdout
+    bid = bytes.fromhex(re.search(r'Build ID: ([0-9a-f]+)', note).group(1))
+    subprocess.run(['cp', str(src), str(fake)], check=True)
+    with open(fake, 'r+b') as f:
+        at = f.read(64 << 20).find(bid)
+        assert at > 0
+        f.seek(at)
+        f.write(bytes([bid[0] ^ 0xff]))
+    old = os.environ['SYSTEMTAP_DEBUGINFO_PATH']
+    os.environ['SYSTEMTAP_DEBUGINFO_PATH'] = str(d / 'fake')
+    try:
+        build_module('kv_bad', (CASES / 'count.stp').read_text(), krel, d)
+    finally:
+        os.environ['SYSTEMTAP_DEBUGINFO_PATH'] = old
+        fake.unlink()
+
+
+def test_build_id_checked_at_load(run):
+    """A module placed by another build's DWARF does not start: the
+    runtime compares the kernel's build ID (vmlinux_build_id) with it."""
+    assert run['bad'].rc == 1
+    assert run['dmesg'].stdout.endswith(
+        'stap: this module was built with the DWARF of another build of the kernel '
+        '(build ID mismatch)\n')
 
 
 def norm(text):

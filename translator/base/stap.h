@@ -178,6 +178,7 @@ struct session {
 	struct ubin *kvmlinux;
 	bool kvmlinux_tried, kbl_ranges_read;
 	const char *kvmlinux_why;	/* found, but for another build */
+	const char *kvmlinux_id;	/* its build ID (hex) */
 	uint64_t kbl_ranges[5][2];	/* its blacklisted ranges of .text */
 	/* info/ubin.c: the binaries this session opened (ubin_close_all()) */
 	struct ubin *ubins;

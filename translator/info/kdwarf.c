@@ -41,9 +41,19 @@ int kdwarf_ksym_index(struct session *s, const char *name)
 	return s->nksyms++;
 }
 
-/* Before the runtime: the names of stp_ksym()'s symbols. */
+/* Before the runtime: the build ID of the kernel's DWARF the probes were
+ * placed by (the runtime refuses to start on another kernel), and the
+ * names of stp_ksym()'s symbols. */
 void kdwarf_emit_ksyms(struct session *s, struct strbuf *c)
 {
+	const char *id = s->kvmlinux ? s->kvmlinux_id : NULL;
+
+	if (id && *id) {
+		sb_puts(c, "#define STP_KERNEL_BUILD_ID ");
+		for (size_t i = 0; id[i] && id[i + 1]; i += 2)
+			sb_printf(c, "%s0x%.2s", i ? "," : "", id + i);
+		sb_puts(c, "\n");
+	}
 	if (!s->nksyms)
 		return;
 	sb_printf(c, "#define STP_NKSYMS %d\nstatic const char *const stp_ksym_names[STP_NKSYMS] = {\n",
@@ -227,6 +237,7 @@ static const char *find_vmlinux(struct session *s, const char *want_id, const ch
 					    cands[i], id[0] ? id : "none", s->kernel_release, want_id);
 			return NULL;
 		}
+		s->kvmlinux_id = arena_strdup(s->arena, id);
 		return cands[i];
 	}
 	return NULL;

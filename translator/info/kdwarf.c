@@ -279,8 +279,7 @@ static bool every_cu(void *arg, const char *cu)
 
 void kdwarf_prepare(struct session *s, struct ubin *b, const char *fn, const char *file)
 {
-	uint64_t addrs[16];
-	size_t n;
+	uint64_t addr;
 	size_t len = file ? strlen(file) : 0;
 
 	(void)s;
@@ -289,9 +288,10 @@ void kdwarf_prepare(struct session *s, struct ubin *b, const char *fn, const cha
 		ubin_read_cus(b, cu_wanted, (void *)file, NULL);
 		return;
 	}
-	if (!file && fn && !strpbrk(fn, "*?[") && (n = kstab_addrs(ubin_kstab(b), fn, addrs, 16))) {
-		for (size_t i = 0; i < n; i++)
-			ubin_read_cu_at(b, addrs[i]);
+	/* a global function: its CU has its code and its inlined copies
+	 * (no LTO); a static one may be a header's, inlined anywhere */
+	if (!file && fn && !strpbrk(fn, "*?[") && kstab_global_func(ubin_kstab(b), fn, &addr)) {
+		ubin_read_cu_at(b, addr);
 		return;
 	}
 	/* every CU, only the functions the pattern names */

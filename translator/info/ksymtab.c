@@ -14,7 +14,7 @@
 struct kstab_ent {
 	uint64_t addr, size;
 	const char *name;
-	bool code, dup;
+	bool code, dup, global;
 };
 
 struct kstab {
@@ -70,7 +70,8 @@ struct kstab *kstab_read(Elf *e)
 			if (!name || !*name || (ty != STT_FUNC && ty != STT_OBJECT && ty != STT_NOTYPE))
 				continue;
 			t->ents[t->n++] = (struct kstab_ent){ y.st_value, y.st_size, name,
-							      ty == STT_FUNC, false };
+							      ty == STT_FUNC, false,
+							      GELF_ST_BIND(y.st_info) != STB_LOCAL };
 		}
 		break;
 	}
@@ -131,18 +132,23 @@ bool kstab_at(struct kstab *t, uint64_t addr, bool code, const char **sym,
 }
 
 
-/* The symbol-table functions named `name` (vmlinux), their addresses
- * into out (at most max); their number. */
-size_t kstab_addrs(struct kstab *t, const char *name, uint64_t *out, size_t max)
+/* The address of `name` when its only symbol is a global function (its
+ * code, and any inlined copy of it, then in its own CU alone). */
+bool kstab_global_func(struct kstab *t, const char *name, uint64_t *addr)
 {
 	size_t n = 0;
 
-		for (size_t i = 0; i < t->n && n < max; i++)
-		if (t->ents[i].code && !strcmp(t->ents[i].name, name))
-			out[n++] = t->ents[i].addr;
-	return n;
-}
+	for (size_t i = 0; i < t->n; i++) {
+		const struct kstab_ent *k = &t->ents[i];
 
+		if (strcmp(k->name, name))
+			continue;
+		if (!k->code || !k->global || n++)
+			return false;
+		*addr = k->addr;
+	}
+	return n == 1;
+}
 
 /* Has vmlinux a function symbol `name` (or a clone of it) at addr? */
 bool kstab_has_at(struct kstab *t, const char *name, uint64_t addr)

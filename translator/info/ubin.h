@@ -224,7 +224,8 @@ struct ubin *kdwarf_module(struct session *s, const char *spec);
  * found but does not match. */
 struct ubin *kdwarf_kernel(struct session *s, const char **why);
 /* Read the CUs a point needs: those whose name matches file (a .c glob),
- * else those holding the functions named exactly fn, else all. */
+ * else the CU of fn when it is one global function, else the functions
+ * fn matches in every CU. */
 void kdwarf_prepare(struct session *s, struct ubin *b, const char *fn, const char *file);
 /* Why kernel function f must not be probed by DWARF, as 4.8's
  * blacklist by file and section; NULL if it may. */
@@ -240,8 +241,8 @@ void kstab_free(struct kstab *t);
 /* Where a kprobe goes for code at addr: the holding function's symbol if
  * its name is unique, else _stext (data: always _stext); the offset. */
 bool kstab_at(struct kstab *t, uint64_t addr, bool code, const char **sym, uint64_t *off);
-/* The addresses of the functions named name (at most max); how many. */
-size_t kstab_addrs(struct kstab *t, const char *name, uint64_t *out, size_t max);
+/* The address of `name` when its only symbol is a global function. */
+bool kstab_global_func(struct kstab *t, const char *name, uint64_t *addr);
 /* Is there a symbol `name` (or a constprop/isra clone) at addr? */
 bool kstab_has_at(struct kstab *t, const char *name, uint64_t addr);
 /* The address of symbol name, 0 if none. */

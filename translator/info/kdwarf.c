@@ -282,7 +282,6 @@ void kdwarf_prepare(struct session *s, struct ubin *b, const char *fn, const cha
 	uint64_t addr;
 	size_t len = file ? strlen(file) : 0;
 
-	(void)s;
 	/* a .c file's functions are declared in its own CU */
 	if (file && len > 2 && !strcmp(file + len - 2, ".c")) {
 		ubin_read_cus(b, cu_wanted, (void *)file, NULL);
@@ -294,8 +293,15 @@ void kdwarf_prepare(struct session *s, struct ubin *b, const char *fn, const cha
 		ubin_read_cu_at(b, addr);
 		return;
 	}
-	/* every CU, only the functions the pattern names */
+	/* every CU, only the functions the pattern names; and the symbol
+	 * table's functions without DWARF (name.cold) */
 	ubin_read_cus(b, every_cu, NULL, fn && strcmp(fn, "*") ? fn : NULL);
+	if (!file && fn) {
+		struct ufunc *syms;
+		size_t n = kstab_match_funcs(s, ubin_kstab(b), fn, &syms);
+
+		ubin_add_symbol_funcs(b, syms, n);
+	}
 }
 
 /* 4.8's blacklist of kernel files (declaring a function) and sections. */

@@ -5,6 +5,7 @@
  * KASLR moves with it), the functions a name has, whether a DWARF
  * function's entry has its symbol (not only a compiler clone's).
  */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,4 +190,26 @@ uint64_t kstab_addr(struct kstab *t, const char *name)
 		if (!strcmp(t->ents[i].name, name))
 			return t->ents[i].addr;
 	return a;
+}
+
+size_t kstab_match_funcs(struct session *s, struct kstab *t, const char *glob,
+			 struct ufunc **out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		n += t->ents[i].code && !fnmatch(glob, t->ents[i].name, 0);
+	*out = arena_alloc(s->arena, sizeof(**out) * (n + 1));
+	n = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct kstab_ent *k = &t->ents[i];
+
+		if (!k->code || fnmatch(glob, k->name, 0))
+			continue;
+		memset(&(*out)[n], 0, sizeof(**out));
+		(*out)[n].name = k->name;
+		(*out)[n].entry = k->addr;
+		(*out)[n++].end = k->size ? k->addr + k->size : 0;
+	}
+	return n;
 }

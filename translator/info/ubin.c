@@ -810,6 +810,34 @@ void ubin_read_cus(struct ubin *b, bool (*want)(void *arg, const char *cu), void
 		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* vmlinux: the n symbol-table functions syms[] (name, addr, size each)
+ * that no function read from DWARF starts at (name.cold parts), as 4.8
+ * takes them for a pattern without a file. */
+void ubin_add_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n)
+{
+	uint64_t *entries = malloc(sizeof(*entries) * (b->nfuncs + 1));
+	size_t ne = 0, before = b->nfuncs;
+
+	if (!entries)
+		abort();
+	for (size_t i = 0; i < b->nfuncs; i++)
+		entries[ne++] = b->funcs[i].entry;
+	qsort(entries, ne, sizeof(*entries), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!bsearch(&syms[i].entry, entries, ne, sizeof(*entries), cmp_u64))
+			add_func(b, &syms[i]);
+	free(entries);
+	if (b->nfuncs != before)
+		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
+}
+
 /* vmlinux: the functions of the CU whose code holds addr. */
 void ubin_read_cu_at(struct ubin *b, uint64_t addr)
 {

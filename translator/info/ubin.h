@@ -92,6 +92,9 @@ bool ubin_is_vmlinux(const struct ubin *b);
 void ubin_read_cus(struct ubin *b, bool (*want)(void *arg, const char *cu), void *arg,
 		   const char *name_glob);
 void ubin_read_cu_at(struct ubin *b, uint64_t addr);
+/* vmlinux: add those of the n symbol-table functions syms (name, entry,
+ * end) no DWARF function starts at. */
+void ubin_add_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n);
 /* vmlinux: its symbol table (ksymtab.c), read on first use. */
 struct kstab *ubin_kstab(struct ubin *b);
 /* The name of the section holding addr, "" if none. */
@@ -241,6 +244,10 @@ void kstab_free(struct kstab *t);
 /* Where a kprobe goes for code at addr: the holding function's symbol if
  * its name is unique, else _stext (data: always _stext); the offset. */
 bool kstab_at(struct kstab *t, uint64_t addr, bool code, const char **sym, uint64_t *off);
+/* The function symbols matching glob, as symbol-only ufuncs (in the
+ * session's arena); how many. */
+size_t kstab_match_funcs(struct session *s, struct kstab *t, const char *glob,
+			 struct ufunc **out);
 /* The address of `name` when its only symbol is a global function. */
 bool kstab_global_func(struct kstab *t, const char *name, uint64_t *addr);
 /* Is there a symbol `name` (or a constprop/isra clone) at addr? */

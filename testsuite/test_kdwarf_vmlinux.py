@@ -55,6 +55,7 @@ def stap(args, path, **kw):
     ('-L', 'kernel.function("fdget_pos").inline', 'fdget_pos_inline.L'),
     ('-l', 'kernel.statement("vfs_read@fs/read_write.c:454-458")', 'vfs_read_range.l'),
     ('-l', 'kernel.statement("vfs_read@fs/read_write.c+5")', 'vfs_read_plus.l'),
+    ('-l', 'kernel.function("vfs_*")', 'vfs.l'),
 ])
 def test_listing_as_upstream(dbg, krel, option, point, golden):
     r = stap(['-r', krel, option, point], dbg)

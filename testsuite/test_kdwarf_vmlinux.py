@@ -8,9 +8,10 @@
 # with the same path) and in the guest (kvmlinux/expected.json: 4.8's
 # modules, built with `/usr/bin/stap -R RUNTIME -r KVER -p4`, run with
 # `staprun -c 'cat /etc/hostname'`; module9p probes the 9p module the
-# guest's root is mounted with, through its debug .ko in /usr/lib/debug).
-# Addresses (pointers, kernel and user) are compared as 0xADDR. The same points with the debuginfo hidden keep
-# the BTF behaviour.
+# guest's root is mounted with, through its debug .ko in /usr/lib/debug;
+# globals reads @var("name@kernel/fork.c") and a $file->...->len chain).
+# Addresses (pointers, kernel and user) are compared as 0xADDR. The same
+# points with the debuginfo hidden keep the BTF behaviour.
 import json
 import os
 import re

@@ -1373,6 +1373,12 @@ bool ubin_global(struct session *s, struct ubin *b, const char *name,
 			continue;
 		}
 		cuname = dwarf_diename(&cu);
+		/* vmlinux: a .c file's variables are in its own CU only */
+		if (b->vmlinux && file && strlen(file) > 2 && !strcmp(file + strlen(file) - 2, ".c") &&
+		    !(cuname && ubin_file_matches(cuname, file))) {
+			off = next;
+			continue;
+		}
 		do {
 			const char *n = dwarf_diename(&c), *df;
 

@@ -57,6 +57,7 @@ def stap(args, path, **kw):
     ('-l', 'kernel.statement("vfs_read@fs/read_write.c:454-458")', 'vfs_read_range.l'),
     ('-l', 'kernel.statement("vfs_read@fs/read_write.c+5")', 'vfs_read_plus.l'),
     ('-l', 'kernel.function("vfs_*")', 'vfs.l'),
+    ('-l', 'kernel.function("*@fs/read_write.c").label("*")', 'labels.l'),
 ])
 def test_listing_as_upstream(dbg, krel, option, point, golden):
     r = stap(['-r', krel, option, point], dbg)
@@ -82,6 +83,17 @@ def test_points_p2_as_upstream(dbg, krel):
     assert r.returncode == 0, r.stderr
     probes = r.stdout[r.stdout.index('# probes\n') + 9:]
     assert probes == (CASES / 'points.p2').read_text()
+
+
+def test_labels_p2_as_upstream(dbg, krel):
+    """.label() of functions and of their inlined copies, at 4.8's
+    addresses (4.8 orders them by its hash tables: compared sorted)."""
+    r = stap(['-p2', '-r', krel, '-e',
+              'probe kernel.function("*@fs/read_write.c").label("*") { next }'], dbg)
+    assert r.returncode == 0, r.stderr
+    probes = r.stdout[r.stdout.index('# probes\n') + 9:]
+    assert sorted(probes.splitlines(True)) == \
+        (CASES / 'labels.p2').read_text().splitlines(True)
 
 
 def test_without_debuginfo_btf_as_before(krel):

@@ -301,7 +301,9 @@ static void function_labels(struct resolver *r, struct ubin *b, const struct ufu
 	size_t n = ubin_labels(r->s, b, f, glob, &ls);
 
 	for (size_t i = 0; i < n; i++)
-		uprobe_fill_label(r->s, rp_add(r, &family_process, RP_UPROBE, "process.label", ""), b, f, &ls[i]);
+		uprobe_fill_label(r->s, rp_add(r, &family_process, RP_UPROBE, ubin_is_vmlinux(b) ?
+					       "kernel.function" : "process.label", ""),
+				  b, f, &ls[i]);
 }
 
 /* .callee("GLOB")[.call] / .callees of f: a probe per function called,
@@ -379,7 +381,7 @@ void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp 
 
 	if (how < 0)
 		return;
-	if (kernel && how >= 3 && how <= 5) {
+	if (kernel && (how == 4 || how == 5 || (how == 3 && !ubin_is_vmlinux(b)))) {
 		rp_fail(r, r->pp->loc, "module().function().%s probes are not supported by this version yet",
 		     how == 3 ? "label" : how == 4 ? "callee" : "callees");
 		return;

@@ -268,9 +268,11 @@ void uprobe_fill_label(struct session *s, struct rprobe *rp, struct ubin *b,
 
 	uprobe_fill_statement(s, rp, b, f, spec, l->addr);
 	/* 4.8: the function "at" the label's line, and .label() in -l */
-	rp->pp = arena_printf(s->arena, "process(\"%s\").function(\"%s\")", ubin_path(b), spec);
+	rp->pp = arena_printf(s->arena, "%s.function(\"%s\")", uprobe_point_prefix(s, b), spec);
 	rp->u->pn = arena_printf(s->arena, "%s.label(\"%s\")", rp->pp, l->name);
 	rp->label = arena_printf(s->arena, "%s%s", rp->u->pn, rp->marks);
+	if (ubin_is_kernel(b))	/* 4.8's -p2: the function, from the label */
+		rp->from = rp->u->pn;
 }
 
 void uprobe_fill_callee(struct session *s, struct rprobe *rp, struct ubin *b,

@@ -264,6 +264,63 @@ struct ubin *kdwarf_kernel(struct session *s, const char **why)
 	return s->kvmlinux;
 }
 
+Elf *ubin_elf(struct ubin *b);
+
+/* .debug_aranges (DWARF 2-5, 64-bit addresses): the sets are final
+ * addresses in a linked vmlinux. */
+bool kdwarf_aranges_cu(struct ubin *b, uint64_t addr, uint64_t *cu_off)
+{
+	Elf *e = ubin_elf(b);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	Elf_Data *d = NULL;
+	const unsigned char *p, *end;
+
+	if (!e || elf_getshdrstrndx(e, &shstrndx))
+		return false;
+	while (!d && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+		    (n = elf_strptr(e, shstrndx, sh.sh_name)) && !strcmp(n, ".debug_aranges"))
+			d = elf_getdata(scn, NULL);
+	}
+	if (!d || !d->d_buf)
+		return false;
+	p = d->d_buf;
+	end = p + d->d_size;
+	while (p + 16 <= end) {
+		uint32_t len, off;
+		uint16_t ver;
+		const unsigned char *set = p, *next;
+
+		memcpy(&len, p, 4);
+		memcpy(&ver, p + 4, 2);
+		memcpy(&off, p + 6, 4);
+		next = p + 4 + len;
+		if (len == 0xffffffff || next > end || p[10] != 8)
+			return false;	/* 64-bit DWARF or 32-bit addresses: libdw's */
+		/* the tuples start at a multiple of twice the address size */
+		set += 16;
+		for (; set + 16 <= next; set += 16) {
+			uint64_t lo, n;
+
+			memcpy(&lo, set, 8);
+			memcpy(&n, set + 8, 8);
+			if (!lo && !n)
+				break;
+			if (addr >= lo && addr < lo + n) {
+				*cu_off = off;
+				return true;
+			}
+		}
+		(void)ver;
+		p = next;
+	}
+	return false;
+}
+
 /* Does the CU named cu hold functions declared in a file matching arg? */
 static bool cu_wanted(void *arg, const char *cu)
 {

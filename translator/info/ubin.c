@@ -842,10 +842,19 @@ void ubin_add_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n)
 void ubin_read_cu_at(struct ubin *b, uint64_t addr)
 {
 	Dwarf_Die cu;
-	size_t before = b->nfuncs;
+	size_t before = b->nfuncs, hsize;
+	uint64_t off;
+	Dwarf_Off next;
 
-	if (dwarf_addrdie(b->dw, addr, &cu))
+	/* .debug_aranges read directly: libdw's dwarf_addrdie() would read
+	 * every CU's DIE (and abbreviations) of vmlinux, ~100 MB */
+	if (kdwarf_aranges_cu(b, addr, &off)) {
+		if (dwarf_nextcu(b->dw, off, &next, &hsize, NULL, NULL, NULL) == 0 &&
+		    dwarf_offdie(b->dw, off + hsize, &cu))
+			read_cu(b, &cu);
+	} else if (dwarf_addrdie(b->dw, addr, &cu)) {
 		read_cu(b, &cu);
+	}
 	if (b->nfuncs != before)
 		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
 }

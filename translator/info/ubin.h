@@ -230,6 +230,9 @@ struct ubin *kdwarf_kernel(struct session *s, const char **why);
  * else the CU of fn when it is one global function, else the functions
  * fn matches in every CU. */
 void kdwarf_prepare(struct session *s, struct ubin *b, const char *fn, const char *file);
+/* The offset of the CU (its header) whose code holds addr, from
+ * .debug_aranges; false if it says none. */
+bool kdwarf_aranges_cu(struct ubin *b, uint64_t addr, uint64_t *cu_off);
 /* Why kernel function f must not be probed by DWARF, as 4.8's
  * blacklist by file and section; NULL if it may. */
 const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct ufunc *f);

@@ -225,11 +225,40 @@ static void stp_cleanup(void)
 	stp_print_exit();
 }
 
+#ifdef STP_KERNEL_BUILD_ID
+#include <linux/kprobes.h>
+
+/* The probes were placed by the kernel's DWARF (its debug vmlinux): this
+ * must be that kernel, else their addresses are wrong. Its build ID
+ * (vmlinux_build_id, CONFIG_CRASH_CORE) against the translator's; when the
+ * kernel does not keep it, nothing to compare. */
+static int stp_kernel_build_id_check(void)
+{
+	static const unsigned char want[] = { STP_KERNEL_BUILD_ID };
+	struct kprobe kp = { .symbol_name = "vmlinux_build_id" };
+
+	if (!register_kprobe(&kp))	/* a data symbol: only looked up */
+		unregister_kprobe(&kp);
+	if (!kp.addr || !memcmp(kp.addr, want, sizeof(want)))
+		return 0;
+	pr_err("stap: this module was built with the DWARF of another build of the kernel "
+	       "(build ID mismatch)\n");
+	return -ENOEXEC;
+}
+#else
+static int stp_kernel_build_id_check(void)
+{
+	return 0;
+}
+#endif
+
 static int __init stp_module_init(void)
 {
 	int rc;
 
-	rc = stp_globals_init();
+	rc = stp_kernel_build_id_check();
+	if (!rc)
+		rc = stp_globals_init();
 	if (!rc)
 		rc = stp_debugfs_init();
 	if (!rc)

@@ -66,6 +66,16 @@ def cases():
 # The module cache would answer a repeated -p3 without running pass 3.
 os.environ['SYSTEMTAP_DIR'] = tempfile.mkdtemp(prefix='p3corpus-')
 atexit.register(shutil.rmtree, os.environ['SYSTEMTAP_DIR'], True)
+# The debuginfo the tests see (conftest.py): the set-up's libc6-dbg only,
+# the kernel's -dbg package hidden, so the snapshots are those of the
+# BTF-only translator whatever the machine has installed.
+_DEBUGINFO = tempfile.mkdtemp(prefix='p3corpus-debuginfo-')
+atexit.register(shutil.rmtree, _DEBUGINFO, True)
+try:
+    from conftest import debuginfo_tree  # noqa: E402
+    os.environ['SYSTEMTAP_DEBUGINFO_PATH'] = debuginfo_tree(_DEBUGINFO)
+except (ImportError, subprocess.CalledProcessError):
+    os.environ['SYSTEMTAP_DEBUGINFO_PATH'] = _DEBUGINFO
 
 
 def run(case):

@@ -204,6 +204,12 @@ struct session {
 	/* info/kdwarf.c: the "module:symbol" names stp_ksym() resolves, by index */
 	const char **ksyms;
 	int nksyms, capksyms;
+	/* info/kdwarf.c: the kernel's vmlinux with DWARF, looked for once */
+	struct ubin *kvmlinux;
+	bool kvmlinux_tried, kbl_ranges_read;
+	const char *kvmlinux_why;	/* found, but for another build */
+	const char *kvmlinux_id;	/* its build ID (hex) */
+	uint64_t kbl_ranges[5][2];	/* its blacklisted ranges of .text */
 	/* info/ubin.c: the binaries this session opened (ubin_close_all()) */
 	struct ubin *ubins;
 	/* gen/tr_deref.c: programs built to read @cast's header types */

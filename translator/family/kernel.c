@@ -1,5 +1,7 @@
 /*
- * kernel.c - the kernel function family, without debuginfo:
+ * kernel.c - the kernel function family, through the kernel's DWARF
+ * when its debuginfo is installed (kernel_dwarf(): as a module with DWARF,
+ * by process/), else without debuginfo:
  * kernel.function("P"), module("M").function("P") (each [.call |
  * .return[.maxactive(N)]]), kprobe[.module("M")].function("P"),
  * kernel.statement("F[+OFF]"), module("M").statement(...) and
@@ -464,6 +466,52 @@ static void resolve_statement(struct resolver *r, const char *mod,
 	rp->offset = off;
 }
 
+/* ---- through the kernel's DWARF -------------------------------------------------- */
+
+/* May kernel function f (vmlinux DWARF) be probed: the blacklists by
+ * name, and 4.8's by file and section (guru mode lifts them)? */
+bool kernel_dwarf_allowed(struct session *s, struct ubin *b, const struct ufunc *f, bool ret)
+{
+	if (s->guru)
+		return true;
+	return !blacklisted(s, f->name, ret, true) && !kdwarf_blacklisted(s, b, f);
+}
+
+/*
+ * kernel.function("P")[suffixes] | kernel.statement("F@FILE...")[.nearest]
+ * through the kernel's DWARF when its debuginfo is installed, as 4.8 with
+ * it; false when it is not (or for what only the BTF path takes:
+ * .maxactive, a statement without a file), for today's BTF resolution.
+ */
+static bool kernel_dwarf(struct resolver *r, const struct pp_comp *fn,
+			 const struct pp_comp *rest, bool stmt)
+{
+	const char *why, *spec = fn->arg->str, *at = strchr(spec, '@'), *file = NULL;
+	const char *glob = at ? arena_strndup(r->s->arena, spec, (size_t)(at - spec)) : spec;
+	struct ubin *b;
+
+	if (stmt && !at)
+		return false;
+	for (const struct pp_comp *x = rest; x; x = x->next)
+		if (!strcmp(x->name, "maxactive"))
+			return false;
+	b = kdwarf_kernel(r->s, &why);
+	if (why) {
+		rp_fail(r, fn->arg->loc, "%s", why);
+		return true;
+	}
+	if (!b)
+		return false;
+	if (at)
+		file = arena_strndup(r->s->arena, at + 1, strcspn(at + 1, ":+"));
+	kdwarf_prepare(r->s, b, glob, file);
+	if (stmt)
+		process_statement(r, b, fn, rest != NULL);
+	else
+		process_functions(r, b, fn, rest);
+	return true;
+}
+
 /* ---- the kernel families ------------------------------------------------------------ */
 
 /* kernel.function("P")[suffixes] | kernel.statement("F+OFF") |
@@ -477,12 +525,17 @@ static void resolve_kernel(struct resolver *r, const struct pp_comp *c)
 	if (c->arg || !k)
 		return;
 	if ((fn = pp_take(&k, "function", N_STR))) {
+		if (kernel_dwarf(r, fn, k, false))
+			return;
 		f.glob = fn->arg->str;
 		f.loc = fn->arg->loc;
 		resolve_functions(r, &f, k);
 	} else if (pp_take(&k, "function", N_NUM)) {
 		rp_fail(r, r->pp->loc, "kernel.function(ADDRESS) %s", kernel_dwarf_needed);
 	} else if (!strcmp(k->name, "statement") && k->arg && k->arg->kind == N_STR) {
+		if ((!k->next || (!strcmp(k->next->name, "nearest") && !k->next->arg &&
+				  !k->next->next)) && kernel_dwarf(r, k, k->next, true))
+			return;
 		resolve_statement(r, NULL, k, "kernel.statement");
 	} else if (!strcmp(k->name, "statement") && k->arg) {
 		statement_absolute(r, k, "kernel.statement");

@@ -52,8 +52,20 @@ struct ubin {
 	Dwfl_Module *dwmod;
 	const char *kmod;	/* its name as the kernel knows it */
 	const char *label;	/* as the probe point wrote it (pp()) */
+	bool vmlinux;		/* the kernel: functions read by CU, on demand */
+	uint64_t *cus;		/* vmlinux: the CUs read (DIE offsets) */
+	size_t ncus, capcus;
+	struct kstab *kstab;	/* vmlinux: its symbol table (ksymtab.c) */
+	const char *name_glob;	/* vmlinux: read only the functions it matches */
 	struct ubin *next;
 };
+
+struct kstab *ubin_kstab(struct ubin *b)
+{
+	if (!b->kstab)
+		b->kstab = kstab_read(b->elf);
+	return b->kstab;
+}
 
 const char *ubin_path(const struct ubin *b)
 {
@@ -191,21 +203,26 @@ static void add_func(struct ubin *b, const struct ufunc *f)
 	b->funcs[b->nfuncs++] = *f;
 }
 
-/*
- * Where the code of a function or inlined instance starts and ends (0:
- * unknown): its entry or low pc, else, for code split into ranges (a
- * function with a .cold part), the first range, which is its entry.
- */
-static bool code_range(Dwarf_Die *die, Dwarf_Addr *lo, Dwarf_Addr *hi)
+/* The entry of a function with code, and the end of its code there (0:
+ * unknown): code split in ranges (a hot and a cold part) starts at its
+ * first range. */
+static bool die_entry(Dwarf_Die *die, Dwarf_Addr *lo, Dwarf_Addr *hi)
 {
-	Dwarf_Addr base;
+	Dwarf_Addr base, s, e;
+	ptrdiff_t off;
 
+	*hi = 0;
 	if (dwarf_entrypc(die, lo) == 0) {
-		if (dwarf_highpc(die, hi))
+		if (dwarf_highpc(die, hi) != 0)
 			*hi = 0;
 		return true;
 	}
-	return dwarf_ranges(die, 0, &base, lo, hi) > 0;
+	off = dwarf_ranges(die, 0, &base, &s, &e);
+	if (off <= 0)
+		return false;
+	*lo = s;
+	*hi = e;
+	return true;
 }
 
 /* A function (or an inlined instance, inside `outer`) with code. */
@@ -215,7 +232,8 @@ static void add_dwarf_func(struct ubin *b, Dwarf_Die *die, uint64_t outer)
 	Dwarf_Addr lo, hi;
 	const char *name = dwarf_diename(die), *file;
 
-	if (!name || dwarf_hasattr(die, DW_AT_declaration) || !code_range(die, &lo, &hi))
+	if (!name || (b->name_glob && fnmatch(b->name_glob, name, 0)) ||
+	    dwarf_hasattr(die, DW_AT_declaration) || !die_entry(die, &lo, &hi))
 		return;
 	f.name = arena_strdup(b->s->arena, name);
 	file = dwarf_decl_file(die);
@@ -252,7 +270,7 @@ static int dwarf_func_cb(Dwarf_Die *die, void *arg)
 	Dwarf_Addr lo, hi;
 
 	add_dwarf_func(b, die, 0);
-	if (code_range(die, &lo, &hi))
+	if (die_entry(die, &lo, &hi))
 		inlined_funcs(b, die, dwarf_dieoffset(die), 0);
 	return DWARF_CB_OK;
 }
@@ -269,6 +287,28 @@ static void read_dwarf_funcs(struct ubin *b)
 			dwarf_getfuncs(&cu, dwarf_func_cb, b, 0);
 		off = next;
 	}
+}
+
+/* vmlinux: the functions of one CU, unless read already. */
+static void read_cu(struct ubin *b, Dwarf_Die *cu)
+{
+	uint64_t off = dwarf_dieoffset(cu);
+
+	for (size_t i = 0; i < b->ncus; i++)
+		if (b->cus[i] == off)
+			return;
+	if (b->name_glob) {	/* some functions only: the CU is not done */
+		dwarf_getfuncs(cu, dwarf_func_cb, b, 0);
+		return;
+	}
+	if (b->ncus == b->capcus) {
+		b->capcus = b->capcus ? b->capcus * 2 : 64;
+		b->cus = realloc(b->cus, sizeof(*b->cus) * b->capcus);
+		if (!b->cus)
+			abort();
+	}
+	b->cus[b->ncus++] = off;
+	dwarf_getfuncs(cu, dwarf_func_cb, b, 0);
 }
 
 static bool have_entry(const struct ubin *b, size_t n, uint64_t addr)
@@ -769,7 +809,8 @@ struct ubin *ubin_open(struct session *s, const char *path, struct loc at)
  * tree: Debian's linux-image-*-dbg); NULL when it has none (nothing
  * reported: the caller falls back to the module's BTF).
  */
-struct ubin *ubin_open_kmod(struct session *s, const char *path, const char *name)
+static struct ubin *open_dwfl(struct session *s, const char *path, const char *name,
+			      bool vmlinux)
 {
 	struct ubin *b;
 	Dwarf_Addr bias;
@@ -784,6 +825,7 @@ struct ubin *ubin_open_kmod(struct session *s, const char *path, const char *nam
 	b->s = s;
 	b->path = path;
 	b->kmod = name;
+	b->vmlinux = vmlinux;
 	b->fd = b->dbg_fd = -1;
 	elf_version(EV_CURRENT);
 	/* libdwfl keeps the callbacks and reads the path through them */
@@ -807,12 +849,120 @@ struct ubin *ubin_open_kmod(struct session *s, const char *path, const char *nam
 		dwfl_end(b->dwfl);
 		return NULL;
 	}
-	read_dwarf_funcs(b);
+	if (!vmlinux)
+		read_dwarf_funcs(b);
 	if (b->nfuncs)
 		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
 	b->next = s->ubins;
 	s->ubins = b;
 	return b;
+}
+
+struct ubin *ubin_open_kmod(struct session *s, const char *path, const char *name)
+{
+	return open_dwfl(s, path, name, false);
+}
+
+/* The kernel's vmlinux with DWARF at path: nothing is read until asked
+ * (ubin_read_cus()), its DWARF being hundreds of megabytes. */
+struct ubin *ubin_open_vmlinux(struct session *s, const char *path)
+{
+	return open_dwfl(s, path, "kernel", true);
+}
+
+bool ubin_is_vmlinux(const struct ubin *b)
+{
+	return b->vmlinux;
+}
+
+/* vmlinux: the functions of the CUs whose name `want` accepts (only those
+ * matching name_glob when not NULL), each CU read whole once. */
+void ubin_read_cus(struct ubin *b, bool (*want)(void *arg, const char *cu), void *arg,
+		   const char *name_glob)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, before = b->nfuncs;
+
+	while (dwarf_nextcu(b->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		const char *name;
+
+		if (dwarf_offdie(b->dw, off + hsize, &cu) && (name = dwarf_diename(&cu)) &&
+		    want(arg, name)) {
+			b->name_glob = name_glob;
+			read_cu(b, &cu);
+			b->name_glob = NULL;
+		}
+		off = next;
+	}
+	if (b->nfuncs != before)
+		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* vmlinux: the n symbol-table functions syms[] (name, addr, size each)
+ * that no function read from DWARF starts at (name.cold parts), as 4.8
+ * takes them for a pattern without a file. */
+void ubin_add_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n)
+{
+	uint64_t *entries = malloc(sizeof(*entries) * (b->nfuncs + 1));
+	size_t ne = 0, before = b->nfuncs;
+
+	if (!entries)
+		abort();
+	for (size_t i = 0; i < b->nfuncs; i++)
+		entries[ne++] = b->funcs[i].entry;
+	qsort(entries, ne, sizeof(*entries), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!bsearch(&syms[i].entry, entries, ne, sizeof(*entries), cmp_u64))
+			add_func(b, &syms[i]);
+	free(entries);
+	if (b->nfuncs != before)
+		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
+}
+
+/* vmlinux: the functions of the CU whose code holds addr. */
+void ubin_read_cu_at(struct ubin *b, uint64_t addr)
+{
+	Dwarf_Die cu;
+	size_t before = b->nfuncs, hsize;
+	uint64_t off;
+	Dwarf_Off next;
+
+	/* .debug_aranges read directly: libdw's dwarf_addrdie() would read
+	 * every CU's DIE (and abbreviations) of vmlinux, ~100 MB */
+	if (kdwarf_aranges_cu(b, addr, &off)) {
+		if (dwarf_nextcu(b->dw, off, &next, &hsize, NULL, NULL, NULL) == 0 &&
+		    dwarf_offdie(b->dw, off + hsize, &cu))
+			read_cu(b, &cu);
+	} else if (dwarf_addrdie(b->dw, addr, &cu)) {
+		read_cu(b, &cu);
+	}
+	if (b->nfuncs != before)
+		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
+}
+
+/* The section holding addr ("" if none), for the blacklist. */
+const char *ubin_section_of(struct ubin *b, uint64_t addr)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *n;
+
+	if (elf_getshdrstrndx(b->elf, &shstrndx))
+		return "";
+	while ((scn = elf_nextscn(b->elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) && addr >= sh.sh_addr &&
+		    addr < sh.sh_addr + sh.sh_size)
+			return (n = elf_strptr(b->elf, shstrndx, sh.sh_name)) ? n : "";
+	return "";
 }
 
 bool ubin_is_kernel(const struct ubin *b)
@@ -858,6 +1008,8 @@ bool ubin_ksym(struct ubin *b, uint64_t addr, bool code, const char **sym, uint6
 	Elf_Scn *scn = kmod_section(b, addr, &sh), *st = NULL;
 	size_t shndx = scn ? elf_ndxscn(scn) : 0;
 
+	if (b->vmlinux)
+		return kstab_at(ubin_kstab(b), addr, code, sym, off);
 	if (!scn)
 		return false;
 	while ((st = elf_nextscn(b->elf, st))) {
@@ -906,6 +1058,8 @@ void ubin_close_all(struct session *s)
 		utypes_free(b);
 		free(b->funcs);
 		free(b->aliases);
+		free(b->cus);
+		kstab_free(b->kstab);
 		if (b->dwfl) {		/* libdwfl owns the ELF, DWARF and CFI */
 			dwfl_end(b->dwfl);
 			continue;
@@ -1009,15 +1163,16 @@ uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f)
 	return f->entry;
 }
 
-/* Does the line table's path `src` name `file` (whole, or its tail after
- * a '/')? */
+/* Does the line table's path `src` name `file` (a glob of it whole, or of
+ * its tail after a '/': "mm/ *.c" names arch/x86/mm/tlb.c, as 4.8)? */
 bool ubin_file_matches(const char *src, const char *file)
 {
-	size_t ls = strlen(src), lf = strlen(file);
-
 	if (!fnmatch(file, src, 0))
 		return true;
-	return ls > lf && src[ls - lf - 1] == '/' && !strcmp(src + ls - lf, file);
+	for (const char *p = strchr(src, '/'); p; p = strchr(p + 1, '/'))
+		if (!fnmatch(file, p + 1, 0))
+			return true;
+	return false;
 }
 
 /* Does row l (at address a) belong to FILE inside f? */
@@ -1255,8 +1410,8 @@ static bool located(Dwarf_Die *d, uint64_t pc)
 /* The variables of scope d (and of the blocks inside it holding pc). */
 /* The variables of scope d visible at pc, innermost scope first, each
  * scope's in declaration order (a function's parameters, then its
- * locals), as 4.8 lists them; only those with a location (locals: at
- * loc_pc when not 0) or a constant value. */
+ * locals), as 4.8 lists them; only those with a location (locals, and a
+ * kernel's parameters too: at loc_pc when not 0) or a constant value. */
 static void scope_vars(struct session *s, struct ubin *b, Dwarf_Die *d, uint64_t pc,
 		       uint64_t loc_pc, struct uvar **vec, int *n, int *cap, int depth)
 {
@@ -1275,7 +1430,8 @@ static void scope_vars(struct session *s, struct ubin *b, Dwarf_Die *d, uint64_t
 		struct uvar v;
 
 		if ((param || tag == DW_TAG_variable) &&
-		    located(&c, param && dwarf_tag(d) != DW_TAG_inlined_subroutine ? 0 : loc_pc) &&
+		    located(&c, param && !b->dwfl && dwarf_tag(d) != DW_TAG_inlined_subroutine ?
+			    0 : loc_pc) &&
 		    var_of(s, b, &c, &v))
 			push_var(s, vec, n, cap, &v);
 	} while (dwarf_siblingof(&c, &c) == 0);
@@ -1316,6 +1472,12 @@ bool ubin_global(struct session *s, struct ubin *b, const char *name,
 			continue;
 		}
 		cuname = dwarf_diename(&cu);
+		/* vmlinux: a .c file's variables are in its own CU only */
+		if (b->vmlinux && file && strlen(file) > 2 && !strcmp(file + strlen(file) - 2, ".c") &&
+		    !(cuname && ubin_file_matches(cuname, file))) {
+			off = next;
+			continue;
+		}
 		do {
 			const char *n = dwarf_diename(&c), *df;
 

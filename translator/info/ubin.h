@@ -85,6 +85,22 @@ void ubin_close_all(struct session *s);
  * the kernel; NULL when it has no DWARF. */
 struct ubin *ubin_open_kmod(struct session *s, const char *path, const char *name);
 bool ubin_is_kernel(const struct ubin *b);
+/* The kernel's own vmlinux with DWARF (kdwarf.c finds it): its functions
+ * are read by compilation unit, on demand. */
+struct ubin *ubin_open_vmlinux(struct session *s, const char *path);
+bool ubin_is_vmlinux(const struct ubin *b);
+/* vmlinux: read the functions of the CUs whose name want() accepts (only
+ * those name_glob matches, if not NULL), or of the CU holding addr. */
+void ubin_read_cus(struct ubin *b, bool (*want)(void *arg, const char *cu), void *arg,
+		   const char *name_glob);
+void ubin_read_cu_at(struct ubin *b, uint64_t addr);
+/* vmlinux: add those of the n symbol-table functions syms (name, entry,
+ * end) no DWARF function starts at. */
+void ubin_add_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n);
+/* vmlinux: its symbol table (ksymtab.c), read on first use. */
+struct kstab *ubin_kstab(struct ubin *b);
+/* The name of the section holding addr, "" if none. */
+const char *ubin_section_of(struct ubin *b, uint64_t addr);
 const char *ubin_kmod(const struct ubin *b);
 /* The module as the probe point names it (pp()): the path, or the name. */
 void ubin_set_label(struct ubin *b, const char *label);
@@ -204,11 +220,45 @@ const char *uloc_sdt_getter(struct session *s, const char *arg, const char **why
 bool ulines_emit(struct session *s, struct strbuf *c, const char *path, int k,
 		 size_t *nrows);
 
-/* ---- kdwarf.c: kernel modules with DWARF ---- */
+/* ---- kdwarf.c: the kernel and its modules with DWARF ---- */
 struct ubin *kdwarf_module(struct session *s, const char *spec);
+/* The kernel's vmlinux with DWARF found in the debuginfo path (as 4.8:
+ * DIR/boot/vmlinux-KVER, DIR/lib/modules/KVER/vmlinux, by build ID, the
+ * -r tree's vmlinux), checked against the kernel's build ID when that is
+ * known; NULL (nothing said) when there is none, *why set when one was
+ * found but does not match. */
+struct ubin *kdwarf_kernel(struct session *s, const char **why);
+/* Read the CUs a point needs: those whose name matches file (a .c glob),
+ * else the CU of fn when it is one global function, else the functions
+ * fn matches in every CU. */
+void kdwarf_prepare(struct session *s, struct ubin *b, const char *fn, const char *file);
+/* The offset of the CU (its header) whose code holds addr, from
+ * .debug_aranges; false if it says none. */
+bool kdwarf_aranges_cu(struct ubin *b, uint64_t addr, uint64_t *cu_off);
+/* Why kernel function f must not be probed by DWARF, as 4.8's
+ * blacklist by file and section; NULL if it may. */
+const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct ufunc *f);
 /* The index of "module:symbol" in the table the runtime resolves. */
 int kdwarf_ksym_index(struct session *s, const char *name);
 void kdwarf_emit_ksyms(struct session *s, struct strbuf *c);
+
+/* ---- ksymtab.c: vmlinux's symbol table ---- */
+struct kstab;
+struct kstab *kstab_read(Elf *e);
+void kstab_free(struct kstab *t);
+/* Where a kprobe goes for code at addr: the holding function's symbol if
+ * its name is unique, else _stext (data: always _stext); the offset. */
+bool kstab_at(struct kstab *t, uint64_t addr, bool code, const char **sym, uint64_t *off);
+/* The function symbols matching glob, as symbol-only ufuncs (in the
+ * session's arena); how many. */
+size_t kstab_match_funcs(struct session *s, struct kstab *t, const char *glob,
+			 struct ufunc **out);
+/* The address of `name` when its only symbol is a global function. */
+bool kstab_global_func(struct kstab *t, const char *name, uint64_t *addr);
+/* Is there a symbol `name` (or a constprop/isra clone) at addr? */
+bool kstab_has_at(struct kstab *t, const char *name, uint64_t addr);
+/* The address of symbol name, 0 if none. */
+uint64_t kstab_addr(struct kstab *t, const char *name);
 
 /* Internal: libdw handles of a ubin. */
 struct Dwarf;

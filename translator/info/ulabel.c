@@ -122,7 +122,9 @@ size_t ubin_labels(struct session *s, struct ubin *b, const struct ufunc *f,
 	struct walk w = { s, b, glob, NULL, NULL, 0, 0 };
 	Dwarf_Die d;
 
-	if (func_die(b, f, &d))
+	/* the kernel's inlined copies have their labels too (4.8 lists them) */
+	if (func_die(b, f, &d) || (ubin_is_vmlinux(b) && f->inlined &&
+				   dwarf_offdie(ubin_dwarf(b), f->die, &d)))
 		walk_scope(&w, &d, DW_TAG_label, 0);
 	*out = w.labels;
 	return w.n;

@@ -74,8 +74,8 @@ static const char *kernel_addr(struct eval *e, uint64_t addr)
 		return NULL;
 	}
 	return arena_printf(e->s->arena, "(stp_ksym(c, %d) + 0x%llxULL)",
-			    kdwarf_ksym_index(e->s, arena_printf(e->s->arena, "%s:%s",
-								 ubin_kmod(e->b), sym)),
+			    kdwarf_ksym_index(e->s, ubin_is_vmlinux(e->b) ? sym :
+					      arena_printf(e->s->arena, "%s:%s", ubin_kmod(e->b), sym)),
 			    (unsigned long long)off);
 }
 

@@ -80,26 +80,52 @@ void utypes_free(struct ubin *b)
 		btf__free(*ubin_btf_slot(b));
 }
 
+static size_t slot_of(const struct tstate *st, uint64_t die)
+{
+	size_t h = (size_t)(die * 0x9e3779b97f4a7c15ULL >> 17) & (st->cap - 1);
+
+	while (st->v[h].die && st->v[h].die != die)
+		h = (h + 1) & (st->cap - 1);
+	return h;
+}
+
+/* The memo is an open-addressing table (DIE offsets are never 0): the
+ * kernel's DWARF has a copy of its types in every CU. */
 static void remember(struct tstate *st, uint64_t die, unsigned int id)
 {
-	if (st->n == st->cap) {
-		st->cap = st->cap ? st->cap * 2 : 64;
-		st->v = realloc(st->v, sizeof(*st->v) * st->cap);
+	size_t h;
+
+	if ((st->n + 1) * 2 > st->cap) {
+		struct memo *old = st->v;
+		size_t oldcap = st->cap;
+
+		st->cap = st->cap ? st->cap * 2 : 1024;
+		st->v = calloc(st->cap, sizeof(*st->v));
 		if (!st->v)
 			abort();
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].die)
+				st->v[slot_of(st, old[i].die)] = old[i];
+		free(old);
 	}
-	st->v[st->n].die = die;
-	st->v[st->n++].id = id;
+	h = slot_of(st, die);
+	if (!st->v[h].die)
+		st->n++;
+	st->v[h].die = die;
+	st->v[h].id = id;
 }
 
 static bool recall(const struct tstate *st, uint64_t die, unsigned int *id)
 {
-	for (size_t i = 0; i < st->n; i++)
-		if (st->v[i].die == die) {
-			*id = st->v[i].id;
-			return true;
-		}
-	return false;
+	size_t h;
+
+	if (!st->cap)
+		return false;
+	h = slot_of(st, die);
+	if (!st->v[h].die)
+		return false;
+	*id = st->v[h].id;
+	return true;
 }
 
 static unsigned int convert(struct session *s, struct ubin *b, Dwarf_Die *d, int depth);

@@ -137,15 +137,19 @@ static void pick_lines(struct resolver *r, struct ubin *b, const struct ufunc *f
 static void statement_at(struct resolver *r, struct ubin *b, const struct ufunc *f,
 			 const struct lpick *p, bool nearest)
 {
-	struct rprobe *rp = rp_add(r, &family_process, RP_UPROBE, ubin_is_kernel(b) ? "module.statement" :
-				"process.statement", "");
+	struct rprobe *rp = rp_add(r, &family_process, RP_UPROBE, ubin_is_vmlinux(b) ?
+				   "kernel.statement" : ubin_is_kernel(b) ? "module.statement" :
+				   "process.statement", "");
 
 	uprobe_fill_statement(r->s, rp, b, f,
 			      arena_printf(r->s->arena, "%s@%s:%d", f->name, f->file, p->line),
 			      p->addr);
 	if (nearest)
-		rp->label = arena_printf(r->s->arena, "process(\"%s\").statement(\"%s@%s:%d\").nearest%s",
-					 ubin_path(b), f->name, f->file, p->asked, rp->marks);
+		rp->label = arena_printf(r->s->arena, "%s.statement(\"%s@%s:%d\").nearest%s",
+					 uprobe_point_prefix(r->s, b), f->name, f->file, p->asked,
+					 rp->marks);
+	if (nearest && ubin_is_kernel(b))	/* 4.8's -p2: the line found, .nearest */
+		rp->from = arena_printf(r->s->arena, "%s.nearest", rp->pp);
 }
 
 /* .nearest of one line: f's picks at the line of the file with code
@@ -197,6 +201,19 @@ static void no_line_records(struct resolver *r, struct ubin *b, const struct lsp
 	     below || above ? arena_printf(r->s->arena, " (try :%d)", below ? below : above) : "");
 }
 
+/* The kernel functions of fs[0..n) its blacklists allow (4.8: the others
+ * are no match), kept in place; their number. */
+static size_t kernel_allowed(struct resolver *r, struct ubin *b, const struct ufunc **fs,
+			     size_t n, bool ret)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (kernel_dwarf_allowed(r->s, b, fs[i], ret))
+			fs[k++] = fs[i];
+	return k;
+}
+
 void process_statement(struct resolver *r, struct ubin *b, const struct pp_comp *k,
 		       bool nearest)
 {
@@ -214,6 +231,8 @@ void process_statement(struct resolver *r, struct ubin *b, const struct pp_comp 
 	}
 	one_near = nearest && !l.all && !l.ranged;
 	n = ubin_match_funcs(b, l.fn, &fs);
+	if (ubin_is_vmlinux(b))
+		n = kernel_allowed(r, b, fs, n, false);
 	for (int inl = 0; inl < 2; inl++)	/* functions, then inlined instances */
 		for (size_t i = 0; i < n; i++)
 			if (fs[i]->die && fs[i]->inlined == inl && !one_near)
@@ -282,7 +301,9 @@ static void function_labels(struct resolver *r, struct ubin *b, const struct ufu
 	size_t n = ubin_labels(r->s, b, f, glob, &ls);
 
 	for (size_t i = 0; i < n; i++)
-		uprobe_fill_label(r->s, rp_add(r, &family_process, RP_UPROBE, "process.label", ""), b, f, &ls[i]);
+		uprobe_fill_label(r->s, rp_add(r, &family_process, RP_UPROBE, ubin_is_vmlinux(b) ?
+					       "kernel.function" : "process.label", ""),
+				  b, f, &ls[i]);
 }
 
 /* .callee("GLOB")[.call] / .callees of f: a probe per function called,
@@ -360,7 +381,7 @@ void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp 
 
 	if (how < 0)
 		return;
-	if (kernel && how >= 3 && how <= 5) {
+	if (kernel && (how == 4 || how == 5 || (how == 3 && !ubin_is_vmlinux(b)))) {
 		rp_fail(r, r->pp->loc, "module().function().%s probes are not supported by this version yet",
 		     how == 3 ? "label" : how == 4 ? "callee" : "callees");
 		return;
@@ -371,6 +392,8 @@ void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp 
 		return;
 	}
 	n = ubin_match_funcs(b, glob, &fs);
+	if (ubin_is_vmlinux(b))
+		n = kernel_allowed(r, b, fs, n, how == 2);
 	for (size_t i = 0; i < n; i++) {
 		if (how == 2 && fs[i]->inlined) {	/* an inlined copy never returns */
 			note_inlined(&inlined, fs[i]->name, n);
@@ -387,8 +410,10 @@ void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp 
 		else if (how == 4 || how == 5)
 			function_callees(r, b, fs[i], sub, call);
 		else	/* .inline is 3 to uprobe_fill_function */
-			uprobe_fill_function(r->s, rp_add(r, &family_process, RP_UPROBE, kernel ? "module.function" :
-						      "process.function", ""), b, fs[i],
+			uprobe_fill_function(r->s, rp_add(r, &family_process, RP_UPROBE,
+							  ubin_is_vmlinux(b) ? "kernel.function" :
+							  kernel ? "module.function" :
+							  "process.function", ""), b, fs[i],
 					     how == 6 ? 3 : how);
 	}
 	if (inlined.n && kernel && !r->s->suppress_warnings) {	/* 4.8's words */

@@ -122,8 +122,10 @@ static bool uprobe_is_kernel(const struct rprobe *rp)
 }
 
 /* process("PATH") or, in a kernel module, module("M") as written */
-static const char *point_prefix(struct session *s, struct ubin *b)
+const char *uprobe_point_prefix(struct session *s, struct ubin *b)
 {
+	if (ubin_is_vmlinux(b))
+		return "kernel";
 	if (ubin_is_kernel(b))
 		return arena_printf(s->arena, "module(\"%s\")", ubin_label(b));
 	return arena_printf(s->arena, "process(\"%s\")", ubin_path(b));
@@ -146,8 +148,14 @@ static void place_kernel(struct session *s, struct rprobe *rp, struct uprobe_inf
 			   rp->pp, ubin_kmod(u->bin), (unsigned long long)u->addr);
 		return;
 	}
-	u->ksym = arena_printf(s->arena, "%s:%s", ubin_kmod(u->bin), sym);
 	rp->from = rp->pp;	/* 4.8's -p2 shows the point it became */
+	if (ubin_is_vmlinux(u->bin)) {	/* the kernel: "symbol"+offset */
+		u->ksym = sym;
+		rp->note = arena_printf(s->arena, " /* pc=_stext+0x%llx */",
+					(unsigned long long)(u->addr - kstab_addr(ubin_kstab(u->bin), "_stext")));
+		return;
+	}
+	u->ksym = arena_printf(s->arena, "%s:%s", ubin_kmod(u->bin), sym);
 	rp->note = arena_printf(s->arena, " /* pc=<%s+%llu> */", u->ksym,
 				(unsigned long long)u->offset);
 }
@@ -162,9 +170,10 @@ void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 
 	u->bin = b;
 	u->func = f;
-	/* the locals listed as 4.8 does: those located after the prologue */
-	u->nvars = ubin_vars(s, b, f, 0, f->inlined ? f->entry : ubin_after_prologue(b, f),
-			     &u->vars, &u->ret);
+	/* the locals listed as 4.8 does: those located where it probes
+	 * (after the prologue; the kernel's, optimized, at the entry) */
+	u->nvars = ubin_vars(s, b, f, 0, f->inlined || ubin_is_vmlinux(b) ? f->entry :
+			     ubin_after_prologue(b, f), &u->vars, &u->ret);
 	for (int i = 0; i < u->nvars; i++)
 		u->nparams += u->vars[i].param;
 	place_function(s, u);
@@ -172,11 +181,15 @@ void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 		u->addr = f->inlined ? f->entry : ubin_after_prologue(b, f);
 		u->at_entry &= how == 2;
 	}
+	/* the kernel is optimized code, whose locations hold from the
+	 * entry: 4.8 probes its functions there */
+	if (ubin_is_vmlinux(b))
+		u->addr = f->entry;
 	if (how == 2)
 		u->addr = f->entry;
 	rp->ret = how == 2;
 	rp->symbol = kernel ? ubin_outer_name(b, f) : f->name;	/* probefunc() */
-	rp->pp = arena_printf(s->arena, "%s.function(\"%s\")%s", point_prefix(s, b),
+	rp->pp = arena_printf(s->arena, "%s.function(\"%s\")%s", uprobe_point_prefix(s, b),
 			      func_label(s, f), suffix[how]);
 	rp->label = arena_printf(s->arena, "%s%s", rp->pp, rp->marks);
 	set_args(s, rp);
@@ -200,7 +213,7 @@ void uprobe_fill_statement(struct session *s, struct rprobe *rp, struct ubin *b,
 		u->nparams += u->vars[i].param;
 	u->ret.type = NULL;
 	rp->symbol = ubin_is_kernel(b) ? ubin_outer_name(b, f) : f->name;
-	rp->pp = arena_printf(s->arena, "%s.statement(\"%s\")", point_prefix(s, b), spec);
+	rp->pp = arena_printf(s->arena, "%s.statement(\"%s\")", uprobe_point_prefix(s, b), spec);
 	rp->label = arena_printf(s->arena, "%s%s", rp->pp, rp->marks);
 	set_args(s, rp);
 	if (ubin_is_kernel(b))
@@ -255,9 +268,11 @@ void uprobe_fill_label(struct session *s, struct rprobe *rp, struct ubin *b,
 
 	uprobe_fill_statement(s, rp, b, f, spec, l->addr);
 	/* 4.8: the function "at" the label's line, and .label() in -l */
-	rp->pp = arena_printf(s->arena, "process(\"%s\").function(\"%s\")", ubin_path(b), spec);
+	rp->pp = arena_printf(s->arena, "%s.function(\"%s\")", uprobe_point_prefix(s, b), spec);
 	rp->u->pn = arena_printf(s->arena, "%s.label(\"%s\")", rp->pp, l->name);
 	rp->label = arena_printf(s->arena, "%s%s", rp->u->pn, rp->marks);
+	if (ubin_is_kernel(b))	/* 4.8's -p2: the function, from the label */
+		rp->from = rp->u->pn;
 }
 
 void uprobe_fill_callee(struct session *s, struct rprobe *rp, struct ubin *b,
@@ -683,7 +698,8 @@ static void tr_kdwarf_probe(struct gen *g, struct strbuf *code, const struct rpr
 		     ".koffset = 0x%llxU, .kmodule = %s, .func = %s, .maxactive = -1, .optional = %s%s",
 		  r->ret ? "STP_PROBE_KRETPROBE" : "STP_PROBE_KPROBE", r->probe->index,
 		  tr_cstr(g, r->pp), tr_cstr(g, u->ksym ? u->ksym : ""),
-		  (unsigned long long)u->offset, tr_cstr(g, ubin_kmod(u->bin)),
+		  (unsigned long long)u->offset,
+		  ubin_is_vmlinux(u->bin) ? "NULL" : tr_cstr(g, ubin_kmod(u->bin)),
 		  /* probefunc() of a .return: the caller's, where it returns */
 		  tr_cstr(g, r->symbol && !r->ret ? r->symbol : ""),
 		  tr_optional(r), fields);

@@ -33,6 +33,9 @@ void uprobe_fill_plt(struct session *s, struct rprobe *rp, struct ubin *b,
 void uprobe_set_pn(struct rprobe *rp, const char *pn);
 const char *uprobe_pn(const struct rprobe *rp);
 
+/* process("PATH"), module("M") as written, or kernel (vmlinux) */
+const char *uprobe_point_prefix(struct session *s, struct ubin *b);
+
 /* points.c: the family's resolve */
 void process_resolve(struct resolver *r, const struct pp_comp *c);
 

@@ -1,0 +1,59 @@
+#!/usr/bin/python3
+# bench/kdwarf.py - pass 2 through the kernel's own DWARF (the guest
+# kernel's linux-image-KVER-dbg installed, SYSTEMTAP_DEBUGINFO_PATH unset:
+# 4.8's default path): wall time and peak memory (max RSS, /usr/bin/time)
+# of `stap -p2` (and -l) on one-liners, for this stap and for Debian's
+# SystemTap 4.8 in the same run, with ratios (upstream / ours: >1 means we
+# are faster or smaller). Not a test: run it by hand, `bench/kdwarf.py
+# [--runs N]`. The bodies are `{ next }` so the probes are not elided.
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+from passes import OURS, UPSTREAM, kernel_release
+
+POINTS = [
+    ('-p2', 'probe kernel.function("*@fs/read_write.c") { next }'),
+    ('-p2', 'probe kernel.function("*@mm/*.c").call { next }'),
+    ('-p2', 'probe kernel.statement("vfs_read@fs/read_write.c:*") { println($$locals) }'),
+    ('-l', 'kernel.function("vfs_*")'),
+    ('-L', 'kernel.function("*@net/socket.c")'),
+]
+
+
+def measure(stap, opt, arg, krel):
+    env = {k: v for k, v in os.environ.items() if k != 'SYSTEMTAP_DEBUGINFO_PATH'}
+    env['SYSTEMTAP_DIR'] = tempfile.mkdtemp(prefix='kdwarf-bench-')
+    args = [str(stap), '-r', krel, opt] + (['-e', arg] if opt == '-p2' else [arg])
+    r = subprocess.run(['/usr/bin/time', '-f', 'TIME %e %M'] + args, capture_output=True,
+                       text=True, env=env, timeout=600)
+    m = re.search(r'TIME ([0-9.]+) ([0-9]+)\s*$', r.stderr)
+    nprobes = sum(1 for line in r.stdout.splitlines() if line.startswith('kernel.'))
+    return float(m.group(1)), int(m.group(2)) // 1024, nprobes, r.returncode
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--runs', type=int, default=1)
+    a = ap.parse_args()
+    krel = kernel_release()
+    if not os.path.exists(f'/usr/lib/debug/boot/vmlinux-{krel}'):
+        sys.exit(f'kdwarf.py: linux-image-{krel}-dbg is not installed')
+    print(f'{"point":70} {"ours s":>7} {"4.8 s":>7} {"ratio":>6} {"ours MB":>8} '
+          f'{"4.8 MB":>7} {"ratio":>6} {"probes":>13}')
+    for opt, arg in POINTS:
+        ours = [measure(OURS, opt, arg, krel) for _ in range(a.runs)]
+        up = [measure(UPSTREAM, opt, arg, krel) for _ in range(a.runs)]
+        ot, ut = statistics.median(x[0] for x in ours), statistics.median(x[0] for x in up)
+        om, um = max(x[1] for x in ours), max(x[1] for x in up)
+        print(f'{(opt + " " + arg)[:70]:70} {ot:7.2f} {ut:7.2f} {ut / max(ot, 0.01):6.1f} '
+              f'{om:8d} {um:7d} {um / max(om, 1):6.1f} {ours[0][2]:>6}/{up[0][2]:<6}',
+              flush=True)
+
+
+if __name__ == '__main__':
+    main()

@@ -422,3 +422,24 @@ def test_warnings_are_errors(krel, script, p, rc, out, err):
     assert (r.stdout, r.stderr, r.returncode) == (out, err, rc)
     r = run_stap([f'-p{p}', '-r', krel, '-W', '-w', '-e', script])
     assert r.returncode == (1 if script == 'probe begin { }' else 0)
+
+
+def test_skip_badvars(krel):
+    # --skip-badvars: a target variable the probe does not have reads as 0,
+    # with 4.8's warning; without it, the error
+    script = 'probe kprobe.function("vfs_read") { println($nosuch, $nosuch->x) }'
+    r = run_stap(['-p2', '-r', krel, '-e', script])
+    assert r.returncode == 1 and "target variable '$nosuch' is not available" in r.stderr
+    r = run_stap(['-p2', '-r', krel, '--skip-badvars', '-e', script])
+    assert r.returncode == 0, r.stderr
+    warn = "<input>:1:{}: warning: bad $context variable '$nosuch' being substituted " \
+        "with literal 0\n"
+    assert r.stderr == (warn.format(45) + caret_line(script, 45) +
+                        warn.format(54) + caret_line(script, 54))
+    r = run_stap(['-p3', '-r', krel, '--skip-badvars', '-e', script])
+    # both read as the constant 0, nothing of the probe's context
+    assert r.stdout.count('stp_emit_long(&sk, ((int64_t)0), ') == 2
+
+
+def caret_line(script, col):
+    return f'    1 | {script}\n      | ' + ' ' * (col - 1) + '^\n'

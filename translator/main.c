@@ -82,6 +82,7 @@ static const char usage_text[] =
 	"  -t         report each probe's hits and cycles at the end\n"
 	"  --suppress-time-limits  with -g: no MAXACTION limit\n"
 	"  --modinfo NAME=VALUE  add MODULE_INFO(NAME, \"VALUE\") to the module\n"
+	"  --skip-badvars   read a target variable that is not available as 0\n"
 	"  -h         show this help\n"
 	"  -V         show the version\n";
 
@@ -323,6 +324,9 @@ static int parse_long(struct session *s, int c)
 		break;
 	case 33:
 		return add_modinfo(s, optarg);
+	case 34:	/* unavailable $vars read as 0 (elab/target.c) */
+		s->skip_badvars = true;
+		break;
 	default:
 		return bad_usage(s, "invalid option");
 	}
@@ -508,6 +512,7 @@ static int parse_options(struct session *s, int argc, char **argv,
 		{ "check-version", no_argument, NULL, 31 },
 		{ "suppress-time-limits", no_argument, NULL, 32 },
 		{ "modinfo", required_argument, NULL, 33 },
+		{ "skip-badvars", no_argument, NULL, 34 },
 	};
 	size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
 	size_t nrefused = sizeof(refused) / sizeof(refused[0]);

@@ -135,6 +135,7 @@ struct session {
 	bool no_global_display;	/* --no-global-var-display */
 	bool timing;			/* -t: the probe hit report */
 	bool suppress_time_limits;	/* --suppress-time-limits (-g) */
+	bool skip_badvars;		/* --skip-badvars */
 	const char **modinfos;		/* --modinfo NAME=VALUE */
 	int nmodinfos;
 	const char *tmpdir_base;	/* --tmpdir, else $TMPDIR, else /tmp */

@@ -223,6 +223,7 @@ static void compute_key(struct session *s, struct keyer *k)
 	for (int i = 0; i < s->nmake_args; i++)
 		key_str(k, "make argument (-B)", s->make_args[i]);
 	key_int(k, "no global display", s->no_global_display);
+	key_int(k, "skip-badvars", s->skip_badvars);
 	for (int i = 0; i < s->nmodinfos; i++)
 		key_str(k, "modinfo", s->modinfos[i]);
 	key_str(k, "compatible", s->compat_version ? s->compat_version : "");

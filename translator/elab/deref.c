@@ -715,6 +715,12 @@ void elab_deref(struct session *s, struct probe *p, struct node *n, bool written
 		elab_target(s, p, n->a, false);	/* the base's own errors first */
 		if (s->errors > before)
 			return;
+		if (n->a->kind == N_NUM) {	/* --skip-badvars: all of it is 0 */
+			n->kind = N_NUM;
+			n->num = 0;
+			n->a = NULL;
+			return;
+		}
 	}
 	err = resolve(s, p, n, &at);
 	if (err) {

@@ -251,6 +251,16 @@ void elab_target(struct session *s, struct probe *p, struct node *n,
 			first = t;
 		}
 	}
+	if (bad && bad == total && !written && s->skip_badvars) {
+		/* --skip-badvars: 0 instead, as 4.8 (every probe of p lacks it) */
+		diag_warn(s, n->loc, "bad $context variable '%s' being substituted with literal 0",
+			  n->op);
+		n->kind = N_NUM;
+		n->num = 0;
+		n->type = T_LONG;
+		n->deref = NULL;
+		return;
+	}
 	if (bad && s->defer_targets && !written) {
 		/* a read: reported after elision, if its statement is left
 		 * (4.8); a write is an effect, never elided */

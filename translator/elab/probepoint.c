@@ -376,6 +376,8 @@ static const char *suggest_point(struct session *s, const struct probe_point *pp
 		return NULL;
 	limit = (int)strlen(bad->name) / 2;
 	g.best_d = (limit > 2 ? limit : 2) + 1;
+	if (g.best_d > (int)strlen(bad->name))	/* not every letter replaced */
+		g.best_d = (int)strlen(bad->name);
 	walk_shapes(s, &g);
 	if (!g.best)
 		return NULL;

@@ -451,6 +451,34 @@ static void infer_round(struct session *s, struct infer *in)
 	in->sc = NULL;
 }
 
+
+/* The assigned local of p or the global nearest to name (a misspelt
+ * variable, as 4.8's "similar:"), or NULL. */
+static const char *nearest_var(struct session *s, const struct probe *p, const char *name)
+{
+	int limit = (int)strlen(name) / 2, best_d;
+	const char *best = NULL;
+	const struct var *lists[2] = { p->locals, s->globals };
+
+	best_d = (limit > 2 ? limit : 2) + 1;
+	if (best_d > (int)strlen(name))		/* not every letter replaced */
+		best_d = (int)strlen(name);
+	for (int i = 0; i < 2; i++) {
+		for (const struct var *v = lists[i]; v; v = v->next) {
+			int d;
+
+			if (!v->written || !strcmp(v->name, name))
+				continue;
+			d = edit_distance(name, v->name);
+			if (d < best_d) {
+				best_d = d;
+				best = v->name;
+			}
+		}
+	}
+	return best;
+}
+
 static void check_unresolved(struct session *s)
 {
 	for (struct var *v = s->globals; v; v = v->next) {
@@ -476,7 +504,12 @@ static void check_unresolved(struct session *s)
 	}
 	for (struct probe *p = s->probes; p; p = p->next) {
 		for (struct var *v = p->locals; v; v = v->next) {
-			if (!v->written)
+			const char *hint = v->written ? NULL : nearest_var(s, p, v->name);
+
+			if (hint)
+				diag_warn(s, v->loc, "never-assigned local variable '%s'; did you mean '%s'?",
+					  v->name, hint);
+			else if (!v->written)
 				diag_warn(s, v->loc, "never-assigned local variable '%s'",
 					  v->name);
 			if (v->type == T_UNKNOWN && !s->errors)	/* else a cascade */

@@ -236,6 +236,9 @@ static void stp_session_attach(void)
 		t[1] |= STP_TRANSPORT_STARTED;
 	if (state >= STP_STATE_STOPPING || atomic_read(&stp_exit_flag))
 		t[1] |= STP_TRANSPORT_EXITING;
+#ifdef STP_BULKMODE
+	t[1] |= STP_TRANSPORT_BULK;
+#endif
 	stp_ctl_send(STP_MSG_TRANSPORT, t, sizeof(t));
 	/* the queue filled up with no reader: the timer says how much it
 	 * could not hold, once the new reader has made room */

@@ -72,6 +72,7 @@ struct trace_file {
 	int fd;
 	char *buf;		/* bytes read, not yet a whole record */
 	size_t len, cap;
+	FILE *bulk;		/* stap -b: this CPU's records go here as read */
 };
 
 static struct {
@@ -106,6 +107,7 @@ static struct {
 	bool attach;		/* -A */
 	bool detach;		/* -L started, or SIGQUIT: leave it running */
 	bool seq_unknown;	/* -A: the first record's seq starts the order */
+	bool bulk;		/* stap -b (STP_TRANSPORT_BULK) */
 	bool no_warnings;	/* -w */
 	bool daemon;		/* -D */
 	int poll_ms;		/* -T */
@@ -375,7 +377,8 @@ static void flush_ordered(bool final)
 		io.gap_since = 0;
 		emit(heap_pop());
 	}
-	fflush(io.out);
+	if (io.out)
+		fflush(io.out);
 }
 
 /* ---- relay files ---- */
@@ -453,9 +456,47 @@ static ssize_t read_trace(struct trace_file *t)
 		if (n < READ_CHUNK)
 			break;
 	}
+	if (t->bulk) {		/* stap -b: as read, records and all */
+		if (t->len && fwrite(t->buf, 1, t->len, t->bulk) != t->len)
+			return error_msg("cannot write a bulk output file: %s", strerror(errno));
+		t->len = 0;
+		return total;
+	}
 	if (parse_records(t))
 		return -1;
 	return total;
+}
+
+/*
+ * stap -b: CPU n's records, headers and all, go to FILE_n (-o FILE) or
+ * stpd_cpun, as 4.8 names them; stap-merge puts them in order.
+ */
+static int open_bulk_files(void)
+{
+	char name[PATH_MAX];
+	unsigned int i;
+
+	for (i = 0; i < io.ntrace; i++) {
+		if (io.trace[i].fd < 0)
+			continue;
+		if (io.outfile)
+			snprintf(name, sizeof(name), "%s_%u", io.outfile, i);
+		else
+			snprintf(name, sizeof(name), "stpd_cpu%u", i);
+		io.trace[i].bulk = fopen(name, "w");
+		if (!io.trace[i].bulk)
+			return open_error(name);
+	}
+	return 0;
+}
+
+static void close_bulk_files(void)
+{
+	for (unsigned int i = 0; io.trace && i < io.ntrace; i++)
+		if (io.trace[i].bulk) {
+			fclose(io.trace[i].bulk);
+			io.trace[i].bulk = NULL;
+		}
 }
 
 /* Bytes read from all relay files in one bounded pass, or -1. */
@@ -709,6 +750,17 @@ static int handle_transport(const char *dir, const struct stp_msg_hdr *h,
 	memcpy(t, payload, h->len < sizeof(t) ? h->len : sizeof(t));
 	if (open_traces(dir, t[0]))
 		return -1;
+	io.bulk = t[1] & STP_TRANSPORT_BULK;
+	if (io.bulk && io.outfile && io.out && !io.wsize) {
+		char name[PATH_MAX];	/* only FILE_n are written */
+
+		fclose(io.out);
+		io.out = NULL;
+		if (outfile_name(name, sizeof(name), io.fnum))
+			unlink(name);
+	}
+	if (io.bulk && open_bulk_files())
+		return -1;
 	if (!(t[1] & STP_TRANSPORT_STARTED))
 		return send_msg(STP_MSG_START, NULL, 0);
 	io.started = true;
@@ -907,9 +959,9 @@ static int main_loop(const char *dir)
 		if (got < 0)
 			return -1;
 		flush_ordered(false);
-		if (got_usr2) {		/* as 4.8: ignored without -o */
+		if (got_usr2) {		/* as 4.8: ignored without -o, and by -b */
 			got_usr2 = 0;
-			if (io.outfile)
+			if (io.outfile && io.out)
 				switch_outfile();
 		}
 		reap_children(false);
@@ -1058,9 +1110,10 @@ static int detach(void)
 	unsigned int i;
 
 	flush_ordered(true);
-	if (io.out != stdout)
+	close_bulk_files();
+	if (io.out && io.out != stdout)
 		fclose(io.out);
-	else
+	else if (io.out)
 		fflush(stdout);
 	for (i = 0; i < io.ntrace; i++)
 		if (io.trace[i].fd >= 0)
@@ -1114,13 +1167,16 @@ int main(int argc, char **argv)
 		return detach();
 	if (io.detach || drain()) {
 		release_command();
-		fflush(io.out);
+		close_bulk_files();
+		if (io.out)
+			fflush(io.out);
 		unload();
 		reap_children(true);
 		return 1;
 	}
 	release_command();	/* never started: the command ends unrun */
-	if (io.out != stdout)
+	close_bulk_files();
+	if (io.out && io.out != stdout)
 		fclose(io.out);
 	unload();
 	reap_children(true);

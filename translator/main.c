@@ -80,6 +80,8 @@ static const char usage_text[] =
 	"  -a ARCH    the target architecture: x86_64 only\n"
 	"  -B NAME=VALUE  pass NAME=VALUE to kbuild's make\n"
 	"  -t         report each probe's hits and cycles at the end\n"
+	"  -b         bulk mode: each CPU's output to a file of its own\n"
+	"             (FILE_N with -o FILE, else stpd_cpuN; stap-merge joins them)\n"
 	"  --suppress-time-limits  with -g: no MAXACTION limit\n"
 	"  --modinfo NAME=VALUE  add MODULE_INFO(NAME, \"VALUE\") to the module\n"
 	"  --skip-badvars   read a target variable that is not available as 0\n"
@@ -446,6 +448,9 @@ static int parse_one(struct session *s, int c, const char **script)
 		break;
 	case 'B':
 		return add_make_arg(s, optarg);
+	case 'b':	/* bulk mode: per-CPU output files (stapio, stap-merge) */
+		add_define(s, "STP_BULKMODE");
+		break;
 	case 't':	/* the probe hit report (runtime/timing.c) */
 		s->timing = true;
 		add_define(s, "STP_TIMING");
@@ -525,7 +530,7 @@ static int parse_options(struct session *s, int argc, char **argv,
 		longs[nfixed + i] = (struct option){ refused[i].name, refused[i].has_arg,
 						     NULL, REFUSED + (int)i };
 	longs[nfixed + nrefused] = (struct option){ NULL, 0, NULL, 0 };
-	while ((c = getopt_long(argc, argv, "p:vkgwWue:o:S:r:R:D:I:s:m:l:L:hVc:x:T:G:d:a:B:itF",
+	while ((c = getopt_long(argc, argv, "p:vkgwWue:o:S:r:R:D:I:s:m:l:L:hVc:x:T:G:d:a:B:itFb",
 				longs, NULL)) != -1) {
 		rc = parse_one(s, c, script);
 		if (rc >= 0)

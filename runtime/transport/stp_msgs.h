@@ -52,6 +52,9 @@ enum stp_msg_type {
 #define STP_TRANSPORT_STARTED 1u	/* START done: do not send it again */
 #define STP_TRANSPORT_EXITING 2u	/* exit() called, too many errors, or
 					 * QUIESCE/EXIT begun: end the session */
+#define STP_TRANSPORT_BULK 4u		/* stap -b: stapio writes each CPU's
+					 * records as they are to a file of
+					 * its own (stap-merge orders them) */
 
 /* Every module of ours carries STP_MODINFO_KEY=STP_MODINFO_VALUE in its
  * .modinfo: staprun loads nothing else */

@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 
 PACKAGES="gcc make autoconf automake pkg-config libdw-dev libelf-dev
 libbpf-dev linux-headers-amd64 linux-image-amd64 qemu-system-x86
-busybox-static xz-utils cpio python3 python3-pytest groff-base systemtap systemtap-doc
+busybox-static xz-utils cpio python3 python3-pytest groff-base openssl systemtap systemtap-doc
 systemtap-sdt-dev libc6-dbg
 clang libclang-rt-dev strace"
 

@@ -587,6 +587,26 @@ static int check_module(const struct options *o, const char *img, size_t len)
 }
 
 /* Explain why init_module(2) failed (errno); returns -1. */
+/* The kernel takes only modules signed by a key it trusts
+ * (module.sig_enforce, or lockdown): say which of the two this one lacks. */
+static void signature_error(const char *module, const char *img, size_t len)
+{
+	static const char marker[] = "~Module signature appended~\n";
+	size_t m = sizeof(marker) - 1;
+
+	if (len >= m && !memcmp(img + len - m, marker, m))
+		fprintf(stderr,
+			"ERROR: the kernel takes only signed modules (module.sig_enforce or "
+			"lockdown), and does not trust the key '%s' is signed with: enroll it "
+			"(mokutil --import KEYDIR/signing_key.x509, then reboot) or sign with a "
+			"key the kernel trusts\n", module);
+	else
+		fprintf(stderr,
+			"ERROR: the kernel takes only signed modules (module.sig_enforce or "
+			"lockdown), and '%s' is not signed: build it with stap --sign-module and "
+			"enroll its key (mokutil --import KEYDIR/signing_key.x509)\n", module);
+}
+
 static int load_error(const struct options *o, const char *name,
 		      const char *img, size_t len)
 {
@@ -627,6 +647,10 @@ static int load_error(const struct options *o, const char *name,
 		fprintf(stderr,
 			"ERROR: not permitted to load module '%s' (run as root; "
 			"module loading may be disabled)\n", o->module);
+		break;
+	case EKEYREJECTED:
+	case ENOKEY:
+		signature_error(o->module, img, len);
 		break;
 	default:
 		fprintf(stderr, "ERROR: cannot load module '%s': %s\n",

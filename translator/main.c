@@ -85,6 +85,7 @@ static const char usage_text[] =
 	"  --suppress-time-limits  with -g: no MAXACTION limit\n"
 	"  --modinfo NAME=VALUE  add MODULE_INFO(NAME, \"VALUE\") to the module\n"
 	"  --skip-badvars   read a target variable that is not available as 0\n"
+	"  --sign-module[=KEYDIR]  sign the module (the key is made the first time)\n"
 	"  -h         show this help\n"
 	"  -V         show the version\n";
 
@@ -329,6 +330,11 @@ static int parse_long(struct session *s, int c)
 	case 34:	/* unavailable $vars read as 0 (elab/target.c) */
 		s->skip_badvars = true;
 		break;
+	case 35:	/* build/sign.c; a signed module is not cached */
+		s->sign_module = true;
+		s->sign_keydir = optarg;
+		s->no_cache = true;
+		break;
 	default:
 		return bad_usage(s, "invalid option");
 	}
@@ -518,6 +524,7 @@ static int parse_options(struct session *s, int argc, char **argv,
 		{ "suppress-time-limits", no_argument, NULL, 32 },
 		{ "modinfo", required_argument, NULL, 33 },
 		{ "skip-badvars", no_argument, NULL, 34 },
+		{ "sign-module", optional_argument, NULL, 35 },
 	};
 	size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
 	size_t nrefused = sizeof(refused) / sizeof(refused[0]);
@@ -873,7 +880,7 @@ static int pass4(struct session *s)
 	struct pass_clock c;
 
 	clock_start(&c);
-	if (kbuild(s))
+	if (kbuild(s) || (s->sign_module && sign_module(s)))
 		return pass_failed(s, 4);
 	if (s->verbose) {
 		fprintf(s->err, "Pass 4: compiled C into \"%s.ko\"", s->module_name);

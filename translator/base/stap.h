@@ -136,6 +136,8 @@ struct session {
 	bool timing;			/* -t: the probe hit report */
 	bool suppress_time_limits;	/* --suppress-time-limits (-g) */
 	bool skip_badvars;		/* --skip-badvars */
+	bool sign_module;		/* --sign-module[=KEYDIR] */
+	const char *sign_keydir;
 	const char **modinfos;		/* --modinfo NAME=VALUE */
 	int nmodinfos;
 	const char *tmpdir_base;	/* --tmpdir, else $TMPDIR, else /tmp */

@@ -10,6 +10,8 @@
 
 int kbuild(struct session *s);
 int run_module(struct session *s);
+/* sign.c: --sign-module, after kbuild (its key made once) */
+int sign_module(struct session *s);
 
 /* cache.c: the module cache, $SYSTEMTAP_DIR/cache (man stap, CACHING) */
 void cache_setup(struct session *s);

@@ -42,8 +42,9 @@ static bool fold_binary(const char *op, int64_t a, int64_t b, int64_t *r)
 	else if (!strcmp(op, "&")) *r = a & b;
 	else if (!strcmp(op, "|")) *r = a | b;
 	else if (!strcmp(op, "^")) *r = a ^ b;
-	else if (!strcmp(op, "<<")) *r = (int64_t)(ua << (b & 63));
-	else if (!strcmp(op, ">>")) *r = a >> (b & 63);
+	/* 4.8 folds a shift by a count outside 0..63 to the left operand */
+	else if (!strcmp(op, "<<")) *r = b < 0 || b > 63 ? a : (int64_t)(ua << b);
+	else if (!strcmp(op, ">>")) *r = b < 0 || b > 63 ? a : a >> b;
 	else if (!strcmp(op, ">>>")) *r = (int64_t)(ua >> (b & 63));
 	else if ((!strcmp(op, "/") || !strcmp(op, "%")) && b != 0 &&
 		 !(a == INT64_MIN && b == -1))

@@ -95,6 +95,12 @@ static struct node *fold_expr(struct session *s, struct probe *p, struct node *n
 		if (is_num(n->a) && is_num(n->b) && strcmp(n->op, "in") &&
 		    fold_binary(n->op, n->a->num, n->b->num, &r))
 			return make_num(s, n, r);
+		/* 4.8: x << -n and x >> -n are x (>>> is not folded) */
+		if (is_num(n->b) && n->b->num < 0 &&
+		    (!strcmp(n->op, "<<") || !strcmp(n->op, ">>"))) {
+			n->a->next = n->next;
+			return n->a;
+		}
 		break;
 	case N_COMPARE:
 		if (is_num(n->a) && is_num(n->b) && fold_compare(n->op, n->a->num, n->b->num, &r))
@@ -141,7 +147,7 @@ static struct node *fold_expr(struct session *s, struct probe *p, struct node *n
 	return n;
 }
 
-/* A statement whose condition is constant: the branch it takes. */
+/* A statement whose condition is constant: the branch it takes (or none). */
 static struct node *fold_stmt(struct session *s, struct node *n)
 {
 	struct node *keep;
@@ -153,7 +159,10 @@ static struct node *fold_stmt(struct session *s, struct node *n)
 		keep->next = n->next;
 		return keep;
 	}
-	if (n->kind == N_WHILE && is_num(n->a) && !n->a->num) {
+	/* 4.8 drops a foreach whose limit is a literal <= 0: its array may
+	 * then be unread, and printed at the end */
+	if ((n->kind == N_WHILE && is_num(n->a) && !n->a->num) ||
+	    (n->kind == N_FOREACH && n->c && is_num(n->c) && n->c->num <= 0)) {
 		keep = node_new(s, N_NULL_STMT, n->loc);
 		keep->next = n->next;
 		return keep;

@@ -33,6 +33,10 @@ from record_upstream import UPSTREAM_STAP, UPSTREAM_STAPRUN, upstream_runtime  #
 OURS_STAP = TOP / 'translator' / 'stap'
 OURS_STAPRUN = TOP / 'staprun' / 'staprun'
 RUN_TIMEOUT = 40
+# each global array preallocates MAXMAPENTRIES rows: a packed module of
+# many blocks needs more than the guest's default 256 MB
+GUEST_MB = 1024
+PACK_MAX = 40             # candidates of one divergence in a reduction pack
 MARK = re.compile(r'^#(\d+) \w+$|^#done$', re.M)
 TAPSET_LOCATION = re.compile(
     r"(near identifier '[^']+' at )(/usr/share/systemtap/tapset/|\S*tapsets/)\S+:\d+:\d+")
@@ -127,12 +131,14 @@ class Ctx:
             return {}
         self.boots += 1
         try:
-            batch = guest.run_batch(cmds, scratch=str(self.scratch), timeout=RUN_TIMEOUT)
+            batch = guest.run_batch(cmds, scratch=str(self.scratch), timeout=RUN_TIMEOUT,
+                                    memory_mb=GUEST_MB)
         except guest.GuestDied as e:
             if any(r.rc is not None or r.timed_out for r in e.batch):
                 raise
             self.boots += 1
-            batch = guest.run_batch(cmds, scratch=str(self.scratch), timeout=RUN_TIMEOUT)
+            batch = guest.run_batch(cmds, scratch=str(self.scratch), timeout=RUN_TIMEOUT,
+                                    memory_mb=GUEST_MB)
         guest.check_kernel_healthy(batch)
         return {n: (batch[2 * k], batch[2 * k + 1]) for k, n in enumerate(names)}
 
@@ -255,7 +261,7 @@ def reduce_runtime(ctx, todo, rounds, deadline):
             seen, cands = set(), []
             for c in sorted(candidates(items), key=size):
                 txt = block_text(c, bid, 1)
-                if txt not in seen and len(seen) < 60:
+                if txt not in seen and len(seen) < PACK_MAX:
                     seen.add(txt)
                     cands.append(c)
             # valid alone with both implementations
@@ -271,7 +277,11 @@ def reduce_runtime(ctx, todo, rounds, deadline):
             print(f'reduce round {rnd}: pack failed to build '
                   f'({b[0].stderr[-300:]}{b[1].stderr[-300:]})', flush=True)
             break
-        ro, ru = ctx.run_all([name])[name]
+        try:
+            ro, ru = ctx.run_all([name])[name]
+        except (guest.GuestDied, guest.KernelUnhealthy) as e:
+            print(f'reduce round {rnd}: guest failed: {str(e)[:2000]}', flush=True)
+            break
         so, su = sections(ro.stdout), sections(ru.stdout)
         progress = False
         best = {}
@@ -405,14 +415,15 @@ def run_campaign(ctx, args, out):
         if not bad:
             # same stdout: stderr or status differ (a limit block)
             bad = [max(bl)]
-        first = bad[0]
         what = describe(ro, ru)
-        if first == max(bl) and (ro.rc != ru.rc or normalise(ro.stderr) != normalise(ru.stderr)):
-            # the limit block: report it whole with the exit probe
-            record(ctx, out, report, f'{n}_b{first}', block_text(bl[first], first, 1)
-                   + 'probe begin(2) {\n\texit()\n}\n', what, (ro, ru))
-            continue
-        todo.append([bl[first], first, n, what, (ro, ru)])
+        for first in bad[:4]:
+            if first == max(bl) and (ro.rc != ru.rc or
+                                     normalise(ro.stderr) != normalise(ru.stderr)):
+                # the limit block: report it whole with the exit probe
+                record(ctx, out, report, f'{n}_b{first}', block_text(bl[first], first, 1)
+                       + 'probe begin(2) {\n\texit()\n}\n', what, (ro, ru))
+                continue
+            todo.append([bl[first], first, n, what, (ro, ru)])
     if todo and not args.no_reduce:
         red = reduce_runtime(ctx, [[t[0], t[1]] for t in todo], args.rounds,
                              time.monotonic() + 1800)

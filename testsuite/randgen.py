@@ -83,6 +83,7 @@ STRINGS = ['""', '"a"', '"hello"', '"Hello World"', '"a,b,,c"', '"  x  "',
 DELIMS = ['","', '" "', '"b"', '"ab"', '",b"']
 REGEXES = ['"^a"', '"b+"', '"[0-9]+"', '"^$"', '"(ab)+c?"', '"o W"', '"x|y"',
            '"^[^,]*,"']
+ARITH = ['+', '-', '*', '/', '%', '&', '|', '^', '<<', '>>', '>>>']
 BINOPS = ['+', '-', '*', '/', '%', '<<', '>>', '>>>', '&', '|', '^', '<', '<=',
           '>', '>=', '==', '!=', '&&', '||']
 ASSIGNOPS = ['=', '+=', '-=', '*=', '/=', '%=', '<<=', '>>=', '&=', '|=', '^=']
@@ -101,40 +102,34 @@ class Gen:
 
     # ----------------------------------------------------- expressions
 
-    def shift_amount(self):
-        return self.pick(['0', '1', '7', '31', '32', '62', '63', '64', '65',
-                          '100', '-1', str(self.r.randrange(64))])
-
-    def lexpr(self, b, d=2):
-        """A long expression over block b's long locals."""
+    def lexpr(self, b, d=2, top=True):
+        """A long expression over block b's long locals. Only a top-level
+        one (printed, assigned) may be a comparison or logical operator:
+        4.8's C of `(a < b) > 255` or `!(a * b)` trips gcc's -Werror."""
         r = self.r.random()
         if d <= 0 or r < 0.25:
             if b.lvars and self.chance(0.6):
                 return self.pick(b.lvars)
             return self.pick(EDGE)
         if r < 0.6:
-            op = self.pick(BINOPS)
-            rhs = self.shift_amount() if op in ('<<', '>>', '>>>') and self.chance(0.7) \
-                else self.lexpr(b, d - 1)
-            lhs = self.lexpr(b, d - 1)
-            if op == '>>>':
-                # 4.8's constant folder rejects `>>>` of two literals
-                if not b.lvars:
-                    op = '>>'
-                else:
-                    lhs = self.pick(b.lvars)
-            e = f'{lhs} {op} {rhs}'
-            return f'({e})' if self.chance(0.85) else e
+            op = self.pick(BINOPS if top else ARITH)
+            if op in ('<<', '>>', '>>>'):
+                return self.shift(b, op, d)
+            if op in ('&&', '||'):
+                return f'({self.cond(b, d - 1)} {op} {self.cond(b, d - 1)})'
+            e = f'{self.lexpr(b, d - 1, False)} {op} {self.lexpr(b, d - 1, False)}'
+            return f'({e})' if self.chance(0.85) or not top else e
         if r < 0.68:
-            e = self.lexpr(b, d - 1)
+            op = self.pick(['-', '~', '!'] if top else ['-', '~'])
+            e = self.lexpr(b, d - 1, False) if op != '!' else self.pick(b.lvars or EDGE)
             if e[0] in '-~!+':
                 e = f'({e})'
-            return f'{self.pick(["-", "~", "!"])}{e}'
+            return f'{op}{e}'
         if r < 0.74:
-            return f'({self.cond(b, d - 1)} ? {self.lexpr(b, d - 1)} : {self.lexpr(b, d - 1)})'
+            return f'({self.cond(b, d - 1)} ? {self.lexpr(b, d - 1, False)} : {self.lexpr(b, d - 1, False)})'
         if r < 0.88:
             s = self.sexpr(b, d - 1)
-            f = self.r.randrange(7)
+            f = self.r.randrange(7 if top else 6)
             if f == 0:
                 return f'strlen({s})'
             if f == 1:
@@ -157,10 +152,34 @@ class Gen:
                               f'({v} += {self.pick(SMALL)})'])
         return self.pick(EDGE)
 
+    def shift(self, b, op, d):
+        """l OP count: a count outside 0..63 only on a literal (which both
+        fold; 4.8's C of `x << 65` trips gcc's -Werror), `>>>` only of a
+        variable (4.8's folder rejects it on two literals)."""
+        if op == '>>>' and b.lvars:
+            lhs = self.pick(b.lvars)
+        elif op == '>>>':
+            op, lhs = '>>', self.lexpr(b, d - 1, False)
+        else:
+            lhs = self.lexpr(b, d - 1, False)
+        r = self.r.random()
+        if r < 0.4:
+            n = str(self.r.randrange(64))
+        elif r < 0.6 and op != '>>>' and lhs.lstrip('-').isdigit():
+            n = self.pick(['64', '65', '100', '-1', '128'])
+        elif r < 0.8 and b.lvars:
+            n = self.pick(b.lvars)
+        else:
+            n = self.pick(['0', '1', '7', '31', '32', '62', '63'])
+        return f'({lhs} {op} {n})'
+
     def cond(self, b, d=1):
         r = self.r.random()
+        if r < 0.15 and b.lvars:
+            return self.pick(b.lvars)
         if r < 0.6:
-            return self.lexpr(b, d)
+            op = self.pick(['<', '<=', '>', '>=', '==', '!='])
+            return f'{self.lexpr(b, d, False)} {op} {self.lexpr(b, d, False)}'
         if r < 0.8:
             return f'{self.sexpr(b, 0)} {self.pick(["=~", "!~"])} {self.pick(REGEXES)}'
         return f'{self.sexpr(b, 0)} {self.pick(["==", "!=", "<", ">"])} {self.sexpr(b, 0)}'
@@ -252,7 +271,7 @@ class Gen:
         if r < 0.3:
             v = self.pick(b.lvars)
             op = self.pick(ASSIGNOPS)
-            rhs = self.shift_amount() if op in ('<<=', '>>=') else self.lexpr(b)
+            rhs = str(self.r.randrange(64)) if op in ('<<=', '>>=') else self.lexpr(b)
             return self.risky(b, [leaf(f'{v} {op} {rhs}'),
                                   leaf(f'printf("{v}=%d\\n", {v})')])
         if r < 0.45:
@@ -346,11 +365,11 @@ class Gen:
         self.locals_(b, 4, 1)
         for _ in range(self.r.randrange(4, 10)):
             op = self.pick(BINOPS)
-            a = self.pick(EDGE + b.lvars)
-            c = self.shift_amount() if op in ('<<', '>>', '>>>') else self.pick(EDGE + b.lvars)
-            if op == '>>>':
-                a = self.pick(b.lvars)
-            b.body.append(self.risky(b, [leaf(f'println({a} {op} {c})')]))
+            if op in ('<<', '>>', '>>>'):
+                e = self.shift(b, op, 1)
+            else:
+                e = f'{self.pick(EDGE + b.lvars)} {op} {self.pick(EDGE + b.lvars)}'
+            b.body.append(self.risky(b, [leaf(f'println({e})')]))
         b.body += self.stmts(b, self.r.randrange(3, 8), 1)
 
     def b_string(self, b):
@@ -364,6 +383,14 @@ class Gen:
             b.body.append(leaf(f'{t} = tokenize({self.pick(STRINGS)}, {self.pick(DELIMS)})'))
             b.body.append(comp((f'while ({t} != "")', [
                 leaf(f'println("tok: ", {t})'), leaf(f'{t} = tokenize("", {self.pick(DELIMS)})')])))
+        if self.chance(0.3):
+            # strings at and past MAXSTRINGLEN (512 with the NUL)
+            v, i = f'{b.p}big', f'{b.p}j'
+            b.body += [leaf(f'{v} = {self.pick(STRINGS[1:])}'),
+                       comp((f'for ({i} = 0; {i} < {self.r.randrange(3, 10)}; {i}++)',
+                             [leaf(f'{v} .= {self.pick([v, self.pick(STRINGS)])}')])),
+                       leaf(f'println(strlen({v}), " ", substr({v}, {self.pick(["500", "505", "0", "511"])}, 20))'),
+                       leaf(f'printf("%s|%d\\n", {v}, strlen({v} . {v}))')]
         b.body += self.stmts(b, self.r.randrange(2, 5), 1)
 
     def b_printf(self, b):
@@ -419,7 +446,8 @@ class Gen:
 
     def foreach(self, b, name, types, vt, stats=False):
         ks = [f'{b.p}k{i}' for i in range(len(types))]
-        sort = self.r.randrange(len(types) + 2) if not stats or self.chance(0.8) else len(types)
+        # a statistics array's row order is 4.8's hash order: sort on a key
+        sort = self.r.randrange(len(types) + 2) if not stats else 0
         kl = []
         for i, k in enumerate(ks):
             kl.append(k + (self.pick('+-') if sort == i else ''))

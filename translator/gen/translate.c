@@ -174,6 +174,22 @@ void tr_store(struct gen *g, const char *dst, const char *val, enum type t)
 	}
 }
 
+static bool has_effects(const struct node *n);
+
+/* The left operand's value v, copied to a temporary if evaluating the right
+ * operand `later` can change it (`x % x++` reads x first, as 4.8 does). */
+static const char *left_first(struct gen *g, const char *v, enum type t,
+			      const struct node *later)
+{
+	const char *tmp;
+
+	if (v[0] == '"' || !strncmp(v, "l->t_", 5) || !has_effects(later))
+		return v;
+	tmp = tr_new_tmp(g, t);
+	tr_store(g, tmp, v, t);
+	return tmp;
+}
+
 /* a op b; n is blamed for an error, d is the right operand's node */
 static const char *gen_arith(struct gen *g, struct node *n, const char *op,
 			     const char *a, const char *b, const struct node *d)
@@ -225,7 +241,8 @@ static const char *gen_compare(struct gen *g, struct node *n)
 
 	if (n->op[1] == '~')
 		return tr_regex_match(g, n);
-	a = tr_gen_expr(g, n->a);
+	a = left_first(g, tr_gen_expr(g, n->a), n->a->type == T_STRING ? T_STRING : T_LONG,
+		       n->b);
 	b = tr_gen_expr(g, n->b);
 	if (n->a->type == T_STRING)
 		return arena_printf(g->s->arena, "((int64_t)(strcmp(%s, %s) %s 0))",
@@ -235,7 +252,8 @@ static const char *gen_compare(struct gen *g, struct node *n)
 
 static const char *gen_concat(struct gen *g, struct node *n)
 {
-	const char *a = tr_gen_expr(g, n->a), *b = tr_gen_expr(g, n->b);
+	const char *a = left_first(g, tr_gen_expr(g, n->a), T_STRING, n->b);
+	const char *b = tr_gen_expr(g, n->b);
 	const char *t = tr_new_tmp(g, T_STRING);
 
 	tr_line(g, "stp_str_copy(%s, %s);", t, a);
@@ -592,7 +610,7 @@ const char *tr_gen_expr(struct gen *g, struct node *n)
 			return tr_in(g, n);
 		{
 			/* left operand first, as 4.8 (C leaves argument order open) */
-			const char *a = tr_gen_expr(g, n->a);
+			const char *a = left_first(g, tr_gen_expr(g, n->a), T_LONG, n->b);
 
 			return gen_arith(g, n, n->op, a, tr_gen_expr(g, n->b), n->b);
 		}

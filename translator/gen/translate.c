@@ -176,6 +176,21 @@ void tr_store(struct gen *g, const char *dst, const char *val, enum type t)
 
 static bool has_effects(const struct node *n);
 
+/* Does evaluating n assign a variable (a call cannot change our locals)? */
+static bool has_assign(const struct node *n)
+{
+	if (!n)
+		return false;
+	if (n->kind == N_ASSIGN || n->kind == N_INCDEC)
+		return true;
+	if (has_assign(n->a) || has_assign(n->b) || has_assign(n->c))
+		return true;
+	for (const struct node *a = n->args; a; a = a->next)
+		if (has_assign(a))
+			return true;
+	return false;
+}
+
 /* The left operand's value v, copied to a temporary if evaluating the right
  * operand `later` can change it (`x % x++` reads x first, as 4.8 does). */
 static const char *left_first(struct gen *g, const char *v, enum type t,
@@ -183,7 +198,13 @@ static const char *left_first(struct gen *g, const char *v, enum type t,
 {
 	const char *tmp;
 
-	if (v[0] == '"' || !strncmp(v, "l->t_", 5) || !has_effects(later))
+	size_t lit = strlen("((int64_t)");
+
+	/* literals, ((int64_t)N) or ((int64_t)0x...ULL), and temporaries stay */
+	if (v[0] == '"' || !strncmp(v, "l->t_", 5) ||
+	    (!strncmp(v, "((int64_t)", lit) &&
+	     v[lit + strspn(v + lit, "-0123456789abcdefxABCDEFUL")] == ')') ||
+	    !(strncmp(v, "l->l_", 5) ? has_effects(later) : has_assign(later)))
 		return v;
 	tmp = tr_new_tmp(g, t);
 	tr_store(g, tmp, v, t);

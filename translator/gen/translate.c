@@ -191,20 +191,44 @@ static bool has_assign(const struct node *n)
 	return false;
 }
 
-/* The left operand's value v, copied to a temporary if evaluating the right
- * operand `later` can change it (`x % x++` reads x first, as 4.8 does). */
+/* Can evaluating `later` change the value v: a literal or temporary never,
+ * a local only by an assignment (a call cannot), anything else (a global,
+ * an array element) by a call too. */
+static bool may_change(const char *v, const struct node *later)
+{
+	size_t lit = strlen("((int64_t)");
+
+	if (v[0] == '"' || !strncmp(v, "l->t_", 5) ||
+	    (!strncmp(v, "((int64_t)", lit) &&
+	     v[lit + strspn(v + lit, "-0123456789abcdefxABCDEFUL")] == ')'))
+		return false;
+	return strncmp(v, "l->l_", 5) ? has_effects(later) : has_assign(later);
+}
+
+/* v, copied to a temporary if evaluating `later` or the nodes after it can
+ * change it: `x % x++` and `f(x & 1, --x)` read x first, as 4.8 does. */
+const char *tr_stable(struct gen *g, const char *v, enum type t,
+		      const struct node *later)
+{
+	const char *tmp;
+	bool change = false;
+
+	for (; later && !change; later = later->next)
+		change = may_change(v, later);
+	if (!change)
+		return v;
+	tmp = tr_new_tmp(g, t);
+	tr_store(g, tmp, v, t);
+	return tmp;
+}
+
+/* The left operand's value v before the right one, `later`, runs. */
 static const char *left_first(struct gen *g, const char *v, enum type t,
 			      const struct node *later)
 {
 	const char *tmp;
 
-	size_t lit = strlen("((int64_t)");
-
-	/* literals, ((int64_t)N) or ((int64_t)0x...ULL), and temporaries stay */
-	if (v[0] == '"' || !strncmp(v, "l->t_", 5) ||
-	    (!strncmp(v, "((int64_t)", lit) &&
-	     v[lit + strspn(v + lit, "-0123456789abcdefxABCDEFUL")] == ')') ||
-	    !(strncmp(v, "l->l_", 5) ? has_effects(later) : has_assign(later)))
+	if (!may_change(v, later))
 		return v;
 	tmp = tr_new_tmp(g, t);
 	tr_store(g, tmp, v, t);

@@ -426,11 +426,14 @@ void stp_str_copy(char *dst, const char *src)
 	strscpy(dst, src, MAXSTRINGLEN);
 }
 
+/* src may be dst itself (`s .= s`): its length is taken before copying */
 void stp_str_cat(char *dst, const char *src)
 {
 	size_t n = strnlen(dst, MAXSTRINGLEN - 1);
+	size_t m = strnlen(src, MAXSTRINGLEN - 1 - n);
 
-	strscpy(dst + n, src, MAXSTRINGLEN - n);
+	memmove(dst + n, src, m);
+	dst[n + m] = '\0';
 }
 
 static int stp_context_init(void)

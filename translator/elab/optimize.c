@@ -42,8 +42,9 @@ static bool fold_binary(const char *op, int64_t a, int64_t b, int64_t *r)
 	else if (!strcmp(op, "&")) *r = a & b;
 	else if (!strcmp(op, "|")) *r = a | b;
 	else if (!strcmp(op, "^")) *r = a ^ b;
-	else if (!strcmp(op, "<<")) *r = (int64_t)(ua << (b & 63));
-	else if (!strcmp(op, ">>")) *r = a >> (b & 63);
+	/* 4.8 folds a shift by a count outside 0..63 to the left operand */
+	else if (!strcmp(op, "<<")) *r = b < 0 || b > 63 ? a : (int64_t)(ua << b);
+	else if (!strcmp(op, ">>")) *r = b < 0 || b > 63 ? a : a >> b;
 	else if (!strcmp(op, ">>>")) *r = (int64_t)(ua >> (b & 63));
 	else if ((!strcmp(op, "/") || !strcmp(op, "%")) && b != 0 &&
 		 !(a == INT64_MIN && b == -1))
@@ -94,6 +95,12 @@ static struct node *fold_expr(struct session *s, struct probe *p, struct node *n
 		if (is_num(n->a) && is_num(n->b) && strcmp(n->op, "in") &&
 		    fold_binary(n->op, n->a->num, n->b->num, &r))
 			return make_num(s, n, r);
+		/* 4.8: x << -n and x >> -n are x (>>> is not folded) */
+		if (is_num(n->b) && n->b->num < 0 &&
+		    (!strcmp(n->op, "<<") || !strcmp(n->op, ">>"))) {
+			n->a->next = n->next;
+			return n->a;
+		}
 		break;
 	case N_COMPARE:
 		if (is_num(n->a) && is_num(n->b) && fold_compare(n->op, n->a->num, n->b->num, &r))
@@ -140,7 +147,7 @@ static struct node *fold_expr(struct session *s, struct probe *p, struct node *n
 	return n;
 }
 
-/* A statement whose condition is constant: the branch it takes. */
+/* A statement whose condition is constant: the branch it takes (or none). */
 static struct node *fold_stmt(struct session *s, struct node *n)
 {
 	struct node *keep;
@@ -152,7 +159,10 @@ static struct node *fold_stmt(struct session *s, struct node *n)
 		keep->next = n->next;
 		return keep;
 	}
-	if (n->kind == N_WHILE && is_num(n->a) && !n->a->num) {
+	/* 4.8 drops a foreach whose limit is a literal <= 0: its array may
+	 * then be unread, and printed at the end */
+	if ((n->kind == N_WHILE && is_num(n->a) && !n->a->num) ||
+	    (n->kind == N_FOREACH && n->c && is_num(n->c) && n->c->num <= 0)) {
 		keep = node_new(s, N_NULL_STMT, n->loc);
 		keep->next = n->next;
 		return keep;

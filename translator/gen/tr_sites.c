@@ -171,8 +171,14 @@ const char *tr_call(struct gen *g, struct node *n, const char *dst)
 	struct strbuf call;
 	int i = 0, at, def;
 
-	for (a = n->args; a && i < 64; a = a->next)
-		args[i++] = tr_gen_expr(g, a);
+	/* in order: a number is not changed by a later argument's effects;
+	 * a string variable is read when the call is made, as in 4.8 */
+	for (a = n->args; a && i < 64; a = a->next) {
+		args[i] = tr_gen_expr(g, a);
+		if (a->type != T_STRING)
+			args[i] = tr_stable(g, args[i], a->type, a->next);
+		i++;
+	}
 	def = tr_loc_index(g, arena_printf(g->s->arena, "identifier '%s' at %s",
 					   f->name, loc_str(g->s, f->loc)));
 	/* neither error placed at the call site (MAXACTION, "all functions

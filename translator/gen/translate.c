@@ -174,6 +174,67 @@ void tr_store(struct gen *g, const char *dst, const char *val, enum type t)
 	}
 }
 
+static bool has_effects(const struct node *n);
+
+/* Does evaluating n assign a variable (a call cannot change our locals)? */
+static bool has_assign(const struct node *n)
+{
+	if (!n)
+		return false;
+	if (n->kind == N_ASSIGN || n->kind == N_INCDEC)
+		return true;
+	if (has_assign(n->a) || has_assign(n->b) || has_assign(n->c))
+		return true;
+	for (const struct node *a = n->args; a; a = a->next)
+		if (has_assign(a))
+			return true;
+	return false;
+}
+
+/* Can evaluating `later` change the value v: a literal or temporary never,
+ * a local only by an assignment (a call cannot), anything else (a global,
+ * an array element) by a call too. */
+static bool may_change(const char *v, const struct node *later)
+{
+	size_t lit = strlen("((int64_t)");
+
+	if (v[0] == '"' || !strncmp(v, "l->t_", 5) ||
+	    (!strncmp(v, "((int64_t)", lit) &&
+	     v[lit + strspn(v + lit, "-0123456789abcdefxABCDEFUL")] == ')'))
+		return false;
+	return strncmp(v, "l->l_", 5) ? has_effects(later) : has_assign(later);
+}
+
+/* v, copied to a temporary if evaluating `later` or the nodes after it can
+ * change it: `x % x++` and `f(x & 1, --x)` read x first, as 4.8 does. */
+const char *tr_stable(struct gen *g, const char *v, enum type t,
+		      const struct node *later)
+{
+	const char *tmp;
+	bool change = false;
+
+	for (; later && !change; later = later->next)
+		change = may_change(v, later);
+	if (!change)
+		return v;
+	tmp = tr_new_tmp(g, t);
+	tr_store(g, tmp, v, t);
+	return tmp;
+}
+
+/* The left operand's value v before the right one, `later`, runs. */
+static const char *left_first(struct gen *g, const char *v, enum type t,
+			      const struct node *later)
+{
+	const char *tmp;
+
+	if (!may_change(v, later))
+		return v;
+	tmp = tr_new_tmp(g, t);
+	tr_store(g, tmp, v, t);
+	return tmp;
+}
+
 /* a op b; n is blamed for an error, d is the right operand's node */
 static const char *gen_arith(struct gen *g, struct node *n, const char *op,
 			     const char *a, const char *b, const struct node *d)
@@ -225,7 +286,8 @@ static const char *gen_compare(struct gen *g, struct node *n)
 
 	if (n->op[1] == '~')
 		return tr_regex_match(g, n);
-	a = tr_gen_expr(g, n->a);
+	a = left_first(g, tr_gen_expr(g, n->a), n->a->type == T_STRING ? T_STRING : T_LONG,
+		       n->b);
 	b = tr_gen_expr(g, n->b);
 	if (n->a->type == T_STRING)
 		return arena_printf(g->s->arena, "((int64_t)(strcmp(%s, %s) %s 0))",
@@ -235,7 +297,8 @@ static const char *gen_compare(struct gen *g, struct node *n)
 
 static const char *gen_concat(struct gen *g, struct node *n)
 {
-	const char *a = tr_gen_expr(g, n->a), *b = tr_gen_expr(g, n->b);
+	const char *a = left_first(g, tr_gen_expr(g, n->a), T_STRING, n->b);
+	const char *b = tr_gen_expr(g, n->b);
 	const char *t = tr_new_tmp(g, T_STRING);
 
 	tr_line(g, "stp_str_copy(%s, %s);", t, a);
@@ -592,7 +655,7 @@ const char *tr_gen_expr(struct gen *g, struct node *n)
 			return tr_in(g, n);
 		{
 			/* left operand first, as 4.8 (C leaves argument order open) */
-			const char *a = tr_gen_expr(g, n->a);
+			const char *a = left_first(g, tr_gen_expr(g, n->a), T_LONG, n->b);
 
 			return gen_arith(g, n, n->op, a, tr_gen_expr(g, n->b), n->b);
 		}

@@ -91,6 +91,7 @@ const char *tr_stmt_where(struct gen *g, const struct node *n);
 void tr_error_check(struct gen *g, const struct node *n);
 const char *tr_var_ref(struct gen *g, const struct var *v);
 const char *tr_gen_expr(struct gen *g, struct node *n);
+const char *tr_stable(struct gen *g, const char *v, enum type t, const struct node *later);
 void tr_gen_stmt(struct gen *g, struct node *n);
 void tr_store(struct gen *g, const char *dst, const char *val, enum type t);
 int64_t stmt_count(struct gen *g, const struct node *n);

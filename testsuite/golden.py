@@ -42,6 +42,7 @@ import argparse
 import difflib
 import os
 import resource
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -147,10 +148,19 @@ def select(names):
     return chosen
 
 
+TAPSET_DIR = re.compile(r'\S*/translator/\.\./tapsets/')
+
+
 def run(program, case, krel, **kw):
+    """The case's run; in ours, the tapset library's path (which depends on
+    where the tree is) becomes <tapsets>/ (a note showing a tapset
+    function's declaration names it)."""
     args = case.upstream_args(krel) if program == UPSTREAM else case.args(krel)
-    return subprocess.run([str(program)] + args, cwd=case.dir,
-                          capture_output=True, text=True, **kw)
+    r = subprocess.run([str(program)] + args, cwd=case.dir,
+                       capture_output=True, text=True, **kw)
+    if program != UPSTREAM:
+        r.stderr = TAPSET_DIR.sub('<tapsets>/', r.stderr)
+    return r
 
 
 def update(cases, krel):

@@ -53,6 +53,14 @@ char *self_dir(struct arena *a);	/* directory of /proc/self/exe */
 double now_ms(void);
 /* edits between two names, for "did you mean" hints (99: too long) */
 int edit_distance(const char *a, const char *b);
+/* the candidate nearest to a misspelt name (the one "did you mean" search) */
+struct nearest {
+	const char *want;
+	const char *best;	/* NULL: none near enough */
+	int best_d;		/* a candidate must be nearer than this */
+};
+void nearest_init(struct nearest *n, const char *want, int limit);
+void nearest_offer(struct nearest *n, const char *cand);
 
 /* ---- diag.c: source files and diagnostics ------------------------------ */
 struct source {

@@ -321,3 +321,33 @@ int edit_distance(const char *a, const char *b)
 	}
 	return row[lb];
 }
+
+/*
+ * Start a search for the name nearest to `want`. A candidate must be
+ * nearer than `limit` edits; limit < 0 takes the usual bound: half the
+ * name's letters (at least 2), and never all of them.
+ */
+void nearest_init(struct nearest *n, const char *want, int limit)
+{
+	int len = (int)strlen(want);
+
+	n->want = want;
+	n->best = NULL;
+	if (limit < 0) {
+		limit = (len / 2 > 2 ? len / 2 : 2) + 1;
+		if (limit > len)
+			limit = len;
+	}
+	n->best_d = limit;
+}
+
+/* Offer one candidate: kept when nearer than every one before it. */
+void nearest_offer(struct nearest *n, const char *cand)
+{
+	int d = edit_distance(n->want, cand);
+
+	if (d < n->best_d) {
+		n->best_d = d;
+		n->best = cand;
+	}
+}

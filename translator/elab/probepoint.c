@@ -266,8 +266,7 @@ struct suggest {
 	const struct probe_point *pp;
 	int pass;		/* 0: find the depth, 1: the nearest name there */
 	int depth;		/* the most leading components a shape knows */
-	const char *best;	/* the nearest name at that depth */
-	int best_d;
+	struct nearest near;	/* the nearest name at that depth */
 };
 
 static const struct pp_comp *comp_at(const struct probe_point *pp, int d)
@@ -283,7 +282,7 @@ static const struct pp_comp *comp_at(const struct probe_point *pp, int d)
 static void consider(struct suggest *g, const char *const *names, int n)
 {
 	const struct pp_comp *c = g->pp->comps;
-	int d = 0, e;
+	int d = 0;
 
 	for (; c && d < n && !strcmp(c->name, names[d]); c = c->next)
 		d++;
@@ -294,11 +293,7 @@ static void consider(struct suggest *g, const char *const *names, int n)
 	}
 	if (!c || d >= n || d != g->depth || pp_is_glob(names[d]))
 		return;
-	e = edit_distance(c->name, names[d]);
-	if (e < g->best_d) {
-		g->best_d = e;
-		g->best = names[d];
-	}
+	nearest_offer(&g->near, names[d]);
 }
 
 static void consider_dotted(struct suggest *g, struct arena *a, const char *shape)
@@ -368,24 +363,21 @@ static const char *suggest_point(struct session *s, const struct probe_point *pp
 	const struct pp_comp *bad;
 	struct probe_point fixed = *pp;
 	struct pp_comp *comps[MAX_PP_DEPTH];
-	int limit, i = 0;
+	int i = 0;
 
 	g.depth = known_depth(s, pp);
 	bad = comp_at(pp, g.depth);
 	if (!bad || pp_is_glob(bad->name))
 		return NULL;
-	limit = (int)strlen(bad->name) / 2;
-	g.best_d = (limit > 2 ? limit : 2) + 1;
-	if (g.best_d > (int)strlen(bad->name))	/* not every letter replaced */
-		g.best_d = (int)strlen(bad->name);
+	nearest_init(&g.near, bad->name, -1);
 	walk_shapes(s, &g);
-	if (!g.best)
+	if (!g.near.best)
 		return NULL;
 	for (const struct pp_comp *c = pp->comps; c && i < MAX_PP_DEPTH; c = c->next, i++) {
 		comps[i] = arena_alloc(s->arena, sizeof(*comps[i]));
 		*comps[i] = *c;
 		if (i == g.depth)
-			comps[i]->name = g.best;
+			comps[i]->name = g.near.best;
 		if (i)
 			comps[i - 1]->next = comps[i];
 	}

@@ -125,34 +125,20 @@ static const char *suggest_func(struct session *s, const char *name,
 		"sprintln", "sprintf", "sprintd", "sprintdln", NULL
 	};
 	struct file_ast *lists[2] = { s->user_ast, s->tapset_asts };
-	const char *best = NULL;
-	int best_d = strlen(name) > 4 ? 3 : 2;
+	struct nearest n;
 
-	for (int i = 0; builtins[i]; i++) {
-		int d = edit_distance(name, builtins[i]);
-
-		if (d < best_d) {
-			best_d = d;
-			best = builtins[i];
-		}
-	}
-
+	nearest_init(&n, name, strlen(name) > 4 ? 3 : 2);
+	for (int i = 0; builtins[i]; i++)
+		nearest_offer(&n, builtins[i]);
 	for (int i = 0; i < 2; i++) {
 		for (struct file_ast *f = lists[i]; f; f = f->next) {
 			for (struct func *fn = f->funcs; fn; fn = fn->next) {
-				int d;
-
-				if (fn->private && fn->loc.src != from)
-					continue;
-				d = edit_distance(name, fn->name);
-				if (d < best_d) {
-					best_d = d;
-					best = fn->name;
-				}
+				if (!fn->private || fn->loc.src == from)
+					nearest_offer(&n, fn->name);
 			}
 		}
 	}
-	return best;
+	return n.best;
 }
 
 static void unresolved_func(struct session *s, const struct node *n, int nargs,

@@ -456,27 +456,17 @@ static void infer_round(struct session *s, struct infer *in)
  * variable, as 4.8's "similar:"), or NULL. */
 static const char *nearest_var(struct session *s, const struct probe *p, const char *name)
 {
-	int limit = (int)strlen(name) / 2, best_d;
-	const char *best = NULL;
 	const struct var *lists[2] = { p->locals, s->globals };
+	struct nearest n;
 
-	best_d = (limit > 2 ? limit : 2) + 1;
-	if (best_d > (int)strlen(name))		/* not every letter replaced */
-		best_d = (int)strlen(name);
+	nearest_init(&n, name, -1);
 	for (int i = 0; i < 2; i++) {
 		for (const struct var *v = lists[i]; v; v = v->next) {
-			int d;
-
-			if (!v->written || !strcmp(v->name, name))
-				continue;
-			d = edit_distance(name, v->name);
-			if (d < best_d) {
-				best_d = d;
-				best = v->name;
-			}
+			if (v->written && strcmp(v->name, name))
+				nearest_offer(&n, v->name);
 		}
 	}
-	return best;
+	return n.best;
 }
 
 static void check_unresolved(struct session *s)

@@ -5,9 +5,11 @@
  * STP_PROBE_KPROBE / STP_PROBE_KRETPROBE entry of stp_probes[].
  *
  * Registered when the session starts (after the begin probes), in bulk
- * with register_kprobes()/register_kretprobes(); when the bulk call fails
- * (it is all or nothing) each probe is registered on its own and every
- * failure is a warning, and the session goes on, as SystemTap 4.8 does.
+ * with register_kprobes()/register_kretprobes(), a chunk at a time; when
+ * a bulk call fails (it is all or nothing) each probe of its chunk is
+ * registered on its own and every failure is a warning, and the session
+ * goes on, as SystemTap 4.8 does. A fatal signal of the starting process
+ * stops the registration between two chunks.
  * Unregistered when the session stops, before the end probes run, and at
  * the latest at module unload. A probe in a module read through its DWARF
  * (stp_probe.kmodule) follows that module, as in 4.8: if the module is not
@@ -31,6 +33,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/ptrace.h>
+#include <linux/sched/signal.h>
 #include <linux/vmalloc.h>
 
 #ifndef KRETACTIVE
@@ -165,47 +168,58 @@ static void stp_kprobe_unregister_one(struct stp_kprobe *k)
 }
 
 /*
+ * Probes per bulk call. Between two calls a fatal signal of the process
+ * that starts the session (its stapio killed while a thousand probes
+ * arm, which takes a minute under TCG) stops the registration: the rest
+ * stays unregistered, the write returns, the process dies, and
+ * `staprun -d` removes the module without waiting for probes nobody reads.
+ */
+#define STP_KP_CHUNK 64U
+
+static void *stp_kprobe_ptr(struct stp_kprobe *k)
+{
+	return k->ret ? (void *)&k->u.rp : (void *)&k->u.kp;
+}
+
+/*
  * Register the kprobes (ret false) or kretprobes (ret true) of stp_kps,
  * last first: the kernel runs the probes of one address newest first, so
  * they run in script order at entry (and in reverse at return), as in 4.8.
+ * In bulk (register_k*probes, STP_KP_CHUNK at a time); when a bulk call
+ * fails (it is all or nothing) each probe of that chunk is registered on
+ * its own, and every failure is a warning, in script order.
  */
 static void stp_kprobes_register_kind(bool ret)
 {
-	void **v;
-	unsigned int i, n = 0;
+	void **v = kvcalloc(STP_KP_CHUNK, sizeof(*v), GFP_KERNEL);
+	unsigned int i, start, end = stp_nkps, n;
 	int rc;
 
-	v = kvcalloc(max(stp_nkps, 1U), sizeof(*v), GFP_KERNEL);
-	for (i = stp_nkps; v && i-- > 0;)
-		if (stp_kps[i].ret == ret)
-			v[n++] = ret ? (void *)&stp_kps[i].u.rp :
-				       (void *)&stp_kps[i].u.kp;
-	if (!n) {
-		kvfree(v);
-		return;
-	}
-	rc = ret ? register_kretprobes((struct kretprobe **)v, n) :
-		   register_kprobes((struct kprobe **)v, n);
-	if (!rc) {
-		for (i = 0; i < stp_nkps; i++)
-			if (stp_kps[i].ret == ret)
-				stp_kps[i].registered = true;
-		kvfree(v);
-		return;
-	}
-	kvfree(v);
-	/* all or nothing failed: one at a time (last first), then a warning
-	 * for each failure in script order (a module probe's module may just
-	 * not be loaded yet: no warning, it is registered when the module
-	 * loads, as 4.8 does) */
-	for (i = stp_nkps; i-- > 0;) {
-		struct stp_kprobe *k = &stp_kps[i];
+	while (end > 0) {
+		for (start = end, n = 0; start > 0 && n < STP_KP_CHUNK;)
+			if (stp_kps[--start].ret == ret && v)
+				v[n++] = stp_kprobe_ptr(&stp_kps[start]);
+		rc = !v ? -ENOMEM : !n ? 0 :
+		     ret ? register_kretprobes((struct kretprobe **)v, n) :
+			   register_kprobes((struct kprobe **)v, n);
+		for (i = end; i-- > start;) {
+			struct stp_kprobe *k = &stp_kps[i];
 
-		if (k->ret != ret)
-			continue;
-		k->rc = stp_kprobe_register_one(k);
+			if (k->ret != ret)
+				continue;
+			if (!rc)
+				k->registered = true;
+			else	/* one at a time, last first */
+				k->rc = stp_kprobe_register_one(k);
+		}
+		end = start;
+		if (fatal_signal_pending(current))
+			break;
 		cond_resched();
 	}
+	kvfree(v);
+	/* a module probe's module may just not be loaded yet: no warning,
+	 * it is registered when the module loads, as 4.8 does */
 	for (i = 0; i < stp_nkps; i++)
 		if (stp_kps[i].ret == ret && stp_kps[i].rc && !stp_kps[i].probe->kmodule)
 			stp_kprobe_warn(&stp_kps[i], stp_kps[i].rc);

@@ -29,11 +29,14 @@
  * one past the breakpoint), as in SystemTap 4.8: addr(), register("rip")
  * and backtraces start at the probe point.
  */
+#include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/ptrace.h>
 #include <linux/sched/signal.h>
+#include <linux/sort.h>
+#include <linux/version.h>
 #include <linux/vmalloc.h>
 
 #ifndef KRETACTIVE
@@ -48,6 +51,7 @@ struct stp_kprobe {
 	const struct stp_probe *probe;
 	bool ret;
 	bool registered;
+	bool fentry;	/* run by stp_kpf_ops, its kprobe unregistered */
 	int rc;		/* of its own registration, when the bulk one failed */
 };
 
@@ -70,6 +74,155 @@ static int stp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 	instruction_pointer_set(regs, (unsigned long)kp->addr);
 	stp_run_probe_kctx(k->probe, k->probe->handler, regs, args, 0, NULL);
 	instruction_pointer_set(regs, ip);
+	return 0;
+}
+
+/*
+ * Function-entry kprobes on an ftrace location (KPROBES_ON_FTRACE: most
+ * kernel functions). The kernel arms and disarms each such kprobe with a
+ * filter update of its own, a pass over every ftrace record: about 30 ms
+ * a probe in the TCG guest, 40 s to arm 1,300 and 30 s to disarm them.
+ * So they are registered disabled, which resolves and checks each as
+ * before (the same errors, per probe), then handed to one ftrace_ops of
+ * ours whose filter is set in one update (ftrace_set_filter_ips), and
+ * their kprobes are unregistered in bulk. Its handler finds the probes
+ * of an address in a sorted table and runs them in script order with the
+ * registers a kprobe handler sees. Any failure leaves them kprobes.
+ */
+#if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS) && \
+	LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
+#define STP_KP_FTRACE 1
+
+struct stp_kpf {
+	unsigned long addr;
+	struct stp_kprobe *k;
+};
+
+static struct stp_kpf *stp_kpfs;	/* by address, then script order */
+static unsigned int stp_nkpfs;
+static bool stp_kpf_on;
+
+static void notrace stp_kpf_handler(unsigned long ip, unsigned long parent_ip,
+				    struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	unsigned int lo = 0, hi = stp_nkpfs;
+	int bit;
+
+	if (!regs)
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);	/* no preemption */
+	if (bit < 0)
+		return;
+	while (lo < hi) {	/* the first entry of ip */
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (stp_kpfs[mid].addr < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < stp_nkpfs && stp_kpfs[lo].addr == ip; lo++)
+		stp_kprobe_pre(&stp_kpfs[lo].k->u.kp, regs);
+	ftrace_test_recursion_unlock(bit);
+}
+
+static struct ftrace_ops stp_kpf_ops = {
+	.func = stp_kpf_handler,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION,
+};
+
+static int stp_kpf_cmp(const void *a, const void *b)
+{
+	const struct stp_kpf *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+static bool stp_kpf_wanted(const struct stp_kprobe *k)
+{
+	return !k->ret && k->registered && !k->probe->kmodule &&
+	       (k->u.kp.flags & KPROBE_FLAG_FTRACE);
+}
+
+/* After the kprobes are registered, disabled: take those on an ftrace
+ * location (their kprobes unregistered). */
+static void stp_kpf_take(void)
+{
+	unsigned long *addrs = NULL;
+	void **v = NULL;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < stp_nkps; i++)
+		n += stp_kpf_wanted(&stp_kps[i]);
+	if (!n)
+		return;
+	stp_kpfs = kvcalloc(n, sizeof(*stp_kpfs), GFP_KERNEL);
+	addrs = kvcalloc(n, sizeof(*addrs), GFP_KERNEL);
+	v = kvcalloc(n, sizeof(*v), GFP_KERNEL);
+	if (!stp_kpfs || !addrs || !v)
+		goto out;
+	for (i = 0, n = 0; i < stp_nkps; i++)
+		if (stp_kpf_wanted(&stp_kps[i])) {
+			stp_kpfs[n].addr = (unsigned long)stp_kps[i].u.kp.addr;
+			stp_kpfs[n++].k = &stp_kps[i];
+		}
+	sort(stp_kpfs, n, sizeof(*stp_kpfs), stp_kpf_cmp, NULL);
+	for (i = 0; i < n; i++)
+		addrs[i] = stp_kpfs[i].addr;
+	stp_nkpfs = n;
+	if (ftrace_set_filter_ips(&stp_kpf_ops, addrs, n, 0, 0) ||
+	    register_ftrace_function(&stp_kpf_ops)) {
+		ftrace_free_filter(&stp_kpf_ops);
+		goto out;
+	}
+	stp_kpf_on = true;
+	for (i = 0; i < n; i++)
+		v[i] = &stp_kpfs[i].k->u.kp;
+	unregister_kprobes((struct kprobe **)v, n);	/* disabled: no disarming */
+	for (i = 0; i < n; i++) {
+		stp_kpfs[i].k->registered = false;
+		stp_kpfs[i].k->fentry = true;
+		stp_kpfs[i].k->u.kp.addr = (kprobe_opcode_t *)stp_kpfs[i].addr;
+	}
+out:
+	if (!stp_kpf_on) {
+		kvfree(stp_kpfs);
+		stp_kpfs = NULL;
+		stp_nkpfs = 0;
+	}
+	kvfree(addrs);
+	kvfree(v);
+}
+
+/* Session stop or unload: no handler of ours runs after this returns. */
+static void stp_kpf_release(void)
+{
+	unsigned int i;
+
+	if (stp_kpf_on) {
+		unregister_ftrace_function(&stp_kpf_ops);
+		ftrace_free_filter(&stp_kpf_ops);
+		stp_kpf_on = false;
+	}
+	for (i = 0; i < stp_nkpfs; i++)
+		stp_kpfs[i].k->fentry = false;
+	kvfree(stp_kpfs);
+	stp_kpfs = NULL;
+	stp_nkpfs = 0;
+}
+#endif /* STP_KP_FTRACE */
+
+/* A kprobe registered disabled (STP_KP_FTRACE) until stp_kpf_take()
+ * took it or it is enabled; module probes are armed at once. */
+static unsigned int stp_kprobe_flags(const struct stp_probe *p)
+{
+#ifdef STP_KP_FTRACE
+	if (!p->kmodule)
+		return KPROBE_FLAG_DISABLED;
+#endif
 	return 0;
 }
 
@@ -152,6 +305,7 @@ static int stp_kprobe_register_one(struct stp_kprobe *k)
 		k->u.kp.symbol_name = k->probe->symbol;
 		k->u.kp.offset = k->probe->koffset;
 		k->u.kp.pre_handler = stp_kprobe_pre;
+		k->u.kp.flags = stp_kprobe_flags(k->probe);
 		rc = register_kprobe(&k->u.kp);
 	}
 	k->registered = !rc;
@@ -290,6 +444,7 @@ static void stp_kprobes_register(void)
 			k->u.kp.symbol_name = p->symbol;
 			k->u.kp.offset = p->koffset;
 			k->u.kp.pre_handler = stp_kprobe_pre;
+			k->u.kp.flags = stp_kprobe_flags(p);
 		} else {
 			k->ret = true;
 			k->u.rp.kp.symbol_name = p->symbol;
@@ -305,6 +460,19 @@ static void stp_kprobes_register(void)
 	stp_kmod_watch();	/* before: no module load goes unseen */
 	mutex_lock(&stp_kmod_lock);
 	stp_kprobes_register_kind(false);
+#ifdef STP_KP_FTRACE
+	stp_kpf_take();
+	for (i = 0; i < stp_nkps; i++) {	/* the others: armed each */
+		struct stp_kprobe *k = &stp_kps[i];
+		int rc;
+
+		if (k->ret || !k->registered || !kprobe_disabled(&k->u.kp))
+			continue;
+		rc = enable_kprobe(&k->u.kp);
+		if (rc)
+			stp_kprobe_warn(k, rc);
+	}
+#endif
 	stp_kprobes_register_kind(true);
 	mutex_unlock(&stp_kmod_lock);
 }
@@ -317,6 +485,9 @@ static void stp_kprobes_unregister(void)
 	unsigned int i, nk = 0, nr = 0;
 
 	stp_kmod_unwatch();
+#ifdef STP_KP_FTRACE
+	stp_kpf_release();
+#endif
 	if (!stp_kps)
 		return;
 	v = kvcalloc(max(stp_nkps, 1U), sizeof(*v), GFP_KERNEL);

@@ -5,10 +5,12 @@
 # and widths, a flood into small buffers read slowly, kill -9 of staprun
 # (stapio: staprun execs it) at start, while 1,308 kprobes register and
 # under load, then `staprun -d` and a rerun, corrupt and wrong-kernel
-# modules, a non-root user, two sessions at once.
+# modules, a non-root user, two sessions at once, and the 1,308 kprobes
+# armed and disarmed.
 #
-# Each case asserts its exit status and messages, that no module of ours
-# and no kprobe is left behind afterwards (lsmod, debugfs kprobes/list),
+# Each case asserts its exit status and messages, that no module of ours,
+# kprobe or ftrace hook is left behind afterwards (lsmod, debugfs
+# kprobes/list, tracefs enabled_functions),
 # and stapio's peak resident set (GNU time's %M: staprun execs stapio in
 # the same process) under HWM_LIMIT_KB; the batch asserts the guest's log
 # free of oops, BUG, WARNING, general protection, lockups and RCU stalls.
@@ -92,8 +94,9 @@ SCRIPTS = {
              '{ c++; printf("%s %d %d\\n", execname(), pid(), $id) } '
              'probe timer.s(4) { exit() } '
              'probe end { printf("END %d\\n", c > 0) }',
-    'many': 'global n probe kprobe.function("*_show") { n++ } '
-            'probe begin { println("armed") } ' + END,
+    'many': 'global n, m probe kprobe.function("*_show") { n++ } '
+            'probe kprobe.function("mtu_show") { if (!m++) println("hit") } '
+            'probe end { printf("end %d\\n", n > 0) }',
     'hello': 'probe begin { println("hello"); exit() }',
     'two': 'probe begin { println("ready") } probe timer.s(3) { println("two"); exit() }',
 }
@@ -103,7 +106,8 @@ SCRIPTS = {
 # NAME.rc: its exit status).
 LIB = r'''SR={staprun}
 left() {{ echo "@left mods=$(grep -c '^chaos_' /proc/modules)" \
-	"kprobes=$(grep -c . /sys/kernel/debug/kprobes/list)"; }}
+	"kprobes=$(grep -c . /sys/kernel/debug/kprobes/list)" \
+	"ftrace=$(grep -c . /sys/kernel/tracing/enabled_functions)"; }}
 T() {{ n=$1; shift; /usr/bin/time -f %M -o $n.mem "$@"; echo $? > $n.rc; }}
 '''
 # a reader that starts late and then takes 4 KiB every 5 ms
@@ -141,6 +145,11 @@ CASES = {
     'kill_load': '$SR -s 1 chaos_flood.ko > /dev/null & sleep 3; kill -9 $!; wait; '
                  '$SR -d chaos_flood; echo d=$?; left; '
                  'T kill_load $SR chaos_flood.ko > kill_load.out',
+    # 1,308 kprobes armed (a reader hits one) and disarmed (SIGINT)
+    'many': '( while :; do cat /sys/class/net/lo/mtu > /dev/null; done ) & L=$!; '
+            'T many $SR chaos_many.ko > many.out & P=$!; '
+            'until grep -q hit many.out; do sleep 0.1; done; '
+            'kill -INT $(pidof stapio); wait $P; kill $L; wait; cat many.out',
     'corrupt': '$SR chaos_corrupt.ko; echo rc=$?',
     'noshdr': '$SR chaos_noshdr.ko; echo rc=$?',
     'wrongkernel': '$SR chaos_wrongkernel.ko; echo rc=$?',
@@ -198,7 +207,7 @@ def case(chaos, name):
     out, _, last = r.stdout.rstrip('\n').rpartition('\n')
     if not out and last.startswith('@left'):
         out = ''
-    assert last == '@left mods=0 kprobes=0', r.stdout
+    assert last == '@left mods=0 kprobes=0 ftrace=0', r.stdout
     rc = hwm = None
     if (scratch / f'{name}.rc').exists():
         rc = int((scratch / f'{name}.rc').read_text())
@@ -261,17 +270,21 @@ def test_flood_small_buffer_slow_reader(chaos):
 
 
 def test_kill_at_start(chaos):
-    assert case(chaos, 'kill_start') == ('@left mods=0 kprobes=0\nhello\n', '', 0)
+    assert case(chaos, 'kill_start') == ('@left mods=0 kprobes=0 ftrace=0\nhello\n', '', 0)
 
 
 def test_kill_during_registration(chaos):
-    assert case(chaos, 'kill_reg') == ('d=0\n@left mods=0 kprobes=0\nhello\n', '', 0)
+    assert case(chaos, 'kill_reg') == ('d=0\n@left mods=0 kprobes=0 ftrace=0\nhello\n', '', 0)
 
 
 def test_kill_under_load(chaos):
     out, err, rc = case(chaos, 'kill_load')
-    assert (out, err, rc) == ('d=0\n@left mods=0 kprobes=0\n', '', 0)
+    assert (out, err, rc) == ('d=0\n@left mods=0 kprobes=0 ftrace=0\n', '', 0)
     assert (chaos[1] / 'kill_load.out').read_text().endswith('\nEND 1\n')
+
+
+def test_many_kprobes_arm_and_disarm(chaos):
+    assert case(chaos, 'many') == ('hit\nend 1\n', '', 0)
 
 
 def test_damaged_modules(chaos):

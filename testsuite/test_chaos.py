@@ -135,6 +135,9 @@ CASES = {
     'modzero': 'T modzero $SR chaos_modzero.ko',
     'bigstr': 'T bigstr $SR -s 4 chaos_bigstr.ko > bigstr.out',
     'slow': 'T slow $SR -s 1 chaos_flood.ko | /usr/bin/python3 slow.py > slow.out',
+    # SIGINT while stapio waits to write to the slow reader
+    'slowint': 'T slowint $SR -s 1 chaos_flood.ko | /usr/bin/python3 slow.py > slowint.out '
+               '& sleep 2.5; kill -INT $(pidof stapio); wait',
     # kill -9 before or while the module loads, then -d (whether or not
     # it got loaded) and a rerun
     'kill_start': '$SR chaos_flood.ko > /dev/null & sleep 0.3; kill -9 $!; wait; '
@@ -260,13 +263,16 @@ def test_huge_strings_and_widths(chaos):
     assert lines[5] == ' ' * 214747 + '1|' and lines[6:] == ['']
 
 
-def test_flood_small_buffer_slow_reader(chaos):
-    out, err, rc = case(chaos, 'slow')
+@pytest.mark.parametrize('name', ['slow', 'slowint'])
+def test_flood_small_buffer_slow_reader(chaos, name):
+    out, err, rc = case(chaos, name)
     assert (out, rc) == ('', 0)
     assert re.fullmatch(r'(WARNING: There were \d+ transport failures\. Try stap -s '
                         r'to increase the buffer size from 1024 KiB\.\n)?', err), err
-    lines = (chaos[1] / 'slow.out').read_text().splitlines()
+    lines = (chaos[1] / f'{name}.out').read_text().splitlines()
     assert lines[-1] == 'END 1' and len(lines) > 100
+    # whole lines only: records are lost whole, and no write is cut
+    assert all(re.fullmatch(r'\S+ \d+ \d+', x) for x in lines[:-1])
 
 
 def test_kill_at_start(chaos):

@@ -141,9 +141,12 @@ static int stp_kpf_cmp(const void *a, const void *b)
 	return x->k < y->k ? -1 : x->k > y->k;
 }
 
+/* Only the kernel's own functions ("func", not "module:func"): a kprobe
+ * follows its module's unload, an ftrace filter would outlive it. */
 static bool stp_kpf_wanted(const struct stp_kprobe *k)
 {
 	return !k->ret && k->registered && !k->probe->kmodule &&
+	       !strchr(k->probe->symbol, ':') &&
 	       (k->u.kp.flags & KPROBE_FLAG_FTRACE);
 }
 

@@ -137,7 +137,8 @@ CASES = {
     'slow': 'T slow $SR -s 1 chaos_flood.ko | /usr/bin/python3 slow.py > slow.out',
     # SIGINT while stapio waits to write to the slow reader
     'slowint': 'T slowint $SR -s 1 chaos_flood.ko | /usr/bin/python3 slow.py > slowint.out '
-               '& sleep 2.5; kill -INT $(pidof stapio); wait',
+               '& until pidof stapio > /dev/null; do sleep 0.1; done; sleep 2; '
+               'kill -INT $(pidof stapio); wait',
     # kill -9 before or while the module loads, then -d (whether or not
     # it got loaded) and a rerun
     'kill_start': '$SR chaos_flood.ko > /dev/null & sleep 0.3; kill -9 $!; wait; '

@@ -5,9 +5,11 @@
  * STP_PROBE_KPROBE / STP_PROBE_KRETPROBE entry of stp_probes[].
  *
  * Registered when the session starts (after the begin probes), in bulk
- * with register_kprobes()/register_kretprobes(); when the bulk call fails
- * (it is all or nothing) each probe is registered on its own and every
- * failure is a warning, and the session goes on, as SystemTap 4.8 does.
+ * with register_kprobes()/register_kretprobes(), a chunk at a time; when
+ * a bulk call fails (it is all or nothing) each probe of its chunk is
+ * registered on its own and every failure is a warning, and the session
+ * goes on, as SystemTap 4.8 does. A fatal signal of the starting process
+ * stops the registration between two chunks.
  * Unregistered when the session stops, before the end probes run, and at
  * the latest at module unload. A probe in a module read through its DWARF
  * (stp_probe.kmodule) follows that module, as in 4.8: if the module is not
@@ -27,10 +29,14 @@
  * one past the breakpoint), as in SystemTap 4.8: addr(), register("rip")
  * and backtraces start at the probe point.
  */
+#include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/ptrace.h>
+#include <linux/sched/signal.h>
+#include <linux/sort.h>
+#include <linux/version.h>
 #include <linux/vmalloc.h>
 
 #ifndef KRETACTIVE
@@ -45,6 +51,7 @@ struct stp_kprobe {
 	const struct stp_probe *probe;
 	bool ret;
 	bool registered;
+	bool fentry;	/* run by stp_kpf_ops, its kprobe unregistered */
 	int rc;		/* of its own registration, when the bulk one failed */
 };
 
@@ -67,6 +74,158 @@ static int stp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 	instruction_pointer_set(regs, (unsigned long)kp->addr);
 	stp_run_probe_kctx(k->probe, k->probe->handler, regs, args, 0, NULL);
 	instruction_pointer_set(regs, ip);
+	return 0;
+}
+
+/*
+ * Function-entry kprobes on an ftrace location (KPROBES_ON_FTRACE: most
+ * kernel functions). The kernel arms and disarms each such kprobe with a
+ * filter update of its own, a pass over every ftrace record: about 30 ms
+ * a probe in the TCG guest, 40 s to arm 1,300 and 30 s to disarm them.
+ * So they are registered disabled, which resolves and checks each as
+ * before (the same errors, per probe), then handed to one ftrace_ops of
+ * ours whose filter is set in one update (ftrace_set_filter_ips), and
+ * their kprobes are unregistered in bulk. Its handler finds the probes
+ * of an address in a sorted table and runs them in script order with the
+ * registers a kprobe handler sees. Any failure leaves them kprobes.
+ */
+#if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS) && \
+	LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
+#define STP_KP_FTRACE 1
+
+struct stp_kpf {
+	unsigned long addr;
+	struct stp_kprobe *k;
+};
+
+static struct stp_kpf *stp_kpfs;	/* by address, then script order */
+static unsigned int stp_nkpfs;
+static bool stp_kpf_on;
+
+static void notrace stp_kpf_handler(unsigned long ip, unsigned long parent_ip,
+				    struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	unsigned int lo = 0, hi = stp_nkpfs;
+	int bit;
+
+	if (!regs)
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);	/* no preemption */
+	if (bit < 0)
+		return;
+	while (lo < hi) {	/* the first entry of ip */
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (stp_kpfs[mid].addr < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < stp_nkpfs && stp_kpfs[lo].addr == ip; lo++)
+		stp_kprobe_pre(&stp_kpfs[lo].k->u.kp, regs);
+	ftrace_test_recursion_unlock(bit);
+}
+
+static struct ftrace_ops stp_kpf_ops = {
+	.func = stp_kpf_handler,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION,
+};
+
+static int stp_kpf_cmp(const void *a, const void *b)
+{
+	const struct stp_kpf *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* Only the kernel's own functions ("func", not "module:func"): a kprobe
+ * follows its module's unload, an ftrace filter would outlive it. */
+static bool stp_kpf_wanted(const struct stp_kprobe *k)
+{
+	return !k->ret && k->registered && !k->probe->kmodule &&
+	       !strchr(k->probe->symbol, ':') &&
+	       (k->u.kp.flags & KPROBE_FLAG_FTRACE);
+}
+
+/* After the kprobes are registered, disabled: take those on an ftrace
+ * location (their kprobes unregistered). */
+static void stp_kpf_take(void)
+{
+	unsigned long *addrs = NULL;
+	void **v = NULL;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < stp_nkps; i++)
+		n += stp_kpf_wanted(&stp_kps[i]);
+	if (!n)
+		return;
+	stp_kpfs = kvcalloc(n, sizeof(*stp_kpfs), GFP_KERNEL);
+	addrs = kvcalloc(n, sizeof(*addrs), GFP_KERNEL);
+	v = kvcalloc(n, sizeof(*v), GFP_KERNEL);
+	if (!stp_kpfs || !addrs || !v)
+		goto out;
+	for (i = 0, n = 0; i < stp_nkps; i++)
+		if (stp_kpf_wanted(&stp_kps[i])) {
+			stp_kpfs[n].addr = (unsigned long)stp_kps[i].u.kp.addr;
+			stp_kpfs[n++].k = &stp_kps[i];
+		}
+	sort(stp_kpfs, n, sizeof(*stp_kpfs), stp_kpf_cmp, NULL);
+	for (i = 0; i < n; i++)
+		addrs[i] = stp_kpfs[i].addr;
+	stp_nkpfs = n;
+	if (ftrace_set_filter_ips(&stp_kpf_ops, addrs, n, 0, 0) ||
+	    register_ftrace_function(&stp_kpf_ops)) {
+		ftrace_free_filter(&stp_kpf_ops);
+		goto out;
+	}
+	stp_kpf_on = true;
+	for (i = 0; i < n; i++)
+		v[i] = &stp_kpfs[i].k->u.kp;
+	unregister_kprobes((struct kprobe **)v, n);	/* disabled: no disarming */
+	for (i = 0; i < n; i++) {
+		stp_kpfs[i].k->registered = false;
+		stp_kpfs[i].k->fentry = true;
+		stp_kpfs[i].k->u.kp.addr = (kprobe_opcode_t *)stp_kpfs[i].addr;
+	}
+out:
+	if (!stp_kpf_on) {
+		kvfree(stp_kpfs);
+		stp_kpfs = NULL;
+		stp_nkpfs = 0;
+	}
+	kvfree(addrs);
+	kvfree(v);
+}
+
+/* Session stop or unload: no handler of ours runs after this returns. */
+static void stp_kpf_release(void)
+{
+	unsigned int i;
+
+	if (stp_kpf_on) {
+		unregister_ftrace_function(&stp_kpf_ops);
+		ftrace_free_filter(&stp_kpf_ops);
+		stp_kpf_on = false;
+	}
+	for (i = 0; i < stp_nkpfs; i++)
+		stp_kpfs[i].k->fentry = false;
+	kvfree(stp_kpfs);
+	stp_kpfs = NULL;
+	stp_nkpfs = 0;
+}
+#endif /* STP_KP_FTRACE */
+
+/* A kprobe registered disabled (STP_KP_FTRACE) until stp_kpf_take()
+ * took it or it is enabled; module probes are armed at once. */
+static unsigned int stp_kprobe_flags(const struct stp_probe *p)
+{
+#ifdef STP_KP_FTRACE
+	if (!p->kmodule)
+		return KPROBE_FLAG_DISABLED;
+#endif
 	return 0;
 }
 
@@ -149,6 +308,7 @@ static int stp_kprobe_register_one(struct stp_kprobe *k)
 		k->u.kp.symbol_name = k->probe->symbol;
 		k->u.kp.offset = k->probe->koffset;
 		k->u.kp.pre_handler = stp_kprobe_pre;
+		k->u.kp.flags = stp_kprobe_flags(k->probe);
 		rc = register_kprobe(&k->u.kp);
 	}
 	k->registered = !rc;
@@ -165,47 +325,58 @@ static void stp_kprobe_unregister_one(struct stp_kprobe *k)
 }
 
 /*
+ * Probes per bulk call. Between two calls a fatal signal of the process
+ * that starts the session (its stapio killed while a thousand probes
+ * arm, which takes a minute under TCG) stops the registration: the rest
+ * stays unregistered, the write returns, the process dies, and
+ * `staprun -d` removes the module without waiting for probes nobody reads.
+ */
+#define STP_KP_CHUNK 64U
+
+static void *stp_kprobe_ptr(struct stp_kprobe *k)
+{
+	return k->ret ? (void *)&k->u.rp : (void *)&k->u.kp;
+}
+
+/*
  * Register the kprobes (ret false) or kretprobes (ret true) of stp_kps,
  * last first: the kernel runs the probes of one address newest first, so
  * they run in script order at entry (and in reverse at return), as in 4.8.
+ * In bulk (register_k*probes, STP_KP_CHUNK at a time); when a bulk call
+ * fails (it is all or nothing) each probe of that chunk is registered on
+ * its own, and every failure is a warning, in script order.
  */
 static void stp_kprobes_register_kind(bool ret)
 {
-	void **v;
-	unsigned int i, n = 0;
+	void **v = kvcalloc(STP_KP_CHUNK, sizeof(*v), GFP_KERNEL);
+	unsigned int i, start, end = stp_nkps, n;
 	int rc;
 
-	v = kvcalloc(max(stp_nkps, 1U), sizeof(*v), GFP_KERNEL);
-	for (i = stp_nkps; v && i-- > 0;)
-		if (stp_kps[i].ret == ret)
-			v[n++] = ret ? (void *)&stp_kps[i].u.rp :
-				       (void *)&stp_kps[i].u.kp;
-	if (!n) {
-		kvfree(v);
-		return;
-	}
-	rc = ret ? register_kretprobes((struct kretprobe **)v, n) :
-		   register_kprobes((struct kprobe **)v, n);
-	if (!rc) {
-		for (i = 0; i < stp_nkps; i++)
-			if (stp_kps[i].ret == ret)
-				stp_kps[i].registered = true;
-		kvfree(v);
-		return;
-	}
-	kvfree(v);
-	/* all or nothing failed: one at a time (last first), then a warning
-	 * for each failure in script order (a module probe's module may just
-	 * not be loaded yet: no warning, it is registered when the module
-	 * loads, as 4.8 does) */
-	for (i = stp_nkps; i-- > 0;) {
-		struct stp_kprobe *k = &stp_kps[i];
+	while (end > 0) {
+		for (start = end, n = 0; start > 0 && n < STP_KP_CHUNK;)
+			if (stp_kps[--start].ret == ret && v)
+				v[n++] = stp_kprobe_ptr(&stp_kps[start]);
+		rc = !v ? -ENOMEM : !n ? 0 :
+		     ret ? register_kretprobes((struct kretprobe **)v, n) :
+			   register_kprobes((struct kprobe **)v, n);
+		for (i = end; i-- > start;) {
+			struct stp_kprobe *k = &stp_kps[i];
 
-		if (k->ret != ret)
-			continue;
-		k->rc = stp_kprobe_register_one(k);
+			if (k->ret != ret)
+				continue;
+			if (!rc)
+				k->registered = true;
+			else	/* one at a time, last first */
+				k->rc = stp_kprobe_register_one(k);
+		}
+		end = start;
+		if (fatal_signal_pending(current))
+			break;
 		cond_resched();
 	}
+	kvfree(v);
+	/* a module probe's module may just not be loaded yet: no warning,
+	 * it is registered when the module loads, as 4.8 does */
 	for (i = 0; i < stp_nkps; i++)
 		if (stp_kps[i].ret == ret && stp_kps[i].rc && !stp_kps[i].probe->kmodule)
 			stp_kprobe_warn(&stp_kps[i], stp_kps[i].rc);
@@ -276,6 +447,7 @@ static void stp_kprobes_register(void)
 			k->u.kp.symbol_name = p->symbol;
 			k->u.kp.offset = p->koffset;
 			k->u.kp.pre_handler = stp_kprobe_pre;
+			k->u.kp.flags = stp_kprobe_flags(p);
 		} else {
 			k->ret = true;
 			k->u.rp.kp.symbol_name = p->symbol;
@@ -291,6 +463,19 @@ static void stp_kprobes_register(void)
 	stp_kmod_watch();	/* before: no module load goes unseen */
 	mutex_lock(&stp_kmod_lock);
 	stp_kprobes_register_kind(false);
+#ifdef STP_KP_FTRACE
+	stp_kpf_take();
+	for (i = 0; i < stp_nkps; i++) {	/* the others: armed each */
+		struct stp_kprobe *k = &stp_kps[i];
+		int rc;
+
+		if (k->ret || !k->registered || !kprobe_disabled(&k->u.kp))
+			continue;
+		rc = enable_kprobe(&k->u.kp);
+		if (rc)
+			stp_kprobe_warn(k, rc);
+	}
+#endif
 	stp_kprobes_register_kind(true);
 	mutex_unlock(&stp_kmod_lock);
 }
@@ -303,6 +488,9 @@ static void stp_kprobes_unregister(void)
 	unsigned int i, nk = 0, nr = 0;
 
 	stp_kmod_unwatch();
+#ifdef STP_KP_FTRACE
+	stp_kpf_release();
+#endif
 	if (!stp_kps)
 		return;
 	v = kvcalloc(max(stp_nkps, 1U), sizeof(*v), GFP_KERNEL);

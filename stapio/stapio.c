@@ -884,9 +884,16 @@ static void on_quit(int sig)
 	got_quit = 1;
 }
 
+/*
+ * SA_RESTART: a signal that comes while stapio is blocked writing to a
+ * slow reader (a pipe) must not cut that write short: stdio would drop
+ * the rest of its buffer (EINTR), tearing a line out of the output. The
+ * main loop's poll() still returns at once (it is never restarted), and
+ * the write goes on as the reader takes the data.
+ */
 static void setup_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

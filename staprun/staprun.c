@@ -630,6 +630,16 @@ static int load_error(const struct options *o, const char *name,
 				o->module);
 			break;
 		}
+		if (errno == ENOEXEC && vermagic &&
+		    !strncmp(vermagic, u.release, strlen(u.release)) &&
+		    vermagic[strlen(u.release)] == ' ') {
+			/* built for this kernel, yet refused: the file is
+			 * damaged (elf_problem() checks only its outline) */
+			fprintf(stderr, "ERROR: module '%s' is not a valid kernel module "
+				"(the kernel refused its contents: %s, %zu bytes)\n",
+				o->module, strerror(errno), len);
+			break;
+		}
 		fprintf(stderr,
 			"ERROR: module '%s' does not fit the running kernel (%s).\n"
 			"ERROR: module vermagic: %s\n"
@@ -796,8 +806,10 @@ static bool is_our_module(const char *name)
 	if ((statfs(DEBUGFS_MOUNT, &st) || st.f_type != DEBUGFS_MAGIC_NR) &&
 	    mount("debugfs", DEBUGFS_MOUNT, "debugfs", 0, NULL))
 		return false;
-	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..")) {
+		errno = ENOENT;
 		return false;
+	}
 	snprintf(path, sizeof(path), "%s/%s/%s/%s", DEBUGFS_MOUNT,
 		 STP_DEBUGFS_DIR, name, STP_CTL_FILE);
 	return access(path, F_OK) == 0;
@@ -806,7 +818,12 @@ static bool is_our_module(const char *name)
 static int delete_module(const char *name)
 {
 	if (!is_our_module(name)) {
-		fprintf(stderr, "ERROR: '%s' is not a zombie systemtap module.\n", name);
+		if (errno == EACCES || errno == EPERM)	/* debugfs is root's */
+			fprintf(stderr, "ERROR: not permitted to remove module '%s' "
+				"(run as root)\n", name);
+		else
+			fprintf(stderr, "ERROR: '%s' is not a zombie systemtap module.\n",
+				name);
 		return -1;
 	}
 	if (syscall(SYS_delete_module, name, O_NONBLOCK) == 0)

@@ -337,11 +337,18 @@ static bool every_cu(void *arg, const char *cu)
 void kdwarf_prepare(struct session *s, struct ubin *b, const char *fn, const char *file)
 {
 	uint64_t addr;
-	size_t len = file ? strlen(file) : 0;
+	size_t len = file ? strlen(file) : 0, n;
+	struct kindex *k;
+	uint64_t *offs;
 
 	/* a .c file's functions are declared in its own CU */
 	if (file && len > 2 && !strcmp(file + len - 2, ".c")) {
-		ubin_read_cus(b, cu_wanted, (void *)file, NULL);
+		if ((k = kindex_get(s, b))) {
+			n = kindex_cus_named(s, k, cu_wanted, (void *)file, &offs);
+			ubin_read_cu_offs(b, offs, n, NULL);
+		} else {
+			ubin_read_cus(b, cu_wanted, (void *)file, NULL);
+		}
 		return;
 	}
 	/* a global function: its CU has its code and its inlined copies
@@ -352,12 +359,17 @@ void kdwarf_prepare(struct session *s, struct ubin *b, const char *fn, const cha
 	}
 	/* every CU, only the functions the pattern names; and the symbol
 	 * table's functions without DWARF (name.cold) */
-	ubin_read_cus(b, every_cu, NULL, fn && strcmp(fn, "*") ? fn : NULL);
+	if ((k = kindex_get(s, b))) {
+		n = kindex_cus_defining(s, k, fn, &offs);
+		ubin_read_cu_offs(b, offs, n, fn && strcmp(fn, "*") ? fn : NULL);
+	} else {
+		ubin_read_cus(b, every_cu, NULL, fn && strcmp(fn, "*") ? fn : NULL);
+	}
 	if (!file && fn) {
 		struct ufunc *syms;
-		size_t n = kstab_match_funcs(s, ubin_kstab(b), fn, &syms);
+		size_t nsyms = kstab_match_funcs(s, ubin_kstab(b), fn, &syms);
 
-		ubin_add_symbol_funcs(b, syms, n);
+		ubin_add_symbol_funcs(b, syms, nsyms);
 	}
 }
 

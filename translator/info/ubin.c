@@ -14,6 +14,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -199,11 +201,16 @@ static void add_dwarf_func(struct ubin *b, Dwarf_Die *die, uint64_t outer)
 	Dwarf_Addr lo, hi;
 	const char *name = dwarf_diename(die), *file;
 
+	if (b->name_sink) {
+		if (name && !dwarf_hasattr(die, DW_AT_declaration) && die_entry(die, &lo, &hi))
+			b->name_sink(b->sink_arg, name);
+		return;
+	}
 	if (!name || (b->name_glob && fnmatch(b->name_glob, name, 0)) ||
 	    dwarf_hasattr(die, DW_AT_declaration) || !die_entry(die, &lo, &hi))
 		return;
 	f.name = arena_strdup(b->s->arena, name);
-	file = dwarf_decl_file(die);
+	file = ubin_decl_file(b, die);
 	f.file = arena_strdup(b->s->arena, file ? file : "");
 	dwarf_decl_line(die, &f.line);
 	f.entry = lo;
@@ -256,26 +263,29 @@ static void read_dwarf_funcs(struct ubin *b)
 	}
 }
 
-/* vmlinux: the functions of one CU, unless read already. */
+/* vmlinux: the functions of one CU, unless read already; their ends of
+ * prologue found now, while the CU's lines are at hand. */
 static void read_cu(struct ubin *b, Dwarf_Die *cu)
 {
 	uint64_t off = dwarf_dieoffset(cu);
+	size_t before = b->nfuncs;
 
 	for (size_t i = 0; i < b->ncus; i++)
 		if (b->cus[i] == off)
 			return;
-	if (b->name_glob) {	/* some functions only: the CU is not done */
-		dwarf_getfuncs(cu, dwarf_func_cb, b, 0);
-		return;
+	if (!b->name_glob) {	/* some functions only: the CU is not done */
+		if (b->ncus == b->capcus) {
+			b->capcus = b->capcus ? b->capcus * 2 : 64;
+			b->cus = realloc(b->cus, sizeof(*b->cus) * b->capcus);
+			if (!b->cus)
+				abort();
+		}
+		b->cus[b->ncus++] = off;
 	}
-	if (b->ncus == b->capcus) {
-		b->capcus = b->capcus ? b->capcus * 2 : 64;
-		b->cus = realloc(b->cus, sizeof(*b->cus) * b->capcus);
-		if (!b->cus)
-			abort();
-	}
-	b->cus[b->ncus++] = off;
 	dwarf_getfuncs(cu, dwarf_func_cb, b, 0);
+	for (size_t i = before; i < b->nfuncs; i++)
+		if (!b->funcs[i].inlined)
+			b->funcs[i].prologue = ubin_after_prologue(b, &b->funcs[i]);
 }
 
 /* The name of the function an inlined copy f is in (f's own otherwise). */
@@ -590,6 +600,8 @@ struct ubin *ubin_open(struct session *s, const char *path, struct loc at)
 	return b;
 }
 
+static void find_vm_map(struct ubin *b);
+
 /* ---- kernel modules ---------------------------------------------------------- */
 
 /*
@@ -642,6 +654,8 @@ static struct ubin *open_dwfl(struct session *s, const char *path, const char *n
 	}
 	if (!vmlinux)
 		read_dwarf_funcs(b);
+	else
+		find_vm_map(b);
 	if (b->nfuncs)
 		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), ufunc_by_name_entry);
 	b->next = s->ubins;
@@ -678,8 +692,7 @@ void ubin_read_cus(struct ubin *b, bool (*want)(void *arg, const char *cu), void
 		Dwarf_Die cu;
 		const char *name;
 
-		if (dwarf_offdie(b->dw, off + hsize, &cu) && (name = dwarf_diename(&cu)) &&
-		    want(arg, name)) {
+		if (ubin_vm_cu(b, off, &cu) && (name = dwarf_diename(&cu)) && want(arg, name)) {
 			b->name_glob = name_glob;
 			read_cu(b, &cu);
 			b->name_glob = NULL;
@@ -688,27 +701,187 @@ void ubin_read_cus(struct ubin *b, bool (*want)(void *arg, const char *cu), void
 	}
 	if (b->nfuncs != before)
 		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), ufunc_by_name_entry);
+	ubin_vm_trim(b);
+}
+
+/* vmlinux: the functions of the n CUs at offs[] (their headers), only
+ * those matching name_glob when not NULL. */
+void ubin_read_cu_offs(struct ubin *b, const uint64_t *offs, size_t n, const char *name_glob)
+{
+	size_t before = b->nfuncs;
+
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Die cu;
+
+		if (!ubin_vm_cu(b, offs[i], &cu))
+			continue;
+		b->name_glob = name_glob;
+		read_cu(b, &cu);
+		b->name_glob = NULL;
+		ubin_vm_trim(b);
+	}
+	if (b->nfuncs != before)
+		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), ufunc_by_name_entry);
+}
+
+void ubin_cu_func_names(struct ubin *b, Dwarf_Die *cu)
+{
+	dwarf_getfuncs(cu, dwarf_func_cb, b, 0);
+}
+
+/* Bytes of .debug_info libdw may walk between two trims. */
+#define VM_STEP (4u << 20)
+
+/* dw's DIE at off, libdw learning the units before it (from *known, a
+ * unit's start) VM_STEP bytes at a time, each step's pages let go. */
+static bool vm_offdie(struct ubin *b, Dwarf *dw, uint64_t *known, uint64_t off, Dwarf_Die *die)
+{
+	Dwarf_Off at = *known, next, last = *known;
+	size_t hsize;
+
+	while (b->map && at + VM_STEP < off &&
+	       dwarf_nextcu(dw, at, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (next - last >= VM_STEP) {
+			if (!dwarf_offdie(dw, at + hsize, die))
+				break;
+			ubin_vm_trim(b);
+			last = at;
+		}
+		at = next;
+	}
+	if (at > *known && at <= off)
+		*known = at;
+	return dwarf_offdie(dw, off, die) != NULL;
+}
+
+bool ubin_vm_cu(struct ubin *b, uint64_t off, Dwarf_Die *cu)
+{
+	Dwarf_Off next;
+	size_t hsize;
+
+	return dwarf_nextcu(b->dw, off, &next, &hsize, NULL, NULL, NULL) == 0 &&
+	       vm_offdie(b, b->dw, &b->interned, off + hsize, cu);
+}
+
+/*
+ * vmlinux: libdw keeps the line table of each CU it read one of until
+ * dwarf_end(), tens of megabytes for a few hundred CUs: lines (and
+ * declaring files, read from them) are read through a second handle on
+ * the same file, ended and begun again once LINES_CUS CUs have had theirs
+ * read. die, of b->dw, becomes that handle's DIE at the same offset (what
+ * it gives lives until the next call).
+ */
+#define LINES_CUS 8
+
+static bool lines_die(struct ubin *b, Dwarf_Die *die, Dwarf_Die *out)
+{
+	Dwarf_Die cu;
+	uint64_t key;
+	size_t i;
+
+	if (!b->vmlinux) {
+		*out = *die;
+		return true;
+	}
+	if (!dwarf_diecu(die, &cu, NULL, NULL))
+		return false;
+	key = dwarf_dieoffset(&cu);
+	for (i = 0; i < b->nlcus && b->lcus[i] != key; i++)
+		;
+	if (i == b->nlcus) {
+		if (b->nlcus == LINES_CUS) {
+			dwarf_end(b->ldw);
+			b->ldw = NULL;
+			b->nlcus = 0;
+			b->linterned = 0;
+			ubin_vm_trim(b);
+		}
+		if (!b->ldw && !(b->ldw = dwarf_begin_elf(b->elf, DWARF_C_READ, NULL)))
+			return false;
+		b->lcus[b->nlcus++] = key;
+	}
+	return vm_offdie(b, b->ldw, &b->linterned, dwarf_dieoffset(die), out);
+}
+
+/* The file declaring die (its DW_AT_decl_file), NULL if none. */
+const char *ubin_decl_file(struct ubin *b, Dwarf_Die *die)
+{
+	Dwarf_Die d;
+
+	return lines_die(b, die, &d) ? dwarf_decl_file(&d) : NULL;
+}
+
+void ubin_vm_trim(struct ubin *b)
+{
+	if (b->map)
+		madvise(b->map, b->map_size, MADV_DONTNEED);
+}
+
+/* vmlinux: the private mapping of the whole file libelf made, where
+ * .debug_info is (checked in /proc/self/maps: a file's mapping, not
+ * memory of ours), for ubin_vm_trim(); NULL if not found. Nothing writes
+ * to it: libdwfl relocates only ET_REL files' DWARF in place. */
+static void find_vm_map(struct ubin *b)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+	const char *n;
+	char line[4096];
+	FILE *f;
+	struct stat st;
+	uintptr_t base = 0;
+
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(b->elf, &eh) || eh.e_type != ET_EXEC ||
+	    elf_getshdrstrndx(b->elf, &shstrndx) || stat(b->path, &st))
+		return;
+	while ((scn = elf_nextscn(b->elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(b->elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(n, ".debug_info") && sh.sh_type == SHT_PROGBITS &&
+		    !(sh.sh_flags & SHF_COMPRESSED)) {
+			Elf_Data *d = elf_rawdata(scn, NULL);
+
+			if (d && d->d_buf)
+				base = (uintptr_t)d->d_buf - sh.sh_offset;
+			break;
+		}
+	if (!base || (base & 4095) || !(f = fopen("/proc/self/maps", "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, foff;
+		char perms[8], path[4096];
+
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %4095s", &lo, &hi, perms, &foff,
+			   path) == 5 && lo == base && !foff && perms[3] == 'p' &&
+		    hi - lo >= (uint64_t)st.st_size && path[0] == '/') {
+			b->map = (char *)base;
+			b->map_size = (size_t)st.st_size;
+			break;
+		}
+	}
+	fclose(f);
 }
 
 /* vmlinux: the functions of the CU whose code holds addr. */
 void ubin_read_cu_at(struct ubin *b, uint64_t addr)
 {
 	Dwarf_Die cu;
-	size_t before = b->nfuncs, hsize;
+	size_t before = b->nfuncs;
 	uint64_t off;
-	Dwarf_Off next;
 
 	/* .debug_aranges read directly: libdw's dwarf_addrdie() would read
 	 * every CU's DIE (and abbreviations) of vmlinux, ~100 MB */
 	if (kdwarf_aranges_cu(b, addr, &off)) {
-		if (dwarf_nextcu(b->dw, off, &next, &hsize, NULL, NULL, NULL) == 0 &&
-		    dwarf_offdie(b->dw, off + hsize, &cu))
+		if (ubin_vm_cu(b, off, &cu))
 			read_cu(b, &cu);
 	} else if (dwarf_addrdie(b->dw, addr, &cu)) {
 		read_cu(b, &cu);
 	}
 	if (b->nfuncs != before)
 		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), ufunc_by_name_entry);
+	ubin_vm_trim(b);
 }
 
 /* The section holding addr ("" if none), for the blacklist. */
@@ -823,6 +996,9 @@ void ubin_close_all(struct session *s)
 		free(b->aliases);
 		free(b->cus);
 		kstab_free(b->kstab);
+		kindex_free(b);
+		if (b->ldw)
+			dwarf_end(b->ldw);
 		if (b->dwfl) {		/* libdwfl owns the ELF, DWARF and CFI */
 			dwfl_end(b->dwfl);
 			continue;
@@ -889,10 +1065,10 @@ uint64_t ubin_load_base(const struct ubin *b)
 
 static bool cu_of(struct ubin *b, const struct ufunc *f, Dwarf_Die *cu)
 {
-	Dwarf_Die die;
+	Dwarf_Die die, ld;
 
 	return b->dw && f->die && dwarf_offdie(b->dw, f->die, &die) &&
-	       dwarf_diecu(&die, cu, NULL, NULL);
+	       lines_die(b, &die, &ld) && dwarf_diecu(&ld, cu, NULL, NULL);
 }
 
 uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f)
@@ -902,6 +1078,8 @@ uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f)
 	size_t n;
 	int entry_line = -1;
 
+	if (f->prologue)
+		return f->prologue;
 	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n))
 		return f->entry;
 	/* the row after the entry's own one (in address order), which may
@@ -1209,6 +1387,10 @@ int ubin_vars(struct session *s, struct ubin *b, const struct ufunc *f,
 
 	*out = NULL;
 	memset(ret, 0, sizeof(*ret));
+	/* vmlinux: the pages read for the last functions' variables and
+	 * types are let go now and then (read again if needed) */
+	if (b->map && ++b->nvars_read % 8 == 0)
+		ubin_vm_trim(b);
 	if (!b->dw || !f->die || !dwarf_offdie(b->dw, f->die, &d))
 		return 0;
 	if (dwarf_attr_integrate(&d, DW_AT_type, &at) && dwarf_formref_die(&at, &t)) {
@@ -1247,7 +1429,7 @@ bool ubin_global(struct session *s, struct ubin *b, const char *name,
 			if (dwarf_tag(&c) != DW_TAG_variable || !n || strcmp(n, name) ||
 			    !dwarf_hasattr_integrate(&c, DW_AT_location))
 				continue;
-			df = dwarf_decl_file(&c);
+			df = ubin_decl_file(b, &c);
 			if (file && !(df && ubin_file_matches(df, file)) &&
 			    !(cuname && ubin_file_matches(cuname, file)))
 				continue;

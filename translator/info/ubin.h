@@ -33,6 +33,7 @@ struct ufunc {
 	uint64_t die;		/* DWARF DIE offset, 0: symbol table only */
 	uint64_t outer;		/* the subprogram holding it (frame base) */
 	bool inlined;		/* an inlined instance (no ABI, no .return) */
+	uint64_t prologue;	/* vmlinux: ubin_after_prologue(), 0: not known */
 };
 
 /* An SDT marker of .note.stapsdt. */
@@ -94,6 +95,9 @@ bool ubin_is_vmlinux(const struct ubin *b);
 void ubin_read_cus(struct ubin *b, bool (*want)(void *arg, const char *cu), void *arg,
 		   const char *name_glob);
 void ubin_read_cu_at(struct ubin *b, uint64_t addr);
+/* vmlinux: read the functions of the n CUs whose headers are at offs
+ * (only those name_glob matches, if not NULL). */
+void ubin_read_cu_offs(struct ubin *b, const uint64_t *offs, size_t n, const char *name_glob);
 /* vmlinux: add those of the n symbol-table functions syms (name, entry,
  * end) no DWARF function starts at. */
 void ubin_add_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n);
@@ -241,6 +245,19 @@ const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct u
 /* The index of "module:symbol" in the table the runtime resolves. */
 int kdwarf_ksym_index(struct session *s, const char *name);
 void kdwarf_emit_ksyms(struct session *s, struct strbuf *c);
+
+/* ---- kindex.c: the index of vmlinux's DWARF in the cache ---- */
+struct kindex;
+/* The index of vmlinux b (its build ID known), read from the user's
+ * cache directory, else built and written there; NULL without one. */
+struct kindex *kindex_get(struct session *s, struct ubin *b);
+/* The header offsets of the CUs whose name want() accepts, ascending. */
+size_t kindex_cus_named(struct session *s, struct kindex *k,
+			bool (*want)(void *arg, const char *cu), void *arg, uint64_t **offs);
+/* ... of the CUs defining a function or inlined instance whose name
+ * matches glob (NULL: any). */
+size_t kindex_cus_defining(struct session *s, struct kindex *k, const char *glob,
+			   uint64_t **offs);
 
 /* ---- ksymtab.c: vmlinux's symbol table ---- */
 struct kstab;

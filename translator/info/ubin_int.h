@@ -44,6 +44,19 @@ struct ubin {
 	size_t ncus, capcus;
 	struct kstab *kstab;	/* vmlinux: its symbol table (ksymtab.c) */
 	const char *name_glob;	/* vmlinux: read only the functions it matches */
+	/* vmlinux: a sink for the names of the functions of a CU (kindex.c) */
+	void (*name_sink)(void *arg, const char *name);
+	void *sink_arg;
+	char *map;		/* vmlinux: the file's read-only mapping, or NULL */
+	size_t map_size;
+	uint64_t interned;	/* vmlinux: libdw knows the CUs below this */
+	Dwarf *ldw;		/* vmlinux: the handle lines are read with */
+	uint64_t lcus[8];		/* ... the CUs whose lines it read */
+	size_t nlcus;
+	uint64_t linterned;	/* ... the CUs it knows */
+	unsigned long nvars_read;	/* vmlinux: ubin_vars() calls */
+	struct kindex *kindex;	/* vmlinux: kindex.c's index, once tried */
+	bool kindex_tried;
 	struct ubin *next;
 };
 
@@ -52,6 +65,21 @@ void ubin_add_func(struct ubin *b, const struct ufunc *f);
 /* usymtab.c: the symbol table's functions DWARF does not describe, and
  * the other names of those it does (read once, at ubin_open()) */
 void ubin_read_symtab_funcs(struct ubin *b);
+/* vmlinux: the CU DIE of the unit whose header is at off, libdw
+ * learning the units before it a few megabytes at a time (ubin_vm_trim()
+ * between): false if none */
+bool ubin_vm_cu(struct ubin *b, uint64_t off, Dwarf_Die *cu);
+/* vmlinux: let go of the pages of its file this process has mapped (all
+ * read-only: the next read maps them again from the page cache) */
+void ubin_vm_trim(struct ubin *b);
+/* vmlinux: call b->name_sink on the name of each function and inlined
+ * instance of the CU (the names ubin_read_cus() may take from it) */
+void ubin_cu_func_names(struct ubin *b, Dwarf_Die *cu);
+/* The file declaring die (a DIE of b->dw), NULL if none; valid until
+ * the next call (vmlinux: read through the handle of lines_die()). */
+const char *ubin_decl_file(struct ubin *b, Dwarf_Die *die);
+/* kindex.c: the index's memory */
+void kindex_free(struct ubin *b);
 /* the order of b->funcs: by name, then entry (qsort) */
 int ufunc_by_name_entry(const void *a, const void *b);
 

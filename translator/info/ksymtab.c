@@ -16,12 +16,14 @@ struct kstab_ent {
 	uint64_t addr, size;
 	const char *name;
 	bool code, dup, global;
+	uint32_t idx;		/* in .symtab */
 };
 
 struct kstab {
 	struct kstab_ent *ents;
 	size_t n;
 	uint64_t stext;
+	const struct kstab_ent **by_name;	/* then by idx; made on first use */
 };
 
 static int ksym_by_name(const void *a, const void *b)
@@ -72,7 +74,8 @@ struct kstab *kstab_read(Elf *e)
 				continue;
 			t->ents[t->n++] = (struct kstab_ent){ y.st_value, y.st_size, name,
 							      ty == STT_FUNC, false,
-							      GELF_ST_BIND(y.st_info) != STB_LOCAL };
+							      GELF_ST_BIND(y.st_info) != STB_LOCAL,
+							      (uint32_t)i };
 		}
 		break;
 	}
@@ -93,6 +96,7 @@ void kstab_free(struct kstab *t)
 {
 	if (t) {
 		free(t->ents);
+		free(t->by_name);
 		free(t);
 	}
 }
@@ -212,4 +216,39 @@ size_t kstab_match_funcs(struct session *s, struct kstab *t, const char *glob,
 		(*out)[n++].end = k->size ? k->addr + k->size : 0;
 	}
 	return n;
+}
+
+static int ksym_ptr_by_name_idx(const void *a, const void *b)
+{
+	const struct kstab_ent *x = *(const struct kstab_ent *const *)a;
+	const struct kstab_ent *y = *(const struct kstab_ent *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* As 4.8's .exported: the first symbol named `name` in the table is a
+ * function of global (or weak) binding. */
+bool kstab_exported(struct kstab *t, const char *name)
+{
+	size_t lo = 0, hi = t->n;
+
+	if (!t->by_name) {
+		t->by_name = malloc(sizeof(*t->by_name) * (t->n + 1));
+		if (!t->by_name)
+			abort();
+		for (size_t i = 0; i < t->n; i++)
+			t->by_name[i] = &t->ents[i];
+		qsort(t->by_name, t->n, sizeof(*t->by_name), ksym_ptr_by_name_idx);
+	}
+	while (lo < hi) {	/* the first entry not below name */
+		size_t mid = (lo + hi) / 2;
+
+		if (strcmp(t->by_name[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->n && !strcmp(t->by_name[lo]->name, name) && t->by_name[lo]->code &&
+	       t->by_name[lo]->global;
 }

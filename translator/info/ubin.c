@@ -238,6 +238,48 @@ static void inlined_funcs(struct ubin *b, Dwarf_Die *d, uint64_t outer, int dept
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
+/* The inlined instances directly inside d (in its lexical blocks, not
+ * in other inlined instances) whose code is one range (DW_AT_low_pc: the
+ * callees 4.8 finds), in DWARF order. */
+static void direct_inlined(struct ubin *b, Dwarf_Die *d, uint64_t outer, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 32 || dwarf_child(d, &c))
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+
+		if (tag == DW_TAG_inlined_subroutine && dwarf_hasattr(&c, DW_AT_low_pc))
+			add_dwarf_func(b, &c, outer);
+		else if (tag == DW_TAG_lexical_block)
+			direct_inlined(b, &c, outer, depth + 1);
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+size_t ubin_inlined_in(struct ubin *b, const struct ufunc *f, const struct ufunc ***out)
+{
+	Dwarf_Die d;
+	size_t before = b->nfuncs, n;
+	struct ufunc *v;
+	const struct ufunc **p;
+
+	*out = NULL;
+	if (!b->dw || !f->die || !dwarf_offdie(b->dw, f->die, &d))
+		return 0;
+	direct_inlined(b, &d, f->outer, 0);
+	n = b->nfuncs - before;
+	v = arena_alloc(b->s->arena, sizeof(*v) * (n + 1));
+	p = arena_alloc(b->s->arena, sizeof(*p) * (n + 1));
+	for (size_t i = 0; i < n; i++) {
+		v[i] = b->funcs[before + i];
+		p[i] = &v[i];
+	}
+	b->nfuncs = before;
+	*out = p;
+	return n;
+}
+
 static int dwarf_func_cb(Dwarf_Die *die, void *arg)
 {
 	struct ubin *b = arg;

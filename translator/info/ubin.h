@@ -138,6 +138,10 @@ size_t ubin_match_funcs(struct ubin *b, const char *glob, const struct ufunc ***
 const char *ubin_func_at(struct ubin *b, uint64_t addr);
 /* The (not inlined) function whose code holds addr, or NULL. */
 const struct ufunc *ubin_func_holding(struct ubin *b, uint64_t addr);
+/* The inlined instances directly in f (a function or an inlined
+ * instance: in its blocks, not in the instances inlined in those) whose
+ * code is one range, in DWARF order. */
+size_t ubin_inlined_in(struct ubin *b, const struct ufunc *f, const struct ufunc ***out);
 /* The name of the function an inlined copy f is in (f's own otherwise). */
 const char *ubin_outer_name(struct ubin *b, const struct ufunc *f);
 size_t ubin_symbols(struct ubin *b, const struct ufunc ***out);
@@ -274,6 +278,9 @@ size_t kstab_match_funcs(struct session *s, struct kstab *t, const char *glob,
 bool kstab_global_func(struct kstab *t, const char *name, uint64_t *addr);
 /* Is there a symbol `name` (or a constprop/isra clone) at addr? */
 bool kstab_has_at(struct kstab *t, const char *name, uint64_t addr);
+/* Is the first symbol `name` a global (or weak) function (4.8's
+ * .exported)? */
+bool kstab_exported(struct kstab *t, const char *name);
 /* The address of symbol name, 0 if none. */
 uint64_t kstab_addr(struct kstab *t, const char *name);
 

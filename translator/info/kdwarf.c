@@ -385,10 +385,10 @@ static const char *const bl_sections[] = {
 	"*.meminit.*", "*.memexit.*", NULL
 };
 /* Code the kernel itself refuses kprobes in, inside .text (its start and
- * end symbols): __kprobes, noinstr, the entry code. */
+ * end symbols): __kprobes, the entry code. Not noinstr code, which 4.8
+ * lists and places (its registration then fails, with a warning). */
 static const char *const bl_ranges[] = {
-	"__kprobes_text", "__noinstr_text", "__entry_text", "__irqentry_text",
-	"__softirqentry_text", NULL
+	"__kprobes_text", "__entry_text", "__irqentry_text", "__softirqentry_text", NULL
 };
 
 const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct ufunc *f)
@@ -397,8 +397,10 @@ const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct u
 
 	/* a function whose out-of-line code is only a compiler clone
 	 * (name.part.0): 4.8 finds no symbol there and probes only its
-	 * inlined copies */
-	if (!f->inlined && f->die && !kstab_has_at(ubin_kstab(b), f->name, f->entry))
+	 * inlined copies; a weak one another overrides (no symbol at all
+	 * left at its code) 4.8 probes */
+	if (!f->inlined && f->die && !kstab_has_at(ubin_kstab(b), f->name, f->entry) &&
+	    kstab_any_at(ubin_kstab(b), f->entry))
 		return "no symbol of that name at its entry";
 
 	for (int i = 0; f->file && bl_files[i]; i++)

@@ -252,3 +252,19 @@ bool kstab_exported(struct kstab *t, const char *name)
 	return lo < t->n && !strcmp(t->by_name[lo]->name, name) && t->by_name[lo]->code &&
 	       t->by_name[lo]->global;
 }
+
+/* Does any symbol start at addr? */
+bool kstab_any_at(struct kstab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->ents[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->n && t->ents[lo].addr == addr;
+}

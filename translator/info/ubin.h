@@ -281,6 +281,8 @@ bool kstab_has_at(struct kstab *t, const char *name, uint64_t addr);
 /* Is the first symbol `name` a global (or weak) function (4.8's
  * .exported)? */
 bool kstab_exported(struct kstab *t, const char *name);
+/* Does any symbol start at addr? */
+bool kstab_any_at(struct kstab *t, uint64_t addr);
 /* The address of symbol name, 0 if none. */
 uint64_t kstab_addr(struct kstab *t, const char *name);
 

@@ -4,8 +4,9 @@
 # default debuginfo path; goldens in kvmlinux/): .exported (4.8: the first
 # symbol of that name is a global or weak function), .callee("G")[.call]
 # and .callees(N) (4.8 takes the functions inlined in it, with one code
-# range, not DWARF 5 call sites), and module("*").function() through the
-# modules' debug .ko files.
+# range, not DWARF 5 call sites), and module("GLOB").function() through the
+# modules' debug .ko files (their functions inlined there, their name.cold
+# symbols, 4.8's blacklist by name).
 import pytest
 
 from test_kdwarf_vmlinux import CASES, dbg, stap  # noqa: F401 (fixture)
@@ -17,6 +18,8 @@ from test_kdwarf_vmlinux import CASES, dbg, stap  # noqa: F401 (fixture)
     ('-l', 'kernel.function("*@fs/read_write.c").exported', 'read_write_exported.l'),
     ('-l', 'kernel.function("vfs_read").callee("*")', 'vfs_read_callee.l'),
     ('-l', 'kernel.function("vfs_read").callees(2)', 'vfs_read_callees2.l'),
+    ('-l', 'module("*").function("p9_client_read")', 'module_any_p9_client_read.l'),
+    ('-l', 'module("9p*").function("*read*")', 'module9p_read.l'),
 ])
 def test_listing_as_upstream(dbg, krel, option, point, golden):
     r = stap(['-r', krel, option, point], dbg)

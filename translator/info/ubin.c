@@ -14,8 +14,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -642,8 +640,6 @@ struct ubin *ubin_open(struct session *s, const char *path, struct loc at)
 	return b;
 }
 
-static void find_vm_map(struct ubin *b);
-
 /* ---- kernel modules ---------------------------------------------------------- */
 
 /*
@@ -697,7 +693,7 @@ static struct ubin *open_dwfl(struct session *s, const char *path, const char *n
 	if (!vmlinux)
 		read_dwarf_funcs(b);
 	else
-		find_vm_map(b);
+		ubin_vm_map(b);
 	if (b->nfuncs)
 		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), ufunc_by_name_entry);
 	b->next = s->ubins;
@@ -771,139 +767,33 @@ void ubin_cu_func_names(struct ubin *b, Dwarf_Die *cu)
 	dwarf_getfuncs(cu, dwarf_func_cb, b, 0);
 }
 
-/* Bytes of .debug_info libdw may walk between two trims. */
-#define VM_STEP (4u << 20)
-
-/* dw's DIE at off, libdw learning the units before it (from *known, a
- * unit's start) VM_STEP bytes at a time, each step's pages let go. */
-static bool vm_offdie(struct ubin *b, Dwarf *dw, uint64_t *known, uint64_t off, Dwarf_Die *die)
+/* A module: add its symbol table's functions matching glob that no DWARF
+ * function starts at (name.cold parts), as 4.8 takes them for a pattern
+ * without a file; once per glob. */
+void ubin_kmod_symbol_funcs(struct ubin *b, const char *glob)
 {
-	Dwarf_Off at = *known, next, last = *known;
-	size_t hsize;
+	int n = b->dwmod && !b->vmlinux ? dwfl_module_getsymtab(b->dwmod) : -1;
+	struct ufunc *v;
+	size_t k = 0;
 
-	while (b->map && at + VM_STEP < off &&
-	       dwarf_nextcu(dw, at, &next, &hsize, NULL, NULL, NULL) == 0) {
-		if (next - last >= VM_STEP) {
-			if (!dwarf_offdie(dw, at + hsize, die))
-				break;
-			ubin_vm_trim(b);
-			last = at;
-		}
-		at = next;
-	}
-	if (at > *known && at <= off)
-		*known = at;
-	return dwarf_offdie(dw, off, die) != NULL;
-}
-
-bool ubin_vm_cu(struct ubin *b, uint64_t off, Dwarf_Die *cu)
-{
-	Dwarf_Off next;
-	size_t hsize;
-
-	return dwarf_nextcu(b->dw, off, &next, &hsize, NULL, NULL, NULL) == 0 &&
-	       vm_offdie(b, b->dw, &b->interned, off + hsize, cu);
-}
-
-/*
- * vmlinux: libdw keeps the line table of each CU it read one of until
- * dwarf_end(), tens of megabytes for a few hundred CUs: lines (and
- * declaring files, read from them) are read through a second handle on
- * the same file, ended and begun again once LINES_CUS CUs have had theirs
- * read. die, of b->dw, becomes that handle's DIE at the same offset (what
- * it gives lives until the next call).
- */
-#define LINES_CUS 8
-
-static bool lines_die(struct ubin *b, Dwarf_Die *die, Dwarf_Die *out)
-{
-	Dwarf_Die cu;
-	uint64_t key;
-	size_t i;
-
-	if (!b->vmlinux) {
-		*out = *die;
-		return true;
-	}
-	if (!dwarf_diecu(die, &cu, NULL, NULL))
-		return false;
-	key = dwarf_dieoffset(&cu);
-	for (i = 0; i < b->nlcus && b->lcus[i] != key; i++)
-		;
-	if (i == b->nlcus) {
-		if (b->nlcus == LINES_CUS) {
-			dwarf_end(b->ldw);
-			b->ldw = NULL;
-			b->nlcus = 0;
-			b->linterned = 0;
-			ubin_vm_trim(b);
-		}
-		if (!b->ldw && !(b->ldw = dwarf_begin_elf(b->elf, DWARF_C_READ, NULL)))
-			return false;
-		b->lcus[b->nlcus++] = key;
-	}
-	return vm_offdie(b, b->ldw, &b->linterned, dwarf_dieoffset(die), out);
-}
-
-/* The file declaring die (its DW_AT_decl_file), NULL if none. */
-const char *ubin_decl_file(struct ubin *b, Dwarf_Die *die)
-{
-	Dwarf_Die d;
-
-	return lines_die(b, die, &d) ? dwarf_decl_file(&d) : NULL;
-}
-
-void ubin_vm_trim(struct ubin *b)
-{
-	if (b->map)
-		madvise(b->map, b->map_size, MADV_DONTNEED);
-}
-
-/* vmlinux: the private mapping of the whole file libelf made, where
- * .debug_info is (checked in /proc/self/maps: a file's mapping, not
- * memory of ours), for ubin_vm_trim(); NULL if not found. Nothing writes
- * to it: libdwfl relocates only ET_REL files' DWARF in place. */
-static void find_vm_map(struct ubin *b)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	GElf_Shdr sh;
-	const char *n;
-	char line[4096];
-	FILE *f;
-	struct stat st;
-	uintptr_t base = 0;
-
-	GElf_Ehdr eh;
-
-	if (!gelf_getehdr(b->elf, &eh) || eh.e_type != ET_EXEC ||
-	    elf_getshdrstrndx(b->elf, &shstrndx) || stat(b->path, &st))
+	if (n <= 0 || (b->sym_glob && !strcmp(b->sym_glob, glob)))
 		return;
-	while ((scn = elf_nextscn(b->elf, scn)))
-		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(b->elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(n, ".debug_info") && sh.sh_type == SHT_PROGBITS &&
-		    !(sh.sh_flags & SHF_COMPRESSED)) {
-			Elf_Data *d = elf_rawdata(scn, NULL);
+	b->sym_glob = arena_strdup(b->s->arena, glob);
+	v = arena_alloc(b->s->arena, sizeof(*v) * (size_t)n);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(b->dwmod, i, &sym, &addr, NULL, NULL,
+							   NULL);
 
-			if (d && d->d_buf)
-				base = (uintptr_t)d->d_buf - sh.sh_offset;
-			break;
-		}
-	if (!base || (base & 4095) || !(f = fopen("/proc/self/maps", "re")))
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi, foff;
-		char perms[8], path[4096];
-
-		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %4095s", &lo, &hi, perms, &foff,
-			   path) == 5 && lo == base && !foff && perms[3] == 'p' &&
-		    hi - lo >= (uint64_t)st.st_size && path[0] == '/') {
-			b->map = (char *)base;
-			b->map_size = (size_t)st.st_size;
-			break;
-		}
+		if (!name || !*name || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF || fnmatch(glob, name, 0))
+			continue;
+		v[k].name = arena_strdup(b->s->arena, name);
+		v[k].entry = addr;
+		v[k++].end = sym.st_size ? addr + sym.st_size : 0;
 	}
-	fclose(f);
+	ubin_add_symbol_funcs(b, v, k);
 }
 
 /* vmlinux: the functions of the CU whose code holds addr. */
@@ -1110,7 +1000,7 @@ static bool cu_of(struct ubin *b, const struct ufunc *f, Dwarf_Die *cu)
 	Dwarf_Die die, ld;
 
 	return b->dw && f->die && dwarf_offdie(b->dw, f->die, &die) &&
-	       lines_die(b, &die, &ld) && dwarf_diecu(&ld, cu, NULL, NULL);
+	       ubin_lines_die(b, &die, &ld) && dwarf_diecu(&ld, cu, NULL, NULL);
 }
 
 uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f)

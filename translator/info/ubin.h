@@ -101,6 +101,9 @@ void ubin_read_cu_offs(struct ubin *b, const uint64_t *offs, size_t n, const cha
 /* vmlinux: add those of the n symbol-table functions syms (name, entry,
  * end) no DWARF function starts at. */
 void ubin_add_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n);
+/* A module: add the functions of its symbol table matching glob that
+ * no DWARF function starts at (name.cold). */
+void ubin_kmod_symbol_funcs(struct ubin *b, const char *glob);
 /* vmlinux: its symbol table (ksymtab.c), read on first use. */
 struct kstab *ubin_kstab(struct ubin *b);
 /* The name of the section holding addr, "" if none. */

@@ -55,6 +55,7 @@ struct ubin {
 	size_t nlcus;
 	uint64_t linterned;	/* ... the CUs it knows */
 	unsigned long nvars_read;	/* vmlinux: ubin_vars() calls */
+	const char *sym_glob;	/* a module: ubin_kmod_symbol_funcs() done for it */
 	struct kindex *kindex;	/* vmlinux: kindex.c's index, once tried */
 	bool kindex_tried;
 	struct ubin *next;
@@ -69,6 +70,11 @@ void ubin_read_symtab_funcs(struct ubin *b);
  * learning the units before it a few megabytes at a time (ubin_vm_trim()
  * between): false if none */
 bool ubin_vm_cu(struct ubin *b, uint64_t off, Dwarf_Die *cu);
+/* kvm.c: vmlinux: find the mapping ubin_vm_trim() lets go of */
+void ubin_vm_map(struct ubin *b);
+/* vmlinux: die (of b->dw) as a DIE of the handle its CU's lines are read
+ * with (others: die itself); valid until the next call */
+bool ubin_lines_die(struct ubin *b, Dwarf_Die *die, Dwarf_Die *out);
 /* vmlinux: let go of the pages of its file this process has mapped (all
  * read-only: the next read maps them again from the page cache) */
 void ubin_vm_trim(struct ubin *b);

@@ -442,8 +442,10 @@ void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp 
 		     kernel ? "module" : "process");
 		return;
 	}
+	if (kernel && !ubin_is_vmlinux(b) && !file)	/* as the kernel's (kdwarf.c) */
+		ubin_kmod_symbol_funcs(b, glob);
 	n = ubin_match_funcs(b, glob, &fs);
-	if (ubin_is_vmlinux(b))
+	if (kernel)
 		n = kernel_allowed(r, b, fs, n, how == 2);
 	for (size_t i = 0; i < n; i++) {
 		if (how == 2 && fs[i]->inlined) {	/* an inlined copy never returns */

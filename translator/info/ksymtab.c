@@ -26,18 +26,51 @@ struct kstab {
 	const struct kstab_ent **by_name;	/* then by idx; made on first use */
 };
 
-static int ksym_by_name(const void *a, const void *b)
-{
-	const struct kstab_ent *x = a, *y = b;
-
-	return strcmp(x->name, y->name);
-}
-
+/* By address, then name (then place in the table: a total order). */
 static int ksym_by_addr(const void *a, const void *b)
 {
 	const struct kstab_ent *x = a, *y = b;
+	int c;
 
-	return (x->addr > y->addr) - (x->addr < y->addr);
+	if (x->addr != y->addr)
+		return (x->addr > y->addr) - (x->addr < y->addr);
+	c = strcmp(x->name, y->name);
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static uint64_t name_hash(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
+	return h;
+}
+
+/* Mark the entries whose name is not unique (a hash of the names: the
+ * table has some 150,000). */
+static void mark_dups(struct kstab *t)
+{
+	size_t cap = 1024;
+	size_t *slot;
+
+	while (cap < t->n * 2)
+		cap *= 2;
+	slot = calloc(cap, sizeof(*slot));	/* 1 + index, 0 empty */
+	if (!slot)
+		abort();
+	for (size_t i = 0; i < t->n; i++) {
+		size_t h = (size_t)name_hash(t->ents[i].name) & (cap - 1);
+
+		for (; slot[h]; h = (h + 1) & (cap - 1))
+			if (!strcmp(t->ents[slot[h] - 1].name, t->ents[i].name)) {
+				t->ents[slot[h] - 1].dup = t->ents[i].dup = true;
+				break;
+			}
+		if (!slot[h])
+			slot[h] = i + 1;
+	}
+	free(slot);
 }
 
 /* vmlinux's function and object symbols, by address, each marked when
@@ -81,10 +114,7 @@ struct kstab *kstab_read(Elf *e)
 	}
 	if (!t->ents && !(t->ents = calloc(1, sizeof(*t->ents))))
 		abort();
-	qsort(t->ents, t->n, sizeof(*t->ents), ksym_by_name);
-	for (size_t i = 1; i < t->n; i++)
-		if (!strcmp(t->ents[i].name, t->ents[i - 1].name))
-			t->ents[i].dup = t->ents[i - 1].dup = true;
+	mark_dups(t);
 	for (size_t i = 0; i < t->n; i++)
 		if (!strcmp(t->ents[i].name, "_stext"))
 			t->stext = t->ents[i].addr;

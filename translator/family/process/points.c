@@ -445,16 +445,19 @@ void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp 
 	if (kernel && !ubin_is_vmlinux(b) && !file)	/* as the kernel's (kdwarf.c) */
 		ubin_kmod_symbol_funcs(b, glob);
 	n = ubin_match_funcs(b, glob, &fs);
-	if (kernel)
-		n = kernel_allowed(r, b, fs, n, how == 2);
+	/* the kernel's blacklists last: thousands of functions a wildcard
+	 * matches are left by the cheaper tests first */
 	for (size_t i = 0; i < n; i++) {
 		if (how == 2 && fs[i]->inlined) {	/* an inlined copy never returns */
-			note_inlined(&inlined, fs[i]->name, n);
+			if (!kernel || kernel_dwarf_allowed(r->s, b, fs[i], true))
+				note_inlined(&inlined, fs[i]->name, n);
 			continue;
 		}
 		if ((how == 1 && fs[i]->inlined) || (how == 6 && !fs[i]->inlined))
 			continue;
 		if (file && (!fs[i]->file || !ubin_file_matches(fs[i]->file, file)))
+			continue;
+		if (kernel && !kernel_dwarf_allowed(r->s, b, fs[i], how == 2))
 			continue;
 		if (exported && fs[i]->die && !kstab_exported(ubin_kstab(b), fs[i]->name))
 			continue;

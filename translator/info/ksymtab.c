@@ -52,23 +52,31 @@ static uint64_t name_hash(const char *p)
 static void mark_dups(struct kstab *t)
 {
 	size_t cap = 1024;
-	size_t *slot;
+	struct {
+		uint32_t hash;
+		uint32_t i;	/* 1 + index, 0 empty */
+	} *slot;
 
 	while (cap < t->n * 2)
 		cap *= 2;
-	slot = calloc(cap, sizeof(*slot));	/* 1 + index, 0 empty */
+	slot = calloc(cap, sizeof(*slot));
 	if (!slot)
 		abort();
 	for (size_t i = 0; i < t->n; i++) {
-		size_t h = (size_t)name_hash(t->ents[i].name) & (cap - 1);
+		uint64_t full = name_hash(t->ents[i].name);
+		uint32_t hash = (uint32_t)(full >> 32);
+		size_t h = (size_t)full & (cap - 1);
 
-		for (; slot[h]; h = (h + 1) & (cap - 1))
-			if (!strcmp(t->ents[slot[h] - 1].name, t->ents[i].name)) {
-				t->ents[slot[h] - 1].dup = t->ents[i].dup = true;
+		for (; slot[h].i; h = (h + 1) & (cap - 1))
+			if (slot[h].hash == hash && !strcmp(t->ents[slot[h].i - 1].name,
+							   t->ents[i].name)) {
+				t->ents[slot[h].i - 1].dup = t->ents[i].dup = true;
 				break;
 			}
-		if (!slot[h])
-			slot[h] = i + 1;
+		if (!slot[h].i) {
+			slot[h].hash = hash;
+			slot[h].i = (uint32_t)i + 1;
+		}
 	}
 	free(slot);
 }
@@ -79,6 +87,7 @@ struct kstab *kstab_read(Elf *e)
 {
 	struct kstab *t = calloc(1, sizeof(*t));
 	Elf_Scn *scn = NULL;
+	Elf_Data *strs;
 	size_t cap = 0;
 
 	if (!t)
@@ -90,6 +99,12 @@ struct kstab *kstab_read(Elf *e)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
 			continue;
 		d = elf_getdata(scn, NULL);
+		/* the names straight from .strtab (ends with a NUL: checked),
+		 * not elf_strptr()'s checks of each of some 150,000 */
+		strs = elf_getscn(e, sh.sh_link) ? elf_getdata(elf_getscn(e, sh.sh_link), NULL) : NULL;
+		if (!strs || !strs->d_buf || !strs->d_size ||
+		    ((const char *)strs->d_buf)[strs->d_size - 1])
+			d = NULL;
 		cap = d ? sh.sh_size / sh.sh_entsize : 0;
 		t->ents = calloc(cap + 1, sizeof(*t->ents));
 		if (!t->ents)
@@ -102,8 +117,11 @@ struct kstab *kstab_read(Elf *e)
 			if (!gelf_getsym(d, (int)i, &y) || y.st_shndx == SHN_UNDEF)
 				continue;
 			ty = GELF_ST_TYPE(y.st_info);
-			name = elf_strptr(e, sh.sh_link, y.st_name);
-			if (!name || !*name || (ty != STT_FUNC && ty != STT_OBJECT && ty != STT_NOTYPE))
+			if ((ty != STT_FUNC && ty != STT_OBJECT && ty != STT_NOTYPE) ||
+			    y.st_name >= strs->d_size)
+				continue;
+			name = (const char *)strs->d_buf + y.st_name;
+			if (!*name)
 				continue;
 			t->ents[t->n++] = (struct kstab_ent){ y.st_value, y.st_size, name,
 							      ty == STT_FUNC, false,

@@ -474,6 +474,8 @@ bool kernel_dwarf_allowed(struct session *s, struct ubin *b, const struct ufunc 
 {
 	if (s->guru)
 		return true;
+	if (!ubin_is_vmlinux(b))	/* a module: its functions' names */
+		return !blacklisted(s, f->name, ret, true);
 	return !blacklisted(s, f->name, ret, true) && !kdwarf_blacklisted(s, b, f);
 }
 
@@ -542,6 +544,51 @@ static void resolve_kernel(struct resolver *r, const struct pp_comp *c)
 	}
 }
 
+/*
+ * module("GLOB").function("P[@FILE]")[suffixes]: in each module GLOB
+ * matches, as module("M") of that module: through its DWARF (its debug
+ * .ko) when it has one, as 4.8 names them
+ * (module("9pnet").function("F@FILE:N")), else through its BTF. When GLOB
+ * matches many modules, only those whose BTF has a function P names (or
+ * whose BTF is unknown) are opened: a function only inlined there is not
+ * found (4.8 reads every module's DWARF: minutes and gigabytes for "*").
+ */
+#define MODULE_GLOB_ALL_DWARF 16
+
+static void module_glob_functions(struct resolver *r, const struct fn_spec *f,
+				  const struct pp_comp *fn)
+{
+	const char *spec = fn->arg->str, *at = strchr(spec, '@');
+	const char *glob = at ? arena_strndup(r->s->arena, spec, (size_t)(at - spec)) : spec;
+	const char **mods, **names;
+	size_t n = kmod_match_modules(r->s, f->module, &mods), ndwarf = 0;
+	struct ubin **bins = arena_alloc(r->s->arena, sizeof(*bins) * (n + 1));
+	struct fn_spec g = *f;
+
+	for (size_t i = 0; i < n; i++) {
+		bins[i] = NULL;
+		if (n > MODULE_GLOB_ALL_DWARF &&
+		    kmod_match_functions(r->s, mods[i], glob, &names) == 0)
+			continue;
+		ndwarf += (bins[i] = kdwarf_module(r->s, mods[i])) != NULL;
+	}
+	g.glob = spec;
+	g.loc = fn->arg->loc;
+	if (!ndwarf) {		/* no module's DWARF: their BTF, as before */
+		resolve_functions(r, &g, fn->next);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (bins[i]) {
+			process_functions(r, bins[i], fn, fn->next);
+		} else if (n <= MODULE_GLOB_ALL_DWARF ||
+			   kmod_match_functions(r->s, mods[i], glob, &names) != 0) {
+			g.module = mods[i];
+			resolve_functions(r, &g, fn->next);
+		}
+	}
+}
+
 /* module("M").function("P")[suffixes] | module("M").statement("F+OFF") */
 static void resolve_module(struct resolver *r, const struct pp_comp *c)
 {
@@ -552,6 +599,11 @@ static void resolve_module(struct resolver *r, const struct pp_comp *c)
 	if (!c->arg || c->arg->kind != N_STR || !k)
 		return;
 	f.module = c->arg->str;
+	if (pp_is_glob(f.module) && k->arg && k->arg->kind == N_STR &&
+	    !strcmp(k->name, "function")) {
+		module_glob_functions(r, &f, k);
+		return;
+	}
 	if (!pp_is_glob(f.module) && (b = kdwarf_module(r->s, f.module))) {
 		if ((fn = pp_take(&k, "function", N_STR)))	/* its DWARF, as a process's */
 			process_functions(r, b, fn, k);

@@ -337,11 +337,18 @@ static bool every_cu(void *arg, const char *cu)
 void kdwarf_prepare(struct session *s, struct ubin *b, const char *fn, const char *file)
 {
 	uint64_t addr;
-	size_t len = file ? strlen(file) : 0;
+	size_t len = file ? strlen(file) : 0, n;
+	struct kindex *k;
+	uint64_t *offs;
 
 	/* a .c file's functions are declared in its own CU */
 	if (file && len > 2 && !strcmp(file + len - 2, ".c")) {
-		ubin_read_cus(b, cu_wanted, (void *)file, NULL);
+		if ((k = kindex_get(s, b))) {
+			n = kindex_cus_named(s, k, cu_wanted, (void *)file, &offs);
+			ubin_read_cu_offs(b, offs, n, NULL);
+		} else {
+			ubin_read_cus(b, cu_wanted, (void *)file, NULL);
+		}
 		return;
 	}
 	/* a global function: its CU has its code and its inlined copies
@@ -352,12 +359,17 @@ void kdwarf_prepare(struct session *s, struct ubin *b, const char *fn, const cha
 	}
 	/* every CU, only the functions the pattern names; and the symbol
 	 * table's functions without DWARF (name.cold) */
-	ubin_read_cus(b, every_cu, NULL, fn && strcmp(fn, "*") ? fn : NULL);
+	if ((k = kindex_get(s, b))) {
+		n = kindex_cus_defining(s, k, fn, &offs);
+		ubin_read_cu_offs(b, offs, n, fn && strcmp(fn, "*") ? fn : NULL);
+	} else {
+		ubin_read_cus(b, every_cu, NULL, fn && strcmp(fn, "*") ? fn : NULL);
+	}
 	if (!file && fn) {
 		struct ufunc *syms;
-		size_t n = kstab_match_funcs(s, ubin_kstab(b), fn, &syms);
+		size_t nsyms = kstab_match_funcs(s, ubin_kstab(b), fn, &syms);
 
-		ubin_add_symbol_funcs(b, syms, n);
+		ubin_add_symbol_funcs(b, syms, nsyms);
 	}
 }
 
@@ -373,10 +385,10 @@ static const char *const bl_sections[] = {
 	"*.meminit.*", "*.memexit.*", NULL
 };
 /* Code the kernel itself refuses kprobes in, inside .text (its start and
- * end symbols): __kprobes, noinstr, the entry code. */
+ * end symbols): __kprobes, the entry code. Not noinstr code, which 4.8
+ * lists and places (its registration then fails, with a warning). */
 static const char *const bl_ranges[] = {
-	"__kprobes_text", "__noinstr_text", "__entry_text", "__irqentry_text",
-	"__softirqentry_text", NULL
+	"__kprobes_text", "__entry_text", "__irqentry_text", "__softirqentry_text", NULL
 };
 
 const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct ufunc *f)
@@ -385,8 +397,10 @@ const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct u
 
 	/* a function whose out-of-line code is only a compiler clone
 	 * (name.part.0): 4.8 finds no symbol there and probes only its
-	 * inlined copies */
-	if (!f->inlined && f->die && !kstab_has_at(ubin_kstab(b), f->name, f->entry))
+	 * inlined copies; a weak one another overrides (no symbol at all
+	 * left at its code) 4.8 probes */
+	if (!f->inlined && f->die && !kstab_has_at(ubin_kstab(b), f->name, f->entry) &&
+	    kstab_any_at(ubin_kstab(b), f->entry))
 		return "no symbol of that name at its entry";
 
 	for (int i = 0; f->file && bl_files[i]; i++)

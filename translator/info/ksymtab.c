@@ -16,26 +16,69 @@ struct kstab_ent {
 	uint64_t addr, size;
 	const char *name;
 	bool code, dup, global;
+	uint32_t idx;		/* in .symtab */
 };
 
 struct kstab {
 	struct kstab_ent *ents;
 	size_t n;
 	uint64_t stext;
+	const struct kstab_ent **by_name;	/* then by idx; made on first use */
 };
 
-static int ksym_by_name(const void *a, const void *b)
-{
-	const struct kstab_ent *x = a, *y = b;
-
-	return strcmp(x->name, y->name);
-}
-
+/* By address, then name (then place in the table: a total order). */
 static int ksym_by_addr(const void *a, const void *b)
 {
 	const struct kstab_ent *x = a, *y = b;
+	int c;
 
-	return (x->addr > y->addr) - (x->addr < y->addr);
+	if (x->addr != y->addr)
+		return (x->addr > y->addr) - (x->addr < y->addr);
+	c = strcmp(x->name, y->name);
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static uint64_t name_hash(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
+	return h;
+}
+
+/* Mark the entries whose name is not unique (a hash of the names: the
+ * table has some 150,000). */
+static void mark_dups(struct kstab *t)
+{
+	size_t cap = 1024;
+	struct {
+		uint32_t hash;
+		uint32_t i;	/* 1 + index, 0 empty */
+	} *slot;
+
+	while (cap < t->n * 2)
+		cap *= 2;
+	slot = calloc(cap, sizeof(*slot));
+	if (!slot)
+		abort();
+	for (size_t i = 0; i < t->n; i++) {
+		uint64_t full = name_hash(t->ents[i].name);
+		uint32_t hash = (uint32_t)(full >> 32);
+		size_t h = (size_t)full & (cap - 1);
+
+		for (; slot[h].i; h = (h + 1) & (cap - 1))
+			if (slot[h].hash == hash && !strcmp(t->ents[slot[h].i - 1].name,
+							   t->ents[i].name)) {
+				t->ents[slot[h].i - 1].dup = t->ents[i].dup = true;
+				break;
+			}
+		if (!slot[h].i) {
+			slot[h].hash = hash;
+			slot[h].i = (uint32_t)i + 1;
+		}
+	}
+	free(slot);
 }
 
 /* vmlinux's function and object symbols, by address, each marked when
@@ -44,6 +87,7 @@ struct kstab *kstab_read(Elf *e)
 {
 	struct kstab *t = calloc(1, sizeof(*t));
 	Elf_Scn *scn = NULL;
+	Elf_Data *strs;
 	size_t cap = 0;
 
 	if (!t)
@@ -55,6 +99,12 @@ struct kstab *kstab_read(Elf *e)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
 			continue;
 		d = elf_getdata(scn, NULL);
+		/* the names straight from .strtab (ends with a NUL: checked),
+		 * not elf_strptr()'s checks of each of some 150,000 */
+		strs = elf_getscn(e, sh.sh_link) ? elf_getdata(elf_getscn(e, sh.sh_link), NULL) : NULL;
+		if (!strs || !strs->d_buf || !strs->d_size ||
+		    ((const char *)strs->d_buf)[strs->d_size - 1])
+			d = NULL;
 		cap = d ? sh.sh_size / sh.sh_entsize : 0;
 		t->ents = calloc(cap + 1, sizeof(*t->ents));
 		if (!t->ents)
@@ -67,21 +117,22 @@ struct kstab *kstab_read(Elf *e)
 			if (!gelf_getsym(d, (int)i, &y) || y.st_shndx == SHN_UNDEF)
 				continue;
 			ty = GELF_ST_TYPE(y.st_info);
-			name = elf_strptr(e, sh.sh_link, y.st_name);
-			if (!name || !*name || (ty != STT_FUNC && ty != STT_OBJECT && ty != STT_NOTYPE))
+			if ((ty != STT_FUNC && ty != STT_OBJECT && ty != STT_NOTYPE) ||
+			    y.st_name >= strs->d_size)
+				continue;
+			name = (const char *)strs->d_buf + y.st_name;
+			if (!*name)
 				continue;
 			t->ents[t->n++] = (struct kstab_ent){ y.st_value, y.st_size, name,
 							      ty == STT_FUNC, false,
-							      GELF_ST_BIND(y.st_info) != STB_LOCAL };
+							      GELF_ST_BIND(y.st_info) != STB_LOCAL,
+							      (uint32_t)i };
 		}
 		break;
 	}
 	if (!t->ents && !(t->ents = calloc(1, sizeof(*t->ents))))
 		abort();
-	qsort(t->ents, t->n, sizeof(*t->ents), ksym_by_name);
-	for (size_t i = 1; i < t->n; i++)
-		if (!strcmp(t->ents[i].name, t->ents[i - 1].name))
-			t->ents[i].dup = t->ents[i - 1].dup = true;
+	mark_dups(t);
 	for (size_t i = 0; i < t->n; i++)
 		if (!strcmp(t->ents[i].name, "_stext"))
 			t->stext = t->ents[i].addr;
@@ -93,6 +144,7 @@ void kstab_free(struct kstab *t)
 {
 	if (t) {
 		free(t->ents);
+		free(t->by_name);
 		free(t);
 	}
 }
@@ -212,4 +264,55 @@ size_t kstab_match_funcs(struct session *s, struct kstab *t, const char *glob,
 		(*out)[n++].end = k->size ? k->addr + k->size : 0;
 	}
 	return n;
+}
+
+static int ksym_ptr_by_name_idx(const void *a, const void *b)
+{
+	const struct kstab_ent *x = *(const struct kstab_ent *const *)a;
+	const struct kstab_ent *y = *(const struct kstab_ent *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* As 4.8's .exported: the first symbol named `name` in the table is a
+ * function of global (or weak) binding. */
+bool kstab_exported(struct kstab *t, const char *name)
+{
+	size_t lo = 0, hi = t->n;
+
+	if (!t->by_name) {
+		t->by_name = malloc(sizeof(*t->by_name) * (t->n + 1));
+		if (!t->by_name)
+			abort();
+		for (size_t i = 0; i < t->n; i++)
+			t->by_name[i] = &t->ents[i];
+		qsort(t->by_name, t->n, sizeof(*t->by_name), ksym_ptr_by_name_idx);
+	}
+	while (lo < hi) {	/* the first entry not below name */
+		size_t mid = (lo + hi) / 2;
+
+		if (strcmp(t->by_name[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->n && !strcmp(t->by_name[lo]->name, name) && t->by_name[lo]->code &&
+	       t->by_name[lo]->global;
+}
+
+/* Does any symbol start at addr? */
+bool kstab_any_at(struct kstab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->ents[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->n && t->ents[lo].addr == addr;
 }

@@ -23,42 +23,9 @@
 #include <dwarf.h>
 
 #include "ubin.h"
+#include "ubin_int.h"
 #include "kcatalog.h"
 
-/* A symbol-table name of a DWARF function (malloc for __libc_malloc). */
-struct ualias {
-	const char *name;
-	uint64_t entry;
-};
-
-struct ubin {
-	struct session *s;
-	const char *path;
-	int fd;
-	Elf *elf;
-	Dwarf *dw;		/* NULL without DWARF */
-	int dbg_fd;		/* the separate debuginfo file, or -1 */
-	Elf *dbg_elf;
-	struct ufunc *funcs;	/* sorted by name, then entry */
-	size_t nfuncs, capfuncs;
-	struct ualias *aliases;	/* other symbol names of DWARF functions */
-	size_t naliases, capaliases;
-	struct usdt *sdts;
-	size_t nsdts;
-	Dwarf_CFI *cfi;		/* .eh_frame, read on first use */
-	struct btf *btf;	/* utypes.c */
-	void *types;		/* utypes.c: DIE -> BTF id memo */
-	Dwfl *dwfl;		/* a kernel module (.ko): libdwfl relocated it */
-	Dwfl_Module *dwmod;
-	const char *kmod;	/* its name as the kernel knows it */
-	const char *label;	/* as the probe point wrote it (pp()) */
-	bool vmlinux;		/* the kernel: functions read by CU, on demand */
-	uint64_t *cus;		/* vmlinux: the CUs read (DIE offsets) */
-	size_t ncus, capcus;
-	struct kstab *kstab;	/* vmlinux: its symbol table (ksymtab.c) */
-	const char *name_glob;	/* vmlinux: read only the functions it matches */
-	struct ubin *next;
-};
 
 struct kstab *ubin_kstab(struct ubin *b)
 {
@@ -192,7 +159,7 @@ const char *ubin_find(struct session *s, const char *name)
 
 /* ---- functions ------------------------------------------------------------ */
 
-static void add_func(struct ubin *b, const struct ufunc *f)
+void ubin_add_func(struct ubin *b, const struct ufunc *f)
 {
 	if (b->nfuncs == b->capfuncs) {
 		b->capfuncs = b->capfuncs ? b->capfuncs * 2 : 64;
@@ -232,11 +199,16 @@ static void add_dwarf_func(struct ubin *b, Dwarf_Die *die, uint64_t outer)
 	Dwarf_Addr lo, hi;
 	const char *name = dwarf_diename(die), *file;
 
+	if (b->name_sink) {
+		if (name && !dwarf_hasattr(die, DW_AT_declaration) && die_entry(die, &lo, &hi))
+			b->name_sink(b->sink_arg, name);
+		return;
+	}
 	if (!name || (b->name_glob && fnmatch(b->name_glob, name, 0)) ||
 	    dwarf_hasattr(die, DW_AT_declaration) || !die_entry(die, &lo, &hi))
 		return;
 	f.name = arena_strdup(b->s->arena, name);
-	file = dwarf_decl_file(die);
+	file = ubin_decl_file(b, die);
 	f.file = arena_strdup(b->s->arena, file ? file : "");
 	dwarf_decl_line(die, &f.line);
 	f.entry = lo;
@@ -244,7 +216,7 @@ static void add_dwarf_func(struct ubin *b, Dwarf_Die *die, uint64_t outer)
 	f.die = dwarf_dieoffset(die);
 	f.outer = outer ? outer : f.die;
 	f.inlined = outer != 0;
-	add_func(b, &f);
+	ubin_add_func(b, &f);
 }
 
 /* The inlined instances anywhere inside d. */
@@ -262,6 +234,48 @@ static void inlined_funcs(struct ubin *b, Dwarf_Die *d, uint64_t outer, int dept
 		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block)
 			inlined_funcs(b, &c, outer, depth + 1);
 	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+/* The inlined instances directly inside d (in its lexical blocks, not
+ * in other inlined instances) whose code is one range (DW_AT_low_pc: the
+ * callees 4.8 finds), in DWARF order. */
+static void direct_inlined(struct ubin *b, Dwarf_Die *d, uint64_t outer, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 32 || dwarf_child(d, &c))
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+
+		if (tag == DW_TAG_inlined_subroutine && dwarf_hasattr(&c, DW_AT_low_pc))
+			add_dwarf_func(b, &c, outer);
+		else if (tag == DW_TAG_lexical_block)
+			direct_inlined(b, &c, outer, depth + 1);
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+size_t ubin_inlined_in(struct ubin *b, const struct ufunc *f, const struct ufunc ***out)
+{
+	Dwarf_Die d;
+	size_t before = b->nfuncs, n;
+	struct ufunc *v;
+	const struct ufunc **p;
+
+	*out = NULL;
+	if (!b->dw || !f->die || !dwarf_offdie(b->dw, f->die, &d))
+		return 0;
+	direct_inlined(b, &d, f->outer, 0);
+	n = b->nfuncs - before;
+	v = arena_alloc(b->s->arena, sizeof(*v) * (n + 1));
+	p = arena_alloc(b->s->arena, sizeof(*p) * (n + 1));
+	for (size_t i = 0; i < n; i++) {
+		v[i] = b->funcs[before + i];
+		p[i] = &v[i];
+	}
+	b->nfuncs = before;
+	*out = p;
+	return n;
 }
 
 static int dwarf_func_cb(Dwarf_Die *die, void *arg)
@@ -289,202 +303,29 @@ static void read_dwarf_funcs(struct ubin *b)
 	}
 }
 
-/* vmlinux: the functions of one CU, unless read already. */
+/* vmlinux: the functions of one CU, unless read already; their ends of
+ * prologue found now, while the CU's lines are at hand. */
 static void read_cu(struct ubin *b, Dwarf_Die *cu)
 {
 	uint64_t off = dwarf_dieoffset(cu);
+	size_t before = b->nfuncs;
 
 	for (size_t i = 0; i < b->ncus; i++)
 		if (b->cus[i] == off)
 			return;
-	if (b->name_glob) {	/* some functions only: the CU is not done */
-		dwarf_getfuncs(cu, dwarf_func_cb, b, 0);
-		return;
+	if (!b->name_glob) {	/* some functions only: the CU is not done */
+		if (b->ncus == b->capcus) {
+			b->capcus = b->capcus ? b->capcus * 2 : 64;
+			b->cus = realloc(b->cus, sizeof(*b->cus) * b->capcus);
+			if (!b->cus)
+				abort();
+		}
+		b->cus[b->ncus++] = off;
 	}
-	if (b->ncus == b->capcus) {
-		b->capcus = b->capcus ? b->capcus * 2 : 64;
-		b->cus = realloc(b->cus, sizeof(*b->cus) * b->capcus);
-		if (!b->cus)
-			abort();
-	}
-	b->cus[b->ncus++] = off;
 	dwarf_getfuncs(cu, dwarf_func_cb, b, 0);
-}
-
-static bool have_entry(const struct ubin *b, size_t n, uint64_t addr)
-{
-	for (size_t i = 0; i < n; i++)
-		if (b->funcs[i].entry == addr)
-			return true;
-	return false;
-}
-
-/* A symbol name without its version ("fopen@@GLIBC_2.2.5" -> "fopen"). */
-static const char *unversioned(struct session *s, const char *name)
-{
-	const char *at = strchr(name, '@');
-
-	return at && at != name ? arena_strndup(s->arena, name, (size_t)(at - name)) : name;
-}
-
-/* Another name of the function at addr (a global, weak or versioned
- * alias in the symbol table), if DWARF calls it otherwise. */
-static void add_alias(struct ubin *b, const char *name, uint64_t addr)
-{
-	if (b->naliases == b->capaliases) {
-		b->capaliases = b->capaliases ? b->capaliases * 2 : 64;
-		b->aliases = realloc(b->aliases, sizeof(*b->aliases) * b->capaliases);
-		if (!b->aliases)
-			abort();
-	}
-	b->aliases[b->naliases].name = unversioned(b->s, name);
-	b->aliases[b->naliases++].entry = addr;
-}
-
-/* Has the file a .symtab (else only the dynamic symbols are there)? */
-static bool has_symtab(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
-			return true;
-	return false;
-}
-
-/* The symbol table's functions DWARF does not describe (_start, _init);
- * a stripped library's from its .dynsym. */
-static void read_symtab_funcs(struct ubin *b)
-{
-	Elf_Scn *scn = NULL;
-	size_t ndwarf = b->nfuncs;
-	unsigned int want = has_symtab(b->elf) ? SHT_SYMTAB : SHT_DYNSYM;
-
-	while ((scn = elf_nextscn(b->elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != want)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *name;
-			struct ufunc f = { 0 };
-
-			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    sym.st_shndx == SHN_UNDEF || !sym.st_value)
-				continue;
-			name = elf_strptr(b->elf, sh.sh_link, sym.st_name);
-			if (!name || !*name)
-				continue;
-			if (have_entry(b, ndwarf, sym.st_value)) {
-				if (GELF_ST_BIND(sym.st_info) != STB_LOCAL)
-					add_alias(b, name, sym.st_value);
-				continue;
-			}
-			if (want == SHT_DYNSYM && have_entry(b, b->nfuncs, sym.st_value))
-				continue;	/* one name per address (aliases) */
-			f.name = arena_strdup(b->s->arena, name);
-			f.entry = sym.st_value;
-			f.end = sym.st_size ? sym.st_value + sym.st_size : 0;
-			add_func(b, &f);
-		}
-	}
-}
-
-static int by_name_entry(const void *a, const void *b)
-{
-	const struct ufunc *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	return c ? c : (x->entry > y->entry) - (x->entry < y->entry);
-}
-
-/* The DWARF function (not an inlined copy) whose entry is addr. */
-static const struct ufunc *dwarf_func_at(const struct ubin *b, uint64_t addr)
-{
-	for (size_t i = 0; i < b->nfuncs; i++)
-		if (b->funcs[i].entry == addr && b->funcs[i].die && !b->funcs[i].inlined)
-			return &b->funcs[i];
-	return NULL;
-}
-
-static int by_func_name_entry(const void *a, const void *b)
-{
-	return by_name_entry(*(const struct ufunc *const *)a, *(const struct ufunc *const *)b);
-}
-
-/* Add the functions whose symbol-table aliases match glob, as 4.8 does:
- * "malloc" is __libc_malloc's, under its DWARF name. */
-static size_t match_aliases(struct ubin *b, const char *glob, const struct ufunc **v, size_t n)
-{
-	size_t had = n;
-
-	for (size_t i = 0; i < b->naliases; i++) {
-		const struct ufunc *f;
-		size_t k;
-
-		if (fnmatch(glob, b->aliases[i].name, 0) ||
-		    !(f = dwarf_func_at(b, b->aliases[i].entry)))
-			continue;
-		for (k = 0; k < n && v[k]->entry != f->entry; k++)
-			;
-		if (k == n)
-			v[n++] = f;
-	}
-	if (n > had)
-		qsort(v, n, sizeof(*v), by_func_name_entry);
-	return n;
-}
-
-size_t ubin_match_funcs(struct ubin *b, const char *glob, const struct ufunc ***out)
-{
-	const struct ufunc **v = arena_alloc(b->s->arena, sizeof(*v) * (b->nfuncs + b->naliases + 1));
-	size_t n = 0;
-
-	for (size_t i = 0; i < b->nfuncs; i++) {
-		const struct ufunc *f = &b->funcs[i];
-
-		if (fnmatch(glob, f->name, 0))
-			continue;
-		/* one per name and address (a function in two CUs' tables) */
-		if (n && !strcmp(v[n - 1]->name, f->name) && v[n - 1]->entry == f->entry)
-			continue;
-		v[n++] = f;
-	}
-	*out = v;
-	return match_aliases(b, glob, v, n);
-}
-
-/* b's functions with a size, by address (one per address), for the
- * module's symbol table (usymname()). */
-size_t ubin_symbols(struct ubin *b, const struct ufunc ***out)
-{
-	const struct ufunc **v = arena_alloc(b->s->arena, sizeof(*v) * (b->nfuncs + 1));
-	size_t n = 0;
-
-	for (size_t i = 0; i < b->nfuncs; i++)
-		if (!b->funcs[i].inlined && b->funcs[i].end > b->funcs[i].entry)
-			v[n++] = &b->funcs[i];
-	for (size_t i = 1; i < n; i++)	/* insertion sort: by entry */
-		for (size_t k = i; k > 0 && v[k - 1]->entry > v[k]->entry; k--) {
-			const struct ufunc *t = v[k];
-
-			v[k] = v[k - 1];
-			v[k - 1] = t;
-		}
-	for (size_t i = 1, w = 1; i <= n; i++) {
-		if (i == n) {
-			n = w;
-			break;
-		}
-		if (v[i]->entry != v[w - 1]->entry)
-			v[w++] = v[i];
-	}
-	*out = v;
-	return n;
+	for (size_t i = before; i < b->nfuncs; i++)
+		if (!b->funcs[i].inlined)
+			b->funcs[i].prologue = ubin_after_prologue(b, &b->funcs[i]);
 }
 
 /* The name of the function an inlined copy f is in (f's own otherwise). */
@@ -790,9 +631,9 @@ struct ubin *ubin_open(struct session *s, const char *path, struct loc at)
 	open_dwarf(b);
 	if (b->dw)
 		read_dwarf_funcs(b);
-	read_symtab_funcs(b);
+	ubin_read_symtab_funcs(b);
 	if (b->nfuncs)
-		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
+		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), ufunc_by_name_entry);
 	read_sdts(b);
 	b->next = s->ubins;
 	s->ubins = b;
@@ -851,8 +692,10 @@ static struct ubin *open_dwfl(struct session *s, const char *path, const char *n
 	}
 	if (!vmlinux)
 		read_dwarf_funcs(b);
+	else
+		ubin_vm_map(b);
 	if (b->nfuncs)
-		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
+		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), ufunc_by_name_entry);
 	b->next = s->ubins;
 	s->ubins = b;
 	return b;
@@ -887,8 +730,7 @@ void ubin_read_cus(struct ubin *b, bool (*want)(void *arg, const char *cu), void
 		Dwarf_Die cu;
 		const char *name;
 
-		if (dwarf_offdie(b->dw, off + hsize, &cu) && (name = dwarf_diename(&cu)) &&
-		    want(arg, name)) {
+		if (ubin_vm_cu(b, off, &cu) && (name = dwarf_diename(&cu)) && want(arg, name)) {
 			b->name_glob = name_glob;
 			read_cu(b, &cu);
 			b->name_glob = NULL;
@@ -896,56 +738,82 @@ void ubin_read_cus(struct ubin *b, bool (*want)(void *arg, const char *cu), void
 		off = next;
 	}
 	if (b->nfuncs != before)
-		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
+		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), ufunc_by_name_entry);
+	ubin_vm_trim(b);
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* vmlinux: the functions of the n CUs at offs[] (their headers), only
+ * those matching name_glob when not NULL. */
+void ubin_read_cu_offs(struct ubin *b, const uint64_t *offs, size_t n, const char *name_glob)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	size_t before = b->nfuncs;
 
-	return (x > y) - (x < y);
-}
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Die cu;
 
-/* vmlinux: the n symbol-table functions syms[] (name, addr, size each)
- * that no function read from DWARF starts at (name.cold parts), as 4.8
- * takes them for a pattern without a file. */
-void ubin_add_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n)
-{
-	uint64_t *entries = malloc(sizeof(*entries) * (b->nfuncs + 1));
-	size_t ne = 0, before = b->nfuncs;
-
-	if (!entries)
-		abort();
-	for (size_t i = 0; i < b->nfuncs; i++)
-		entries[ne++] = b->funcs[i].entry;
-	qsort(entries, ne, sizeof(*entries), cmp_u64);
-	for (size_t i = 0; i < n; i++)
-		if (!bsearch(&syms[i].entry, entries, ne, sizeof(*entries), cmp_u64))
-			add_func(b, &syms[i]);
-	free(entries);
+		if (!ubin_vm_cu(b, offs[i], &cu))
+			continue;
+		b->name_glob = name_glob;
+		read_cu(b, &cu);
+		b->name_glob = NULL;
+		ubin_vm_trim(b);
+	}
 	if (b->nfuncs != before)
-		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
+		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), ufunc_by_name_entry);
+}
+
+void ubin_cu_func_names(struct ubin *b, Dwarf_Die *cu)
+{
+	dwarf_getfuncs(cu, dwarf_func_cb, b, 0);
+}
+
+/* A module: add its symbol table's functions matching glob that no DWARF
+ * function starts at (name.cold parts), as 4.8 takes them for a pattern
+ * without a file; once per glob. */
+void ubin_kmod_symbol_funcs(struct ubin *b, const char *glob)
+{
+	int n = b->dwmod && !b->vmlinux ? dwfl_module_getsymtab(b->dwmod) : -1;
+	struct ufunc *v;
+	size_t k = 0;
+
+	if (n <= 0 || (b->sym_glob && !strcmp(b->sym_glob, glob)))
+		return;
+	b->sym_glob = arena_strdup(b->s->arena, glob);
+	v = arena_alloc(b->s->arena, sizeof(*v) * (size_t)n);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(b->dwmod, i, &sym, &addr, NULL, NULL,
+							   NULL);
+
+		if (!name || !*name || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF || fnmatch(glob, name, 0))
+			continue;
+		v[k].name = arena_strdup(b->s->arena, name);
+		v[k].entry = addr;
+		v[k++].end = sym.st_size ? addr + sym.st_size : 0;
+	}
+	ubin_add_symbol_funcs(b, v, k);
 }
 
 /* vmlinux: the functions of the CU whose code holds addr. */
 void ubin_read_cu_at(struct ubin *b, uint64_t addr)
 {
 	Dwarf_Die cu;
-	size_t before = b->nfuncs, hsize;
+	size_t before = b->nfuncs;
 	uint64_t off;
-	Dwarf_Off next;
 
 	/* .debug_aranges read directly: libdw's dwarf_addrdie() would read
 	 * every CU's DIE (and abbreviations) of vmlinux, ~100 MB */
 	if (kdwarf_aranges_cu(b, addr, &off)) {
-		if (dwarf_nextcu(b->dw, off, &next, &hsize, NULL, NULL, NULL) == 0 &&
-		    dwarf_offdie(b->dw, off + hsize, &cu))
+		if (ubin_vm_cu(b, off, &cu))
 			read_cu(b, &cu);
 	} else if (dwarf_addrdie(b->dw, addr, &cu)) {
 		read_cu(b, &cu);
 	}
 	if (b->nfuncs != before)
-		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), by_name_entry);
+		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), ufunc_by_name_entry);
+	ubin_vm_trim(b);
 }
 
 /* The section holding addr ("" if none), for the blacklist. */
@@ -1060,6 +928,9 @@ void ubin_close_all(struct session *s)
 		free(b->aliases);
 		free(b->cus);
 		kstab_free(b->kstab);
+		kindex_free(b);
+		if (b->ldw)
+			dwarf_end(b->ldw);
 		if (b->dwfl) {		/* libdwfl owns the ELF, DWARF and CFI */
 			dwfl_end(b->dwfl);
 			continue;
@@ -1126,10 +997,10 @@ uint64_t ubin_load_base(const struct ubin *b)
 
 static bool cu_of(struct ubin *b, const struct ufunc *f, Dwarf_Die *cu)
 {
-	Dwarf_Die die;
+	Dwarf_Die die, ld;
 
 	return b->dw && f->die && dwarf_offdie(b->dw, f->die, &die) &&
-	       dwarf_diecu(&die, cu, NULL, NULL);
+	       ubin_lines_die(b, &die, &ld) && dwarf_diecu(&ld, cu, NULL, NULL);
 }
 
 uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f)
@@ -1139,6 +1010,8 @@ uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f)
 	size_t n;
 	int entry_line = -1;
 
+	if (f->prologue)
+		return f->prologue;
 	if (!cu_of(b, f, &cu) || dwarf_getsrclines(&cu, &lines, &n))
 		return f->entry;
 	/* the row after the entry's own one (in address order), which may
@@ -1446,6 +1319,10 @@ int ubin_vars(struct session *s, struct ubin *b, const struct ufunc *f,
 
 	*out = NULL;
 	memset(ret, 0, sizeof(*ret));
+	/* vmlinux: the pages read for the last functions' variables and
+	 * types are let go now and then (read again if needed) */
+	if (b->map && ++b->nvars_read % 8 == 0)
+		ubin_vm_trim(b);
 	if (!b->dw || !f->die || !dwarf_offdie(b->dw, f->die, &d))
 		return 0;
 	if (dwarf_attr_integrate(&d, DW_AT_type, &at) && dwarf_formref_die(&at, &t)) {
@@ -1484,7 +1361,7 @@ bool ubin_global(struct session *s, struct ubin *b, const char *name,
 			if (dwarf_tag(&c) != DW_TAG_variable || !n || strcmp(n, name) ||
 			    !dwarf_hasattr_integrate(&c, DW_AT_location))
 				continue;
-			df = dwarf_decl_file(&c);
+			df = ubin_decl_file(b, &c);
 			if (file && !(df && ubin_file_matches(df, file)) &&
 			    !(cuname && ubin_file_matches(cuname, file)))
 				continue;

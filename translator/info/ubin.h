@@ -33,6 +33,7 @@ struct ufunc {
 	uint64_t die;		/* DWARF DIE offset, 0: symbol table only */
 	uint64_t outer;		/* the subprogram holding it (frame base) */
 	bool inlined;		/* an inlined instance (no ABI, no .return) */
+	uint64_t prologue;	/* vmlinux: ubin_after_prologue(), 0: not known */
 };
 
 /* An SDT marker of .note.stapsdt. */
@@ -94,9 +95,15 @@ bool ubin_is_vmlinux(const struct ubin *b);
 void ubin_read_cus(struct ubin *b, bool (*want)(void *arg, const char *cu), void *arg,
 		   const char *name_glob);
 void ubin_read_cu_at(struct ubin *b, uint64_t addr);
+/* vmlinux: read the functions of the n CUs whose headers are at offs
+ * (only those name_glob matches, if not NULL). */
+void ubin_read_cu_offs(struct ubin *b, const uint64_t *offs, size_t n, const char *name_glob);
 /* vmlinux: add those of the n symbol-table functions syms (name, entry,
  * end) no DWARF function starts at. */
 void ubin_add_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n);
+/* A module: add the functions of its symbol table matching glob that
+ * no DWARF function starts at (name.cold). */
+void ubin_kmod_symbol_funcs(struct ubin *b, const char *glob);
 /* vmlinux: its symbol table (ksymtab.c), read on first use. */
 struct kstab *ubin_kstab(struct ubin *b);
 /* The name of the section holding addr, "" if none. */
@@ -134,6 +141,10 @@ size_t ubin_match_funcs(struct ubin *b, const char *glob, const struct ufunc ***
 const char *ubin_func_at(struct ubin *b, uint64_t addr);
 /* The (not inlined) function whose code holds addr, or NULL. */
 const struct ufunc *ubin_func_holding(struct ubin *b, uint64_t addr);
+/* The inlined instances directly in f (a function or an inlined
+ * instance: in its blocks, not in the instances inlined in those) whose
+ * code is one range, in DWARF order. */
+size_t ubin_inlined_in(struct ubin *b, const struct ufunc *f, const struct ufunc ***out);
 /* The name of the function an inlined copy f is in (f's own otherwise). */
 const char *ubin_outer_name(struct ubin *b, const struct ufunc *f);
 size_t ubin_symbols(struct ubin *b, const struct ufunc ***out);
@@ -242,6 +253,19 @@ const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct u
 int kdwarf_ksym_index(struct session *s, const char *name);
 void kdwarf_emit_ksyms(struct session *s, struct strbuf *c);
 
+/* ---- kindex.c: the index of vmlinux's DWARF in the cache ---- */
+struct kindex;
+/* The index of vmlinux b (its build ID known), read from the user's
+ * cache directory, else built and written there; NULL without one. */
+struct kindex *kindex_get(struct session *s, struct ubin *b);
+/* The header offsets of the CUs whose name want() accepts, ascending. */
+size_t kindex_cus_named(struct session *s, struct kindex *k,
+			bool (*want)(void *arg, const char *cu), void *arg, uint64_t **offs);
+/* ... of the CUs defining a function or inlined instance whose name
+ * matches glob (NULL: any). */
+size_t kindex_cus_defining(struct session *s, struct kindex *k, const char *glob,
+			   uint64_t **offs);
+
 /* ---- ksymtab.c: vmlinux's symbol table ---- */
 struct kstab;
 struct kstab *kstab_read(Elf *e);
@@ -257,6 +281,11 @@ size_t kstab_match_funcs(struct session *s, struct kstab *t, const char *glob,
 bool kstab_global_func(struct kstab *t, const char *name, uint64_t *addr);
 /* Is there a symbol `name` (or a constprop/isra clone) at addr? */
 bool kstab_has_at(struct kstab *t, const char *name, uint64_t addr);
+/* Is the first symbol `name` a global (or weak) function (4.8's
+ * .exported)? */
+bool kstab_exported(struct kstab *t, const char *name);
+/* Does any symbol start at addr? */
+bool kstab_any_at(struct kstab *t, uint64_t addr);
 /* The address of symbol name, 0 if none. */
 uint64_t kstab_addr(struct kstab *t, const char *name);
 

@@ -4,12 +4,16 @@
  * (elab/deref.c: $p->member, $a[i], $var$ pretty printing) and the -L type
  * names (kbtf_type_name) work unchanged on process() probes.
  *
- * Each DWARF type DIE becomes one BTF type, memoized by DIE offset.
+ * Each DWARF type DIE becomes one BTF type, memoized by DIE offset; a
+ * struct, union, enum or typedef defined in a header becomes one for
+ * every CU's copy of it (the same name, size, declaring line and
+ * members), or the kernel's types would be converted once per CU.
  * A struct's members are converted before the struct is added (BTF wants
  * its fields right after it); pointers are added pointing at void and
  * patched once their target exists, which also breaks the cycles of
  * self-referencing structs.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,9 +28,18 @@ struct memo {
 	unsigned int id;
 };
 
+/* A named type by where it is declared: the same for every CU's copy. */
+struct named {
+	uint64_t hash;
+	const char *key;
+	unsigned int id;
+};
+
 struct tstate {
 	struct memo *v;
 	size_t n, cap;
+	struct named *nv;	/* the types converted, by named_key() */
+	size_t nn, ncap;
 	struct {
 		unsigned int ptr;
 		uint64_t target;
@@ -73,6 +86,9 @@ void utypes_free(struct ubin *b)
 
 	if (st) {
 		free(st->v);
+		for (size_t i = 0; i < st->ncap; i++)
+			free((char *)st->nv[i].key);
+		free(st->nv);
 		free(st->fix);
 		free(st);
 	}
@@ -310,20 +326,144 @@ static int one_type(struct session *s, struct ubin *b, Dwarf_Die *d, int depth)
 	}
 }
 
+/* The DIE's type's tag and name, into f. */
+static void put_ref(FILE *f, Dwarf_Die *d)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die t;
+	const char *n;
+
+	if (!dwarf_attr_integrate(d, DW_AT_type, &at) || !dwarf_formref_die(&at, &t)) {
+		fputs(":void", f);
+		return;
+	}
+	n = dwarf_diename(&t);
+	fprintf(f, ":%d/%s", dwarf_tag(&t), n ? n : "");
+}
+
+/* The identity of a named type's definition: tag, name, size, declaring
+ * line, and its members (name, offset, their types' tags and names) or
+ * enumerators or the type it names; NULL for the others (a declaration,
+ * anonymous, or without a declaring line). Not its declaring file: that
+ * needs the CU's line table, which libdw would keep for every CU. */
+static char *named_key(Dwarf_Die *d)
+{
+	int tag = dwarf_tag(d), line = 0;
+	const char *name = dwarf_diename(d);
+	char *key = NULL;
+	size_t len = 0;
+	Dwarf_Die c;
+	FILE *f;
+
+	if ((tag != DW_TAG_structure_type && tag != DW_TAG_class_type &&
+	     tag != DW_TAG_union_type && tag != DW_TAG_enumeration_type &&
+	     tag != DW_TAG_typedef) || !name || dwarf_hasattr(d, DW_AT_declaration) ||
+	    dwarf_decl_line(d, &line) || line <= 0 || !(f = open_memstream(&key, &len)))
+		return NULL;
+	fprintf(f, "%d %s %d %d", tag, name, dwarf_bytesize(d), line);
+	if (tag == DW_TAG_typedef)
+		put_ref(f, d);
+	else if (!dwarf_child(d, &c))
+		do {
+			Dwarf_Attribute at;
+			Dwarf_Word off = 0;
+			Dwarf_Sword v = 0;
+			const char *n = dwarf_diename(&c);
+
+			if (dwarf_tag(&c) == DW_TAG_member) {
+				if (dwarf_attr(&c, DW_AT_data_member_location, &at))
+					dwarf_formudata(&at, &off);
+				if (dwarf_attr(&c, DW_AT_data_bit_offset, &at))
+					dwarf_formudata(&at, &off);
+				fprintf(f, " %s@%llu/%d", n ? n : "", (unsigned long long)off,
+					dwarf_bitsize(&c));
+				put_ref(f, &c);
+			} else if (dwarf_tag(&c) == DW_TAG_enumerator &&
+				   dwarf_attr(&c, DW_AT_const_value, &at)) {
+				dwarf_formsdata(&at, &v);
+				fprintf(f, " %s=%lld", n ? n : "", (long long)v);
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+	if (fclose(f)) {
+		free(key);
+		return NULL;
+	}
+	return key;
+}
+
+static uint64_t str_hash(const char *k)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*k)
+		h = (h ^ (unsigned char)*k++) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+/* The slot of key in st->nv: its entry, or the empty one to fill. */
+static struct named *named_slot(struct tstate *st, const char *key, uint64_t h)
+{
+	size_t i = (size_t)h & (st->ncap - 1);
+
+	while (st->nv[i].hash && (st->nv[i].hash != h || strcmp(st->nv[i].key, key)))
+		i = (i + 1) & (st->ncap - 1);
+	return &st->nv[i];
+}
+
+static void name_type(struct tstate *st, char *key, unsigned int id)
+{
+	uint64_t h = str_hash(key);
+	struct named *e;
+
+	if ((st->nn + 1) * 2 > st->ncap) {
+		struct named *old = st->nv;
+		size_t oldcap = st->ncap;
+
+		st->ncap = st->ncap ? st->ncap * 2 : 1024;
+		st->nv = calloc(st->ncap, sizeof(*st->nv));
+		if (!st->nv)
+			abort();
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].hash)
+				*named_slot(st, old[i].key, old[i].hash) = old[i];
+		free(old);
+	}
+	e = named_slot(st, key, h);
+	if (e->hash) {
+		free(key);
+		return;
+	}
+	*e = (struct named){ h, key, id };
+	st->nn++;
+}
+
 static unsigned int convert(struct session *s, struct ubin *b, Dwarf_Die *d, int depth)
 {
 	struct tstate *st = state(b);
 	uint64_t off = dwarf_dieoffset(d);
 	unsigned int id;
+	char *key;
 	int r;
 
 	if (recall(st, off, &id))
 		return id;
 	if (depth > 64)
 		return 0;
+	key = named_key(d);
+	if (key && st->ncap) {
+		struct named *e = named_slot(st, key, str_hash(key));
+
+		if (e->hash) {
+			free(key);
+			remember(st, off, e->id);
+			return e->id;
+		}
+	}
 	r = one_type(s, b, d, depth);
 	id = r > 0 ? (unsigned int)r : 0;
 	remember(st, off, id);
+	if (key)
+		name_type(st, key, id);
 	return id;
 }
 

@@ -339,13 +339,20 @@ static void function_nodwarf(struct resolver *r, struct ubin *b, const struct uf
 }
 
 /* What follows .function(): 0 plain, 1 .call, 2 .return, 3 .label(L),
- * 4 .callee(G)[.call], 5 .callees[(1)], 6 .inline; -1 something else. */
-static int function_suffix(const struct pp_comp *k, const char **glob, bool *call)
+ * 4 .callee(G)[.call], 5 .callees[(N)], 6 .inline; -1 something else.
+ * The kernel's may start with .exported (then nothing else) and take
+ * .callees(N) of any depth (*depth). */
+static int function_suffix(const struct pp_comp *k, const char **glob, bool *call,
+			   bool *exported, int *depth, bool kernel)
 {
 	const struct pp_comp *x;
 
 	*glob = "*";
 	*call = false;
+	*depth = 1;
+	*exported = kernel && pp_take(&k, "exported", -1);
+	if (*exported)
+		return k ? -1 : 0;
 	if (!k)
 		return 0;
 	if (pp_take(&k, "call", -1))
@@ -360,13 +367,56 @@ static int function_suffix(const struct pp_comp *k, const char **glob, bool *cal
 	}
 	if (pp_take(&k, "callees", -1))
 		return k ? -1 : 5;
-	if ((x = pp_take(&k, "callees", N_NUM)))	/* only depth 1 (as .callees) */
-		return k || x->arg->num != 1 ? -1 : 5;
+	if ((x = pp_take(&k, "callees", N_NUM))) {	/* processes: depth 1 only */
+		*depth = x->arg->num >= 1 && x->arg->num <= 32 ? (int)x->arg->num : 0;
+		return k || !*depth || (!kernel && *depth != 1) ? -1 : 5;
+	}
 	if (!(x = pp_take(&k, "callee", N_STR)))
 		return -1;
 	*glob = x->arg->str;
 	*call = pp_take(&k, "call", -1) != NULL;
 	return k ? -1 : 4;
+}
+
+/*
+ * vmlinux: .callee("G")[.call] / .callees(N) as 4.8 reads the kernel's
+ * DWARF, whose call sites (DWARF 5's) it does not take: the functions
+ * inlined in f matching glob, each probed where it is inlined and named
+ * kernel.function("F@FILE:N").callee("C@FILE:N"), then (depth > 1) those
+ * inlined in each of them, in DWARF order.
+ */
+static void kernel_callees(struct resolver *r, struct ubin *b, const struct ufunc *f,
+			   const char *glob, bool call, int depth)
+{
+	const struct ufunc **cs;
+	size_t n = ubin_inlined_in(b, f, &cs);
+
+	for (size_t i = 0; i < n; i++) {
+		struct rprobe *rp;
+
+		if (fnmatch(glob, cs[i]->name, 0) || !kernel_dwarf_allowed(r->s, b, cs[i], false))
+			continue;
+		rp = rp_add(r, &family_process, RP_UPROBE, "kernel.function", "");
+		uprobe_fill_function(r->s, rp, b, cs[i], 3);
+		rp->pp = arena_printf(r->s->arena, "kernel.function(\"%s@%s:%d\")%s", cs[i]->name,
+				      cs[i]->file, cs[i]->line, call ? ".call" : "");
+		uprobe_set_pn(rp, arena_printf(r->s->arena,
+					       "kernel.function(\"%s@%s:%d\").callee(\"%s@%s:%d\")%s",
+					       f->name, f->file, f->line, cs[i]->name, cs[i]->file,
+					       cs[i]->line, call ? ".call" : ""));
+		rp->label = arena_printf(r->s->arena, "%s%s", uprobe_pn(rp), rp->marks);
+		rp->from = uprobe_pn(rp);
+		if (depth > 1)
+			kernel_callees(r, b, cs[i], "*", call, depth - 1);
+	}
+}
+
+/* vmlinux: .exported after the function, in all it is named by. */
+static void kernel_exported(struct session *s, struct rprobe *rp)
+{
+	rp->pp = arena_printf(s->arena, "%s.exported", rp->pp);
+	rp->label = arena_printf(s->arena, "%s%s", rp->pp, rp->marks);
+	rp->from = rp->pp;
 }
 
 void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp *fn,
@@ -375,13 +425,14 @@ void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp 
 	const struct ufunc **fs;
 	const char *glob, *file, *sub;
 	size_t n;
-	bool call, kernel = ubin_is_kernel(b);
-	int how = function_suffix(k, &sub, &call), line;	/* line: ignored, as by 4.8 */
+	bool call, exported, kernel = ubin_is_kernel(b);
+	int depth, line;	/* line: ignored, as by 4.8 */
+	int how = function_suffix(k, &sub, &call, &exported, &depth, ubin_is_vmlinux(b));
 	struct names inlined = { r->s, NULL, 0 };
 
 	if (how < 0)
 		return;
-	if (kernel && (how == 4 || how == 5 || (how == 3 && !ubin_is_vmlinux(b)))) {
+	if (kernel && !ubin_is_vmlinux(b) && how >= 3 && how <= 5) {
 		rp_fail(r, r->pp->loc, "module().function().%s probes are not supported by this version yet",
 		     how == 3 ? "label" : how == 4 ? "callee" : "callees");
 		return;
@@ -391,30 +442,42 @@ void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp 
 		     kernel ? "module" : "process");
 		return;
 	}
+	if (kernel && !ubin_is_vmlinux(b) && !file)	/* as the kernel's (kdwarf.c) */
+		ubin_kmod_symbol_funcs(b, glob);
 	n = ubin_match_funcs(b, glob, &fs);
-	if (ubin_is_vmlinux(b))
-		n = kernel_allowed(r, b, fs, n, how == 2);
+	/* the kernel's blacklists last: thousands of functions a wildcard
+	 * matches are left by the cheaper tests first */
 	for (size_t i = 0; i < n; i++) {
 		if (how == 2 && fs[i]->inlined) {	/* an inlined copy never returns */
-			note_inlined(&inlined, fs[i]->name, n);
+			if (!kernel || kernel_dwarf_allowed(r->s, b, fs[i], true))
+				note_inlined(&inlined, fs[i]->name, n);
 			continue;
 		}
 		if ((how == 1 && fs[i]->inlined) || (how == 6 && !fs[i]->inlined))
 			continue;
 		if (file && (!fs[i]->file || !ubin_file_matches(fs[i]->file, file)))
 			continue;
-		if (how >= 3 && how <= 5 && !fs[i]->die)
+		if (kernel && !kernel_dwarf_allowed(r->s, b, fs[i], how == 2))
+			continue;
+		if (exported && fs[i]->die && !kstab_exported(ubin_kstab(b), fs[i]->name))
+			continue;
+		if (ubin_is_vmlinux(b) && (how == 4 || how == 5) && fs[i]->die)
+			kernel_callees(r, b, fs[i], sub, call, depth);
+		else if (how >= 3 && how <= 5 && !fs[i]->die)
 			function_nodwarf(r, b, fs[i], how, sub, call);
 		else if (how == 3)
 			function_labels(r, b, fs[i], sub);
 		else if (how == 4 || how == 5)
 			function_callees(r, b, fs[i], sub, call);
-		else	/* .inline is 3 to uprobe_fill_function */
-			uprobe_fill_function(r->s, rp_add(r, &family_process, RP_UPROBE,
-							  ubin_is_vmlinux(b) ? "kernel.function" :
-							  kernel ? "module.function" :
-							  "process.function", ""), b, fs[i],
-					     how == 6 ? 3 : how);
+		else if (how != 4 && how != 5) {	/* .inline is 3 to uprobe_fill_function */
+			struct rprobe *rp = rp_add(r, &family_process, RP_UPROBE,
+						   ubin_is_vmlinux(b) ? "kernel.function" :
+						   kernel ? "module.function" : "process.function", "");
+
+			uprobe_fill_function(r->s, rp, b, fs[i], how == 6 ? 3 : how);
+			if (exported)
+				kernel_exported(r->s, rp);
+		}
 	}
 	if (inlined.n && kernel && !r->s->suppress_warnings) {	/* 4.8's words */
 		fprintf(r->s->err, "WARNING: cannot probe .return of %zu inlined functions ",

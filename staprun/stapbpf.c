@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #include <bpf/bpf.h>
@@ -429,7 +430,8 @@ static void *find_global(struct loader *L, const char *sym)
 
 static int run_prog(struct probe *p, struct ring_buffer *rb)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	/* on CPU 0, as the module runtime's begin and end probes */
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = 0);
 	int fd = bpf_program__fd(p->bp);
 
 	if (fd < 0 || bpf_prog_test_run_opts(fd, &opts)) {
@@ -452,7 +454,8 @@ static void run_kind(struct loader *L, const char *kind, struct ring_buffer *rb)
 			if (!done[i] && !strcmp(L->probes[i].kind, kind) &&
 			    (best < 0 || L->probes[i].arg < L->probes[best].arg))
 				best = i;
-		if (best < 0)
+		/* begin probes after an exit() or an error do not run */
+		if (best < 0 || (!strcmp(kind, "begin") && *L->state))
 			break;
 		done[best] = true;
 		run_prog(&L->probes[best], rb);
@@ -553,6 +556,9 @@ int main(int argc, char **argv)
 			argv[optind]);
 		return 1;
 	}
+	/* begin and end probes run in this process: named as the module
+	 * runtime's process they run in, for execname() */
+	prctl(PR_SET_NAME, "stapio", 0, 0, 0);
 	print_loader = &L;
 	libbpf_set_print(libbpf_log);
 	L.obj = bpf_object__open_mem(image, size, NULL);
@@ -572,6 +578,13 @@ int main(int argc, char **argv)
 			bpf_program__set_autoattach(L.probes[i].bp, false);
 	}
 	err = bpf_object__load(L.obj);
+	if (err == -E2BIG) {
+		fprintf(stderr, "ERROR: the script is too complex for the kernel's BPF "
+			"verifier (long loops, string operations in loops): use the kernel "
+			"module runtime (--runtime=kernel)%s\n",
+			L.verbose < 2 ? "; -vv shows the verifier's log" : "");
+		goto out;
+	}
 	if (err) {
 		fprintf(stderr, "ERROR: the kernel refused the BPF program: %s%s\n",
 			strerror(-err), L.verbose < 2 ? " (-vv shows the verifier's log)" : "");

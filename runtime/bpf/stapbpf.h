@@ -140,10 +140,12 @@ static __always_inline void stp_strcpy(char *dst, const char *src)
 /* dst .= src */
 static __always_inline void stp_strcat(struct stp_scratch *S, char *dst, const char *src)
 {
-	long n = stp_strlen(S, dst);
+	long n = stp_strlen(S, dst);	/* S->tmp: a copy of dst */
 
 	if (n >= STP_MAXSTR - 1)
 		return;
+	if (src == dst)		/* a .= a */
+		src = S->tmp;
 	n &= STP_MASK;
 	bpf_probe_read_kernel_str(dst + n, STP_MAXSTR - n, src);
 }

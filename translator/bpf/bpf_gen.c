@@ -92,6 +92,19 @@ static const char *str_lit(struct bgen *g, const struct node *n)
 	return arena_printf(g->s->arena, "%s_lit", t);
 }
 
+/* what 4.8 names in an error at n: "identifier 'x' at F:L:C"... */
+static const char *where_node(struct bgen *g, const struct node *n)
+{
+	if (n->kind == N_NUM)
+		return arena_printf(g->s->arena, "number '%lld' at %s", (long long)n->num,
+				    loc_str(g->s, n->loc));
+	if (n->kind == N_VAR || n->kind == N_CALL)
+		return where(g, n, "identifier");
+	if (n->kind == N_STR)
+		return arena_printf(g->s->arena, "string at %s", loc_str(g->s, n->loc));
+	return where(g, n, "operator");
+}
+
 static const char *arith(struct bgen *g, struct node *n, const char *op,
 			 const char *a, const char *b)
 {
@@ -101,6 +114,7 @@ static const char *arith(struct bgen *g, struct node *n, const char *op,
 		bg_line(g, "if (!%s)", b);
 		g->indent++;
 		bg_fail(g, arena_printf(g->s->arena, "division by 0 near %s",
+					n->kind == N_ASSIGN ? where_node(g, n->b) :
 					where(g, n, "operator")));
 		g->indent--;
 		bg_line(g, "long %s = %s == -1 ? %s%s : %s %s %s;", t, b,
@@ -131,6 +145,25 @@ static const char *str_copy(struct bgen *g, const char *v)
 }
 
 static const char *print(struct bgen *g, struct node *n);
+
+/* nodes after n (n itself excluded) that may change a variable */
+static bool changes_after(const struct node *n)
+{
+	for (n = n ? n->next : NULL; n; n = n->next)
+		if (n->kind != N_NUM && n->kind != N_STR && n->kind != N_VAR)
+			return true;
+	return false;
+}
+
+/* a string operand read before what follows it runs (4.8's order) */
+static const char *str_stable(struct bgen *g, struct node *n, bool later)
+{
+	const char *v = bg_expr(g, n);
+
+	if (n->kind == N_VAR && n->type == T_STRING && later)
+		return str_copy(g, v);
+	return v;
+}
 
 static const char *call(struct bgen *g, struct node *n);
 
@@ -227,7 +260,11 @@ const char *bg_expr(struct bgen *g, struct node *n)
 	case N_VAR:
 		if (n->var->array || n->var->type == T_STATS)
 			break;
-		return var_ref(g, n->var);
+		if (n->type == T_STRING)
+			return var_ref(g, n->var);
+		t = tmp(g);	/* read now, before later operands run */
+		bg_line(g, "long %s = %s;", t, var_ref(g, n->var));
+		return t;
 	case N_CALL:
 		if (n->op[0] == '@')
 			break;
@@ -244,7 +281,7 @@ const char *bg_expr(struct bgen *g, struct node *n)
 	case N_COMPARE:
 		return compare(g, n);
 	case N_CONCAT:
-		a = str_copy(g, bg_expr(g, n->a));
+		a = str_copy(g, bg_expr(g, n->a));	/* read before n->b runs */
 		bg_line(g, "stp_strcat(S, %s, %s);", a, bg_expr(g, n->b));
 		return a;
 	case N_UNARY:
@@ -324,7 +361,7 @@ static int print_args(struct bgen *g, struct node *n, struct parg **out)
 				a = a->next;
 			}
 			v[k].str = a->type == T_STRING;
-			v[k].v = bg_expr(g, a);
+			v[k].v = str_stable(g, a, changes_after(a));
 			a = a->next;
 		}
 		return k;
@@ -342,7 +379,7 @@ static int print_args(struct bgen *g, struct node *n, struct parg **out)
 		}
 		v[k] = (struct parg){ a->type == T_STRING ? 's' : 'd', 0, -1, -1,
 				      NULL, 0, NULL, NULL, NULL, a->type == T_STRING };
-		v[k++].v = bg_expr(g, a);
+		v[k++].v = str_stable(g, a, changes_after(a));
 		if (delim && a->next)
 			v[k++] = (struct parg){ 0, 0, 0, 0, delim, strlen(delim),
 						NULL, NULL, NULL, false };

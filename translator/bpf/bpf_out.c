@@ -55,6 +55,24 @@ static void globals(struct bgen *g, struct strbuf *c)
 	}
 }
 
+/* Does n call f, directly or through the functions it calls? */
+static bool reaches(const struct node *n, const struct func *f, int depth)
+{
+	if (!n || depth > 64)
+		return depth > 64;
+	for (; n; n = n->next) {
+		if (n->kind == N_CALL && n->func && n->func->body &&
+		    n->func->body->kind != N_EMBEDDED_STMT &&
+		    (n->func == f || reaches(n->func->body, f, depth + 1)))
+			return true;
+		if (reaches(n->a, f, depth) || reaches(n->b, f, depth) ||
+		    reaches(n->c, f, depth) || reaches(n->d, f, depth) ||
+		    reaches(n->args, f, depth))
+			return true;
+	}
+	return false;
+}
+
 static void handler(struct bgen *g, struct strbuf *c, struct probe *p, int index)
 {
 	struct strbuf body;
@@ -117,9 +135,18 @@ int bpf_translate(struct session *s)
 	sb_init(&c);
 	sb_init(&code);
 	sb_puts(&g.meta, "stapbpf 1\n");
-	for (struct func *f = s->funcs; f; f = f->next_used)
-		if (f->body && f->body->kind != N_EMBEDDED_STMT)
-			bg_function(&g, &code, f);
+	for (struct func *f = s->funcs; f; f = f->next_used) {
+		if (!f->body || f->body->kind == N_EMBEDDED_STMT)
+			continue;
+		if (reaches(f->body, f, 0)) {	/* BPF has no recursion */
+			diag_error(s, f->loc, "the recursive function %s() is not supported "
+				   "by --runtime=bpf: use the kernel module runtime "
+				   "(--runtime=kernel)", f->name);
+			g.errors++;
+			continue;
+		}
+		bg_function(&g, &code, f);
+	}
 	for (struct probe *p = s->probes; p; p = p->next) {
 		p->index = index++;
 		handler(&g, &code, p, p->index);

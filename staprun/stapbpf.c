@@ -51,6 +51,7 @@ struct probe {
 	char kind[160];
 	char prog[160];
 	long long arg;
+	char path[4096], sym[256];	/* uprobe: the binary and its function */
 	struct bpf_program *bp;
 };
 struct global {
@@ -186,6 +187,10 @@ static int parse_meta(struct loader *L, char *meta)
 			memset(&L->probes[L->nprobes], 0, sizeof(*L->probes));
 			snprintf(L->probes[L->nprobes].kind, 160, "%s", a);
 			snprintf(L->probes[L->nprobes].prog, 160, "%s", b);
+			if (!strcmp(a, "uprobe") &&
+			    sscanf(line, "probe %*s %*s %*d %4095s %255s",
+				   L->probes[L->nprobes].path, L->probes[L->nprobes].sym) != 2)
+				return -1;
 			L->probes[L->nprobes++].arg = arg;
 		} else if (sscanf(line, "global %159s %159s %c", a, b, &c) == 3) {
 			L->globals = realloc(L->globals,
@@ -366,8 +371,17 @@ static int on_record(void *ctx, void *data, size_t size)
 	if (id == REC_EXIT) {
 		L->exiting = true;
 	} else if (id == REC_ERROR) {
+		long long addr = 0;
+
+		if (size >= 16)
+			memcpy(&addr, (char *)data + 8, 8);
 		fflush(L->out);
-		fprintf(stderr, "ERROR: %s\n", arg < (uint32_t)L->nmsgs ? L->msgs[arg] : "?");
+		fputs("ERROR: ", stderr);
+		if (size >= 16)	/* a read fault: the message formats the address */
+			fprintf(stderr, arg < (uint32_t)L->nmsgs ? L->msgs[arg] : "?", addr);
+		else
+			fputs(arg < (uint32_t)L->nmsgs ? L->msgs[arg] : "?", stderr);
+		fputc('\n', stderr);
 		L->nerrors++;
 		L->exiting = true;
 	} else if (id < (uint32_t)L->nfmts) {
@@ -499,13 +513,55 @@ static struct bpf_link **attach_perf(struct probe *p,
 	return links;
 }
 
+/* a statistic's per-CPU entries together; false when it has none */
+struct agg {
+	int64_t count, sum, min, max;
+};
+
+static bool read_stat(struct loader *L, const char *sym, struct agg *out)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(L->obj, sym);
+	int ncpu = libbpf_num_possible_cpus();
+	struct agg *v;
+	uint32_t k = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!m || ncpu <= 0)
+		return false;
+	v = xcalloc((size_t)ncpu, sizeof(*v));
+	if (!bpf_map_lookup_elem(bpf_map__fd(m), &k, v)) {
+		for (int c = 0; c < ncpu; c++) {
+			if (!v[c].count)
+				continue;
+			if (!out->count || v[c].min < out->min)
+				out->min = v[c].min;
+			if (!out->count || v[c].max > out->max)
+				out->max = v[c].max;
+			out->count += v[c].count;
+			out->sum += v[c].sum;
+		}
+	}
+	free(v);
+	return out->count > 0;
+}
+
 static void display(struct loader *L)
 {
 	for (int i = 0; i < L->nglobals; i++) {
 		struct global *g = &L->globals[i];
-		const char *p = find_global(L, g->sym);
+		const char *p;
 		int64_t v;
+		struct agg st;
 
+		if (g->type == 't') {	/* as the module runtime: none if empty */
+			if (read_stat(L, g->sym, &st))
+				fprintf(L->out, "%s @count=%lld @min=%lld @max=%lld @sum=%lld "
+					"@avg=%lld\n", g->name, (long long)st.count,
+					(long long)st.min, (long long)st.max, (long long)st.sum,
+					(long long)(st.sum / st.count));
+			continue;
+		}
+		p = find_global(L, g->sym);
 		if (!p)
 			continue;
 		if (g->type == 's') {
@@ -597,6 +653,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ERROR: %s: no session state\n", argv[optind]);
 		goto out;
 	}
+	{
+		long *ncpus = find_global(&L, "stp_ncpus");
+
+		if (ncpus)
+			*ncpus = libbpf_num_possible_cpus();
+	}
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	*L.real_offset = (rt.tv_sec - mono.tv_sec) * 1000000000L + (rt.tv_nsec - mono.tv_nsec);
@@ -617,6 +679,22 @@ int main(int argc, char **argv)
 			links = attach_perf(p, links, &nlinks);
 			if (!links)
 				L.exiting = true, L.nerrors++;
+		} else if (!strcmp(p->kind, "trace") || !strcmp(p->kind, "uprobe")) {
+			LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = p->sym,
+				    .retprobe = p->arg != 0);
+			struct bpf_link *l = !strcmp(p->kind, "trace") ?
+				bpf_program__attach(p->bp) :	/* raw_tp/NAME */
+				bpf_program__attach_uprobe_opts(p->bp, -1, p->path, 0, &uo);
+
+			if (!l) {
+				fprintf(stderr, "ERROR: cannot attach %s%s%s: %s\n",
+					bpf_program__section_name(p->bp), *p->sym ? " " : "",
+					p->sym, strerror(errno));
+				L.exiting = true, L.nerrors++;
+				continue;
+			}
+			links = realloc(links, (size_t)(nlinks + 1) * sizeof(*links));
+			links[nlinks++] = l;
 		}
 	}
 	fflush(L.out);

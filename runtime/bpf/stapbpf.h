@@ -35,6 +35,7 @@ static __u32 (*bpf_get_smp_processor_id)(void) = (void *)8;
 static __u64 (*bpf_get_current_pid_tgid)(void) = (void *)14;
 static __u64 (*bpf_get_current_uid_gid)(void) = (void *)15;
 static long (*bpf_get_current_comm)(void *buf, __u32 size) = (void *)16;
+static long (*bpf_probe_read_kernel)(void *dst, __u32 size, const void *p) = (void *)113;
 static long (*bpf_probe_read_user_str)(void *dst, __u32 size, const void *p) = (void *)114;
 static long (*bpf_probe_read_kernel_str)(void *dst, __u32 size, const void *p) = (void *)115;
 static void *(*bpf_ringbuf_reserve)(void *rb, __u64 size, __u64 flags) = (void *)131;
@@ -100,6 +101,23 @@ static __always_inline void stp_error(struct stp_scratch *S, __u32 msg)
 	}
 }
 
+/* A read fault at addr: message msg (a format of the address). */
+static __always_inline void stp_fault(struct stp_scratch *S, __u32 msg, long addr)
+{
+	__u32 *r;
+
+	S->err = 1;
+	stp_state = 2;
+	__sync_fetch_and_add(&stp_errors, 1);
+	r = bpf_ringbuf_reserve(&stp_rb, 16, 0);
+	if (r) {
+		r[0] = STP_REC_ERROR;
+		r[1] = msg;
+		*(long *)(r + 2) = addr;
+		bpf_ringbuf_submit(r, 0);
+	}
+}
+
 static __always_inline void stp_exit(void)
 {
 	__u32 *r;
@@ -114,7 +132,6 @@ static __always_inline void stp_exit(void)
 	}
 }
 
-static long (*bpf_probe_read_kernel)(void *dst, __u32 size, const void *p) = (void *)113;
 
 /*
  * Strings. The verifier checks an access against the whole map value, so
@@ -123,6 +140,26 @@ static long (*bpf_probe_read_kernel)(void *dst, __u32 size, const void *p) = (vo
  * lengths come from bpf_probe_read_kernel_str, one helper call rather
  * than a loop the verifier would walk byte by byte.
  */
+/* Signed division and remainder, truncated toward zero as in C (BPF
+ * before cpu=v4 divides unsigned only); b is not 0. */
+static __always_inline long stp_div(long a, long b)
+{
+	unsigned long ua = a < 0 ? 0UL - (unsigned long)a : (unsigned long)a;
+	unsigned long ub = b < 0 ? 0UL - (unsigned long)b : (unsigned long)b;
+	unsigned long q = ua / ub;
+
+	return (a < 0) != (b < 0) ? (long)(0UL - q) : (long)q;
+}
+
+static __always_inline long stp_mod(long a, long b)
+{
+	unsigned long ua = a < 0 ? 0UL - (unsigned long)a : (unsigned long)a;
+	unsigned long ub = b < 0 ? 0UL - (unsigned long)b : (unsigned long)b;
+	unsigned long r = ua % ub;
+
+	return a < 0 ? (long)(0UL - r) : (long)r;
+}
+
 static __always_inline long stp_strlen(struct stp_scratch *S, const char *s)
 {
 	long n = bpf_probe_read_kernel_str(S->tmp, STP_MAXSTR, s);
@@ -286,6 +323,58 @@ static __always_inline void stp_sfmt_end(char *dst, long len)
 
 /* room past the last string global of .bss and .data (stp_strcat) */
 #define STP_PADS char stp_bss_pad[STP_MAXSTR]; char stp_data_pad[STP_MAXSTR] = { 1 };
+
+/* ---- statistics: one per-CPU entry per scalar statistic ----------------- */
+static void *(*bpf_map_lookup_percpu_elem)(void *map, const void *key, __u32 cpu) =
+	(void *)195;
+#define STP_NCPU_MAX 256
+long stp_ncpus = 1;		/* the loader's libbpf_num_possible_cpus() */
+
+struct stp_stat {
+	long count, sum, min, max;
+};
+#define STP_STAT(name) \
+	struct { \
+		__uint(type, 6);	/* BPF_MAP_TYPE_PERCPU_ARRAY */ \
+		__uint(max_entries, 1); \
+		__type(key, __u32); \
+		__type(value, struct stp_stat); \
+	} name SEC(".maps")
+
+static __always_inline void stp_stat_add(void *map, long v)
+{
+	__u32 k = 0;
+	struct stp_stat *st = bpf_map_lookup_elem(map, &k);
+
+	if (!st)
+		return;
+	if (!st->count || v < st->min)
+		st->min = v;
+	if (!st->count || v > st->max)
+		st->max = v;
+	st->count++;
+	st->sum += v;
+}
+
+/* the statistic of every CPU together */
+static __always_inline void stp_stat_get(void *map, struct stp_stat *out)
+{
+	__u32 k = 0;
+
+	out->count = out->sum = out->min = out->max = 0;
+	for (__u32 c = 0; c < STP_NCPU_MAX && c < stp_ncpus; c++) {
+		struct stp_stat *st = bpf_map_lookup_percpu_elem(map, &k, c);
+
+		if (!st || !st->count)
+			continue;
+		if (!out->count || st->min < out->min)
+			out->min = st->min;
+		if (!out->count || st->max > out->max)
+			out->max = st->max;
+		out->count += st->count;
+		out->sum += st->sum;
+	}
+}
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -26,6 +26,7 @@ struct bgen {
 	int loops[64];		/* break/continue labels of enclosing loops */
 	int nloops;
 	struct func *func;	/* NULL in a probe */
+	const struct rprobe *rp;	/* the probe's point, when it has one */
 	struct strbuf meta;	/* the .stapmeta text */
 	int nfmt, nmsg;
 	int errors;

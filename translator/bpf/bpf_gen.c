@@ -117,8 +117,7 @@ static const char *arith(struct bgen *g, struct node *n, const char *op,
 					n->kind == N_ASSIGN ? where_node(g, n->b) :
 					where(g, n, "operator")));
 		g->indent--;
-		bg_line(g, "long %s = %s == -1 ? %s%s : %s %s %s;", t, b,
-			*op == '/' ? "-" : "0 * ", a, a, op, b);
+		bg_line(g, "long %s = stp_%s(%s, %s);", t, *op == '/' ? "div" : "mod", a, b);
 	} else if (!strcmp(op, "<<")) {
 		bg_line(g, "long %s = (long)((unsigned long)%s << (%s & 63));", t, a, b);
 	} else if (!strcmp(op, ">>")) {
@@ -210,9 +209,116 @@ static const char *ternary(struct bgen *g, struct node *n)
 	return t;
 }
 
+/* A value of width bytes (1, 2, 4, 8) as a long, sign-extended or not. */
+static const char *widen(struct bgen *g, const char *v, int width, bool is_signed)
+{
+	static const char *const s[] = { "char", "short", "int", "long" };
+	int i = width == 1 ? 0 : width == 2 ? 1 : width == 4 ? 2 : 3;
+
+	return arena_printf(g->s->arena, "(long)(%s%s)(%s)", is_signed ? "signed " : "unsigned ",
+			    s[i], v);
+}
+
+/* $name of a tracepoint: its argument, from the raw tracepoint's ctx */
+static const char *target(struct bgen *g, struct node *n)
+{
+	struct targ tg;
+	const char *t;
+
+	if (!g->rp || g->func || n->op[1] == '$' || n->op[strlen(n->op) - 1] == '$') {
+		bg_unsupported(g, n, arena_printf(g->s->arena, "the target variable %s here",
+						  n->op));
+		return "0";
+	}
+	tg = targ_find(g->s, g->rp, n->op + 1);
+	if (tg.src < 0) {
+		bg_unsupported(g, n, arena_printf(g->s->arena, "the target variable %s", n->op));
+		return "0";
+	}
+	t = tmp(g);
+	bg_line(g, "long %s = %s;", t, widen(g, arena_printf(g->s->arena,
+			"((__u64 *)ctx)[%d]", tg.src), tg.width ? tg.width : 8, tg.is_signed));
+	return t;
+}
+
+/* $p->a->b[i]: the steps pass 2 laid out from the BTF, each load a
+ * fault-checked bpf_probe_read_kernel */
+static const char *deref(struct bgen *g, struct node *n)
+{
+	const struct deref *d = n->deref;
+	const char *acc, *at;
+
+	if (!d || d->user || d->bit_size || d->res == DR_PRETTY || !n->a ||
+	    n->a->kind != N_TARGET) {
+		bg_unsupported(g, n, "this target expression");
+		return "0";
+	}
+	at = arena_printf(g->s->arena, "read fault [man error::fault] at 0x%%llx near "
+			  "identifier '%s' at %s", n->a->op, loc_str(g->s, n->a->loc));
+	acc = target(g, n->a);
+	for (int i = 0; i < d->nsteps; i++) {
+		const struct dstep *st = &d->steps[i];
+
+		if (st->op == DS_LOAD) {
+			bg_line(g, "if (bpf_probe_read_kernel(&%s, 8, (void *)%s))", acc, acc);
+			g->indent++;
+			bg_line(g, "{ stp_fault(S, %d, %s); goto out; }", bg_msg(g, at), acc);
+			g->indent--;
+		} else if (st->op == DS_ADD) {
+			bg_line(g, "%s += %lldLL;", acc, (long long)st->n);
+		} else {
+			bg_line(g, "%s += %s * %lldLL;", acc, bg_expr(g, st->idx), (long long)st->n);
+		}
+	}
+	if (d->res == DR_READ) {
+		const char *v = tmp(g);
+
+		bg_line(g, "__u64 %s = 0;", v);
+		bg_line(g, "if (bpf_probe_read_kernel(&%s, %d, (void *)%s))", v, d->width, acc);
+		g->indent++;
+		bg_line(g, "{ stp_fault(S, %d, %s); goto out; }", bg_msg(g, at), acc);
+		g->indent--;
+		bg_line(g, "%s = %s;", acc, widen(g, v, d->width, d->is_signed));
+	}
+	return acc;
+}
+
+/* @count(s), @sum, @min, @max, @avg of a scalar statistic */
+static const char *stat_op(struct bgen *g, struct node *n)
+{
+	const char *st = tmp(g), *t = tmp(g), *op = n->op + 1;
+
+	if (!n->args || n->args->kind != N_VAR || n->args->var->array ||
+	    (strcmp(op, "count") && strcmp(op, "sum") && strcmp(op, "min") &&
+	     strcmp(op, "max") && strcmp(op, "avg"))) {
+		bg_unsupported(g, n, arena_printf(g->s->arena, "'%s' here", n->op));
+		return "0";
+	}
+	bg_line(g, "struct stp_stat %s;", st);
+	bg_line(g, "stp_stat_get(&g_%s, &%s);", n->args->var->name, st);
+	if (strcmp(op, "count") && strcmp(op, "sum")) {
+		bg_line(g, "if (!%s.count)", st);
+		g->indent++;
+		bg_fail(g, arena_printf(g->s->arena, "empty aggregate near %s",
+					where(g, n, "operator")));
+		g->indent--;
+	}
+	if (!strcmp(op, "avg"))
+		bg_line(g, "long %s = stp_div(%s.sum, %s.count);", t, st, st);
+	else
+		bg_line(g, "long %s = %s.%s;", t, st, op);
+	return t;
+}
+
 static const char *assign(struct bgen *g, struct node *n)
 {
 	const char *dst, *v, *op = n->op;
+
+	if (!strcmp(op, "<<<") && n->a->kind == N_VAR && !n->a->var->array) {
+		v = bg_expr(g, n->b);
+		bg_line(g, "stp_stat_add(&g_%s, %s);", n->a->var->name, v);
+		return v;
+	}
 
 	if (n->a->kind != N_VAR) {
 		bg_unsupported(g, n->a, "this assignment");
@@ -265,9 +371,13 @@ const char *bg_expr(struct bgen *g, struct node *n)
 		t = tmp(g);	/* read now, before later operands run */
 		bg_line(g, "long %s = %s;", t, var_ref(g, n->var));
 		return t;
+	case N_TARGET:
+		return target(g, n);
+	case N_DEREF:
+		return deref(g, n);
 	case N_CALL:
 		if (n->op[0] == '@')
-			break;
+			return stat_op(g, n);
 		return call(g, n);
 	case N_PRINT:
 		return print(g, n);

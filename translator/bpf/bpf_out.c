@@ -27,14 +27,23 @@ static const char *define(struct session *s, const char *name, const char *def)
 static void globals(struct bgen *g, struct strbuf *c)
 {
 	for (struct var *v = g->s->globals; v; v = v->next) {
-		if (v->array || v->type == T_STATS) {
-			diag_error(g->s, v->loc, "global arrays and statistics are not "
-				   "supported by --runtime=bpf yet: use the kernel module "
-				   "runtime (--runtime=kernel)");
+		if (v->array) {
+			diag_error(g->s, v->loc, "global arrays are not supported by "
+				   "--runtime=bpf yet: use the kernel module runtime "
+				   "(--runtime=kernel)");
 			g->errors++;
 			continue;
 		}
-		if (v->type == T_STRING) {
+		if (v->type == T_STATS) {
+			if (v->hist || v->variance) {
+				diag_error(g->s, v->loc, "histograms and @variance are not "
+					   "supported by --runtime=bpf yet: use the kernel "
+					   "module runtime (--runtime=kernel)");
+				g->errors++;
+				continue;
+			}
+			sb_printf(c, "STP_STAT(g_%s);\n", v->name);
+		} else if (v->type == T_STRING) {
 			struct strbuf lit;
 
 			sb_init(&lit);
@@ -51,7 +60,7 @@ static void globals(struct bgen *g, struct strbuf *c)
 		if (v->written && !v->read && !(v->loc.src && v->loc.src->tapset) &&
 		    !g->s->no_global_display)
 			sb_printf(&g->meta, "global %s g_%s %c\n", v->name, v->name,
-				  v->type == T_STRING ? 's' : 'l');
+				  v->type == T_STRING ? 's' : v->type == T_STATS ? 't' : 'l');
 	}
 }
 
@@ -76,10 +85,17 @@ static bool reaches(const struct node *n, const struct func *f, int depth)
 static void handler(struct bgen *g, struct strbuf *c, struct probe *p, int index)
 {
 	struct strbuf body;
+	int npoints = 0;
 
 	sb_init(&body);
 	g->body = &body;
 	g->ntmp = 0;
+	g->rp = NULL;
+	for (struct rprobe *r = g->s->rprobes; r; r = r->next)
+		if (r->probe == p && !npoints++)
+			g->rp = r;
+	if (npoints != 1 || !g->rp->nargs)	/* $vars: one point's only */
+		g->rp = NULL;
 	for (struct var *v = p->locals; v; v = v->next) {
 		if (v->type == T_STRING)
 			bg_line(g, "char *l_%s = %s; l_%s[0] = 0;", v->name, bg_slot(g), v->name);
@@ -87,7 +103,7 @@ static void handler(struct bgen *g, struct strbuf *c, struct probe *p, int index
 			bg_line(g, "long l_%s = 0;", v->name);
 	}
 	bg_stmt(g, p->body);
-	sb_printf(c, "static __always_inline void handler_%d(struct stp_scratch *S)\n{\n"
+	sb_printf(c, "static __always_inline void handler_%d(struct stp_scratch *S, void *ctx)\n{\n"
 		  "%s\tgoto out;\nout:\n\treturn;\n}\n\n", index, body.buf ? body.buf : "");
 	sb_free(&body);
 }
@@ -107,6 +123,14 @@ static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, in
 	} else if (!strcmp(fam, "timer") && r->period_ns > 0) {
 		sec = "perf_event";
 		sb_printf(&g->meta, "probe timer stp_p%d %lld\n", id, (long long)r->period_ns);
+	} else if (!strcmp(fam, "kernel.trace") && r->tp_name) {
+		sec = arena_printf(g->s->arena, "raw_tp/%s", r->tp_name);
+		sb_printf(&g->meta, "probe trace stp_p%d 0\n", id);
+	} else if (!strcmp(fam, "process.function") && r->binary && r->symbol &&
+		   !strpbrk(r->binary, " \n") && !strpbrk(r->symbol, " \n")) {
+		sec = "uprobe";	/* the loader attaches it to the function */
+		sb_printf(&g->meta, "probe uprobe stp_p%d %d %s %s\n", id, r->ret ? 1 : 0,
+			  r->binary, r->symbol);
 	} else if (!strcmp(fam, "timer.profile") && r->perf_type == 1) {
 		sec = "perf_event";
 		sb_printf(&g->meta, "probe profile stp_p%d %lld\n", id,
@@ -122,7 +146,7 @@ static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, in
 	sb_puts(c, "\tstruct stp_scratch *S;\n\n");
 	if (gated)
 		sb_puts(c, "\tif (stp_state)\n\t\treturn 0;\n");
-	sb_printf(c, "\tS = stp_enter();\n\tif (S)\n\t\thandler_%d(S);\n\treturn 0;\n}\n\n",
+	sb_printf(c, "\tS = stp_enter();\n\tif (S)\n\t\thandler_%d(S, ctx);\n\treturn 0;\n}\n\n",
 		  r->probe->index);
 }
 

@@ -9,7 +9,10 @@
  * and at exit(), an error or SIGINT/SIGTERM runs the end (or error)
  * probes and prints the globals, as the module runtime does.
  *
- *   stapbpf [-v] [-w] [-o FILE] NAME.bpf.o
+ *   stapbpf [-v] [-w] [-o FILE] [-s MB] [-c CMD | -x PID] NAME.bpf.o
+ *
+ * -c CMD runs CMD (through /bin/sh) once the probes are in place, target()
+ * its pid, and ends the session when it exits, as staprun and stapio do.
  */
 #include <errno.h>
 #include <elf.h>
@@ -27,6 +30,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -575,7 +579,8 @@ static void display(struct loader *L)
 
 static int usage(void)
 {
-	fputs("Usage: stapbpf [-v] [-w] [-o FILE] NAME.bpf.o\n", stderr);
+	fputs("Usage: stapbpf [-v] [-w] [-o FILE] [-s MB] [-c CMD | -x PID] NAME.bpf.o\n",
+	      stderr);
 	return 1;
 }
 
@@ -588,11 +593,17 @@ int main(int argc, char **argv)
 	struct timespec rt, mono;
 	char *meta, *image = NULL;
 	size_t size;
-	int c, nlinks = 0, rc = 1, err;
+	int c, nlinks = 0, rc = 1, err, bufsize_mb = 0, go[2] = { -1, -1 };
+	const char *command = NULL;
+	long target_pid = 0;
+	pid_t child = 0;
 
-	while ((c = getopt(argc, argv, "+vwo:")) != -1) {
+	while ((c = getopt(argc, argv, "+vwo:s:c:x:")) != -1) {
 		switch (c) {
 		case 'v': L.verbose++; break;
+		case 's': bufsize_mb = atoi(optarg); break;
+		case 'c': command = optarg; break;
+		case 'x': target_pid = atol(optarg); break;
 		case 'w': L.quiet = true; break;
 		case 'o':
 			L.out = fopen(optarg, "w");
@@ -621,6 +632,14 @@ int main(int argc, char **argv)
 	if (!L.obj) {
 		fprintf(stderr, "ERROR: cannot open %s: %s\n", argv[optind], strerror(errno));
 		return 1;
+	}
+	m = bpf_object__find_map_by_name(L.obj, "stp_rb");
+	if (m && bufsize_mb > 0 && bufsize_mb <= 1024) {	/* -s: a power of 2 */
+		unsigned int rbsize = 1u << 20;
+
+		while (rbsize < (unsigned int)bufsize_mb << 20)
+			rbsize <<= 1;
+		bpf_map__set_max_entries(m, rbsize);
 	}
 	m = bpf_object__find_map_by_name(L.obj, "stp_scratch");
 	if (m)
@@ -658,6 +677,29 @@ int main(int argc, char **argv)
 
 		if (ncpus)
 			*ncpus = libbpf_num_possible_cpus();
+	}
+	if (command) {	/* started now, released once the probes are in place */
+		if (pipe(go) || (child = fork()) < 0) {
+			fprintf(stderr, "ERROR: cannot run %s: %s\n", command, strerror(errno));
+			goto out;
+		}
+		if (!child) {
+			char b;
+
+			close(go[1]);
+			if (read(go[0], &b, 1) != 1)
+				_exit(1);
+			execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+			_exit(127);
+		}
+		close(go[0]);
+		target_pid = child;
+	}
+	{
+		long *tp = find_global(&L, "stp_target");
+
+		if (tp)
+			*tp = target_pid;
 	}
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
@@ -698,9 +740,18 @@ int main(int argc, char **argv)
 		}
 	}
 	fflush(L.out);
+	if (child) {
+		if (!L.exiting && !*L.state && write(go[1], "g", 1) != 1)
+			L.exiting = true;
+		close(go[1]);
+	}
 	while (!L.exiting && !got_signal && !*L.state) {
 		if (ring_buffer__poll(rb, 100) > 0)
 			fflush(L.out);
+		if (child && waitpid(child, NULL, WNOHANG) == child) {
+			child = 0;	/* -c: the command ended, so does the session */
+			break;
+		}
 	}
 	if (!*L.state)
 		*L.state = 1;
@@ -719,6 +770,10 @@ int main(int argc, char **argv)
 	if (L.nerrors && !L.quiet)
 		fprintf(stderr, "WARNING: Number of errors: %d, skipped probes: 0\n", L.nerrors);
 	rc = L.nerrors ? 1 : 0;
+	if (child) {	/* the session ended first: the command goes too */
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+	}
 out:
 	ring_buffer__free(rb);
 	free(links);

@@ -176,6 +176,13 @@ def test_uprobe_function_and_return(tmp_path):
     assert (out, err, p.returncode) == ('prog 1\nreturn\nprog 2\nreturn\n', '', 0)
 
 
+def test_command_and_target():
+    """-c CMD: started once the probes are in place, target() its pid, the
+    session ends when it exits."""
+    assert stap('-c', 'echo cmd', '-e', 'probe begin { printf("%d\\n", target() > 0) } '
+                'probe end { println("end") }') == ('1\ncmd\nend\n', '', 0)
+
+
 def test_precompiled_object(tmp_path):
     """-p4 --runtime=bpf -m NAME writes NAME.bpf.o; staprun runs it."""
     r = subprocess.run([str(STAP), '-p4', '--runtime=bpf', '-m', 'hello', '-e',

@@ -51,6 +51,7 @@ static void (*bpf_ringbuf_submit)(void *data, __u64 flags) = (void *)132;
 long stp_state;			/* 0 running, 1 stopping (exit()), 2 error */
 long stp_errors;
 long stp_real_offset;		/* CLOCK_REALTIME - CLOCK_MONOTONIC, in ns */
+long stp_target;		/* -c CMD's pid, or -x PID: target() */
 
 struct {
 	__uint(type, 27);	/* BPF_MAP_TYPE_RINGBUF */

@@ -607,6 +607,7 @@ static const struct builtin {
 	{ "gettimeofday_s", 0, T_LONG,
 	  "(long)((bpf_ktime_get_ns() + stp_real_offset) / 1000000000)" },
 	{ "local_clock_ns", 0, T_LONG, "(long)bpf_ktime_get_ns()" },
+	{ "target", 0, T_LONG, "stp_target" },
 	{ "strlen", 1, T_LONG, "stp_strlen(S, %s)" },
 	{ NULL, 0, T_UNKNOWN, NULL },
 };

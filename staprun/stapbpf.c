@@ -15,6 +15,7 @@
  * its pid, and ends the session when it exits, as staprun and stapio do.
  */
 #include <errno.h>
+#include <sched.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -448,8 +449,7 @@ static void *find_global(struct loader *L, const char *sym)
 
 static int run_prog(struct probe *p, struct ring_buffer *rb)
 {
-	/* on CPU 0, as the module runtime's begin and end probes */
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = 0);
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
 	int fd = bpf_program__fd(p->bp);
 
 	if (fd < 0 || bpf_prog_test_run_opts(fd, &opts)) {
@@ -464,6 +464,15 @@ static int run_prog(struct probe *p, struct ring_buffer *rb)
 static void run_kind(struct loader *L, const char *kind, struct ring_buffer *rb)
 {
 	bool *done = xcalloc((size_t)L->nprobes, sizeof(*done));
+	cpu_set_t saved, cpu0;
+
+	/* on CPU 0 and in this task, as the module runtime's begin and end
+	 * probes (BPF_F_TEST_RUN_ON_CPU would run them in an interrupt
+	 * there, in whatever task CPU 0 was running) */
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	bool pinned = sched_getaffinity(0, sizeof(saved), &saved) == 0 &&
+		      sched_setaffinity(0, sizeof(cpu0), &cpu0) == 0;
 
 	for (;;) {
 		int best = -1;
@@ -478,6 +487,8 @@ static void run_kind(struct loader *L, const char *kind, struct ring_buffer *rb)
 		done[best] = true;
 		run_prog(&L->probes[best], rb);
 	}
+	if (pinned)
+		sched_setaffinity(0, sizeof(saved), &saved);
 	free(done);
 }
 

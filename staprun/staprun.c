@@ -920,10 +920,41 @@ static int exec_stapio(const struct options *o, const char *name)
 	return -1;
 }
 
+/* NAME.bpf.o (stap --runtime=bpf): stapbpf runs it, with the options */
+static void exec_stapbpf(int argc, char **argv)
+{
+	char path[PATH_MAX + 32];
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+
+		if (n > 6 && !strcmp(argv[i] + n - 6, ".bpf.o"))
+			break;
+	}
+	if (i == argc)
+		return;
+	find_stapio(path, sizeof(path));
+	strcpy(strrchr(path, '/') + 1, "stapbpf");
+	if (access(path, X_OK)) {	/* the build tree: staprun/stapbpf */
+		ssize_t n = readlink("/proc/self/exe", path, PATH_MAX);
+
+		path[n > 0 ? n : 0] = '\0';
+		if (strrchr(path, '/'))
+			strcpy(strrchr(path, '/') + 1, "stapbpf");
+	}
+	argv[0] = path;
+	execv(path, argv);
+	fprintf(stderr, "staprun: cannot run %s: %s\n", path, strerror(errno));
+	exit(1);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
 	char name[256], verbose[16];
+
+	exec_stapbpf(argc, argv);
 
 	if (parse_args(&o, argc, argv))
 		return 1;

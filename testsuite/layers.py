@@ -34,12 +34,14 @@ LAYERS = [
      'probe-point resolution', ('base', 'front', 'info', 'elab')),
     ('gen', 'gen/', 'pass-3 C generation',
      ('base', 'front', 'info', 'elab', 'gen')),
+    ('bpf', 'bpf/', 'pass-3 BPF C generation and pass 4 (clang) of '
+     '--runtime=bpf, beside gen/', ('base', 'front', 'info', 'elab', 'bpf')),
     ('family', 'family/', 'one file or folder per probe family: pass 2 and '
      'pass 3', ('base', 'front', 'info', 'elab', 'gen', 'family')),
     ('build', 'build/', 'kbuild, run',
      ('base', 'front', 'info', 'elab', 'gen', 'build')),
     ('main', 'main.c', 'the driver',
-     ('base', 'front', 'info', 'elab', 'gen', 'family', 'build', 'main')),
+     ('base', 'front', 'info', 'elab', 'gen', 'bpf', 'family', 'build', 'main')),
 ]
 MAX_LINES = 1500
 

@@ -234,8 +234,6 @@ REFUSED = [
     (['--download-debuginfo'], "--download-debuginfo: debuginfo is not downloaded: install "
      "the distribution's -dbg packages, or probe kernel functions through BTF, which "
      "needs none"),
-    (['--runtime=bpf'], '--runtime=bpf: the BPF runtime is not in this version yet: use '
-     'the kernel module runtime (the default)'),
     (['--dyninst'], '--dyninst: the dyninst runtime is not supported: use the kernel '
      'module runtime (the default)'),
     (['-i'], '-i: the interactive mode is not supported: write the script to a file, '

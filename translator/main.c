@@ -23,6 +23,7 @@
 #include "translate.h"
 #include "family.h"
 #include "build.h"
+#include "bpf.h"
 
 #ifndef STAP_PKGDATADIR
 #define STAP_PKGDATADIR "/usr/local/share/stap"
@@ -76,7 +77,7 @@ static const char usage_text[] =
 	"  --vp NNNNN       verbosity of passes 1 to 5, one digit each\n"
 	"  --compatible=VER the language version for %( systemtap_v ... %)\n"
 	"  --check-version, --color[=WHEN]  accepted (no effect here)\n"
-	"  --runtime=kernel the module runtime (the only one here)\n"
+	"  --runtime=kernel|bpf  the module runtime (default), or BPF\n"
 	"  -a ARCH    the target architecture: x86_64 only\n"
 	"  -B NAME=VALUE  pass NAME=VALUE to kbuild's make\n"
 	"  -t         report each probe's hits and cycles at the end\n"
@@ -219,8 +220,6 @@ static const struct refused_option {
 	  "script to a file, or use -e" },
 	{ "dyninst", no_argument, "the dyninst runtime is not supported: use the kernel "
 	  "module runtime (the default)" },
-	{ "bpf", no_argument, "the BPF runtime is not in this version yet: use the "
-	  "kernel module runtime (the default)" },
 };
 
 /* The message of a refused option (by its name, shown as `as`); exit
@@ -301,7 +300,11 @@ static int parse_long(struct session *s, int c)
 	case 26: s->no_global_display = true; break;
 	case 27: return set_pass_verbosity(s, optarg);
 	case 28:
-		if (!strcmp(optarg, "bpf") || !strcmp(optarg, "dyninst"))
+		if (!optarg || !strcmp(optarg, "bpf")) {
+			s->runtime_bpf = true;	/* bpf/, staprun/stapbpf.c */
+			break;
+		}
+		if (!strcmp(optarg, "dyninst"))
 			return refuse(s, optarg, arena_printf(s->arena, "--runtime=%s", optarg));
 		if (strcmp(optarg, "kernel"))
 			return bad_usage(s, "--runtime takes kernel, dyninst or bpf");
@@ -517,6 +520,7 @@ static int parse_options(struct session *s, int argc, char **argv,
 		{ "no-global-var-display", no_argument, NULL, 26 },
 		{ "vp", required_argument, NULL, 27 },
 		{ "runtime", required_argument, NULL, 28 },
+		{ "bpf", no_argument, NULL, 28 },	/* --runtime=bpf */
 		{ "color", optional_argument, NULL, 29 },
 		{ "colour", optional_argument, NULL, 29 },
 		{ "compatible", required_argument, NULL, 30 },
@@ -920,6 +924,40 @@ static int pass5(struct session *s)
 	return 0;
 }
 
+/* --runtime=bpf: passes 3 and 4 in bpf/ (no cache), pass 5 as a module's
+ * (staprun hands NAME.bpf.o to stapbpf). */
+static int run_bpf(struct session *s)
+{
+	struct pass_clock c;
+
+	clock_start(&c);
+	if (bpf_translate(s) || warned(s))
+		return pass_failed(s, 3);
+	if (s->last_pass == 3) {
+		print_c(s);
+		return 0;
+	}
+	if (bpf_compile(s))
+		return pass_failed(s, 4);
+	if (s->verbose) {
+		fprintf(s->err, "Pass 4: compiled BPF into \"%s.bpf.o\"", s->module_name);
+		report_usage(s, &c, false);
+	}
+	if (s->module_named || s->last_pass == 4) {
+		size_t len;
+		char *data = read_file(s->ko_file, &len);
+		const char *dst = arena_printf(s->arena, "%s.bpf.o", s->module_name);
+
+		if (!data || write_file(dst, data, len) < 0) {
+			free(data);
+			diag_plain(s, "cannot copy the BPF object to %s", dst);
+			return pass_failed(s, 4);
+		}
+		free(data);
+	}
+	return s->last_pass == 4 ? 0 : pass5(s);
+}
+
 static int rm_entry(const char *path, const struct stat *st, int flag,
 		    struct FTW *ftw)
 {
@@ -964,6 +1002,8 @@ static int run_passes(struct session *s)
 		return s->errors || warned(s) ? 1 : 0;
 	if (check_runtime(s) || session_tmpdir(s))
 		return 1;
+	if (s->runtime_bpf)
+		return run_bpf(s);
 	if (cache_lookup(s)) {
 		if (cached_passes(s) || s->last_pass < 5)
 			return s->errors || warned(s) ? 1 : 0;

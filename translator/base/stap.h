@@ -141,6 +141,7 @@ struct session {
 	const char *module_name;	/* -m, or stap_<pid> */
 	bool module_named;
 	bool no_global_display;	/* --no-global-var-display */
+	bool runtime_bpf;		/* --runtime=bpf (bpf/) */
 	bool timing;			/* -t: the probe hit report */
 	bool suppress_time_limits;	/* --suppress-time-limits (-g) */
 	bool skip_badvars;		/* --skip-badvars */

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stapbpf.h - the BPF runtime: included by the BPF C that stap
+ * --runtime=bpf writes (translator/bpf/), compiled by clang -target bpf.
+ * It needs no kernel or libbpf headers (a fast compile): the types, the
+ * helpers by number, the ring buffer the loader (staprun/stapbpf.c)
+ * reads, the per-CPU scratch strings, and the string and number
+ * formatting of sprintf, which reproduce runtime/print.c byte for byte.
+ *
+ * The generated file defines STP_MAXSTR (a power of 2) and STP_NSTR (the
+ * string slots of its handlers) before including this.
+ */
+#ifndef STAPBPF_H
+#define STAPBPF_H
+
+typedef unsigned long long __u64;
+typedef long long __s64;
+typedef unsigned int __u32;
+typedef int __s32;
+typedef unsigned short __u16;
+typedef unsigned char __u8;
+
+#define SEC(n) __attribute__((section(n), used))
+#define __uint(name, val) int (*name)[val]
+#define __type(name, val) typeof(val) *name
+#define __always_inline inline __attribute__((always_inline))
+#define STP_USED __attribute__((used))
+
+static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)1;
+static long (*bpf_map_update_elem)(void *map, const void *key, const void *value,
+				   __u64 flags) = (void *)2;
+static long (*bpf_map_delete_elem)(void *map, const void *key) = (void *)3;
+static __u64 (*bpf_ktime_get_ns)(void) = (void *)5;
+static __u32 (*bpf_get_smp_processor_id)(void) = (void *)8;
+static __u64 (*bpf_get_current_pid_tgid)(void) = (void *)14;
+static __u64 (*bpf_get_current_uid_gid)(void) = (void *)15;
+static long (*bpf_get_current_comm)(void *buf, __u32 size) = (void *)16;
+static long (*bpf_probe_read_kernel)(void *dst, __u32 size, const void *p) = (void *)113;
+static long (*bpf_probe_read_user_str)(void *dst, __u32 size, const void *p) = (void *)114;
+static long (*bpf_probe_read_kernel_str)(void *dst, __u32 size, const void *p) = (void *)115;
+static void *(*bpf_ringbuf_reserve)(void *rb, __u64 size, __u64 flags) = (void *)131;
+static void (*bpf_ringbuf_submit)(void *data, __u64 flags) = (void *)132;
+
+#define STP_MASK (STP_MAXSTR - 1)
+
+/* Record types of the ring buffer besides printf formats (0...). */
+#define STP_REC_EXIT 0xffff0001u	/* exit() */
+#define STP_REC_ERROR 0xffff0002u	/* a run-time error: u32 message index */
+
+/* The loader reads and writes these through the mapped .bss. */
+long stp_state;			/* 0 running, 1 stopping (exit()), 2 error */
+long stp_errors;
+long stp_real_offset;		/* CLOCK_REALTIME - CLOCK_MONOTONIC, in ns */
+long stp_target;		/* -c CMD's pid, or -x PID: target() */
+
+struct {
+	__uint(type, 27);	/* BPF_MAP_TYPE_RINGBUF */
+	__uint(max_entries, 1 << 20);
+} stp_rb SEC(".maps");
+
+struct stp_scratch {
+	long err;		/* an error was reported: leave the handler */
+	long act;		/* MAXACTION: actions of this handler */
+	char s[STP_NSTR][STP_MAXSTR];
+	char tmp[2 * STP_MAXSTR];	/* stp_strlen's copy, and room past a slot */
+};
+
+/* One entry per CPU (an array, not per-CPU: values above 32 KB); the
+ * loader sets max_entries to the number of possible CPUs. */
+struct {
+	__uint(type, 2);	/* BPF_MAP_TYPE_ARRAY */
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stp_scratch);
+} stp_scratch SEC(".maps");
+
+static __always_inline struct stp_scratch *stp_enter(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct stp_scratch *S = bpf_map_lookup_elem(&stp_scratch, &cpu);
+
+	if (S) {
+		S->err = 0;
+		S->act = 0;
+	}
+	return S;
+}
+
+/* A run-time error: the loader prints message `msg` of the table. */
+static __always_inline void stp_error(struct stp_scratch *S, __u32 msg)
+{
+	__u32 *r;
+
+	S->err = 1;
+	stp_state = 2;
+	__sync_fetch_and_add(&stp_errors, 1);
+	r = bpf_ringbuf_reserve(&stp_rb, 8, 0);
+	if (r) {
+		r[0] = STP_REC_ERROR;
+		r[1] = msg;
+		bpf_ringbuf_submit(r, 0);
+	}
+}
+
+/* A read fault at addr: message msg (a format of the address). */
+static __always_inline void stp_fault(struct stp_scratch *S, __u32 msg, long addr)
+{
+	__u32 *r;
+
+	S->err = 1;
+	stp_state = 2;
+	__sync_fetch_and_add(&stp_errors, 1);
+	r = bpf_ringbuf_reserve(&stp_rb, 16, 0);
+	if (r) {
+		r[0] = STP_REC_ERROR;
+		r[1] = msg;
+		*(long *)(r + 2) = addr;
+		bpf_ringbuf_submit(r, 0);
+	}
+}
+
+static __always_inline void stp_exit(void)
+{
+	__u32 *r;
+
+	if (!stp_state)
+		stp_state = 1;
+	r = bpf_ringbuf_reserve(&stp_rb, 8, 0);
+	if (r) {
+		r[0] = STP_REC_EXIT;
+		r[1] = 0;
+		bpf_ringbuf_submit(r, 0);
+	}
+}
+
+
+/*
+ * Strings. The verifier checks an access against the whole map value, so
+ * a write of up to MAXSTRINGLEN bytes anywhere in a slot stays inside
+ * the value (the scratch ends with tmp[], .bss and .data with a pad);
+ * lengths come from bpf_probe_read_kernel_str, one helper call rather
+ * than a loop the verifier would walk byte by byte.
+ */
+/* Signed division and remainder, truncated toward zero as in C (BPF
+ * before cpu=v4 divides unsigned only); b is not 0. */
+static __always_inline long stp_div(long a, long b)
+{
+	unsigned long ua = a < 0 ? 0UL - (unsigned long)a : (unsigned long)a;
+	unsigned long ub = b < 0 ? 0UL - (unsigned long)b : (unsigned long)b;
+	unsigned long q = ua / ub;
+
+	return (a < 0) != (b < 0) ? (long)(0UL - q) : (long)q;
+}
+
+static __always_inline long stp_mod(long a, long b)
+{
+	unsigned long ua = a < 0 ? 0UL - (unsigned long)a : (unsigned long)a;
+	unsigned long ub = b < 0 ? 0UL - (unsigned long)b : (unsigned long)b;
+	unsigned long r = ua % ub;
+
+	return a < 0 ? (long)(0UL - r) : (long)r;
+}
+
+static __always_inline long stp_strlen(struct stp_scratch *S, const char *s)
+{
+	long n = bpf_probe_read_kernel_str(S->tmp, STP_MAXSTR, s);
+
+	return n > 0 ? n - 1 : 0;
+}
+
+/* dst = src (MAXSTRINGLEN - 1 bytes at most); dst is a slot or a global */
+static __always_inline void stp_strcpy(char *dst, const char *src)
+{
+	if (dst != src)
+		bpf_probe_read_kernel_str(dst, STP_MAXSTR, src);
+}
+
+/* dst .= src */
+static __always_inline void stp_strcat(struct stp_scratch *S, char *dst, const char *src)
+{
+	long n = stp_strlen(S, dst);	/* S->tmp: a copy of dst */
+
+	if (n >= STP_MAXSTR - 1)
+		return;
+	if (src == dst)		/* a .= a */
+		src = S->tmp;
+	n &= STP_MASK;
+	bpf_probe_read_kernel_str(dst + n, STP_MAXSTR - n, src);
+}
+
+static __always_inline long stp_strcmp(const char *a, const char *b)
+{
+	for (long i = 0; i < STP_MAXSTR; i++) {
+		if (a[i] != b[i])
+			return (unsigned char)a[i] < (unsigned char)b[i] ? -1 : 1;
+		if (!a[i])
+			break;
+	}
+	return 0;
+}
+
+/* ---- sprintf: a string sink, as runtime/print.c's ---------------------- */
+#define STP_F_LEFT 1
+#define STP_F_PLUS 2
+#define STP_F_SPACE 4
+#define STP_F_ALT 8
+#define STP_F_ZERO 16
+
+static const char stp_spaces[STP_MAXSTR] = { [0 ... STP_MAXSTR - 1] = ' ' };
+static const char stp_zeros[STP_MAXSTR] = { [0 ... STP_MAXSTR - 1] = '0' };
+
+/* n bytes of src at dst[*len], truncated at MAXSTRINGLEN - 1 */
+static __always_inline void stp_putn(char *dst, long *len, const char *src, long n)
+{
+	long l = *len;
+
+	if (n <= 0 || l >= STP_MAXSTR - 1)
+		return;
+	if (n > STP_MAXSTR - 1 - l)
+		n = STP_MAXSTR - 1 - l;
+	if (n <= 0 || n > STP_MAXSTR - 1)
+		return;
+	bpf_probe_read_kernel(dst + (l & STP_MASK), n, src);
+	*len = l + n;
+}
+
+static __always_inline void stp_put(char *dst, long *len, char c)
+{
+	long n = *len;
+
+	if (n < STP_MAXSTR - 1) {
+		dst[n & STP_MASK] = c;
+		*len = n + 1;
+	}
+}
+
+static __always_inline void stp_fill(char *dst, long *len, char c, long n)
+{
+	stp_putn(dst, len, c == '0' ? stp_zeros : stp_spaces, n);
+}
+
+static __always_inline void stp_sfmt_long(char *dst, long *len, long v, char conv,
+					  long flags, long width, long prec)
+{
+	char digits[24], head[4], out[24];
+	int nhead = 0, ndig = 0;
+	unsigned long num = v, base = 10;
+	int is_signed = 0, upper = conv == 'X';
+
+	if (conv == 'c') {
+		if (!(flags & STP_F_LEFT))
+			stp_fill(dst, len, ' ', width - 1);
+		stp_put(dst, len, (char)v);
+		if (flags & STP_F_LEFT)
+			stp_fill(dst, len, ' ', width - 1);
+		return;
+	}
+	if (conv == 'd' || conv == 'i')
+		is_signed = 1;
+	else if (conv == 'o')
+		base = 8;
+	else if (conv == 'x' || conv == 'X' || conv == 'p')
+		base = 16;
+	if (conv == 'p')
+		flags |= STP_F_ALT;
+	if (flags & STP_F_LEFT)
+		flags &= ~STP_F_ZERO;
+	if (is_signed && v < 0) {
+		head[nhead++] = '-';
+		num = 0 - num;
+	} else if (is_signed && (flags & STP_F_PLUS)) {
+		head[nhead++] = '+';
+	} else if (is_signed && (flags & STP_F_SPACE)) {
+		head[nhead++] = ' ';
+	}
+	if ((flags & STP_F_ALT) && (base == 16 || base == 8))
+		head[nhead++] = '0';
+	if ((flags & STP_F_ALT) && base == 16)
+		head[nhead++] = upper ? 'X' : 'x';
+	for (int i = 0; i < 23; i++) {
+		unsigned long d = num % base;
+
+		digits[ndig++] = d < 10 ? '0' + d : (upper ? 'A' : 'a') + d - 10;
+		num /= base;
+		if (!num)
+			break;
+	}
+	for (int i = 0; i < 23; i++)
+		if (i < ndig)
+			out[i] = digits[ndig - 1 - i];
+	if (prec < ndig)
+		prec = ndig;
+	width -= nhead + prec;
+	if (!(flags & (STP_F_LEFT | STP_F_ZERO)))
+		stp_fill(dst, len, ' ', width);
+	stp_putn(dst, len, head, nhead & 3);
+	if (flags & STP_F_ZERO)
+		stp_fill(dst, len, '0', width);
+	stp_fill(dst, len, '0', prec - ndig);
+	if (ndig > 0 && ndig < 24)
+		stp_putn(dst, len, out, ndig);
+	if (flags & STP_F_LEFT)
+		stp_fill(dst, len, ' ', width);
+}
+
+static __always_inline void stp_sfmt_str(struct stp_scratch *S, char *dst, long *len,
+					 const char *s, long flags, long width, long prec)
+{
+	long n = stp_strlen(S, s);	/* a copy in S->tmp */
+
+	if (prec >= 0 && n > prec)
+		n = prec;
+	if (!(flags & STP_F_LEFT))
+		stp_fill(dst, len, ' ', width - n);
+	stp_putn(dst, len, S->tmp, n);
+	if (flags & STP_F_LEFT)
+		stp_fill(dst, len, ' ', width - n);
+}
+
+static __always_inline void stp_sfmt_end(char *dst, long len)
+{
+	dst[len & STP_MASK] = 0;
+}
+
+/* room past the last string global of .bss and .data (stp_strcat) */
+#define STP_PADS char stp_bss_pad[STP_MAXSTR]; char stp_data_pad[STP_MAXSTR] = { 1 };
+
+/* ---- statistics: one per-CPU entry per scalar statistic ----------------- */
+static void *(*bpf_map_lookup_percpu_elem)(void *map, const void *key, __u32 cpu) =
+	(void *)195;
+#define STP_NCPU_MAX 256
+long stp_ncpus = 1;		/* the loader's libbpf_num_possible_cpus() */
+
+struct stp_stat {
+	long count, sum, min, max;
+};
+#define STP_STAT(name) \
+	struct { \
+		__uint(type, 6);	/* BPF_MAP_TYPE_PERCPU_ARRAY */ \
+		__uint(max_entries, 1); \
+		__type(key, __u32); \
+		__type(value, struct stp_stat); \
+	} name SEC(".maps")
+
+static __always_inline void stp_stat_add(void *map, long v)
+{
+	__u32 k = 0;
+	struct stp_stat *st = bpf_map_lookup_elem(map, &k);
+
+	if (!st)
+		return;
+	if (!st->count || v < st->min)
+		st->min = v;
+	if (!st->count || v > st->max)
+		st->max = v;
+	st->count++;
+	st->sum += v;
+}
+
+/* the statistic of every CPU together */
+static __always_inline void stp_stat_get(void *map, struct stp_stat *out)
+{
+	__u32 k = 0;
+
+	out->count = out->sum = out->min = out->max = 0;
+	for (__u32 c = 0; c < STP_NCPU_MAX && c < stp_ncpus; c++) {
+		struct stp_stat *st = bpf_map_lookup_percpu_elem(map, &k, c);
+
+		if (!st || !st->count)
+			continue;
+		if (!out->count || st->min < out->min)
+			out->min = st->min;
+		if (!out->count || st->max > out->max)
+			out->max = st->max;
+		out->count += st->count;
+		out->sum += st->sum;
+	}
+}
+
+char LICENSE[] SEC("license") = "GPL";
+
+#endif /* STAPBPF_H */

@@ -1,0 +1,794 @@
+/*
+ * stapbpf.c - the loader of stap --runtime=bpf objects (NAME.bpf.o, see
+ * translator/bpf/ and runtime/bpf/stapbpf.h); staprun execs it for such
+ * a file. It reads the object's .stapmeta section (probes, printf
+ * formats, error messages, the globals shown at exit), loads the object
+ * with libbpf, runs the begin probes (BPF_PROG_TEST_RUN), attaches the
+ * others (perf events for timers), formats the ring buffer's records as
+ * the module runtime's printf does (runtime/print.c, byte for byte),
+ * and at exit(), an error or SIGINT/SIGTERM runs the end (or error)
+ * probes and prints the globals, as the module runtime does.
+ *
+ *   stapbpf [-v] [-w] [-o FILE] [-s MB] [-c CMD | -x PID] NAME.bpf.o
+ *
+ * -c CMD runs CMD (through /bin/sh) once the probes are in place, target()
+ * its pid, and ends the session when it exits, as staprun and stapio do.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+enum { F_LEFT = 1, F_PLUS = 2, F_SPACE = 4, F_ALT = 8, F_ZERO = 16 };
+#define REC_EXIT 0xffff0001u
+#define REC_ERROR 0xffff0002u
+
+struct piece {
+	char conv;		/* 0: literal */
+	int flags, width, prec;
+	char type;		/* 's' or 'l' */
+	char *lit;
+	size_t litlen;
+};
+struct fmt {
+	struct piece *p;
+	int n;
+};
+struct probe {
+	char kind[160];
+	char prog[160];
+	long long arg;
+	char path[4096], sym[256];	/* uprobe: the binary and its function */
+	struct bpf_program *bp;
+};
+struct global {
+	char name[160], sym[160], type;
+	long off;		/* in its section's mapping */
+	char *base;
+};
+
+struct loader {
+	int verbose;
+	bool quiet;
+	int maxstr;
+	struct fmt *fmts;
+	int nfmts;
+	char **msgs;
+	int nmsgs;
+	struct probe *probes;
+	int nprobes;
+	struct global *globals;
+	int nglobals;
+	struct bpf_object *obj;
+	long *state, *errors, *real_offset;
+	bool exiting;
+	int nerrors;
+	FILE *out;
+};
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p) {
+		fputs("stapbpf: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+
+/* ---- the object's .stapmeta section -------------------------------------- */
+static char *read_meta(const char *path, char **image, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+	char *img;
+	Elf64_Ehdr *eh;
+	Elf64_Shdr *sh;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	img = xcalloc((size_t)n + 1, 1);
+	if (fread(img, 1, (size_t)n, f) != (size_t)n) {
+		fclose(f);
+		free(img);
+		return NULL;
+	}
+	fclose(f);
+	*image = img;
+	*size = (size_t)n;
+	eh = (Elf64_Ehdr *)img;
+	if ((size_t)n < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_machine != EM_BPF ||
+	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > (size_t)n)
+		return NULL;
+	sh = (Elf64_Shdr *)(img + eh->e_shoff);
+	if (eh->e_shstrndx >= eh->e_shnum)
+		return NULL;
+	for (int i = 0; i < eh->e_shnum; i++) {
+		const char *name = img + sh[eh->e_shstrndx].sh_offset + sh[i].sh_name;
+
+		if (!strcmp(name, ".stapmeta") && sh[i].sh_offset + sh[i].sh_size <= (size_t)n)
+			return strndup(img + sh[i].sh_offset, sh[i].sh_size);
+	}
+	return NULL;
+}
+
+static char *unhex(const char *h, size_t *len)
+{
+	size_t n = strcmp(h, "-") ? strlen(h) / 2 : 0;
+	char *p = xcalloc(n + 1, 1);
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned int b;
+
+		sscanf(h + 2 * i, "%2x", &b);
+		p[i] = (char)b;
+	}
+	*len = n;
+	return p;
+}
+
+static int parse_meta(struct loader *L, char *meta)
+{
+	struct fmt *cur = NULL;
+	char *save, *line;
+	int cap = 0;
+
+	for (line = strtok_r(meta, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char a[160], b[160], c;
+		int id, n, fl, w, p;
+		long long arg;
+		size_t len;
+
+		if (sscanf(line, "fmt %d %d", &id, &n) == 2) {
+			if (id >= cap) {
+				cap = 2 * id + 16;
+				L->fmts = realloc(L->fmts, (size_t)cap * sizeof(*L->fmts));
+			}
+			cur = &L->fmts[id];
+			cur->p = xcalloc((size_t)n, sizeof(*cur->p));
+			cur->n = 0;
+			L->nfmts = id + 1;
+		} else if (cur && sscanf(line, " lit %159s", a) == 1) {
+			cur->p[cur->n].lit = unhex(a, &len);
+			cur->p[cur->n++].litlen = len;
+		} else if (cur && sscanf(line, " conv %c %d %d %d %c", &c, &fl, &w, &p, &b[0]) == 5) {
+			cur->p[cur->n++] = (struct piece){ c, fl, w, p, b[0], NULL, 0 };
+		} else if (sscanf(line, "msg %d %159s", &id, a) == 2) {
+			L->msgs = realloc(L->msgs, (size_t)(id + 1) * sizeof(*L->msgs));
+			L->msgs[id] = unhex(a, &len);
+			L->nmsgs = id + 1;
+		} else if (sscanf(line, "probe %159s %159s %lld", a, b, &arg) == 3) {
+			L->probes = realloc(L->probes, (size_t)(L->nprobes + 1) * sizeof(*L->probes));
+			memset(&L->probes[L->nprobes], 0, sizeof(*L->probes));
+			snprintf(L->probes[L->nprobes].kind, 160, "%s", a);
+			snprintf(L->probes[L->nprobes].prog, 160, "%s", b);
+			if (!strcmp(a, "uprobe") &&
+			    sscanf(line, "probe %*s %*s %*d %4095s %255s",
+				   L->probes[L->nprobes].path, L->probes[L->nprobes].sym) != 2)
+				return -1;
+			L->probes[L->nprobes++].arg = arg;
+		} else if (sscanf(line, "global %159s %159s %c", a, b, &c) == 3) {
+			L->globals = realloc(L->globals,
+					     (size_t)(L->nglobals + 1) * sizeof(*L->globals));
+			memset(&L->globals[L->nglobals], 0, sizeof(*L->globals));
+			snprintf(L->globals[L->nglobals].name, 160, "%s", a);
+			snprintf(L->globals[L->nglobals].sym, 160, "%s", b);
+			L->globals[L->nglobals++].type = c;
+		} else if (sscanf(line, "maxstr %d", &n) == 1) {
+			L->maxstr = n;
+		} else if (strncmp(line, "stapbpf ", 8)) {
+			return -1;
+		}
+	}
+	return L->maxstr > 0 ? 0 : -1;
+}
+
+/* ---- printf, as runtime/print.c ------------------------------------------- */
+static void fill(FILE *f, char c, int n)
+{
+	while (n-- > 0)
+		putc(c, f);
+}
+
+static void emit_number(FILE *f, uint64_t num, unsigned base, bool is_signed, int flags,
+			int width, int prec, bool upper)
+{
+	const char *set = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char digits[24], head[3];
+	int ndig = 0, nhead = 0;
+
+	if (flags & F_LEFT)
+		flags &= ~F_ZERO;
+	if (is_signed && (int64_t)num < 0) {
+		head[nhead++] = '-';
+		num = 0 - num;
+	} else if (is_signed && (flags & F_PLUS)) {
+		head[nhead++] = '+';
+	} else if (is_signed && (flags & F_SPACE)) {
+		head[nhead++] = ' ';
+	}
+	if ((flags & F_ALT) && (base == 16 || base == 8))
+		head[nhead++] = '0';
+	if ((flags & F_ALT) && base == 16)
+		head[nhead++] = upper ? 'X' : 'x';
+	do {
+		digits[ndig++] = set[num % base];
+		num /= base;
+	} while (num);
+	if (prec < ndig)
+		prec = ndig;
+	width -= nhead + prec;
+	if (!(flags & (F_LEFT | F_ZERO)))
+		fill(f, ' ', width);
+	fwrite(head, 1, (size_t)nhead, f);
+	if (flags & F_ZERO)
+		fill(f, '0', width);
+	fill(f, '0', prec - ndig);
+	while (ndig--)
+		putc(digits[ndig], f);
+	if (flags & F_LEFT)
+		fill(f, ' ', width);
+}
+
+static void emit_char(FILE *f, unsigned char c, int flags, int width)
+{
+	static const char from[] = "\a\b\f\n\r\t\v'\\", to[] = "abfnrtv'\\";
+	char out[4];
+	const char *e;
+	int n = 0;
+
+	if (!(flags & F_ALT) || (c < 128 && c >= 32 && c < 127 && c != '\'' && c != '\\')) {
+		out[n++] = (char)c;
+	} else {
+		out[n++] = '\\';
+		e = c ? strchr(from, c) : NULL;
+		if (e) {
+			out[n++] = to[e - from];
+		} else {
+			out[n++] = (char)('0' + ((c >> 6) & 3));
+			out[n++] = (char)('0' + ((c >> 3) & 7));
+			out[n++] = (char)('0' + (c & 7));
+		}
+	}
+	if (!(flags & F_LEFT))
+		fill(f, ' ', width - n);
+	fwrite(out, 1, (size_t)n, f);
+	if (flags & F_LEFT)
+		fill(f, ' ', width - n);
+}
+
+static void emit_long(FILE *f, int64_t v, char conv, int flags, int width, int prec)
+{
+	unsigned base = 10;
+	bool is_signed = false;
+
+	switch (conv) {
+	case 'c':
+		emit_char(f, (unsigned char)v, flags, width);
+		return;
+	case 'd':
+	case 'i':
+		is_signed = true;
+		break;
+	case 'o':
+		base = 8;
+		break;
+	case 'p':
+		flags |= F_ALT;
+		/* fall through */
+	case 'x':
+	case 'X':
+		base = 16;
+		break;
+	}
+	emit_number(f, (uint64_t)v, base, is_signed, flags, width, prec, conv == 'X');
+}
+
+static void emit_str(FILE *f, const char *v, size_t max, int flags, int width, int prec)
+{
+	size_t len = strnlen(v, prec < 0 ? max : (size_t)prec < max ? (size_t)prec : max);
+
+	if (!(flags & F_LEFT))
+		fill(f, ' ', width - (int)len);
+	fwrite(v, 1, len, f);
+	if (flags & F_LEFT)
+		fill(f, ' ', width - (int)len);
+	if (flags & F_ZERO)
+		putc('\0', f);
+}
+
+static void print_record(struct loader *L, const struct fmt *fm, const char *d,
+			 const char *end)
+{
+	for (int i = 0; i < fm->n; i++) {
+		const struct piece *p = &fm->p[i];
+		int w = p->width, pr = p->prec;
+		int64_t v = 0;
+
+		if (!p->conv) {
+			fwrite(p->lit, 1, p->litlen, L->out);
+			continue;
+		}
+		if (w == -2 && d + 8 <= end) {
+			memcpy(&v, d, 8);
+			w = (int)v;
+			d += 8;
+		}
+		if (pr == -2 && d + 8 <= end) {
+			memcpy(&v, d, 8);
+			pr = (int)v;
+			d += 8;
+		}
+		if (p->type == 's') {
+			if (d + L->maxstr > end)
+				return;
+			emit_str(L->out, d, (size_t)L->maxstr, p->flags, w, pr);
+			d += L->maxstr;
+		} else {
+			if (d + 8 > end)
+				return;
+			memcpy(&v, d, 8);
+			emit_long(L->out, v, p->conv, p->flags, w, pr);
+			d += 8;
+		}
+	}
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct loader *L = ctx;
+	uint32_t id, arg;
+
+	if (size < 8)
+		return 0;
+	memcpy(&id, data, 4);
+	memcpy(&arg, (char *)data + 4, 4);
+	if (id == REC_EXIT) {
+		L->exiting = true;
+	} else if (id == REC_ERROR) {
+		long long addr = 0;
+
+		if (size >= 16)
+			memcpy(&addr, (char *)data + 8, 8);
+		fflush(L->out);
+		fputs("ERROR: ", stderr);
+		if (size >= 16)	/* a read fault: the message formats the address */
+			fprintf(stderr, arg < (uint32_t)L->nmsgs ? L->msgs[arg] : "?", addr);
+		else
+			fputs(arg < (uint32_t)L->nmsgs ? L->msgs[arg] : "?", stderr);
+		fputc('\n', stderr);
+		L->nerrors++;
+		L->exiting = true;
+	} else if (id < (uint32_t)L->nfmts) {
+		print_record(L, &L->fmts[id], (char *)data + 8, (char *)data + size);
+	}
+	return 0;
+}
+
+/* ---- libbpf ------------------------------------------------------------------ */
+static struct loader *print_loader;
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!print_loader || print_loader->verbose < 2 ||
+	    (level == LIBBPF_DEBUG && print_loader->verbose < 3))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* where the variable sym lives: its section's mapping and offset */
+static void *find_global(struct loader *L, const char *sym)
+{
+	struct btf *btf = bpf_object__btf(L->obj);
+	struct bpf_map *m;
+
+	if (!btf)
+		return NULL;
+	bpf_object__for_each_map(m, L->obj) {
+		const char *mn = bpf_map__name(m);
+		const char *dot = strrchr(mn, '.');
+		int sid;
+		const struct btf_type *t;
+		const struct btf_var_secinfo *vs;
+		size_t size;
+		char *base;
+
+		if (!dot || (strcmp(dot, ".bss") && strcmp(dot, ".data")))
+			continue;
+		sid = btf__find_by_name_kind(btf, dot, BTF_KIND_DATASEC);
+		if (sid < 0 || !bpf_map__initial_value(m, &size))
+			continue;
+		/* the kernel's map itself, shared (libbpf maps it only for
+		 * skeletons); one mapping per map, kept until exit */
+		base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			    bpf_map__fd(m), 0);
+		if (base == MAP_FAILED)
+			continue;
+		t = btf__type_by_id(btf, (unsigned)sid);
+		vs = btf_var_secinfos(t);
+		for (int i = 0; i < btf_vlen(t); i++, vs++) {
+			const struct btf_type *v = btf__type_by_id(btf, vs->type);
+
+			if (!strcmp(btf__name_by_offset(btf, v->name_off), sym))
+				return base + vs->offset;
+		}
+		munmap(base, size);
+	}
+	return NULL;
+}
+
+static int run_prog(struct probe *p, struct ring_buffer *rb)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int fd = bpf_program__fd(p->bp);
+
+	if (fd < 0 || bpf_prog_test_run_opts(fd, &opts)) {
+		fprintf(stderr, "ERROR: cannot run probe %s: %s\n", p->kind, strerror(errno));
+		return -1;
+	}
+	ring_buffer__consume(rb);
+	return 0;
+}
+
+/* the probes of one kind (begin, end, error) in the order of N */
+static void run_kind(struct loader *L, const char *kind, struct ring_buffer *rb)
+{
+	bool *done = xcalloc((size_t)L->nprobes, sizeof(*done));
+	cpu_set_t saved, cpu0;
+
+	/* on CPU 0 and in this task, as the module runtime's begin and end
+	 * probes (BPF_F_TEST_RUN_ON_CPU would run them in an interrupt
+	 * there, in whatever task CPU 0 was running) */
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	bool pinned = sched_getaffinity(0, sizeof(saved), &saved) == 0 &&
+		      sched_setaffinity(0, sizeof(cpu0), &cpu0) == 0;
+
+	for (;;) {
+		int best = -1;
+
+		for (int i = 0; i < L->nprobes; i++)
+			if (!done[i] && !strcmp(L->probes[i].kind, kind) &&
+			    (best < 0 || L->probes[i].arg < L->probes[best].arg))
+				best = i;
+		/* begin probes after an exit() or an error do not run */
+		if (best < 0 || (!strcmp(kind, "begin") && *L->state))
+			break;
+		done[best] = true;
+		run_prog(&L->probes[best], rb);
+	}
+	if (pinned)
+		sched_setaffinity(0, sizeof(saved), &saved);
+	free(done);
+}
+
+static struct bpf_link **attach_perf(struct probe *p,
+				     struct bpf_link **links, int *nlinks)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	bool each = !strcmp(p->kind, "profile");
+
+	for (int cpu = 0; cpu < (each ? ncpu : 1); cpu++) {
+		struct perf_event_attr attr = {
+			.type = PERF_TYPE_SOFTWARE,
+			.size = sizeof(attr),
+			.config = PERF_COUNT_SW_CPU_CLOCK,
+			.sample_period = (uint64_t)p->arg,
+		};
+		int fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		struct bpf_link *l;
+
+		if (fd < 0) {
+			if (each && errno == ENODEV)
+				continue;	/* an offline CPU */
+			fprintf(stderr, "ERROR: cannot open a perf event for probe %s: %s\n",
+				p->kind, strerror(errno));
+			return NULL;
+		}
+		l = bpf_program__attach_perf_event(p->bp, fd);
+		if (!l) {
+			close(fd);
+			fprintf(stderr, "ERROR: cannot attach probe %s: %s\n", p->kind,
+				strerror(errno));
+			return NULL;
+		}
+		links = realloc(links, (size_t)(*nlinks + 1) * sizeof(*links));
+		links[(*nlinks)++] = l;
+	}
+	return links;
+}
+
+/* a statistic's per-CPU entries together; false when it has none */
+struct agg {
+	int64_t count, sum, min, max;
+};
+
+static bool read_stat(struct loader *L, const char *sym, struct agg *out)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(L->obj, sym);
+	int ncpu = libbpf_num_possible_cpus();
+	struct agg *v;
+	uint32_t k = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!m || ncpu <= 0)
+		return false;
+	v = xcalloc((size_t)ncpu, sizeof(*v));
+	if (!bpf_map_lookup_elem(bpf_map__fd(m), &k, v)) {
+		for (int c = 0; c < ncpu; c++) {
+			if (!v[c].count)
+				continue;
+			if (!out->count || v[c].min < out->min)
+				out->min = v[c].min;
+			if (!out->count || v[c].max > out->max)
+				out->max = v[c].max;
+			out->count += v[c].count;
+			out->sum += v[c].sum;
+		}
+	}
+	free(v);
+	return out->count > 0;
+}
+
+static void display(struct loader *L)
+{
+	for (int i = 0; i < L->nglobals; i++) {
+		struct global *g = &L->globals[i];
+		const char *p;
+		int64_t v;
+		struct agg st;
+
+		if (g->type == 't') {	/* as the module runtime: none if empty */
+			if (read_stat(L, g->sym, &st))
+				fprintf(L->out, "%s @count=%lld @min=%lld @max=%lld @sum=%lld "
+					"@avg=%lld\n", g->name, (long long)st.count,
+					(long long)st.min, (long long)st.max, (long long)st.sum,
+					(long long)(st.sum / st.count));
+			continue;
+		}
+		p = find_global(L, g->sym);
+		if (!p)
+			continue;
+		if (g->type == 's') {
+			fprintf(L->out, "%s=\"%.*s\"\n", g->name, L->maxstr, p);
+		} else {
+			memcpy(&v, p, 8);
+			fprintf(L->out, "%s=%lld\n", g->name, (long long)v);
+		}
+	}
+}
+
+static int usage(void)
+{
+	fputs("Usage: stapbpf [-v] [-w] [-o FILE] [-s MB] [-c CMD | -x PID] NAME.bpf.o\n",
+	      stderr);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct loader L = { .out = stdout };
+	struct ring_buffer *rb = NULL;
+	struct bpf_link **links = NULL;
+	struct bpf_map *m;
+	struct timespec rt, mono;
+	char *meta, *image = NULL;
+	size_t size;
+	int c, nlinks = 0, rc = 1, err, bufsize_mb = 0, go[2] = { -1, -1 };
+	const char *command = NULL;
+	long target_pid = 0;
+	pid_t child = 0;
+
+	while ((c = getopt(argc, argv, "+vwo:s:c:x:")) != -1) {
+		switch (c) {
+		case 'v': L.verbose++; break;
+		case 's': bufsize_mb = atoi(optarg); break;
+		case 'c': command = optarg; break;
+		case 'x': target_pid = atol(optarg); break;
+		case 'w': L.quiet = true; break;
+		case 'o':
+			L.out = fopen(optarg, "w");
+			if (!L.out) {
+				fprintf(stderr, "ERROR: cannot open %s: %s\n", optarg, strerror(errno));
+				return 1;
+			}
+			break;
+		default: return usage();
+		}
+	}
+	if (optind != argc - 1)
+		return usage();
+	meta = read_meta(argv[optind], &image, &size);
+	if (!meta || parse_meta(&L, meta)) {
+		fprintf(stderr, "ERROR: %s is not a BPF object built by stap --runtime=bpf\n",
+			argv[optind]);
+		return 1;
+	}
+	/* begin and end probes run in this process: named as the module
+	 * runtime's process they run in, for execname() */
+	prctl(PR_SET_NAME, "stapio", 0, 0, 0);
+	print_loader = &L;
+	libbpf_set_print(libbpf_log);
+	L.obj = bpf_object__open_mem(image, size, NULL);
+	if (!L.obj) {
+		fprintf(stderr, "ERROR: cannot open %s: %s\n", argv[optind], strerror(errno));
+		return 1;
+	}
+	m = bpf_object__find_map_by_name(L.obj, "stp_rb");
+	if (m && bufsize_mb > 0 && bufsize_mb <= 1024) {	/* -s: a power of 2 */
+		unsigned int rbsize = 1u << 20;
+
+		while (rbsize < (unsigned int)bufsize_mb << 20)
+			rbsize <<= 1;
+		bpf_map__set_max_entries(m, rbsize);
+	}
+	m = bpf_object__find_map_by_name(L.obj, "stp_scratch");
+	if (m)
+		bpf_map__set_max_entries(m, (unsigned)libbpf_num_possible_cpus());
+	for (int i = 0; i < L.nprobes; i++) {
+		L.probes[i].bp = bpf_object__find_program_by_name(L.obj, L.probes[i].prog);
+		if (L.probes[i].bp && strcmp(L.probes[i].kind, "begin") &&
+		    strcmp(L.probes[i].kind, "end") && strcmp(L.probes[i].kind, "error"))
+			continue;
+		if (L.probes[i].bp)	/* run by BPF_PROG_TEST_RUN only */
+			bpf_program__set_autoattach(L.probes[i].bp, false);
+	}
+	err = bpf_object__load(L.obj);
+	if (err == -E2BIG) {
+		fprintf(stderr, "ERROR: the script is too complex for the kernel's BPF "
+			"verifier (long loops, string operations in loops): use the kernel "
+			"module runtime (--runtime=kernel)%s\n",
+			L.verbose < 2 ? "; -vv shows the verifier's log" : "");
+		goto out;
+	}
+	if (err) {
+		fprintf(stderr, "ERROR: the kernel refused the BPF program: %s%s\n",
+			strerror(-err), L.verbose < 2 ? " (-vv shows the verifier's log)" : "");
+		goto out;
+	}
+	L.state = find_global(&L, "stp_state");
+	L.errors = find_global(&L, "stp_errors");
+	L.real_offset = find_global(&L, "stp_real_offset");
+	if (!L.state || !L.real_offset) {
+		fprintf(stderr, "ERROR: %s: no session state\n", argv[optind]);
+		goto out;
+	}
+	{
+		long *ncpus = find_global(&L, "stp_ncpus");
+
+		if (ncpus)
+			*ncpus = libbpf_num_possible_cpus();
+	}
+	if (command) {	/* started now, released once the probes are in place */
+		if (pipe(go) || (child = fork()) < 0) {
+			fprintf(stderr, "ERROR: cannot run %s: %s\n", command, strerror(errno));
+			goto out;
+		}
+		if (!child) {
+			char b;
+
+			close(go[1]);
+			if (read(go[0], &b, 1) != 1)
+				_exit(1);
+			execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+			_exit(127);
+		}
+		close(go[0]);
+		target_pid = child;
+	}
+	{
+		long *tp = find_global(&L, "stp_target");
+
+		if (tp)
+			*tp = target_pid;
+	}
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	*L.real_offset = (rt.tv_sec - mono.tv_sec) * 1000000000L + (rt.tv_nsec - mono.tv_nsec);
+	rb = ring_buffer__new(bpf_map__fd(bpf_object__find_map_by_name(L.obj, "stp_rb")),
+			      on_record, &L, NULL);
+	if (!rb) {
+		fprintf(stderr, "ERROR: cannot read the ring buffer: %s\n", strerror(errno));
+		goto out;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	run_kind(&L, "begin", rb);
+	for (int i = 0; i < L.nprobes && !L.exiting; i++) {
+		struct probe *p = &L.probes[i];
+
+		if (!strcmp(p->kind, "timer") || !strcmp(p->kind, "profile")) {
+			links = attach_perf(p, links, &nlinks);
+			if (!links)
+				L.exiting = true, L.nerrors++;
+		} else if (!strcmp(p->kind, "trace") || !strcmp(p->kind, "uprobe")) {
+			LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = p->sym,
+				    .retprobe = p->arg != 0);
+			struct bpf_link *l = !strcmp(p->kind, "trace") ?
+				bpf_program__attach(p->bp) :	/* raw_tp/NAME */
+				bpf_program__attach_uprobe_opts(p->bp, -1, p->path, 0, &uo);
+
+			if (!l) {
+				fprintf(stderr, "ERROR: cannot attach %s%s%s: %s\n",
+					bpf_program__section_name(p->bp), *p->sym ? " " : "",
+					p->sym, strerror(errno));
+				L.exiting = true, L.nerrors++;
+				continue;
+			}
+			links = realloc(links, (size_t)(nlinks + 1) * sizeof(*links));
+			links[nlinks++] = l;
+		}
+	}
+	fflush(L.out);
+	if (child) {
+		if (!L.exiting && !*L.state && write(go[1], "g", 1) != 1)
+			L.exiting = true;
+		close(go[1]);
+	}
+	while (!L.exiting && !got_signal && !*L.state) {
+		if (ring_buffer__poll(rb, 100) > 0)
+			fflush(L.out);
+		if (child && waitpid(child, NULL, WNOHANG) == child) {
+			child = 0;	/* -c: the command ended, so does the session */
+			break;
+		}
+	}
+	if (!*L.state)
+		*L.state = 1;
+	for (int i = 0; i < nlinks; i++)
+		bpf_link__destroy(links[i]);
+	ring_buffer__consume(rb);
+	if (*L.state == 2) {
+		run_kind(&L, "error", rb);
+	} else {
+		run_kind(&L, "end", rb);
+		if (*L.state != 2)
+			display(&L);
+	}
+	ring_buffer__consume(rb);
+	fflush(L.out);
+	if (L.nerrors && !L.quiet)
+		fprintf(stderr, "WARNING: Number of errors: %d, skipped probes: 0\n", L.nerrors);
+	rc = L.nerrors ? 1 : 0;
+	if (child) {	/* the session ended first: the command goes too */
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+	}
+out:
+	ring_buffer__free(rb);
+	free(links);
+	bpf_object__close(L.obj);
+	free(image);
+	return rc;
+}

@@ -1,0 +1,49 @@
+/*
+ * bpf.h - the BPF backend (bpf/, stap --runtime=bpf): pass 3 writes the
+ * elaborated program as BPF C for clang (bpf_gen.c: handlers, functions,
+ * expressions; bpf_out.c: probes, globals, the metadata the loader reads,
+ * and pass 4, clang -target bpf). staprun/stapbpf.c loads the object.
+ * Built on pass 2 (elab.h); beside gen/, which it does not use.
+ */
+#ifndef BPF_H
+#define BPF_H
+
+#include "elab.h"
+
+/* Pass 3: the script as BPF C in s->c_file (NAME.bpf.c); errors. */
+int bpf_translate(struct session *s);
+/* Pass 4: clang compiles it into s->ko_file (NAME.bpf.o); errors. */
+int bpf_compile(struct session *s);
+
+/* ---- internal to bpf/ ---------------------------------------------------- */
+struct bgen {
+	struct session *s;
+	struct strbuf *body;	/* the handler or function being written */
+	int indent;
+	int ntmp;		/* C temporaries of this handler */
+	int nstr;		/* string slots, across the program */
+	int label;
+	int loops[64];		/* break/continue labels of enclosing loops */
+	int nloops;
+	struct func *func;	/* NULL in a probe */
+	const struct rprobe *rp;	/* the probe's point, when it has one */
+	struct strbuf meta;	/* the .stapmeta text */
+	int nfmt, nmsg;
+	int errors;
+};
+
+void bg_line(struct bgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* a new string slot: the C expression of its buffer */
+const char *bg_slot(struct bgen *g);
+/* the error message text's index in the table; a run-time error there */
+int bg_msg(struct bgen *g, const char *text);
+void bg_fail(struct bgen *g, const char *text);
+/* "not supported by --runtime=bpf" at n (a pass-3 error) */
+void bg_unsupported(struct bgen *g, const struct node *n, const char *what);
+const char *bg_expr(struct bgen *g, struct node *n);
+void bg_stmt(struct bgen *g, struct node *n);
+const char *bg_fn_name(struct bgen *g, const struct func *f);
+void bg_function(struct bgen *g, struct strbuf *out, struct func *f);
+const char *bg_hex(struct bgen *g, const char *p, size_t n);
+
+#endif /* BPF_H */

@@ -1,0 +1,238 @@
+/*
+ * bpf_out.c - pass 3 and 4 of --runtime=bpf: the BPF C file (globals in
+ * .bss/.data, which the loader maps; one program per probe point calling
+ * its probe's handler; script functions), the metadata the loader reads
+ * from the object's .stapmeta section (probes, printf formats, error
+ * messages, the globals shown at exit), and clang -target bpf.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bpf.h"
+
+/* a -D NAME=VALUE of the command line, or def */
+static const char *define(struct session *s, const char *name, const char *def)
+{
+	size_t n = strlen(name);
+
+	for (struct define *d = s->defines; d; d = d->next)
+		if (!strncmp(d->text, name, n) && d->text[n] == '=')
+			return d->text + n + 1;
+	return def;
+}
+
+static void globals(struct bgen *g, struct strbuf *c)
+{
+	for (struct var *v = g->s->globals; v; v = v->next) {
+		if (v->array) {
+			diag_error(g->s, v->loc, "global arrays are not supported by "
+				   "--runtime=bpf yet: use the kernel module runtime "
+				   "(--runtime=kernel)");
+			g->errors++;
+			continue;
+		}
+		if (v->type == T_STATS) {
+			if (v->hist || v->variance) {
+				diag_error(g->s, v->loc, "histograms and @variance are not "
+					   "supported by --runtime=bpf yet: use the kernel "
+					   "module runtime (--runtime=kernel)");
+				g->errors++;
+				continue;
+			}
+			sb_printf(c, "STP_STAT(g_%s);\n", v->name);
+		} else if (v->type == T_STRING) {
+			struct strbuf lit;
+
+			sb_init(&lit);
+			if (v->init && v->init->kind == N_STR)
+				sb_c_string(&lit, v->init->str);
+			sb_printf(c, "char g_%s[STP_MAXSTR]%s%s;\n", v->name,
+				  lit.buf ? " = " : "", lit.buf ? lit.buf : "");
+			sb_free(&lit);
+		} else {
+			sb_printf(c, "long g_%s = %lldLL;\n", v->name,
+				  v->init && v->init->kind == N_NUM ?
+				  (long long)v->init->num : 0LL);
+		}
+		if (v->written && !v->read && !(v->loc.src && v->loc.src->tapset) &&
+		    !g->s->no_global_display)
+			sb_printf(&g->meta, "global %s g_%s %c\n", v->name, v->name,
+				  v->type == T_STRING ? 's' : v->type == T_STATS ? 't' : 'l');
+	}
+}
+
+/* Does n call f, directly or through the functions it calls? */
+static bool reaches(const struct node *n, const struct func *f, int depth)
+{
+	if (!n || depth > 64)
+		return depth > 64;
+	for (; n; n = n->next) {
+		if (n->kind == N_CALL && n->func && n->func->body &&
+		    n->func->body->kind != N_EMBEDDED_STMT &&
+		    (n->func == f || reaches(n->func->body, f, depth + 1)))
+			return true;
+		if (reaches(n->a, f, depth) || reaches(n->b, f, depth) ||
+		    reaches(n->c, f, depth) || reaches(n->d, f, depth) ||
+		    reaches(n->args, f, depth))
+			return true;
+	}
+	return false;
+}
+
+static void handler(struct bgen *g, struct strbuf *c, struct probe *p, int index)
+{
+	struct strbuf body;
+	int npoints = 0;
+
+	sb_init(&body);
+	g->body = &body;
+	g->ntmp = 0;
+	g->rp = NULL;
+	for (struct rprobe *r = g->s->rprobes; r; r = r->next)
+		if (r->probe == p && !npoints++)
+			g->rp = r;
+	if (npoints != 1 || !g->rp->nargs)	/* $vars: one point's only */
+		g->rp = NULL;
+	for (struct var *v = p->locals; v; v = v->next) {
+		if (v->type == T_STRING)
+			bg_line(g, "char *l_%s = %s; l_%s[0] = 0;", v->name, bg_slot(g), v->name);
+		else
+			bg_line(g, "long l_%s = 0;", v->name);
+	}
+	bg_stmt(g, p->body);
+	sb_printf(c, "static __always_inline void handler_%d(struct stp_scratch *S, void *ctx)\n{\n"
+		  "%s\tgoto out;\nout:\n\treturn;\n}\n\n", index, body.buf ? body.buf : "");
+	sb_free(&body);
+}
+
+/* Each probe point: a program of its kind, and its metadata line. */
+static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, int id)
+{
+	const char *fam = r->family, *sec = NULL;
+	bool gated = true;
+
+	if (!strcmp(fam, "begin") || !strcmp(fam, "end") || !strcmp(fam, "error")) {
+		sec = "raw_tp";
+		gated = false;
+		sb_printf(&g->meta, "probe %s stp_p%d %lld\n", fam, id, (long long)r->order);
+	} else if (!strcmp(fam, "never")) {
+		return;
+	} else if (!strcmp(fam, "timer") && r->period_ns > 0) {
+		sec = "perf_event";
+		sb_printf(&g->meta, "probe timer stp_p%d %lld\n", id, (long long)r->period_ns);
+	} else if (!strcmp(fam, "kernel.trace") && r->tp_name) {
+		sec = arena_printf(g->s->arena, "raw_tp/%s", r->tp_name);
+		sb_printf(&g->meta, "probe trace stp_p%d 0\n", id);
+	} else if (!strcmp(fam, "process.function") && r->binary && r->symbol &&
+		   !strpbrk(r->binary, " \n") && !strpbrk(r->symbol, " \n")) {
+		sec = "uprobe";	/* the loader attaches it to the function */
+		sb_printf(&g->meta, "probe uprobe stp_p%d %d %s %s\n", id, r->ret ? 1 : 0,
+			  r->binary, r->symbol);
+	} else if (!strcmp(fam, "timer.profile") && r->perf_type == 1) {
+		sec = "perf_event";
+		sb_printf(&g->meta, "probe profile stp_p%d %lld\n", id,
+			  (long long)r->perf_period);
+	} else {
+		diag_error(g->s, r->point ? r->point->loc : r->probe->loc,
+			   "probe point %s is not supported by --runtime=bpf yet: use the "
+			   "kernel module runtime (--runtime=kernel)", r->pp);
+		g->errors++;
+		return;
+	}
+	sb_printf(c, "SEC(\"%s\") int stp_p%d(void *ctx)\n{\n", sec, id);
+	sb_puts(c, "\tstruct stp_scratch *S;\n\n");
+	if (gated)
+		sb_puts(c, "\tif (stp_state)\n\t\treturn 0;\n");
+	sb_printf(c, "\tS = stp_enter();\n\tif (S)\n\t\thandler_%d(S, ctx);\n\treturn 0;\n}\n\n",
+		  r->probe->index);
+}
+
+int bpf_translate(struct session *s)
+{
+	struct bgen g = { .s = s };
+	struct strbuf c, code;
+	int index = 0, id = 0;
+
+	sb_init(&c);
+	sb_init(&code);
+	sb_puts(&g.meta, "stapbpf 1\n");
+	for (struct func *f = s->funcs; f; f = f->next_used) {
+		if (!f->body || f->body->kind == N_EMBEDDED_STMT)
+			continue;
+		if (reaches(f->body, f, 0)) {	/* BPF has no recursion */
+			diag_error(s, f->loc, "the recursive function %s() is not supported "
+				   "by --runtime=bpf: use the kernel module runtime "
+				   "(--runtime=kernel)", f->name);
+			g.errors++;
+			continue;
+		}
+		bg_function(&g, &code, f);
+	}
+	for (struct probe *p = s->probes; p; p = p->next) {
+		p->index = index++;
+		handler(&g, &code, p, p->index);
+	}
+	for (struct rprobe *r = s->rprobes; r; r = r->next)
+		program(&g, &code, r, id++);
+	sb_printf(&c, "/* %s: written by stap --runtime=bpf */\n", s->module_name);
+	sb_printf(&c, "#define STP_MAXSTR %s\n#define STP_NSTR %d\n#define STP_MAXACTION %s\n",
+		  define(s, "MAXSTRINGLEN", "512"), g.nstr ? g.nstr : 1,
+		  define(s, "MAXACTION", "1000"));
+	sb_puts(&c, "#include \"stapbpf.h\"\n\n");
+	globals(&g, &c);
+	sb_puts(&c, "STP_PADS\n");
+	sb_printf(&g.meta, "maxstr %s\n", define(s, "MAXSTRINGLEN", "512"));
+	sb_puts(&c, "\n");
+	sb_puts(&c, code.buf ? code.buf : "");
+	sb_puts(&c, "static const char stp_meta[] SEC(\".stapmeta\") STP_USED =\n");
+	for (const char *p = g.meta.buf, *e; p && *p; p = e + 1) {
+		e = strchr(p, '\n');
+		sb_puts(&c, "\t\"");
+		sb_putn(&c, p, (size_t)(e - p));
+		sb_puts(&c, "\\n\"\n");
+	}
+	sb_puts(&c, "\t;\n");
+	if (!g.errors) {
+		s->c_file = arena_printf(s->arena, "%s/%s.bpf.c", s->tmpdir, s->module_name);
+		if (write_file(s->c_file, c.buf, c.len) < 0) {
+			diag_plain(s, "cannot write %s", s->c_file);
+			g.errors++;
+		}
+	}
+	sb_free(&c);
+	sb_free(&code);
+	sb_free(&g.meta);
+	return g.errors;
+}
+
+/* clang -target bpf -O2 -g: BTF for the loader's maps and globals */
+int bpf_compile(struct session *s)
+{
+	const char *clang = getenv("STAP_CLANG") ? getenv("STAP_CLANG") : "clang";
+	const char *inc = arena_printf(s->arena, "-I%s/bpf", s->runtime_dir);
+	const char *out = arena_printf(s->arena, "%s/%s.bpf.o", s->tmpdir, s->module_name);
+	const char *argv[] = { clang, "-target", "bpf", "-O2", "-g", "-w", inc, "-c",
+			       s->c_file, "-o", out, NULL };
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		diag_plain(s, "cannot run clang: %s", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		execvp(clang, (char *const *)argv);
+		fprintf(stderr, "stap: cannot run %s: %s (install clang)\n", clang,
+			strerror(errno));
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		diag_plain(s, "clang could not compile the BPF program %s", s->c_file);
+		return 1;
+	}
+	s->ko_file = out;
+	return 0;
+}

@@ -86,6 +86,9 @@ static const char usage_text[] =
 	"  --modinfo NAME=VALUE  add MODULE_INFO(NAME, \"VALUE\") to the module\n"
 	"  --skip-badvars   read a target variable that is not available as 0\n"
 	"  --sign-module[=KEYDIR]  sign the module (the key is made the first time)\n"
+	"  --privilege=stapusr|stapsys|stapdev  use only what that level may, and\n"
+	"             record the level in the module for staprun\n"
+	"  --unprivileged   the same as --privilege=stapusr\n"
 	"  -h         show this help\n"
 	"  -V         show the version\n";
 
@@ -287,6 +290,34 @@ static int add_modinfo(struct session *s, const char *arg)
 	return -1;
 }
 
+/* --privilege=LEVEL (and --unprivileged): what the script may use
+ * (elab/privilege.c), recorded in the module for staprun; 4.8's errors. */
+static int set_privilege(struct session *s, const char *arg)
+{
+	int pr = !strcmp(arg, "stapusr") ? PR_STAPUSR : !strcmp(arg, "stapsys") ?
+		 PR_STAPSYS : !strcmp(arg, "stapdev") ? PR_STAPDEV : 0;
+
+	if (!pr) {
+		fprintf(s->err, "Invalid argument '%s' for --privilege.\n", arg);
+		return 1;
+	}
+	if (s->privilege && s->privilege != pr) {
+		fputs("Privilege level may be set only once.\n", s->err);
+		return 1;
+	}
+	s->privilege = pr;
+	return -1;
+}
+
+/* As 4.8: a user who is not root and not in group stapdev gets the
+ * --privilege of the groups they are in when the script is to be run. */
+static void default_privilege(struct session *s)
+{
+	if (s->privilege || s->last_pass < 5 || getuid() == 0 || in_group("stapdev"))
+		return;
+	s->privilege = in_group("stapsys") ? PR_STAPSYS : PR_STAPUSR;
+}
+
 /* The long options that take effect here (codes 20...). */
 static int parse_long(struct session *s, int c)
 {
@@ -330,6 +361,9 @@ static int parse_long(struct session *s, int c)
 	case 34:	/* unavailable $vars read as 0 (elab/target.c) */
 		s->skip_badvars = true;
 		break;
+	case 36:	/* --privilege=LEVEL */
+	case 37:	/* --unprivileged */
+		return set_privilege(s, c == 37 ? "stapusr" : optarg);
 	case 35:	/* build/sign.c; a signed module is not cached */
 		s->sign_module = true;
 		s->sign_keydir = optarg;
@@ -525,6 +559,8 @@ static int parse_options(struct session *s, int argc, char **argv,
 		{ "modinfo", required_argument, NULL, 33 },
 		{ "skip-badvars", no_argument, NULL, 34 },
 		{ "sign-module", optional_argument, NULL, 35 },
+		{ "privilege", required_argument, NULL, 36 },
+		{ "unprivileged", no_argument, NULL, 37 },
 	};
 	size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
 	size_t nrefused = sizeof(refused) / sizeof(refused[0]);
@@ -549,6 +585,12 @@ static int parse_options(struct session *s, int argc, char **argv,
 		fputs("ERROR --suppress-time-limits requires guru mode (-g)\n", s->err);
 		return 1;
 	}
+	if (s->guru && (s->privilege == PR_STAPUSR || s->privilege == PR_STAPSYS)) {
+		fprintf(s->err, "You can't specify -g and --privilege=%s together.\n",
+			privilege_name(s->privilege));
+		return 1;
+	}
+	default_privilege(s);
 	if (s->dump)
 		return -1;
 	if (s->listing)

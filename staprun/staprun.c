@@ -48,6 +48,7 @@
 #endif
 
 #include "stp_msgs.h"
+#include "privilege.h"
 
 #define DEBUGFS_MOUNT "/sys/kernel/debug"
 #define DEBUGFS_MAGIC_NR 0x64626720
@@ -290,6 +291,8 @@ static int start_command(struct options *o)
 		/* named as 4.8's held command is (forked by its stapio):
 		 * process.begin probes see it before the exec */
 		prctl(PR_SET_NAME, "stapio", 0, 0, 0);
+		if (drop_privileges())	/* the user's command, as the user */
+			_exit(127);
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		close(fds[1]);
 		fcntl(fds[0], F_SETFD, FD_CLOEXEC);
@@ -423,6 +426,21 @@ static int parse_args(struct options *o, int argc, char **argv)
 		return 0;
 	}
 	return add_params(o, argc, argv);
+}
+
+/* As 4.8: a bare NAME (no '/', no .ko) is the module
+ * /lib/modules/KVER/systemtap/NAME.ko when that exists. */
+static const char *module_path(const char *module)
+{
+	static char path[PATH_MAX];
+	struct utsname u;
+	size_t n = strlen(module);
+
+	if (strchr(module, '/') || (n > 3 && !strcmp(module + n - 3, ".ko")) ||
+	    uname(&u))
+		return module;
+	snprintf(path, sizeof(path), "/lib/modules/%s/systemtap/%s.ko", u.release, module);
+	return access(path, F_OK) ? module : path;
 }
 
 /* Module name from the file name: basename without .ko, '-' -> '_'. */
@@ -773,6 +791,10 @@ static int load_module(const struct options *o, char *name, size_t size)
 		fprintf(stderr, "staprun: loading %s (%zu bytes) params '%s'\n",
 			o->module, len, o->params);
 	ret = check_module(o, img, len);
+	if (!ret)	/* privilege.c: stapusr/stapsys members, setuid */
+		ret = check_module_privilege(o->module, img, len,
+					     modinfo_get(img, len, "stap_privilege"),
+					     o->verbose);
 	if (!ret)
 		ret = check_kernel(o, img, len);
 	if (!ret && o->rename)
@@ -823,7 +845,8 @@ static int delete_module(const char *name)
  * relative to us, or the configured install path. */
 static void find_stapio(char *path, size_t size)
 {
-	const char *env = getenv("STAP_STAPIO");
+	/* not a user's choice when we run setuid root */
+	const char *env = running_setuid() ? NULL : getenv("STAP_STAPIO");
 	char self[PATH_MAX];
 	ssize_t n;
 	char *slash;
@@ -908,7 +931,7 @@ int main(int argc, char **argv)
 	struct options o = { 0 };
 	char name[256], verbose[16];
 
-	if (parse_args(&o, argc, argv))
+	if (parse_args(&o, argc, argv) || check_groups())
 		return 1;
 	if (o.delete_name)
 		return delete_module(o.delete_name) ? 1 : 0;
@@ -921,6 +944,7 @@ int main(int argc, char **argv)
 		exec_stapio(&o, name);
 		return 1;
 	}
+	o.module = module_path(o.module);
 	/* as 4.8, the command and stapio see the module and the verbosity */
 	module_name_from_path(o.module, name, sizeof(name));
 	snprintf(verbose, sizeof(verbose), "%d", o.verbose);

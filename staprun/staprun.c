@@ -98,7 +98,8 @@ static int usage_to(FILE *f)
 		"-c CMD          Run CMD once the probes have started; staprun exits\n"
 		"                when it does. target() is its pid.\n"
 		"-x PID          Set target() to PID.\n"
-		"-N PID          Target namespaces: not supported.\n"
+		"-N PID          Set the module's _stp_namespaces_pid to PID (the\n"
+		"                namespaces of the namespace-aware functions).\n"
 		"-o FILE         Send output to FILE, a strftime(3) format.\n"
 		"-b MB           Relay buffer size per CPU, 1 to 4095 MB.\n"
 		"-s MB           The same as -b.\n"
@@ -114,7 +115,8 @@ static int usage_to(FILE *f)
 		"                unused systemtap module.\n"
 		"-R              Rename the module to a unique name (NAME_PID) before\n"
 		"                loading it, so that it can be loaded more than once.\n"
-		"-r N:URI        Data for remote_id()/remote_uri(): not supported.\n"
+		"-r N:URI        Pass N and URI to remote_id() and remote_uri().\n"
+		"-F FD           4.8's relay directory descriptor: stapio's, refused.\n"
 		"-D              Run in the background and print the pid. This\n"
 		"                requires '-o' option.\n"
 		"-S SIZE[,N]     Switch to the next output file when the file reaches\n"
@@ -327,11 +329,42 @@ static void abandon_command(struct options *o)
 	waitpid(o->cmd_pid, NULL, 0);
 }
 
+/*
+ * -N PID: the module's _stp_namespaces_pid (the namespaces of the
+ * namespace-aware functions); -r N:URI: _stp_remote_id and
+ * _stp_remote_uri (remote_id(), remote_uri()). 4.8's errors, with the
+ * usage on stdout.
+ */
+static int add_remote_or_ns(struct options *o, int c, const char *arg)
+{
+	char p[PATH_MAX + 32];
+	int n = 0, at = -1;
+
+	if (c == 'N') {
+		n = atoi(arg);
+		if (n <= 0) {
+			fprintf(stderr, "ERROR: Invalid target namespaces pid %d (should be > 0).\n", n);
+			return usage_to(stdout);
+		}
+		snprintf(p, sizeof(p), "_stp_namespaces_pid=%d", n);
+		return add_param(o, p);
+	}
+	if (sscanf(arg, "%d:%n", &n, &at) < 1 || at < 0 || strchr(arg + at, '"')) {
+		fprintf(stderr, "ERROR: Cannot process remote id option '%s'.\n", arg);
+		return usage_to(stdout);
+	}
+	snprintf(p, sizeof(p), "_stp_remote_id=%d", n);
+	if (add_param(o, p))
+		return -1;
+	snprintf(p, sizeof(p), "_stp_remote_uri=\"%s\"", arg + at);
+	return add_param(o, p);
+}
+
 static int parse_args(struct options *o, int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+vio:S:s:b:d:hc:x:LADwT:VC:u::N:Rr:")) != -1) {
+	while ((c = getopt(argc, argv, "+vio:S:s:b:d:hc:x:LADwT:VC:u::N:Rr:F:")) != -1) {
 		switch (c) {
 		case 'h':
 			usage_to(stdout);
@@ -370,8 +403,11 @@ static int parse_args(struct options *o, int argc, char **argv)
 			break;
 		case 'N':
 		case 'r':
-			fprintf(stderr, "ERROR: staprun option '-%c' is not supported\n", c);
-			return -1;
+			if (add_remote_or_ns(o, c, optarg))
+				return -1;
+			break;
+		case 'F':	/* 4.8's stapio's, not staprun's */
+			return error_msg("Relay basedir -F option is invalid for staprun%s", "");
 		case 'i':
 			o->forward_stdin = true;
 			break;

@@ -200,6 +200,8 @@ def runs(tools, tmp_path_factory):
         'root_own': TRUES + f'{SR} /tmp/pm/privu.ko | sort | uniq -c',
         'writable': 'chmod 666 /lib/modules/$(uname -r)/systemtap/privu.ko; ' +
                     as_user('pusr', f'{SR} privu'),
+        # staprun -N and -r: module parameters the module takes
+        'params': f'{SR} -N 1 -r 3:http://h/x /tmp/pm/privd.ko',
         'left': 'grep -c "^priv" /proc/modules; true',
     }
     batch = guest.run_batch(list(cmds.values()), scratch=str(scratch), timeout=60)
@@ -253,6 +255,11 @@ def test_staprun_world_writable_module(runs):
     k = guest.kernel_release()
     assert (r.rc, r.stderr) == (1, f'ERROR: The module "/lib/modules/{k}/systemtap/'
                                    'privu.ko" must not be world writable.\n')
+
+
+def test_staprun_namespace_and_remote_parameters(runs):
+    r = runs['params']
+    assert (r.rc, r.stdout) == (0, 'dev\n'), r.stderr
 
 
 def test_nothing_left_loaded(runs):

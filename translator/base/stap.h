@@ -145,6 +145,9 @@ struct session {
 	bool suppress_time_limits;	/* --suppress-time-limits (-g) */
 	bool skip_badvars;		/* --skip-badvars */
 	bool sign_module;		/* --sign-module[=KEYDIR] */
+	const char **extra_scripts;	/* -E SCRIPT, run with the main one */
+	int nextra_scripts;
+	bool example;			/* --example: FILE is an example's name */
 	int privilege;			/* --privilege: PR_STAPUSR or PR_STAPSYS,
 					 * PR_STAPDEV given, 0 not given (stapdev) */
 	const char *sign_keydir;

@@ -289,6 +289,8 @@ int elaborate(struct session *s);
 /* ---- dump.c: --dump-functions, --dump-probe-aliases ---------------------- */
 int dump_functions(struct session *s);
 int dump_probe_aliases(struct session *s);
+/* --dump-probe-types (probetypes.c) */
+int dump_probe_types(struct session *s, FILE *out);
 void elaborate_print(struct session *s, FILE *out);
 int rprobe_entry_count(const struct rprobe *r);
 

@@ -132,6 +132,28 @@ static void stp_check_skipped(void)
 	stp_request_exit();
 }
 
+#ifdef STP_PRIVILEGE_STAPUSR
+static kuid_t stp_uid;		/* who loaded the module (stp_context_init) */
+
+static bool stp_is_myproc(void)
+{
+	return uid_eq(current_euid(), stp_uid);
+}
+
+/* The probes that run in a user's process: only in the loader's own. */
+static bool stp_probe_not_mine(const struct stp_probe *p)
+{
+	return p->kind >= STP_PROBE_UPROBE && p->kind <= STP_PROBE_SYSCALL_RETURN &&
+	       !stp_is_myproc();
+}
+#else
+static bool stp_probe_not_mine(const struct stp_probe *p)
+{
+	(void)p;
+	return false;
+}
+#endif
+
 /* Run one handler on this CPU's context. Any context; never sleeps.
  * regs and args: a kernel probe's registers and raw arguments, or NULL;
  * uaddr: a process probe's address; ret_from and entry_data: a
@@ -147,6 +169,8 @@ static bool stp_run_probe_full(const struct stp_probe *p,
 	bool ok = false;
 	u64 start;
 
+	if (stp_probe_not_mine(p))
+		return false;
 	preempt_disable();
 	c = stp_contexts[smp_processor_id()];
 	if (atomic_cmpxchg(&c->busy, 0, 1)) {
@@ -441,6 +465,9 @@ static int stp_context_init(void)
 	unsigned int cpu;
 	struct stp_context *c;
 
+#ifdef STP_PRIVILEGE_STAPUSR
+	stp_uid = current_uid();	/* init_module(2)'s caller: staprun's user */
+#endif
 	stp_contexts = kcalloc(nr_cpu_ids, sizeof(*stp_contexts), GFP_KERNEL);
 	if (!stp_contexts)
 		return -ENOMEM;

@@ -37,6 +37,15 @@ static struct timer_list stp_ctl_timer;
 long stp_target_pid;
 module_param_named(_stp_target, stp_target_pid, long, 0400);
 
+/* staprun -N PID: the target namespaces' process; staprun -r N:URI: what
+ * remote_id() and remote_uri() return (-1 and "" without -r) */
+long stp_namespaces_pid;
+module_param_named(_stp_namespaces_pid, stp_namespaces_pid, long, 0400);
+long stp_remote_id = -1;
+module_param_named(_stp_remote_id, stp_remote_id, long, 0400);
+char stp_remote_uri[MAXSTRINGLEN];
+module_param_string(_stp_remote_uri, stp_remote_uri, MAXSTRINGLEN, 0400);
+
 /* stp_pid(): the process id of the stapio that opened the control file */
 long stp_stapio_pid;
 

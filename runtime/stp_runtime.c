@@ -295,3 +295,6 @@ module_exit(stp_module_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("SystemTap-compatible generated probe module");
 MODULE_INFO(stap_transport, STP_MODINFO_VALUE);	/* staprun checks it */
+#ifdef STP_PRIVILEGE	/* stap --privilege: who may run it (staprun checks) */
+MODULE_INFO(stap_privilege, STP_PRIVILEGE);
+#endif

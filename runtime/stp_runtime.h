@@ -559,4 +559,27 @@ static void stp_unlock_read(struct stp_lock *l);
 static void stp_unlock_write(struct stp_lock *l);
 static void stp_probe_skipped(void);
 
+/*
+ * stap --privilege=stapusr: process probes run only in the processes of
+ * the user who loaded the module (staprun's real uid, kept at module
+ * init), and a "myproc-unprivileged" tapset function raises 4.8's error
+ * elsewhere (translate.c puts the check at its top).
+ */
+#ifdef STP_PRIVILEGE_STAPUSR
+static bool stp_is_myproc(void);
+#define stp_assert_is_myproc(c) do {					\
+	if (!stp_is_myproc()) {						\
+		snprintf((c)->error_buffer, MAXSTRINGLEN,		\
+			 "myproc-unprivileged tapset function called without " \
+			 "is_myproc checking for pid %d (euid %d)",	\
+			 current->tgid,					\
+			 (int)from_kuid_munged(current_user_ns(), current_euid())); \
+		(c)->last_error = (c)->error_buffer;			\
+		goto out;						\
+	}								\
+} while (0)
+#else
+#define stp_assert_is_myproc(c) do { } while (0)
+#endif
+
 #endif /* STP_RUNTIME_H */

@@ -141,6 +141,21 @@ static int error_msg(const char *fmt, ...)
 	return -1;
 }
 
+/*
+ * Run by a setuid-root staprun for a member of a stap group (staprun's
+ * privilege.c): the user's identity (the effective uid) for all but the
+ * module's files and its removal, so that -o's files, system() and the
+ * commands are the user's; root (the saved uid) comes back only for
+ * those. A no-op for root and when not setuid.
+ */
+static void as_root(bool on)
+{
+	if (getuid() == 0 || (geteuid() == 0) == on)
+		return;
+	if (seteuid(on ? 0 : getuid()) && !on)
+		_exit(1);	/* never go on as root */
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -544,7 +559,9 @@ static int open_traces(const char *dir, unsigned int ncpus)
 	io.ntrace = ncpus;
 	for (i = 0; i < ncpus; i++) {
 		snprintf(path, sizeof(path), "%s/%s%u", dir, STP_TRACE_PREFIX, i);
+		as_root(true);
 		io.trace[i].fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		as_root(false);
 		if (io.trace[i].fd < 0 && errno != ENOENT)
 			return error_msg("cannot open %s: %s", path,
 					 strerror(errno));
@@ -682,7 +699,9 @@ static void open_stdin_file(void)
 		return;
 	snprintf(path, sizeof(path), "%s/%s/%s", STP_PROCFS_DIR, io.module,
 		 STP_PROCFS_STDIN);
+	as_root(true);
 	io.stdin_fd = open(path, O_WRONLY | O_CLOEXEC);
+	as_root(false);
 }
 
 static void close_stdin_file(void)
@@ -911,9 +930,11 @@ static int ensure_debugfs(void)
 
 	if (statfs(DEBUGFS_MOUNT, &st) == 0 && st.f_type == DEBUGFS_MAGIC_NR)
 		return 0;
+	as_root(true);
 	if (mount("debugfs", DEBUGFS_MOUNT, "debugfs", 0, NULL) != 0)
 		return error_msg("debugfs is not mounted at %s and mounting it "
 				 "failed: %s", DEBUGFS_MOUNT, strerror(errno));
+	as_root(false);
 	return 0;
 }
 
@@ -925,7 +946,9 @@ static int open_ctl(const char *dir, bool *absent)
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, STP_CTL_FILE);
+	as_root(true);
 	io.ctl_fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	as_root(false);
 	*absent = io.ctl_fd < 0 && errno == ENOENT;
 	if (io.ctl_fd < 0)
 		return error_msg("cannot open %s: %s (is module '%s' loaded?)",
@@ -998,6 +1021,7 @@ static void unload(void)
 			close(io.trace[i].fd);
 	if (io.ctl_fd >= 0)
 		close(io.ctl_fd);	/* the module stops, if it has not */
+	as_root(true);
 	for (tries = 0; tries < 100; tries++) {
 		if (syscall(SYS_delete_module, io.module, O_NONBLOCK) == 0)
 			return;
@@ -1138,6 +1162,7 @@ int main(int argc, char **argv)
 	char dir[512];
 	bool absent = false;
 
+	as_root(false);
 	if (parse_args(argc, argv))
 		return 1;
 	if (open_output()) {
@@ -1156,7 +1181,9 @@ int main(int argc, char **argv)
 	if (io.attach) {
 		snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/%s",
 			 STP_CTL_FILE);
+		as_root(true);
 		io.ctl_fd = open(dir, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		as_root(false);
 		if (io.ctl_fd < 0) {
 			attach_error();
 			return 1;

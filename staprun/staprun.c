@@ -48,6 +48,7 @@
 #endif
 
 #include "stp_msgs.h"
+#include "privilege.h"
 
 #define DEBUGFS_MOUNT "/sys/kernel/debug"
 #define DEBUGFS_MAGIC_NR 0x64626720
@@ -97,7 +98,8 @@ static int usage_to(FILE *f)
 		"-c CMD          Run CMD once the probes have started; staprun exits\n"
 		"                when it does. target() is its pid.\n"
 		"-x PID          Set target() to PID.\n"
-		"-N PID          Target namespaces: not supported.\n"
+		"-N PID          Set the module's _stp_namespaces_pid to PID (the\n"
+		"                namespaces of the namespace-aware functions).\n"
 		"-o FILE         Send output to FILE, a strftime(3) format.\n"
 		"-b MB           Relay buffer size per CPU, 1 to 4095 MB.\n"
 		"-s MB           The same as -b.\n"
@@ -113,7 +115,8 @@ static int usage_to(FILE *f)
 		"                unused systemtap module.\n"
 		"-R              Rename the module to a unique name (NAME_PID) before\n"
 		"                loading it, so that it can be loaded more than once.\n"
-		"-r N:URI        Data for remote_id()/remote_uri(): not supported.\n"
+		"-r N:URI        Pass N and URI to remote_id() and remote_uri().\n"
+		"-F FD           4.8's relay directory descriptor: stapio's, refused.\n"
 		"-D              Run in the background and print the pid. This\n"
 		"                requires '-o' option.\n"
 		"-S SIZE[,N]     Switch to the next output file when the file reaches\n"
@@ -290,6 +293,8 @@ static int start_command(struct options *o)
 		/* named as 4.8's held command is (forked by its stapio):
 		 * process.begin probes see it before the exec */
 		prctl(PR_SET_NAME, "stapio", 0, 0, 0);
+		if (drop_privileges())	/* the user's command, as the user */
+			_exit(127);
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		close(fds[1]);
 		fcntl(fds[0], F_SETFD, FD_CLOEXEC);
@@ -324,11 +329,42 @@ static void abandon_command(struct options *o)
 	waitpid(o->cmd_pid, NULL, 0);
 }
 
+/*
+ * -N PID: the module's _stp_namespaces_pid (the namespaces of the
+ * namespace-aware functions); -r N:URI: _stp_remote_id and
+ * _stp_remote_uri (remote_id(), remote_uri()). 4.8's errors, with the
+ * usage on stdout.
+ */
+static int add_remote_or_ns(struct options *o, int c, const char *arg)
+{
+	char p[PATH_MAX + 32];
+	int n = 0, at = -1;
+
+	if (c == 'N') {
+		n = atoi(arg);
+		if (n <= 0) {
+			fprintf(stderr, "ERROR: Invalid target namespaces pid %d (should be > 0).\n", n);
+			return usage_to(stdout);
+		}
+		snprintf(p, sizeof(p), "_stp_namespaces_pid=%d", n);
+		return add_param(o, p);
+	}
+	if (sscanf(arg, "%d:%n", &n, &at) < 1 || at < 0 || strchr(arg + at, '"')) {
+		fprintf(stderr, "ERROR: Cannot process remote id option '%s'.\n", arg);
+		return usage_to(stdout);
+	}
+	snprintf(p, sizeof(p), "_stp_remote_id=%d", n);
+	if (add_param(o, p))
+		return -1;
+	snprintf(p, sizeof(p), "_stp_remote_uri=\"%s\"", arg + at);
+	return add_param(o, p);
+}
+
 static int parse_args(struct options *o, int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+vio:S:s:b:d:hc:x:LADwT:VC:u::N:Rr:")) != -1) {
+	while ((c = getopt(argc, argv, "+vio:S:s:b:d:hc:x:LADwT:VC:u::N:Rr:F:")) != -1) {
 		switch (c) {
 		case 'h':
 			usage_to(stdout);
@@ -367,8 +403,11 @@ static int parse_args(struct options *o, int argc, char **argv)
 			break;
 		case 'N':
 		case 'r':
-			fprintf(stderr, "ERROR: staprun option '-%c' is not supported\n", c);
-			return -1;
+			if (add_remote_or_ns(o, c, optarg))
+				return -1;
+			break;
+		case 'F':	/* 4.8's stapio's, not staprun's */
+			return error_msg("Relay basedir -F option is invalid for staprun%s", "");
 		case 'i':
 			o->forward_stdin = true;
 			break;
@@ -423,6 +462,21 @@ static int parse_args(struct options *o, int argc, char **argv)
 		return 0;
 	}
 	return add_params(o, argc, argv);
+}
+
+/* As 4.8: a bare NAME (no '/', no .ko) is the module
+ * /lib/modules/KVER/systemtap/NAME.ko when that exists. */
+static const char *module_path(const char *module)
+{
+	static char path[PATH_MAX];
+	struct utsname u;
+	size_t n = strlen(module);
+
+	if (strchr(module, '/') || (n > 3 && !strcmp(module + n - 3, ".ko")) ||
+	    uname(&u))
+		return module;
+	snprintf(path, sizeof(path), "/lib/modules/%s/systemtap/%s.ko", u.release, module);
+	return access(path, F_OK) ? module : path;
 }
 
 /* Module name from the file name: basename without .ko, '-' -> '_'. */
@@ -783,6 +837,10 @@ static int load_module(const struct options *o, char *name, size_t size)
 		fprintf(stderr, "staprun: loading %s (%zu bytes) params '%s'\n",
 			o->module, len, o->params);
 	ret = check_module(o, img, len);
+	if (!ret)	/* privilege.c: stapusr/stapsys members, setuid */
+		ret = check_module_privilege(o->module, img, len,
+					     modinfo_get(img, len, "stap_privilege"),
+					     o->verbose);
 	if (!ret)
 		ret = check_kernel(o, img, len);
 	if (!ret && o->rename)
@@ -840,7 +898,8 @@ static int delete_module(const char *name)
  * relative to us, or the configured install path. */
 static void find_stapio(char *path, size_t size)
 {
-	const char *env = getenv("STAP_STAPIO");
+	/* not a user's choice when we run setuid root */
+	const char *env = running_setuid() ? NULL : getenv("STAP_STAPIO");
 	char self[PATH_MAX];
 	ssize_t n;
 	char *slash;
@@ -943,6 +1002,12 @@ static void exec_stapbpf(int argc, char **argv)
 		if (strrchr(path, '/'))
 			strcpy(strrchr(path, '/') + 1, "stapbpf");
 	}
+	/* a setuid staprun hands BPF objects on with the user's own rights:
+	 * the group checks are for modules; BPF loading is the kernel's call */
+	if (setgid(getgid()) || setuid(getuid())) {
+		fprintf(stderr, "staprun: cannot drop privileges: %s\n", strerror(errno));
+		exit(1);
+	}
 	argv[0] = path;
 	execv(path, argv);
 	fprintf(stderr, "staprun: cannot run %s: %s\n", path, strerror(errno));
@@ -956,7 +1021,7 @@ int main(int argc, char **argv)
 
 	exec_stapbpf(argc, argv);
 
-	if (parse_args(&o, argc, argv))
+	if (parse_args(&o, argc, argv) || check_groups())
 		return 1;
 	if (o.delete_name)
 		return delete_module(o.delete_name) ? 1 : 0;
@@ -969,6 +1034,7 @@ int main(int argc, char **argv)
 		exec_stapio(&o, name);
 		return 1;
 	}
+	o.module = module_path(o.module);
 	/* as 4.8, the command and stapio see the module and the verbosity */
 	module_name_from_path(o.module, name, sizeof(name));
 	snprintf(verbose, sizeof(verbose), "%d", o.verbose);

@@ -310,3 +310,14 @@ def test_bad_index_is_a_script_error(run):
 
 def test_all_modules_unloaded(run):
     assert run['lsmod'].stdout == '0\n'
+
+
+def test_misspelt_parameter_hint(krel):
+    # a parameter name with a typo: the nearest one is suggested, as for
+    # tapset variables (4.8 lists its "alternatives" in its DWARF error)
+    r = run_stap(['-p2', '-r', krel, '-e', f'probe {VFS_READ} {{ println($fle) }}'])
+    assert r.returncode == 1
+    assert ("error: target variable '$fle' is not available in kernel.function(\"vfs_read\")"
+            ".call: no such parameter; did you mean '$file'?\n") in r.stderr
+    r = run_stap(['-p2', '-r', krel, '-e', f'probe {VFS_READ} {{ println($cont) }}'])
+    assert "no such parameter; did you mean '$count'?\n" in r.stderr

@@ -441,3 +441,72 @@ def test_skip_badvars(krel):
 
 def caret_line(script, col):
     return f'    1 | {script}\n      | ' + ' ' * (col - 1) + '^\n'
+
+
+def test_more_options_as_4_8(tmp_path):
+    # -E SCRIPT: run with the main one (repeatable); with -l only its aliases
+    r = run_stap(['-p2', '-E', 'probe end { exit() }', '-E', 'probe error { exit() }',
+                  '-e', 'probe begin { exit() }'])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.endswith('# probes\nbegin /* <- begin */\nend /* <- end */\n'
+                             'error /* <- error */\n')
+    r = run_stap(['-l', 'begin', '-E', 'probe end { exit() }'])
+    assert (r.returncode, r.stdout) == (0, 'begin\n')
+    r = run_stap(['-l', 'my.*', '-E', 'probe my.x = begin {} probe end {}'])
+    assert (r.returncode, r.stdout) == (0, 'my.x\n')
+    # --example NAME: 4.8's example scripts (Debian's systemtap-doc)
+    r = run_stap(['-p2', '--example', 'helloworld.stp'])
+    assert (r.returncode, r.stdout.splitlines()[-1]) == \
+        (0, 'begin /* <- oneshot += begin <- oneshot */'), r.stderr
+    r = run_stap(['-p2', '--example', 'nosuch.stp'])
+    assert (r.returncode, r.stderr) == \
+        (1, "Example 'nosuch.stp' was not found under '/usr/share/systemtap/examples'\n")
+    # accepted, with 4.8's checks of their arguments
+    r = run_stap(['-p2', '-q', '-P', '--save-uprobes', '--prologue-searching',
+                  '--prologue-searching=never', '--target-namespaces=1',
+                  '-e', 'probe begin { exit() }'])
+    assert r.returncode == 0, r.stderr
+    for args, err in ((['--target-namespaces=abc'],
+                       'Invalid process ID number for target namespaces.\n'),
+                      (['--prologue-searching=foo'],
+                       "Invalid argument 'foo' for --prologue-searching.\n")):
+        r = run_stap(['-p2'] + args + ['-e', 'probe begin { exit() }'])
+        assert (r.returncode, r.stdout, r.stderr) == (1, '', err)
+
+
+def test_dump_probe_types():
+    # 4.8's list, less the shapes no family here takes
+    r = run_stap(['--dump-probe-types'])
+    lines = r.stdout.splitlines()
+    assert r.returncode == 0 and len(lines) == 234
+    for t in ('begin', 'begin(number)', 'kernel.function(string).return.maxactive(number)',
+              'kernel.trace(string)', 'process(string).function(string).callee(string)',
+              'process(string).mark(string)', 'procfs(string).umask(number).write',
+              'timer.profile.tick', 'netfilter.pf(string).hook(string).priority(string)'):
+        assert t in lines
+    for t in ('kernel.mark(string)', 'process(string).insn',
+              'kernel.function(string).exported'):
+        assert t not in lines
+    usr = run_stap(['--dump-probe-types', '--privilege=stapusr']).stdout.splitlines()
+    assert set(usr) < set(lines) and 'process.begin' in usr
+    assert not [t for t in usr if t.startswith(('kernel', 'timer.profile', 'procfs'))]
+
+
+def test_usage_lists_every_option():
+    out = run_stap(['-h']).stdout
+    for opt in ('-q', '-E SCRIPT', '-P', '--dump-probe-types', '--example',
+                '--save-uprobes', '--target-namespaces', '--prologue-searching',
+                '--privilege', '--unprivileged', '--sign-module', '-b', '-t'):
+        assert opt in out, opt
+
+
+@pytest.mark.parametrize('args,err,usage', [
+    (['-r', 'foo'], "ERROR: Cannot process remote id option 'foo'.\n", True),
+    (['-N', 'abc'], 'ERROR: Invalid target namespaces pid 0 (should be > 0).\n', True),
+    (['-F', '3'], 'ERROR: Relay basedir -F option is invalid for staprun\n', False),
+])
+def test_staprun_remote_and_namespace_options(tools, args, err, usage):
+    # 4.8's errors (its staprun, same arguments); the usage on stdout
+    r = staprun_host(args + ['x.ko'])
+    assert (r.returncode, r.stderr) == (1, err)
+    assert r.stdout.startswith('Usage: staprun') == usage

@@ -67,6 +67,17 @@ static const char usage_text[] =
 	"  -L PROBE   the same, with the variables available at each\n"
 	"  --dump-functions      list the tapset library's functions\n"
 	"  --dump-probe-aliases  list the tapset library's probe aliases\n"
+	"  --dump-probe-types    list the probe point shapes (with --privilege,\n"
+	"                        those that level may use)\n"
+	"  -E SCRIPT  run SCRIPT too, with the main script (repeatable; with -l/-L\n"
+	"             its aliases are listed too)\n"
+	"  --example  FILE is the name of an example script, found under the\n"
+	"             examples directory\n"
+	"  -q         tapset coverage: accepted (4.8 records it only with sqlite)\n"
+	"  -P, --prologue-searching[=never|always|auto]  accepted (parameters are\n"
+	"             read at the entry instruction, where they are)\n"
+	"  --save-uprobes   accepted (uprobes are the kernel's own)\n"
+	"  --target-namespaces=PID  accepted (the initial namespaces are used)\n"
 	"  --suppress-handler-errors  a run-time error quietly ends its handler only\n"
 	"  --disable-cache  neither read nor write the module cache\n"
 	"  --poison-cache   rebuild, ignoring the cache, and replace its entry\n"
@@ -87,6 +98,9 @@ static const char usage_text[] =
 	"  --modinfo NAME=VALUE  add MODULE_INFO(NAME, \"VALUE\") to the module\n"
 	"  --skip-badvars   read a target variable that is not available as 0\n"
 	"  --sign-module[=KEYDIR]  sign the module (the key is made the first time)\n"
+	"  --privilege=stapusr|stapsys|stapdev  use only what that level may, and\n"
+	"             record the level in the module for staprun\n"
+	"  --unprivileged   the same as --privilege=stapusr\n"
 	"  -h         show this help\n"
 	"  -V         show the version\n";
 
@@ -286,6 +300,71 @@ static int add_modinfo(struct session *s, const char *arg)
 	return -1;
 }
 
+/* --privilege=LEVEL (and --unprivileged): what the script may use
+ * (elab/privilege.c), recorded in the module for staprun; 4.8's errors. */
+static int set_privilege(struct session *s, const char *arg)
+{
+	int pr = !strcmp(arg, "stapusr") ? PR_STAPUSR : !strcmp(arg, "stapsys") ?
+		 PR_STAPSYS : !strcmp(arg, "stapdev") ? PR_STAPDEV : 0;
+
+	if (!pr) {
+		fprintf(s->err, "Invalid argument '%s' for --privilege.\n", arg);
+		return 1;
+	}
+	if (s->privilege && s->privilege != pr) {
+		fputs("Privilege level may be set only once.\n", s->err);
+		return 1;
+	}
+	s->privilege = pr;
+	return -1;
+}
+
+/* As 4.8: a user who is not root and not in group stapdev gets the
+ * --privilege of the groups they are in when the script is to be run. */
+static void default_privilege(struct session *s)
+{
+	if (s->privilege || s->last_pass < 5 || getuid() == 0 || in_group("stapdev"))
+		return;
+	s->privilege = in_group("stapsys") ? PR_STAPSYS : PR_STAPUSR;
+}
+
+/*
+ * --target-namespaces=PID: a process ID (the namespace-aware functions of
+ * this version see the initial namespaces); --prologue-searching[=WHEN]:
+ * never, always or auto (function probes here read their parameters at
+ * the entry instruction, where they are: no heuristics needed); 4.8's
+ * errors.
+ */
+static int check_option_arg(struct session *s, const char *opt, const char *arg)
+{
+	char *end;
+
+	if (!strcmp(opt, "target-namespaces")) {
+		if (strtol(arg, &end, 10) < 1 || *end) {
+			fputs("Invalid process ID number for target namespaces.\n", s->err);
+			return 1;
+		}
+	} else if (arg && strcmp(arg, "never") && strcmp(arg, "always") &&
+		   strcmp(arg, "auto")) {
+		fprintf(s->err, "Invalid argument '%s' for --%s.\n", arg, opt);
+		return 1;
+	}
+	return -1;
+}
+
+/* -E SCRIPT: parsed after the main script, its probes, functions and
+ * globals added to it (pass1). */
+static int add_extra_script(struct session *s, const char *text)
+{
+	const char **v = arena_alloc(s->arena, (size_t)(s->nextra_scripts + 1) * sizeof(*v));
+
+	if (s->nextra_scripts)
+		memcpy(v, s->extra_scripts, (size_t)s->nextra_scripts * sizeof(*v));
+	v[s->nextra_scripts++] = text;
+	s->extra_scripts = v;
+	return -1;
+}
+
 /* The long options that take effect here (codes 20...). */
 static int parse_long(struct session *s, int c)
 {
@@ -333,6 +412,21 @@ static int parse_long(struct session *s, int c)
 	case 34:	/* unavailable $vars read as 0 (elab/target.c) */
 		s->skip_badvars = true;
 		break;
+	case 38:	/* --dump-probe-types */
+		s->dump = 3;
+		break;
+	case 39:	/* --example: the script is an example's file name */
+		s->example = true;
+		break;
+	case 40:	/* --save-uprobes: uprobes are the kernel's own here */
+		break;
+	case 41:
+		return check_option_arg(s, "target-namespaces", optarg);
+	case 42:
+		return check_option_arg(s, "prologue-searching", optarg);
+	case 36:	/* --privilege=LEVEL */
+	case 37:	/* --unprivileged */
+		return set_privilege(s, c == 37 ? "stapusr" : optarg);
 	case 35:	/* build/sign.c; a signed module is not cached */
 		s->sign_module = true;
 		s->sign_keydir = optarg;
@@ -466,6 +560,13 @@ static int parse_one(struct session *s, int c, const char **script)
 		break;
 	case 'i':
 		return refuse(s, "interactive", "-i");
+	case 'q':	/* tapset coverage: 4.8 records it only when built with
+			 * sqlite, which Debian's is not */
+		break;
+	case 'E':
+		return add_extra_script(s, optarg);
+	case 'P':	/* --prologue-searching=always */
+		break;
 	case 'h':
 		fputs(usage_text, stdout);
 		return 0;
@@ -529,6 +630,13 @@ static int parse_options(struct session *s, int argc, char **argv,
 		{ "modinfo", required_argument, NULL, 33 },
 		{ "skip-badvars", no_argument, NULL, 34 },
 		{ "sign-module", optional_argument, NULL, 35 },
+		{ "privilege", required_argument, NULL, 36 },
+		{ "unprivileged", no_argument, NULL, 37 },
+		{ "dump-probe-types", no_argument, NULL, 38 },
+		{ "example", no_argument, NULL, 39 },
+		{ "save-uprobes", no_argument, NULL, 40 },
+		{ "target-namespaces", required_argument, NULL, 41 },
+		{ "prologue-searching", optional_argument, NULL, 42 },
 	};
 	size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
 	size_t nrefused = sizeof(refused) / sizeof(refused[0]);
@@ -541,7 +649,7 @@ static int parse_options(struct session *s, int argc, char **argv,
 		longs[nfixed + i] = (struct option){ refused[i].name, refused[i].has_arg,
 						     NULL, REFUSED + (int)i };
 	longs[nfixed + nrefused] = (struct option){ NULL, 0, NULL, 0 };
-	while ((c = getopt_long(argc, argv, "p:vkgwWue:o:S:r:R:D:I:s:m:l:L:hVc:x:T:G:d:a:B:itFb",
+	while ((c = getopt_long(argc, argv, "p:vkgwWue:o:S:r:R:D:I:s:m:l:L:hVc:x:T:G:d:a:B:itFbqE:P",
 				longs, NULL)) != -1) {
 		rc = parse_one(s, c, script);
 		if (rc >= 0)
@@ -553,6 +661,12 @@ static int parse_options(struct session *s, int argc, char **argv,
 		fputs("ERROR --suppress-time-limits requires guru mode (-g)\n", s->err);
 		return 1;
 	}
+	if (s->guru && (s->privilege == PR_STAPUSR || s->privilege == PR_STAPSYS)) {
+		fprintf(s->err, "You can't specify -g and --privilege=%s together.\n",
+			privilege_name(s->privilege));
+		return 1;
+	}
+	default_privilege(s);
 	if (s->dump)
 		return -1;
 	if (s->listing)
@@ -648,6 +762,38 @@ static void set_kernel(struct session *s)
 	}
 }
 
+/* --example NAME: the example script NAME (a file name, in any folder)
+ * under our examples, else 4.8's; 4.8's error when there is none. */
+static const char *find_example_in(struct session *s, const char *dir, const char *name)
+{
+	const char *cmd = arena_printf(s->arena, "find '%s' -name '%s' -type f -print -quit 2>/dev/null",
+				       dir, name);
+	char line[4096] = "";
+	FILE *f;
+
+	if (strchr(name, '\'') || strchr(name, '/') || !(f = popen(cmd, "r")))
+		return NULL;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	pclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	return *line ? arena_strdup(s->arena, line) : NULL;
+}
+
+static const char *find_example(struct session *s, const char *name)
+{
+	const char *dirs[] = { arena_printf(s->arena, "%s/../share/stap/examples",
+					    self_dir(s->arena)),
+			       STAP_PKGDATADIR "/examples", "/usr/share/systemtap/examples" };
+	const char *found;
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if ((found = find_example_in(s, dirs[i], name)))
+			return found;
+	fprintf(s->err, "Example '%s' was not found under '%s'\n", name, dirs[2]);
+	return NULL;
+}
+
 static int read_script(struct session *s, const char *script, const char *file)
 {
 	struct source *src = arena_alloc(s->arena, sizeof(*src));
@@ -659,6 +805,8 @@ static int read_script(struct session *s, const char *script, const char *file)
 		src->text = script;
 		src->len = strlen(script);
 	} else {
+		if (s->example && !(file = find_example(s, file)))
+			return 1;
 		text = strcmp(file, "-") ? read_file(file, &len) : read_stream(stdin, &len);
 		if (!text) {
 			diag_plain(s, "cannot read script %s: %s", file, strerror(errno));
@@ -771,6 +919,46 @@ static int add_timeout_probe(struct session *s)
 	return 0;
 }
 
+/* Append the list from to the list to (linked by ->next). */
+#define APPEND(to, from) do {						\
+	__typeof__(to) *t_ = &(to);					\
+	while (*t_)							\
+		t_ = &(*t_)->next;					\
+	*t_ = (from);							\
+} while (0)
+
+/* -E SCRIPT...: each parsed as a script of its own, then its probes,
+ * functions, globals and embedded C added to the main script's (with
+ * -l/-L, its aliases only). */
+static int add_extra_scripts(struct session *s)
+{
+	for (int i = 0; i < s->nextra_scripts; i++) {
+		struct source *src = arena_alloc(s->arena, sizeof(*src));
+		struct file_ast *ast;
+
+		src->name = "<input>";
+		src->text = s->extra_scripts[i];
+		src->len = strlen(src->text);
+		ast = parse_source(s, src);
+		if (!ast || s->errors)
+			return 1;
+		if (s->listing) {	/* -l/-L list their point only: aliases */
+			struct probe **pp = &ast->probes;
+
+			while (*pp)
+				if ((*pp)->alias_names)
+					pp = &(*pp)->next;
+				else
+					*pp = (*pp)->next;
+		}
+		APPEND(s->user_ast->probes, ast->probes);
+		APPEND(s->user_ast->funcs, ast->funcs);
+		APPEND(s->user_ast->globals, ast->globals);
+		APPEND(s->user_ast->embeds, ast->embeds);
+	}
+	return 0;
+}
+
 /* -W: a warning fails the pass, as 4.8 counts warnings as errors (it
  * checks from pass 2 on: pass 1's warnings fail pass 2) */
 static bool warned(const struct session *s)
@@ -788,6 +976,8 @@ static int pass1(struct session *s)
 	if (!s->user_ast || s->errors)
 		return pass_failed(s, 1);
 	if (s->timeout_s && add_timeout_probe(s))
+		return pass_failed(s, 1);
+	if (add_extra_scripts(s))
 		return pass_failed(s, 1);
 	if (s->verbose) {
 		fprintf(s->err, "Pass 1: parsed user script and 0 library scripts");
@@ -987,6 +1177,8 @@ static int run_dump(struct session *s)
 	tapset_load(s);
 	if (s->errors)
 		return 1;
+	if (s->dump == 3)
+		return dump_probe_types(s, stdout);
 	return s->dump == 1 ? dump_functions(s) : dump_probe_aliases(s);
 }
 

@@ -121,6 +121,14 @@ struct family;
 struct ubin;
 struct header_prog;
 
+/* The privilege levels of --privilege, as 4.8 numbers them (the module's
+ * STP_PRIVILEGE): what a script may use, and who may run its module. */
+enum { PR_STAPUSR = 2, PR_STAPSYS = 4, PR_STAPDEV = 8 };
+/* "stapusr", "stapsys" or "stapdev" (0: not given, stapdev) */
+const char *privilege_name(int privilege);
+/* Is the user (real gid or a supplementary group) in group `name`? */
+bool in_group(const char *name);
+
 /* An error reported only if its node (an N_TARGET) is still used. */
 struct deferred_error {
 	struct loc loc;
@@ -146,6 +154,11 @@ struct session {
 	bool suppress_time_limits;	/* --suppress-time-limits (-g) */
 	bool skip_badvars;		/* --skip-badvars */
 	bool sign_module;		/* --sign-module[=KEYDIR] */
+	const char **extra_scripts;	/* -E SCRIPT, run with the main one */
+	int nextra_scripts;
+	bool example;			/* --example: FILE is an example's name */
+	int privilege;			/* --privilege: PR_STAPUSR or PR_STAPSYS,
+					 * PR_STAPDEV given, 0 not given (stapdev) */
 	const char *sign_keydir;
 	const char **modinfos;		/* --modinfo NAME=VALUE */
 	int nmodinfos;

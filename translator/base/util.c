@@ -4,6 +4,7 @@
  * temporary directory) used by every pass.
  */
 #include <errno.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,6 +297,29 @@ int session_tmpdir(struct session *s)
 	}
 	s->tmpdir = t;
 	return 0;
+}
+
+const char *privilege_name(int privilege)
+{
+	return privilege == PR_STAPUSR ? "stapusr" :
+	       privilege == PR_STAPSYS ? "stapsys" : "stapdev";
+}
+
+bool in_group(const char *name)
+{
+	const struct group *g = getgrnam(name);
+	gid_t groups[256];
+	int n;
+
+	if (!g)
+		return false;
+	if (getgid() == g->gr_gid)
+		return true;
+	n = getgroups(256, groups);
+	for (int i = 0; i < n; i++)
+		if (groups[i] == g->gr_gid)
+			return true;
+	return false;
 }
 
 /* The Levenshtein distance of two names (99 when one is over 60 long). */

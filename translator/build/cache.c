@@ -216,6 +216,8 @@ static void compute_key(struct session *s, struct keyer *k)
 	for (int i = 0; i < s->nscript_args; i++)
 		key_str(k, "script argument", s->script_args[i]);
 	key_int(k, "guru (-g)", s->guru);
+	if (s->privilege)	/* --privilege: what the module may do, and records */
+		key_int(k, "privilege", s->privilege);
 	key_int(k, "unoptimized (-u)", s->unoptimized);
 	key_int(k, "timeout (-T)", s->timeout_s);
 	for (struct define *d = s->defines; d; d = d->next)

@@ -161,6 +161,9 @@ struct family {
 	/* pass 2: the concrete probes of the point whose first component
 	 * c is one of roots (nothing when the rest is not its shape) */
 	void (*resolve)(struct resolver *r, const struct pp_comp *c);
+	/* --privilege=stapusr: may the script use the point whose first
+	 * component is c? (NULL: none of the family's points) */
+	bool (*unprivileged)(const struct pp_comp *c);
 	/* after every point is resolved: checks across points */
 	void (*check)(struct session *s);
 	/* where $name comes from at r (NULL: no target variables) */
@@ -274,6 +277,11 @@ bool probe_point_matches(struct session *s, struct probe_point *pp);
 void probe_point_no_match(struct session *s, const struct probe_point *pp);
 bool probe_point_has_wildcard(const struct probe_point *pp);
 void check_points(struct session *s);
+/* privilege.c: --privilege=stapusr, the used functions and embedded
+ * expressions (errors reported); pp_unprivileged, a family's unprivileged
+ * hook that allows each of its points */
+void check_privilege(struct session *s);
+bool pp_unprivileged(const struct pp_comp *c);
 int list_probes(struct session *s, FILE *out);
 
 int elaborate(struct session *s);
@@ -281,6 +289,8 @@ int elaborate(struct session *s);
 /* ---- dump.c: --dump-functions, --dump-probe-aliases ---------------------- */
 int dump_functions(struct session *s);
 int dump_probe_aliases(struct session *s);
+/* --dump-probe-types (probetypes.c) */
+int dump_probe_types(struct session *s, FILE *out);
 void elaborate_print(struct session *s, FILE *out);
 int rprobe_entry_count(const struct rprobe *r);
 

@@ -109,12 +109,26 @@ static bool is_root(const struct family *f, const char *name)
 	return false;
 }
 
-/* Hand the concrete point to each family whose root it names. */
+/* Hand the concrete point to each family whose root it names (with
+ * --privilege=stapusr, each that allows it: 4.8's error when none does). */
 static void to_families(struct resolver *r, const struct pp_comp *c)
 {
-	for (int i = 0; r->s->families[i]; i++)
-		if (is_root(r->s->families[i], c->name))
-			r->s->families[i]->resolve(r, c);
+	bool refused = false;
+
+	for (int i = 0; r->s->families[i]; i++) {
+		const struct family *f = r->s->families[i];
+
+		if (!is_root(f, c->name))
+			continue;
+		if (r->s->privilege == PR_STAPUSR && !(f->unprivileged && f->unprivileged(c))) {
+			refused = true;
+			continue;
+		}
+		f->resolve(r, c);
+	}
+	if (refused && !r->head && !r->failed)
+		rp_fail(r, r->pp->loc, "probe point is not allowed for --privilege=stapusr: '%s'",
+			pp_to_string(r->s, r->pp));
 }
 
 /* After every point is resolved: each family's checks across points. */

@@ -211,6 +211,26 @@ static bool claimed(struct session *s, struct probe *p, struct node *n, bool wri
 	return false;
 }
 
+/* "; did you mean '$NAME'?" for the parameter of r nearest to name (a
+ * typo: at most a third of its letters wrong), or "". */
+static const char *param_hint(struct session *s, const struct rprobe *r, const char *name)
+{
+	const char *best = NULL;
+	int best_d = (int)strlen(name) / 3 + 1;
+
+	for (int i = 0; i < r->nargs; i++) {
+		int d = r->args[i].name ? edit_distance(name, r->args[i].name) : 99;
+
+		if (d == 0)	/* it is there, not available for another reason */
+			return "";
+		if (d < best_d) {
+			best_d = d;
+			best = r->args[i].name;
+		}
+	}
+	return best ? arena_printf(s->arena, "; did you mean '$%s'?", best) : "";
+}
+
 void elab_target(struct session *s, struct probe *p, struct node *n,
 		 bool written)
 {
@@ -268,14 +288,16 @@ void elab_target(struct session *s, struct probe *p, struct node *n,
 
 		d->loc = n->loc;
 		d->node = n;
-		d->msg = arena_printf(s->arena, "target variable '%s' is not available in %s%s: %s",
-				      n->op, first_bad->pp, more_points(s, bad, total), first.why);
+		d->msg = arena_printf(s->arena, "target variable '%s' is not available in %s%s: %s%s",
+				      n->op, first_bad->pp, more_points(s, bad, total), first.why,
+				      param_hint(s, first_bad, name));
 		for (tail = &s->deferred; *tail; tail = &(*tail)->next)
 			;
 		*tail = d;
 	} else if (bad) {
-		diag_error(s, n->loc, "target variable '%s' is not available in %s%s: %s",
-			   n->op, first_bad->pp, more_points(s, bad, total), first.why);
+		diag_error(s, n->loc, "target variable '%s' is not available in %s%s: %s%s",
+			   n->op, first_bad->pp, more_points(s, bad, total), first.why,
+			   param_hint(s, first_bad, name));
 	}
 }
 

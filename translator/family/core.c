@@ -54,6 +54,7 @@ const struct family family_begin = {
 	.roots = been_roots,
 	.shapes = been_roots,
 	.resolve = resolve_been,
+	.unprivileged = pp_unprivileged,
 	.emit = emit_been,
 };
 
@@ -65,4 +66,5 @@ const struct family family_never = {
 	.roots = never_roots,
 	.shapes = never_roots,
 	.resolve = resolve_never,
+	.unprivileged = pp_unprivileged,
 };

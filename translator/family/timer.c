@@ -193,10 +193,17 @@ static const char *const timer_shapes[] = {
 	"timer.jiffies.randomize", "timer.profile", NULL
 };
 
+/* --privilege=stapusr: every timer but timer.profile (4.8) */
+static bool timer_unprivileged(const struct pp_comp *c)
+{
+	return !c->next || strcmp(c->next->name, "profile");
+}
+
 const struct family family_timer = {
 	.name = "timer",
 	.roots = timer_roots,
 	.shapes = timer_shapes,
 	.resolve = resolve_timer,
+	.unprivileged = timer_unprivileged,
 	.emit = emit_timer,
 };

@@ -460,7 +460,7 @@ static bool operand(struct pp *p, struct pp_value *v)
 	} else if (tok_is(t, TK_IDENT, "runtime")) {
 		v->str = "kernel";
 	} else if (tok_is(t, TK_IDENT, "systemtap_privilege")) {
-		v->str = "stapdev";
+		v->str = privilege_name(s->privilege);
 	} else if (tok_is(t, TK_IDENT, "guru_mode")) {
 		v->is_num = true;
 		v->num = s->guru;

@@ -853,6 +853,7 @@ static const char *const process_shapes[] = {
 const struct family family_process = {
 	.name = "process",
 	.roots = process_roots,
+	.unprivileged = pp_unprivileged,	/* own processes (runtime) */
 	.shapes = process_shapes,
 	.flags = RF_PARMS | RF_RETURN | RF_USER | RF_WRITABLE | RF_DWARF,
 	.runtime = "UPROBES",

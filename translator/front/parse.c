@@ -289,6 +289,8 @@ static struct node *parse_postfix(struct parser *ps, struct node *base)
 			next(ps);
 			c = mk(ps, N_MEMBER, m->loc);
 			c->op = m->text;
+			if (t->loc.line == m->loc.line)
+				c->num = t->loc.col;	/* the '->' (run-time errors) */
 		} else if (is_op(t, "[")) {
 			next(ps);
 			c = mk(ps, N_SUBSCRIPT, t->loc);

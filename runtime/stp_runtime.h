@@ -559,4 +559,8 @@ static void stp_unlock_read(struct stp_lock *l);
 static void stp_unlock_write(struct stp_lock *l);
 static void stp_probe_skipped(void);
 
+#ifdef STP_EMBED_API	/* -g: 4.8's embedded-C API for the script's %{ %} */
+#include "embed_api.h"
+#endif
+
 #endif /* STP_RUNTIME_H */

@@ -191,7 +191,8 @@ static void walk(struct ac_pass *x, struct probe *p, struct func *f, struct node
 				n->ac = &conflict;	/* said: not again */
 			x->changed = true;
 		} else if (x->final) {
-			diag_error(x->s, n->args->loc, "unknown type in dereference");
+			diag_error(x->s, n->args ? n->args->loc : n->loc,
+				   "unknown type in dereference");
 			n->ac = &conflict;
 		}
 	}

@@ -767,13 +767,14 @@ bool elab_autocast(struct session *s, struct node *n, const struct autocast *t)
 	struct walk w = { .s = s, .d = d, .btf = t->btf, .type = t->type, .lv = t->lv,
 			  .cast_first = t->cast };
 	bool written = n->flags & DEREF_WRITTEN;
+	struct loc at = n->args ? n->args->loc : n->loc;	/* (v)$: no chain */
 
 	memset(d, 0, sizeof(*d));
 	d->addr = n->flags & DEREF_ADDR;
 	d->btf = t->btf;
 	d->user = t->user;
 	if (written && !s->guru) {
-		diag_error(s, n->args->loc, "write not permitted; need stap -g");
+		diag_error(s, at, "write not permitted; need stap -g");
 		return false;
 	}
 	if (!walk_chain(&w, n)) {
@@ -781,12 +782,12 @@ bool elab_autocast(struct session *s, struct node *n, const struct autocast *t)
 		return false;
 	}
 	if (written && d->user && d->bit_size) {
-		diag_error(s, n->args->loc, "writing a bit field of user memory is not supported "
+		diag_error(s, at, "writing a bit field of user memory is not supported "
 			   "by this version yet");
 		return false;
 	}
 	if (written && d->res != DR_READ) {
-		diag_error(s, n->args->loc, "cannot write there: %s", d->res == DR_PRETTY ?
+		diag_error(s, at, "cannot write there: %s", d->res == DR_PRETTY ?
 			   "it is a pretty-printed string" :
 			   "it is not a number (an array or an address)");
 		return false;

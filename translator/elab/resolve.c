@@ -434,7 +434,7 @@ static bool check_lvalue(struct session *s, const struct node *n, struct loc at,
 bool resolve_is_hist_bucket(const struct node *n)
 {
 	return n->kind == N_DEREF && n->a->kind == N_CALL &&
-	       !strncmp(n->a->op, "@hist_", 6) && n->args->kind == N_SUBSCRIPT &&
+	       !strncmp(n->a->op, "@hist_", 6) && n->args && n->args->kind == N_SUBSCRIPT &&
 	       !n->args->next;
 }
 

@@ -18,8 +18,11 @@ static bool is_cast(const struct node *n)
 static const char *where(struct gen *g, const struct node *n)
 {
 	if (!is_cast(n->a) && !deref_is_typed(n)) {	/* an autocast: its first '->' or '[' */
-		struct loc at = n->args->loc;
+		struct loc at = n->args ? n->args->loc : n->loc;
 
+		if (!n->args)	/* (v)$ */
+			return tr_loc(g, arena_printf(g->s->arena, "operator '$' at %s",
+				      loc_str(g->s, at)));
 		if (n->args->kind == N_MEMBER && n->args->num)
 			at.col = (int)n->args->num;
 		return tr_loc(g, arena_printf(g->s->arena, "operator '%s' at %s",

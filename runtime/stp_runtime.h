@@ -582,4 +582,8 @@ static bool stp_is_myproc(void);
 #define stp_assert_is_myproc(c) do { } while (0)
 #endif
 
+#ifdef STP_EMBED_API	/* -g: 4.8's embedded-C API for the script's %{ %} */
+#include "embed_api.h"
+#endif
+
 #endif /* STP_RUNTIME_H */

@@ -23,6 +23,8 @@ static int write_makefile(struct session *s)
 	sb_printf(&mk, "%s-objs := %s_src.o\n", s->module_name, s->module_name);
 	sb_printf(&mk, "ccflags-y := -I%s -I%s/transport -Wno-unused -Wno-declaration-after-statement\n",
 		  s->runtime_dir, s->runtime_dir);
+	if (s->guru)	/* 4.8's embedded-C API (runtime/embed_api.h) */
+		sb_printf(&mk, "ccflags-y += -DSTP_EMBED_API\n");
 	for (struct define *d = s->defines; d; d = d->next)
 		sb_printf(&mk, "ccflags-y += '-D%s'\n", d->text);
 	rc = write_file(path, mk.buf, mk.len);

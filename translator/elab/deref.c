@@ -41,6 +41,7 @@ struct walk {
 	const char *err;
 	struct loc err_loc;
 	const char *ubin;	/* a process probe's binary: @cast's default */
+	bool cast_first;	/* a first [i] indexes from acc, as @cast's */
 };
 
 static bool fail(struct walk *w, struct loc at, const char *msg)
@@ -350,7 +351,7 @@ static bool walk_chain(struct walk *w, struct node *n)
 	const char *last = NULL;
 
 	for (struct node *c = n->args; c; c = c->next) {
-		if (c == n->args && c->kind == N_SUBSCRIPT && is_cast(n->a)) {
+		if (c == n->args && c->kind == N_SUBSCRIPT && w->cast_first) {
 			if (!cast_index(w, c))
 				return false;
 			continue;
@@ -572,6 +573,7 @@ static bool walk_one(struct session *s, const struct rprobe *r, struct node *n,
 	memset(d, 0, sizeof(*d));
 	d->addr = n->flags & DEREF_ADDR;
 	if (is_cast(n->a)) {
+		w.cast_first = true;
 		if (!cast_type(&w, n->a))
 			goto out;
 	} else {
@@ -740,6 +742,61 @@ void elab_deref(struct session *s, struct probe *p, struct node *n, bool written
 			   "it is not a number (an array or an address)");
 }
 
+/* ---- autocast: a chain on any value of known type (autocast.c) ---------- */
+
+/* The C type of the value d gives, in *t; false for none (a pretty
+ * printed string). */
+bool deref_value_type(const struct deref *d, struct autocast *t)
+{
+	if (!d || !d->btf || d->res == DR_PRETTY)
+		return false;
+	memset(t, 0, sizeof(*t));
+	t->btf = d->btf;
+	t->type = d->type;
+	t->user = d->user;
+	t->lv = d->res == DR_ADDR;	/* an array's or '&''s address */
+	t->cast = d->addr;		/* (&x)[i]: x's neighbours, as @cast */
+	return true;
+}
+
+/* n, an autocast (its chain on n->a, a value of type t): n->deref, or
+ * false and the error said. A store through it needs guru mode. */
+bool elab_autocast(struct session *s, struct node *n, const struct autocast *t)
+{
+	struct deref *d = arena_alloc(s->arena, sizeof(*d));
+	struct walk w = { .s = s, .d = d, .btf = t->btf, .type = t->type, .lv = t->lv,
+			  .cast_first = t->cast };
+	bool written = n->flags & DEREF_WRITTEN;
+	struct loc at = n->args ? n->args->loc : n->loc;	/* (v)$: no chain */
+
+	memset(d, 0, sizeof(*d));
+	d->addr = n->flags & DEREF_ADDR;
+	d->btf = t->btf;
+	d->user = t->user;
+	if (written && !s->guru) {
+		diag_error(s, at, "write not permitted; need stap -g");
+		return false;
+	}
+	if (!walk_chain(&w, n)) {
+		diag_error(s, w.err_loc, "%s", w.err);
+		return false;
+	}
+	if (written && d->user && d->bit_size) {
+		diag_error(s, at, "writing a bit field of user memory is not supported "
+			   "by this version yet");
+		return false;
+	}
+	if (written && d->res != DR_READ) {
+		diag_error(s, at, "cannot write there: %s", d->res == DR_PRETTY ?
+			   "it is a pretty-printed string" :
+			   "it is not a number (an array or an address)");
+		return false;
+	}
+	n->type = d->res == DR_PRETTY ? T_STRING : T_LONG;
+	n->deref = d;
+	return true;
+}
+
 void elab_cast_alone(struct session *s, struct probe *p, struct node *n)
 {
 	struct deref d = { 0 };
@@ -764,19 +821,26 @@ void elab_cast_alone(struct session *s, struct probe *p, struct node *n)
 }
 
 /* &@cast(p, "T"): the address of the whole object, p itself, once the
- * type is known; false (said) when it is not. */
-bool elab_cast_addr(struct session *s, struct probe *p, struct node *n)
+ * type is known: the type of that value; NULL (said) when it is not. */
+const struct autocast *elab_cast_addr(struct session *s, struct probe *p, struct node *n)
 {
 	struct deref d = { 0 };
 	struct walk w = { .s = s, .d = &d };
+	struct autocast *t;
 
 	if (elab_no_points(s, p))
-		return false;
+		return NULL;
 	if (!cast_type(&w, n)) {
 		diag_error(s, w.err_loc, "%s", w.err);
-		return false;
+		return NULL;
 	}
-	return true;
+	t = arena_alloc(s->arena, sizeof(*t));
+	memset(t, 0, sizeof(*t));
+	t->btf = w.btf;
+	t->type = w.type;
+	t->lv = t->cast = true;
+	t->user = d.user;
+	return t;
 }
 
 /* ---- @defined ------------------------------------------------------------- */
@@ -816,6 +880,8 @@ bool elab_defined(struct session *s, struct probe *p, struct node *n)
 					return false;
 			continue;
 		}
+		if (elab_is_autocast(n))
+			return false;	/* 4.8: typed after @defined is decided */
 		if (is_cast(n)) {
 			struct deref d = { 0 };
 			struct walk w = { .s = s, .d = &d, .ubin = cast_context(s, p) };

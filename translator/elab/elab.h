@@ -233,6 +233,7 @@ struct dstep {
 };
 enum dres { DR_READ, DR_ADDR, DR_PRETTY };
 #define DEREF_ADDR 4		/* N_DEREF flags: the operand of '&' */
+#define DEREF_WRITTEN 8		/* N_DEREF flags: an autocast stored to */
 
 struct btf;
 struct btf_type;
@@ -252,11 +253,28 @@ struct deref {
 	const struct rprobe *parms;	/* $$parms$: the point whose arguments */
 };
 
+/* The C type of a value, 4.8's "type details" (autocast.c): ->member
+ * and [i] on it walk from there. */
+struct autocast {
+	const struct btf *btf;
+	unsigned int type;
+	bool lv;		/* the value is the address of a `type` (else a `type`) */
+	bool cast;		/* ... and a first [i] indexes from it, as @cast's */
+	bool user;		/* in user memory */
+	bool conflict;		/* given two different types: none */
+};
+
 const struct btf_type *deref_skip(const struct btf *btf, unsigned int *id);
+bool deref_value_type(const struct deref *d, struct autocast *t);
+bool elab_autocast(struct session *s, struct node *n, const struct autocast *t);
+/* autocast.c: type every autocast of the script, or say why not */
+bool elab_is_autocast(const struct node *n);
+void elab_autocasts(struct session *s);
 bool deref_is_typed(const struct node *n);
 void elab_deref(struct session *s, struct probe *p, struct node *n, bool written);
 void elab_cast_alone(struct session *s, struct probe *p, struct node *n);
-bool elab_cast_addr(struct session *s, struct probe *p, struct node *n);
+const struct autocast *elab_cast_addr(struct session *s, struct probe *p,
+				      struct node *n);
 bool elab_no_points(struct session *s, struct probe *p);
 bool elab_defined(struct session *s, struct probe *p, struct node *n);
 /* n->deref for $var$ (one variable) or $$parms$ (the arguments of the

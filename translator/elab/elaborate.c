@@ -270,6 +270,7 @@ int elaborate(struct session *s)
 		elab_report_deferred(s, false);
 		return s->errors - errors;	/* as upstream: types only after names */
 	}
+	elab_autocasts(s);
 	types_infer(s);
 	if (s->errors == errors)
 		regex_compile_all(s);

@@ -420,7 +420,7 @@ static bool check_lvalue(struct session *s, const struct node *n, struct loc at,
 bool resolve_is_hist_bucket(const struct node *n)
 {
 	return n->kind == N_DEREF && n->a->kind == N_CALL &&
-	       !strncmp(n->a->op, "@hist_", 6) && n->args->kind == N_SUBSCRIPT &&
+	       !strncmp(n->a->op, "@hist_", 6) && n->args && n->args->kind == N_SUBSCRIPT &&
 	       !n->args->next;
 }
 
@@ -563,7 +563,7 @@ static void target_op_check(struct session *s, struct scope *sc, struct node *n)
 		return;
 	}
 	if ((t->kind == N_TARGET && !(t->flags & TARGET_PROCFS)) ||
-	    (t->kind == N_DEREF && deref_is_typed(t)))
+	    (t->kind == N_DEREF && (deref_is_typed(t) || elab_is_autocast(t))))
 		diag_error(s, n->loc, "Only the following assign operator is implemented on target variables:  =");
 }
 
@@ -638,11 +638,14 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		    !strcmp(n->a->op, "@cast") && n->a->args) {
 			/* &@cast(p, "T"): p, as upstream */
 			struct node *next = n->next, *cast = n->a;
+			const struct autocast *t;
 
 			resolve_node(s, sc, cast->args, false);
-			if (elab_cast_addr(s, sc->func ? NULL : sc->probe, cast)) {
+			t = elab_cast_addr(s, sc->func ? NULL : sc->probe, cast);
+			if (t) {
 				*n = *cast->args;
 				n->next = next;
+				n->ac = t;	/* p, typed: (&@cast(p, "T"))->m */
 			}
 			break;
 		}
@@ -754,7 +757,14 @@ target:
 			elab_deref(s, sc->func ? NULL : sc->probe, n, written);
 			break;
 		}
-		/* fall through */
+		/* an autocast: typed with the values' types (autocast.c) */
+		resolve_node(s, sc, n->a, false);
+		for (struct node *c = n->args; c; c = c->next)
+			if (c->kind == N_SUBSCRIPT)
+				resolve_node(s, sc, c->a, false);
+		if (written)
+			n->flags |= DEREF_WRITTEN;
+		break;
 	case N_MEMBER:
 	case N_SUBSCRIPT:
 		diag_error(s, n->loc, "'->' and '[]' on values are not supported by this version yet");

@@ -236,7 +236,9 @@ static enum type infer_kind(struct infer *in, struct node *n, enum type want)
 			for (struct node *c = n->args; c; c = c->next)
 				if (c->kind == N_SUBSCRIPT)
 					infer(in, c->a, T_LONG);
-			if (n->a->kind == N_CALL)
+			if (elab_is_autocast(n))
+				infer(in, n->a, T_LONG);
+			else if (n->a->kind == N_CALL)
 				infer(in, n->a->args, T_LONG);
 			return n->deref->res == DR_PRETTY ? T_STRING : T_LONG;
 		}

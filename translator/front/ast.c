@@ -210,8 +210,8 @@ void ast_print_expr(FILE *out, const struct node *n)
 		break;
 	case N_DEREF:
 		/* the base in parentheses unless it is a primary: (-a)->x */
-		if (n->a->kind == N_TARGET || n->a->kind == N_VAR ||
-		    n->a->kind == N_CALL || n->a->kind == N_INDEX) {
+		if (n->a->kind == N_TARGET || n->a->kind == N_CALL || n->a->kind == N_INDEX ||
+		    (n->a->kind == N_VAR && (n->args || !(n->flags & 3)))) {	/* (v)$, not v$ */
 			ast_print_expr(out, n->a);
 		} else {
 			fputc('(', out);

@@ -50,7 +50,7 @@ enum node_kind {
 	N_COMPARE, N_CONCAT, N_UNARY, N_INCDEC, N_ASSIGN, N_TERNARY, N_INDEX,
 	N_EMBEDDED_EXPR,
 	N_DEREF,	/* a: base; args: N_MEMBER / N_SUBSCRIPT chain; flags: 1 '$', 2 '$$' */
-	N_MEMBER,	/* ->op */
+	N_MEMBER,	/* ->op; num: the column of its '->' (0: not on its line) */
 	N_SUBSCRIPT,	/* [a] */
 	N_WILDCARD,	/* '*' as an index in delete / foreach slices */
 	/* statements */
@@ -77,6 +77,7 @@ enum print_flags {
 struct var;
 struct func;
 struct deref;
+struct autocast;
 
 struct node {
 	enum node_kind kind;
@@ -96,6 +97,7 @@ struct node {
 	bool truth_only;	/* N_CALL: value only tested (&& || ! if while) */
 	bool value_unused;	/* a statement's own expression (x++; for steps) */
 	struct deref *deref;	/* N_DEREF of a $target or @cast (elab/deref.c) */
+	const struct autocast *ac;	/* the C type of its value (elab/autocast.c) */
 	int tmp;		/* translate.c: temporary slot, -1 if none */
 };
 
@@ -136,6 +138,7 @@ struct var {
 	int index;		/* position among its scope's variables */
 	struct node *init;	/* global initialiser (literal) */
 	bool referenced;	/* optimize.c: still named after elision */
+	const struct autocast *ac;	/* the C type its assignments give it */
 	struct var *next;
 };
 
@@ -156,6 +159,7 @@ struct func {
 	int act_state;		/* translate.c: 0, 1 counting, 2 act_count known */
 	int64_t act_count;	/* MAXACTION: loop-free count, -1 unbounded */
 	bool call_stub;		/* translate.c: its call_ function written */
+	const struct autocast *ac;	/* the C type its returns give it */
 	/* overloads of one name and arity (resolve.c): the first, which
 	 * calls bind to, the one `next` goes on to, and this one's index */
 	struct func *overload_first, *overload_next;

@@ -289,15 +289,16 @@ static struct node *parse_postfix(struct parser *ps, struct node *base)
 			next(ps);
 			c = mk(ps, N_MEMBER, m->loc);
 			c->op = m->text;
+			if (t->loc.line == m->loc.line)
+				c->num = t->loc.col;	/* the '->' (run-time errors) */
 		} else if (is_op(t, "[")) {
 			next(ps);
 			c = mk(ps, N_SUBSCRIPT, t->loc);
 			c->a = parse_expr(ps);
 			expect_op(ps, "]");
 		} else if (t->kind == TK_IDENT && !t->space_before &&
-			   (!strcmp(t->text, "$") || !strcmp(t->text, "$$")) &&
-			   (d || (base->kind == N_CALL && !strcmp(base->op, "@cast")))) {
-			/* @cast(p, "T")$, $var->arr[0]$: pretty printed */
+			   (!strcmp(t->text, "$") || !strcmp(t->text, "$$"))) {
+			/* @cast(p, "T")$, $var->arr[0]$, (v)$: pretty printed */
 			next(ps);
 			if (!d) {
 				d = mk(ps, N_DEREF, base->loc);

@@ -17,6 +17,17 @@ static bool is_cast(const struct node *n)
 
 static const char *where(struct gen *g, const struct node *n)
 {
+	if (!is_cast(n->a) && !deref_is_typed(n)) {	/* an autocast: its first '->' or '[' */
+		struct loc at = n->args ? n->args->loc : n->loc;
+
+		if (!n->args)	/* (v)$ */
+			return tr_loc(g, arena_printf(g->s->arena, "operator '$' at %s",
+				      loc_str(g->s, at)));
+		if (n->args->kind == N_MEMBER && n->args->num)
+			at.col = (int)n->args->num;
+		return tr_loc(g, arena_printf(g->s->arena, "operator '%s' at %s",
+			      n->args->kind == N_MEMBER ? "->" : "[", loc_str(g->s, at)));
+	}
 	return tr_loc(g, arena_printf(g->s->arena, is_cast(n->a) ?
 		"operator '@cast' at %s" : "identifier '%s' at %s",
 		is_cast(n->a) ? loc_str(g->s, n->a->loc) : n->a->op,
@@ -40,6 +51,8 @@ static const char *deref_addr(struct gen *g, struct node *n, const char *at)
 
 	if (is_cast(n->a)) {
 		tr_line(g, "%s = %s;", acc, tr_gen_expr(g, n->a->args));
+	} else if (!deref_is_typed(n)) {	/* an autocast: any value */
+		tr_line(g, "%s = %s;", acc, tr_gen_expr(g, n->a));
 	} else {
 		tr_line(g, "%s = %s;", acc, tr_target(g, n->a));
 	}

@@ -644,7 +644,7 @@ const char *tr_gen_expr(struct gen *g, struct node *n)
 			return tr_deref(g, n);
 		if (deref_is_typed(n))
 			return "((int64_t)0)";	/* in a probe without points */
-		if (tr_is_hist(n->a) && n->args->kind == N_SUBSCRIPT && !n->args->next)
+		if (tr_is_hist(n->a) && n->args && n->args->kind == N_SUBSCRIPT && !n->args->next)
 			return tr_hist_bucket(g, n->a, n->args->a);
 		tr_unsupported(g, n);
 		return "0";

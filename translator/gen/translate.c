@@ -443,10 +443,13 @@ const char *tr_frame_type(struct gen *g, const struct func *f)
 	return tr_fn_cname(g, "struct stp_locals_fn_", f);
 }
 
-/* A conversion's spec, as a compound literal: &(struct stp_spec){ ... } */
+/* A conversion's spec, as a compound literal: &(struct stp_spec){ ... },
+ * or STP_SPEC(conv) for one without flags, width and precision */
 static const char *spec(struct gen *g, const struct fmt_piece *p,
 			const char *width, const char *prec)
 {
+	if (!p->flags && !strcmp(width, "-1") && !strcmp(prec, "-1"))
+		return arena_printf(g->s->arena, "STP_SPEC('%c')", p->conv);
 	return arena_printf(g->s->arena, "&(struct stp_spec){ '%c', %d, %s, %s }",
 			    p->conv, p->flags, width, prec);
 }
@@ -834,12 +837,7 @@ void tr_act_record(struct gen *g, int k, const char *where, bool update)
 	g->act_pending += k;
 	if (!(update && g->act_pending > 0) && g->act_pending < 10)
 		return;
-	tr_line(g, "c->actionremaining -= %d;", g->act_pending);
-	tr_line(g, "if (unlikely(c->actionremaining <= 0)) {");
-	tr_line(g, "	c->last_error = stp_msg_maxaction;");
-	tr_line(g, "	c->last_stmt = %s;", tr_loc(g, where));
-	tr_line(g, "	goto out;");
-	tr_line(g, "}");
+	tr_line(g, "STP_ACT_CHARGE(%d, %d);", g->act_pending, tr_loc_index(g, where));
 	g->act_pending = 0;
 }
 
@@ -871,10 +869,7 @@ static void act_begin(struct gen *g, struct node *body, int64_t count)
 	g->act_finite = count >= 0;
 	if (count <= 0)
 		return;
-	tr_line(g, "if (unlikely(c->actionremaining < %lld)) {", (long long)count);
-	tr_line(g, "	c->last_error = stp_msg_maxaction;");
-	tr_line(g, "	goto out;");
-	tr_line(g, "}");
+	tr_line(g, "STP_ACT_ENTRY(%lld);", (long long)count);
 	(void)body;
 }
 
@@ -1126,7 +1121,6 @@ static void embedded_body(struct gen *g, struct func *f)
 
 static void gen_function(struct gen *g, struct output *o, struct func *f)
 {
-	const char *name = tr_fn_cname(g, "function_", f);
 	const char *st = tr_fn_cname(g, "stp_locals_fn_", f);
 	struct strbuf body;
 
@@ -1141,12 +1135,10 @@ static void gen_function(struct gen *g, struct output *o, struct func *f)
 	}
 	locals_struct(g, o, st, f->locals, f->type);
 	/* the frame comes as a restrict parameter (see gen_probe) */
-	sb_printf(&o->protos, "struct %s;\nstatic void %s(struct stp_context *c, struct %s *l);\n",
-		  st, name, st);
-	sb_printf(&o->code, "static void %s(struct stp_context *__restrict__ c, struct %s *__restrict__ l)\n{\n"
-		  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
+	sb_printf(&o->protos, "STP_FUNCTION(%s);\n", tr_fn_cname(g, "", f));
+	sb_printf(&o->code, "STP_FUNCTION(%s)\n{\n%s"
 		  "out: __attribute__((unused));\n}\n\n",
-		  name, st, body.buf ? body.buf : "");
+		  tr_fn_cname(g, "", f), body.buf ? body.buf : "");
 	sb_free(&body);
 	sb_free(&g->tmps);
 }
@@ -1218,7 +1210,7 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 		sb_printf(&o->code, "static void probe_%d_entry(struct stp_context *c)\n{\n"
 			  "\tstruct %s *l = STP_FRAME(c, 0);\n%s\n"
 			  "\tmemset(l, 0, sizeof(*l));\n%s"
-			  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
+			  "%s"
 			  "out: __attribute__((unused));\n%s}\n\n",
 			  p->index, st, locked, lock.buf ? lock.buf : "", entry.buf,
 			  unlock.buf ? unlock.buf : "");
@@ -1228,19 +1220,17 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 	/* the body gets its locals as a restrict parameter, so that GCC
 	 * keeps locals and globals in registers across loops */
 	if (fresh)
-		sb_printf(&o->code, "static noinline void probe_%d_body(struct stp_context *__restrict__ c, struct %s *__restrict__ l)\n{\n"
+		sb_printf(&o->code, "STP_PROBE_BODY(%d)\n{\n"
 			  "%s%s"
-			  "\tmemset(l, 0, sizeof(*l));\n%s%s"
-			  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
-			  "out: __attribute__((unused));\n%s}\n\n"
-			  "static void __attribute__((unused)) probe_%d(struct stp_context *c)\n{\n"
-			  "\tprobe_%d_body(c, STP_FRAME(c, 0));\n}\n\n",
-			  p->index, st, locked, lock.buf ? "\n" : "",
+			  "\tmemset(l, 0, sizeof(*l));\n%s%s%s"
+			  "out: __attribute__((unused));\n%s}\n"
+			  "STP_PROBE_HANDLER(%d)\n\n",
+			  p->index, locked, lock.buf ? "\n" : "",
 			  /* pn(): the alias as the script named it, for derived probes */
 			  p->listed ? arena_printf(g->s->arena, "\tc->probe_name = %s;\n",
 						   tr_cstr(g, p->listed)) : "",
 			  lock.buf ? lock.buf : "", body.buf ? body.buf : "",
-			  unlock.buf ? unlock.buf : "", p->index, p->index);
+			  unlock.buf ? unlock.buf : "", p->index);
 	sb_free(&body);
 	sb_free(&lock);
 	sb_free(&unlock);
@@ -1367,6 +1357,7 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	regex_defines(s, c);
 	family_defines(g, c);
 	sb_puts(c, "#include \"stp_runtime.h\"\n\n");
+	tr_shorthands(c);
 	/* where run-time errors happen (c->last_stmt), by index */
 	sb_printf(c, "static const char *const stp_locs[] __maybe_unused = {\n%s};\n\n",
 		  g->locs.buf ? g->locs.buf : "\tNULL,\n");

@@ -77,6 +77,8 @@ const char *tr_new_decl(struct gen *g, const char *ctype, const char *suffix);
 int tr_loc_index(struct gen *g, const char *text);
 const char *tr_loc(struct gen *g, const char *text);
 const char *tr_where(struct gen *g, const struct node *n);
+/* the macros of the generated code (STP_SPEC, STP_ACT_*, STP_FUNCTION...) */
+void tr_shorthands(struct strbuf *c);
 /* "operator '/' at file:1:2", the text tr_where enters in the table */
 const char *tr_where_text(struct gen *g, const struct node *n);
 /* C names of a script function (by prefix: function_, call_...) and of

@@ -132,8 +132,9 @@ void tr_error_check(struct gen *g, const struct node *n)
 
 const char *tr_var_ref(struct gen *g, const struct var *v)
 {
-	return v->global ? tr_mangle(g, "g_", v->name) :
-			   tr_mangle(g, "l->l_", v->name);
+	if (v->global)
+		return tr_mangle(g, "g_", v->name);
+	return tr_mangle(g, tr_shared_var(g, v) ? "l->b.l_" : "l->l_", v->name);
 }
 
 
@@ -202,7 +203,9 @@ static bool may_change(const char *v, const struct node *later)
 	    (!strncmp(v, "((int64_t)", lit) &&
 	     v[lit + strspn(v + lit, "-0123456789abcdefxABCDEFUL")] == ')'))
 		return false;
-	return strncmp(v, "l->l_", 5) ? has_effects(later) : has_assign(later);
+	if (!strncmp(v, "l->l_", 5) || !strncmp(v, "l->b.l_", 7))
+		return has_assign(later);
+	return has_effects(later);
 }
 
 /* v, copied to a temporary if evaluating `later` or the nodes after it can
@@ -355,6 +358,53 @@ static const char *gen_incdec(struct gen *g, struct node *n)
 	return t;
 }
 
+static const char *gen_print(struct gen *g, struct node *n, const char *dst);
+
+/* Does n read or write the variable v? */
+static bool uses_var(const struct node *n, const struct var *v)
+{
+	for (; n; n = n->next)
+		if (n->var == v || uses_var(n->a, v) || uses_var(n->b, v) ||
+		    uses_var(n->c, v) || uses_var(n->d, v) || uses_var(n->args, v))
+			return true;
+	return false;
+}
+
+/* A string written straight into dst: sprintf, ?: (each branch) */
+static bool into_dst(const struct node *n)
+{
+	if (n->kind == N_PRINT)
+		return n->flags & PR_STRING;
+	return n->kind == N_TERNARY;
+}
+
+static void gen_into(struct gen *g, struct node *n, const char *dst)
+{
+	const char *cond;
+
+	if (n->kind == N_PRINT) {
+		gen_print(g, n, dst);
+		return;
+	}
+	if (n->kind != N_TERNARY) {
+		if (n->kind == N_CALL && n->func && n->op[0] != '@')
+			tr_call(g, n, dst);
+		else
+			tr_store(g, dst, tr_gen_expr(g, n), T_STRING);
+		return;
+	}
+	cond = tr_gen_expr(g, n->a);
+	tr_line(g, "if (%s) {", cond);
+	g->indent++;
+	gen_into(g, n->b, dst);
+	g->indent--;
+	tr_line(g, "} else {");
+	g->indent++;
+	gen_into(g, n->c, dst);
+	g->indent--;
+	tr_line(g, "}");
+}
+
 static const char *gen_assign(struct gen *g, struct node *n)
 {
 	const char *x, *b, *t;
@@ -389,6 +439,15 @@ static const char *gen_assign(struct gen *g, struct node *n)
 	    n->b->op[0] != '@' && n->b->type == n->a->var->type &&
 	    (n->b->type == T_LONG || n->b->type == T_STRING))
 		return tr_call(g, n->b, x);
+	/* x = sprintf(...) or a ?: of them, as a statement: written into a
+	 * local x that the right side does not use (an error ends the
+	 * function or probe, outside a try: nothing sees x half written) */
+	if (n->value_unused && !strcmp(n->op, "=") && !n->a->var->global &&
+	    n->type == T_STRING && !strcmp(g->err_label, "out") &&
+	    into_dst(n->b) && !uses_var(n->b, n->a->var)) {
+		gen_into(g, n->b, x);
+		return x;
+	}
 	b = tr_gen_expr(g, n->b);
 
 	if (!strcmp(n->op, ".=")) {
@@ -590,7 +649,9 @@ static void gen_values(struct gen *g, struct node *n, const char *sink)
 	}
 }
 
-static const char *gen_print(struct gen *g, struct node *n)
+/* The print family; sprint*'s string goes to dst, or a new temporary
+ * when dst is NULL. */
+static const char *gen_print(struct gen *g, struct node *n, const char *dst)
 {
 	const char *t = NULL;
 
@@ -598,7 +659,7 @@ static const char *gen_print(struct gen *g, struct node *n)
 	g->indent++;
 	tr_line(g, "struct stp_sink sk;");
 	if (n->flags & PR_STRING) {
-		t = tr_new_tmp(g, T_STRING);
+		t = dst ? dst : tr_new_tmp(g, T_STRING);
 		tr_line(g, "stp_sink_string(&sk, %s);", t);
 	} else {
 		tr_line(g, "stp_sink_print(&sk);");
@@ -652,7 +713,7 @@ const char *tr_gen_expr(struct gen *g, struct node *n)
 		tr_unsupported(g, n);
 		return "0";
 	case N_PRINT:
-		return gen_print(g, n);
+		return gen_print(g, n, NULL);
 	case N_BINARY:
 		if (!strcmp(n->op, "in"))
 			return tr_in(g, n);
@@ -961,11 +1022,12 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 
 	switch (n->kind) {
 	case N_BLOCK:
-		tr_line(g, "{");
-		g->indent++;
+		if (n == g->shared) {
+			tr_shared_call(g, n);
+			break;
+		}
+		/* no C block: what declares C variables has braces of its own */
 		gen_stmts(g, n->args);
-		g->indent--;
-		tr_line(g, "}");
 		break;
 	case N_EXPR_STMT:
 		tr_gen_expr(g, n->a);
@@ -1061,9 +1123,13 @@ bool tr_param_by_ref(const struct var *v)
 static void locals_members(struct gen *g, struct strbuf *sb, struct var *locals,
 			   enum type ret)
 {
+	if (g->shared_id >= 0)	/* the variables the user's body uses */
+		sb_printf(sb, "\tstruct stp_locals_body_%d b;\n", g->shared_id);
 	for (struct var *v = locals; v; v = v->next) {
 		const char *m = tr_mangle(g, "l_", v->name);
 
+		if (g->shared_id >= 0 && tr_shared_var(g, v))
+			continue;
 		if (tr_param_by_ref(v))
 			sb_printf(sb, "\tconst char *%s;\n", m);
 		else if (v->type == T_STRING)
@@ -1075,8 +1141,10 @@ static void locals_members(struct gen *g, struct strbuf *sb, struct var *locals,
 		sb_puts(sb, "\tchar __retvalue[MAXSTRINGLEN];\n");
 	else if (ret == T_LONG)
 		sb_puts(sb, "\tint64_t __retvalue;\n");
-	sb_puts(sb, g->tmps.buf ? g->tmps.buf : "");
-	sb_puts(sb, "\tchar __dummy;\n");
+	if (g->tmps.buf)
+		sb_puts(sb, g->tmps.buf);
+	else if (!locals && ret == T_UNKNOWN && g->shared_id < 0)
+		sb_puts(sb, "\tchar __dummy;\n");	/* no empty struct */
 }
 
 static void locals_struct(struct gen *g, struct output *o, const char *name,
@@ -1097,6 +1165,9 @@ static void begin_scope(struct gen *g, struct strbuf *body, struct func *f)
 	g->label = 0;		/* labels are local to the C function */
 	g->func = f;
 	g->err_label = "out";
+	g->shared = NULL;
+	g->shared_id = -1;
+	g->nsvars = 0;
 }
 
 /* The names embedded C in a function uses (CONTEXT, STAP_RETVALUE,
@@ -1182,6 +1253,7 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 	sb_init(&unlock);
 	begin_scope(g, &body, NULL);
 	sb_init(&entry);
+	tr_shared_find(g, p);
 	p->entry_size = tr_entry_handler(g, p, &entry);
 	act_begin(g, p->body, stmt_count(g, p->body));
 	tr_gen_stmt(g, p->body);
@@ -1368,6 +1440,7 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	gen_globals(g, c);
 	sb_puts(c, "\n");
 	tr_globals_init(g, c);
+	sb_puts(c, g->shared_structs.buf ? g->shared_structs.buf : "");
 	sb_puts(c, o->structs.buf ? o->structs.buf : "");
 	sb_puts(c, "union stp_locals {\n\tchar __dummy;\n");
 	for (struct func *f = s->funcs; f; f = f->next_used)
@@ -1384,6 +1457,7 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	sb_puts(c, o->protos.buf ? o->protos.buf : "");
 	sb_puts(c, "\n");
 	sb_puts(c, g->stubs.buf ? g->stubs.buf : "");
+	sb_puts(c, g->shared_code.buf ? g->shared_code.buf : "");
 	sb_puts(c, o->code.buf ? o->code.buf : "");
 	sb_puts(c, "static const struct stp_probe stp_probes[STP_NPROBES] = {\n");
 	sb_puts(c, g->table.buf ? g->table.buf : "");
@@ -1442,5 +1516,8 @@ int translate(struct session *s)
 	free(g.handlers);
 	free(g.targs);
 	sb_free(&g.stubs);
+	sb_free(&g.shared_structs);
+	sb_free(&g.shared_code);
+	free(g.bodies);
 	return s->errors - errors;
 }

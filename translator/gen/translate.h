@@ -65,6 +65,17 @@ struct gen {
 	} *targs;
 	int ntargs, captargs;
 	struct strbuf stubs;	/* the call_ functions of script functions */
+	/* tr_shared.c: the user's block of the handler being written, run by
+	 * body_<shared_id>; its variables (l->b.l_NAME in the handler); the
+	 * body_K functions and their locals structs, by key */
+	const struct node *shared;
+	int shared_id;
+	const struct var *svars[64];
+	int nsvars;
+	bool in_shared;		/* writing body_K: its variables are l->l_NAME */
+	struct strbuf shared_structs, shared_code;
+	const char **bodies;
+	int nbodies, capbodies;
 };
 
 void tr_line(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -107,6 +118,14 @@ bool tr_param_by_ref(const struct var *v);
 void tr_loop_body_at(struct gen *g, struct node *body, int label,
 		     const char *where);
 void tr_unsupported(struct gen *g, const struct node *n);
+
+/* tr_shared.c: the user's body of derived probes, one function for the
+ * handlers whose copies are alike. tr_shared_find picks p's block (before
+ * its handler is written), tr_shared_var says whether v is one of its
+ * variables (l->b.l_NAME), tr_shared_call writes the block's call. */
+void tr_shared_find(struct gen *g, struct probe *p);
+bool tr_shared_var(struct gen *g, const struct var *v);
+void tr_shared_call(struct gen *g, struct node *n);
 
 /* tr_regex.c: =~ and !~ (the programs elab/regex.c compiled) */
 void regex_defines(struct session *s, struct strbuf *c);

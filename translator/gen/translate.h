@@ -119,6 +119,22 @@ void tr_loop_body_at(struct gen *g, struct node *body, int label,
 		     const char *where);
 void tr_unsupported(struct gen *g, const struct node *n);
 
+bool tr_has_effects(const struct node *n);
+
+/* tr_print.c: the print family; sprint*'s string into dst (NULL: a new
+ * temporary). tr_into writes the string n into dst (tr_into_ok: it can). */
+const char *tr_print(struct gen *g, struct node *n, const char *dst);
+bool tr_into_ok(const struct node *n, const struct var *x);
+void tr_into(struct gen *g, struct node *n, const char *dst);
+
+bool tr_has_effects(const struct node *n);
+
+/* tr_print.c: the print family; sprint*'s string into dst (NULL: a new
+ * temporary). tr_into writes the string n into dst (tr_into_ok: it can). */
+const char *tr_print(struct gen *g, struct node *n, const char *dst);
+bool tr_into_ok(const struct node *n, const struct var *x);
+void tr_into(struct gen *g, struct node *n, const char *dst);
+
 /* tr_shared.c: the user's body of derived probes, one function for the
  * handlers whose copies are alike. tr_shared_find picks p's block (before
  * its handler is written), tr_shared_var says whether v is one of its

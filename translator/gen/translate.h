@@ -65,6 +65,7 @@ struct gen {
 	} *targs;
 	int ntargs, captargs;
 	struct strbuf stubs;	/* the call_ functions of script functions */
+	bool pn_read;		/* embedded C reads c->probe_name (pn()) */
 	/* tr_shared.c: the user's block of the handler being written, run by
 	 * body_<shared_id>; its variables (l->b.l_NAME in the handler); the
 	 * body_K functions and their locals structs, by key */
@@ -198,4 +199,8 @@ void tr_table_row(struct gen *g, const char *runtime, const char *fmt, ...)
 
 /* usyms.c: -d/--ldd user objects' symbol and unwind tables */
 void usyms_emit(struct session *s, struct strbuf *c);
+/* The user objects whose tables usyms_emit writes (-d, the binaries of
+ * process probes, with --ldd the libraries they need): their number, at
+ * most max, into paths (the module cache keys them). */
+int usyms_objects(struct session *s, const char **paths, int max);
 #endif /* TRANSLATE_H */

@@ -1033,6 +1033,35 @@ static const char *handler_key(struct gen *g, struct probe *p, struct strbuf *bo
 	return r;
 }
 
+/* Does embedded C in n read CONTEXT->probe_name? */
+static bool embeds_pn(const struct node *n)
+{
+	for (; n; n = n->next) {
+		if ((n->kind == N_EMBEDDED_STMT || n->kind == N_EMBEDDED_EXPR) &&
+		    n->str && strstr(n->str, "probe_name"))
+			return true;
+		if (embeds_pn(n->a) || embeds_pn(n->b) || embeds_pn(n->c) ||
+		    embeds_pn(n->d) || embeds_pn(n->args))
+			return true;
+	}
+	return false;
+}
+
+/* Is pn() (c->probe_name) read anywhere? Else handlers do not set it. */
+static bool pn_read(struct session *s)
+{
+	for (struct func *f = s->funcs; f; f = f->next_used)
+		if (embeds_pn(f->body))
+			return true;
+	for (struct probe *p = s->probes; p; p = p->next)
+		if (embeds_pn(p->body))
+			return true;
+	for (struct embed *e = s->embeds; e; e = e->next)
+		if (strstr(e->code, "probe_name"))
+			return true;
+	return false;
+}
+
 /* Write p's handler as probe_<p->index>, or, when an earlier probe's is
  * identical, give p that one's index and write nothing: false. */
 static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
@@ -1093,7 +1122,7 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 			  "STP_PROBE_HANDLER(%d)\n\n",
 			  p->index, locked, lock.buf ? "\n" : "",
 			  /* pn(): the alias as the script named it, for derived probes */
-			  p->listed ? arena_printf(g->s->arena, "\tc->probe_name = %s;\n",
+			  p->listed && g->pn_read ? arena_printf(g->s->arena, "\tc->probe_name = %s;\n",
 						   tr_cstr(g, p->listed)) : "",
 			  lock.buf ? lock.buf : "", body.buf ? body.buf : "",
 			  unlock.buf ? unlock.buf : "", p->index);
@@ -1280,6 +1309,7 @@ int translate(struct session *s)
 	memset(&o, 0, sizeof(o));
 	sb_init(&c);
 
+	g.pn_read = pn_read(s);
 	sb_puts(&o.code, embedded_defs);
 	for (struct func *f = s->funcs; f; f = f->next_used)
 		gen_function(&g, &o, f);

@@ -862,7 +862,9 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 		 * the caller reports "all functions exhausted" */
 		if (g->func)
 			tr_line(g, "c->last_error = stp_msg_no_overload;");
-		tr_line(g, "goto out;");
+		/* in a shared body: the handler ends (tr_shared.c) */
+		tr_line(g, "goto %s;", g->in_shared ? "next" : "out");
+		g->shared_next |= g->in_shared;
 		break;
 	case N_BREAK:
 	case N_CONTINUE:
@@ -1082,8 +1084,10 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 	tr_gen_stmt(g, p->body);
 	act_end(g, p->body);
 	tr_probe_locks(g, p, &lock, &unlock);
-	/* `locked`: the locks were taken (tr_probe_locks) */
-	locked = lock.buf ? "\tint locked = 0;\n" : "";
+	/* one function takes the locks of all the handlers that need the
+	 * same (tr_shared.c), another releases them */
+	tr_lockset(g, &lock, &unlock);
+	locked = "";
 	key = handler_key(g, p, &body, &lock, &unlock, &entry);
 	for (int i = 0; i < g->nhandlers && fresh; i++) {
 		if (g->handlers[i] == key) {
@@ -1120,7 +1124,7 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 			  "\tmemset(l, 0, sizeof(*l));\n%s%s%s"
 			  "out: __attribute__((unused));\n%s}\n"
 			  "STP_PROBE_HANDLER(%d)\n\n",
-			  p->index, locked, lock.buf ? "\n" : "",
+			  p->index, locked, *locked ? "\n" : "",
 			  /* pn(): the alias as the script named it, for derived probes */
 			  p->listed && g->pn_read ? arena_printf(g->s->arena, "\tc->probe_name = %s;\n",
 						   tr_cstr(g, p->listed)) : "",
@@ -1343,5 +1347,6 @@ int translate(struct session *s)
 	sb_free(&g.shared_structs);
 	sb_free(&g.shared_code);
 	free(g.bodies);
+	free(g.locksets);
 	return s->errors - errors;
 }

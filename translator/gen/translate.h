@@ -74,9 +74,12 @@ struct gen {
 	const struct var *svars[64];
 	int nsvars;
 	bool in_shared;		/* writing body_K: its variables are l->l_NAME */
+	bool shared_next;	/* ... and it has a `next` */
 	struct strbuf shared_structs, shared_code;
 	const char **bodies;
 	int nbodies, capbodies;
+	const char **locksets;	/* tr_lockset: by key */
+	int nlocksets, caplocksets;
 };
 
 void tr_line(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -143,6 +146,9 @@ void tr_into(struct gen *g, struct node *n, const char *dst);
 void tr_shared_find(struct gen *g, struct probe *p);
 bool tr_shared_var(struct gen *g, const struct var *v);
 void tr_shared_call(struct gen *g, struct node *n);
+/* A handler's lock and unlock code (tr_probe_locks) as calls of the
+ * functions stp_locks_K and stp_unlocks_K, written once per lock set. */
+void tr_lockset(struct gen *g, struct strbuf *lock, struct strbuf *unlock);
 
 /* tr_regex.c: =~ and !~ (the programs elab/regex.c compiled) */
 void regex_defines(struct session *s, struct strbuf *c);

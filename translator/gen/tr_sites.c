@@ -235,6 +235,9 @@ static const char shorthands[] =
 	"/* probe_N, the handler of table rows, runs probe_N_body in frame 0 */\n"
 	"#define STP_PROBE_BODY(n) static noinline void probe_##n##_body(struct stp_context "
 	"*__restrict__ c, struct stp_locals_probe_##n *__restrict__ l)\n"
+	"/* a kprobe's row: any number of kretprobe instances, no warning if\n"
+	" * it cannot be registered */\n"
+	"#define STP_KP_OPTIONAL .maxactive = -1, .optional = true\n"
 	"#define STP_PROBE_HANDLER(n) static void __attribute__((unused)) "
 	"probe_##n(struct stp_context *c) { probe_##n##_body(c, STP_FRAME(c, 0)); }\n\n";
 

@@ -10,6 +10,11 @@
 # runs with the patched runtime copy and the -r tree holding a System.map
 # that passes.py and record_upstream.py use (/tmp/stap-rt, /tmp/kb; made
 # when missing), its kernel autoconf probes done once, untimed, first.
+# Both see no kernel debuginfo (SYSTEMTAP_DEBUGINFO_PATH empty, as in the
+# test suite). 4.8 cannot resolve its tp_syscall.* aliases on this set-up
+# (kernel.trace("sys_enter") against the Debian headers: "no match"), so
+# the side-by-side row is `syscall.* ?`, which skips them (4.8: 903
+# probes; ours: those of the plain one-liner).
 import argparse
 import os
 import re
@@ -25,6 +30,7 @@ from passes import OURS, UPSTREAM, kernel_release, patched_runtime
 EXAMPLES = Path('/usr/share/systemtap/examples')
 SCRIPTS = [
     ('syscall-oneliner', ['-e', 'probe syscall.* { printf("%s(%s)\\n", name, argstr) }']),
+    ('syscall-oneliner?', ['-e', 'probe syscall.* ? { printf("%s(%s)\\n", name, argstr) }']),
     ('errsnoop', [str(EXAMPLES / 'process' / 'errsnoop.stp')]),
     ('strace', [str(EXAMPLES / 'process' / 'strace.stp')]),
 ]
@@ -49,7 +55,8 @@ def pass4(argv, sysdir, work):
     """(CPU seconds, real seconds) of pass 4 in one cold -p4 -v run."""
     for f in Path(sysdir).glob('cache/*/stap_*'):
         f.unlink()
-    env = dict(os.environ, SYSTEMTAP_DIR=str(sysdir))
+    env = dict(os.environ, SYSTEMTAP_DIR=str(sysdir),
+               SYSTEMTAP_DEBUGINFO_PATH=str(Path(work) / 'no-debuginfo'))
     r = subprocess.run([str(a) for a in argv], env=env, cwd=work, capture_output=True,
                        text=True)
     m = PASS4.search(r.stderr)
@@ -60,7 +67,8 @@ def pass4(argv, sysdir, work):
 
 def c_bytes(krel, args, work):
     r = subprocess.run([str(OURS), '-p3', '-r', krel] + args, cwd=work,
-                       capture_output=True, text=True)
+                       capture_output=True, text=True,
+                       env=dict(os.environ, SYSTEMTAP_DEBUGINFO_PATH=str(work / 'no-debuginfo')))
     if r.returncode != 0:
         raise RuntimeError(r.stderr[-800:])
     return len(r.stdout.encode())
@@ -75,6 +83,7 @@ def main():
     opts = ap.parse_args()
     krel = kernel_release()
     work = Path(tempfile.mkdtemp(prefix='bench-csize-'))
+    (work / 'no-debuginfo').mkdir()
     try:
         ours_dir, up_dir = work / 'ours', work / 'up'
         ours_dir.mkdir()
@@ -84,7 +93,8 @@ def main():
             # the kernel autoconf probes, once, untimed
             subprocess.run([str(UPSTREAM), '-R', str(rt), '-r', str(kb), '-p4', '-e',
                             'probe begin { exit() }'], cwd=work, capture_output=True,
-                           env=dict(os.environ, SYSTEMTAP_DIR=str(up_dir)))
+                           env=dict(os.environ, SYSTEMTAP_DIR=str(up_dir),
+                                    SYSTEMTAP_DEBUGINFO_PATH=str(work / 'no-debuginfo')))
         print(f'{"script":18} {"C bytes":>10} {"ours cpu s":>11} {"4.8 cpu s":>10} '
               f'{"4.8/ours":>9} {"ours real s":>12}')
         for name, args in SCRIPTS:
@@ -94,7 +104,7 @@ def main():
             cpu = statistics.median(t[0] for t in ours)
             real = statistics.median(t[1] for t in ours)
             up = None
-            if not opts.no_upstream and (opts.upstream_all or name == 'syscall-oneliner'):
+            if not opts.no_upstream and (opts.upstream_all or name == 'syscall-oneliner?'):
                 up = statistics.median(
                     pass4([UPSTREAM, '-v', '-p4', '-R', rt, '-r', kb] + args, up_dir,
                           work)[0] for _ in range(opts.runs))

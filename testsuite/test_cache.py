@@ -253,3 +253,49 @@ def test_two_processes_at_once(krel, tmp_path):
     assert not list((Path(tmp_path) / 'cache').glob('??/*.tmp*'))
     r = p4(krel, tmp_path, script=script)
     assert not built(r) and r.stdout == rs[0].stdout
+
+
+def test_cast_headers_hit_and_follow_the_headers(krel, tmp_path):
+    """@cast's "<header>" types come from a program built in the temporary
+    directory each run: the key has the headers and what they include,
+    not that program, so an identical run hits and a changed header
+    (the same -p2 output) misses."""
+    h = tmp_path / 'pt.h'
+    h.write_text('struct pt { long a; long b; };\n')
+    script = f'probe begin {{ println(&@cast(0, "struct pt", "<{h}>")->b); exit() }}'
+    d = tmp_path / 'sys'
+    first = p4(krel, d, script)
+    second = p4(krel, d, script)
+    assert built(first) and not built(second)
+    assert second.stdout == first.stdout
+    meta = Path(first.stdout.strip()).with_suffix('.meta').read_text()
+    assert f'@cast header: {h} ' in meta
+    h.write_text('struct pt { long a;  long b; };\n')
+    os.utime(h, (time.time() + 5, time.time() + 5))
+    third = p4(krel, d, script)
+    assert built(third) and third.stdout != first.stdout
+
+
+def test_ldd_libraries_are_keyed(krel, tmp_path):
+    """With --ldd the module holds the tables of the libraries a probed
+    program needs: a changed library is a miss."""
+    lib = tmp_path / 'libcsz.so'
+    src = tmp_path / 'lib.c'
+    src.write_text('int csz(int x) { return x + 1; }\n')
+    subprocess.run(['gcc', '-shared', '-fPIC', '-o', str(lib), str(src)], check=True)
+    main = tmp_path / 'main.c'
+    main.write_text('int csz(int);\nint main(void) { return csz(1) - 2; }\n')
+    prog = tmp_path / 'prog'
+    subprocess.run(['gcc', '-g', '-o', str(prog), str(main), str(lib)], check=True)
+    script = f'probe process("{prog}").function("main") {{ println(pp()) }}'
+    d = tmp_path / 'sys'
+    first = p4(krel, d, script, ['--ldd'])
+    second = p4(krel, d, script, ['--ldd'])
+    assert built(first) and not built(second)
+    meta = Path(first.stdout.strip()).with_suffix('.meta').read_text()
+    assert f'user object (--ldd): {lib} ' in meta
+    src.write_text('int csz(int x) { return x + 2; }\n')
+    subprocess.run(['gcc', '-shared', '-fPIC', '-o', str(lib), str(src)], check=True)
+    os.utime(lib, (time.time() + 5, time.time() + 5))
+    third = p4(krel, d, script, ['--ldd'])
+    assert built(third) and third.stdout != first.stdout

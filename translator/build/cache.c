@@ -18,7 +18,10 @@
  *     the uid (the hash names the module, as 4.8);
  *   - the elaborated script (what -p2 prints) and the identity of every
  *     binary or module pass 2 read, so that what the script resolved to
- *     on this system is part of the key.
+ *     on this system is part of the key; for @cast's "<header>" types
+ *     (read from a program built in the temporary directory), the
+ *     headers named and every file they include (gcc -M); with --ldd,
+ *     each library whose tables the module gets.
  * Options that only reach staprun (-o, -S, -s, -c, -x, -G) are not.
  *
  * An entry is trusted only if its .meta names the same key and kernel
@@ -37,11 +40,13 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <utime.h>
 
 #include "build.h"
+#include "translate.h"
 #include "ubin.h"
 
 #define CACHE_LIMIT_FILE "cache_mb_limit"
@@ -168,6 +173,74 @@ static void key_kernel(struct session *s, struct keyer *k)
 	}
 }
 
+/* The files gcc -M says src includes (not src itself), each keyed. */
+static void key_includes(struct session *s, struct keyer *k, const char *src)
+{
+	int fds[2], status;
+	pid_t pid;
+	FILE *f;
+	char *deps, *p, *tok;
+	size_t len;
+
+	if (pipe(fds))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		close(fds[1]);
+		if (!freopen("/dev/null", "w", stderr))
+			_exit(127);
+		execlp("gcc", "gcc", "-M", src, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	deps = f ? read_stream(f, &len) : NULL;
+	if (f)
+		fclose(f);
+	else
+		close(fds[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) || !deps) {
+		key_str(k, "@cast headers' files", "(gcc -M failed)");
+		free(deps);
+		return;
+	}
+	/* "typequery.o: typequery.c /usr/include/stdio.h \\\n ..." */
+	p = strchr(deps, ':');
+	for (p = p ? p + 1 : deps; (tok = strtok(p, " \t\n\\")); p = NULL)
+		if (strcmp(tok, src))
+			key_file(k, "@cast header", arena_strdup(s->arena, tok));
+	free(deps);
+}
+
+/* The program elab/deref.c built for @cast's "<header>" types, in the
+ * session's temporary directory: new each run, so not its identity but
+ * that of what it was built from (its source names the headers). */
+static bool key_header_program(struct session *s, struct keyer *k, const char *bin)
+{
+	size_t n = s->tmpdir ? strlen(s->tmpdir) : 0;
+	const char *base = strrchr(bin, '/'), *src;
+	char *text, hex[65];
+	size_t len;
+
+	if (!n || strncmp(bin, s->tmpdir, n) || bin[n] != '/' || !base ||
+	    strncmp(base + 1, "typequery_", 10))
+		return false;
+	src = arena_printf(s->arena, "%s.c", bin);
+	text = read_file(src, &len);
+	if (!text) {
+		key_str(k, "@cast headers", "(unreadable)");
+		return true;
+	}
+	sha256_buf_hex(text, len, hex);
+	key_str(k, "@cast headers (sha256 of their #includes)", hex);
+	free(text);
+	key_includes(s, k, src);
+	return true;
+}
+
 /* What pass 2 made of the script, as -p2 prints it. */
 static void key_elaborated(struct session *s, struct keyer *k)
 {
@@ -232,8 +305,16 @@ static void compute_key(struct session *s, struct keyer *k)
 	for (int i = 0; i < s->nusym_objs; i++)
 		key_file(k, "symbols (-d)", s->usym_objs[i]);
 	key_int(k, "ldd (--ldd)", s->ldd);
+	if (s->ldd) {
+		const char *objs[64];
+		int n = usyms_objects(s, objs, 64);
+
+		for (int i = 0; i < n; i++)
+			key_file(k, "user object (--ldd)", objs[i]);
+	}
 	for (const struct ubin *b = s->ubins; b; b = ubin_next(b))
-		key_file(k, "binary", ubin_path(b));
+		if (!key_header_program(s, k, ubin_path(b)))
+			key_file(k, "binary", ubin_path(b));
 	key_elaborated(s, k);
 }
 

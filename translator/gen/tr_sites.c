@@ -67,7 +67,7 @@ const char *tr_loc(struct gen *g, const char *text)
 }
 
 /*
- * A call: `if (unlikely(call_f__N(c, at, [&]result, args...))) goto lbl;`.
+ * A call: `if (call_f__N(c, at, [&]result, args...)) goto lbl;`.
  * call_f__N, written once per function, puts the arguments into the
  * callee's frame (the next one up) and calls it: STP_CALL_FRAME checks
  * MAXNESTING and zeroes the frame, STP_CALL calls and, on an error, has
@@ -162,6 +162,23 @@ static const char *call_stub(struct gen *g, struct func *f, int def)
 	return name;
 }
 
+/* A number argument "((int64_t)N)" as N when N fits an int: the call's
+ * prototype converts it. */
+static const char *small_const(struct gen *g, const char *v)
+{
+	static const char pre[] = "((int64_t)";
+	const char *p = v + sizeof(pre) - 1;
+	char *end;
+	long long n;
+
+	if (strncmp(v, pre, sizeof(pre) - 1) || !(*p == '-' || (*p >= '0' && *p <= '9')))
+		return v;
+	n = strtoll(p, &end, 10);
+	if (strcmp(end, ")") || n < -2147483647LL || n > 2147483647LL)
+		return v;
+	return arena_printf(g->s->arena, "%lld", n);
+}
+
 const char *tr_call(struct gen *g, struct node *n, const char *dst)
 {
 	struct func *f = n->func;
@@ -176,7 +193,7 @@ const char *tr_call(struct gen *g, struct node *n, const char *dst)
 	for (a = n->args; a && i < 64; a = a->next) {
 		args[i] = tr_gen_expr(g, a);
 		if (a->type != T_STRING)
-			args[i] = tr_stable(g, args[i], a->type, a->next);
+			args[i] = small_const(g, tr_stable(g, args[i], a->type, a->next));
 		i++;
 	}
 	def = tr_loc_index(g, arena_printf(g->s->arena, "identifier '%s' at %s",
@@ -192,10 +209,39 @@ const char *tr_call(struct gen *g, struct node *n, const char *dst)
 		sb_printf(&call, ", %s%s", f->type == T_LONG ? "&" : "", t);
 	for (p = f->params, i = 0; p && p->param; p = p->next, i++)
 		sb_printf(&call, ", %s", args[i]);
-	tr_line(g, "if (unlikely(%s))) goto %s;", call.buf, g->err_label);
+	tr_line(g, "if (%s)) goto %s;", call.buf, g->err_label);
 	sb_free(&call);
 	/* a loop-free function's actions are charged by its caller */
 	if (tr_func_count(g, f) >= 0)
 		tr_act_record(g, (int)tr_func_count(g, f), tr_where_text(g, n), true);
 	return t ? t : "((int64_t)0)";
+}
+
+/* The shorthands the generated code uses, written after the runtime's
+ * header: one line for what every handler, function and print repeats. */
+static const char shorthands[] =
+	"/* a conversion without flags, width or precision */\n"
+	"#define STP_SPEC(conv) (&(struct stp_spec){ conv, 0, -1, -1 })\n"
+	"/* MAXACTION: n actions left at the entry of a loop-free body, else\n"
+	" * n charged, the error at stp_locs[at] */\n"
+	"#define STP_ACT_ENTRY(n) do { if (unlikely(c->actionremaining < (n))) { "
+	"c->last_error = stp_msg_maxaction; goto out; } } while (0)\n"
+	"#define STP_ACT_CHARGE(n, at) do { c->actionremaining -= (n); "
+	"if (unlikely(c->actionremaining <= 0)) { c->last_error = stp_msg_maxaction; "
+	"c->last_stmt = stp_locs[at]; goto out; } } while (0)\n"
+	"/* a script function, its locals (l) in a frame of its own */\n"
+	"#define STP_FUNCTION(f) static void function_##f(struct stp_context *__restrict__ c, "
+	"struct stp_locals_fn_##f *__restrict__ l)\n"
+	"/* probe_N, the handler of table rows, runs probe_N_body in frame 0 */\n"
+	"#define STP_PROBE_BODY(n) static noinline void probe_##n##_body(struct stp_context "
+	"*__restrict__ c, struct stp_locals_probe_##n *__restrict__ l)\n"
+	"/* a kprobe's row: any number of kretprobe instances, no warning if\n"
+	" * it cannot be registered */\n"
+	"#define STP_KP_OPTIONAL .maxactive = -1, .optional = true\n"
+	"#define STP_PROBE_HANDLER(n) static void __attribute__((unused)) "
+	"probe_##n(struct stp_context *c) { probe_##n##_body(c, STP_FRAME(c, 0)); }\n\n";
+
+void tr_shorthands(struct strbuf *c)
+{
+	sb_puts(c, shorthands);
 }

@@ -154,12 +154,19 @@ void tr_table_row(struct gen *g, const char *runtime, const char *fmt, ...)
 {
 	va_list ap;
 	char *rest;
+	const char *opt;
 
 	va_start(ap, fmt);
 	if (vasprintf(&rest, fmt, ap) < 0)
 		rest = NULL;
 	va_end(ap);
-	sb_printf(&g->table, "\t{ .kind = %s },\n", rest ? rest : "");
+	/* the fields most kprobe rows have, as one shorthand (tr_sites.c) */
+	if (rest && (opt = strstr(rest, ", .maxactive = -1, .optional = true")) &&
+	    (!opt[35] || opt[35] == ','))
+		sb_printf(&g->table, "\t{ .kind = %.*s, STP_KP_OPTIONAL%s },\n", (int)(opt - rest),
+			  rest, opt + 35);
+	else
+		sb_printf(&g->table, "\t{ .kind = %s },\n", rest ? rest : "");
 	free(rest);
 	g->ntable++;
 	for (int i = 0; runtime && i < g->nruntimes; i++)

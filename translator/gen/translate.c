@@ -132,8 +132,9 @@ void tr_error_check(struct gen *g, const struct node *n)
 
 const char *tr_var_ref(struct gen *g, const struct var *v)
 {
-	return v->global ? tr_mangle(g, "g_", v->name) :
-			   tr_mangle(g, "l->l_", v->name);
+	if (v->global)
+		return tr_mangle(g, "g_", v->name);
+	return tr_mangle(g, tr_shared_var(g, v) ? "l->b.l_" : "l->l_", v->name);
 }
 
 
@@ -174,7 +175,6 @@ void tr_store(struct gen *g, const char *dst, const char *val, enum type t)
 	}
 }
 
-static bool has_effects(const struct node *n);
 
 /* Does evaluating n assign a variable (a call cannot change our locals)? */
 static bool has_assign(const struct node *n)
@@ -202,7 +202,9 @@ static bool may_change(const char *v, const struct node *later)
 	    (!strncmp(v, "((int64_t)", lit) &&
 	     v[lit + strspn(v + lit, "-0123456789abcdefxABCDEFUL")] == ')'))
 		return false;
-	return strncmp(v, "l->l_", 5) ? has_effects(later) : has_assign(later);
+	if (!strncmp(v, "l->l_", 5) || !strncmp(v, "l->b.l_", 7))
+		return has_assign(later);
+	return tr_has_effects(later);
 }
 
 /* v, copied to a temporary if evaluating `later` or the nodes after it can
@@ -389,6 +391,15 @@ static const char *gen_assign(struct gen *g, struct node *n)
 	    n->b->op[0] != '@' && n->b->type == n->a->var->type &&
 	    (n->b->type == T_LONG || n->b->type == T_STRING))
 		return tr_call(g, n->b, x);
+	/* x = sprintf(...) or a ?: of them, as a statement: written into a
+	 * local x that the right side does not use (an error ends the
+	 * function or probe, outside a try: nothing sees x half written) */
+	if (n->value_unused && !strcmp(n->op, "=") && !n->a->var->global &&
+	    n->type == T_STRING && !strcmp(g->err_label, "out") &&
+	    tr_into_ok(n->b, n->a->var)) {
+		tr_into(g, n->b, x);
+		return x;
+	}
 	b = tr_gen_expr(g, n->b);
 
 	if (!strcmp(n->op, ".=")) {
@@ -443,174 +454,21 @@ const char *tr_frame_type(struct gen *g, const struct func *f)
 	return tr_fn_cname(g, "struct stp_locals_fn_", f);
 }
 
-/* A conversion's spec, as a compound literal: &(struct stp_spec){ ... } */
-static const char *spec(struct gen *g, const struct fmt_piece *p,
-			const char *width, const char *prec)
-{
-	return arena_printf(g->s->arena, "&(struct stp_spec){ '%c', %d, %s, %s }",
-			    p->conv, p->flags, width, prec);
-}
-
 /* Can evaluating n change a variable (assignments, ++/--, calls)? */
-static bool has_effects(const struct node *n)
+bool tr_has_effects(const struct node *n)
 {
 	if (!n)
 		return false;
 	if (n->kind == N_ASSIGN || n->kind == N_INCDEC || n->kind == N_CALL ||
 	    n->kind == N_PRINT)
 		return true;
-	if (has_effects(n->a) || has_effects(n->b) || has_effects(n->c))
+	if (tr_has_effects(n->a) || tr_has_effects(n->b) || tr_has_effects(n->c))
 		return true;
 	for (const struct node *a = n->args; a; a = a->next)
-		if (has_effects(a))
+		if (tr_has_effects(a))
 			return true;
 	return false;
 }
-
-/* A value the later arguments (from `later` on) cannot change: temporaries
- * and literals as they are; other values copied to a temporary if a later
- * argument has side effects. */
-static const char *stable(struct gen *g, const char *v, enum type t,
-			  const struct node *later)
-{
-	const char *tmp;
-	bool effects = false;
-
-	if (v[0] == '"' || !strncmp(v, "l->t_", 5))
-		return v;
-	for (; later && !effects; later = later->next)
-		effects = has_effects(later);
-	if (!effects)
-		return v;
-	tmp = tr_new_tmp(g, t);
-	tr_store(g, tmp, v, t);
-	return tmp;
-}
-
-static const char *format_count(struct gen *g, int count, struct node **a)
-{
-	const char *v;
-
-	if (count != -2)
-		return arena_printf(g->s->arena, "%d", count);
-	v = stable(g, tr_gen_expr(g, *a), T_LONG, (*a)->next);
-	*a = (*a)->next;
-	return arena_printf(g->s->arena, "(int)%s", v);
-}
-
-static const char *emitter(char conv)
-{
-	switch (conv) {
-	case 's':
-		return "str";
-	case 'b':
-		return "bin";
-	case 'm':
-	case 'M':
-		return "mem";
-	default:
-		return "long";
-	}
-}
-
-/* printf family: all the arguments are evaluated first, in order (an error
- * in one prints nothing, and %m/%M check their memory then), then one
- * runtime call per piece of the parsed format. */
-static void gen_format(struct gen *g, struct node *n, const char *sink)
-{
-	const char *err;
-	struct fmt_piece *head = fmt_parse(g->s, n->args->str, n->args->len, &err), *p;
-	struct node *a = n->args->next;
-	int npieces = 0, i;
-	const char **w, **pr, **v;
-
-	for (p = head; p; p = p->next)
-		npieces++;
-	w = arena_alloc(g->s->arena, 3 * (npieces + 1) * sizeof(*w));
-	pr = w + npieces + 1;
-	v = pr + npieces + 1;
-	for (p = head, i = 0; p; p = p->next, i++) {
-		if (!p->conv)
-			continue;
-		w[i] = format_count(g, p->width, &a);
-		pr[i] = format_count(g, p->prec, &a);
-		v[i] = stable(g, tr_gen_expr(g, a), a->type, a->next);
-		a = a->next;
-		if (p->conv == 'm' || p->conv == 'M') {
-			tr_line(g, "stp_mem_check(c, %s, %s);", v[i], spec(g, p, w[i], pr[i]));
-			tr_error_check(g, n);
-		}
-	}
-	for (p = head, i = 0; p; p = p->next, i++) {
-		if (!p->conv) {
-			tr_line(g, "stp_emit_lit(%s, %s, %zu);", sink,
-			     tr_cstr(g, p->lit), p->litlen);
-			continue;
-		}
-		tr_line(g, "stp_emit_%s(%s, %s, %s);", emitter(p->conv), sink, v[i],
-			spec(g, p, w[i], pr[i]));
-	}
-}
-
-/* print, println, printd and their s- forms: values one after another,
- * all evaluated before anything is printed (as printf). */
-static void gen_values(struct gen *g, struct node *n, const char *sink)
-{
-	struct node *a = n->args, *first;
-	const char *delim = NULL, **v;
-	int nargs = 0, i;
-
-	if (n->flags & PR_DELIM) {
-		delim = tr_cstr(g, a->str);
-		a = a->next;
-	}
-	first = a;
-	for (; a; a = a->next)
-		nargs++;
-	v = arena_alloc(g->s->arena, (nargs + 1) * sizeof(*v));
-	for (a = first, i = 0; a; a = a->next, i++) {
-		if (tr_is_hist(a))
-			tr_hist_check(g, a, n);
-		else
-			v[i] = stable(g, tr_gen_expr(g, a), a->type, a->next);
-	}
-	for (a = first, i = 0; a; a = a->next, i++) {
-		if (tr_is_hist(a))
-			tr_print_hist(g, a, sink);
-		else if (a->type == T_STRING)
-			tr_line(g, "stp_emit_lit(%s, %s, strlen(%s));", sink, v[i], v[i]);
-		else
-			tr_line(g, "stp_emit_long(%s, %s, &(struct stp_spec){ 'd', 0, -1, -1 });",
-				sink, v[i]);
-		if (delim && a->next)
-			tr_line(g, "stp_emit_lit(%s, %s, %zu);", sink, delim, strlen(n->args->str));
-	}
-}
-
-static const char *gen_print(struct gen *g, struct node *n)
-{
-	const char *t = NULL;
-
-	tr_line(g, "{");
-	g->indent++;
-	tr_line(g, "struct stp_sink sk;");
-	if (n->flags & PR_STRING) {
-		t = tr_new_tmp(g, T_STRING);
-		tr_line(g, "stp_sink_string(&sk, %s);", t);
-	} else {
-		tr_line(g, "stp_sink_print(&sk);");
-	}
-	if (n->flags & PR_FORMAT)
-		gen_format(g, n, "&sk");
-	else
-		gen_values(g, n, "&sk");
-	if (n->flags & PR_LN)
-		tr_line(g, "stp_emit_lit(&sk, \"\\n\", 1);");
-	g->indent--;
-	tr_line(g, "}");
-	return t ? t : "((int64_t)0)";
-}
-
 const char *tr_gen_expr(struct gen *g, struct node *n)
 {
 	struct arena *ar = g->s->arena;
@@ -649,7 +507,7 @@ const char *tr_gen_expr(struct gen *g, struct node *n)
 		tr_unsupported(g, n);
 		return "0";
 	case N_PRINT:
-		return gen_print(g, n);
+		return tr_print(g, n, NULL);
 	case N_BINARY:
 		if (!strcmp(n->op, "in"))
 			return tr_in(g, n);
@@ -834,12 +692,7 @@ void tr_act_record(struct gen *g, int k, const char *where, bool update)
 	g->act_pending += k;
 	if (!(update && g->act_pending > 0) && g->act_pending < 10)
 		return;
-	tr_line(g, "c->actionremaining -= %d;", g->act_pending);
-	tr_line(g, "if (unlikely(c->actionremaining <= 0)) {");
-	tr_line(g, "	c->last_error = stp_msg_maxaction;");
-	tr_line(g, "	c->last_stmt = %s;", tr_loc(g, where));
-	tr_line(g, "	goto out;");
-	tr_line(g, "}");
+	tr_line(g, "STP_ACT_CHARGE(%d, %d);", g->act_pending, tr_loc_index(g, where));
 	g->act_pending = 0;
 }
 
@@ -871,10 +724,7 @@ static void act_begin(struct gen *g, struct node *body, int64_t count)
 	g->act_finite = count >= 0;
 	if (count <= 0)
 		return;
-	tr_line(g, "if (unlikely(c->actionremaining < %lld)) {", (long long)count);
-	tr_line(g, "	c->last_error = stp_msg_maxaction;");
-	tr_line(g, "	goto out;");
-	tr_line(g, "}");
+	tr_line(g, "STP_ACT_ENTRY(%lld);", (long long)count);
 	(void)body;
 }
 
@@ -966,11 +816,12 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 
 	switch (n->kind) {
 	case N_BLOCK:
-		tr_line(g, "{");
-		g->indent++;
+		if (n == g->shared) {
+			tr_shared_call(g, n);
+			break;
+		}
+		/* no C block: what declares C variables has braces of its own */
 		gen_stmts(g, n->args);
-		g->indent--;
-		tr_line(g, "}");
 		break;
 	case N_EXPR_STMT:
 		tr_gen_expr(g, n->a);
@@ -1011,7 +862,9 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 		 * the caller reports "all functions exhausted" */
 		if (g->func)
 			tr_line(g, "c->last_error = stp_msg_no_overload;");
-		tr_line(g, "goto out;");
+		/* in a shared body: the handler ends (tr_shared.c) */
+		tr_line(g, "goto %s;", g->in_shared ? "next" : "out");
+		g->shared_next |= g->in_shared;
 		break;
 	case N_BREAK:
 	case N_CONTINUE:
@@ -1066,9 +919,13 @@ bool tr_param_by_ref(const struct var *v)
 static void locals_members(struct gen *g, struct strbuf *sb, struct var *locals,
 			   enum type ret)
 {
+	if (g->shared_id >= 0)	/* the variables the user's body uses */
+		sb_printf(sb, "\tstruct stp_locals_body_%d b;\n", g->shared_id);
 	for (struct var *v = locals; v; v = v->next) {
 		const char *m = tr_mangle(g, "l_", v->name);
 
+		if (g->shared_id >= 0 && tr_shared_var(g, v))
+			continue;
 		if (tr_param_by_ref(v))
 			sb_printf(sb, "\tconst char *%s;\n", m);
 		else if (v->type == T_STRING)
@@ -1080,8 +937,10 @@ static void locals_members(struct gen *g, struct strbuf *sb, struct var *locals,
 		sb_puts(sb, "\tchar __retvalue[MAXSTRINGLEN];\n");
 	else if (ret == T_LONG)
 		sb_puts(sb, "\tint64_t __retvalue;\n");
-	sb_puts(sb, g->tmps.buf ? g->tmps.buf : "");
-	sb_puts(sb, "\tchar __dummy;\n");
+	if (g->tmps.buf)
+		sb_puts(sb, g->tmps.buf);
+	else if (!locals && ret == T_UNKNOWN && g->shared_id < 0)
+		sb_puts(sb, "\tchar __dummy;\n");	/* no empty struct */
 }
 
 static void locals_struct(struct gen *g, struct output *o, const char *name,
@@ -1102,6 +961,9 @@ static void begin_scope(struct gen *g, struct strbuf *body, struct func *f)
 	g->label = 0;		/* labels are local to the C function */
 	g->func = f;
 	g->err_label = "out";
+	g->shared = NULL;
+	g->shared_id = -1;
+	g->nsvars = 0;
 }
 
 /* The names embedded C in a function uses (CONTEXT, STAP_RETVALUE,
@@ -1129,7 +991,6 @@ static void embedded_body(struct gen *g, struct func *f)
 
 static void gen_function(struct gen *g, struct output *o, struct func *f)
 {
-	const char *name = tr_fn_cname(g, "function_", f);
 	const char *st = tr_fn_cname(g, "stp_locals_fn_", f);
 	struct strbuf body;
 
@@ -1144,12 +1005,10 @@ static void gen_function(struct gen *g, struct output *o, struct func *f)
 	}
 	locals_struct(g, o, st, f->locals, f->type);
 	/* the frame comes as a restrict parameter (see gen_probe) */
-	sb_printf(&o->protos, "struct %s;\nstatic void %s(struct stp_context *c, struct %s *l);\n",
-		  st, name, st);
-	sb_printf(&o->code, "static void %s(struct stp_context *__restrict__ c, struct %s *__restrict__ l)\n{\n"
-		  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
+	sb_printf(&o->protos, "STP_FUNCTION(%s);\n", tr_fn_cname(g, "", f));
+	sb_printf(&o->code, "STP_FUNCTION(%s)\n{\n%s"
 		  "out: __attribute__((unused));\n}\n\n",
-		  name, st, body.buf ? body.buf : "");
+		  tr_fn_cname(g, "", f), body.buf ? body.buf : "");
 	sb_free(&body);
 	sb_free(&g->tmps);
 }
@@ -1179,6 +1038,35 @@ static const char *handler_key(struct gen *g, struct probe *p, struct strbuf *bo
 	return r;
 }
 
+/* Does embedded C in n read CONTEXT->probe_name? */
+static bool embeds_pn(const struct node *n)
+{
+	for (; n; n = n->next) {
+		if ((n->kind == N_EMBEDDED_STMT || n->kind == N_EMBEDDED_EXPR) &&
+		    n->str && strstr(n->str, "probe_name"))
+			return true;
+		if (embeds_pn(n->a) || embeds_pn(n->b) || embeds_pn(n->c) ||
+		    embeds_pn(n->d) || embeds_pn(n->args))
+			return true;
+	}
+	return false;
+}
+
+/* Is pn() (c->probe_name) read anywhere? Else handlers do not set it. */
+static bool pn_read(struct session *s)
+{
+	for (struct func *f = s->funcs; f; f = f->next_used)
+		if (embeds_pn(f->body))
+			return true;
+	for (struct probe *p = s->probes; p; p = p->next)
+		if (embeds_pn(p->body))
+			return true;
+	for (struct embed *e = s->embeds; e; e = e->next)
+		if (strstr(e->code, "probe_name"))
+			return true;
+	return false;
+}
+
 /* Write p's handler as probe_<p->index>, or, when an earlier probe's is
  * identical, give p that one's index and write nothing: false. */
 static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
@@ -1193,13 +1081,16 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 	sb_init(&unlock);
 	begin_scope(g, &body, NULL);
 	sb_init(&entry);
+	tr_shared_find(g, p);
 	p->entry_size = tr_entry_handler(g, p, &entry);
 	act_begin(g, p->body, stmt_count(g, p->body));
 	tr_gen_stmt(g, p->body);
 	act_end(g, p->body);
 	tr_probe_locks(g, p, &lock, &unlock);
-	/* `locked`: the locks were taken (tr_probe_locks) */
-	locked = lock.buf ? "\tint locked = 0;\n" : "";
+	/* one function takes the locks of all the handlers that need the
+	 * same (tr_shared.c), another releases them */
+	tr_lockset(g, &lock, &unlock);
+	locked = "";
 	key = handler_key(g, p, &body, &lock, &unlock, &entry);
 	for (int i = 0; i < g->nhandlers && fresh; i++) {
 		if (g->handlers[i] == key) {
@@ -1221,7 +1112,7 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 		sb_printf(&o->code, "static void probe_%d_entry(struct stp_context *c)\n{\n"
 			  "\tstruct %s *l = STP_FRAME(c, 0);\n%s\n"
 			  "\tmemset(l, 0, sizeof(*l));\n%s"
-			  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
+			  "%s"
 			  "out: __attribute__((unused));\n%s}\n\n",
 			  p->index, st, locked, lock.buf ? lock.buf : "", entry.buf,
 			  unlock.buf ? unlock.buf : "");
@@ -1231,19 +1122,17 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 	/* the body gets its locals as a restrict parameter, so that GCC
 	 * keeps locals and globals in registers across loops */
 	if (fresh)
-		sb_printf(&o->code, "static noinline void probe_%d_body(struct stp_context *__restrict__ c, struct %s *__restrict__ l)\n{\n"
+		sb_printf(&o->code, "STP_PROBE_BODY(%d)\n{\n"
 			  "%s%s"
-			  "\tmemset(l, 0, sizeof(*l));\n%s%s"
-			  "\t(void)l;\n\tif (0)\n\t\tgoto out;\n%s"
-			  "out: __attribute__((unused));\n%s}\n\n"
-			  "static void __attribute__((unused)) probe_%d(struct stp_context *c)\n{\n"
-			  "\tprobe_%d_body(c, STP_FRAME(c, 0));\n}\n\n",
-			  p->index, st, locked, lock.buf ? "\n" : "",
+			  "\tmemset(l, 0, sizeof(*l));\n%s%s%s"
+			  "out: __attribute__((unused));\n%s}\n"
+			  "STP_PROBE_HANDLER(%d)\n\n",
+			  p->index, locked, *locked ? "\n" : "",
 			  /* pn(): the alias as the script named it, for derived probes */
-			  p->listed ? arena_printf(g->s->arena, "\tc->probe_name = %s;\n",
+			  p->listed && g->pn_read ? arena_printf(g->s->arena, "\tc->probe_name = %s;\n",
 						   tr_cstr(g, p->listed)) : "",
 			  lock.buf ? lock.buf : "", body.buf ? body.buf : "",
-			  unlock.buf ? unlock.buf : "", p->index, p->index);
+			  unlock.buf ? unlock.buf : "", p->index);
 	sb_free(&body);
 	sb_free(&lock);
 	sb_free(&unlock);
@@ -1374,6 +1263,7 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	regex_defines(s, c);
 	family_defines(g, c);
 	sb_puts(c, "#include \"stp_runtime.h\"\n\n");
+	tr_shorthands(c);
 	/* where run-time errors happen (c->last_stmt), by index */
 	sb_printf(c, "static const char *const stp_locs[] __maybe_unused = {\n%s};\n\n",
 		  g->locs.buf ? g->locs.buf : "\tNULL,\n");
@@ -1384,6 +1274,7 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	gen_globals(g, c);
 	sb_puts(c, "\n");
 	tr_globals_init(g, c);
+	sb_puts(c, g->shared_structs.buf ? g->shared_structs.buf : "");
 	sb_puts(c, o->structs.buf ? o->structs.buf : "");
 	sb_puts(c, "union stp_locals {\n\tchar __dummy;\n");
 	for (struct func *f = s->funcs; f; f = f->next_used)
@@ -1400,6 +1291,7 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	sb_puts(c, o->protos.buf ? o->protos.buf : "");
 	sb_puts(c, "\n");
 	sb_puts(c, g->stubs.buf ? g->stubs.buf : "");
+	sb_puts(c, g->shared_code.buf ? g->shared_code.buf : "");
 	sb_puts(c, o->code.buf ? o->code.buf : "");
 	sb_puts(c, "static const struct stp_probe stp_probes[STP_NPROBES] = {\n");
 	sb_puts(c, g->table.buf ? g->table.buf : "");
@@ -1428,6 +1320,7 @@ int translate(struct session *s)
 	memset(&o, 0, sizeof(o));
 	sb_init(&c);
 
+	g.pn_read = pn_read(s);
 	sb_puts(&o.code, embedded_defs);
 	for (struct func *f = s->funcs; f; f = f->next_used)
 		gen_function(&g, &o, f);
@@ -1458,5 +1351,9 @@ int translate(struct session *s)
 	free(g.handlers);
 	free(g.targs);
 	sb_free(&g.stubs);
+	sb_free(&g.shared_structs);
+	sb_free(&g.shared_code);
+	free(g.bodies);
+	free(g.locksets);
 	return s->errors - errors;
 }

@@ -65,6 +65,21 @@ struct gen {
 	} *targs;
 	int ntargs, captargs;
 	struct strbuf stubs;	/* the call_ functions of script functions */
+	bool pn_read;		/* embedded C reads c->probe_name (pn()) */
+	/* tr_shared.c: the user's block of the handler being written, run by
+	 * body_<shared_id>; its variables (l->b.l_NAME in the handler); the
+	 * body_K functions and their locals structs, by key */
+	const struct node *shared;
+	int shared_id;
+	const struct var *svars[64];
+	int nsvars;
+	bool in_shared;		/* writing body_K: its variables are l->l_NAME */
+	bool shared_next;	/* ... and it has a `next` */
+	struct strbuf shared_structs, shared_code;
+	const char **bodies;
+	int nbodies, capbodies;
+	const char **locksets;	/* tr_lockset: by key */
+	int nlocksets, caplocksets;
 };
 
 void tr_line(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -77,6 +92,8 @@ const char *tr_new_decl(struct gen *g, const char *ctype, const char *suffix);
 int tr_loc_index(struct gen *g, const char *text);
 const char *tr_loc(struct gen *g, const char *text);
 const char *tr_where(struct gen *g, const struct node *n);
+/* the macros of the generated code (STP_SPEC, STP_ACT_*, STP_FUNCTION...) */
+void tr_shorthands(struct strbuf *c);
 /* "operator '/' at file:1:2", the text tr_where enters in the table */
 const char *tr_where_text(struct gen *g, const struct node *n);
 /* C names of a script function (by prefix: function_, call_...) and of
@@ -105,6 +122,33 @@ bool tr_param_by_ref(const struct var *v);
 void tr_loop_body_at(struct gen *g, struct node *body, int label,
 		     const char *where);
 void tr_unsupported(struct gen *g, const struct node *n);
+
+bool tr_has_effects(const struct node *n);
+
+/* tr_print.c: the print family; sprint*'s string into dst (NULL: a new
+ * temporary). tr_into writes the string n into dst (tr_into_ok: it can). */
+const char *tr_print(struct gen *g, struct node *n, const char *dst);
+bool tr_into_ok(const struct node *n, const struct var *x);
+void tr_into(struct gen *g, struct node *n, const char *dst);
+
+bool tr_has_effects(const struct node *n);
+
+/* tr_print.c: the print family; sprint*'s string into dst (NULL: a new
+ * temporary). tr_into writes the string n into dst (tr_into_ok: it can). */
+const char *tr_print(struct gen *g, struct node *n, const char *dst);
+bool tr_into_ok(const struct node *n, const struct var *x);
+void tr_into(struct gen *g, struct node *n, const char *dst);
+
+/* tr_shared.c: the user's body of derived probes, one function for the
+ * handlers whose copies are alike. tr_shared_find picks p's block (before
+ * its handler is written), tr_shared_var says whether v is one of its
+ * variables (l->b.l_NAME), tr_shared_call writes the block's call. */
+void tr_shared_find(struct gen *g, struct probe *p);
+bool tr_shared_var(struct gen *g, const struct var *v);
+void tr_shared_call(struct gen *g, struct node *n);
+/* A handler's lock and unlock code (tr_probe_locks) as calls of the
+ * functions stp_locks_K and stp_unlocks_K, written once per lock set. */
+void tr_lockset(struct gen *g, struct strbuf *lock, struct strbuf *unlock);
 
 /* tr_regex.c: =~ and !~ (the programs elab/regex.c compiled) */
 void regex_defines(struct session *s, struct strbuf *c);
@@ -161,4 +205,8 @@ void tr_table_row(struct gen *g, const char *runtime, const char *fmt, ...)
 
 /* usyms.c: -d/--ldd user objects' symbol and unwind tables */
 void usyms_emit(struct session *s, struct strbuf *c);
+/* The user objects whose tables usyms_emit writes (-d, the binaries of
+ * process probes, with --ldd the libraries they need): their number, at
+ * most max, into paths (the module cache keys them). */
+int usyms_objects(struct session *s, const char **paths, int max);
 #endif /* TRANSLATE_H */

@@ -386,7 +386,7 @@ static void emit_table(struct strbuf *c, const struct uobj *objs, int n)
 /* The user objects named with -d (those that are ELF files; "kernel" is
  * for kernel symbols, always there) and the binaries process() probes
  * name, plus with --ldd the libraries they need. */
-static void collect(struct session *s, struct ulist *l)
+static void collect(struct session *s, struct ulist *l, bool warn)
 {
 	char real[PATH_MAX];
 
@@ -395,7 +395,7 @@ static void collect(struct session *s, struct ulist *l)
 
 		if (is_elf(name) && realpath(name, real))
 			ulist_add(l, arena_strdup(s->arena, real));
-		else if (strcmp(name, "kernel") && !s->suppress_warnings)
+		else if (warn && strcmp(name, "kernel") && !s->suppress_warnings)
 			/* 4.8's words, for a file it cannot read or a name
 			 * it finds no debuginfo for */
 			fprintf(s->err, "WARNING: missing unwind/symbol data for module '%s'\n",
@@ -430,7 +430,7 @@ void usyms_emit(struct session *s, struct strbuf *c)
 	int n = 0;
 
 	elf_version(EV_CURRENT);
-	collect(s, &l);
+	collect(s, &l, true);
 	if (!l.n)
 		return;
 	objs = arena_alloc(s->arena, l.n * sizeof(*objs));
@@ -444,4 +444,16 @@ void usyms_emit(struct session *s, struct strbuf *c)
 	for (int k = 0; k < n; k++)
 		emit_uobj(s, c, &objs[k], k, lines);
 	emit_table(c, objs, n);
+}
+
+int usyms_objects(struct session *s, const char **paths, int max)
+{
+	struct ulist l = { .n = 0 };
+	int n = 0;
+
+	elf_version(EV_CURRENT);
+	collect(s, &l, false);
+	for (; n < l.n && n < max; n++)
+		paths[n] = l.paths[n];
+	return n;
 }

@@ -101,6 +101,7 @@ def results(tools, tmp_path_factory):
                        env={'SYSTEMTAP_DIR': str(sysdir), 'PATH': '/usr/bin:/bin'},
                        capture_output=True, text=True, cwd=scratch)
     assert r.returncode == 0, r.stderr
+    (scratch / 'host-f.path').write_text(r.stdout)
     for args in (['-w', '-e', WSCRIPT], ['-e', WSCRIPT]):
         r = subprocess.run([str(STAP), '-p4', '-r', krel] + args,
                            env={'SYSTEMTAP_DIR': str(sysdir), 'PATH': '/usr/bin:/bin'},
@@ -144,6 +145,9 @@ def results(tools, tmp_path_factory):
                   'N=$(sed -n \'s/.*staprun -A \\(fl_n_[0-9]*\\)"$/\\1/p\' $f.err); '
                   + attach_then('$N', 1) + '; done; grep -c "^fl_n" /proc/modules',
         'daemon_no_o': f'{SR} -D fl_x.ko; echo rc=$?',
+        # the module built on the host for this kernel is a hit here (the
+        # cache key has the BTF's bytes, not where they were read from)
+        'cached': f'SYSTEMTAP_DIR={sysdir} {STAP} -p4 -e \'{FSCRIPT}\'',
         'stap_f': f'SYSTEMTAP_DIR={sysdir} {STAP} -F -e \'{FSCRIPT}\' 2> f.err; '
                   'echo rc=$?; N=$(sed -n \'s/.*staprun -A \\([a-z0-9_]*\\)"$/\\1/p\' f.err); '
                   + attach_then('$N', 1) + '; grep -c "^$N " /proc/modules',
@@ -278,6 +282,14 @@ def test_stap_f(results):
     name = re.search(r'staprun -A (stap_\w+)"', err).group(1)
     assert err == DETACHED.format(name)
     assert (r.stdout, r.stderr) == ('rc=0\nfbegin\nfend\nrc=0\n0\n', '')
+
+
+def test_guest_hits_module_cached_on_host(results):
+    res, scratch = results
+    r = res['cached']
+    host = (scratch / 'host-f.path').read_text()
+    assert re.fullmatch(rf'{scratch}/sysdir/cache/[0-9a-f]{{2}}/stap_\w+\.ko\n', host), host
+    assert (r.rc, r.stdout, r.stderr) == (0, host, '')
 
 
 def test_stap_w_suppresses_module_warnings(results):

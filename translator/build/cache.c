@@ -10,8 +10,10 @@
  *   - the translator: its version and its executable (size, mtime);
  *   - the target kernel: release, architecture, build directory, the
  *     identity (size, mtime) of its .config, Module.symvers, Makefile,
- *     generated headers, System.map, vmlinux, /boot files and BTF, and
- *     the running kernel's version string when it is the target;
+ *     generated headers, System.map, vmlinux and /boot files, and the
+ *     content of the BTF pass 2 read (the same bytes from the running
+ *     kernel's sysfs or from its vmlinuz, so a module built for this
+ *     kernel on another machine, or in a test guest, is found);
  *   - gcc (size, mtime) and every file of the runtime and the tapset
  *     directories (-I too), by path, size and mtime;
  *   - the script's text, $1... arguments, -g, -u, -D, -T, -d (and --ldd),
@@ -39,13 +41,13 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <utime.h>
 
 #include "build.h"
+#include "kcatalog.h"
 #include "translate.h"
 #include "ubin.h"
 
@@ -157,7 +159,8 @@ static void key_kernel(struct session *s, struct keyer *k)
 		NULL
 	};
 	const char *rel = s->kernel_release, *dir = s->kernel_build_dir;
-	struct utsname u;
+	const void *btf;
+	unsigned int size;
 
 	key_str(k, "kernel release", rel);
 	key_str(k, "architecture", s->arch);
@@ -167,9 +170,18 @@ static void key_kernel(struct session *s, struct keyer *k)
 	key_file(k, "kernel file", arena_printf(s->arena, "/boot/config-%s", rel));
 	key_file(k, "kernel file", arena_printf(s->arena, "/boot/System.map-%s", rel));
 	key_file(k, "kernel file", arena_printf(s->arena, "/boot/vmlinuz-%s", rel));
-	if (uname(&u) == 0 && !strcmp(u.release, rel)) {
-		key_str(k, "running kernel", u.version);
-		key_file(k, "kernel BTF", "/sys/kernel/btf/vmlinux");
+	/* the types pass 2 read, by content: the running kernel's
+	 * /sys/kernel/btf/vmlinux and its vmlinuz's .BTF are the same bytes,
+	 * so a module built for this kernel elsewhere is found here too */
+	btf = s->kcat ? kcat_btf_raw(s->kcat, &size) : NULL;
+	if (btf) {
+		struct sha256 h;
+		char hex[65];
+
+		sha256_init(&h);
+		sha256_update(&h, btf, size);
+		sha256_hex(&h, hex);
+		key_str(k, "kernel BTF", hex);
 	}
 }
 

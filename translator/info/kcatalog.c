@@ -230,6 +230,13 @@ const char *kcat_btf_origin(const struct kcatalog *kc)
 	return kc->origin;
 }
 
+/* The BTF's bytes (the same for one kernel from sysfs or its vmlinuz). */
+const void *kcat_btf_raw(struct kcatalog *kc, unsigned int *size)
+{
+	*size = 0;
+	return kc->btf ? btf__raw_data(kc->btf, size) : NULL;
+}
+
 /* ---- wildcards ------------------------------------------------------------ */
 
 /* Bytes of glob before its first wildcard or escape. */

@@ -68,6 +68,7 @@ struct kcat_tracepoint {
 struct kcatalog *kcat_open(struct session *s);
 void kcat_close(struct kcatalog *kc);
 const char *kcat_btf_origin(const struct kcatalog *kc);	/* where the BTF came from */
+const void *kcat_btf_raw(struct kcatalog *kc, unsigned int *size);
 
 /* Functions (every BTF FUNC: no inlined-only or clone-only functions):
  * names matching a wildcard (*, ?, [...]), sorted, unique. */

@@ -212,23 +212,24 @@ static bool claimed(struct session *s, struct probe *p, struct node *n, bool wri
 }
 
 /* "; did you mean '$NAME'?" for the parameter of r nearest to name (a
- * typo: at most a third of its letters wrong), or "". */
+ * typo: at most a third of its letters wrong), or "". Not for $argN: the
+ * message says how many arguments there are. */
 static const char *param_hint(struct session *s, const struct rprobe *r, const char *name)
 {
-	const char *best = NULL;
-	int best_d = (int)strlen(name) / 3 + 1;
+	struct nearest near;
 
+	if (!strncmp(name, "arg", 3) && name[3] &&
+	    strspn(name + 3, "0123456789") == strlen(name + 3))
+		return "";
+	nearest_init(&near, name, (int)strlen(name) / 3 + 1);
 	for (int i = 0; i < r->nargs; i++) {
-		int d = r->args[i].name ? edit_distance(name, r->args[i].name) : 99;
-
-		if (d == 0)	/* it is there, not available for another reason */
-			return "";
-		if (d < best_d) {
-			best_d = d;
-			best = r->args[i].name;
-		}
+		if (!r->args[i].name)
+			continue;
+		if (!strcmp(name, r->args[i].name))
+			return "";	/* there, not available for another reason */
+		nearest_offer(&near, r->args[i].name);
 	}
-	return best ? arena_printf(s->arena, "; did you mean '$%s'?", best) : "";
+	return near.best ? arena_printf(s->arena, "; did you mean '$%s'?", near.best) : "";
 }
 
 void elab_target(struct session *s, struct probe *p, struct node *n,

@@ -131,7 +131,10 @@ def mask(out):
     in the quoted bytes) as ID and SUM."""
     out = re.sub(r'\[\d+\]', '[TID]', out)
     out = re.sub(r'^(Hex: 45000023)\w{4}(40004011)\w{4}', r'\1ID\2SUM', out, flags=re.M)
-    return re.sub(r'^(ASCII: "E\\0\\0#).*?(\\177)', r'\1ID,SUM\2', out, flags=re.M)
+    # the id and checksum bytes may themselves be \177: match up to the
+    # two addresses 127.0.0.1, which they cannot spell
+    return re.sub(r'^(ASCII: "E\\0\\0#).*?(\\177\\0\\0\\001\\177\\0\\0\\001)',
+                  r'\1ID,SUM\2', out, flags=re.M)
 
 
 def command(name, port):

@@ -256,7 +256,7 @@ static const char *deref(struct bgen *g, struct node *n)
 	at = arena_printf(g->s->arena, "read fault [man error::fault] at 0x%%llx near "
 			  "identifier '%s' at %s", n->a->op, loc_str(g->s, n->a->loc));
 	acc = target(g, n->a);
-	for (int i = 0; i < d->nsteps; i++) {
+	for (int i = bc_deref(g, d, acc, at) ? d->nsteps : 0; i < d->nsteps; i++) {
 		const struct dstep *st = &d->steps[i];
 
 		if (st->op == DS_LOAD) {

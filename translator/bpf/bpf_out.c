@@ -182,6 +182,7 @@ int bpf_translate(struct session *s)
 		  define(s, "MAXSTRINGLEN", "512"), g.nstr ? g.nstr : 1,
 		  define(s, "MAXACTION", "1000"));
 	sb_puts(&c, "#include \"stapbpf.h\"\n\n");
+	bc_types(&g, &c);
 	globals(&g, &c);
 	sb_puts(&c, "STP_PADS\n");
 	sb_printf(&g.meta, "maxstr %s\n", define(s, "MAXSTRINGLEN", "512"));

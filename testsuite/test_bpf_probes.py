@@ -1,0 +1,91 @@
+# stap --runtime=bpf, its probes beyond the first slice (test_bpf.py):
+# CO-RE for `->` chains (an object built here runs in the 6.1 test guest,
+# another kernel, with the same output), uprobe $params from the
+# program's DWARF, and perf.* probes. Host tests run as root (BPF works
+# here); the CO-RE guest test boots the test guest once.
+import os
+import re
+import subprocess
+
+import pytest
+
+import guest
+from conftest import STAP, STAPRUN
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason='BPF needs root')
+
+TRACE_WARNING = re.compile(r'stap: warning: no kernel trace headers .*\n')
+
+
+def stap(*args, timeout=120, cwd=None):
+    r = subprocess.run([str(STAP), '--runtime=bpf', *args], capture_output=True,
+                       text=True, timeout=timeout, cwd=cwd)
+    return r.stdout, TRACE_WARNING.sub('', r.stderr), r.returncode
+
+
+# ---- CO-RE --------------------------------------------------------------------
+
+# `->` through pointers, embedded structs, arrays of structs and a char
+# array, from a tracepoint's task; only values the same on any kernel are
+# printed (comparisons, the exec'd file's name length, its argc).
+CORE_SCRIPT = '''
+probe kernel.trace("sched_process_exec") {
+  if ($p->real_parent->tgid == target() && execname() == "true") {
+    printf("%s pid %d tgid %d mm %d leader %d rlim %d comm %d\\n", execname(),
+      $p->pid == pid(), $p->tgid == pid(), $p->mm->mmap_base != 0,
+      $p->group_leader->pid == pid(), $p->signal->rlim[7]->rlim_cur > 0,
+      $p->comm[0] == 116)
+    printf("prio %d weight %d name %d argc %d\\n", $p->prio - $p->static_prio,
+      $p->se->load->weight > 0, $bprm->file->f_path->dentry->d_name->len, $bprm->argc)
+    exit()
+  }
+}
+'''
+CORE_OUT = ('true pid 1 tgid 1 mm 1 leader 1 rlim 1 comm 1\n'
+            'prio 0 weight 1 name 4 argc 1\n')
+
+
+def test_core_relocations_written():
+    """Member offsets are CO-RE relocations against the kernel types the
+    script reads, declared with only the members used."""
+    out, err, rc = stap('-p3', '-e', CORE_SCRIPT)
+    assert (err, rc) == ('', 0)
+    assert ('__builtin_preserve_field_info(((struct task_struct *)0)->se.load.weight, 0)'
+            in out)
+    assert ('__builtin_preserve_field_info(((struct signal_struct *)0)->rlim[7].rlim_cur, 0)'
+            in out)
+    assert 'struct sched_entity {\n\tstruct load_weight load;\n};\n' in out
+    assert 'struct rlimit {\n\t__u64 rlim_cur;\n};\n' in out
+
+
+def test_core_variable_index():
+    """A variable index into an array member: element 0's relocated
+    offset plus the index times the relocated element distance."""
+    out, err, rc = stap('-p3', '-e', 'probe kernel.trace("sched_process_exec") { '
+                        'i = 7; println($p->signal->rlim[i]->rlim_max) }')
+    assert (err, rc) == ('', 0)
+    assert (' * ((long)__builtin_preserve_field_info(((struct signal_struct *)0)->rlim[1], 0)'
+            ' - (long)__builtin_preserve_field_info(((struct signal_struct *)0)->rlim[0], 0));'
+            in out)
+    assert ('__builtin_preserve_field_info(((struct signal_struct *)0)->rlim[0].rlim_max, 0)'
+            in out)
+
+
+def test_core_host(tmp_path):
+    """The object runs here, -c's child exec'ing true."""
+    assert stap('-p4', '-m', 'core', '-e', CORE_SCRIPT, cwd=tmp_path) == ('', '', 0)
+    r = subprocess.run([str(STAPRUN), '-c', '/bin/true; /bin/true', 'core.bpf.o'],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert (r.stdout, r.stderr, r.returncode) == (CORE_OUT, '', 0)
+
+
+def test_core_guest(tmp_path):
+    """The object built on this host (kernel 6.18) runs unchanged in the
+    test guest (6.1, other offsets): libbpf relocates it at load."""
+    assert stap('-p4', '-m', 'core', '-e', CORE_SCRIPT, cwd=tmp_path) == ('', '', 0)
+    batch = guest.run_batch([f'{STAPRUN} -c "/bin/true; /bin/true" core.bpf.o',
+                             'uname -r'], scratch=str(tmp_path), timeout=120)
+    guest.check_kernel_healthy(batch)
+    assert batch[1].stdout == guest.kernel_release() + '\n'
+    assert batch[1].stdout != os.uname().release + '\n'
+    assert (batch[0].stdout, batch[0].stderr, batch[0].rc) == (CORE_OUT, '', 0)

@@ -89,3 +89,52 @@ def test_core_guest(tmp_path):
     assert batch[1].stdout == guest.kernel_release() + '\n'
     assert batch[1].stdout != os.uname().release + '\n'
     assert (batch[0].stdout, batch[0].stderr, batch[0].rc) == (CORE_OUT, '', 0)
+
+
+# ---- uprobe $params ------------------------------------------------------------
+
+UPROG = '''struct pt { int x; long y; };
+long work(int a, long b, char c, unsigned short d, struct pt *p, long f, long g, int h)
+{
+	return a + b + c + d + p->x + f + g + h;
+}
+int one(int v) { return v; }
+int main(void)
+{
+	struct pt p = { 7, -9 };
+	one(-5);
+	return work(-1, 2, 'z', 65535, &p, 6, 77, -8) == 65740 ? 0 : 1;
+}
+'''
+
+
+@pytest.fixture
+def uprog(tmp_path):
+    (tmp_path / 'prog.c').write_text(UPROG)
+    subprocess.run(['gcc', '-g', '-O0', '-o', str(tmp_path / 'prog'),
+                    str(tmp_path / 'prog.c')], check=True)
+    return tmp_path / 'prog'
+
+
+def test_uprobe_params(uprog):
+    """$params from the program's DWARF: the six register ones, the two on
+    the stack, `->` through a pointer parameter in user memory, $return."""
+    script = (f'probe process("{uprog}").function("work") {{ '
+              'printf("%d %d %d %d %d %d %d %d %d %d\\n", $a, $b, $c, $d, $p->x, $p->y, '
+              '$f, $g, $h, $p == 0) } '
+              f'probe process("{uprog}").function("work").return {{ '
+              'printf("ret %d\\n", $return) } '
+              f'probe process("{uprog}").function("one").return {{ '
+              'printf("one %d\\n", $return) }')
+    assert stap('-c', str(uprog), '-e', script) == (
+        'one -5\n-1 2 122 65535 7 -9 6 77 -8 0\nret 65740\n', '', 0)
+
+
+@pytest.mark.parametrize('probe,expr,message', [
+    ('function("main")', '$p', "$p (only the function's parameters, read at its entry) "
+     'is not supported by --runtime=bpf'),
+    ('function("work").return', '$a', "target variable '$a' is not available in "),
+])
+def test_uprobe_param_errors(uprog, probe, expr, message):
+    out, err, rc = stap('-p3', '-e', f'probe process("{uprog}").{probe} {{ println({expr}) }}')
+    assert rc == 1 and message in err, err

@@ -51,5 +51,8 @@ const char *bg_hex(struct bgen *g, const char *p, size_t n);
  * not relocatable, nothing written); the types it uses, as C, into c */
 bool bc_deref(struct bgen *g, const struct deref *d, const char *acc, const char *at);
 void bc_types(struct bgen *g, struct strbuf *c);
+/* bpf_uprobe.c: is r a process().function() uprobe; $name there (n) */
+bool bu_is_uprobe(const struct rprobe *r);
+const char *bu_target(struct bgen *g, struct node *n);
 
 #endif /* BPF_H */

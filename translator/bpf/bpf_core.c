@@ -134,7 +134,7 @@ static bool relocatable(const struct deref *d)
 {
 	bool open = false;
 
-	if (!d->ncore || !d->btf)
+	if (!d->ncore || !d->btf || d->user)	/* a program's types: as built */
 		return false;
 	for (int i = 0; i < d->ncore; i++) {
 		const struct dcore *e = &d->core[i];
@@ -268,7 +268,8 @@ void bc_types(struct bgen *g, struct strbuf *c)
 {
 	/* a .rodata section for the BTF of the string literals (libbpf 1.1
 	 * cannot size .rodata from .rodata.str1.1 alone) */
-	sb_puts(c, "const volatile char stp_ro_pad[8] = { 1 };\n");
+	sb_puts(c, "const volatile char stp_ro_pad[8] = { 1 };\n");	sb_puts(c, "static long (*stp_probe_read_user)(void *dst, __u32 size, const void *p) = "
+		"(void *)112;\n");
 	if (!g->core)
 		return;
 	sb_puts(c, "/* the kernel's types as far as the script reads them (CO-RE) */\n");

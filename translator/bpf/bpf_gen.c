@@ -230,6 +230,8 @@ static const char *target(struct bgen *g, struct node *n)
 						  n->op));
 		return "0";
 	}
+	if (bu_is_uprobe(g->rp))
+		return bu_target(g, n);
 	tg = targ_find(g->s, g->rp, n->op + 1);
 	if (tg.src < 0) {
 		bg_unsupported(g, n, arena_printf(g->s->arena, "the target variable %s", n->op));
@@ -247,8 +249,9 @@ static const char *deref(struct bgen *g, struct node *n)
 {
 	const struct deref *d = n->deref;
 	const char *acc, *at;
+	const char *rd = d && d->user ? "stp_probe_read_user" : "bpf_probe_read_kernel";
 
-	if (!d || d->user || d->bit_size || d->res == DR_PRETTY || !n->a ||
+	if (!d || d->bit_size || d->res == DR_PRETTY || !n->a ||
 	    n->a->kind != N_TARGET) {
 		bg_unsupported(g, n, "this target expression");
 		return "0";
@@ -260,7 +263,7 @@ static const char *deref(struct bgen *g, struct node *n)
 		const struct dstep *st = &d->steps[i];
 
 		if (st->op == DS_LOAD) {
-			bg_line(g, "if (bpf_probe_read_kernel(&%s, 8, (void *)%s))", acc, acc);
+			bg_line(g, "if (%s(&%s, 8, (void *)%s))", rd, acc, acc);
 			g->indent++;
 			bg_line(g, "{ stp_fault(S, %d, %s); goto out; }", bg_msg(g, at), acc);
 			g->indent--;
@@ -274,7 +277,7 @@ static const char *deref(struct bgen *g, struct node *n)
 		const char *v = tmp(g);
 
 		bg_line(g, "__u64 %s = 0;", v);
-		bg_line(g, "if (bpf_probe_read_kernel(&%s, %d, (void *)%s))", v, d->width, acc);
+		bg_line(g, "if (%s(&%s, %d, (void *)%s))", rd, v, d->width, acc);
 		g->indent++;
 		bg_line(g, "{ stp_fault(S, %d, %s); goto out; }", bg_msg(g, at), acc);
 		g->indent--;

@@ -94,7 +94,7 @@ static void handler(struct bgen *g, struct strbuf *c, struct probe *p, int index
 	for (struct rprobe *r = g->s->rprobes; r; r = r->next)
 		if (r->probe == p && !npoints++)
 			g->rp = r;
-	if (npoints != 1 || !g->rp->nargs)	/* $vars: one point's only */
+	if (npoints != 1 || (!g->rp->nargs && !g->rp->ret_arg))	/* $vars: one point's only */
 		g->rp = NULL;
 	for (struct var *v = p->locals; v; v = v->next) {
 		if (v->type == T_STRING)

@@ -138,3 +138,41 @@ def test_uprobe_params(uprog):
 def test_uprobe_param_errors(uprog, probe, expr, message):
     out, err, rc = stap('-p3', '-e', f'probe process("{uprog}").{probe} {{ println({expr}) }}')
     assert rc == 1 and message in err, err
+
+
+# ---- perf.* ----------------------------------------------------------------------
+
+def test_perf_software_events():
+    """perf.sw.* and perf.type(T).config(C), .sample(N) and .hz(F): perf
+    events on every CPU; the cpu clock runs whether or not a CPU is idle."""
+    script = ('global n, m, k '
+              'probe perf.sw.cpu_clock.sample(100000) { n++ } '
+              'probe perf.type(1).config(0).hz(1000) { m++ } '
+              'probe perf.type(1).config(0) { k++ } '
+              'probe timer.ms(100) { if (n > 0 && m > 0 && k > 0) { println("all fired"); '
+              'exit() } } '
+              'probe timer.s(60) { printf("%d %d %d\\n", n, m, k); exit() }')
+    assert stap('-e', script) == ('all fired\n', '', 0)
+
+
+def test_perf_source():
+    out, err, rc = stap('-p3', '-e', 'global n probe perf.sw.task_clock.sample(5000) { n++ } '
+                        'probe perf.type(1).config(0).hz(250) { n++ }')
+    assert (err, rc) == ('', 0)
+    assert '"probe perf stp_p0 5000 1 1 0\\n"' in out
+    assert '"probe perf stp_p1 250 1 0 1\\n"' in out
+
+
+def test_perf_hardware():
+    """perf.hw.*: a hardware event where this machine has a PMU, else the
+    loader's error naming the event."""
+    script = ('global n probe perf.hw.instructions.sample(100000) { n++ } '
+              'probe timer.ms(100) { if (n > 0) { println("fired"); exit() } } '
+              'probe timer.s(60) { exit() }')
+    if os.path.exists('/sys/bus/event_source/devices/cpu'):
+        assert stap('-e', script) == ('fired\n', '', 0)
+    else:
+        assert stap('-e', script) == (
+            '', 'ERROR: cannot open the perf event type 0 config 1: No such file or '
+            'directory\nWARNING: Number of errors: 1, skipped probes: 0\n'
+            'Pass 5: run failed.  [man error::pass5]\n', 1)

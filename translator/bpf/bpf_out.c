@@ -131,6 +131,11 @@ static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, in
 		sec = "uprobe";	/* the loader attaches it to the function */
 		sb_printf(&g->meta, "probe uprobe stp_p%d %d %s %s\n", id, r->ret ? 1 : 0,
 			  r->binary, r->symbol);
+	} else if (!strcmp(fam, "perf") && r->perf_period > 0) {
+		sec = "perf_event";	/* every CPU; .hz: a frequency */
+		sb_printf(&g->meta, "probe perf stp_p%d %lld %lld %lld %d\n", id,
+			  (long long)r->perf_period, (long long)r->perf_type,
+			  (long long)r->perf_config, r->perf_freq ? 1 : 0);
 	} else if (!strcmp(fam, "timer.profile") && r->perf_type == 1) {
 		sec = "perf_event";
 		sb_printf(&g->meta, "probe profile stp_p%d %lld\n", id,

@@ -130,10 +130,23 @@ def test_uprobe_params(uprog):
         'one -5\n-1 2 122 65535 7 -9 6 77 -8 0\nret 65740\n', '', 0)
 
 
+def test_uprobe_parms(uprog):
+    """$$parms: each parameter in hex, masked to its width, as the module
+    runtime prints it (the pointer masked here: its address varies)."""
+    script = (f'probe process("{uprog}").function("work") {{ println($$parms) }} '
+              f'probe process("{uprog}").function("one") {{ println($$parms) }}')
+    out, err, rc = stap('-c', str(uprog), '-e', script)
+    assert (re.sub(r'p=0x[0-9a-f]+ ', 'p=PTR ', out), err, rc) == (
+        'v=0xfffffffb\na=0xffffffff b=0x2 c=0x7a d=0xffff p=PTR f=0x6 g=0x4d h=0xfffffff8\n',
+        '', 0)
+
+
 @pytest.mark.parametrize('probe,expr,message', [
     ('function("main")', '$p', "$p (only the function's parameters, read at its entry) "
      'is not supported by --runtime=bpf'),
     ('function("work").return', '$a', "target variable '$a' is not available in "),
+    ('function("one").return', '$v', 'the parameter $v in a .return probe is not supported'),
+    ('function("one").return', '$$parms', '$$parms in a .return probe is not supported'),
 ])
 def test_uprobe_param_errors(uprog, probe, expr, message):
     out, err, rc = stap('-p3', '-e', f'probe process("{uprog}").{probe} {{ println({expr}) }}')

@@ -225,6 +225,8 @@ static const char *target(struct bgen *g, struct node *n)
 	struct targ tg;
 	const char *t;
 
+	if (g->rp && !g->func && !strcmp(n->op, "$$parms") && bu_is_uprobe(g->rp))
+		return bu_target(g, n);
 	if (!g->rp || g->func || n->op[1] == '$' || n->op[strlen(n->op) - 1] == '$') {
 		bg_unsupported(g, n, arena_printf(g->s->arena, "the target variable %s here",
 						  n->op));

@@ -189,3 +189,23 @@ def test_perf_hardware():
             '', 'ERROR: cannot open the perf event type 0 config 1: No such file or '
             'directory\nWARNING: Number of errors: 1, skipped probes: 0\n'
             'Pass 5: run failed.  [man error::pass5]\n', 1)
+
+
+# ---- pass 4's cache ------------------------------------------------------------------
+
+def test_object_cache(tmp_path):
+    """The object clang made for the same BPF C is reused (the first line,
+    which names the module, aside); -m and --disable-cache leave it."""
+    env = dict(os.environ, SYSTEMTAP_DIR=str(tmp_path / 'sd'))
+    script = 'probe begin { println("cached"); exit() }'
+    for _ in range(2):
+        r = subprocess.run([str(STAP), '--runtime=bpf', '-e', script], env=env,
+                           capture_output=True, text=True, timeout=60)
+        assert (r.stdout, r.stderr, r.returncode) == ('cached\n', '', 0)
+    entries = sorted(p.suffix for p in (tmp_path / 'sd' / 'cache' / 'bpf').iterdir())
+    assert entries == ['.c', '.o']
+    r = subprocess.run([str(STAP), '--runtime=bpf', '--disable-cache', '-e',
+                        'probe begin { println("not cached"); exit() }'], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert (r.stdout, r.stderr, r.returncode) == ('not cached\n', '', 0)
+    assert len(list((tmp_path / 'sd' / 'cache' / 'bpf').iterdir())) == 2

@@ -51,6 +51,10 @@ const char *bg_hex(struct bgen *g, const char *p, size_t n);
  * not relocatable, nothing written); the types it uses, as C, into c */
 bool bc_deref(struct bgen *g, const struct deref *d, const char *acc, const char *at);
 void bc_types(struct bgen *g, struct strbuf *c);
+/* bpf_cache.c: the object of s->c_file into out from the cache (true), or
+ * out (clang's) into the cache */
+bool bpf_cache_get(struct session *s, const char *clang, const char *out);
+void bpf_cache_put(struct session *s, const char *clang, const char *out);
 /* bpf_uprobe.c: is r a process().function() uprobe; $name there (n) */
 bool bu_is_uprobe(const struct rprobe *r);
 const char *bu_target(struct bgen *g, struct node *n);

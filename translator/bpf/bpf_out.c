@@ -223,7 +223,13 @@ int bpf_compile(struct session *s)
 	const char *argv[] = { clang, "-target", "bpf", "-O2", "-g", "-w", inc, "-c",
 			       s->c_file, "-o", out, NULL };
 	int status;
-	pid_t pid = fork();
+	pid_t pid;
+
+	if (bpf_cache_get(s, clang, out)) {
+		s->ko_file = out;
+		return 0;
+	}
+	pid = fork();
 
 	if (pid < 0) {
 		diag_plain(s, "cannot run clang: %s", strerror(errno));
@@ -240,5 +246,6 @@ int bpf_compile(struct session *s)
 		return 1;
 	}
 	s->ko_file = out;
+	bpf_cache_put(s, clang, out);
 	return 0;
 }

@@ -57,6 +57,8 @@ struct probe {
 	char prog[160];
 	long long arg;
 	char path[4096], sym[256];	/* uprobe: the binary and its function */
+	long long ptype, pconfig;	/* perf: the event (arg its period) */
+	int pfreq;			/* perf: arg is a frequency (.hz) */
 	struct bpf_program *bp;
 };
 struct global {
@@ -195,6 +197,11 @@ static int parse_meta(struct loader *L, char *meta)
 			if (!strcmp(a, "uprobe") &&
 			    sscanf(line, "probe %*s %*s %*d %4095s %255s",
 				   L->probes[L->nprobes].path, L->probes[L->nprobes].sym) != 2)
+				return -1;
+			if (!strcmp(a, "perf") &&
+			    sscanf(line, "probe %*s %*s %*d %lld %lld %d",
+				   &L->probes[L->nprobes].ptype, &L->probes[L->nprobes].pconfig,
+				   &L->probes[L->nprobes].pfreq) != 3)
 				return -1;
 			L->probes[L->nprobes++].arg = arg;
 		} else if (sscanf(line, "global %159s %159s %c", a, b, &c) == 3) {
@@ -496,14 +503,16 @@ static struct bpf_link **attach_perf(struct probe *p,
 				     struct bpf_link **links, int *nlinks)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	bool each = !strcmp(p->kind, "profile");
+	bool perf = !strcmp(p->kind, "perf");
+	bool each = perf || !strcmp(p->kind, "profile");
 
 	for (int cpu = 0; cpu < (each ? ncpu : 1); cpu++) {
 		struct perf_event_attr attr = {
-			.type = PERF_TYPE_SOFTWARE,
+			.type = perf ? (uint32_t)p->ptype : PERF_TYPE_SOFTWARE,
 			.size = sizeof(attr),
-			.config = PERF_COUNT_SW_CPU_CLOCK,
+			.config = perf ? (uint64_t)p->pconfig : PERF_COUNT_SW_CPU_CLOCK,
 			.sample_period = (uint64_t)p->arg,
+			.freq = perf && p->pfreq,
 		};
 		int fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 		struct bpf_link *l;
@@ -511,8 +520,12 @@ static struct bpf_link **attach_perf(struct probe *p,
 		if (fd < 0) {
 			if (each && errno == ENODEV)
 				continue;	/* an offline CPU */
-			fprintf(stderr, "ERROR: cannot open a perf event for probe %s: %s\n",
-				p->kind, strerror(errno));
+			if (perf)
+				fprintf(stderr, "ERROR: cannot open the perf event type %lld "
+					"config %lld: %s\n", p->ptype, p->pconfig, strerror(errno));
+			else
+				fprintf(stderr, "ERROR: cannot open a perf event for probe %s: %s\n",
+					p->kind, strerror(errno));
 			return NULL;
 		}
 		l = bpf_program__attach_perf_event(p->bp, fd);
@@ -728,7 +741,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < L.nprobes && !L.exiting; i++) {
 		struct probe *p = &L.probes[i];
 
-		if (!strcmp(p->kind, "timer") || !strcmp(p->kind, "profile")) {
+		if (!strcmp(p->kind, "timer") || !strcmp(p->kind, "profile") ||
+		    !strcmp(p->kind, "perf")) {
 			links = attach_perf(p, links, &nlinks);
 			if (!links)
 				L.exiting = true, L.nerrors++;

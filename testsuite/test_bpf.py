@@ -214,16 +214,15 @@ def test_not_a_bpf_object(tmp_path):
 
 
 UNSUPPORTED = [
-    ('probe perf.sw.cpu_clock.sample(1000000) { println(1) }',
-     'probe point perf.type(1).config(0).sample(1000000) is not supported by '
-     '--runtime=bpf yet'),
+    ('probe procfs("foo").read { println(1) }',
+     'probe point procfs("foo").read is not supported by --runtime=bpf yet'),
     ('probe begin { %{ /* C */ %} }', 'embedded C is not supported by --runtime=bpf'),
     ('probe begin { printf("%b", 1) }',
      'the printf conversion %b is not supported by --runtime=bpf'),
 ]
 
 
-@pytest.mark.parametrize('script,msg', UNSUPPORTED, ids=['perf', 'embedded', 'printf_b'])
+@pytest.mark.parametrize('script,msg', UNSUPPORTED, ids=['procfs', 'embedded', 'printf_b'])
 def test_unsupported_is_pass3_error(script, msg):
     out, err, rc = stap('-g', '-p4', '-e', script)
     assert rc == 1 and out == ''

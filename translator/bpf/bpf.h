@@ -30,6 +30,7 @@ struct bgen {
 	struct strbuf meta;	/* the .stapmeta text */
 	int nfmt, nmsg;
 	int errors;
+	struct bcore *core;	/* bpf_core.c: the kernel types read (CO-RE) */
 };
 
 void bg_line(struct bgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -45,5 +46,17 @@ void bg_stmt(struct bgen *g, struct node *n);
 const char *bg_fn_name(struct bgen *g, const struct func *f);
 void bg_function(struct bgen *g, struct strbuf *out, struct func *f);
 const char *bg_hex(struct bgen *g, const char *p, size_t n);
+
+/* bpf_core.c: the walk of d from acc with CO-RE relocated offsets (false:
+ * not relocatable, nothing written); the types it uses, as C, into c */
+bool bc_deref(struct bgen *g, const struct deref *d, const char *acc, const char *at);
+void bc_types(struct bgen *g, struct strbuf *c);
+/* bpf_cache.c: the object of s->c_file into out from the cache (true), or
+ * out (clang's) into the cache */
+bool bpf_cache_get(struct session *s, const char *clang, const char *out);
+void bpf_cache_put(struct session *s, const char *clang, const char *out);
+/* bpf_uprobe.c: is r a process().function() uprobe; $name there (n) */
+bool bu_is_uprobe(const struct rprobe *r);
+const char *bu_target(struct bgen *g, struct node *n);
 
 #endif /* BPF_H */

@@ -225,11 +225,15 @@ static const char *target(struct bgen *g, struct node *n)
 	struct targ tg;
 	const char *t;
 
+	if (g->rp && !g->func && !strcmp(n->op, "$$parms") && bu_is_uprobe(g->rp))
+		return bu_target(g, n);
 	if (!g->rp || g->func || n->op[1] == '$' || n->op[strlen(n->op) - 1] == '$') {
 		bg_unsupported(g, n, arena_printf(g->s->arena, "the target variable %s here",
 						  n->op));
 		return "0";
 	}
+	if (bu_is_uprobe(g->rp))
+		return bu_target(g, n);
 	tg = targ_find(g->s, g->rp, n->op + 1);
 	if (tg.src < 0) {
 		bg_unsupported(g, n, arena_printf(g->s->arena, "the target variable %s", n->op));
@@ -247,8 +251,9 @@ static const char *deref(struct bgen *g, struct node *n)
 {
 	const struct deref *d = n->deref;
 	const char *acc, *at;
+	const char *rd = d && d->user ? "stp_probe_read_user" : "bpf_probe_read_kernel";
 
-	if (!d || d->user || d->bit_size || d->res == DR_PRETTY || !n->a ||
+	if (!d || d->bit_size || d->res == DR_PRETTY || !n->a ||
 	    n->a->kind != N_TARGET) {
 		bg_unsupported(g, n, "this target expression");
 		return "0";
@@ -256,11 +261,11 @@ static const char *deref(struct bgen *g, struct node *n)
 	at = arena_printf(g->s->arena, "read fault [man error::fault] at 0x%%llx near "
 			  "identifier '%s' at %s", n->a->op, loc_str(g->s, n->a->loc));
 	acc = target(g, n->a);
-	for (int i = 0; i < d->nsteps; i++) {
+	for (int i = bc_deref(g, d, acc, at) ? d->nsteps : 0; i < d->nsteps; i++) {
 		const struct dstep *st = &d->steps[i];
 
 		if (st->op == DS_LOAD) {
-			bg_line(g, "if (bpf_probe_read_kernel(&%s, 8, (void *)%s))", acc, acc);
+			bg_line(g, "if (%s(&%s, 8, (void *)%s))", rd, acc, acc);
 			g->indent++;
 			bg_line(g, "{ stp_fault(S, %d, %s); goto out; }", bg_msg(g, at), acc);
 			g->indent--;
@@ -274,7 +279,7 @@ static const char *deref(struct bgen *g, struct node *n)
 		const char *v = tmp(g);
 
 		bg_line(g, "__u64 %s = 0;", v);
-		bg_line(g, "if (bpf_probe_read_kernel(&%s, %d, (void *)%s))", v, d->width, acc);
+		bg_line(g, "if (%s(&%s, %d, (void *)%s))", rd, v, d->width, acc);
 		g->indent++;
 		bg_line(g, "{ stp_fault(S, %d, %s); goto out; }", bg_msg(g, at), acc);
 		g->indent--;

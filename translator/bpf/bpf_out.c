@@ -94,7 +94,7 @@ static void handler(struct bgen *g, struct strbuf *c, struct probe *p, int index
 	for (struct rprobe *r = g->s->rprobes; r; r = r->next)
 		if (r->probe == p && !npoints++)
 			g->rp = r;
-	if (npoints != 1 || !g->rp->nargs)	/* $vars: one point's only */
+	if (npoints != 1 || (!g->rp->nargs && !g->rp->ret_arg))	/* $vars: one point's only */
 		g->rp = NULL;
 	for (struct var *v = p->locals; v; v = v->next) {
 		if (v->type == T_STRING)
@@ -131,6 +131,11 @@ static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, in
 		sec = "uprobe";	/* the loader attaches it to the function */
 		sb_printf(&g->meta, "probe uprobe stp_p%d %d %s %s\n", id, r->ret ? 1 : 0,
 			  r->binary, r->symbol);
+	} else if (!strcmp(fam, "perf") && r->perf_period > 0) {
+		sec = "perf_event";	/* every CPU; .hz: a frequency */
+		sb_printf(&g->meta, "probe perf stp_p%d %lld %lld %lld %d\n", id,
+			  (long long)r->perf_period, (long long)r->perf_type,
+			  (long long)r->perf_config, r->perf_freq ? 1 : 0);
 	} else if (!strcmp(fam, "timer.profile") && r->perf_type == 1) {
 		sec = "perf_event";
 		sb_printf(&g->meta, "probe profile stp_p%d %lld\n", id,
@@ -182,6 +187,7 @@ int bpf_translate(struct session *s)
 		  define(s, "MAXSTRINGLEN", "512"), g.nstr ? g.nstr : 1,
 		  define(s, "MAXACTION", "1000"));
 	sb_puts(&c, "#include \"stapbpf.h\"\n\n");
+	bc_types(&g, &c);
 	globals(&g, &c);
 	sb_puts(&c, "STP_PADS\n");
 	sb_printf(&g.meta, "maxstr %s\n", define(s, "MAXSTRINGLEN", "512"));
@@ -217,7 +223,13 @@ int bpf_compile(struct session *s)
 	const char *argv[] = { clang, "-target", "bpf", "-O2", "-g", "-w", inc, "-c",
 			       s->c_file, "-o", out, NULL };
 	int status;
-	pid_t pid = fork();
+	pid_t pid;
+
+	if (bpf_cache_get(s, clang, out)) {
+		s->ko_file = out;
+		return 0;
+	}
+	pid = fork();
 
 	if (pid < 0) {
 		diag_plain(s, "cannot run clang: %s", strerror(errno));
@@ -234,5 +246,6 @@ int bpf_compile(struct session *s)
 		return 1;
 	}
 	s->ko_file = out;
+	bpf_cache_put(s, clang, out);
 	return 0;
 }

@@ -107,6 +107,22 @@ static void add_step(struct walk *w, enum dstep_op op, int64_t n,
 	d->steps[d->nsteps++] = (struct dstep){ op, n, idx };
 }
 
+static void add_core(struct walk *w, enum dcore_op op, unsigned int type,
+		     unsigned int mtype, const char *name, struct node *idx, bool ptr)
+{
+	struct deref *d = w->d;
+
+	if (d->ncore == d->ccore) {
+		struct dcore *v = arena_alloc(w->s->arena, sizeof(*v) * (size_t)(d->ccore * 2 + 4));
+
+		if (d->ncore)
+			memcpy(v, d->core, sizeof(*v) * (size_t)d->ncore);
+		d->core = v;
+		d->ccore = d->ccore * 2 + 4;
+	}
+	d->core[d->ncore++] = (struct dcore){ op, type, mtype, name, idx, ptr };
+}
+
 /* A member by name, looking into anonymous structs and unions. */
 static bool find_member(const struct btf *btf, const struct btf_type *t,
 			const char *name, unsigned int *type,
@@ -182,8 +198,10 @@ static bool not_scalar(struct walk *w, struct loc at, unsigned int id,
 /* The pointer at acc (an lvalue) becomes the address acc. */
 static void through_pointer(struct walk *w, const struct btf_type *ptr)
 {
-	if (w->lv)
+	if (w->lv) {
 		add_step(w, DS_LOAD, 8, NULL);
+		add_core(w, DC_LOAD, 0, 0, NULL, NULL, false);
+	}
 	w->lv = true;
 	w->type = ptr->type;
 }
@@ -230,6 +248,7 @@ static bool step_member(struct walk *w, struct node *m, const char *name)
 		return fail(w, m->loc, msg);
 	}
 	add_step(w, DS_ADD, off / 8, NULL);
+	add_core(w, DC_MEMBER, id, mtype, name, NULL, false);
 	w->type = mtype;
 	w->bit_off = bits ? off % 8 : 0;
 	w->bit_size = bits;
@@ -250,9 +269,12 @@ static bool step_index(struct walk *w, struct node *sub)
 	const struct btf_type *t = deref_skip(w->btf, &id);
 	__s64 size;
 
+	bool ptr = false;
+
 	if (t && btf_is_ptr(t) && !w->bit_size) {
 		through_pointer(w, t);
 		elem = t->type;
+		ptr = true;
 	} else if (t && btf_is_array(t)) {
 		elem = btf_array(t)->type;
 	} else {
@@ -265,6 +287,7 @@ static bool step_index(struct walk *w, struct node *sub)
 		return fail(w, sub->loc, arena_printf(w->s->arena,
 			    "invalid access '%s': the size of %s is unknown",
 			    index_text(w, sub->a), elem ? tname(w, elem) : "void"));
+	add_core(w, DC_INDEX, elem, 0, NULL, sub->a, ptr);
 	if (sub->a->kind == N_NUM)
 		add_step(w, DS_ADD, sub->a->num * size, NULL);
 	else
@@ -338,6 +361,7 @@ static bool cast_index(struct walk *w, struct node *sub)
 		return fail(w, sub->loc, arena_printf(w->s->arena,
 			    "invalid access '%s': the size of %s is unknown",
 			    index_text(w, sub->a), tname(w, w->type)));
+	add_core(w, DC_INDEX, w->type, 0, NULL, sub->a, true);
 	if (sub->a->kind == N_NUM)
 		add_step(w, DS_ADD, sub->a->num * size, NULL);
 	else

@@ -235,6 +235,19 @@ enum dres { DR_READ, DR_ADDR, DR_PRETTY };
 #define DEREF_ADDR 4		/* N_DEREF flags: the operand of '&' */
 #define DEREF_WRITTEN 8		/* N_DEREF flags: an autocast stored to */
 
+/* The walk again, unmerged and by BTF names, for CO-RE relocations
+ * (--runtime=bpf): a pointer load, a member of the aggregate `type`
+ * (its name and `mtype`), or an index of `type` elements (through a
+ * pointer, or of an array member). */
+enum dcore_op { DC_LOAD, DC_MEMBER, DC_INDEX };
+struct dcore {
+	enum dcore_op op;
+	unsigned int type, mtype;
+	const char *name;
+	struct node *idx;
+	bool ptr;
+};
+
 struct btf;
 struct btf_type;
 struct deref {
@@ -251,6 +264,8 @@ struct deref {
 	bool user;		/* in user memory (process() probes) */
 	int pretty;		/* 1 '$', 2 '$$' */
 	const struct rprobe *parms;	/* $$parms$: the point whose arguments */
+	struct dcore *core;	/* the CO-RE walk (not compared: same steps) */
+	int ncore, ccore;
 };
 
 /* The C type of a value, 4.8's "type details" (autocast.c): ->member

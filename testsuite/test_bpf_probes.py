@@ -1,0 +1,211 @@
+# stap --runtime=bpf, its probes beyond the first slice (test_bpf.py):
+# CO-RE for `->` chains (an object built here runs in the 6.1 test guest,
+# another kernel, with the same output), uprobe $params from the
+# program's DWARF, and perf.* probes. Host tests run as root (BPF works
+# here); the CO-RE guest test boots the test guest once.
+import os
+import re
+import subprocess
+
+import pytest
+
+import guest
+from conftest import STAP, STAPRUN
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason='BPF needs root')
+
+TRACE_WARNING = re.compile(r'stap: warning: no kernel trace headers .*\n')
+
+
+def stap(*args, timeout=120, cwd=None):
+    r = subprocess.run([str(STAP), '--runtime=bpf', *args], capture_output=True,
+                       text=True, timeout=timeout, cwd=cwd)
+    return r.stdout, TRACE_WARNING.sub('', r.stderr), r.returncode
+
+
+# ---- CO-RE --------------------------------------------------------------------
+
+# `->` through pointers, embedded structs, arrays of structs and a char
+# array, from a tracepoint's task; only values the same on any kernel are
+# printed (comparisons, the exec'd file's name length, its argc).
+CORE_SCRIPT = '''
+probe kernel.trace("sched_process_exec") {
+  if ($p->real_parent->tgid == target() && execname() == "true") {
+    printf("%s pid %d tgid %d mm %d leader %d rlim %d comm %d\\n", execname(),
+      $p->pid == pid(), $p->tgid == pid(), $p->mm->mmap_base != 0,
+      $p->group_leader->pid == pid(), $p->signal->rlim[7]->rlim_cur > 0,
+      $p->comm[0] == 116)
+    printf("prio %d weight %d name %d argc %d\\n", $p->prio - $p->static_prio,
+      $p->se->load->weight > 0, $bprm->file->f_path->dentry->d_name->len, $bprm->argc)
+    exit()
+  }
+}
+'''
+CORE_OUT = ('true pid 1 tgid 1 mm 1 leader 1 rlim 1 comm 1\n'
+            'prio 0 weight 1 name 4 argc 1\n')
+
+
+def test_core_relocations_written():
+    """Member offsets are CO-RE relocations against the kernel types the
+    script reads, declared with only the members used."""
+    out, err, rc = stap('-p3', '-e', CORE_SCRIPT)
+    assert (err, rc) == ('', 0)
+    assert ('__builtin_preserve_field_info(((struct task_struct *)0)->se.load.weight, 0)'
+            in out)
+    assert ('__builtin_preserve_field_info(((struct signal_struct *)0)->rlim[7].rlim_cur, 0)'
+            in out)
+    assert 'struct sched_entity {\n\tstruct load_weight load;\n};\n' in out
+    assert 'struct rlimit {\n\t__u64 rlim_cur;\n};\n' in out
+
+
+def test_core_variable_index():
+    """A variable index into an array member: element 0's relocated
+    offset plus the index times the relocated element distance."""
+    out, err, rc = stap('-p3', '-e', 'probe kernel.trace("sched_process_exec") { '
+                        'i = 7; println($p->signal->rlim[i]->rlim_max) }')
+    assert (err, rc) == ('', 0)
+    assert (' * ((long)__builtin_preserve_field_info(((struct signal_struct *)0)->rlim[1], 0)'
+            ' - (long)__builtin_preserve_field_info(((struct signal_struct *)0)->rlim[0], 0));'
+            in out)
+    assert ('__builtin_preserve_field_info(((struct signal_struct *)0)->rlim[0].rlim_max, 0)'
+            in out)
+
+
+def test_core_host(tmp_path):
+    """The object runs here, -c's child exec'ing true."""
+    assert stap('-p4', '-m', 'core', '-e', CORE_SCRIPT, cwd=tmp_path) == ('', '', 0)
+    r = subprocess.run([str(STAPRUN), '-c', '/bin/true; /bin/true', 'core.bpf.o'],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert (r.stdout, r.stderr, r.returncode) == (CORE_OUT, '', 0)
+
+
+def test_core_guest(tmp_path):
+    """The object built on this host (kernel 6.18) runs unchanged in the
+    test guest (6.1, other offsets): libbpf relocates it at load."""
+    assert stap('-p4', '-m', 'core', '-e', CORE_SCRIPT, cwd=tmp_path) == ('', '', 0)
+    batch = guest.run_batch([f'{STAPRUN} -c "/bin/true; /bin/true" core.bpf.o',
+                             'uname -r'], scratch=str(tmp_path), timeout=120)
+    guest.check_kernel_healthy(batch)
+    assert batch[1].stdout == guest.kernel_release() + '\n'
+    assert batch[1].stdout != os.uname().release + '\n'
+    assert (batch[0].stdout, batch[0].stderr, batch[0].rc) == (CORE_OUT, '', 0)
+
+
+# ---- uprobe $params ------------------------------------------------------------
+
+UPROG = '''struct pt { int x; long y; };
+long work(int a, long b, char c, unsigned short d, struct pt *p, long f, long g, int h)
+{
+	return a + b + c + d + p->x + f + g + h;
+}
+int one(int v) { return v; }
+int main(void)
+{
+	struct pt p = { 7, -9 };
+	one(-5);
+	return work(-1, 2, 'z', 65535, &p, 6, 77, -8) == 65740 ? 0 : 1;
+}
+'''
+
+
+@pytest.fixture
+def uprog(tmp_path):
+    (tmp_path / 'prog.c').write_text(UPROG)
+    subprocess.run(['gcc', '-g', '-O0', '-o', str(tmp_path / 'prog'),
+                    str(tmp_path / 'prog.c')], check=True)
+    return tmp_path / 'prog'
+
+
+def test_uprobe_params(uprog):
+    """$params from the program's DWARF: the six register ones, the two on
+    the stack, `->` through a pointer parameter in user memory, $return."""
+    script = (f'probe process("{uprog}").function("work") {{ '
+              'printf("%d %d %d %d %d %d %d %d %d %d\\n", $a, $b, $c, $d, $p->x, $p->y, '
+              '$f, $g, $h, $p == 0) } '
+              f'probe process("{uprog}").function("work").return {{ '
+              'printf("ret %d\\n", $return) } '
+              f'probe process("{uprog}").function("one").return {{ '
+              'printf("one %d\\n", $return) }')
+    assert stap('-c', str(uprog), '-e', script) == (
+        'one -5\n-1 2 122 65535 7 -9 6 77 -8 0\nret 65740\n', '', 0)
+
+
+def test_uprobe_parms(uprog):
+    """$$parms: each parameter in hex, masked to its width, as the module
+    runtime prints it (the pointer masked here: its address varies)."""
+    script = (f'probe process("{uprog}").function("work") {{ println($$parms) }} '
+              f'probe process("{uprog}").function("one") {{ println($$parms) }}')
+    out, err, rc = stap('-c', str(uprog), '-e', script)
+    assert (re.sub(r'p=0x[0-9a-f]+ ', 'p=PTR ', out), err, rc) == (
+        'v=0xfffffffb\na=0xffffffff b=0x2 c=0x7a d=0xffff p=PTR f=0x6 g=0x4d h=0xfffffff8\n',
+        '', 0)
+
+
+@pytest.mark.parametrize('probe,expr,message', [
+    ('function("main")', '$p', "$p (only the function's parameters, read at its entry) "
+     'is not supported by --runtime=bpf'),
+    ('function("work").return', '$a', "target variable '$a' is not available in "),
+    ('function("one").return', '$v', 'the parameter $v in a .return probe is not supported'),
+    ('function("one").return', '$$parms', '$$parms in a .return probe is not supported'),
+])
+def test_uprobe_param_errors(uprog, probe, expr, message):
+    out, err, rc = stap('-p3', '-e', f'probe process("{uprog}").{probe} {{ println({expr}) }}')
+    assert rc == 1 and message in err, err
+
+
+# ---- perf.* ----------------------------------------------------------------------
+
+def test_perf_software_events():
+    """perf.sw.* and perf.type(T).config(C), .sample(N) and .hz(F): perf
+    events on every CPU; the cpu clock runs whether or not a CPU is idle."""
+    script = ('global n, m, k '
+              'probe perf.sw.cpu_clock.sample(100000) { n++ } '
+              'probe perf.type(1).config(0).hz(1000) { m++ } '
+              'probe perf.type(1).config(0) { k++ } '
+              'probe timer.ms(100) { if (n > 0 && m > 0 && k > 0) { println("all fired"); '
+              'exit() } } '
+              'probe timer.s(60) { printf("%d %d %d\\n", n, m, k); exit() }')
+    assert stap('-e', script) == ('all fired\n', '', 0)
+
+
+def test_perf_source():
+    out, err, rc = stap('-p3', '-e', 'global n probe perf.sw.task_clock.sample(5000) { n++ } '
+                        'probe perf.type(1).config(0).hz(250) { n++ }')
+    assert (err, rc) == ('', 0)
+    assert '"probe perf stp_p0 5000 1 1 0\\n"' in out
+    assert '"probe perf stp_p1 250 1 0 1\\n"' in out
+
+
+def test_perf_hardware():
+    """perf.hw.*: a hardware event where this machine has a PMU, else the
+    loader's error naming the event."""
+    script = ('global n probe perf.hw.instructions.sample(100000) { n++ } '
+              'probe timer.ms(100) { if (n > 0) { println("fired"); exit() } } '
+              'probe timer.s(60) { exit() }')
+    if os.path.exists('/sys/bus/event_source/devices/cpu'):
+        assert stap('-e', script) == ('fired\n', '', 0)
+    else:
+        assert stap('-e', script) == (
+            '', 'ERROR: cannot open the perf event type 0 config 1: No such file or '
+            'directory\nWARNING: Number of errors: 1, skipped probes: 0\n'
+            'Pass 5: run failed.  [man error::pass5]\n', 1)
+
+
+# ---- pass 4's cache ------------------------------------------------------------------
+
+def test_object_cache(tmp_path):
+    """The object clang made for the same BPF C is reused (the first line,
+    which names the module, aside); -m and --disable-cache leave it."""
+    env = dict(os.environ, SYSTEMTAP_DIR=str(tmp_path / 'sd'))
+    script = 'probe begin { println("cached"); exit() }'
+    for _ in range(2):
+        r = subprocess.run([str(STAP), '--runtime=bpf', '-e', script], env=env,
+                           capture_output=True, text=True, timeout=60)
+        assert (r.stdout, r.stderr, r.returncode) == ('cached\n', '', 0)
+    entries = sorted(p.suffix for p in (tmp_path / 'sd' / 'cache' / 'bpf').iterdir())
+    assert entries == ['.c', '.o']
+    r = subprocess.run([str(STAP), '--runtime=bpf', '--disable-cache', '-e',
+                        'probe begin { println("not cached"); exit() }'], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert (r.stdout, r.stderr, r.returncode) == ('not cached\n', '', 0)
+    assert len(list((tmp_path / 'sd' / 'cache' / 'bpf').iterdir())) == 2

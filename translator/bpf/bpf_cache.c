@@ -1,0 +1,149 @@
+/*
+ * bpf_cache.c - pass 4's cache for --runtime=bpf: the object clang made
+ * from the same BPF C (past its first line, which names the module) with
+ * the same runtime header and clang, under $SYSTEMTAP_DIR/cache/bpf (or
+ * ~/.systemtap/cache/bpf) as KEY.c and KEY.bpf.o. A hit compares the C
+ * byte for byte, so a hash collision is a miss; files are written under
+ * temporary names and renamed. Off with --disable-cache, -m and -k.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bpf.h"
+
+static const char *cache_dir(struct session *s)
+{
+	const char *data = getenv("SYSTEMTAP_DIR"), *home = getenv("HOME"), *d;
+
+	if (s->no_cache || s->keep_tmp)
+		return NULL;
+	if (!data || !*data) {
+		if (!home || !*home)
+			return NULL;
+		data = arena_printf(s->arena, "%s/.systemtap", home);
+	}
+	mkdir(data, 0755);
+	d = arena_printf(s->arena, "%s/cache", data);
+	mkdir(d, 0755);
+	d = arena_printf(s->arena, "%s/cache/bpf", data);
+	if (mkdir(d, 0755) < 0 && errno != EEXIST)
+		return NULL;
+	return d;
+}
+
+static void fnv(unsigned long long *h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		*h = (*h ^ b[i]) * 0x100000001b3ULL;
+}
+
+static void fnv_file(unsigned long long *h, const char *path)
+{
+	struct stat st;
+
+	fnv(h, path, strlen(path) + 1);
+	if (stat(path, &st) == 0) {
+		fnv(h, &st.st_size, sizeof(st.st_size));
+		fnv(h, &st.st_mtim, sizeof(st.st_mtim));
+	}
+}
+
+/* prog as found in $PATH (for its size and time in the key) */
+static const char *in_path(struct session *s, const char *prog)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(prog, '/') || !path)
+		return prog;
+	for (const char *p = path, *e; *p; p = *e ? e + 1 : e) {
+		const char *f;
+
+		e = strchrnul(p, ':');
+		f = arena_printf(s->arena, "%.*s/%s", (int)(e - p), p, prog);
+		if (access(f, X_OK) == 0)
+			return f;
+	}
+	return prog;
+}
+
+/* the C past its first line */
+static const char *body(const char *c, size_t len, size_t *n)
+{
+	const char *nl = memchr(c, '\n', len);
+
+	*n = nl ? len - (size_t)(nl + 1 - c) : len;
+	return nl ? nl + 1 : c;
+}
+
+/* "DIR/KEY" for the C file of s, or NULL (no cache); its text in *c */
+static const char *entry(struct session *s, const char *clang, char **c, size_t *len)
+{
+	const char *dir = cache_dir(s), *b;
+	unsigned long long h1 = 0xcbf29ce484222325ULL, h2 = 0x84222325cbf29ce4ULL;
+	size_t n;
+
+	if (!dir || !(*c = read_file(s->c_file, len)))
+		return NULL;
+	b = body(*c, *len, &n);
+	fnv(&h1, b, n);
+	fnv(&h2, "stapbpf", 8);
+	fnv(&h2, b, n);
+	fnv_file(&h1, arena_printf(s->arena, "%s/bpf/stapbpf.h", s->runtime_dir));
+	fnv_file(&h1, in_path(s, clang));
+	return arena_printf(s->arena, "%s/%016llx%016llx", dir, h1, h2);
+}
+
+bool bpf_cache_get(struct session *s, const char *clang, const char *out)
+{
+	size_t len, clen, n1, n2;
+	char *c, *cached = NULL, *obj = NULL;
+	const char *e = entry(s, clang, &c, &len), *b1, *b2;
+	bool hit = false;
+
+	if (!e)
+		return false;
+	cached = read_file(arena_printf(s->arena, "%s.c", e), &clen);
+	if (cached) {
+		b1 = body(c, len, &n1);
+		b2 = body(cached, clen, &n2);
+		if (n1 == n2 && !memcmp(b1, b2, n1) &&
+		    (obj = read_file(arena_printf(s->arena, "%s.bpf.o", e), &clen)) &&
+		    write_file(out, obj, clen) == 0)
+			hit = true;
+	}
+	free(obj);
+	free(cached);
+	free(c);
+	return hit;
+}
+
+static void put(struct session *s, const char *path, const char *data, size_t len)
+{
+	const char *tmp = arena_printf(s->arena, "%s.%d.tmp", path, (int)getpid());
+
+	if (write_file(tmp, data, len) == 0 && rename(tmp, path) < 0)
+		unlink(tmp);
+}
+
+void bpf_cache_put(struct session *s, const char *clang, const char *out)
+{
+	size_t len, olen;
+	char *c, *obj;
+	const char *e = entry(s, clang, &c, &len);
+
+	if (!e)
+		return;
+	obj = read_file(out, &olen);
+	if (obj) {	/* the object first: a .c names a complete entry */
+		put(s, arena_printf(s->arena, "%s.bpf.o", e), obj, olen);
+		put(s, arena_printf(s->arena, "%s.c", e), c, len);
+	}
+	free(obj);
+	free(c);
+}

@@ -1,0 +1,208 @@
+/*
+ * bpf_uprobe.c - $name of a process("PATH").function("F") uprobe under
+ * --runtime=bpf: the parameters pass 2 found in the program's DWARF
+ * (r->args, the first rp_nparams() of them), read where the x86-64 SysV
+ * ABI puts them at the function's entry, where the loader attaches the
+ * uprobe: integer-class parameters in rdi, rsi, rdx, rcx, r8, r9, the
+ * rest on the stack above the return address; $return from rax in a
+ * .return probe.
+ */
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "bpf.h"
+#include "kcatalog.h"
+
+/* struct pt_regs (x86-64) as u64 slots */
+enum { REG_AX = 10, REG_SP = 19 };
+static const int arg_regs[] = { 14, 13, 12, 11, 9, 8 };	/* di si dx cx r8 r9 */
+
+/* 1 an integer-class value (its width, sign), 2 a float, 0 neither */
+static int classify(const struct btf *btf, unsigned int id, int *width, bool *is_signed)
+{
+	const struct btf_type *t = btf && id ? deref_skip(btf, &id) : NULL;
+
+	if (!t)
+		return 0;
+	if (btf_is_ptr(t)) {
+		*width = 8;
+		*is_signed = false;
+		return 1;
+	}
+	if (btf_is_any_enum(t) && t->size <= 8) {
+		*width = (int)t->size;
+		*is_signed = btf_kflag(t);
+		return 1;
+	}
+	if (btf_is_int(t) && t->size <= 8 && t->size) {
+		*width = (int)t->size;
+		*is_signed = (btf_int_encoding(t) & BTF_INT_SIGNED) != 0;
+		return 1;
+	}
+	if (btf_kind(t) == BTF_KIND_FLOAT)
+		return 2;
+	return 0;
+}
+
+static const char *widen(struct bgen *g, const char *v, int width, bool is_signed)
+{
+	static const char *const s[] = { "char", "short", "int", "long" };
+	int i = width == 1 ? 0 : width == 2 ? 1 : width == 4 ? 2 : 3;
+
+	return arena_printf(g->s->arena, "(long)(%s%s)(%s)", is_signed ? "signed " : "unsigned ",
+			    s[i], v);
+}
+
+bool bu_is_uprobe(const struct rprobe *r)
+{
+	return r && !strcmp(r->family, "process.function") && r->binary;
+}
+
+/* Parameter i's ABI slot (integer slots first six in registers), or -1
+ * with *bad the parameter passed by value before it. */
+static int slot_of(const struct rprobe *r, int i, const char **bad)
+{
+	int slot = 0, sse = 0, width;
+	bool sg;
+
+	for (int j = 0; j < i; j++) {
+		int k = classify(r->args[j].btf, r->args[j].type_id, &width, &sg);
+
+		if (k == 1) {
+			slot++;
+		} else if (k == 2 && sse < 8) {
+			sse++;
+		} else {
+			*bad = r->args[j].name;
+			return -1;
+		}
+	}
+	return slot;
+}
+
+/* parameter i (an integer or a pointer in slot `slot`) into a new long
+ * temporary; a stack read that faults jumps to `fault` (or fails) */
+static const char *param(struct bgen *g, const struct node *n, int slot, int width,
+			 bool sg, const char *fault)
+{
+	struct arena *ar = g->s->arena;
+	const char *t = arena_printf(ar, "t%d", g->ntmp++);
+
+	if (slot < 6) {
+		bg_line(g, "long %s = %s;", t, widen(g, arena_printf(ar, "((__u64 *)ctx)[%d]",
+								 arg_regs[slot]), width, sg));
+		return t;
+	}
+	bg_line(g, "__u64 %s_v = 0;", t);
+	bg_line(g, "if (stp_probe_read_user(&%s_v, 8, (void *)(((__u64 *)ctx)[%d] + %d)))",
+		t, REG_SP, 8 * (slot - 6 + 1));
+	g->indent++;
+	if (fault)
+		bg_line(g, "goto %s;", fault);
+	else
+		bg_line(g, "{ stp_fault(S, %d, ((__u64 *)ctx)[%d] + %d); goto out; }",
+			bg_msg(g, arena_printf(ar, "read fault [man error::fault] at 0x%%llx near "
+					       "identifier '%s' at %s", n->op, loc_str(g->s, n->loc))),
+			REG_SP, 8 * (slot - 6 + 1));
+	g->indent--;
+	bg_line(g, "long %s = %s;", t, widen(g, arena_printf(ar, "%s_v", t), width, sg));
+	return t;
+}
+
+static void put_lit(struct bgen *g, const char *buf, const char *len, const char *lit)
+{
+	for (; *lit; lit++)
+		bg_line(g, "stp_put(%s, &%s, %d);", buf, len, (int)(signed char)*lit);
+}
+
+/* $$parms: " a=0x1 b=0xffffff9c" as the module runtime's (context.c):
+ * each parameter in hex masked to its width, "{...}" for a struct. */
+static const char *parms(struct bgen *g, struct node *n)
+{
+	const struct rprobe *r = g->rp;
+	struct arena *ar = g->s->arena;
+	int np = rp_nparams(r), width, l = g->label++;
+	const char *buf = arena_printf(ar, "t%d", g->ntmp++), *len = arena_printf(ar, "t%d", g->ntmp++);
+	bool sg;
+
+	if (r->ret || strcmp(n->op, "$$parms")) {
+		bg_unsupported(g, n, arena_printf(ar, r->ret ? "%s in a .return probe" : "%s here",
+						  n->op));
+		return "0";
+	}
+	bg_line(g, "char *%s = %s; long %s = 0;", buf, bg_slot(g), len);
+	for (int i = 0; i < np && i < r->nargs; i++) {
+		int k = classify(r->args[i].btf, r->args[i].type_id, &width, &sg), slot;
+		const char *bad = NULL, *v;
+		const char *fault = arena_printf(ar, "pf%d_%d", l, i);
+
+		put_lit(g, buf, len, arena_printf(ar, "%s%s=", i ? " " : "", r->args[i].name));
+		if (k != 1) {
+			put_lit(g, buf, len, k == 2 ? "?" : "{...}");
+			continue;
+		}
+		slot = slot_of(r, i, &bad);
+		if (slot < 0) {
+			bg_unsupported(g, n, arena_printf(ar, "$$parms after the parameter $%s "
+							  "(passed by value)", bad));
+			return "0";
+		}
+		bg_line(g, "{");
+		g->indent++;
+		v = param(g, n, slot, width, false, fault);
+		bg_line(g, "%s = stp_hex((struct stp_hexbuf *)%s, %s, %s);", len, buf, len, v);
+		bg_line(g, "goto %s_ok;", fault);
+		bg_line(g, "%s:", fault);
+		put_lit(g, buf, len, "?");
+		bg_line(g, "%s_ok: ;", fault);
+		g->indent--;
+		bg_line(g, "}");
+	}
+	bg_line(g, "stp_sfmt_end(%s, %s);", buf, len);
+	return buf;
+}
+
+const char *bu_target(struct bgen *g, struct node *n)
+{
+	const struct rprobe *r = g->rp;
+	struct arena *ar = g->s->arena;
+	const char *name = n->op + 1, *t, *bad = NULL;
+	int np = rp_nparams(r), width = 8, i, slot;
+	bool sg = false;
+
+	if (n->op[1] == '$')
+		return parms(g, n);
+	if (!strcmp(name, "return")) {
+		if (!r->ret || !r->ret_arg ||
+		    classify(r->ret_arg->btf, r->ret_arg->type_id, &width, &sg) != 1) {
+			bg_unsupported(g, n, "this $return");
+			return "0";
+		}
+		t = arena_printf(ar, "t%d", g->ntmp++);
+		bg_line(g, "long %s = %s;", t, widen(g, arena_printf(ar, "((__u64 *)ctx)[%d]",
+								 REG_AX), width, sg));
+		return t;
+	}
+	for (i = 0; i < np && i < r->nargs; i++)
+		if (!strcmp(r->args[i].name, name))
+			break;
+	if (i == np || i == r->nargs || r->ret) {
+		bg_unsupported(g, n, arena_printf(ar, i < np && i < r->nargs ?
+				"the parameter %s in a .return probe" :
+				"%s (only the function's parameters, read at its entry)", n->op));
+		return "0";
+	}
+	if (classify(r->args[i].btf, r->args[i].type_id, &width, &sg) != 1) {
+		bg_unsupported(g, n, arena_printf(ar, "the parameter %s (not an integer or a "
+						  "pointer)", n->op));
+		return "0";
+	}
+	slot = slot_of(r, i, &bad);
+	if (slot < 0) {
+		bg_unsupported(g, n, arena_printf(ar, "%s after the parameter $%s (passed "
+						  "by value)", n->op, bad));
+		return "0";
+	}
+	return param(g, n, slot, width, sg, NULL);
+}

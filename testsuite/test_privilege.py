@@ -67,7 +67,7 @@ def test_stapusr_alias_of_refused_point():
     ('execname()', True), ('pid()', True), ('uid()', True), ('pp()', True),
     ('gettimeofday_s()', True), ('user_string(0)', True),
     ('user_int_error(0)', True), ('probefunc()', True), ('ubacktrace()', True),
-    ('signal_str(9)', True),
+    ('signal_str(9)', True), ('user_string2_warn(0, "x")', True),
     ('kernel_string(0)', False), ('kernel_int(0)', False),
     ('print_backtrace()', False), ('task_current()', False),
 ])

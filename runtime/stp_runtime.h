@@ -429,6 +429,11 @@ static void stp_exit(void);
 extern long stp_target_pid;
 /* stp_pid(): the stapio process of the session (control.c sets it) */
 extern long stp_stapio_pid;
+/* the ns_*() functions' namespaces: those of this process (staprun -N) */
+extern long stp_namespaces_pid;
+/* remote_id(), remote_uri(): staprun -r N:URI (-1 and "" without) */
+extern long stp_remote_id;
+extern char stp_remote_uri[MAXSTRINGLEN];
 /* tz_gmtoff(), tz_name(): staprun's time zone (seconds west of UTC) */
 extern long stp_tz_gmtoff;
 extern char stp_tz_name[MAXSTRINGLEN];

@@ -134,12 +134,13 @@ def check_kernel_healthy(batch):
 
 
 def run_batch(commands, scratch=None, timeout=60, memory_mb=256, cpus=1,
-              env=None, nokaslr=True, total_timeout=None, shares=None):
+              env=None, nokaslr=True, total_timeout=None, shares=None,
+              cmdline=()):
     """Boot the default Guest once and run `commands`; see Guest.run_batch."""
     return Guest().run_batch(commands, scratch=scratch, timeout=timeout,
                              memory_mb=memory_mb, cpus=cpus, env=env,
                              nokaslr=nokaslr, total_timeout=total_timeout,
-                             shares=shares)
+                             shares=shares, cmdline=cmdline)
 
 
 def default_shares():
@@ -218,7 +219,7 @@ class Guest:
 
     def run_batch(self, commands, scratch=None, timeout=60, memory_mb=256,
                   cpus=1, env=None, nokaslr=True, total_timeout=None,
-                  shares=None):
+                  shares=None, cmdline=()):
         """Boot once and run each shell string of `commands` in turn with
         /bin/sh, as root, in the chroot of the host root, cwd = scratch.
 
@@ -232,6 +233,8 @@ class Guest:
           boot allowance plus every command's timeout.
         shares: host directories mounted read-only at the same paths after
           the guest's tmpfs mounts (default: default_shares()).
+        cmdline: extra kernel command-line arguments (e.g.
+          ['module.sig_enforce=1']), appended to the harness's own.
         Returns a Batch; raises GuestDied if the guest did not finish it."""
         self.prepare()
         commands = list(commands)
@@ -244,7 +247,8 @@ class Guest:
                 shares = default_shares()
             _write_control(ctl, commands, scratch_path, timeout, env or {})
             (ctl / 'shares').write_text(''.join(f'{d}\n' for d in shares))
-            argv = self._qemu_argv(ctl, scratch_path, memory_mb, cpus, nokaslr)
+            argv = self._qemu_argv(ctl, scratch_path, memory_mb, cpus, nokaslr,
+                                   cmdline)
             for i, d in enumerate(shares):
                 argv += _virtfs(f'share{i}', d, readonly=True)
             start = time.monotonic()
@@ -256,12 +260,16 @@ class Guest:
         _raise_if_died(batch, proc, total_timeout)
         return batch
 
-    def _qemu_argv(self, ctl, scratch, memory_mb, cpus, nokaslr):
+    def _qemu_argv(self, ctl, scratch, memory_mb, cpus, nokaslr, cmdline=()):
         # no_timer_check: under TCG on a loaded host the IO-APIC timer
         # check can time out and panic the boot ("timer doesn't work")
         append = 'console=ttyS0 quiet panic=-1 oops=panic no_timer_check'
         if nokaslr:
             append += ' nokaslr'
+        for arg in cmdline:
+            if not arg or any(c.isspace() for c in arg):
+                raise ValueError(f'kernel argument {arg!r}: one word each')
+            append += ' ' + arg
         return (['qemu-system-x86_64', '-machine', 'q35',
                  '-bios', '/usr/share/qemu/qboot.rom']
                 + _accel_args()

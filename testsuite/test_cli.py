@@ -240,6 +240,16 @@ REFUSED = [
      'or use -e'),
     (['--sysroot=/x'], "--sysroot: sysroots are not supported: build on a machine with "
      "the target's kernel headers and programs"),
+    (['--sysenv=X=1'], "--sysenv: sysroots are not supported: build on a machine with "
+     "the target's kernel headers and programs"),
+    (['--use-server-on-error'], "--use-server-on-error: compile servers are not supported: "
+     "modules are built locally, with the kernel's headers"),
+    (['--trust-servers=ssl'], '--trust-servers: compile servers are not supported: there '
+     'are none to trust'),
+    (['--remote-prefix'], '--remote-prefix: remote runs are not supported: run staprun on '
+     'each machine'),
+    (['--monitor'], '--monitor: the monitor window is not supported: print what you need '
+     'from a timer probe'),
 ]
 
 

@@ -333,3 +333,30 @@ def test_empty_probes_are_elided():
     r = run_stap(['-p2', '-u', '-e', 'probe timer.s(1) { }'])
     assert r.returncode == 0, r.stderr
     assert r.stdout == '# probes\ntimer.s(1) /* <- timer.s(1) */\n'
+
+
+@pytest.mark.parametrize('point,hint', [
+    ('syscal.open', 'syscall.open'),
+    ('kernel.functon("vfs_read")', 'kernel.function("vfs_read")'),
+])
+def test_misspelt_probe_point_hint(point, hint):
+    # issue 18's examples: a family name one letter off
+    r = run_stap(['-p2', '-e', f'probe {point} {{ }}'])
+    assert r.returncode == 1
+    assert (f"error: no match for probe point '{point}'; did you mean '{hint}'?\n"
+            in r.stderr)
+
+
+def test_misspelt_tapset_variable_hint():
+    r = run_stap(['-p2', '-e', 'probe syscall.openat { println(filenme) }'])
+    assert ("<input>:1:32: warning: never-assigned local variable 'filenme'; "
+            "did you mean 'filename'?\n") in r.stderr
+
+
+def test_alias_warning_given_once():
+    # a warning in an alias body expanded into two probes: once, and the
+    # repeat counted as 4.8 counts it
+    r = run_stap(['-p2', '-e', 'probe myal = timer.s(1), timer.s(2) { println(zz) } '
+                  'probe myal { }'])
+    assert r.stderr.count("warning: never-assigned local variable 'zz'") == 1
+    assert 'Number of similar warning messages suppressed: 1.\n' in r.stderr

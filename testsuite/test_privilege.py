@@ -67,7 +67,7 @@ def test_stapusr_alias_of_refused_point():
     ('execname()', True), ('pid()', True), ('uid()', True), ('pp()', True),
     ('gettimeofday_s()', True), ('user_string(0)', True),
     ('user_int_error(0)', True), ('probefunc()', True), ('ubacktrace()', True),
-    ('signal_str(9)', True),
+    ('signal_str(9)', True), ('user_string2_warn(0, "x")', True),
     ('kernel_string(0)', False), ('kernel_int(0)', False),
     ('print_backtrace()', False), ('task_current()', False),
 ])
@@ -163,7 +163,9 @@ DIR_ERR = ('ERROR: Members of the "stapusr" and "stapsys" groups can only use '
 NORMAL_ERR = ('ERROR: You are trying to run systemtap as a normal user.\n'
               'You should either be root, or be part of group "stapusr" and possibly '
               'the groups "stapsys" or "stapdev".\n')
-TRUES = '(for i in 1 2 3; do sleep 0.7; /bin/true; done) & '
+# the commands run by staprun -c start once the probes are in place, so
+# what they run is seen whatever the guest's speed
+ROOT_TRUES = '(while :; do /bin/true; sleep 0.1; done) & L=$!; '
 
 
 def as_user(user, cmd):
@@ -182,7 +184,6 @@ def runs(tools, tmp_path_factory):
     }
     for n, a in builds.items():
         build_args(n, a, scratch)
-    user_trues = "sh -c '(for i in 1 2; do sleep 0.5; /bin/true; done) & "
     cmds = {
         'setup': SETUP.format(staprun=STAPRUN, stapio=STAPIO),
         'nogroup': as_user('pnone', f'{SR} privu.ko'),
@@ -191,13 +192,14 @@ def runs(tools, tmp_path_factory):
         'sys_module': as_user('pusr', f'{SR} privs'),
         # only the user's own processes; -o's file is the user's; a
         # STAP_STAPIO of the user's is not run (setuid)
-        'own': 'id -u pusr; ' + TRUES + as_user('pusr', user_trues + f"STAP_STAPIO=/bin/false {SR} "
-                               "-o /tmp/u.out privu'") +
-               '; echo rc=$?; wait; cat /tmp/u.out; stat -c %U /tmp/u.out',
+        # a root /bin/true runs every 0.1 s meanwhile, which it must not see
+        'own': 'id -u pusr; ' + ROOT_TRUES + as_user('pusr', f"env STAP_STAPIO=/bin/false {SR} "
+                               "-c '/bin/true; sleep 1; /bin/true' -o /tmp/u.out privu") +
+               '; echo rc=$?; kill $L; wait; cat /tmp/u.out; stat -c %U /tmp/u.out',
         'sys': as_user('psys', f'{SR} privs') + '; echo rc=$?; ' +
                as_user('psys', f'{SR} privu') + ' | head -0; echo rc=$?',
         'dev': as_user('pdev', f'{SR} /tmp/pm/privd.ko'),
-        'root_own': TRUES + f'{SR} /tmp/pm/privu.ko | sort | uniq -c',
+        'root_own': f"{SR} -c '/bin/true; /bin/true; /bin/true' /tmp/pm/privu.ko | sort | uniq -c",
         'writable': 'chmod 666 /lib/modules/$(uname -r)/systemtap/privu.ko; ' +
                     as_user('pusr', f'{SR} privu'),
         # staprun -N and -r: module parameters the module takes

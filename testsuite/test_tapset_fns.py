@@ -9,7 +9,8 @@
 # SystemTap 4.8 printed for it in the same guest; those of OURS_ONLY,
 # which 4.8 cannot build here (its @cast needs kernel DWARF it does not
 # find for these types, or it lacks the function: cpuid() is kept only for
-# older language versions), print what ours must. User addresses, which
+# older language versions; the python helpers need its python probes),
+# print what ours must. User addresses, which
 # ASLR moves, are compared as 0xUSER (test_tapset_fnbuild.py has the
 # builds and the --dump-functions check).
 import re
@@ -90,6 +91,14 @@ OURS_ONLY = {
         'global n\nprobe end { println(n > 0) }\nprobe kprobe.function("tcp_rcv_established") {\n\tsk = pointer_arg(1); skb = pointer_arg(2)\n\tif (n++) next\n\tprintf("%x %x %d %d %d\\n", tcpmib_local_addr(sk), tcpmib_remote_addr(sk), tcpmib_local_port(sk) > 0, tcpmib_remote_port(sk) > 0, tcpmib_get_state(sk))\n\tprintf("%x %x %d %d %d %d\\n", ipmib_local_addr(skb, 0), ipmib_remote_addr(skb, 1), ipmib_tcp_local_port(skb, 0) == tcpmib_local_port(sk), ipmib_tcp_remote_port(skb, 0) == tcpmib_remote_port(sk), ipmib_get_proto(skb), tcpmib_filter_key(sk, 1) + ipmib_filter_key(skb, 1, 0) + linuxmib_filter_key(0, 1))\n}\n',
         "ip link set lo up; {run} -c 'python3 tcp.py' {mod}.ko",
         '7f000001 7f000001 1 1 1\n7f000001 7f000001 1 1 6 2\n1\n',
+        '', 0),
+    # 4.8's CPython helpers need its python probes and libpython's DWARF
+    'python': (
+        'probe begin {\n\tprintln(python3_initialize(4096))\n\ttry { println(Py3Object_Repr(0)) } catch (e) { println(e) }\n\ttry { println(python_sprint_backtrace()) } catch (e) { println(e) }\n\ttry { println(python2_get_var_obj(0, "x", 1)) } catch (e) { println(e) }\n\texit()\n}\n',
+        '{run} {mod}.ko',
+        "0\nPy3Object_Repr: needs 4.8's python probes (HelperSDT) and libpython's debuginfo\n"
+        "python_sprint_backtrace: needs 4.8's python probes (HelperSDT) and libpython's debuginfo\n"
+        "python2_get_var_obj: needs 4.8's python probes (HelperSDT) and libpython's debuginfo\n",
         '', 0),
     'cpuid': (
         'probe begin { println(cpuid() == cpu()); exit() }',

@@ -77,7 +77,7 @@ static const char usage_text[] =
 	"  -P, --prologue-searching[=never|always|auto]  accepted (parameters are\n"
 	"             read at the entry instruction, where they are)\n"
 	"  --save-uprobes   accepted (uprobes are the kernel's own)\n"
-	"  --target-namespaces=PID  accepted (the initial namespaces are used)\n"
+	"  --target-namespaces=PID  the ns_*() functions see the namespaces of PID\n"
 	"  --suppress-handler-errors  a run-time error quietly ends its handler only\n"
 	"  --disable-cache  neither read nor write the module cache\n"
 	"  --poison-cache   rebuild, ignoring the cache, and replace its entry\n"
@@ -329,8 +329,8 @@ static void default_privilege(struct session *s)
 }
 
 /*
- * --target-namespaces=PID: a process ID (the namespace-aware functions of
- * this version see the initial namespaces); --prologue-searching[=WHEN]:
+ * --target-namespaces=PID: a process ID (the namespace-aware functions see
+ * its namespaces: staprun -N PID); --prologue-searching[=WHEN]:
  * never, always or auto (function probes here read their parameters at
  * the entry instruction, where they are: no heuristics needed); 4.8's
  * errors.
@@ -421,6 +421,7 @@ static int parse_long(struct session *s, int c)
 	case 40:	/* --save-uprobes: uprobes are the kernel's own here */
 		break;
 	case 41:
+		s->target_ns_pid = atoi(optarg);
 		return check_option_arg(s, "target-namespaces", optarg);
 	case 42:
 		return check_option_arg(s, "prologue-searching", optarg);

@@ -172,6 +172,7 @@ struct session {
 	const char *size_option;	/* -S SIZE[,N], for staprun */
 	const char *target_cmd;		/* -c */
 	int target_pid;			/* -x */
+	int target_ns_pid;		/* --target-namespaces: staprun -N */
 	int timeout_s;			/* -T */
 	const char **global_settings;	/* -G NAME=VALUE */
 	int nglobal_settings;

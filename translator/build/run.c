@@ -11,7 +11,7 @@
 
 #include "build.h"
 
-/* staprun [-v...] [-o F] [-S SIZE[,N]] [-s MB] [-c CMD] [-i] [-x PID] [-L|-D] [-w]
+/* staprun [-v...] [-o F] [-S SIZE[,N]] [-s MB] [-c CMD] [-i] [-x PID] [-N PID] [-L|-D] [-w]
  * MODULE.ko [NAME=VALUE...]; -F is -L without -o, -D with it, as in 4.8 */
 static void build_argv(struct session *s, const char **argv)
 {
@@ -45,6 +45,10 @@ static void build_argv(struct session *s, const char **argv)
 	if (s->target_pid) {
 		argv[n++] = "-x";
 		argv[n++] = arena_printf(s->arena, "%d", s->target_pid);
+	}
+	if (s->target_ns_pid) {
+		argv[n++] = "-N";
+		argv[n++] = arena_printf(s->arena, "%d", s->target_ns_pid);
 	}
 	if (s->flight_recorder)
 		argv[n++] = s->output_file ? "-D" : "-L";

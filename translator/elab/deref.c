@@ -490,6 +490,14 @@ static const char *header_program(struct session *s, const char *headers)
 	return bin;
 }
 
+/* Is the kernel's DWARF debuginfo found (for the kernel being built for)? */
+static bool kernel_dwarf_cast(struct session *s)
+{
+	const char *why;
+
+	return kdwarf_kernel(s, &why) != NULL;
+}
+
 static bool cast_type(struct walk *w, struct node *cast)
 {
 	static const int kinds[] = { BTF_KIND_STRUCT, BTF_KIND_UNION, BTF_KIND_TYPEDEF,
@@ -516,6 +524,17 @@ static bool cast_type(struct walk *w, struct node *cast)
 		if (cast_user_type(w, cast, name, w->ubin, NULL))
 			return true;
 		*w = before;
+	}
+	if (mod && kernel_dwarf_cast(w->s)) {
+		/* the kernel's debuginfo is installed: its DWARF, or the
+		 * module's, as 4.8 reads them ("<header>" ignored) */
+		const char *m = arena_strndup(w->s->arena, mname, strcspn(mname, "<"));
+		const char *why;
+		struct ubin *kb = !strcmp(m, "kernel") ? kdwarf_kernel(w->s, &why) :
+				  kdwarf_module(w->s, m);
+
+		if (kb)
+			return cast_user_type(w, cast, name, mname, kb);
 	}
 	if (mod && strncmp(mname, "kernel", 6)) {
 		/* a module's own BTF, split on the kernel's; "<header>" ignored */

@@ -263,6 +263,11 @@ size_t kindex_cus_named(struct session *s, struct kindex *k,
 			bool (*want)(void *arg, const char *cu), void *arg, uint64_t **offs);
 /* ... of the CUs defining a function or inlined instance whose name
  * matches glob (NULL: any). */
+/* The offset of the first CU defining the named type of tag (0: a
+ * typedef, base type, struct or union): 1, 0 when none does, -1 when
+ * there is no index. */
+int kindex_type_cu(struct session *s, struct ubin *b, int tag, const char *name,
+		   uint64_t *off);
 size_t kindex_cus_defining(struct session *s, struct kindex *k, const char *glob,
 			   uint64_t **offs);
 

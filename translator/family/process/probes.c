@@ -425,6 +425,20 @@ static const char *missing_var(struct session *s, const struct uprobe_info *u,
 	return why;
 }
 
+/* The kernel's own DWARF: a variable with no location at the probe's
+ * address, in 4.8's words (why as our DWARF reader says it otherwise). */
+static const char *kernel_wording(struct session *s, const struct uprobe_info *u,
+				  const char *why)
+{
+	static const char lead[] = "it was optimized out at this address (";
+
+	if (!why || !ubin_is_vmlinux(u->bin) || strncmp(why, lead, sizeof(lead) - 1))
+		return why;
+	return arena_printf(s->arena, "not accessible at this address (pc: %s) [man error::dwarf]",
+			    arena_strndup(s->arena, why + sizeof(lead) - 1,
+					  strcspn(why + sizeof(lead) - 1, ")")));
+}
+
 /* @var("NAME@FILE"): a global of the probe's binary. */
 static struct targ global_targ(struct session *s, const struct rprobe *r, const char *spec,
 			       const char **body)
@@ -505,7 +519,7 @@ static struct targ utarg_find(struct session *s, const struct rprobe *r, const c
 	}
 	v = find_var(u, name);
 	if (!v) {
-		t.why = missing_var(s, u, name);
+		t.why = kernel_wording(s, u, missing_var(s, u, name));
 		return t;
 	}
 	t.width = type_width(ubin_btf(u->bin), v->type_id, &t.is_signed);
@@ -521,8 +535,10 @@ static struct targ utarg_find(struct session *s, const struct rprobe *r, const c
 		return t;
 	}
 	*body = uloc_getter(s, u->bin, u->func, v, u->addr, t.width, &lv, &t.why);
-	if (!*body)
+	if (!*body) {
+		t.why = kernel_wording(s, u, t.why);
 		return t;
+	}
 	if (lv)
 		t.width = 8;
 	t.src = STP_TARG_GET;

@@ -1003,6 +1003,16 @@ static bool cu_of(struct ubin *b, const struct ufunc *f, Dwarf_Die *cu)
 	       ubin_lines_die(b, &die, &ld) && dwarf_diecu(&ld, cu, NULL, NULL);
 }
 
+const char *ubin_producer(struct ubin *b, const struct ufunc *f)
+{
+	Dwarf_Die cu;
+	Dwarf_Attribute at;
+
+	if (!cu_of(b, f, &cu) || !dwarf_attr(&cu, DW_AT_producer, &at))
+		return NULL;
+	return dwarf_formstring(&at);
+}
+
 uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f)
 {
 	Dwarf_Die cu;

@@ -159,6 +159,8 @@ bool ubin_is_dyn(const struct ubin *b);
 /* The page of its lowest PT_LOAD address (0 for a PIE). */
 uint64_t ubin_load_base(const struct ubin *b);
 /* The address after f's prologue (the second line-table row), else entry. */
+/* The DW_AT_producer of f's CU (the compiler and its flags), or NULL. */
+const char *ubin_producer(struct ubin *b, const struct ufunc *f);
 uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f);
 /* A source line and its address. */
 struct uline_addr {

@@ -152,12 +152,22 @@ static void place_kernel(struct session *s, struct rprobe *rp, struct uprobe_inf
 	if (ubin_is_vmlinux(u->bin)) {	/* the kernel: "symbol"+offset */
 		u->ksym = sym;
 		rp->note = arena_printf(s->arena, " /* pc=_stext+0x%llx */",
-					(unsigned long long)(u->addr - kstab_addr(ubin_kstab(u->bin), "_stext")));
+					(unsigned long long)(at - kstab_addr(ubin_kstab(u->bin), "_stext")));
 		return;
 	}
 	u->ksym = arena_printf(s->arena, "%s:%s", ubin_kmod(u->bin), sym);
 	rp->note = arena_printf(s->arena, " /* pc=<%s+%llu> */", u->ksym,
 				(unsigned long long)u->offset);
+}
+
+/* Is f (of the kernel or a module) optimized code, placed at its entry
+ * as 4.8 does (its prologue is searched only in code built without -O:
+ * the DWARF's producer)? */
+static bool kernel_optimized(struct ubin *b, const struct ufunc *f)
+{
+	const char *prod = ubin_is_vmlinux(b) ? NULL : ubin_producer(b, f);
+
+	return !prod || (strstr(prod, " -O") && !strstr(prod, " -O0"));
 }
 
 void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
@@ -172,7 +182,7 @@ void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 	u->func = f;
 	/* the locals listed as 4.8 does: those located where it probes
 	 * (after the prologue; the kernel's, optimized, at the entry) */
-	u->nvars = ubin_vars(s, b, f, 0, f->inlined || ubin_is_vmlinux(b) ? f->entry :
+	u->nvars = ubin_vars(s, b, f, 0, f->inlined || (kernel && kernel_optimized(b, f)) ? f->entry :
 			     ubin_after_prologue(b, f), &u->vars, &u->ret);
 	for (int i = 0; i < u->nvars; i++)
 		u->nparams += u->vars[i].param;
@@ -181,10 +191,14 @@ void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 		u->addr = f->inlined ? f->entry : ubin_after_prologue(b, f);
 		u->at_entry &= how == 2;
 	}
-	/* the kernel is optimized code, whose locations hold from the
-	 * entry: 4.8 probes its functions there */
-	if (ubin_is_vmlinux(b))
+	/* the kernel and its modules are optimized code, whose locations
+	 * hold from the entry: 4.8 probes their functions there */
+	if (kernel && kernel_optimized(b, f))
 		u->addr = f->entry;
+	/* its variables are read after the entry's call to __fentry__ (the
+	 * probe goes on that call, place_kernel()), as 4.8 */
+	if (kernel && !f->inlined && u->addr == f->entry && ubin_kcall_at(b, f->entry))
+		u->addr = f->entry + 5;
 	if (how == 2)
 		u->addr = f->entry;
 	rp->ret = how == 2;

@@ -60,6 +60,7 @@ def stap(args, path, **kw):
     ('-l', 'kernel.statement("vfs_read@fs/read_write.c+5")', 'vfs_read_plus.l'),
     ('-l', 'kernel.function("vfs_*")', 'vfs.l'),
     ('-l', 'kernel.function("*@fs/read_write.c").label("*")', 'labels.l'),
+    ('-L', 'module("9p").function("v9fs_acl_*")', 'module9p_acl.L'),
 ])
 def test_listing_as_upstream(dbg, krel, option, point, golden):
     r = stap(['-r', krel, option, point], dbg)
@@ -85,6 +86,18 @@ def test_points_p2_as_upstream(dbg, krel):
     assert r.returncode == 0, r.stderr
     probes = r.stdout[r.stdout.index('# probes\n') + 9:]
     assert probes == (CASES / 'points.p2').read_text()
+
+
+def test_module_functions_at_entry_as_upstream(dbg, krel):
+    """A module built with -O (its CUs' DW_AT_producer): its functions
+    are probed at their entry (+0) as 4.8 probes them, not after the
+    prologue; variables are read after the __fentry__ call."""
+    r = stap(['-p2', '-r', krel, '-e',
+              'probe module("9p").function("v9fs_file_open"), module("9p").function("p9mode2unixmode"), '
+              'module("9p").function("v9fs_acl_*") { println($$parms) }'], dbg)
+    assert r.returncode == 0, r.stderr
+    probes = r.stdout[r.stdout.index('# probes\n') + 9:]
+    assert probes == (CASES / 'module9p_entry.p2').read_text()
 
 
 def test_labels_p2_as_upstream(dbg, krel):

@@ -621,7 +621,7 @@ static const char *targ_table(struct gen *g, struct strbuf *code, const struct r
 	const char **names = g->tnames;
 	int n = g->ntnames;
 	struct strbuf tab;
-	const char *fields = "";
+	const char *fields = tr_pgroup(g, r);
 
 	if (!n)
 		return fields;
@@ -642,7 +642,7 @@ static const char *targ_table(struct gen *g, struct strbuf *code, const struct r
 	}
 	sb_printf(code, "static const struct stp_targ stp_utargs_%d[] = {%s };\n", id, tab.buf);
 	sb_free(&tab);
-	fields = arena_printf(s->arena, ", .targs = stp_utargs_%d", id);
+	fields = arena_printf(s->arena, "%s, .targs = stp_utargs_%d", fields, id);
 	return fields;
 }
 

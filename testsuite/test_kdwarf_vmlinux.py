@@ -11,7 +11,8 @@
 # guest's root is mounted with, through its debug .ko in /usr/lib/debug;
 # globals reads @var("name@kernel/fork.c") and a $file->...->len chain;
 # cast reads @cast(p, "T", "kernel") and "kernel<linux/sched.h>" and "9p"
-# types through the DWARF).
+# types through the DWARF; parms prints $$parms$/$$parms$$ of points
+# whose parameters differ).
 # Addresses (pointers, kernel and user) are compared as 0xADDR. The same
 # points with the debuginfo hidden keep the BTF behaviour.
 import json

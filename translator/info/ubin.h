@@ -101,6 +101,8 @@ void ubin_read_cu_offs(struct ubin *b, const uint64_t *offs, size_t n, const cha
 /* vmlinux: add those of the n symbol-table functions syms (name, entry,
  * end) no DWARF function starts at. */
 void ubin_add_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n);
+/* ... where no function starts but inlined copies (a module's, as 4.8) */
+void ubin_add_outer_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n);
 /* A module: add the functions of its symbol table matching glob that
  * no DWARF function starts at (name.cold). */
 void ubin_kmod_symbol_funcs(struct ubin *b, const char *glob);
@@ -251,6 +253,8 @@ bool kdwarf_aranges_cu(struct ubin *b, uint64_t addr, uint64_t *cu_off);
 /* Why kernel function f must not be probed by DWARF, as 4.8's
  * blacklist by file and section; NULL if it may. */
 const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct ufunc *f);
+/* Is a function declared in file on 4.8's blacklist of files (modules too)? */
+bool kdwarf_file_blacklisted(const char *file);
 /* The index of "module:symbol" in the table the runtime resolves. */
 int kdwarf_ksym_index(struct session *s, const char *name);
 void kdwarf_emit_ksyms(struct session *s, struct strbuf *c);

@@ -162,6 +162,28 @@ def test_optimized_out_as_upstream(dbg, krel, point, var, col, pc):
         f"not accessible at this address (pc: {pc}) [man error::dwarf]")
 
 
+@pytest.mark.parametrize('options,script,rc,said', [
+    # 4.8 with the debuginfo: rc 0, 0, 0, 0 (warning "Bad $context variable
+    # being substituted with literal 0"), 1 ("write to target variable not
+    # permitted; need stap -g")
+    ([], 'probe kernel.function("vfs_read").return { println(@entry($count), $return) }',
+     0, ''),
+    ([], 'probe kernel.function("vfs_read") { println($file$, $file$$, $$vars$, $$locals$$) }',
+     0, ''),
+    (['-g'], 'probe kernel.function("vfs_read") { $count = 1 }', 0, ''),
+    (['--skip-badvars'], 'probe kernel.statement("vfs_read@fs/read_write.c:461") { println($ret) }',
+     0, "<input>:1:66: warning: bad $context variable '$ret' being substituted with literal 0\n"),
+    ([], 'probe kernel.function("vfs_read") { $count = 1 }',
+     1, '<input>:1:37: error: write to target variable not permitted; need stap -g\n'),
+])
+def test_target_forms_as_upstream(dbg, krel, options, script, rc, said):
+    """@entry, $var$ and $var$$, $$vars$, guru writes, --skip-badvars:
+    elaborated (or refused) through the DWARF as 4.8 does."""
+    r = stap(options + ['-p2', '-r', krel, '-e', script], dbg)
+    assert r.returncode == rc, r.stderr
+    assert r.stderr.startswith(said), r.stderr
+
+
 def test_without_debuginfo_btf_as_before(krel):
     """The session's path (no kernel debuginfo): BTF, as before."""
     r = stap(['-r', krel, '-L', 'kernel.function("vfs_read")'],

@@ -21,6 +21,9 @@ from test_kdwarf_vmlinux import CASES, dbg, stap  # noqa: F401 (fixture)
     ('-l', 'module("*").function("p9_client_read")', 'module_any_p9_client_read.l'),
     ('-l', 'module("9p*").function("*read*")', 'module9p_read.l'),
     ('-l', 'module("9p*").function("*")', 'module9p_all.l'),
+    ('-l', 'kernel.function("vfs_read@fs/read_write.c:450")', 'vfs_read_line.l'),
+    ('-L', 'kernel.function("vfs_read").return', 'vfs_read_return.L'),
+    ('-L', 'module("9p").statement("v9fs_file_open@fs/9p/vfs_file.c:*")', 'module9p_stmt.L'),
 ])
 def test_listing_as_upstream(dbg, krel, option, point, golden):
     r = stap(['-r', krel, option, point], dbg)

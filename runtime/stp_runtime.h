@@ -189,6 +189,7 @@ struct stp_probe {
 	const struct stp_parm *parms;	/* $$parms, NULL-name terminated */
 	const struct stp_parm *locals;	/* $$locals (process, module DWARF probes) */
 	const struct stp_parm *vars;	/* $$vars in scope order (process probes) */
+	int pgroup;			/* its points' group, for $$parms$ that differ */
 	union {
 		struct {	/* session.c, timers.c: begin, end, error, timer */
 			int64_t order;		/* begin/end/error: run order */

@@ -15,6 +15,7 @@ from test_kdwarf_vmlinux import DEFAULT_PATH, dbg  # noqa: F401 (fixture)
 ELABORATE = [
     'general/callgraph.stp',
     'general/para-callgraph.stp',
+    'general/para-callgraph-verbose.stp',
     'general/varwatch.stp',
     'general/whythefail.stp',
     'network/socket-trace.stp',

@@ -20,6 +20,10 @@ from test_kdwarf_vmlinux import CASES, dbg, stap  # noqa: F401 (fixture)
     ('-l', 'kernel.function("vfs_read").callees(2)', 'vfs_read_callees2.l'),
     ('-l', 'module("*").function("p9_client_read")', 'module_any_p9_client_read.l'),
     ('-l', 'module("9p*").function("*read*")', 'module9p_read.l'),
+    ('-l', 'module("9p*").function("*")', 'module9p_all.l'),
+    ('-l', 'kernel.function("vfs_read@fs/read_write.c:450")', 'vfs_read_line.l'),
+    ('-L', 'kernel.function("vfs_read").return', 'vfs_read_return.L'),
+    ('-L', 'module("9p").statement("v9fs_file_open@fs/9p/vfs_file.c:*")', 'module9p_stmt.L'),
 ])
 def test_listing_as_upstream(dbg, krel, option, point, golden):
     r = stap(['-r', krel, option, point], dbg)
@@ -45,3 +49,16 @@ def test_callee_not_inlined_is_no_match(dbg, krel):
     """rw_verify_area is called, not inlined: 4.8 finds no such callee."""
     r = stap(['-r', krel, '-L', 'kernel.function("vfs_read").callee("rw_verify_area")'], dbg)
     assert (r.stdout, r.returncode) == ('', 1)
+
+
+def test_module_p2_as_upstream(dbg, krel):
+    """Every function of the 9p module, its inlined copies and name.cold
+    parts, at 4.8's places and under 4.8's symbols (init_module, not the
+    local init_v9fs at the same address; nothing from asm/bitops.h, on
+    4.8's blacklist of files). 4.8 orders them by its hash tables:
+    compared sorted."""
+    r = stap(['-p2', '-r', krel, '-e', 'probe module("9p").function("*") { next }'], dbg)
+    assert r.returncode == 0, r.stderr
+    probes = r.stdout[r.stdout.index('# probes\n') + 9:]
+    assert sorted(probes.splitlines(True)) == \
+        (CASES / 'module9p_all.p2').read_text().splitlines(True)

@@ -9,7 +9,10 @@
 # modules, built with `/usr/bin/stap -R RUNTIME -r KVER -p4`, run with
 # `staprun -c 'cat /etc/hostname'`; module9p probes the 9p module the
 # guest's root is mounted with, through its debug .ko in /usr/lib/debug;
-# globals reads @var("name@kernel/fork.c") and a $file->...->len chain).
+# globals reads @var("name@kernel/fork.c") and a $file->...->len chain;
+# cast reads @cast(p, "T", "kernel") and "kernel<linux/sched.h>" and "9p"
+# types through the DWARF; parms prints $$parms$/$$parms$$ of points
+# whose parameters differ).
 # Addresses (pointers, kernel and user) are compared as 0xADDR. The same
 # points with the debuginfo hidden keep the BTF behaviour.
 import json
@@ -58,6 +61,7 @@ def stap(args, path, **kw):
     ('-l', 'kernel.statement("vfs_read@fs/read_write.c+5")', 'vfs_read_plus.l'),
     ('-l', 'kernel.function("vfs_*")', 'vfs.l'),
     ('-l', 'kernel.function("*@fs/read_write.c").label("*")', 'labels.l'),
+    ('-L', 'module("9p").function("v9fs_acl_*")', 'module9p_acl.L'),
 ])
 def test_listing_as_upstream(dbg, krel, option, point, golden):
     r = stap(['-r', krel, option, point], dbg)
@@ -85,6 +89,18 @@ def test_points_p2_as_upstream(dbg, krel):
     assert probes == (CASES / 'points.p2').read_text()
 
 
+def test_module_functions_at_entry_as_upstream(dbg, krel):
+    """A module built with -O (its CUs' DW_AT_producer): its functions
+    are probed at their entry (+0) as 4.8 probes them, not after the
+    prologue; variables are read after the __fentry__ call."""
+    r = stap(['-p2', '-r', krel, '-e',
+              'probe module("9p").function("v9fs_file_open"), module("9p").function("p9mode2unixmode"), '
+              'module("9p").function("v9fs_acl_*") { println($$parms) }'], dbg)
+    assert r.returncode == 0, r.stderr
+    probes = r.stdout[r.stdout.index('# probes\n') + 9:]
+    assert probes == (CASES / 'module9p_entry.p2').read_text()
+
+
 def test_labels_p2_as_upstream(dbg, krel):
     """.label() of functions and of their inlined copies, at 4.8's
     addresses (4.8 orders them by its hash tables: compared sorted)."""
@@ -94,6 +110,78 @@ def test_labels_p2_as_upstream(dbg, krel):
     probes = r.stdout[r.stdout.index('# probes\n') + 9:]
     assert sorted(probes.splitlines(True)) == \
         (CASES / 'labels.p2').read_text().splitlines(True)
+
+
+@pytest.mark.parametrize('cast,shown', [
+    # not in vmlinux's DWARF (4.8 finds neither; BTF has p9_fid)
+    ('"no_such_type", "kernel"', "'no_such_type' not found in 'kernel'"),
+    ('"union thread_union", "kernel"', "'union thread_union' not found in 'kernel'"),
+    ('"p9_fid", "kernel"', "'p9_fid' not found in 'kernel'"),
+])
+def test_cast_missing_type_as_upstream(dbg, krel, cast, shown):
+    """@cast to a kernel type through the debug vmlinux: a type it does
+    not define is 4.8's error (4.8: "semantic error: type definition
+    'T' not found in 'kernel': operator '@cast' at ...")."""
+    r = stap(['-p2', '-r', krel, '-e', f'probe begin {{ println(@cast(0, {cast})->x) }}'], dbg)
+    assert r.returncode == 1
+    assert r.stderr.startswith(f'<input>:1:23: error: type definition {shown}\n'), r.stderr
+
+
+def test_cast_found_through_dwarf(dbg, krel):
+    """Types of the kernel and of a module, found through their DWARF
+    (the index names the CU defining each); a missing member is 4.8's
+    error (4.8 lists the alternatives in another order)."""
+    r = stap(['-p2', '-r', krel, '-e', 'probe begin { println(@cast(0, "p9_fid", "9p")->fid, '
+              '@cast(0, "enum pid_type", "kernel"), @cast(0, "file", "kernel")->f_path$$) }'],
+             dbg)
+    assert r.returncode == 1
+    assert "error: @cast to 'enum pid_type' needs a member or an index" in r.stderr
+    r = stap(['-p2', '-r', krel, '-e', 'probe begin { println(@cast(0, "p9_fid", "9p")->fid, '
+              '@cast(0, "file", "kernel")->f_path$$) }'], dbg)
+    assert r.returncode == 0, r.stderr
+    r = stap(['-p2', '-r', krel, '-e',
+              'probe begin { println(@cast(0, "task_struct", "kernel")->nosuch) }'], dbg)
+    assert r.returncode == 1
+    assert "error: unable to find member 'nosuch' for struct task_struct (alternatives: " \
+        "thread_info, __state, stack, " in r.stderr
+
+
+@pytest.mark.parametrize('point,var,col,pc', [
+    ('kernel.statement("vfs_read@fs/read_write.c:461")', '$ret', 66, '0xffffffff81366a3c'),
+    ('kernel.function("vfs_read").return', '@entry($ret)', 59, '0xffffffff813669e0'),
+])
+def test_optimized_out_as_upstream(dbg, krel, point, var, col, pc):
+    """A local with no location at the probe's address: 4.8's words
+    ("not accessible at this address (pc: ...) [man error::dwarf]");
+    4.8 takes @entry's pc after the entry's call to __fentry__."""
+    r = stap(['-p2', '-r', krel, '-e', f'probe {point} {{ println({var}) }}'], dbg)
+    assert r.returncode == 1
+    shown = point.replace('"vfs_read"', '"vfs_read@fs/read_write.c:450"')
+    assert r.stderr.splitlines()[0] == (
+        f"<input>:1:{col}: error: target variable '$ret' is not available in {shown}: "
+        f"not accessible at this address (pc: {pc}) [man error::dwarf]")
+
+
+@pytest.mark.parametrize('options,script,rc,said', [
+    # 4.8 with the debuginfo: rc 0, 0, 0, 0 (warning "Bad $context variable
+    # being substituted with literal 0"), 1 ("write to target variable not
+    # permitted; need stap -g")
+    ([], 'probe kernel.function("vfs_read").return { println(@entry($count), $return) }',
+     0, ''),
+    ([], 'probe kernel.function("vfs_read") { println($file$, $file$$, $$vars$, $$locals$$) }',
+     0, ''),
+    (['-g'], 'probe kernel.function("vfs_read") { $count = 1 }', 0, ''),
+    (['--skip-badvars'], 'probe kernel.statement("vfs_read@fs/read_write.c:461") { println($ret) }',
+     0, "<input>:1:66: warning: bad $context variable '$ret' being substituted with literal 0\n"),
+    ([], 'probe kernel.function("vfs_read") { $count = 1 }',
+     1, '<input>:1:37: error: write to target variable not permitted; need stap -g\n'),
+])
+def test_target_forms_as_upstream(dbg, krel, options, script, rc, said):
+    """@entry, $var$ and $var$$, $$vars$, guru writes, --skip-badvars:
+    elaborated (or refused) through the DWARF as 4.8 does."""
+    r = stap(options + ['-p2', '-r', krel, '-e', script], dbg)
+    assert r.returncode == rc, r.stderr
+    assert r.stderr.startswith(said), r.stderr
 
 
 def test_without_debuginfo_btf_as_before(krel):

@@ -62,7 +62,7 @@ def built(dbg, krel, tmp_path_factory):
 def test_first_run_writes_the_index(built, krel):
     home, _ = built
     idx = index_of(home)
-    assert idx.read_bytes()[:8] == b'STPKIDX1'
+    assert idx.read_bytes()[:8] == b'STPKIDX2'
     assert idx.name == idx.read_bytes()[32:32 + len(idx.stem)].decode() + '.idx'
     assert not list(idx.parent.glob('*.tmp'))
 

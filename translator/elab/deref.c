@@ -514,6 +514,14 @@ static const char *header_program(struct session *s, const char *headers)
 	return bin;
 }
 
+/* Is the kernel's DWARF debuginfo found (for the kernel being built for)? */
+static bool kernel_dwarf_cast(struct session *s)
+{
+	const char *why;
+
+	return kdwarf_kernel(s, &why) != NULL;
+}
+
 static bool cast_type(struct walk *w, struct node *cast)
 {
 	static const int kinds[] = { BTF_KIND_STRUCT, BTF_KIND_UNION, BTF_KIND_TYPEDEF,
@@ -540,6 +548,17 @@ static bool cast_type(struct walk *w, struct node *cast)
 		if (cast_user_type(w, cast, name, w->ubin, NULL))
 			return true;
 		*w = before;
+	}
+	if (mod && kernel_dwarf_cast(w->s)) {
+		/* the kernel's debuginfo is installed: its DWARF, or the
+		 * module's, as 4.8 reads them ("<header>" ignored) */
+		const char *m = arena_strndup(w->s->arena, mname, strcspn(mname, "<"));
+		const char *why;
+		struct ubin *kb = !strcmp(m, "kernel") ? kdwarf_kernel(w->s, &why) :
+				  kdwarf_module(w->s, m);
+
+		if (kb)
+			return cast_user_type(w, cast, name, mname, kb);
 	}
 	if (mod && strncmp(mname, "kernel", 6)) {
 		/* a module's own BTF, split on the kernel's; "<header>" ignored */
@@ -675,6 +694,39 @@ static const char *resolve(struct session *s, struct probe *p, struct node *n,
 
 /* A probe none of whose points resolved (their errors are out already):
  * its typed accesses are not checked, as upstream drops such probes. */
+static bool same_args(const struct rprobe *a, const struct rprobe *b)
+{
+	if (a->nargs != b->nargs)
+		return false;
+	for (int i = 0; i < a->nargs; i++)
+		if (a->args[i].btf != b->args[i].btf || a->args[i].type_id != b->args[i].type_id ||
+		    strcmp(a->args[i].name, b->args[i].name))
+			return false;
+	return true;
+}
+
+/* r into d's groups of points alike (a new one if none has its
+ * arguments): r->pgroup */
+static void group_point(struct session *s, struct deref *d, struct rprobe *r)
+{
+	int i;
+
+	for (i = 0; i < d->ngroups && !same_args(d->groups[i], r); i++)
+		;
+	r->pgroup = i;
+	if (i < d->ngroups)
+		return;
+	if (!(d->ngroups & (d->ngroups - 1))) {	/* 0, 1, 2, 4...: grown */
+		const struct rprobe **g = arena_alloc(s->arena, sizeof(*g) *
+						       (size_t)(d->ngroups ? d->ngroups * 2 : 1));
+
+		if (d->ngroups)
+			memcpy(g, d->groups, sizeof(*g) * (size_t)d->ngroups);
+		d->groups = g;
+	}
+	d->groups[d->ngroups++] = r;
+}
+
 bool elab_no_points(struct session *s, struct probe *p)
 {
 	if (!p)
@@ -967,21 +1019,7 @@ bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
 					   n->op, r->pp);
 				return false;
 			}
-			if (first && (first->nargs != r->nargs ||
-				      (r->nargs && memcmp(first->args, r->args,
-							  sizeof(*r->args) * (size_t)r->nargs)))) {
-				bool same = first->nargs == r->nargs;
-
-				for (int i = 0; same && i < r->nargs; i++)
-					same = first->args[i].btf == r->args[i].btf &&
-					       first->args[i].type_id == r->args[i].type_id &&
-					       !strcmp(first->args[i].name, r->args[i].name);
-				if (!same) {
-					diag_error(s, n->loc, "'%s' differs between the points of this probe (%s): not supported",
-						   n->op, r->pp);
-					return false;
-				}
-			}
+			group_point(s, d, (struct rprobe *)r);
 			first = first ? first : r;
 			continue;
 		}
@@ -1002,7 +1040,9 @@ bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
 		d->lvalue = targ_lvalue(s, r, name);
 	}
 	d->pretty = level;
-	d->parms = first;	/* $$parms$: the others have the same arguments */
+	d->parms = first;	/* $$parms$: the first group's arguments */
+	if (d->ngroups > 1)
+		p->pretty_groups = true;
 	n->deref = d;
 	return true;
 }

@@ -31,6 +31,10 @@ struct rprobe {
 	int kind;		/* the family's own variant (family.h's RP_*) */
 	unsigned int flags;	/* RF_*: what generic code may ask of it */
 	struct probe *probe;	/* body and locals */
+	/* its group among the probe's points when their $$parms$ and the
+	 * like differ (probe->pretty_groups): the points with the same
+	 * arguments, numbered in order */
+	int pgroup;
 	struct probe_point *point;
 	const char *pp;		/* canonical probe point text */
 	const char *marks;	/* "?" or "!" of the point as written, or "" */
@@ -266,6 +270,10 @@ struct deref {
 	const struct rprobe *parms;	/* $$parms$: the point whose arguments */
 	struct dcore *core;	/* the CO-RE walk (not compared: same steps) */
 	int ncore, ccore;
+	/* ... one point per group of points with the same arguments
+	 * (elab_pretty_group), parms the first */
+	const struct rprobe **groups;
+	int ngroups;
 };
 
 /* The C type of a value, 4.8's "type details" (autocast.c): ->member
@@ -295,6 +303,7 @@ bool elab_defined(struct session *s, struct probe *p, struct node *n);
 /* n->deref for $var$ (one variable) or $$parms$ (the arguments of the
  * first point; the others must match). */
 bool elab_pretty_target(struct session *s, struct probe *p, struct node *n);
+
 /* target.c: @entry(expr) in .return probes; is every point of p a
  * user-space process probe? */
 void elab_entry(struct session *s, struct probe *p, struct node *n);

@@ -474,8 +474,8 @@ bool kernel_dwarf_allowed(struct session *s, struct ubin *b, const struct ufunc 
 {
 	if (s->guru)
 		return true;
-	if (!ubin_is_vmlinux(b))	/* a module: its functions' names */
-		return !blacklisted(s, f->name, ret, true);
+	if (!ubin_is_vmlinux(b))	/* a module: its functions' names and files */
+		return !blacklisted(s, f->name, ret, true) && !kdwarf_file_blacklisted(f->file);
 	return !blacklisted(s, f->name, ret, true) && !kdwarf_blacklisted(s, b, f);
 }
 

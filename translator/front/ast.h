@@ -184,6 +184,9 @@ struct probe {
 				 * whose handlers would be identical) */
 	int ntmp;
 	const char *entry_size;	/* translate: bytes of @entry values, or NULL */
+	/* its $$parms$ and the like differ between its points: each row
+	 * names its group of points alike (elab_pretty_group) */
+	bool pretty_groups;
 	struct probe *next;
 };
 

@@ -278,6 +278,37 @@ static const char *unknown_shape(struct session *s, const struct btf *btf, unsig
 	return r;
 }
 
+/* The variables of point r (of d's group) into out, "a=... b=...". */
+static void pretty_list(struct gen *g, const struct deref *d, struct node *n,
+			const struct rprobe *r, const char *out)
+{
+	struct node base = *n;
+
+	for (int i = 0, k = 0; i < r->nargs; i++) {
+		struct deref one = { .btf = r->args[i].btf, .type = r->args[i].type_id,
+				     .pretty = d->pretty };
+		const char *v;
+		int np = rp_nparams(r);
+
+		if (!strncmp(n->op, "$$locals", 8) ? i < np : !strncmp(n->op, "$$parms", 7) && i >= np)
+			continue;
+		one.user = r->flags & RF_USER;
+		one.lvalue = targ_lvalue(g->s, r, r->args[i].name);
+
+		base.op = arena_printf(g->s->arena, "$%s", r->args[i].name);
+		base.type = T_LONG;
+		tr_line(g, "stp_str_cat(%s, %s);", out, tr_cstr(g, arena_printf(g->s->arena,
+			"%s%s=", k++ ? " " : "", r->args[i].name)));
+		if (!one.btf || !one.type || !elab_target_arg(g->s, r, r->args[i].name)) {
+			tr_line(g, "stp_str_cat(%s, %s);", out, tr_cstr(g, unknown_shape(g->s,
+				one.btf, one.type, d->pretty, 0)));
+			continue;
+		}
+		v = tr_pretty(g, &one, tr_target(g, &base));
+		tr_line(g, "stp_str_cat(%s, %s);", out, v);
+	}
+}
+
 const char *tr_pretty_target(struct gen *g, struct node *n)
 {
 	const struct deref *d = n->deref;
@@ -310,28 +341,20 @@ const char *tr_pretty_target(struct gen *g, struct node *n)
 	tr_line(g, "%s[0] = '\\0';", out);
 	if (!r)
 		return out;
-	for (int i = 0, k = 0; i < r->nargs; i++) {
-		struct deref one = { .btf = r->args[i].btf, .type = r->args[i].type_id,
-				     .pretty = d->pretty };
-		const char *v;
-		int np = rp_nparams(r);
-
-		if (!strncmp(n->op, "$$locals", 8) ? i < np : !strncmp(n->op, "$$parms", 7) && i >= np)
-			continue;
-		one.user = r->flags & RF_USER;
-		one.lvalue = targ_lvalue(g->s, r, r->args[i].name);
-
-		base.op = arena_printf(g->s->arena, "$%s", r->args[i].name);
-		base.type = T_LONG;
-		tr_line(g, "stp_str_cat(%s, %s);", out, tr_cstr(g, arena_printf(g->s->arena,
-			"%s%s=", k++ ? " " : "", r->args[i].name)));
-		if (!one.btf || !one.type || !elab_target_arg(g->s, r, r->args[i].name)) {
-			tr_line(g, "stp_str_cat(%s, %s);", out, tr_cstr(g, unknown_shape(g->s,
-				one.btf, one.type, d->pretty, 0)));
-			continue;
-		}
-		v = tr_pretty(g, &one, tr_target(g, &base));
-		tr_line(g, "stp_str_cat(%s, %s);", out, v);
+	if (d->ngroups < 2) {
+		pretty_list(g, d, n, r, out);
+		return out;
 	}
+	/* the points differ: each row says its group (stp_probe.pgroup) */
+	tr_line(g, "switch (c->probe ? c->probe->pgroup : 0) {");
+	for (int i = 0; i < d->ngroups; i++) {
+		tr_line(g, "case %d: {", i);
+		g->indent++;
+		pretty_list(g, d, n, d->groups[i], out);
+		tr_line(g, "break;");
+		g->indent--;
+		tr_line(g, "}");
+	}
+	tr_line(g, "}");
 	return out;
 }

@@ -87,13 +87,20 @@ const char *tr_target_set(struct gen *g, struct node *n, const char *val)
 	return t;
 }
 
+const char *tr_pgroup(struct gen *g, const struct rprobe *r)
+{
+	if (!r->probe || !r->probe->pretty_groups || !r->pgroup)
+		return "";
+	return arena_printf(g->s->arena, ", .pgroup = %d", r->pgroup);
+}
+
 /* "static const struct stp_targ stp_targs_N[] = { ... };" and, with
  * parms, the parameter list for $$parms; returns the table fields. */
 const char *tr_targ_arrays(struct gen *g, struct strbuf *code, const struct rprobe *r,
 			   int id, bool parms)
 {
 	struct session *s = g->s;
-	const char *fields = "";
+	const char *fields = tr_pgroup(g, r);
 
 	if (g->ntnames) {
 		struct strbuf sb;
@@ -125,7 +132,8 @@ const char *tr_targ_arrays(struct gen *g, struct strbuf *code, const struct rpro
 			sb_printf(code, "static const struct stp_targ stp_targs_%d[] = {%s };\n",
 				  id, key);
 		}
-		fields = arena_printf(s->arena, ", .targs = stp_targs_%d", g->targs[k].id);
+		fields = arena_printf(s->arena, "%s, .targs = stp_targs_%d", fields,
+				      g->targs[k].id);
 	}
 	if (r->nargs && parms) {
 		sb_printf(code, "static const struct stp_parm stp_parms_%d[] = {", id);

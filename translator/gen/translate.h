@@ -195,6 +195,9 @@ const char *tr_entry_value(struct gen *g, struct node *n);
 const char *tr_target(struct gen *g, struct node *n);
 const char *tr_target_set(struct gen *g, struct node *n, const char *val);
 const char *tr_target_assign(struct gen *g, struct node *n);
+/* ", .pgroup = N" for a row whose probe's $$parms$ differ between its
+ * points (r->pgroup, N > 0), else "". */
+const char *tr_pgroup(struct gen *g, const struct rprobe *r);
 const char *tr_targ_arrays(struct gen *g, struct strbuf *code, const struct rprobe *r,
 			   int id, bool parms);
 /* "true" when the point was written with "?": the runtime does not warn

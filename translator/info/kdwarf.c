@@ -391,6 +391,14 @@ static const char *const bl_ranges[] = {
 	"__kprobes_text", "__entry_text", "__irqentry_text", "__softirqentry_text", NULL
 };
 
+bool kdwarf_file_blacklisted(const char *file)
+{
+	for (int i = 0; file && bl_files[i]; i++)
+		if (ubin_file_matches(file, bl_files[i]))
+			return true;
+	return false;
+}
+
 const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct ufunc *f)
 {
 	const char *sec = ubin_section_of(b, f->entry);
@@ -403,9 +411,8 @@ const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct u
 	    kstab_any_at(ubin_kstab(b), f->entry))
 		return "no symbol of that name at its entry";
 
-	for (int i = 0; f->file && bl_files[i]; i++)
-		if (ubin_file_matches(f->file, bl_files[i]))
-			return "SystemTap 4.8's blacklist of files";
+	if (kdwarf_file_blacklisted(f->file))
+		return "SystemTap 4.8's blacklist of files";
 	for (int i = 0; bl_sections[i]; i++)
 		if (!fnmatch(bl_sections[i], sec, 0))
 			return "SystemTap 4.8's blacklist of sections";

@@ -3,7 +3,8 @@
  * user's cache directory ($SYSTEMTAP_DIR/cache/kdwarf/BUILDID.idx, default
  * ~/.systemtap/cache): the offset and name of each compilation unit of the
  * debug vmlinux, and the names of the functions (and inlined instances)
- * each one defines. kdwarf_prepare() asks it which CUs a point needs, so
+ * each one defines, and the named types (struct, union, enum, typedef,
+ * base type) each CU is the first to define, for @cast. kdwarf_prepare() asks it which CUs a point needs, so
  * that only those are read: the first run walks the whole DWARF once to
  * write it, the next ones read it. An index that is not whole, not ours,
  * or for another build is rebuilt, never trusted (its header names the
@@ -19,11 +20,12 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <dwarf.h>
 
 #include "ubin.h"
 #include "ubin_int.h"
 
-#define KIDX_MAGIC "STPKIDX1"
+#define KIDX_MAGIC "STPKIDX2"
 
 struct kidx_hdr {
 	char magic[8];
@@ -150,6 +152,45 @@ static void sink(void *arg, const char *name)
 	x->cus[x->ncus - 1].nref++;
 }
 
+/* A type's key among the names: '\1', a letter for its tag, its name
+ * (never a function's name, never matched by a glob of functions). */
+static const char *type_key(char *buf, size_t size, int tag, const char *name)
+{
+	char t = tag == DW_TAG_structure_type ? 's' : tag == DW_TAG_union_type ? 'u' :
+		 tag == DW_TAG_enumeration_type ? 'e' : tag == DW_TAG_typedef ? 't' :
+		 tag == DW_TAG_base_type ? 'b' : 0;
+
+	if (!t || snprintf(buf, size, "\1%c%s", t, name) >= (int)size)
+		return NULL;
+	return buf;
+}
+
+/* The named types the CU defines at its top level that no CU before it
+ * defined: a ref of the CU each. */
+static void cu_types(struct builder *x, Dwarf_Die *cu)
+{
+	Dwarf_Die c;
+	char buf[512];
+
+	if (dwarf_child(cu, &c))
+		return;
+	do {
+		const char *name = dwarf_diename(&c), *key;
+		uint32_t i;
+
+		if (!name || dwarf_hasattr(&c, DW_AT_declaration) ||
+		    !(key = type_key(buf, sizeof(buf), dwarf_tag(&c), name)))
+			continue;
+		i = name_index(x, key);
+		if (x->stamp[i])
+			continue;
+		x->stamp[i] = (uint32_t)x->ncus;
+		x->refs = grow(x->refs, &x->caprefs, x->nrefs + 1, sizeof(*x->refs));
+		x->refs[x->nrefs++] = i;
+		x->cus[x->ncus - 1].nref++;
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
 /* The index of b's DWARF, every CU read once, as the file's bytes (*len). */
 static char *build(struct ubin *b, const char *id, size_t *len)
 {
@@ -171,6 +212,7 @@ static char *build(struct ubin *b, const char *id, size_t *len)
 			b->sink_arg = &x;
 			ubin_cu_func_names(b, &cu);
 			b->name_sink = NULL;
+			cu_types(&x, &cu);
 		}
 		if (next - trimmed > (4u << 20)) {
 			ubin_vm_trim(b);
@@ -381,7 +423,8 @@ size_t kindex_cus_defining(struct session *s, struct kindex *k, const char *glob
 		abort();
 	*offs = NULL;
 	for (uint32_t i = 0; i < k->h->nnames; i++)
-		hit[i] = !glob || !fnmatch(glob, k->str + k->names[i], 0);
+		hit[i] = k->str[k->names[i]] != '\1' &&
+			 (!glob || !fnmatch(glob, k->str + k->names[i], 0));
 	for (uint32_t i = 0; i < k->h->ncus; i++) {
 		const struct kidx_cu *c = &k->cus[i];
 
@@ -393,4 +436,54 @@ size_t kindex_cus_defining(struct session *s, struct kindex *k, const char *glob
 	}
 	free(hit);
 	return n;
+}
+
+/* The CU the index has first defining the type (tag, name): its offset in
+ * *off; false when no CU defines it. */
+static bool type_cu(struct kindex *k, int tag, const char *name, uint64_t *off)
+{
+	char buf[512];
+	const char *key = type_key(buf, sizeof(buf), tag, name);
+	uint32_t n = UINT32_MAX;
+
+	for (uint32_t i = 0; key && i < k->h->nnames; i++)
+		if (!strcmp(k->str + k->names[i], key)) {
+			n = i;
+			break;
+		}
+	if (n == UINT32_MAX)
+		return false;
+	for (uint32_t i = 0; i < k->h->ncus; i++) {
+		const struct kidx_cu *c = &k->cus[i];
+
+		for (uint32_t r = 0; r < c->nref; r++)
+			if (k->refs[c->ref0 + r] == n) {
+				*off = c->off;
+				return true;
+			}
+	}
+	return false;
+}
+
+int kindex_type_cu(struct session *s, struct ubin *b, int tag, const char *name, uint64_t *off)
+{
+	static const int any[] = { DW_TAG_typedef, DW_TAG_base_type, DW_TAG_structure_type,
+				   DW_TAG_union_type };
+	struct kindex *k = kindex_get(s, b);
+	bool found = false;
+
+	if (!k)
+		return -1;
+	if (tag)
+		return type_cu(k, tag, name, off);
+	/* any of them: the first CU defining one, as a walk of every CU */
+	for (size_t i = 0; i < sizeof(any) / sizeof(any[0]); i++) {
+		uint64_t o;
+
+		if (type_cu(k, any[i], name, &o) && (!found || o < *off)) {
+			*off = o;
+			found = true;
+		}
+	}
+	return found;
 }

@@ -768,8 +768,8 @@ void ubin_cu_func_names(struct ubin *b, Dwarf_Die *cu)
 }
 
 /* A module: add its symbol table's functions matching glob that no DWARF
- * function starts at (name.cold parts), as 4.8 takes them for a pattern
- * without a file; once per glob. */
+ * function (not an inlined copy) starts at (name.cold parts), as 4.8
+ * takes them for a pattern without a file; once per glob. */
 void ubin_kmod_symbol_funcs(struct ubin *b, const char *glob)
 {
 	int n = b->dwmod && !b->vmlinux ? dwfl_module_getsymtab(b->dwmod) : -1;
@@ -793,7 +793,7 @@ void ubin_kmod_symbol_funcs(struct ubin *b, const char *glob)
 		v[k].entry = addr;
 		v[k++].end = sym.st_size ? addr + sym.st_size : 0;
 	}
-	ubin_add_symbol_funcs(b, v, k);
+	ubin_add_outer_symbol_funcs(b, v, k);
 }
 
 /* vmlinux: the functions of the CU whose code holds addr. */
@@ -876,10 +876,16 @@ bool ubin_ksym(struct ubin *b, uint64_t addr, bool code, const char **sym, uint6
 	Elf_Scn *scn = kmod_section(b, addr, &sh), *st = NULL;
 	size_t shndx = scn ? elf_ndxscn(scn) : 0;
 
+	uint64_t best_at = 0;
+	int best_rank = -1;
+
 	if (b->vmlinux)
 		return kstab_at(ubin_kstab(b), addr, code, sym, off);
 	if (!scn)
 		return false;
+	/* the symbol starting nearest, a global one before a weak one
+	 * before a local one (init_module, not init_v9fs), as libdwfl's
+	 * dwfl_module_addrsym gives 4.8 */
 	while ((st = elf_nextscn(b->elf, st))) {
 		GElf_Shdr ssh;
 		Elf_Data *d;
@@ -898,14 +904,23 @@ bool ubin_ksym(struct ubin *b, uint64_t addr, bool code, const char **sym, uint6
 			/* st_value is the offset in its section (ET_REL) */
 			at = sh.sh_addr + y.st_value;
 			name = elf_strptr(b->elf, ssh.sh_link, y.st_name);
+			int rank = GELF_ST_BIND(y.st_info) == STB_GLOBAL ? 2 :
+				   GELF_ST_BIND(y.st_info) == STB_WEAK;
+
 			if (!name || !*name || addr < at || addr >= at + (y.st_size ? y.st_size : 1))
 				continue;
-			*sym = arena_strdup(b->s->arena, name);
-			*off = addr - at;
-			return true;
+			if (best_rank >= 0 && (at < best_at || (at == best_at && rank <= best_rank)))
+				continue;
+			best_at = at;
+			best_rank = rank;
+			*sym = name;
 		}
 	}
-	return false;
+	if (best_rank < 0)
+		return false;
+	*sym = arena_strdup(b->s->arena, *sym);
+	*off = addr - best_at;
+	return true;
 }
 
 /* Is a module's code at addr a call instruction (e8: the __fentry__
@@ -1001,6 +1016,16 @@ static bool cu_of(struct ubin *b, const struct ufunc *f, Dwarf_Die *cu)
 
 	return b->dw && f->die && dwarf_offdie(b->dw, f->die, &die) &&
 	       ubin_lines_die(b, &die, &ld) && dwarf_diecu(&ld, cu, NULL, NULL);
+}
+
+const char *ubin_producer(struct ubin *b, const struct ufunc *f)
+{
+	Dwarf_Die cu;
+	Dwarf_Attribute at;
+
+	if (!cu_of(b, f, &cu) || !dwarf_attr(&cu, DW_AT_producer, &at))
+		return NULL;
+	return dwarf_formstring(&at);
 }
 
 uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f)

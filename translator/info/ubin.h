@@ -101,6 +101,8 @@ void ubin_read_cu_offs(struct ubin *b, const uint64_t *offs, size_t n, const cha
 /* vmlinux: add those of the n symbol-table functions syms (name, entry,
  * end) no DWARF function starts at. */
 void ubin_add_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n);
+/* ... where no function starts but inlined copies (a module's, as 4.8) */
+void ubin_add_outer_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n);
 /* A module: add the functions of its symbol table matching glob that
  * no DWARF function starts at (name.cold). */
 void ubin_kmod_symbol_funcs(struct ubin *b, const char *glob);
@@ -159,6 +161,8 @@ bool ubin_is_dyn(const struct ubin *b);
 /* The page of its lowest PT_LOAD address (0 for a PIE). */
 uint64_t ubin_load_base(const struct ubin *b);
 /* The address after f's prologue (the second line-table row), else entry. */
+/* The DW_AT_producer of f's CU (the compiler and its flags), or NULL. */
+const char *ubin_producer(struct ubin *b, const struct ufunc *f);
 uint64_t ubin_after_prologue(struct ubin *b, const struct ufunc *f);
 /* A source line and its address. */
 struct uline_addr {
@@ -249,6 +253,8 @@ bool kdwarf_aranges_cu(struct ubin *b, uint64_t addr, uint64_t *cu_off);
 /* Why kernel function f must not be probed by DWARF, as 4.8's
  * blacklist by file and section; NULL if it may. */
 const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct ufunc *f);
+/* Is a function declared in file on 4.8's blacklist of files (modules too)? */
+bool kdwarf_file_blacklisted(const char *file);
 /* The index of "module:symbol" in the table the runtime resolves. */
 int kdwarf_ksym_index(struct session *s, const char *name);
 void kdwarf_emit_ksyms(struct session *s, struct strbuf *c);
@@ -263,6 +269,11 @@ size_t kindex_cus_named(struct session *s, struct kindex *k,
 			bool (*want)(void *arg, const char *cu), void *arg, uint64_t **offs);
 /* ... of the CUs defining a function or inlined instance whose name
  * matches glob (NULL: any). */
+/* The offset of the first CU defining the named type of tag (0: a
+ * typedef, base type, struct or union): 1, 0 when none does, -1 when
+ * there is no index. */
+int kindex_type_cu(struct session *s, struct ubin *b, int tag, const char *name,
+		   uint64_t *off);
 size_t kindex_cus_defining(struct session *s, struct kindex *k, const char *glob,
 			   uint64_t **offs);
 

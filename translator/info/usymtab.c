@@ -201,7 +201,7 @@ static int cmp_u64(const void *a, const void *b)
 /* vmlinux: the n symbol-table functions syms[] (name, addr, size each)
  * that no function read from DWARF starts at (name.cold parts), as 4.8
  * takes them for a pattern without a file. */
-void ubin_add_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n)
+static void add_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n, bool outer)
 {
 	uint64_t *entries = malloc(sizeof(*entries) * (b->nfuncs + 1));
 	size_t ne = 0, before = b->nfuncs;
@@ -209,7 +209,8 @@ void ubin_add_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n)
 	if (!entries)
 		abort();
 	for (size_t i = 0; i < b->nfuncs; i++)
-		entries[ne++] = b->funcs[i].entry;
+		if (!outer || !b->funcs[i].inlined)
+			entries[ne++] = b->funcs[i].entry;
 	qsort(entries, ne, sizeof(*entries), cmp_u64);
 	for (size_t i = 0; i < n; i++)
 		if (!bsearch(&syms[i].entry, entries, ne, sizeof(*entries), cmp_u64))
@@ -217,4 +218,14 @@ void ubin_add_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n)
 	free(entries);
 	if (b->nfuncs != before)
 		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), ufunc_by_name_entry);
+}
+
+void ubin_add_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n)
+{
+	add_symbol_funcs(b, syms, n, false);
+}
+
+void ubin_add_outer_symbol_funcs(struct ubin *b, const struct ufunc *syms, size_t n)
+{
+	add_symbol_funcs(b, syms, n, true);
 }

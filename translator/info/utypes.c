@@ -22,6 +22,7 @@
 #include <dwarf.h>
 
 #include "ubin.h"
+#include "ubin_int.h"
 
 struct memo {
 	uint64_t die;
@@ -509,17 +510,30 @@ unsigned int utype_by_name(struct session *s, struct ubin *b, const char *name)
 	Dwarf *dw = ubin_dwarf(b);
 	Dwarf_Off off = 0, next;
 	size_t hsize;
-	int tag = 0;
+	int tag = 0, done = 0;
+	bool only = false;
 
 	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
 		if (!strncmp(name, tags[i].prefix, strlen(tags[i].prefix))) {
 			tag = tags[i].tag;
 			name += strlen(tags[i].prefix);
 		}
+	/* vmlinux: only the CU its index names (kindex.c) */
+	if (dw && ubin_is_vmlinux(b)) {
+		int r = kindex_type_cu(s, b, tag, name, &off);
+
+		if (!r)
+			return 0;
+		if (r > 0)
+			only = true;
+	}
 	while (dw && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu, c;
 
-		if (dwarf_offdie(dw, off + hsize, &cu) && !dwarf_child(&cu, &c)) {
+		if (only && done++)
+			break;
+		if ((ubin_is_vmlinux(b) ? ubin_vm_cu(b, off, &cu) :
+		     dwarf_offdie(dw, off + hsize, &cu) != NULL) && !dwarf_child(&cu, &c)) {
 			do {
 				int t = dwarf_tag(&c);
 				const char *n = dwarf_diename(&c);

@@ -152,12 +152,22 @@ static void place_kernel(struct session *s, struct rprobe *rp, struct uprobe_inf
 	if (ubin_is_vmlinux(u->bin)) {	/* the kernel: "symbol"+offset */
 		u->ksym = sym;
 		rp->note = arena_printf(s->arena, " /* pc=_stext+0x%llx */",
-					(unsigned long long)(u->addr - kstab_addr(ubin_kstab(u->bin), "_stext")));
+					(unsigned long long)(at - kstab_addr(ubin_kstab(u->bin), "_stext")));
 		return;
 	}
 	u->ksym = arena_printf(s->arena, "%s:%s", ubin_kmod(u->bin), sym);
 	rp->note = arena_printf(s->arena, " /* pc=<%s+%llu> */", u->ksym,
 				(unsigned long long)u->offset);
+}
+
+/* Is f (of the kernel or a module) optimized code, placed at its entry
+ * as 4.8 does (its prologue is searched only in code built without -O:
+ * the DWARF's producer)? */
+static bool kernel_optimized(struct ubin *b, const struct ufunc *f)
+{
+	const char *prod = ubin_is_vmlinux(b) ? NULL : ubin_producer(b, f);
+
+	return !prod || (strstr(prod, " -O") && !strstr(prod, " -O0"));
 }
 
 void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
@@ -172,7 +182,7 @@ void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 	u->func = f;
 	/* the locals listed as 4.8 does: those located where it probes
 	 * (after the prologue; the kernel's, optimized, at the entry) */
-	u->nvars = ubin_vars(s, b, f, 0, f->inlined || ubin_is_vmlinux(b) ? f->entry :
+	u->nvars = ubin_vars(s, b, f, 0, f->inlined || (kernel && kernel_optimized(b, f)) ? f->entry :
 			     ubin_after_prologue(b, f), &u->vars, &u->ret);
 	for (int i = 0; i < u->nvars; i++)
 		u->nparams += u->vars[i].param;
@@ -181,10 +191,14 @@ void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 		u->addr = f->inlined ? f->entry : ubin_after_prologue(b, f);
 		u->at_entry &= how == 2;
 	}
-	/* the kernel is optimized code, whose locations hold from the
-	 * entry: 4.8 probes its functions there */
-	if (ubin_is_vmlinux(b))
+	/* the kernel and its modules are optimized code, whose locations
+	 * hold from the entry: 4.8 probes their functions there */
+	if (kernel && kernel_optimized(b, f))
 		u->addr = f->entry;
+	/* its variables are read after the entry's call to __fentry__ (the
+	 * probe goes on that call, place_kernel()), as 4.8 */
+	if (kernel && !f->inlined && u->addr == f->entry && ubin_kcall_at(b, f->entry))
+		u->addr = f->entry + 5;
 	if (how == 2)
 		u->addr = f->entry;
 	rp->ret = how == 2;
@@ -425,6 +439,20 @@ static const char *missing_var(struct session *s, const struct uprobe_info *u,
 	return why;
 }
 
+/* The kernel's own DWARF: a variable with no location at the probe's
+ * address, in 4.8's words (why as our DWARF reader says it otherwise). */
+static const char *kernel_wording(struct session *s, const struct uprobe_info *u,
+				  const char *why)
+{
+	static const char lead[] = "it was optimized out at this address (";
+
+	if (!why || !ubin_is_vmlinux(u->bin) || strncmp(why, lead, sizeof(lead) - 1))
+		return why;
+	return arena_printf(s->arena, "not accessible at this address (pc: %s) [man error::dwarf]",
+			    arena_strndup(s->arena, why + sizeof(lead) - 1,
+					  strcspn(why + sizeof(lead) - 1, ")")));
+}
+
 /* @var("NAME@FILE"): a global of the probe's binary. */
 static struct targ global_targ(struct session *s, const struct rprobe *r, const char *spec,
 			       const char **body)
@@ -505,7 +533,7 @@ static struct targ utarg_find(struct session *s, const struct rprobe *r, const c
 	}
 	v = find_var(u, name);
 	if (!v) {
-		t.why = missing_var(s, u, name);
+		t.why = kernel_wording(s, u, missing_var(s, u, name));
 		return t;
 	}
 	t.width = type_width(ubin_btf(u->bin), v->type_id, &t.is_signed);
@@ -521,8 +549,10 @@ static struct targ utarg_find(struct session *s, const struct rprobe *r, const c
 		return t;
 	}
 	*body = uloc_getter(s, u->bin, u->func, v, u->addr, t.width, &lv, &t.why);
-	if (!*body)
+	if (!*body) {
+		t.why = kernel_wording(s, u, t.why);
 		return t;
+	}
 	if (lv)
 		t.width = 8;
 	t.src = STP_TARG_GET;
@@ -591,7 +621,7 @@ static const char *targ_table(struct gen *g, struct strbuf *code, const struct r
 	const char **names = g->tnames;
 	int n = g->ntnames;
 	struct strbuf tab;
-	const char *fields = "";
+	const char *fields = tr_pgroup(g, r);
 
 	if (!n)
 		return fields;
@@ -612,7 +642,7 @@ static const char *targ_table(struct gen *g, struct strbuf *code, const struct r
 	}
 	sb_printf(code, "static const struct stp_targ stp_utargs_%d[] = {%s };\n", id, tab.buf);
 	sb_free(&tab);
-	fields = arena_printf(s->arena, ", .targs = stp_utargs_%d", id);
+	fields = arena_printf(s->arena, "%s, .targs = stp_utargs_%d", fields, id);
 	return fields;
 }
 

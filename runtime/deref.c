@@ -327,7 +327,9 @@ static DEFINE_PER_CPU(struct stp_pp_bufs, stp_pp_buf);
 /* A char* as upstream's kernel_or_user_string_quoted(): "text" with
  * escapes (kernel memory, else the current task's), or the address in
  * hex when it cannot be read. */
-static void stp_pp_string(struct stp_sink *sk, int64_t addr)
+/* The quoted string at addr; one not readable is its address, or false
+ * (nothing written) when strict. */
+static bool stp_pp_string(struct stp_sink *sk, int64_t addr, bool strict)
 {
 	static const struct stp_spec hex = { 'x', STP_F_ALT, -1, -1 };
 	static const struct stp_spec str = { 's', 0, -1, -1 };
@@ -336,11 +338,14 @@ static void stp_pp_string(struct stp_sink *sk, int64_t addr)
 
 	if (!addr || (stp_kread_string(raw, addr, MAXSTRINGLEN) &&
 		       stp_uread_string(raw, addr, MAXSTRINGLEN))) {
+		if (strict)
+			return false;
 		stp_emit_long(sk, addr, &hex);
-		return;
+		return true;
 	}
 	stp_text_str(out, raw, 0, MAXSTRINGLEN - 1, 1);
 	stp_emit_str(sk, out, &str);
+	return true;
 }
 
 static bool stp_pp_one(struct stp_context *c, struct stp_sink *sk, int64_t base,
@@ -353,10 +358,8 @@ static bool stp_pp_one(struct stp_context *c, struct stp_sink *sk, int64_t base,
 	int kind = p->kind & ~STP_PP_VALUE;
 	int64_t addr = (int64_t)((u64)base + p->off), v = base;
 
-	if (kind == STP_PP_STRA) {
-		stp_pp_string(sk, addr);
-		return true;
-	}
+	if (kind == STP_PP_STRA)
+		return stp_pp_string(sk, addr, false);
 	if (!(p->kind & STP_PP_VALUE)) {
 		if (user)
 			v = p->bit_size ? stp_uread_bits(c, addr, p->size, kind == STP_PP_INT,
@@ -383,15 +386,16 @@ static bool stp_pp_one(struct stp_context *c, struct stp_sink *sk, int64_t base,
 		stp_emit_long(sk, v, &ptr);
 		break;
 	case STP_PP_STRP:
-		stp_pp_string(sk, v);
-		break;
+	case STP_PP_STRQ:
+		return stp_pp_string(sk, v, kind == STP_PP_STRQ);
 	}
 	return true;
 }
 
 /* The pretty print of the object at base (after loading the pointer
- * there when load & 1) into dst, from user memory when load & 2;
- * "ERROR" when some of it cannot be read. */
+ * there when load & 1, and load >> 2 more times: a pointer to a pointer
+ * to a struct) into dst, from user memory when load & 2; "ERROR" when
+ * some of it cannot be read. */
 void stp_pretty(struct stp_context *c, char *dst, int64_t base, int load,
 		const struct stp_pp *pp)
 {
@@ -399,7 +403,7 @@ void stp_pretty(struct stp_context *c, char *dst, int64_t base, int load,
 	struct stp_sink sk;
 
 	stp_sink_string(&sk, dst);
-	if (load & 1) {
+	for (int i = (load & 1) + (load >> 2); i > 0; i--) {
 		base = load & 2 ? stp_uread(c, base, 8, 0) : stp_kread(c, base, 8, 0);
 		if (c->last_error)
 			goto fault;

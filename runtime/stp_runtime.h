@@ -310,9 +310,11 @@ static int64_t stp_kernel_number(struct stp_context *c, int64_t addr, int size,
 /* Pretty printing ($var$): a table of pieces, STP_PP_END last. Each
  * prints lit, then a value read at base + off (or base itself with
  * STP_PP_VALUE): integers in decimal, chars as %#c, pointers as %p,
- * strings quoted (STRP: the char* there, STRA: the chars there). */
+ * strings quoted (STRP: the char* there, STRA: the chars there; STRQ: the
+ * char* there, the whole print "ERROR" when it cannot be read, as 4.8's
+ * kernel_or_user_string_quoted under its dwarf_pretty_print). */
 enum { STP_PP_END, STP_PP_LIT, STP_PP_INT, STP_PP_UINT, STP_PP_CHAR,
-       STP_PP_PTR, STP_PP_STRP, STP_PP_STRA };
+       STP_PP_PTR, STP_PP_STRP, STP_PP_STRA, STP_PP_STRQ };
 #define STP_PP_VALUE 0x80
 struct stp_pp {
 	const char *lit;

@@ -445,6 +445,7 @@ static bool cast_user_type(struct walk *w, struct node *cast, const char *name,
 	w->type = id;
 	w->lv = true;
 	w->d->user = !kernel;
+	w->d->dwarf = kernel;
 	return true;
 }
 
@@ -629,8 +630,10 @@ static bool walk_one(struct session *s, const struct rprobe *r, struct node *n,
 		}
 		w.btf = a->btf;
 		w.type = a->type_id;
-		if (r && (r->flags & RF_DWARF))
+		if (r && (r->flags & RF_DWARF)) {
 			d->user = r->flags & RF_USER;
+			d->dwarf = !d->user;
+		}
 		w.lv = r && targ_lvalue(s, r, n->a->op + 1);
 	}
 	d->btf = w.btf;
@@ -645,7 +648,8 @@ static bool same_deref(const struct deref *a, const struct deref *b)
 {
 	if (a->nsteps != b->nsteps || a->res != b->res || a->width != b->width ||
 	    a->is_signed != b->is_signed || a->bit_off != b->bit_off ||
-	    a->bit_size != b->bit_size || a->lvalue != b->lvalue || a->user != b->user)
+	    a->bit_size != b->bit_size || a->lvalue != b->lvalue || a->user != b->user ||
+	    a->dwarf != b->dwarf)
 		return false;
 	for (int i = 0; i < a->nsteps; i++)
 		if (a->steps[i].op != b->steps[i].op || a->steps[i].n != b->steps[i].n)
@@ -1012,6 +1016,7 @@ bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
 
 		if (r->probe != p)
 			continue;
+		d->dwarf = (r->flags & RF_DWARF) && !(r->flags & RF_USER);
 		if (!name) {
 			if (!(r->flags & RF_PARMS)) {
 				diag_error(s, n->loc, "target variable '%s' is not available in %s: "

@@ -266,6 +266,8 @@ struct deref {
 	bool lvalue;		/* acc is the address of a `type` (else its value) */
 	bool addr;		/* under '&' */
 	bool user;		/* in user memory (process() probes) */
+	bool dwarf;		/* its types are the kernel's DWARF (4.8's
+				 * dwarf_pretty_print rules, tr_pretty.c) */
 	int pretty;		/* 1 '$', 2 '$$' */
 	const struct rprobe *parms;	/* $$parms$: the point whose arguments */
 	struct dcore *core;	/* the CO-RE walk (not compared: same steps) */

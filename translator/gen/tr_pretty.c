@@ -6,6 +6,11 @@
  * integers in decimal, chars as 'c', pointers (function pointers too) in
  * hex, char pointers and arrays as quoted strings, other arrays as
  * [first, ...] (even flexible ones); a member's arrays are [...] under '$'.
+ * Under the kernel's DWARF (deref.dwarf) it follows 4.8's
+ * dwarf_pretty_print further: a top-level pointer to an integer prints
+ * its own value as that integer type, a function pointer as
+ * <function>:ADDR, a pointer to a pointer to a struct that struct, and an
+ * unreadable char* makes the print "ERROR".
  * Pass 3 writes each as a table of struct stp_pp
  * that the runtime's stp_pretty() (deref.c) walks; a read fault makes
  * the whole string "ERROR", as upstream's.
@@ -25,6 +30,7 @@ struct ppgen {
 	struct strbuf *tab;	/* the table's initialisers */
 	struct strbuf lit;	/* text pending before the next value */
 	int level;		/* 1 '$', 2 '$$' */
+	bool dwarf;		/* the kernel's DWARF: 4.8's dwarf_pretty_print */
 };
 
 static void lit(struct ppgen *pg, const char *text)
@@ -149,7 +155,8 @@ static void value(struct ppgen *pg, unsigned int id, unsigned int off,
 	case BTF_KIND_PTR:
 		elem = t->type;
 		et = deref_skip(pg->btf, &elem);
-		entry(pg, is_char(pg->btf, et) ? "STP_PP_STRP" : "STP_PP_PTR", 8, 0, 0, off);
+		entry(pg, !is_char(pg->btf, et) ? "STP_PP_PTR" :
+		      pg->dwarf ? "STP_PP_STRQ" : "STP_PP_STRP", 8, 0, 0, off);
 		return;
 	case BTF_KIND_ARRAY:
 		elem = btf_array(t)->type;
@@ -177,13 +184,56 @@ static void value(struct ppgen *pg, unsigned int id, unsigned int off,
 	}
 }
 
-/* The table for the `type` at (lvalue) or in (value) acc; returns its C
- * name and whether stp_pretty must load the pointer at acc first. */
-static const char *table(struct gen *g, const struct btf *btf, unsigned int type,
-			 bool lvalue, int level, int *load)
+/* A pointer variable t under 4.8's dwarf_pretty_print (recurse_pointer
+ * at the top): a pointer to a pointer is followed to what it ends at; a
+ * struct there is printed through them all (*load: how many loads);
+ * anything else prints the variable's own value: as a quoted string for
+ * chars (ERROR when unreadable), in decimal as the integer type pointed
+ * to (4.8 formats the pointer with it, never reading through it),
+ * "<function>:" and the address for a function, the address for void. */
+static void dwarf_pointer(struct ppgen *pg, const struct btf_type *t, bool lvalue, int *load)
 {
+	const char *how = lvalue ? "" : " | STP_PP_VALUE";
+	unsigned int to = t->type;
+	const struct btf_type *pt = deref_skip(pg->btf, &to);
+	int levels = 0;
+	bool sg;
+
+	while (pt && btf_is_ptr(pt) && !is_char(pg->btf, pt)) {
+		to = pt->type;
+		pt = deref_skip(pg->btf, &to);
+		levels++;
+	}
+	if (pt && (btf_is_struct(pt) || btf_is_union(pt))) {
+		*load = lvalue | (levels << 2);
+		aggregate(pg, pt, 0, 0, true);
+		return;
+	}
+	if (is_char(pg->btf, pt)) {
+		entry(pg, arena_printf(pg->g->s->arena, "STP_PP_STRQ%s", how), 8, 0, 0, 0);
+		return;
+	}
+	if (pt && (btf_is_int(pt) || btf_is_any_enum(pt))) {
+		sg = btf_is_int(pt) ? (btf_int_encoding(pt) & BTF_INT_SIGNED) != 0 : btf_kflag(pt);
+		entry(pg, arena_printf(pg->g->s->arena, "%s%s", sg ? "STP_PP_INT" : "STP_PP_UINT",
+		      how), 8, 0, 0, 0);
+		return;
+	}
+	if (pt && btf_is_func_proto(pt))
+		lit(pg, "<function>:");
+	entry(pg, arena_printf(pg->g->s->arena, "STP_PP_PTR%s", how), 8, 0, 0, 0);
+}
+
+/* The table for the `type` at (lvalue) or in (value) acc; returns its C
+ * name and how stp_pretty must load the pointer at acc first. */
+static const char *table(struct gen *g, const struct deref *d, int *load)
+{
+	const struct btf *btf = d->btf;
+	unsigned int type = d->type;
+	bool lvalue = d->lvalue;
 	struct strbuf tab;
-	struct ppgen pg = { .g = g, .btf = btf, .tab = &tab, .level = level };
+	struct ppgen pg = { .g = g, .btf = btf, .tab = &tab, .level = d->pretty,
+			    .dwarf = d->dwarf };
 	unsigned int id = type, to;
 	const struct btf_type *t = deref_skip(btf, &id), *pt = NULL;
 	const char *name = arena_printf(g->s->arena, "stp_pp_%d", g->npptables++);
@@ -195,7 +245,9 @@ static const char *table(struct gen *g, const struct btf *btf, unsigned int type
 		to = t->type;
 		pt = deref_skip(btf, &to);
 	}
-	if (pt && (btf_is_struct(pt) || btf_is_union(pt))) {
+	if (pg.dwarf && pt) {
+		dwarf_pointer(&pg, t, lvalue, load);
+	} else if (pt && (btf_is_struct(pt) || btf_is_union(pt))) {
 		*load = lvalue;		/* print what it points to */
 		aggregate(&pg, pt, 0, 0, true);
 	} else if (!lvalue && t && (btf_is_int(t) || btf_is_any_enum(t))) {
@@ -230,7 +282,7 @@ const char *tr_pretty(struct gen *g, const struct deref *d, const char *acc)
 
 	tr_line(g, "{");
 	g->indent++;
-	tab = table(g, d->btf, d->type, d->lvalue, d->pretty, &load);
+	tab = table(g, d, &load);
 	tr_line(g, "stp_pretty(c, %s, %s, %d, %s);", t, acc, load | (d->user ? 2 : 0), tab);
 	g->indent--;
 	tr_line(g, "}");
@@ -242,7 +294,7 @@ const char *tr_pretty(struct gen *g, const struct deref *d, const char *acc)
 /* An unreadable variable of $$parms$ and the like: "?", a struct (or one
  * a pointer points to) as its members, each "?", as 4.8 shows it. */
 static const char *unknown_shape(struct session *s, const struct btf *btf, unsigned int id,
-				 int level, int depth)
+				 int level, int depth, bool dwarf)
 {
 	const struct btf_type *t = btf ? deref_skip(btf, &id) : NULL;
 	const struct btf_member *m;
@@ -253,6 +305,11 @@ static const char *unknown_shape(struct session *s, const struct btf *btf, unsig
 	if (t && btf_is_ptr(t) && !depth) {
 		id = t->type;
 		t = deref_skip(btf, &id);
+		/* 4.8 follows a pointer to a pointer to the struct there */
+		while (dwarf && t && btf_is_ptr(t)) {
+			id = t->type;
+			t = deref_skip(btf, &id);
+		}
 	}
 	if (t && btf_is_array(t))
 		return "[...]";
@@ -270,7 +327,7 @@ static const char *unknown_shape(struct session *s, const struct btf *btf, unsig
 			continue;
 		sb_printf(&sb, "%s%s%s=%s", n++ ? ", " : "", name && *name ? "." : "",
 			  name && *name ? name : "<union>",
-			  unknown_shape(s, btf, m->type, level, depth + 1));
+			  unknown_shape(s, btf, m->type, level, depth + 1, dwarf));
 	}
 	sb_putc(&sb, '}');
 	r = arena_strdup(s->arena, sb.buf);
@@ -286,7 +343,8 @@ static void pretty_list(struct gen *g, const struct deref *d, struct node *n,
 
 	for (int i = 0, k = 0; i < r->nargs; i++) {
 		struct deref one = { .btf = r->args[i].btf, .type = r->args[i].type_id,
-				     .pretty = d->pretty };
+				     .pretty = d->pretty,
+				     .dwarf = (r->flags & RF_DWARF) && !(r->flags & RF_USER) };
 		const char *v;
 		int np = rp_nparams(r);
 
@@ -301,7 +359,7 @@ static void pretty_list(struct gen *g, const struct deref *d, struct node *n,
 			"%s%s=", k++ ? " " : "", r->args[i].name)));
 		if (!one.btf || !one.type || !elab_target_arg(g->s, r, r->args[i].name)) {
 			tr_line(g, "stp_str_cat(%s, %s);", out, tr_cstr(g, unknown_shape(g->s,
-				one.btf, one.type, d->pretty, 0)));
+				one.btf, one.type, d->pretty, 0, one.dwarf)));
 			continue;
 		}
 		v = tr_pretty(g, &one, tr_target(g, &base));

@@ -892,6 +892,20 @@ void elab_cast_alone(struct session *s, struct probe *p, struct node *n)
 	}
 	id = w.type;
 	t = deref_skip(w.btf, &id);
+	if (!is_aggregate(t) && d.dwarf) {
+		/* a kernel type of the DWARF: 4.8 reads the scalar at p */
+		struct node *next = n->next, *cast = arena_alloc(s->arena, sizeof(*cast));
+
+		*cast = *n;
+		cast->next = NULL;
+		memset(n, 0, sizeof(*n));
+		n->kind = N_DEREF;
+		n->loc = cast->loc;
+		n->next = next;
+		n->a = cast;
+		elab_deref(s, p, n, false);
+		return;
+	}
 	if (is_aggregate(t))
 		not_scalar(&w, n->loc, w.type, t);
 	else

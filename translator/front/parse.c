@@ -303,6 +303,8 @@ static struct node *parse_postfix(struct parser *ps, struct node *base)
 			if (!d) {
 				d = mk(ps, N_DEREF, base->loc);
 				d->a = base;
+				if (t->loc.line == base->loc.line)
+					d->num = t->loc.col;	/* the '$' (errors) */
 			}
 			d->flags = (int)strlen(t->text);
 			return d;

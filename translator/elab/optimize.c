@@ -332,8 +332,9 @@ static void elide_stmt(struct session *s, struct node **np)
 		elide_dead_assign(s, &n->a);
 		e = n->a;
 		if (!side_effects(e)) {
-			if (user_code(e->loc))
-				diag_warn(s, e->loc, "eliding side-effect-free expression");
+			/* at the statement's first token, as 4.8 says it */
+			if (user_code(n->loc))
+				diag_warn(s, n->loc, "eliding side-effect-free expression");
 			n->kind = N_NULL_STMT;
 			n->a = NULL;
 		}

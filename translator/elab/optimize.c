@@ -166,6 +166,7 @@ static struct node *fold_stmt(struct session *s, struct node *n)
 	if (n->kind == N_FOR && is_num(n->b) && !n->b->num) {
 		keep = node_new(s, n->a ? N_EXPR_STMT : N_NULL_STMT, n->loc);
 		keep->a = n->a;
+		keep->flags = STMT_QUIET;	/* 4.8 elides what is left silently */
 		keep->next = n->next;
 		return keep;
 	}
@@ -326,9 +327,13 @@ static void elide_dead_assign(struct session *s, struct node **np)
 static void elide_stmt(struct session *s, struct node **np)
 {
 	struct node *n = *np, *e;
+	bool quiet;
 
 	switch (n->kind) {
 	case N_EXPR_STMT:
+		quiet = s->suppress_warnings;
+		if (n->flags & STMT_QUIET)
+			s->suppress_warnings = true;
 		elide_dead_assign(s, &n->a);
 		e = n->a;
 		if (!side_effects(e)) {
@@ -338,6 +343,7 @@ static void elide_stmt(struct session *s, struct node **np)
 			n->kind = N_NULL_STMT;
 			n->a = NULL;
 		}
+		s->suppress_warnings = quiet;
 		break;
 	case N_BLOCK:
 		elide_list(s, &n->args);

@@ -564,6 +564,19 @@ bool deref_is_typed(const struct node *n)
 		 n->a->op[strlen(n->a->op) - 1] != '$') || is_cast(n->a));
 }
 
+/* An error at a part of n's chain is said at that part's '->' or '[',
+ * as 4.8 says it; any other where it is. */
+static struct loc part_op_loc(const struct node *n, struct loc at)
+{
+	for (const struct node *c = n->args; c; c = c->next)
+		if (c->loc.line == at.line && c->loc.col == at.col && c->loc.src == at.src) {
+			if (c->kind == N_MEMBER && c->num)
+				at.col = (int)c->num;
+			break;
+		}
+	return at;
+}
+
 /* Walk n for one point r (NULL for @cast); the deref in *d. */
 static bool walk_one(struct session *s, const struct rprobe *r, struct node *n,
 		     struct deref *d, const char **err, struct loc *at, const char *ubin)
@@ -594,7 +607,7 @@ static bool walk_one(struct session *s, const struct rprobe *r, struct node *n,
 	walk_chain(&w, n);
 out:
 	*err = w.err;
-	*at = w.err_loc;
+	*at = part_op_loc(n, w.err_loc);
 	return !w.err;
 }
 

@@ -491,7 +491,14 @@ def run_chunk(ctx, args, out, report, indices):
         # (whatever staprun -b says): compare the blocks it printed whole,
         # count only those as run
         loss = TRANSPORT_LOSS in ru.stderr and TRANSPORT_LOSS not in ro.stderr
-        lost = [b for b in bl if b and not (b in su and su[b][1])] if loss else []
+        lost = []
+        if loss:
+            # from the first block whose section 4.8 did not print whole
+            # (later ones may follow, after bytes of a broken message), and
+            # the one before it, whose section may end in those bytes
+            first = min((b for b in bl if b and not (b in su and su[b][1])), default=None)
+            if first is not None:
+                lost = [b for b in bl if b and b >= first - 1]
         report['blocks_run'] += sum(
             1 for b in bl if b and b not in lost and b in so and b in su
             and ((so[b][1] and su[b][1]) or b == max(bl)))

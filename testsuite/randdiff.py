@@ -4,13 +4,17 @@
 # each, check them at pass 2 with both implementations on the host, build
 # the modules of both with -p4 (2 at a time), run them all in one guest
 # boot, and compare stdout, stderr (normalised as test_diff.py does) and
-# exit status. Each divergence is cut down to its test block and reduced
+# exit status. The scripts go in chunks (--chunk, one guest boot each;
+# report.json is rewritten after each, so a campaign stopped early, or by
+# --max-seconds, still reports what ran; blocks_run counts the blocks both
+# got past). Each divergence is cut down to its test block and reduced
 # (delta debugging over statements and blocks, many candidates packed into
 # one module and run in one boot per round) and written to OUT as NAME.stp,
 # with what each implementation printed (NAME.ours, NAME.up), ready to
 # become a testsuite/diff/ case.
 #
-#   randdiff.py --seed S --count N [--blocks B] [--out DIR] [--no-reduce]
+#   randdiff.py --seed S --count N [--blocks B] [--chunk C] [--max-seconds T]
+#               [--out DIR] [--no-reduce]
 #
 # Every 4th script ends with a block that hits a limit on purpose (see
 # randgen.py). Exit status: 0 when nothing diverged, 1 otherwise.
@@ -42,6 +46,8 @@ TAPSET_LOCATION = re.compile(
     r"(near identifier '[^']+' at )(/usr/share/systemtap/tapset/|\S*tapsets/)\S+:\d+:\d+")
 # 4.8's pass-2 warning on the host that its guest run does not print
 WERROR = 'cc1: all warnings being treated as errors'
+# 4.8 in the guest loses what begin probes print past about 8 KB
+TRANSPORT_LOSS = 'transport failures. Try stap -s'
 KERNEL_SYMS = 'WARNING: Kernel function symbol table missing [man warning::symbols]\n'
 
 
@@ -332,6 +338,11 @@ def main():
     ap.add_argument('--reduce-max', type=int, default=6,
                     help='divergences reduced (the others are written whole)')
     ap.add_argument('--scratch', help='keep the work files here')
+    ap.add_argument('--chunk', type=int, default=10,
+                    help='scripts built and run per guest boot (report.json is '
+                    'rewritten after each chunk)')
+    ap.add_argument('--max-seconds', type=int, default=0,
+                    help='start no new chunk after this many seconds')
     args = ap.parse_args()
     t0 = time.monotonic()
     out = Path(args.out)
@@ -341,10 +352,7 @@ def main():
         scratch = Path(args.scratch or tmp)
         ctx = Ctx(scratch, krel, args.jobs)
         report = run_campaign(ctx, args, out)
-    report['seconds'] = round(time.monotonic() - t0)
-    report['boots'] = ctx.boots
-    report['builds'] = ctx.builds
-    (out / 'report.json').write_text(json.dumps(report, indent=1) + '\n')
+    write_report(ctx, out, report, t0)
     print(json.dumps({k: v for k, v in report.items() if k != 'divergences'}))
     for d in report['divergences']:
         print(f'DIVERGENCE {d["name"]}: {d["what"]}')
@@ -356,48 +364,104 @@ def script_name(seed, i):
 
 
 def run_campaign(ctx, args, out):
-    report = {'seed': args.seed, 'scripts': 0, 'blocks': 0, 'invalid_blocks': 0,
-              'invalid_scripts': 0,
+    """Generate, check, build and run the scripts in chunks of args.chunk
+    (one guest boot each), writing report.json after every chunk so that
+    a campaign stopped at any point reports what it ran."""
+    report = {'seed': args.seed, 'scripts': 0, 'blocks': 0, 'blocks_run': 0,
+              'invalid_blocks': 0, 'invalid_scripts': 0, 'chunks': 0,
+              'upstream_losses': 0,
+              'seconds_check': 0, 'seconds_build': 0, 'seconds_run': 0,
               'divergences': []}
+    todo = []
+    t0 = time.monotonic()
+    for first in range(0, args.count, args.chunk):
+        if args.max_seconds and time.monotonic() - t0 > args.max_seconds:
+            print(f'time budget spent: stopping after {report["scripts"]} scripts',
+                  flush=True)
+            break
+        todo += run_chunk(ctx, args, out, report,
+                          range(first, min(first + args.chunk, args.count)))
+        report['chunks'] += 1
+        write_report(ctx, out, report, t0)
+    if todo and not args.no_reduce:
+        # the first few only: a pack holds PACK_MAX candidates of each
+        few = todo[:args.reduce_max]
+        red = reduce_runtime(ctx, [[t[0], t[1]] for t in few], args.rounds,
+                             time.monotonic() + 1800)
+        for t, (items, bid) in zip(few, red):
+            t[0] = items
+        for items, bid, n, what, res in few:
+            record(ctx, out, report, f'{n}_b{bid}',
+                   block_text(items, bid, 1) + 'probe begin(2) {\n\texit()\n}\n', what, res,
+                   count=False)
+    return report
+
+
+def write_report(ctx, out, report, t0):
+    report['seconds'] = round(time.monotonic() - t0)
+    report['boots'] = ctx.boots
+    report['builds'] = ctx.builds
+    (out / 'report.json').write_text(json.dumps(report, indent=1) + '\n')
+
+
+def static_check(ctx, args, i):
+    """Generate script i and check it at pass 2 with both: (name, items
+    both accept, [(block, items, rcs) one rejects], [block both reject
+    with 4.8's message])."""
+    seed = args.seed * 100000 + i
+    limits = args.limits_every and i % args.limits_every == args.limits_every - 1
+    items = randgen.generate(seed, args.blocks, limits)
+    name = script_name(args.seed, i)
+    ctx.write(name, randgen.render(items))
+    o, u = ctx.check(name)
+    static, invalid = [], []
+    if o.returncode or u.returncode:
+        bl = blocks_of(items)
+        keep = [0]
+        for bid, its in bl.items():
+            if bid == 0:
+                continue
+            one = f'{name}_one'
+            rc = ctx.check_text(one, randgen.render(its + bl[0]))
+            if rc == (0, 0):
+                keep.append(bid)
+            elif rc[0] == rc[1]:
+                invalid.append((bid, ctx.check(one)[1].stderr[-600:]))
+            else:
+                static.append((bid, its + bl[0], rc))
+        items = [it for it in items if it.block in keep]
+        ctx.write(name, randgen.render(items))
+    return name, items, static, invalid
+
+
+def run_chunk(ctx, args, out, report, indices):
+    """One chunk of scripts: returns the run-time divergences to reduce
+    ([items, block, script, what, results])."""
     scripts = {}
+    t = time.monotonic()
     # pass 2 on the host: drop the blocks either rejects (a generator bug,
     # reported), keep apart the scripts only one rejects
-    static = []
-    for i in range(args.count):
-        seed = args.seed * 100000 + i
-        limits = args.limits_every and i % args.limits_every == args.limits_every - 1
-        items = randgen.generate(seed, args.blocks, limits)
-        name = script_name(args.seed, i)
-        ctx.write(name, randgen.render(items))
-        o, u = ctx.check(name)
-        if o.returncode or u.returncode:
-            bl = blocks_of(items)
-            keep = [0]
-            for bid, its in bl.items():
-                if bid == 0:
-                    continue
-                rc = ctx.check_text('one', randgen.render(its + bl[0]))
-                if rc == (0, 0):
-                    keep.append(bid)
-                elif rc[0] == rc[1]:
-                    report['invalid_blocks'] += 1
-                    print(f'{name}: block {bid} rejected by both:\n'
-                          f'{ctx.check("one")[1].stderr[-600:]}', flush=True)
-                else:
-                    static.append((name, bid, its + bl[0], rc))
-            items = [it for it in items if it.block in keep]
-            ctx.write(name, randgen.render(items))
+    with ThreadPoolExecutor(max_workers=ctx.jobs) as ex:
+        checked = list(ex.map(lambda i: static_check(ctx, args, i), indices))
+    for name, items, static, invalid in checked:
+        for bid, msg in invalid:
+            report['invalid_blocks'] += 1
+            print(f'{name}: block {bid} rejected by both:\n{msg}', flush=True)
+        for bid, its, rc in static:
+            keep = (lambda r, rc=rc: r == rc)
+            red = reduce_static(ctx, its, keep) if not args.no_reduce else its
+            what = f'pass 2: ours rc {rc[0]}, 4.8 rc {rc[1]}'
+            record(ctx, out, report, f'{name}_b{bid}', randgen.render(red), what, None)
         scripts[name] = items
         report['scripts'] += 1
         report['blocks'] += len(blocks_of(items)) - 1
-    for name, bid, its, rc in static:
-        keep = (lambda r, rc=rc: r == rc)
-        red = reduce_static(ctx, its, keep) if not args.no_reduce else its
-        what = f'pass 2: ours rc {rc[0]}, 4.8 rc {rc[1]}'
-        record(ctx, out, report, f'{name}_b{bid}', randgen.render(red), what, None)
-    # build both, run both in one boot
-    print(f'building {len(scripts)} scripts ({report["blocks"]} blocks) with both', flush=True)
+    report['seconds_check'] += round(time.monotonic() - t)
+    # build both on the host, run both in one boot
+    t = time.monotonic()
+    print(f'building {len(scripts)} scripts ({report["blocks"]} blocks so far) with both',
+          flush=True)
     built = ctx.build_all(list(scripts))
+    report['seconds_build'] += round(time.monotonic() - t)
     ok = []
     for n, (o, u) in built.items():
         if o.returncode == 0 and u.returncode and WERROR in u.stderr:
@@ -412,16 +476,43 @@ def run_campaign(ctx, args, out):
                    (o.stderr[-2000:], u.stderr[-2000:]))
         else:
             ok.append(n)
+    t = time.monotonic()
     print(f'running {len(ok)} scripts with both in the guest', flush=True)
     ran = ctx.run_all(ok)
+    report['seconds_run'] += round(time.monotonic() - t)
     todo = []
     for n in ok:
         ro, ru = ran[n]
-        if outcome(ro) == outcome(ru):
-            continue
         so, su = sections(ro.stdout), sections(ru.stdout)
         bl = blocks_of(scripts[n])
-        bad = [b for b in bl if b and so.get(b, (None,))[0] != su.get(b, (None,))[0]]
+        # a block ran when both got past its section, or reached it if it
+        # is the last (the limit block); an uncaught error ends a run
+        # 4.8 lost the output past about 8 KB printed by the begin probes
+        # (whatever staprun -b says): compare the blocks it printed whole,
+        # count only those as run
+        loss = TRANSPORT_LOSS in ru.stderr and TRANSPORT_LOSS not in ro.stderr
+        lost = []
+        if loss:
+            # from the first block whose section 4.8 did not print whole
+            # (later ones may follow, after bytes of a broken message), and
+            # the one before it, whose section may end in those bytes
+            first = min((b for b in bl if b and not (b in su and su[b][1])), default=None)
+            if first is not None:
+                lost = [b for b in bl if b and b >= first - 1]
+        report['blocks_run'] += sum(
+            1 for b in bl if b and b not in lost and b in so and b in su
+            and ((so[b][1] and su[b][1]) or b == max(bl)))
+        if outcome(ro) == outcome(ru):
+            continue
+        if loss:
+            report['upstream_losses'] += 1
+            bad = [b for b in bl if b and b not in lost and so.get(b) != su.get(b)]
+            print(f'{n}: 4.8 lost its output from block {min(lost, default=0)} '
+                  f'(transport failure)', flush=True)
+            if not bad:
+                continue
+        else:
+            bad = [b for b in bl if b and so.get(b, (None,))[0] != su.get(b, (None,))[0]]
         if not bad:
             # same stdout: stderr or status differ (a limit block)
             bad = [max(bl)]
@@ -430,29 +521,14 @@ def run_campaign(ctx, args, out):
             (out / f'{n}.{tag}').write_text(
                 f'--- stdout\n{r.stdout}--- stderr\n{r.stderr}--- rc {r.rc}\n')
         for first in bad[:4]:
+            text = block_text(bl[first], first, 1) + 'probe begin(2) {\n\texit()\n}\n'
+            record(ctx, out, report, f'{n}_b{first}', text, what, (ro, ru))
             if first == max(bl) and (ro.rc != ru.rc or
                                      normalise(ro.stderr) != normalise(ru.stderr)):
-                # the limit block: report it whole with the exit probe
-                record(ctx, out, report, f'{n}_b{first}', block_text(bl[first], first, 1)
-                       + 'probe begin(2) {\n\texit()\n}\n', what, (ro, ru))
+                # the limit block: reported whole with the exit probe
                 continue
             todo.append([bl[first], first, n, what, (ro, ru)])
-    for items, bid, n, what, res in todo:
-        # unreduced first: a reduction cut short leaves these
-        record(ctx, out, report, f'{n}_b{bid}',
-               block_text(items, bid, 1) + 'probe begin(2) {\n\texit()\n}\n', what, res,
-               count=False)
-    if todo and not args.no_reduce:
-        # the first few only: a pack holds PACK_MAX candidates of each
-        few = todo[:args.reduce_max]
-        red = reduce_runtime(ctx, [[t[0], t[1]] for t in few], args.rounds,
-                             time.monotonic() + 1800)
-        for t, (items, bid) in zip(few, red):
-            t[0] = items
-    for items, bid, n, what, res in todo:
-        record(ctx, out, report, f'{n}_b{bid}',
-               block_text(items, bid, 1) + 'probe begin(2) {\n\texit()\n}\n', what, res)
-    return report
+    return todo
 
 
 def describe(ro, ru):

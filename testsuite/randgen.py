@@ -83,6 +83,13 @@ STRINGS = ['""', '"a"', '"hello"', '"Hello World"', '"a,b,,c"', '"  x  "',
 DELIMS = ['","', '" "', '"b"', '"ab"', '",b"']
 REGEXES = ['"^a"', '"b+"', '"[0-9]+"', '"^$"', '"(ab)+c?"', '"o W"', '"x|y"',
            '"^[^,]*,"']
+def may_fail(text):
+    """Whether an expression may raise an error (stringat() out of
+    range, a division by 0): it then goes under try/catch, else its
+    error would end the run and the blocks after it would not run."""
+    return 'stringat(' in text or '/' in text or '%' in text
+
+
 ARITH = ['+', '-', '*', '/', '%', '&', '|', '^', '<<', '>>', '>>>']
 BINOPS = ['+', '-', '*', '/', '%', '<<', '>>', '>>>', '&', '|', '^', '<', '<=',
           '>', '>=', '==', '!=', '&&', '||']
@@ -283,7 +290,9 @@ class Gen:
         if r < 0.45:
             v = self.pick(b.svars)
             op = self.pick(['=', '.='])
-            return leaf(f'{v} {op} {self.sexpr(b)}')
+            rhs = self.sexpr(b)
+            st = leaf(f'{v} {op} {rhs}')
+            return self.risky(b, [st]) if may_fail(rhs) else st
         if r < 0.6:
             fmt, args = self.format(b, self.r.randrange(1, 4))
             return self.risky(b, [leaf(f'printf({fmt}{"".join(", " + a for a in args)})')])
@@ -314,10 +323,11 @@ class Gen:
         if depth <= 0 or r < 0.55:
             return self.simple(b)
         if r < 0.68:
-            parts = [(f'if ({self.cond(b)})', self.stmts(b, self.r.randrange(1, 3), depth - 1))]
+            c = self.cond(b)
+            parts = [(f'if ({c})', self.stmts(b, self.r.randrange(1, 3), depth - 1))]
             if self.chance(0.5):
                 parts.append(('else', self.stmts(b, self.r.randrange(1, 3), depth - 1)))
-            return comp(*parts)
+            return self.risky(b, [comp(*parts)]) if may_fail(c) else comp(*parts)
         if r < 0.82:
             i = f'{b.p}i{b.nloop}'
             b.nloop += 1

@@ -360,3 +360,39 @@ def test_alias_warning_given_once():
                   'probe myal { }'])
     assert r.stderr.count("warning: never-assigned local variable 'zz'") == 1
     assert 'Number of similar warning messages suppressed: 1.\n' in r.stderr
+
+
+# `>>>` of two literals: 4.8's void statement reducer (which runs with -u
+# too) splits an operator whose value is unused into its operands before
+# its constant folder fails on `1 >>> 2`. Each form checked on 4.8:
+# statement -> rejected without -u, with -u.
+USHIFT_FORMS = {
+    '1 >>> 2;': (False, False),
+    '(1 >>> 2) + 3;': (False, False),
+    '1 >>> 2 == 3;': (False, False),
+    '!(1 >>> 2);': (False, False),
+    '~(1 >>> 2);': (False, False),
+    'x ? 1 >>> 2 : 0;': (False, False),
+    'x && (1 >>> 2);': (False, False),
+    'x || (1 >>> 2);': (False, False),
+    '(x ? 1 >>> 2 : 0) + 1;': (False, False),
+    'x++ + (1 >>> 2);': (False, False),
+    'x++ + -(1 >>> 2);': (False, False),
+    '(1 >>> 2) || x;': (False, True),
+    '(1 >>> 2) ? x : 1;': (False, True),
+    'if (1 >>> 2) x = 2;': (True, True),
+    'println(1 >>> 2);': (True, True),
+    'y = 1 >>> 2;': (False, True),	# y unused: elided without -u
+    'x = 1 >>> 2;': (True, True),
+}
+
+
+@pytest.mark.parametrize('stmt', list(USHIFT_FORMS))
+def test_ushift_literals_unused(stmt):
+    for opt, rejected in zip(([], ['-u']), USHIFT_FORMS[stmt]):
+        r = run_stap(['-p2', *opt, '-e',
+                      f'probe begin {{\n\tx = 1;\n\t{stmt}\n\tprintln(x)\n}}\n'])
+        assert (r.returncode == 1 and 'unsupported binary operator >>>' in r.stderr) \
+            == rejected, (opt, r.stderr)
+        if not rejected:
+            assert r.returncode == 0, (opt, r.stderr)

@@ -191,7 +191,7 @@ static void walk(struct ac_pass *x, struct probe *p, struct func *f, struct node
 				n->ac = &conflict;	/* said: not again */
 			x->changed = true;
 		} else if (x->final) {
-			diag_error(x->s, n->args ? n->args->loc : n->loc,
+			diag_error(x->s, elab_autocast_loc(n, NULL),
 				   "unknown type in dereference");
 			n->ac = &conflict;
 		}

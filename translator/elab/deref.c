@@ -608,6 +608,19 @@ bool deref_is_typed(const struct node *n)
 		 n->a->op[strlen(n->a->op) - 1] != '$') || is_cast(n->a));
 }
 
+/* An error at a part of n's chain is said at that part's '->' or '[',
+ * as 4.8 says it; any other where it is. */
+static struct loc part_op_loc(const struct node *n, struct loc at)
+{
+	for (const struct node *c = n->args; c; c = c->next)
+		if (c->loc.line == at.line && c->loc.col == at.col && c->loc.src == at.src) {
+			if (c->kind == N_MEMBER && c->num)
+				at.col = (int)c->num;
+			break;
+		}
+	return at;
+}
+
 /* Walk n for one point r (NULL for @cast); the deref in *d. */
 static bool walk_one(struct session *s, const struct rprobe *r, struct node *n,
 		     struct deref *d, const char **err, struct loc *at, const char *ubin)
@@ -640,7 +653,7 @@ static bool walk_one(struct session *s, const struct rprobe *r, struct node *n,
 	walk_chain(&w, n);
 out:
 	*err = w.err;
-	*at = w.err_loc;
+	*at = part_op_loc(n, w.err_loc);
 	return !w.err;
 }
 
@@ -839,6 +852,27 @@ bool deref_value_type(const struct deref *d, struct autocast *t)
 	return true;
 }
 
+/* Where 4.8 reports an error of an autocast n: at the operator of its
+ * first part ('->' or '['), or at the '$' of (v)$; c, when not NULL,
+ * one of its parts: that part's operator. */
+struct loc elab_autocast_loc(const struct node *n, const struct node *c)
+{
+	struct loc at;
+
+	if (!c)
+		c = n->args;
+	if (!c) {	/* (v)$: the parser keeps the '$' column in num */
+		at = n->loc;
+		if (n->num)
+			at.col = (int)n->num;
+		return at;
+	}
+	at = c->loc;
+	if (c->kind == N_MEMBER && c->num)
+		at.col = (int)c->num;	/* the '->' */
+	return at;
+}
+
 /* n, an autocast (its chain on n->a, a value of type t): n->deref, or
  * false and the error said. A store through it needs guru mode. */
 bool elab_autocast(struct session *s, struct node *n, const struct autocast *t)
@@ -847,7 +881,7 @@ bool elab_autocast(struct session *s, struct node *n, const struct autocast *t)
 	struct walk w = { .s = s, .d = d, .btf = t->btf, .type = t->type, .lv = t->lv,
 			  .cast_first = t->cast };
 	bool written = n->flags & DEREF_WRITTEN;
-	struct loc at = n->args ? n->args->loc : n->loc;	/* (v)$: no chain */
+	struct loc at = elab_autocast_loc(n, NULL);
 
 	memset(d, 0, sizeof(*d));
 	d->addr = n->flags & DEREF_ADDR;
@@ -857,7 +891,23 @@ bool elab_autocast(struct session *s, struct node *n, const struct autocast *t)
 		diag_error(s, at, "write not permitted; need stap -g");
 		return false;
 	}
+	if (n->flags & DEREF_OPASSIGN) {
+		struct loc op = n->loc;
+
+		op.line = (int)(n->len >> 20);
+		op.col = (int)(n->len & 0xfffff);
+		diag_error(s, op, "Only the following assign operator is implemented on "
+			   "target variables:  =");
+		return false;
+	}
 	if (!walk_chain(&w, n)) {
+		/* a part's error: at its operator, as 4.8 says it */
+		for (const struct node *c = n->args; c; c = c->next)
+			if (c->loc.line == w.err_loc.line && c->loc.col == w.err_loc.col &&
+			    c->loc.src == w.err_loc.src) {
+				w.err_loc = elab_autocast_loc(n, c);
+				break;
+			}
 		diag_error(s, w.err_loc, "%s", w.err);
 		return false;
 	}

@@ -238,6 +238,8 @@ struct dstep {
 enum dres { DR_READ, DR_ADDR, DR_PRETTY };
 #define DEREF_ADDR 4		/* N_DEREF flags: the operand of '&' */
 #define DEREF_WRITTEN 8		/* N_DEREF flags: an autocast stored to */
+#define DEREF_OPASSIGN 16	/* N_DEREF flags: ... by 'op=', '++' or '--',
+				 * whose line << 20 | column is in len */
 
 /* The walk again, unmerged and by BTF names, for CO-RE relocations
  * (--runtime=bpf): a pointer load, a member of the aggregate `type`
@@ -292,6 +294,7 @@ struct autocast {
 const struct btf_type *deref_skip(const struct btf *btf, unsigned int *id);
 bool deref_value_type(const struct deref *d, struct autocast *t);
 bool elab_autocast(struct session *s, struct node *n, const struct autocast *t);
+struct loc elab_autocast_loc(const struct node *n, const struct node *c);
 /* autocast.c: type every autocast of the script, or say why not */
 bool elab_is_autocast(const struct node *n);
 void elab_autocasts(struct session *s);

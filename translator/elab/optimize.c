@@ -166,6 +166,7 @@ static struct node *fold_stmt(struct session *s, struct node *n)
 	if (n->kind == N_FOR && is_num(n->b) && !n->b->num) {
 		keep = node_new(s, n->a ? N_EXPR_STMT : N_NULL_STMT, n->loc);
 		keep->a = n->a;
+		keep->flags = STMT_QUIET;	/* 4.8 elides what is left silently */
 		keep->next = n->next;
 		return keep;
 	}
@@ -326,17 +327,23 @@ static void elide_dead_assign(struct session *s, struct node **np)
 static void elide_stmt(struct session *s, struct node **np)
 {
 	struct node *n = *np, *e;
+	bool quiet;
 
 	switch (n->kind) {
 	case N_EXPR_STMT:
+		quiet = s->suppress_warnings;
+		if (n->flags & STMT_QUIET)
+			s->suppress_warnings = true;
 		elide_dead_assign(s, &n->a);
 		e = n->a;
 		if (!side_effects(e)) {
-			if (user_code(e->loc))
-				diag_warn(s, e->loc, "eliding side-effect-free expression");
+			/* at the statement's first token, as 4.8 says it */
+			if (user_code(n->loc))
+				diag_warn(s, n->loc, "eliding side-effect-free expression");
 			n->kind = N_NULL_STMT;
 			n->a = NULL;
 		}
+		s->suppress_warnings = quiet;
 		break;
 	case N_BLOCK:
 		elide_list(s, &n->args);
@@ -443,16 +450,47 @@ static void check_stat_locals(struct session *s, struct var *v)
 
 static void elide(struct session *s);
 
-/* x >>> y of two literals, in code left after elision */
+static bool literal_ushift(const struct node *n);
+
+/* One node n: x >>> y of two literals in it? unused: its value is
+ * unused, where 4.8's void statement reducer (which runs, -u or not,
+ * before its constant folder) splits an operator into its operands: an
+ * expression statement, through arithmetic, comparisons, concatenation
+ * and unary operators, the branches of ?: and the right of && and ||. */
+static bool ushift_node(const struct node *n, bool unused)
+{
+	if (!n)
+		return false;
+	if (n->kind == N_EXPR_STMT)
+		return ushift_node(n->a, true);
+	if (unused) {
+		switch (n->kind) {
+		case N_BINARY:
+		case N_COMPARE:
+		case N_CONCAT:
+		case N_UNARY:
+			return ushift_node(n->a, true) || ushift_node(n->b, true);
+		case N_TERNARY:
+			return ushift_node(n->a, false) || ushift_node(n->b, true) ||
+			       ushift_node(n->c, true);
+		case N_LOGICAL:
+			return ushift_node(n->a, false) || ushift_node(n->b, true);
+		default:
+			break;
+		}
+	}
+	if (n->kind == N_BINARY && !strcmp(n->op, ">>>") && is_num(n->a) && is_num(n->b))
+		return true;
+	return literal_ushift(n->a) || literal_ushift(n->b) || literal_ushift(n->c) ||
+	       literal_ushift(n->d) || literal_ushift(n->args);
+}
+
+/* x >>> y of two literals, in code left after elision, in the list n */
 static bool literal_ushift(const struct node *n)
 {
-	for (; n; n = n->next) {
-		if (n->kind == N_BINARY && !strcmp(n->op, ">>>") && is_num(n->a) && is_num(n->b))
+	for (; n; n = n->next)
+		if (ushift_node(n, false))
 			return true;
-		if (literal_ushift(n->a) || literal_ushift(n->b) || literal_ushift(n->c) ||
-		    literal_ushift(n->d) || literal_ushift(n->args))
-			return true;
-	}
 	return false;
 }
 

@@ -562,8 +562,14 @@ static void target_op_check(struct session *s, struct scope *sc, struct node *n)
 		t->flags |= TARGET_NF_LOCAL;	/* 4.8: a local, any operator */
 		return;
 	}
+	if (t->kind == N_DEREF && !deref_is_typed(t) && elab_is_autocast(t)) {
+		/* as 4.8: said once its type is known and writes are allowed */
+		t->flags |= DEREF_OPASSIGN;
+		t->len = (size_t)n->loc.line << 20 | (size_t)n->loc.col;
+		return;
+	}
 	if ((t->kind == N_TARGET && !(t->flags & TARGET_PROCFS)) ||
-	    (t->kind == N_DEREF && (deref_is_typed(t) || elab_is_autocast(t))))
+	    (t->kind == N_DEREF && deref_is_typed(t)))
 		diag_error(s, n->loc, "Only the following assign operator is implemented on target variables:  =");
 }
 

@@ -79,6 +79,10 @@ struct func;
 struct deref;
 struct autocast;
 
+/* N_EXPR_STMT flags: what is left of a folded `for (init; 0; step)`,
+ * whose elision 4.8 does not warn of */
+#define STMT_QUIET 1
+
 struct node {
 	enum node_kind kind;
 	struct loc loc;
@@ -91,7 +95,8 @@ struct node {
 	const char *str;	/* string literal bytes, embedded C text */
 	size_t len;
 	int flags;		/* N_PRINT: enum print_flags; N_INCDEC: 1 = post;
-				 * N_IF: 1 = a probe point's `if (cond)` */
+				 * N_IF: 1 = a probe point's `if (cond)`;
+				 * N_EXPR_STMT: STMT_QUIET */
 	struct var *var;	/* N_VAR: resolved symbol */
 	struct func *func;	/* N_CALL: resolved function */
 	bool truth_only;	/* N_CALL: value only tested (&& || ! if while) */

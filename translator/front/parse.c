@@ -269,6 +269,13 @@ static struct node *parse_at_call(struct parser *ps, struct token *t)
 	return parse_postfix(ps, n);
 }
 
+/* '$' or '$$' after an expression: pretty printed (spaced or not, as
+ * 4.8 takes it) */
+static bool is_pretty(const struct token *t)
+{
+	return t->kind == TK_IDENT && (!strcmp(t->text, "$") || !strcmp(t->text, "$$"));
+}
+
 /* postfix: primary { '->' member | '[' expr ']' }
  * (on $targets, @cast and other calls, and parenthesised expressions) */
 static struct node *parse_postfix(struct parser *ps, struct node *base)
@@ -296,13 +303,14 @@ static struct node *parse_postfix(struct parser *ps, struct node *base)
 			c = mk(ps, N_SUBSCRIPT, t->loc);
 			c->a = parse_expr(ps);
 			expect_op(ps, "]");
-		} else if (t->kind == TK_IDENT && !t->space_before &&
-			   (!strcmp(t->text, "$") || !strcmp(t->text, "$$"))) {
+		} else if (is_pretty(t)) {
 			/* @cast(p, "T")$, $var->arr[0]$, (v)$: pretty printed */
 			next(ps);
 			if (!d) {
 				d = mk(ps, N_DEREF, base->loc);
 				d->a = base;
+				if (t->loc.line == base->loc.line)
+					d->num = t->loc.col;	/* the '$' (errors) */
 			}
 			d->flags = (int)strlen(t->text);
 			return d;
@@ -416,8 +424,8 @@ static struct node *parse_primary(struct parser *ps)
 			return parse_postfix(ps, parse_index(ps, t));
 		n = mk(ps, N_VAR, t->loc);
 		n->op = t->text;
-		/* autocast: a variable holding a typed pointer */
-		return is_op(peek(ps), "->") ? parse_postfix(ps, n) : n;
+		/* autocast: a variable holding a typed pointer (v->m, v $) */
+		return is_op(peek(ps), "->") || is_pretty(peek(ps)) ? parse_postfix(ps, n) : n;
 	default:
 		break;
 	}

@@ -979,12 +979,19 @@ static const char embedded_undefs[] =
 
 static void embedded_body(struct gen *g, struct func *f)
 {
+	bool this = strstr(f->body->str, "THIS") != NULL;
+
 	for (struct var *p = f->params; p && p->param; p = p->next)
 		tr_line(g, "#define STAP_ARG_%s %s", p->name, tr_mangle(g, "l->l_", p->name));
 	/* --privilege=stapusr: only in a process of the user's (runtime) */
 	if (g->s->privilege == PR_STAPUSR && strstr(f->body->str, "/* myproc-unprivileged */"))
 		tr_line(g, "stp_assert_is_myproc(c);");
+	/* 4.8's old-style access: THIS->l_<param>, THIS->__retvalue */
+	if (this)
+		tr_line(g, "#define THIS l");
 	tr_line(g, "{\n%s\n}", f->body->str);
+	if (this)
+		tr_line(g, "#undef THIS");
 	for (struct var *p = f->params; p && p->param; p = p->next)
 		tr_line(g, "#undef STAP_ARG_%s", p->name);
 }

@@ -5,7 +5,7 @@
  * formats, error messages, the globals shown at exit), loads the object
  * with libbpf, runs the begin probes (BPF_PROG_TEST_RUN), attaches the
  * others (perf events for timers), formats the ring buffer's records as
- * the module runtime's printf does (runtime/print.c, byte for byte),
+ * the module runtime's printf does (its formatting core, runtime/stp_fmt.c),
  * and at exit(), an error or SIGINT/SIGTERM runs the end (or error)
  * probes and prints the globals, as the module runtime does.
  *
@@ -37,7 +37,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-enum { F_LEFT = 1, F_PLUS = 2, F_SPACE = 4, F_ALT = 8, F_ZERO = 16 };
+#include "stapbpf_fmt.h"
+
 #define REC_EXIT 0xffff0001u
 #define REC_ERROR 0xffff0002u
 
@@ -213,123 +214,14 @@ static int parse_meta(struct loader *L, char *meta)
 	return L->maxstr > 0 ? 0 : -1;
 }
 
-/* ---- printf, as runtime/print.c ------------------------------------------- */
-static void fill(FILE *f, char c, int n)
-{
-	while (n-- > 0)
-		putc(c, f);
-}
-
-static void emit_number(FILE *f, uint64_t num, unsigned base, bool is_signed, int flags,
-			int width, int prec, bool upper)
-{
-	const char *set = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-	char digits[24], head[3];
-	int ndig = 0, nhead = 0;
-
-	if (flags & F_LEFT)
-		flags &= ~F_ZERO;
-	if (is_signed && (int64_t)num < 0) {
-		head[nhead++] = '-';
-		num = 0 - num;
-	} else if (is_signed && (flags & F_PLUS)) {
-		head[nhead++] = '+';
-	} else if (is_signed && (flags & F_SPACE)) {
-		head[nhead++] = ' ';
-	}
-	if ((flags & F_ALT) && (base == 16 || base == 8))
-		head[nhead++] = '0';
-	if ((flags & F_ALT) && base == 16)
-		head[nhead++] = upper ? 'X' : 'x';
-	do {
-		digits[ndig++] = set[num % base];
-		num /= base;
-	} while (num);
-	if (prec < ndig)
-		prec = ndig;
-	width -= nhead + prec;
-	if (!(flags & (F_LEFT | F_ZERO)))
-		fill(f, ' ', width);
-	fwrite(head, 1, (size_t)nhead, f);
-	if (flags & F_ZERO)
-		fill(f, '0', width);
-	fill(f, '0', prec - ndig);
-	while (ndig--)
-		putc(digits[ndig], f);
-	if (flags & F_LEFT)
-		fill(f, ' ', width);
-}
-
-static void emit_char(FILE *f, unsigned char c, int flags, int width)
-{
-	static const char from[] = "\a\b\f\n\r\t\v'\\", to[] = "abfnrtv'\\";
-	char out[4];
-	const char *e;
-	int n = 0;
-
-	if (!(flags & F_ALT) || (c < 128 && c >= 32 && c < 127 && c != '\'' && c != '\\')) {
-		out[n++] = (char)c;
-	} else {
-		out[n++] = '\\';
-		e = c ? strchr(from, c) : NULL;
-		if (e) {
-			out[n++] = to[e - from];
-		} else {
-			out[n++] = (char)('0' + ((c >> 6) & 3));
-			out[n++] = (char)('0' + ((c >> 3) & 7));
-			out[n++] = (char)('0' + (c & 7));
-		}
-	}
-	if (!(flags & F_LEFT))
-		fill(f, ' ', width - n);
-	fwrite(out, 1, (size_t)n, f);
-	if (flags & F_LEFT)
-		fill(f, ' ', width - n);
-}
-
-static void emit_long(FILE *f, int64_t v, char conv, int flags, int width, int prec)
-{
-	unsigned base = 10;
-	bool is_signed = false;
-
-	switch (conv) {
-	case 'c':
-		emit_char(f, (unsigned char)v, flags, width);
-		return;
-	case 'd':
-	case 'i':
-		is_signed = true;
-		break;
-	case 'o':
-		base = 8;
-		break;
-	case 'p':
-		flags |= F_ALT;
-		/* fall through */
-	case 'x':
-	case 'X':
-		base = 16;
-		break;
-	}
-	emit_number(f, (uint64_t)v, base, is_signed, flags, width, prec, conv == 'X');
-}
-
-static void emit_str(FILE *f, const char *v, size_t max, int flags, int width, int prec)
-{
-	size_t len = strnlen(v, prec < 0 ? max : (size_t)prec < max ? (size_t)prec : max);
-
-	if (!(flags & F_LEFT))
-		fill(f, ' ', width - (int)len);
-	fwrite(v, 1, len, f);
-	if (flags & F_LEFT)
-		fill(f, ' ', width - (int)len);
-	if (flags & F_ZERO)
-		putc('\0', f);
-}
-
+/* ---- printf: runtime/stp_fmt.c through stapbpf_fmt.c ---------------------- */
 static void print_record(struct loader *L, const struct fmt *fm, const char *d,
 			 const char *end)
 {
+	struct stp_sink sink = { L->out };
+	struct stp_spec sp;
+	char str[L->maxstr + 1];
+
 	for (int i = 0; i < fm->n; i++) {
 		const struct piece *p = &fm->p[i];
 		int w = p->width, pr = p->prec;
@@ -349,16 +241,23 @@ static void print_record(struct loader *L, const struct fmt *fm, const char *d,
 			pr = (int)v;
 			d += 8;
 		}
+		sp = (struct stp_spec){ .conv = p->conv, .flags = (u8)p->flags,
+					.width = w, .prec = pr };
 		if (p->type == 's') {
 			if (d + L->maxstr > end)
 				return;
-			emit_str(L->out, d, (size_t)L->maxstr, p->flags, w, pr);
+			memcpy(str, d, (size_t)L->maxstr);	/* NUL-terminated */
+			str[L->maxstr] = '\0';
+			stp_emit_str(&sink, str, &sp);
 			d += L->maxstr;
 		} else {
 			if (d + 8 > end)
 				return;
 			memcpy(&v, d, 8);
-			emit_long(L->out, v, p->conv, p->flags, w, pr);
+			if (p->conv == 'b')
+				stp_emit_bin(&sink, v, &sp);
+			else
+				stp_emit_long(&sink, v, &sp);
 			d += 8;
 		}
 	}

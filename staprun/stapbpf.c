@@ -38,6 +38,7 @@
 #include <bpf/libbpf.h>
 
 #include "stapbpf_fmt.h"
+#include "stapbpf_maps.h"
 
 #define REC_EXIT 0xffff0001u
 #define REC_ERROR 0xffff0002u
@@ -61,7 +62,8 @@ struct probe {
 	struct bpf_program *bp;
 };
 struct global {
-	char name[160], sym[160], type;
+	char name[160], sym[160], type;	/* type 'A': an array */
+	char vtype, kinds[10];		/* an array's value type and key kinds */
 	long off;		/* in its section's mapping */
 	char *base;
 };
@@ -165,7 +167,7 @@ static int parse_meta(struct loader *L, char *meta)
 	int cap = 0;
 
 	for (line = strtok_r(meta, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char a[160], b[160], c;
+		char a[160], b[160], c, kinds[10];
 		int id, n, fl, w, p;
 		long long arg;
 		size_t len;
@@ -179,14 +181,14 @@ static int parse_meta(struct loader *L, char *meta)
 			cur->p = xcalloc((size_t)n, sizeof(*cur->p));
 			cur->n = 0;
 			L->nfmts = id + 1;
-		} else if (cur && sscanf(line, " lit %159s", a) == 1) {
-			cur->p[cur->n].lit = unhex(a, &len);
+		} else if (cur && (n = 0, sscanf(line, " lit %n", &n), n > 0)) {
+			cur->p[cur->n].lit = unhex(line + n, &len);	/* any length */
 			cur->p[cur->n++].litlen = len;
 		} else if (cur && sscanf(line, " conv %c %d %d %d %c", &c, &fl, &w, &p, &b[0]) == 5) {
 			cur->p[cur->n++] = (struct piece){ c, fl, w, p, b[0], NULL, 0 };
-		} else if (sscanf(line, "msg %d %159s", &id, a) == 2) {
+		} else if (sscanf(line, "msg %d %n", &id, &n) == 1 && n > 0) {
 			L->msgs = realloc(L->msgs, (size_t)(id + 1) * sizeof(*L->msgs));
-			L->msgs[id] = unhex(a, &len);
+			L->msgs[id] = unhex(line + n, &len);	/* any length */
 			L->nmsgs = id + 1;
 		} else if (sscanf(line, "probe %159s %159s %lld", a, b, &arg) == 3) {
 			L->probes = realloc(L->probes, (size_t)(L->nprobes + 1) * sizeof(*L->probes));
@@ -205,6 +207,15 @@ static int parse_meta(struct loader *L, char *meta)
 			snprintf(L->globals[L->nglobals].name, 160, "%s", a);
 			snprintf(L->globals[L->nglobals].sym, 160, "%s", b);
 			L->globals[L->nglobals++].type = c;
+		} else if (sscanf(line, "array %159s %159s %c %9s", a, b, &c, kinds) == 4) {
+			L->globals = realloc(L->globals,
+					     (size_t)(L->nglobals + 1) * sizeof(*L->globals));
+			memset(&L->globals[L->nglobals], 0, sizeof(*L->globals));
+			snprintf(L->globals[L->nglobals].name, 160, "%s", a);
+			snprintf(L->globals[L->nglobals].sym, 160, "%s", b);
+			snprintf(L->globals[L->nglobals].kinds, 10, "%s", kinds);
+			L->globals[L->nglobals].vtype = c;
+			L->globals[L->nglobals++].type = 'A';
 		} else if (sscanf(line, "maxstr %d", &n) == 1) {
 			L->maxstr = n;
 		} else if (strncmp(line, "stapbpf ", 8)) {
@@ -467,6 +478,11 @@ static void display(struct loader *L)
 		int64_t v;
 		struct agg st;
 
+		if (g->type == 'A') {
+			stapbpf_display_array(L->obj, L->out, g->name, g->sym, g->vtype,
+					      g->kinds, L->maxstr);
+			continue;
+		}
 		if (g->type == 't') {	/* as the module runtime: none if empty */
 			if (read_stat(L, g->sym, &st))
 				fprintf(L->out, "%s @count=%lld @min=%lld @max=%lld @sum=%lld "

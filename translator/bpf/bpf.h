@@ -46,4 +46,16 @@ const char *bg_fn_name(struct bgen *g, const struct func *f);
 void bg_function(struct bgen *g, struct strbuf *out, struct func *f);
 const char *bg_hex(struct bgen *g, const char *p, size_t n);
 
+/* bpf_maps.c: global arrays as BPF hash maps */
+void bm_decl(struct bgen *g, struct strbuf *c, struct var *v);
+void bm_prelude(struct bgen *g, struct strbuf *c);
+const char *bm_read(struct bgen *g, struct node *n);
+const char *bm_in(struct bgen *g, struct node *n);
+const char *bm_assign(struct bgen *g, struct node *n,
+		      const char *(*arith)(struct bgen *, struct node *, const char *,
+					   const char *, const char *));
+const char *bm_incdec(struct bgen *g, struct node *n);
+void bm_delete(struct bgen *g, struct node *n);
+const char *bm_stat_op(struct bgen *g, struct node *n, const char *op);
+
 #endif /* BPF_H */

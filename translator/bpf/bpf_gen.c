@@ -286,8 +286,14 @@ static const char *deref(struct bgen *g, struct node *n)
 /* @count(s), @sum, @min, @max, @avg of a scalar statistic */
 static const char *stat_op(struct bgen *g, struct node *n)
 {
-	const char *st = tmp(g), *t = tmp(g), *op = n->op + 1;
+	const char *st, *t, *op = n->op + 1;
 
+	if (n->args && n->args->kind == N_INDEX && n->args->var &&
+	    (!strcmp(op, "count") || !strcmp(op, "sum") || !strcmp(op, "min") ||
+	     !strcmp(op, "max") || !strcmp(op, "avg")))
+		return bm_stat_op(g, n, op);
+	st = tmp(g);
+	t = tmp(g);
 	if (!n->args || n->args->kind != N_VAR || n->args->var->array ||
 	    (strcmp(op, "count") && strcmp(op, "sum") && strcmp(op, "min") &&
 	     strcmp(op, "max") && strcmp(op, "avg"))) {
@@ -320,6 +326,8 @@ static const char *assign(struct bgen *g, struct node *n)
 		return v;
 	}
 
+	if (n->a->kind == N_INDEX && n->a->var && n->a->var->global)
+		return bm_assign(g, n, arith);
 	if (n->a->kind != N_VAR) {
 		bg_unsupported(g, n->a, "this assignment");
 		return "0";
@@ -383,7 +391,8 @@ const char *bg_expr(struct bgen *g, struct node *n)
 		return print(g, n);
 	case N_BINARY:
 		if (!strcmp(n->op, "in"))
-			break;
+			return n->a->kind == N_VAR && n->a->var->global ? bm_in(g, n) :
+			       (bg_unsupported(g, n, "'in' here"), "0");
 		a = bg_expr(g, n->a);
 		return arith(g, n, n->op, a, bg_expr(g, n->b));
 	case N_LOGICAL:
@@ -402,7 +411,13 @@ const char *bg_expr(struct bgen *g, struct node *n)
 		else
 			bg_line(g, "long %s = %s%s;", t, n->op[0] == '+' ? "" : n->op, a);
 		return t;
+	case N_INDEX:
+		if (!n->var || !n->var->global || n->var->type == T_STATS)
+			break;
+		return bm_read(g, n);
 	case N_INCDEC:
+		if (n->a->kind == N_INDEX && n->a->var && n->a->var->global)
+			return bm_incdec(g, n);
 		if (n->a->kind != N_VAR)
 			break;
 		t = tmp(g);
@@ -779,6 +794,17 @@ void bg_stmt(struct bgen *g, struct node *n)
 		}
 		bg_line(g, "goto done;");
 		return;
+	case N_DELETE:
+		if ((n->a->kind == N_INDEX || n->a->kind == N_VAR) && n->a->var &&
+		    n->a->var->global && n->a->var->array) {
+			bg_line(g, "{");
+			g->indent++;
+			bm_delete(g, n);
+			g->indent--;
+			bg_line(g, "}");
+			return;
+		}
+		/* fall through */
 	default:
 		bg_unsupported(g, n, n->kind == N_FOREACH ? "'foreach'" :
 			       n->kind == N_DELETE ? "'delete'" : n->kind == N_TRY ?

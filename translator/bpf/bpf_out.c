@@ -28,10 +28,7 @@ static void globals(struct bgen *g, struct strbuf *c)
 {
 	for (struct var *v = g->s->globals; v; v = v->next) {
 		if (v->array) {
-			diag_error(g->s, v->loc, "global arrays are not supported by "
-				   "--runtime=bpf yet: use the kernel module runtime "
-				   "(--runtime=kernel)");
-			g->errors++;
+			bm_decl(g, c, v);
 			continue;
 		}
 		if (v->type == T_STATS) {
@@ -181,8 +178,11 @@ int bpf_translate(struct session *s)
 	sb_printf(&c, "#define STP_MAXSTR %s\n#define STP_NSTR %d\n#define STP_MAXACTION %s\n",
 		  define(s, "MAXSTRINGLEN", "512"), g.nstr ? g.nstr : 1,
 		  define(s, "MAXACTION", "1000"));
-	sb_puts(&c, "#include \"stapbpf.h\"\n\n");
+	sb_puts(&c, "#include \"stapbpf.h\"\n");
+	sb_printf(&c, "#define STP_MAXMAPENTRIES %s\n#include \"stapbpf_maps.h\"\n\n",
+		  define(s, "MAXMAPENTRIES", "2048"));
 	globals(&g, &c);
+	bm_prelude(&g, &c);
 	sb_puts(&c, "STP_PADS\n");
 	sb_printf(&g.meta, "maxstr %s\n", define(s, "MAXSTRINGLEN", "512"));
 	sb_puts(&c, "\n");

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stapbpf_maps.h - global arrays of stap --runtime=bpf: one BPF hash map
+ * per array (per-CPU for statistics), written by translator/bpf/bpf_maps.c
+ * and read at exit by the loader (staprun/stapbpf_maps.c). Included after
+ * stapbpf.h by a program that has arrays.
+ *
+ * A row's key is a struct of the script's keys (a long, or MAXSTRINGLEN
+ * bytes zero-padded after the string); a key larger than the kernel's
+ * limit for hash keys (512 bytes) is replaced by a 128-bit hash of it and
+ * the row keeps the full key. Every row starts with its sequence number
+ * (stp_seq at its insertion): the loader's sorts break ties by it, the
+ * order of insertion, as the module runtime's stable sort does.
+ */
+#ifndef STAPBPF_MAPS_H
+#define STAPBPF_MAPS_H
+
+#define STP_HASH_KEY_MAX 512	/* the kernel's MAX_BPF_STACK for hash keys */
+#define STP_E2BIG 7
+
+static long (*bpf_for_each_map_elem)(void *map, void *cb, void *ctx, __u64 flags) =
+	(void *)164;
+
+long stp_seq;			/* rows inserted so far */
+static const char stp_nul[STP_MAXSTR];
+
+#define STP_ARRAY(name, K, V, n, mtype) \
+	struct { \
+		__uint(type, mtype); \
+		__uint(max_entries, n); \
+		__type(key, K); \
+		__type(value, V); \
+	} name SEC(".maps")
+
+/* the hash of a key too large for the map: two 64-bit FNV-style sums over
+ * its words (the key is zero-padded, so equal keys hash alike) */
+static __always_inline void *stp_key_hash(void *k, long size, __u64 *out)
+{
+	__u64 *w = k, h1 = 0xcbf29ce484222325ULL, h2 = 0x9e3779b97f4a7c15ULL;
+
+	for (long i = 0; i < size / 8; i++) {
+		h1 = (h1 ^ w[i]) * 0x100000001b3ULL;
+		h2 = ((h2 + w[i]) * 0xff51afd7ed558ccdULL);
+		h2 ^= h2 >> 29;
+	}
+	out[0] = h1;
+	out[1] = h2;
+	return out;
+}
+
+/* the map key of key struct k: itself, or its hash at kh */
+#define STP_KEY(k, kh) \
+	(sizeof(*(k)) > STP_HASH_KEY_MAX ? stp_key_hash((k), sizeof(*(k)), (kh)) : (void *)(k))
+
+/* a key struct's string field: zeroed, then the string */
+static __always_inline void stp_key_str(char *f, const char *s)
+{
+	bpf_probe_read_kernel(f, STP_MAXSTR, stp_nul);
+	bpf_probe_read_kernel_str(f, STP_MAXSTR, s);
+}
+
+/*
+ * The row of map key kp (key struct k), inserted if absent with value
+ * buffer vb (type V: seq, key copy, then a zeroed value); NULL when the
+ * array is full (*full set) or the insertion failed.
+ */
+#define STP_ROW(map, kp, k, V, vb, full) ({ \
+	V *_r = bpf_map_lookup_elem(map, kp); \
+	if (!_r) { \
+		V *_v = (V *)(vb); \
+		long _e; \
+		bpf_probe_read_kernel(&_v->val, sizeof(_v->val), stp_nul); \
+		_v->seq = ++stp_seq; \
+		if (sizeof(_v->key)) \
+			bpf_probe_read_kernel(_v->key, sizeof(_v->key), k); \
+		_e = bpf_map_update_elem(map, kp, _v, 1 /* BPF_NOEXIST */); \
+		if (_e == -STP_E2BIG) \
+			*(full) = 1; \
+		_r = bpf_map_lookup_elem(map, kp); \
+	} \
+	_r; })
+
+/* a statistics row's values of every CPU together (out->count 0: none) */
+static __always_inline void stp_astat_get(void *map, void *kp, struct stp_stat *out, long off)
+{
+	out->count = out->sum = out->min = out->max = 0;
+	for (__u32 c = 0; c < STP_NCPU_MAX && c < stp_ncpus; c++) {
+		char *row = bpf_map_lookup_percpu_elem(map, kp, c);
+		struct stp_stat *st;
+
+		if (!row)
+			continue;
+		st = (struct stp_stat *)(row + off);
+		if (!st->count)
+			continue;
+		if (!out->count || st->min < out->min)
+			out->min = st->min;
+		if (!out->count || st->max > out->max)
+			out->max = st->max;
+		out->count += st->count;
+		out->sum += st->sum;
+	}
+}
+
+static __always_inline void stp_astat_add(struct stp_stat *st, long v)
+{
+	if (!st->count || v < st->min)
+		st->min = v;
+	if (!st->count || v > st->max)
+		st->max = v;
+	st->count++;
+	st->sum += v;
+}
+
+#endif /* STAPBPF_MAPS_H */

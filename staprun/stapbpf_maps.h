@@ -1,0 +1,17 @@
+/*
+ * stapbpf_maps.h - the BPF loader's global arrays (stapbpf_maps.c).
+ */
+#ifndef STAPBPF_MAPS_H
+#define STAPBPF_MAPS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct bpf_object;
+
+/* print array `name` (map sym: values of vtype l, s or t, keys of kinds
+ * "ls...") as the module runtime's exit display does */
+void stapbpf_display_array(struct bpf_object *obj, FILE *out, const char *name,
+			   const char *sym, char vtype, const char *kinds, int maxstr);
+
+#endif /* STAPBPF_MAPS_H */

@@ -56,6 +56,9 @@ const char *bm_assign(struct bgen *g, struct node *n,
 					   const char *, const char *));
 const char *bm_incdec(struct bgen *g, struct node *n);
 void bm_delete(struct bgen *g, struct node *n);
+/* foreach over a global array: false (an error given) if not possible */
+bool bm_foreach(struct bgen *g, struct node *n, int label,
+		void (*body)(struct bgen *g, struct node *n, int label));
 const char *bm_stat_op(struct bgen *g, struct node *n, const char *op);
 
 #endif /* BPF_H */

@@ -719,6 +719,12 @@ static void loop(struct bgen *g, struct node *n, struct node *cond,
 	bg_line(g, "}");
 }
 
+static void foreach_body(struct bgen *g, struct node *n, int label)
+{
+	(void)label;
+	bg_stmt(g, n);
+}
+
 void bg_stmt(struct bgen *g, struct node *n)
 {
 	if (!n)
@@ -793,6 +799,23 @@ void bg_stmt(struct bgen *g, struct node *n)
 				bg_line(g, "rv = %s;", v);
 		}
 		bg_line(g, "goto done;");
+		return;
+	case N_FOREACH:
+		if (g->nloops == 64) {
+			bg_unsupported(g, n, "this loop nesting");
+			return;
+		}
+		bg_line(g, "{");
+		g->indent++;
+		{
+			int l = g->label++;
+
+			g->loops[g->nloops++] = l;
+			bm_foreach(g, n, l, foreach_body);
+			g->nloops--;
+		}
+		g->indent--;
+		bg_line(g, "}");
 		return;
 	case N_DELETE:
 		if ((n->a->kind == N_INDEX || n->a->kind == N_VAR) && n->a->var &&

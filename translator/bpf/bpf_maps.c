@@ -221,6 +221,8 @@ const char *bm_incdec(struct bgen *g, struct node *n)
 }
 
 static int delete_cb_decl;
+static struct strbuf fe_code;	/* foreach callbacks, before the handlers */
+static int fe_count;
 
 /* delete a[k...] | delete a */
 void bm_delete(struct bgen *g, struct node *n)
@@ -241,6 +243,11 @@ void bm_delete(struct bgen *g, struct node *n)
 void bm_prelude(struct bgen *g, struct strbuf *c)
 {
 	(void)g;
+	if (fe_code.buf)
+		sb_puts(c, fe_code.buf);
+	sb_free(&fe_code);
+	sb_init(&fe_code);
+	fe_count = 0;
 	if (delete_cb_decl)
 		sb_puts(c, "static long stp_delete_cb(void *map, void *key, void *val, void *ctx)\n"
 			"{\n\tbpf_map_delete_elem(map, key);\n\treturn 0;\n}\n\n");
@@ -269,4 +276,165 @@ const char *bm_stat_op(struct bgen *g, struct node *n, const char *op)
 	else
 		bg_line(g, "long %s = %s.%s;", t, st, op);
 	return t;
+}
+
+/* ---- foreach ---------------------------------------------------------------------- */
+/*
+ * foreach ([k...] in a [sort] limit n) runs in BPF: each iteration is one
+ * bpf_for_each_map_elem pass that picks the row that comes next after
+ * the previous one in the order (the sort column, then the insertion
+ * sequence: a stable sort, and insertion order without a sort), so no
+ * buffer of rows is needed and every row is seen once: O(rows^2) work,
+ * bounded by MAXACTION iterations as every loop.
+ */
+static char agg_letter(const char *agg)
+{
+	if (!agg)
+		return 'c';
+	if (!strcmp(agg, "@sum"))
+		return 's';
+	if (!strcmp(agg, "@min"))
+		return 'm';
+	if (!strcmp(agg, "@max"))
+		return 'M';
+	if (!strcmp(agg, "@avg"))
+		return 'a';
+	return 'c';
+}
+
+static const char *vref(struct bgen *g, const struct var *v)
+{
+	return arena_printf(g->s->arena, "%s_%s", v->global ? "g" : "l", v->name);
+}
+
+bool bm_foreach(struct bgen *g, struct node *n, int label,
+		void (*body)(struct bgen *g, struct node *n, int label))
+{
+	struct var *v = n->a && n->a->kind == N_VAR ? n->a->var : NULL;
+	int id = fe_count++, col = (int)n->num, dir = n->flags == '-' ? -1 : 1;
+	bool str_crit = false, stat = v && v->type == T_STATS;
+	const char *prev = NULL, *best = NULL, *bkey, *lim = NULL, *left = NULL;
+	const char *crit, *A, *fe;
+	int i = 0;
+
+	if (!v || !v->global || !v->array || (stat && n->b)) {
+		bg_unsupported(g, n, "this 'foreach'");
+		return false;
+	}
+	A = v->name;
+	if (col > 0)
+		str_crit = v->keys[col - 1] == T_STRING;
+	else if (col < 0)
+		str_crit = v->type == T_STRING;
+	if (n->c) {
+		lim = bg_expr(g, n->c);
+		left = tmpname(g);
+		bg_line(g, "long %s = %s;", left, lim);
+	}
+	if (str_crit) {
+		prev = bg_slot(g);
+		best = bg_slot(g);
+	}
+	fe = bg_slot(g);
+	bkey = bg_slot(g);
+	for (int j = 0; j < v->arity + 1; j++)
+		bg_slot(g);
+	/* the criterion of a row (long or string), in the callback */
+	if (col > 0 && str_crit)
+		crit = arena_printf(g->s->arena, "K->k%d", col - 1);
+	else if (col > 0)
+		crit = arena_printf(g->s->arena, "K->k%d", col - 1);
+	else if (col < 0 && stat)
+		crit = "stv";
+	else if (col < 0)
+		crit = "row->val";
+	else
+		crit = "0L";
+	sb_printf(&fe_code, "struct stp_fe_%d { long first, pseq, pv, bseq, bv, found; };\n", id);
+	sb_printf(&fe_code, "static long stp_fe_cb_%d(void *map, void *key, struct stp_v_%s *row, "
+		  "void *ctx)\n{\n", id, A);
+	sb_puts(&fe_code, "\t__u32 cpu = bpf_get_smp_processor_id();\n"
+		"\tstruct stp_scratch *S = bpf_map_lookup_elem(&stp_scratch, &cpu);\n"
+		"\tlong seq = row->seq, d = 0;\n");
+	sb_printf(&fe_code, "\tstruct stp_fe_%d *c;\n", id);
+	sb_printf(&fe_code, "\tstruct stp_k_%s *K = sizeof(row->key) ? (void *)row->key : key;\n", A);
+	sb_printf(&fe_code, "\n\tif (!S)\n\t\treturn 1;\n\t(void)K;\n\tc = (void *)%s;\n", fe);
+	if (stat) {
+		char l = agg_letter(n->str);
+
+		sb_printf(&fe_code, "\tstruct stp_stat st;\n\tlong stv;\n"
+			  "\tseq = stp_astat_get_seq(map, key, &st, "
+			  "__builtin_offsetof(struct stp_v_%s, val));\n", A);
+		sb_printf(&fe_code, "\tstv = %s;\n", l == 's' ? "st.sum" : l == 'm' ? "st.min" :
+			  l == 'M' ? "st.max" : l == 'a' ? "(st.count ? stp_div(st.sum, st.count) : 0)" :
+			  "st.count");
+		sb_puts(&fe_code, "\tif (!st.count)\n\t\treturn 0;\n");
+	}
+	if (str_crit) {
+		sb_printf(&fe_code, "\tif (!c->first) {\n\t\td = %d * stp_strcmp(%s, %s);\n"
+			  "\t\tif (d < 0 || (!d && seq <= c->pseq))\n\t\t\treturn 0;\n\t}\n",
+			  dir, crit, prev);
+		sb_printf(&fe_code, "\tif (c->found) {\n\t\td = %d * stp_strcmp(%s, %s);\n"
+			  "\t\tif (d > 0 || (!d && seq >= c->bseq))\n\t\t\treturn 0;\n\t}\n",
+			  dir, crit, best);
+		sb_printf(&fe_code, "\tstp_strcpy(%s, %s);\n", best, crit);
+	} else {
+		sb_printf(&fe_code, "\tlong cv = %s;\n", crit);
+		sb_printf(&fe_code, "\tif (!c->first) {\n\t\td = %d * (cv < c->pv ? -1 : cv > c->pv);\n"
+			  "\t\tif (d < 0 || (!d && seq <= c->pseq))\n\t\t\treturn 0;\n\t}\n", dir);
+		sb_printf(&fe_code, "\tif (c->found) {\n\t\td = %d * (cv < c->bv ? -1 : cv > c->bv);\n"
+			  "\t\tif (d > 0 || (!d && seq >= c->bseq))\n\t\t\treturn 0;\n\t}\n", dir);
+		sb_puts(&fe_code, "\tc->bv = cv;\n");
+	}
+	sb_printf(&fe_code, "\tc->found = 1;\n\tc->bseq = seq;\n"
+		  "\tbpf_probe_read_kernel(%s, sizeof(stp_mk_%s), key);\n\treturn 0;\n}\n\n",
+		  bkey, A);
+
+	/* one selection pass: a global function, which the verifier checks
+	 * once rather than at each iteration of the loop */
+	sb_printf(&fe_code, "__attribute__((noinline)) long stp_fe_next_%d(long first)\n{\n"
+		  "\t__u32 cpu = bpf_get_smp_processor_id();\n"
+		  "\tstruct stp_scratch *S = bpf_map_lookup_elem(&stp_scratch, &cpu);\n"
+		  "\tstruct stp_fe_%d *c;\n\tlong x = 0;\n\n"
+		  "\tif (!S)\n\t\treturn 0;\n\tc = (void *)%s;\n"
+		  "\tif (first)\n\t\tc->first = 1;\n\tc->found = 0;\n"
+		  "\tbpf_for_each_map_elem(&g_%s, stp_fe_cb_%d, &x, 0);\n"
+		  "\treturn c->found;\n}\n\n", id, id, fe, A, id);
+	bg_line(g, "struct stp_fe_%d *fe%d = (void *)%s;", id, id, fe);
+	bg_line(g, "for (int it%d = 0; it%d < STP_MAXACTION + 1; it%d++) {", label, label, label);
+	g->indent++;
+	bg_line(g, "if (++S->act > STP_MAXACTION)");
+	g->indent++;
+	bg_fail(g, arena_printf(g->s->arena, "MAXACTION exceeded near keyword at %s",
+				loc_str(g->s, n->loc)));
+	g->indent--;
+	if (left)
+		bg_line(g, "if (%s-- <= 0) break;", left);
+	bg_line(g, "if (!stp_fe_next_%d(it%d == 0)) break;", id, label);
+	bg_line(g, "fe%d->first = 0; fe%d->pseq = fe%d->bseq; fe%d->pv = fe%d->bv;", id, id, id, id, id);
+	if (str_crit)
+		bg_line(g, "stp_strcpy(%s, %s);", prev, best);
+	bg_line(g, "struct stp_v_%s *r%d = bpf_map_lookup_elem(&g_%s, %s);", A, id, A, bkey);
+	bg_line(g, "if (!r%d) continue;", id);
+	bg_line(g, "struct stp_k_%s *k%d = sizeof(r%d->key) ? (void *)r%d->key : (void *)%s;",
+		A, id, id, id, bkey);
+	for (struct node *k = n->args; k && i < v->arity; k = k->next, i++) {
+		if (k->kind != N_VAR)
+			continue;
+		if (v->keys[i] == T_STRING)
+			bg_line(g, "stp_strcpy(%s, k%d->k%d);", vref(g, k->var), id, i);
+		else
+			bg_line(g, "%s = k%d->k%d;", vref(g, k->var), id, i);
+	}
+	if (n->b && n->b->kind == N_VAR) {
+		if (v->type == T_STRING)
+			bg_line(g, "stp_strcpy(%s, r%d->val);", vref(g, n->b->var), id);
+		else
+			bg_line(g, "%s = r%d->val;", vref(g, n->b->var), id);
+	}
+	body(g, n->d, label);
+	bg_line(g, "cont%d: ;", label);
+	g->indent--;
+	bg_line(g, "}");
+	return true;
 }

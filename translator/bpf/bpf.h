@@ -30,6 +30,8 @@ struct bgen {
 	struct strbuf meta;	/* the .stapmeta text */
 	int nfmt, nmsg;
 	int errors;
+	struct var *lv;		/* a handler's locals kept in scratch (LV[]), or NULL */
+	struct strbuf ldecl;	/* their declarations, again in foreach bodies */
 };
 
 void bg_line(struct bgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -46,7 +48,12 @@ const char *bg_fn_name(struct bgen *g, const struct func *f);
 void bg_function(struct bgen *g, struct strbuf *out, struct func *f);
 const char *bg_hex(struct bgen *g, const char *p, size_t n);
 
+/* the C name of a script variable (LV[i] for a local kept in scratch) */
+const char *bg_var_ref(struct bgen *g, const struct var *v);
+
 /* bpf_maps.c: global arrays as BPF hash maps */
+/* a handler's locals, declared (in scratch when it has a foreach) */
+void bm_locals(struct bgen *g, struct probe *p);
 void bm_decl(struct bgen *g, struct strbuf *c, struct var *v);
 void bm_prelude(struct bgen *g, struct strbuf *c);
 const char *bm_read(struct bgen *g, struct node *n);

@@ -75,10 +75,18 @@ static const char *where(struct bgen *g, const struct node *n, const char *kind)
 }
 
 /* the C name of a script variable */
-static const char *var_ref(struct bgen *g, const struct var *v)
+const char *bg_var_ref(struct bgen *g, const struct var *v)
 {
+	int i = 0;
+
+	if (!v->global && g->lv && v->type != T_STRING && !g->func)
+		for (const struct var *l = g->lv; l; l = l->next, i++)
+			if (l == v)
+				return arena_printf(g->s->arena, "LV[%d]", i);
 	return arena_printf(g->s->arena, "%s_%s", v->global ? "g" : "l", v->name);
 }
+
+#define var_ref bg_var_ref
 
 static const char *str_lit(struct bgen *g, const struct node *n)
 {
@@ -776,11 +784,14 @@ void bg_stmt(struct bgen *g, struct node *n)
 		g->indent--;
 		bg_line(g, "}");
 		return;
-	case N_BREAK:
-		bg_line(g, "break;");
+	case N_BREAK:	/* a foreach body function (label < 0) returns */
+		bg_line(g, "%s", g->nloops && g->loops[g->nloops - 1] < 0 ? "return 1;" : "break;");
 		return;
 	case N_CONTINUE:
-		bg_line(g, "goto cont%d;", g->loops[g->nloops - 1]);
+		if (g->nloops && g->loops[g->nloops - 1] < 0)
+			bg_line(g, "return 0;");
+		else
+			bg_line(g, "goto cont%d;", g->loops[g->nloops - 1]);
 		return;
 	case N_NEXT:
 		if (g->func) {

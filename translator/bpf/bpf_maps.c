@@ -302,9 +302,50 @@ static char agg_letter(const char *agg)
 	return 'c';
 }
 
-static const char *vref(struct bgen *g, const struct var *v)
+/* Does the tree at n hold a foreach (f) or a target variable (t)? */
+static bool holds(const struct node *n, int kind1, int kind2)
 {
-	return arena_printf(g->s->arena, "%s_%s", v->global ? "g" : "l", v->name);
+	for (; n; n = n->next)
+		if ((int)n->kind == kind1 || (int)n->kind == kind2 ||
+		    holds(n->a, kind1, kind2) || holds(n->b, kind1, kind2) ||
+		    holds(n->c, kind1, kind2) || holds(n->d, kind1, kind2) ||
+		    holds(n->args, kind1, kind2))
+			return true;
+	return false;
+}
+
+/* A handler's locals: C locals, or with a foreach in its body LV[] in
+ * scratch slots (and string slots), so that the foreach's body can be a
+ * function of its own that sees them. */
+void bm_locals(struct bgen *g, struct probe *p)
+{
+	int n = 0;
+
+	sb_free(&g->ldecl);
+	sb_init(&g->ldecl);
+	g->lv = holds(p->body, N_FOREACH, N_FOREACH) ? p->locals : NULL;
+	for (struct var *v = p->locals; v; v = v->next)
+		n += v->type != T_STRING;
+	if (g->lv && n) {
+		const char *first = bg_slot(g);
+
+		for (int i = 1; i < n; i++)	/* one slot per long: MAXSTRINGLEN >= 8 */
+			bg_slot(g);
+		sb_printf(&g->ldecl, "\tlong *LV = (void *)%s;\n", first);
+		bg_line(g, "long *LV = (void *)%s;", first);
+		for (int i = 0; i < n; i++)
+			bg_line(g, "LV[%d] = 0;", i);
+	}
+	for (struct var *v = p->locals; v; v = v->next) {
+		if (v->type == T_STRING) {
+			const char *sl = bg_slot(g);
+
+			bg_line(g, "char *l_%s = %s; l_%s[0] = 0;", v->name, sl, v->name);
+			sb_printf(&g->ldecl, "\tchar *l_%s = %s;\n", v->name, sl);
+		} else if (!g->lv) {
+			bg_line(g, "long l_%s = 0;", v->name);
+		}
+	}
 }
 
 bool bm_foreach(struct bgen *g, struct node *n, int label,
@@ -315,7 +356,9 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 	bool str_crit = false, stat = v && v->type == T_STATS;
 	const char *prev = NULL, *best = NULL, *bkey, *lim = NULL, *left = NULL;
 	const char *crit, *A, *fe;
-	int i = 0;
+	struct strbuf fb, *saved = NULL;
+	int i = 0, saved_indent = 0;
+	bool infn;
 
 	if (!v || !v->global || !v->array || (stat && n->b)) {
 		bg_unsupported(g, n, "this 'foreach'");
@@ -328,8 +371,7 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 		str_crit = v->type == T_STRING;
 	if (n->c) {
 		lim = bg_expr(g, n->c);
-		left = tmpname(g);
-		bg_line(g, "long %s = %s;", left, lim);
+		left = lim;
 	}
 	if (str_crit) {
 		prev = bg_slot(g);
@@ -350,7 +392,7 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 		crit = "row->val";
 	else
 		crit = "0L";
-	sb_printf(&fe_code, "struct stp_fe_%d { long first, pseq, pv, bseq, bv, found; };\n", id);
+	sb_printf(&fe_code, "struct stp_fe_%d { long first, pseq, pv, bseq, bv, found, left; };\n", id);
 	sb_printf(&fe_code, "static long stp_fe_cb_%d(void *map, void *key, struct stp_v_%s *row, "
 		  "void *ctx)\n{\n", id, A);
 	sb_puts(&fe_code, "\t__u32 cpu = bpf_get_smp_processor_id();\n"
@@ -400,37 +442,75 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 		  "\tif (first)\n\t\tc->first = 1;\n\tc->found = 0;\n"
 		  "\tbpf_for_each_map_elem(&g_%s, stp_fe_cb_%d, &x, 0);\n"
 		  "\treturn c->found;\n}\n\n", id, id, fe, A, id);
+	infn = g->lv && !g->func && !holds(n->d, N_TARGET, N_DEREF) &&
+	       !holds(n->d, N_RETURN, N_RETURN);
 	bg_line(g, "struct stp_fe_%d *fe%d = (void *)%s;", id, id, fe);
-	bg_line(g, "for (int it%d = 0; it%d < STP_MAXACTION + 1; it%d++) {", label, label, label);
-	g->indent++;
+	if (left)
+		bg_line(g, "fe%d->left = %s;", id, left);
+	if (infn) {	/* each iteration a global function: checked once */
+		saved = g->body;
+		saved_indent = g->indent;
+		sb_init(&fb);
+		g->body = &fb;
+		g->indent = 1;
+		bg_line(g, "struct stp_fe_%d *fe%d = (void *)%s;", id, id, fe);
+	} else {
+		bg_line(g, "for (int it%d = 0; it%d < STP_MAXACTION + 1; it%d++) {", label, label,
+			label);
+		g->indent++;
+	}
 	bg_line(g, "if (++S->act > STP_MAXACTION)");
 	g->indent++;
 	bg_fail(g, arena_printf(g->s->arena, "MAXACTION exceeded near keyword at %s",
 				loc_str(g->s, n->loc)));
 	g->indent--;
 	if (left)
-		bg_line(g, "if (%s-- <= 0) break;", left);
-	bg_line(g, "if (!stp_fe_next_%d(it%d == 0)) break;", id, label);
+		bg_line(g, "if (fe%d->left-- <= 0) %s", id, infn ? "return 1;" : "break;");
+	bg_line(g, "if (!stp_fe_next_%d(%s)) %s", id, infn ? "first" :
+		arena_printf(g->s->arena, "it%d == 0", label), infn ? "return 1;" : "break;");
 	bg_line(g, "fe%d->first = 0; fe%d->pseq = fe%d->bseq; fe%d->pv = fe%d->bv;", id, id, id, id, id);
 	if (str_crit)
 		bg_line(g, "stp_strcpy(%s, %s);", prev, best);
 	bg_line(g, "struct stp_v_%s *r%d = bpf_map_lookup_elem(&g_%s, %s);", A, id, A, bkey);
-	bg_line(g, "if (!r%d) continue;", id);
+	bg_line(g, "if (!r%d) %s", id, infn ? "return 0;" : "continue;");
 	bg_line(g, "struct stp_k_%s *k%d = sizeof(r%d->key) ? (void *)r%d->key : (void *)%s;",
 		A, id, id, id, bkey);
 	for (struct node *k = n->args; k && i < v->arity; k = k->next, i++) {
 		if (k->kind != N_VAR)
 			continue;
 		if (v->keys[i] == T_STRING)
-			bg_line(g, "stp_strcpy(%s, k%d->k%d);", vref(g, k->var), id, i);
+			bg_line(g, "stp_strcpy(%s, k%d->k%d);", bg_var_ref(g, k->var), id, i);
 		else
-			bg_line(g, "%s = k%d->k%d;", vref(g, k->var), id, i);
+			bg_line(g, "%s = k%d->k%d;", bg_var_ref(g, k->var), id, i);
 	}
 	if (n->b && n->b->kind == N_VAR) {
 		if (v->type == T_STRING)
-			bg_line(g, "stp_strcpy(%s, r%d->val);", vref(g, n->b->var), id);
+			bg_line(g, "stp_strcpy(%s, r%d->val);", bg_var_ref(g, n->b->var), id);
 		else
-			bg_line(g, "%s = r%d->val;", vref(g, n->b->var), id);
+			bg_line(g, "%s = r%d->val;", bg_var_ref(g, n->b->var), id);
+	}
+	if (infn) {
+		g->loops[g->nloops - 1] = -1 - label;	/* break/continue return */
+		body(g, n->d, label);
+		g->loops[g->nloops - 1] = label;
+		bg_line(g, "return 0;");
+		sb_printf(&fe_code, "__attribute__((noinline)) long stp_fe_iter_%d(long first)\n{\n"
+			  "\t__u32 cpu = bpf_get_smp_processor_id();\n"
+			  "\tstruct stp_scratch *S = bpf_map_lookup_elem(&stp_scratch, &cpu);\n"
+			  "\tvoid *ctx = 0;\n\n\tif (!S)\n\t\treturn 2;\n\t(void)ctx;\n%s%s"
+			  "\tgoto out;\nout:\n\treturn 2;\n}\n\n", id,
+			  g->ldecl.buf ? g->ldecl.buf : "", fb.buf ? fb.buf : "");
+		sb_free(&fb);
+		g->body = saved;
+		g->indent = saved_indent;
+		bg_line(g, "long rc%d = 0;", id);
+		bg_line(g, "for (int it%d = 0; it%d < STP_MAXACTION + 2; it%d++) {", label, label,
+			label);
+		bg_line(g, "\trc%d = stp_fe_iter_%d(it%d == 0);", id, id, label);
+		bg_line(g, "\tif (rc%d) break;", id);
+		bg_line(g, "}");
+		bg_line(g, "if (rc%d == 2) goto out;", id);
+		return true;
 	}
 	body(g, n->d, label);
 	bg_line(g, "cont%d: ;", label);

@@ -93,13 +93,9 @@ static void handler(struct bgen *g, struct strbuf *c, struct probe *p, int index
 			g->rp = r;
 	if (npoints != 1 || !g->rp->nargs)	/* $vars: one point's only */
 		g->rp = NULL;
-	for (struct var *v = p->locals; v; v = v->next) {
-		if (v->type == T_STRING)
-			bg_line(g, "char *l_%s = %s; l_%s[0] = 0;", v->name, bg_slot(g), v->name);
-		else
-			bg_line(g, "long l_%s = 0;", v->name);
-	}
+	bm_locals(g, p);
 	bg_stmt(g, p->body);
+	g->lv = NULL;
 	sb_printf(c, "static __always_inline void handler_%d(struct stp_scratch *S, void *ctx)\n{\n"
 		  "%s\tgoto out;\nout:\n\treturn;\n}\n\n", index, body.buf ? body.buf : "");
 	sb_free(&body);

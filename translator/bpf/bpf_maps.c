@@ -432,6 +432,18 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 		  "\tbpf_probe_read_kernel(%s, sizeof(stp_mk_%s), key);\n\treturn 0;\n}\n\n",
 		  bkey, A);
 
+	/* 4.8 sorts the array's list in place: the rows visited take new
+	 * sequence numbers in their sorted order (negative while the loop
+	 * runs, so that the selection skips them), and at its end come first,
+	 * the rows a limit or break left follow in their old order */
+	if (col && !stat)
+		sb_printf(&fe_code, "static long stp_fe_fixcb_%d(void *map, void *key, "
+			  "struct stp_v_%s *row, long *e)\n{\n\trow->seq = row->seq < 0 ? "
+			  "-row->seq : row->seq + *e;\n\treturn 0;\n}\n\n"
+			  "__attribute__((noinline)) long stp_fe_fix_%d(long unused)\n{\n"
+			  "\tlong e = stp_seq;\n\n"
+			  "\tbpf_for_each_map_elem(&g_%s, stp_fe_fixcb_%d, &e, 0);\n"
+			  "\tstp_seq = 2 * e;\n\treturn unused;\n}\n\n", id, A, id, A, id);
 	/* one selection pass: a global function, which the verifier checks
 	 * once rather than at each iteration of the loop */
 	sb_printf(&fe_code, "__attribute__((noinline)) long stp_fe_next_%d(long first)\n{\n"
@@ -473,6 +485,8 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 		bg_line(g, "stp_strcpy(%s, %s);", prev, best);
 	bg_line(g, "struct stp_v_%s *r%d = bpf_map_lookup_elem(&g_%s, %s);", A, id, A, bkey);
 	bg_line(g, "if (!r%d) %s", id, infn ? "return 0;" : "continue;");
+	if (col && !stat)	/* the sort reorders the rows, as 4.8's (see below) */
+		bg_line(g, "r%d->seq = -(++stp_seq);", id);
 	bg_line(g, "struct stp_k_%s *k%d = sizeof(r%d->key) ? (void *)r%d->key : (void *)%s;",
 		A, id, id, id, bkey);
 	for (struct node *k = n->args; k && i < v->arity; k = k->next, i++) {
@@ -509,6 +523,8 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 		bg_line(g, "\trc%d = stp_fe_iter_%d(it%d == 0);", id, id, label);
 		bg_line(g, "\tif (rc%d) break;", id);
 		bg_line(g, "}");
+		if (col && !stat)
+			bg_line(g, "stp_fe_fix_%d(0);", id);
 		bg_line(g, "if (rc%d == 2) goto out;", id);
 		return true;
 	}
@@ -516,5 +532,7 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 	bg_line(g, "cont%d: ;", label);
 	g->indent--;
 	bg_line(g, "}");
+	if (col && !stat)
+		bg_line(g, "stp_fe_fix_%d(0);", id);
 	return true;
 }

@@ -42,6 +42,7 @@
 
 #define REC_EXIT 0xffff0001u
 #define REC_ERROR 0xffff0002u
+#define REC_HIST 0xffff0003u
 
 struct piece {
 	char conv;		/* 0: literal */
@@ -68,6 +69,12 @@ struct global {
 	char *base;
 };
 
+struct hist {
+	char sym[160];
+	int kind, nb;
+	long long lo, hi, step;
+};
+
 struct loader {
 	int verbose;
 	bool quiet;
@@ -80,6 +87,8 @@ struct loader {
 	int nprobes;
 	struct global *globals;
 	int nglobals;
+	struct hist *hists;
+	int nhists;
 	struct bpf_object *obj;
 	long *state, *errors, *real_offset;
 	bool exiting;
@@ -169,6 +178,7 @@ static int parse_meta(struct loader *L, char *meta)
 	for (line = strtok_r(meta, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char a[160], b[160], c, kinds[10];
 		int id, n, fl, w, p;
+		long long lo, hi, step;
 		long long arg;
 		size_t len;
 
@@ -216,6 +226,18 @@ static int parse_meta(struct loader *L, char *meta)
 			snprintf(L->globals[L->nglobals].kinds, 10, "%s", kinds);
 			L->globals[L->nglobals].vtype = c;
 			L->globals[L->nglobals++].type = 'A';
+		} else if (sscanf(line, "hist %d %159s %d %lld %lld %lld %d", &id, a, &fl, &lo, &hi,
+				  &step, &n) == 7 && id >= 0) {
+			if (id >= L->nhists) {
+				L->hists = realloc(L->hists, (size_t)(id + 1) * sizeof(*L->hists));
+				L->nhists = id + 1;
+			}
+			snprintf(L->hists[id].sym, 160, "%s", a);
+			L->hists[id].kind = fl;
+			L->hists[id].lo = lo;
+			L->hists[id].hi = hi;
+			L->hists[id].step = step;
+			L->hists[id].nb = n;
 		} else if (sscanf(line, "maxstr %d", &n) == 1) {
 			L->maxstr = n;
 		} else if (strncmp(line, "stapbpf ", 8)) {
@@ -285,6 +307,11 @@ static int on_record(void *ctx, void *data, size_t size)
 	memcpy(&arg, (char *)data + 4, 4);
 	if (id == REC_EXIT) {
 		L->exiting = true;
+	} else if (id == REC_HIST) {
+		if (arg < (uint32_t)L->nhists)
+			stapbpf_print_hist(L->obj, L->out, L->hists[arg].sym, L->hists[arg].kind,
+					   L->hists[arg].lo, L->hists[arg].hi,
+					   L->hists[arg].step, L->hists[arg].nb);
 	} else if (id == REC_ERROR) {
 		long long addr = 0;
 
@@ -449,21 +476,25 @@ static bool read_stat(struct loader *L, const char *sym, struct agg *out)
 	int ncpu = libbpf_num_possible_cpus();
 	struct agg *v;
 	uint32_t k = 0;
+	size_t stride;
 
 	memset(out, 0, sizeof(*out));
 	if (!m || ncpu <= 0)
 		return false;
-	v = xcalloc((size_t)ncpu, sizeof(*v));
+	stride = ((size_t)bpf_map__value_size(m) + 7) & ~(size_t)7;	/* a histogram's: more */
+	v = xcalloc((size_t)ncpu, stride);
 	if (!bpf_map_lookup_elem(bpf_map__fd(m), &k, v)) {
 		for (int c = 0; c < ncpu; c++) {
-			if (!v[c].count)
+			const struct agg *a = (const struct agg *)((char *)v + (size_t)c * stride);
+
+			if (!a->count)
 				continue;
-			if (!out->count || v[c].min < out->min)
-				out->min = v[c].min;
-			if (!out->count || v[c].max > out->max)
-				out->max = v[c].max;
-			out->count += v[c].count;
-			out->sum += v[c].sum;
+			if (!out->count || a->min < out->min)
+				out->min = a->min;
+			if (!out->count || a->max > out->max)
+				out->max = a->max;
+			out->count += a->count;
+			out->sum += a->sum;
 		}
 	}
 	free(v);

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "stapbpf_fmt.h"
 #include "stapbpf_maps.h"
 
 #define HASH_KEY_MAX 512	/* as STP_HASH_KEY_MAX */
@@ -160,4 +161,45 @@ out:
 	free(key);
 	free(next);
 	free(vals);
+}
+
+/* print(@hist_*(s)): the statistic's per-CPU rows (count, sum, min, max,
+ * then nb buckets) together, laid out by runtime/stp_fmt.c */
+void stapbpf_print_hist(struct bpf_object *obj, FILE *out, const char *sym, int kind,
+			long long lo, long long hi, long long step, int nb)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, sym);
+	int ncpu = libbpf_num_possible_cpus();
+	struct stp_stat_spec spec = { .hist = kind, .lo = lo, .hi = hi, .step = step };
+	struct stp_sink sink = { out };
+	struct stp_stat *st;
+	size_t stride;
+	int64_t *vals;
+	uint32_t k = 0;
+
+	if (!m || ncpu <= 0 || nb <= 0)
+		return;
+	stride = ((size_t)bpf_map__value_size(m) + 7) / 8;
+	vals = calloc((size_t)ncpu, stride * 8);
+	st = calloc(1, sizeof(*st) + (size_t)nb * sizeof(int64_t));
+	if (vals && st && !bpf_map_lookup_elem(bpf_map__fd(m), &k, vals)) {
+		st->nbuckets = nb;
+		for (int c = 0; c < ncpu; c++) {
+			const int64_t *v = vals + (size_t)c * stride;
+
+			if (!v[0])
+				continue;
+			if (!st->count || v[2] < st->min)
+				st->min = v[2];
+			if (!st->count || v[3] > st->max)
+				st->max = v[3];
+			st->count += v[0];
+			st->sum += v[1];
+			for (int b = 0; b < nb && 4 + (size_t)b < stride; b++)
+				st->hist[b] += v[4 + b];
+		}
+		stp_stat_print_hist(&sink, st, &spec);
+	}
+	free(vals);
+	free(st);
 }

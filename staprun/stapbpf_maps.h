@@ -14,4 +14,8 @@ struct bpf_object;
 void stapbpf_display_array(struct bpf_object *obj, FILE *out, const char *name,
 			   const char *sym, char vtype, const char *kinds, int maxstr);
 
+/* print(@hist_log(s)) / @hist_linear of scalar statistic map sym */
+void stapbpf_print_hist(struct bpf_object *obj, FILE *out, const char *sym, int kind,
+			long long lo, long long hi, long long step, int nb);
+
 #endif /* STAPBPF_MAPS_H */

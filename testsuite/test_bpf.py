@@ -18,7 +18,11 @@
 #   list in place, here the rows not visited keep their old order after the
 #   visited ones (arrays/foreach_limit_nested_break, where the module
 #   runtime prints 7, 4.8 2 and this 8).
-# - not there yet: histograms, @variance, foreach over slices, `*` in keys,
+# - print(@hist_*(s)): the loader reads the statistic's map when the
+#   print's record arrives, so `<<<` later in the same probe (before the
+#   loader reads the record) shows in the histogram.
+# - not there yet: histograms of arrays, @hist_*(s)[i], foreach over
+#   buckets, @variance, foreach over slices, `*` in keys,
 #   wrapping arrays, try, the tapset functions other than those of
 #   bpf_gen.c's builtins[].
 import os
@@ -234,6 +238,29 @@ def test_array_exit_display_string_keys():
     assert out == ('m[2,"j"]="y"\nm[1,"k"]="x"\n', '', 0)
 
 
+def test_histograms_scalar():
+    """@hist_log and @hist_linear of scalar statistics, laid out by the
+    module runtime's own formatting core (runtime/stp_fmt.c)."""
+    out = stap('-e', 'global s, t probe begin { for (i = 0; i < 6; i++) { s <<< i; t <<< i * 7 } '
+               'print(@hist_log(s)); print(@hist_linear(t, 0, 40, 10)); exit() }')
+    assert out == (
+        'value |-------------------------------------------------- count\n'
+        '    0 |@                                                  1\n'
+        '    1 |@                                                  1\n'
+        '    2 |@@                                                 2\n'
+        '    4 |@@                                                 2\n'
+        '    8 |                                                   0\n'
+        '   16 |                                                   0\n'
+        '\n'
+        'value |-------------------------------------------------- count\n'
+        '    0 |@@                                                 2\n'
+        '   10 |@                                                  1\n'
+        '   20 |@@                                                 2\n'
+        '   30 |@                                                  1\n'
+        '   40 |                                                   0\n'
+        '\n', '', 0)
+
+
 def test_statistics_array_rows():
     out = stap('-e', 'global s probe begin { s["a"] <<< 4; s["b"] <<< 1; s["a"] <<< 8; '
                'foreach (k in s @sum-) printf("%s %d %d %d %d %d\\n", k, @count(s[k]), '
@@ -366,6 +393,21 @@ DIFF_CASES = [
     'stats/stat_array_sort',
     'stats/stat_in',
     'stats/stat_tie_delete',
+    # histograms of scalar statistics, printed by runtime/stp_fmt.c
+    'stats/exit_display_hist',
+    'stats/hist_empty',
+    'stats/hist_linear_basic',
+    'stats/hist_linear_big',
+    'stats/hist_linear_empty',
+    'stats/hist_linear_gaps',
+    'stats/hist_linear_neg_range',
+    'stats/hist_linear_one_bucket',
+    'stats/hist_linear_outliers',
+    'stats/hist_log_basic',
+    'stats/hist_log_minint',
+    'stats/hist_log_neg',
+    'stats/hist_log_wide',
+    'stats/hist_log_zero',
     'values/uninit',
 ]
 

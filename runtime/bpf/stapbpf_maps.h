@@ -140,4 +140,73 @@ static __always_inline void stp_astat_add(struct stp_stat *st, long v)
 	st->sum += v;
 }
 
+/* ---- histograms: a scalar statistic with buckets (per CPU) ---------------- */
+#define STP_REC_HIST 0xffff0003u	/* print the histogram: u32 its index */
+
+/* T: struct { long count, sum, min, max; long hist[nb]; } */
+#define STP_STATH(name, T) \
+	struct { \
+		__uint(type, 6);	/* BPF_MAP_TYPE_PERCPU_ARRAY */ \
+		__uint(max_entries, 1); \
+		__type(key, __u32); \
+		__type(value, T); \
+	} name SEC(".maps")
+
+static __always_inline long stp_fls64(__u64 x)
+{
+	long n = 0;
+
+	if (x >> 32) { n += 32; x >>= 32; }
+	if (x >> 16) { n += 16; x >>= 16; }
+	if (x >> 8) { n += 8; x >>= 8; }
+	if (x >> 4) { n += 4; x >>= 4; }
+	if (x >> 2) { n += 2; x >>= 2; }
+	if (x >> 1) { n += 1; x >>= 1; }
+	return n + (x ? 1 : 0);
+}
+
+/* s <<< v with the bucket of runtime/stat.c: kind 1 log (128 buckets),
+ * 2 linear (nb buckets: underflow, [lo + (i-1)*step...), overflow) */
+static __always_inline void stp_stath_add(void *map, long v, long kind, long lo, long step,
+					  long nb)
+{
+	__u32 k = 0;
+	long *st = bpf_map_lookup_elem(map, &k), b;
+
+	if (!st)
+		return;
+	if (!st[0] || v < st[2])
+		st[2] = v;
+	if (!st[0] || v > st[3])
+		st[3] = v;
+	st[0]++;
+	st[1] += v;
+	if (kind == 1) {
+		long bits = stp_fls64(v < 0 ? 0 - (__u64)v : (__u64)v);
+
+		b = !v ? 64 : v < 0 ? 64 - bits : (64 + bits > 127 ? 127 : 64 + bits);
+	} else if (v < lo) {
+		b = 0;
+	} else {
+		b = (long)(((__u64)v - (__u64)lo) / (__u64)step) + 1;
+		if (b >= nb - 1 || b < 0)
+			b = nb - 1;
+	}
+	asm volatile("" : "+r"(b));	/* the check below stays, for the verifier */
+	if (b >= 0 && b < nb)
+		st[4 + b]++;
+}
+
+/* print(@hist_*(s)): the loader prints histogram id from the map */
+static __always_inline void stp_hist_print(__u32 id)
+{
+	__u32 *r = bpf_ringbuf_reserve(&stp_rb, 8, 0);
+
+	if (r) {
+		r[0] = STP_REC_HIST;
+		r[1] = id;
+		bpf_ringbuf_submit(r, 0);
+	}
+}
+
 #endif /* STAPBPF_MAPS_H */

@@ -66,6 +66,10 @@ void bm_delete(struct bgen *g, struct node *n);
 /* foreach over a global array: false (an error given) if not possible */
 bool bm_foreach(struct bgen *g, struct node *n, int label,
 		void (*body)(struct bgen *g, struct node *n, int label));
+/* scalar statistics with a histogram: the map, <<<, print(@hist_*(s)) */
+bool bm_stat_decl(struct bgen *g, struct strbuf *c, struct var *v);
+const char *bm_stat_add(struct bgen *g, struct var *v, const char *x);
+bool bm_print_hist(struct bgen *g, struct node *hist, const char *at);
 const char *bm_stat_op(struct bgen *g, struct node *n, const char *op);
 
 #endif /* BPF_H */

@@ -330,6 +330,8 @@ static const char *assign(struct bgen *g, struct node *n)
 
 	if (!strcmp(op, "<<<") && n->a->kind == N_VAR && !n->a->var->array) {
 		v = bg_expr(g, n->b);
+		if (bm_stat_add(g, n->a->var, v))
+			return v;
 		bg_line(g, "stp_stat_add(&g_%s, %s);", n->a->var->name, v);
 		return v;
 	}
@@ -507,8 +509,12 @@ static int print_args(struct bgen *g, struct node *n, struct parg **out)
 	}
 	for (; a; a = a->next) {
 		if (a->kind == N_CALL && a->op[0] == '@' && strstr(a->op, "hist")) {
-			bg_unsupported(g, a, "printing a histogram");
-			return 0;
+			if (k || a->next ||
+			    !bm_print_hist(g, a, where(g, n, "identifier"))) {
+				bg_unsupported(g, a, "printing a histogram");
+				return 0;
+			}
+			continue;
 		}
 		v[k] = (struct parg){ a->type == T_STRING ? 's' : 'd', 0, -1, -1,
 				      NULL, 0, NULL, NULL, NULL, a->type == T_STRING };

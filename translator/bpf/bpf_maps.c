@@ -221,6 +221,7 @@ const char *bm_incdec(struct bgen *g, struct node *n)
 }
 
 static int delete_cb_decl;
+static int hist_count;
 static struct strbuf fe_code;	/* foreach callbacks, before the handlers */
 static int fe_count;
 
@@ -248,6 +249,7 @@ void bm_prelude(struct bgen *g, struct strbuf *c)
 	sb_free(&fe_code);
 	sb_init(&fe_code);
 	fe_count = 0;
+	hist_count = 0;
 	if (delete_cb_decl)
 		sb_puts(c, "static long stp_delete_cb(void *map, void *key, void *val, void *ctx)\n"
 			"{\n\tbpf_map_delete_elem(map, key);\n\treturn 0;\n}\n\n");
@@ -534,5 +536,75 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 	bg_line(g, "}");
 	if (col && !stat)
 		bg_line(g, "stp_fe_fix_%d(0);", id);
+	return true;
+}
+
+/* ---- histograms of scalar statistics ---------------------------------------------- */
+
+/* buckets of v's histogram (as runtime/stat.c), 0 if its parameters are invalid */
+static long hist_buckets(const struct var *v)
+{
+	long long n;
+
+	if (v->hist == 1)
+		return 128;
+	if (v->hist_step <= 0 || v->hist_hi < v->hist_lo)
+		return 0;
+	n = (v->hist_hi - v->hist_lo) / v->hist_step + 3;
+	return n < 3 || n > 128 ? 0 : (long)n;
+}
+
+/* the map of a scalar statistic with a histogram; false if v has none */
+bool bm_stat_decl(struct bgen *g, struct strbuf *c, struct var *v)
+{
+	long nb;
+
+	if (!v->hist || v->variance || v->array)
+		return false;
+	nb = hist_buckets(v);
+	if (!nb) {
+		diag_error(g->s, v->loc, "these @hist_linear parameters are not supported by "
+			   "--runtime=bpf: use the kernel module runtime (--runtime=kernel)");
+		g->errors++;
+		return true;
+	}
+	sb_printf(c, "struct stp_h_%s { long count, sum, min, max; long hist[%ld]; };\n",
+		  v->name, nb);
+	sb_printf(c, "STP_STATH(g_%s, struct stp_h_%s);\n", v->name, v->name);
+	return true;
+}
+
+/* s <<< x for a statistic with a histogram; NULL if s has none */
+const char *bm_stat_add(struct bgen *g, struct var *v, const char *x)
+{
+	if (!v->hist || v->variance || v->array)
+		return NULL;
+	bg_line(g, "stp_stath_add(&g_%s, %s, %d, %lldLL, %lldLL, %ld);", v->name, x, v->hist,
+		(long long)v->hist_lo, (long long)v->hist_step, hist_buckets(v));
+	return x;
+}
+
+/* print(@hist_log(s)): an empty statistic is an error at the print (at);
+ * the loader reads the map and prints it with runtime/stp_fmt.c */
+bool bm_print_hist(struct bgen *g, struct node *hist, const char *at)
+{
+	struct node *a = hist->args;
+	struct var *v = a && a->kind == N_VAR ? a->var : NULL;
+	const char *st = tmpname(g);
+	int id;
+
+	if (!v || v->array || v->variance || !v->hist)
+		return false;
+	id = hist_count++;
+	sb_printf(&g->meta, "hist %d g_%s %d %lld %lld %lld %ld\n", id, v->name, v->hist,
+		  (long long)v->hist_lo, (long long)v->hist_hi, (long long)v->hist_step,
+		  hist_buckets(v));
+	bg_line(g, "struct stp_stat %s;", st);
+	bg_line(g, "stp_stat_get(&g_%s, &%s);", v->name, st);
+	bg_line(g, "if (!%s.count)", st);
+	g->indent++;
+	bg_fail(g, arena_printf(g->s->arena, "empty aggregate near %s", at));
+	g->indent--;
+	bg_line(g, "stp_hist_print(%d);", id);
 	return true;
 }

@@ -31,7 +31,9 @@ static void globals(struct bgen *g, struct strbuf *c)
 			bm_decl(g, c, v);
 			continue;
 		}
-		if (v->type == T_STATS) {
+		if (v->type == T_STATS && bm_stat_decl(g, c, v)) {
+			/* a histogram: bpf_maps.c */
+		} else if (v->type == T_STATS) {
 			if (v->hist || v->variance) {
 				diag_error(g->s, v->loc, "histograms and @variance are not "
 					   "supported by --runtime=bpf yet: use the kernel "

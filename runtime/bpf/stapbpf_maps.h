@@ -80,29 +80,8 @@ static __always_inline void stp_key_str(char *f, const char *s)
 	} \
 	_r; })
 
-/* a statistics row's values of every CPU together (out->count 0: none) */
-static __always_inline void stp_astat_get(void *map, void *kp, struct stp_stat *out, long off)
-{
-	out->count = out->sum = out->min = out->max = 0;
-	for (__u32 c = 0; c < STP_NCPU_MAX && c < stp_ncpus; c++) {
-		char *row = bpf_map_lookup_percpu_elem(map, kp, c);
-		struct stp_stat *st;
-
-		if (!row)
-			continue;
-		st = (struct stp_stat *)(row + off);
-		if (!st->count)
-			continue;
-		if (!out->count || st->min < out->min)
-			out->min = st->min;
-		if (!out->count || st->max > out->max)
-			out->max = st->max;
-		out->count += st->count;
-		out->sum += st->sum;
-	}
-}
-
-/* the same, returning the row's insertion sequence (its first CPU's) */
+/* a statistics row's values of every CPU together (out->count 0: none);
+ * returns the row's insertion sequence (its first CPU's) */
 static __always_inline long stp_astat_get_seq(void *map, void *kp, struct stp_stat *out,
 					      long off)
 {
@@ -128,6 +107,11 @@ static __always_inline long stp_astat_get_seq(void *map, void *kp, struct stp_st
 		out->sum += st->sum;
 	}
 	return seq;
+}
+
+static __always_inline void stp_astat_get(void *map, void *kp, struct stp_stat *out, long off)
+{
+	stp_astat_get_seq(map, kp, out, off);
 }
 
 static __always_inline void stp_astat_add(struct stp_stat *st, long v)

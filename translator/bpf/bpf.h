@@ -61,7 +61,7 @@ const char *bm_in(struct bgen *g, struct node *n);
 const char *bm_assign(struct bgen *g, struct node *n,
 		      const char *(*arith)(struct bgen *, struct node *, const char *,
 					   const char *, const char *));
-const char *bm_incdec(struct bgen *g, struct node *n);
+const char *bm_lvalue(struct bgen *g, struct node *ix);
 void bm_delete(struct bgen *g, struct node *n);
 /* foreach over a global array: false (an error given) if not possible */
 bool bm_foreach(struct bgen *g, struct node *n, int label,
@@ -70,6 +70,6 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 bool bm_stat_decl(struct bgen *g, struct strbuf *c, struct var *v);
 const char *bm_stat_add(struct bgen *g, struct var *v, const char *x);
 bool bm_print_hist(struct bgen *g, struct node *hist, const char *at);
-const char *bm_stat_op(struct bgen *g, struct node *n, const char *op);
+const char *bm_stat_get(struct bgen *g, struct node *ix);
 
 #endif /* BPF_H */

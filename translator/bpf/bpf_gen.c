@@ -295,21 +295,20 @@ static const char *deref(struct bgen *g, struct node *n)
 static const char *stat_op(struct bgen *g, struct node *n)
 {
 	const char *st, *t, *op = n->op + 1;
+	bool known = !strcmp(op, "count") || !strcmp(op, "sum") || !strcmp(op, "min") ||
+		     !strcmp(op, "max") || !strcmp(op, "avg");
 
-	if (n->args && n->args->kind == N_INDEX && n->args->var &&
-	    (!strcmp(op, "count") || !strcmp(op, "sum") || !strcmp(op, "min") ||
-	     !strcmp(op, "max") || !strcmp(op, "avg")))
-		return bm_stat_op(g, n, op);
-	st = tmp(g);
-	t = tmp(g);
-	if (!n->args || n->args->kind != N_VAR || n->args->var->array ||
-	    (strcmp(op, "count") && strcmp(op, "sum") && strcmp(op, "min") &&
-	     strcmp(op, "max") && strcmp(op, "avg"))) {
+	if (known && n->args && n->args->kind == N_INDEX && n->args->var) {
+		st = bm_stat_get(g, n->args);	/* a row of a statistics array */
+	} else if (known && n->args && n->args->kind == N_VAR && !n->args->var->array) {
+		st = tmp(g);
+		bg_line(g, "struct stp_stat %s;", st);
+		bg_line(g, "stp_stat_get(&g_%s, &%s);", n->args->var->name, st);
+	} else {
 		bg_unsupported(g, n, arena_printf(g->s->arena, "'%s' here", n->op));
 		return "0";
 	}
-	bg_line(g, "struct stp_stat %s;", st);
-	bg_line(g, "stp_stat_get(&g_%s, &%s);", n->args->var->name, st);
+	t = tmp(g);
 	if (strcmp(op, "count") && strcmp(op, "sum")) {
 		bg_line(g, "if (!%s.count)", st);
 		g->indent++;
@@ -427,11 +426,12 @@ const char *bg_expr(struct bgen *g, struct node *n)
 		return bm_read(g, n);
 	case N_INCDEC:
 		if (n->a->kind == N_INDEX && n->a->var && n->a->var->global)
-			return bm_incdec(g, n);
-		if (n->a->kind != N_VAR)
+			a = bm_lvalue(g, n->a);	/* the row, inserted if absent */
+		else if (n->a->kind == N_VAR)
+			a = var_ref(g, n->a->var);
+		else
 			break;
 		t = tmp(g);
-		a = var_ref(g, n->a->var);
 		if (n->flags & 1)
 			bg_line(g, "long %s = %s; %s = (long)((unsigned long)%s %c 1UL);",
 				t, a, a, a, n->op[0]);

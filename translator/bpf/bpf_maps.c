@@ -205,19 +205,12 @@ const char *bm_assign(struct bgen *g, struct node *n, const char *(*arith)(struc
 	return val;
 }
 
-/* a[k...]++ and friends */
-const char *bm_incdec(struct bgen *g, struct node *n)
+/* a[k...] as a long lvalue (++ and --): its row, inserted if absent */
+const char *bm_lvalue(struct bgen *g, struct node *ix)
 {
-	const char *ks, *kp = keys(g, n->a->args, n->a->var, &ks);
-	const char *r = row(g, n->a, kp, ks), *t = tmpname(g);
+	const char *ks, *kp = keys(g, ix->args, ix->var, &ks);
 
-	if (n->flags & 1)
-		bg_line(g, "long %s = %s->val; %s->val = (long)((unsigned long)%s %c 1UL);",
-			t, r, r, t, n->op[0]);
-	else
-		bg_line(g, "%s->val = (long)((unsigned long)%s->val %c 1UL); long %s = %s->val;",
-			r, r, n->op[0], t, r);
-	return t;
+	return arena_printf(g->s->arena, "%s->val", row(g, ix, kp, ks));
 }
 
 static int delete_cb_decl;
@@ -256,28 +249,17 @@ void bm_prelude(struct bgen *g, struct strbuf *c)
 	delete_cb_decl = 0;
 }
 
-/* @count(a[k...]) and the other extractors of a statistics row */
-const char *bm_stat_op(struct bgen *g, struct node *n, const char *op)
+/* a statistics row of every CPU together, for @count(a[k...]) and the
+ * other extractors: the C name of its struct stp_stat */
+const char *bm_stat_get(struct bgen *g, struct node *ix)
 {
-	struct node *ix = n->args;
 	struct var *v = ix->var;
-	const char *ks, *kp = keys(g, ix->args, v, &ks), *st = tmpname(g), *t = tmpname(g);
+	const char *ks, *kp = keys(g, ix->args, v, &ks), *st = tmpname(g);
 
 	bg_line(g, "struct stp_stat %s;", st);
 	bg_line(g, "stp_astat_get(&g_%s, %s, &%s, __builtin_offsetof(struct stp_v_%s, val));",
 		v->name, kp, st, v->name);
-	if (strcmp(op, "count") && strcmp(op, "sum")) {
-		bg_line(g, "if (!%s.count)", st);
-		g->indent++;
-		bg_fail(g, arena_printf(g->s->arena, "empty aggregate near operator '%s' at %s",
-					n->op, loc_str(g->s, n->loc)));
-		g->indent--;
-	}
-	if (!strcmp(op, "avg"))
-		bg_line(g, "long %s = stp_div(%s.sum, %s.count);", t, st, st);
-	else
-		bg_line(g, "long %s = %s.%s;", t, st, op);
-	return t;
+	return st;
 }
 
 /* ---- foreach ---------------------------------------------------------------------- */

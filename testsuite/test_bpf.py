@@ -355,6 +355,7 @@ DIFF_CASES = [
     'arrays/array_size',
     'arrays/delete_all',
     'arrays/delete_elem',
+    'arrays/delete_scalar_local',
     'arrays/exit_display',
     'arrays/exit_display_multi',
     'arrays/foreach_break_continue',
@@ -391,6 +392,7 @@ DIFF_CASES = [
     'stats/exit_display_stats',
     'stats/stat_array',
     'stats/stat_array_sort',
+    'stats/stat_delete',
     'stats/stat_in',
     'stats/stat_tie_delete',
     # histograms of scalar statistics, printed by runtime/stp_fmt.c

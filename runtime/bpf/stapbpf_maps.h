@@ -124,6 +124,19 @@ static __always_inline void stp_astat_add(struct stp_stat *st, long v)
 	st->sum += v;
 }
 
+/* delete s: a scalar statistic (without a histogram) emptied on every CPU */
+static __always_inline void stp_stat_clear(void *map)
+{
+	__u32 k = 0;
+
+	for (__u32 c = 0; c < STP_NCPU_MAX && c < stp_ncpus; c++) {
+		struct stp_stat *st = bpf_map_lookup_percpu_elem(map, &k, c);
+
+		if (st)
+			st->count = st->sum = st->min = st->max = 0;
+	}
+}
+
 /* ---- histograms: a scalar statistic with buckets (per CPU) ---------------- */
 #define STP_REC_HIST 0xffff0003u	/* print the histogram: u32 its index */
 

@@ -835,6 +835,18 @@ void bg_stmt(struct bgen *g, struct node *n)
 		bg_line(g, "}");
 		return;
 	case N_DELETE:
+		if (n->a->kind == N_VAR && n->a->var && !n->a->var->array &&
+		    !(n->a->var->type == T_STATS && n->a->var->hist)) {
+			const struct var *v = n->a->var;
+
+			if (v->type == T_STATS)
+				bg_line(g, "stp_stat_clear(&g_%s);", v->name);
+			else if (v->type == T_STRING)
+				bg_line(g, "%s[0] = 0;", var_ref(g, v));
+			else
+				bg_line(g, "%s = 0;", var_ref(g, v));
+			return;
+		}
 		if ((n->a->kind == N_INDEX || n->a->kind == N_VAR) && n->a->var &&
 		    n->a->var->global && n->a->var->array) {
 			bg_line(g, "{");

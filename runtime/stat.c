@@ -16,10 +16,7 @@
  */
 #include <linux/percpu.h>
 
-#define STP_HIST_LOG_BUCKETS	128
-#define STP_HIST_LOG_ZERO	64	/* the bucket of value 0 */
-#define STP_HIST_MAX_BUCKETS	128	/* linear: including under/overflow */
-#define STP_HIST_WIDTH		50	/* '@' columns */
+/* STP_HIST_* sizes: stp_fmt.c (with the histogram layout) */
 
 /* 4.8's division of aggregates: truncating, x / 0 = 0, x / -1 = -x */
 static int64_t stp_sdiv(int64_t x, int64_t y)
@@ -84,18 +81,6 @@ static int stp_hist_log_bucket(int64_t v)
 	if (v < 0)
 		return STP_HIST_LOG_ZERO - bits;
 	return min(STP_HIST_LOG_ZERO + bits, STP_HIST_LOG_BUCKETS - 1);
-}
-
-/* The value printed for log bucket n: 0, +-2^k. */
-static int64_t stp_hist_log_value(int n)
-{
-	if (n == STP_HIST_LOG_ZERO)
-		return 0;
-	if (n == 0)
-		return S64_MIN;
-	if (n < STP_HIST_LOG_ZERO)
-		return -((int64_t)1 << (63 - n));
-	return (int64_t)1 << (n - STP_HIST_LOG_ZERO - 1);
 }
 
 static void stp_stat_accum(struct stp_stat *st, const struct stp_stat_spec *ss,
@@ -336,132 +321,3 @@ int64_t stp_stat_hist_bucket(struct stp_context *c, const struct stp_stat *st,
 	return st->hist[i];
 }
 
-/* Characters of v in decimal, with its sign. */
-static int stp_num_width(int64_t v)
-{
-	u64 a = v < 0 ? 0 - (u64)v : (u64)v;
-	int n = v < 0 ? 1 : 0;
-
-	do {
-		n++;
-		a = div_u64(a, 10);
-	} while (a);
-	return n;
-}
-
-static __printf(2, 3) void stp_hist_out(struct stp_sink *sk, const char *fmt, ...)
-{
-	char line[128];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vscnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	stp_emit_lit(sk, line, n);
-}
-
-static void stp_hist_fill(struct stp_sink *sk, char ch, int n)
-{
-	static const char dashes[] = "--------------------------------------------------";
-	static const char ats[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
-
-	if (n > 0)
-		stp_emit_lit(sk, ch == '@' ? ats : dashes,
-			     min_t(int, n, STP_HIST_WIDTH));
-}
-
-/*
- * print(@hist_log(s)) / print(@hist_linear(s, lo, hi, step)), laid out as
- * 4.8 does: rows from two empty buckets below the lowest non-empty one
- * (log histograms of non-negative data start at 0) to two above the
- * highest; linear under/overflow rows only when non-empty; a row is left
- * out when it and its two neighbours on each side are all empty, and a
- * run of such rows shows as one "~" line; bars scaled to at most 50 '@'.
- */
-void stp_stat_print_hist(struct stp_sink *sk, const struct stp_stat *st,
-			 const struct stp_stat_spec *ss)
-{
-	bool linear = ss->hist == STP_HIST_LINEAR;
-	int nb = st->nbuckets, low = -1, high = 0, i, k, lo_k, hi_k;
-	int under = 0, over = 0, val_space, cnt_space, bar;
-	int64_t valmax = 0, scale, val;
-	bool eliding = false, empty;
-	const char *prefix;
-
-	if (!nb || ss->hist == STP_HIST_NONE)
-		return;
-	for (i = 0; i < nb; i++) {
-		if (st->hist[i] > 0 && low == -1)
-			low = i;
-		if (st->hist[i] > 0)
-			high = i;
-		if (st->hist[i] > valmax)
-			valmax = st->hist[i];
-	}
-	if (low == -1)		/* 4.8 never prints an empty histogram */
-		low = 0;
-	for (i = 0; i < 2; i++) {
-		if (low > 0 && (linear || low != STP_HIST_LOG_ZERO))
-			low--;
-		if (high < nb - 1)
-			high++;
-	}
-	if (linear) {
-		if (low == 0 && st->hist[0] == 0)
-			low++;
-		if (high == nb - 1 && st->hist[high] == 0)
-			high--;
-		under = low == 0;
-		over = high == nb - 1;
-	}
-	scale = valmax <= STP_HIST_WIDTH ? 1 :
-		div64_s64(valmax + STP_HIST_WIDTH - 1, STP_HIST_WIDTH);
-	cnt_space = stp_num_width(valmax);
-	if (linear)
-		val_space = max(stp_num_width(ss->lo) + under,
-				stp_num_width(ss->lo + ss->step * high) + over);
-	else
-		val_space = max(stp_num_width(stp_hist_log_value(high)),
-				stp_num_width(stp_hist_log_value(low)));
-	val_space = max(val_space, 5);
-
-	stp_hist_out(sk, "%*s |", val_space, "value");
-	stp_hist_fill(sk, '-', STP_HIST_WIDTH);
-	stp_emit_lit(sk, " count\n", 7);
-	for (i = low; i <= high; i++) {
-		lo_k = max(low, i - 2);
-		hi_k = min(high, i + 2);
-		empty = true;
-		for (k = lo_k; k <= hi_k; k++)
-			if (st->hist[k])
-				empty = false;
-		if (empty) {
-			eliding = true;
-			continue;
-		}
-		if (eliding) {
-			stp_hist_out(sk, "%*s ~\n", val_space, "");
-			eliding = false;
-		}
-		prefix = "";
-		if (!linear) {
-			val = stp_hist_log_value(i);
-		} else if (i == 0) {
-			val = ss->lo;
-			prefix = "<";
-		} else if (i == nb - 1) {
-			val = ss->lo + (int64_t)(i - 2) * ss->step;
-			prefix = ">";
-		} else {
-			val = ss->lo + (int64_t)(i - 1) * ss->step;
-		}
-		stp_hist_out(sk, "%*s%lld |", val_space - stp_num_width(val),
-			     prefix, (long long)val);
-		bar = div64_s64(st->hist[i], scale);
-		stp_hist_fill(sk, '@', bar);
-		stp_hist_out(sk, "%*lld\n", STP_HIST_WIDTH - bar + 1 + cnt_space,
-			     (long long)st->hist[i]);
-	}
-	stp_emit_lit(sk, "\n", 1);
-}

@@ -349,19 +349,7 @@ static void stp_print_regs(struct stp_context *c, struct stp_sink *sk);
 /* A tracepoint fired: data is the stp_probe, args its raw arguments. */
 static void stp_tracepoint_fire(void *data, const unsigned long *args);
 
-/* printf conversion spec; width and prec are -1 when absent */
-struct stp_spec {
-	char conv;
-	u8 flags;
-	int width;
-	int prec;
-};
-
-#define STP_F_LEFT	0x01	/* '-' */
-#define STP_F_PLUS	0x02	/* '+' */
-#define STP_F_SPACE	0x04	/* ' ' */
-#define STP_F_ALT	0x08	/* '#' */
-#define STP_F_ZERO	0x10	/* '0' */
+#include "stp_fmt.h"	/* struct stp_spec, STP_F_*, struct stp_stat(_spec) */
 
 struct stp_print_buf;
 
@@ -456,26 +444,6 @@ struct stp_key {
 };
 
 enum stp_value_kind { STP_VAL_LONG, STP_VAL_STR, STP_VAL_STAT };
-
-#define STP_HIST_NONE	0
-#define STP_HIST_LOG	1
-#define STP_HIST_LINEAR	2
-
-struct stp_stat_spec {
-	int hist;		/* STP_HIST_NONE, _LOG, _LINEAR */
-	int64_t lo, hi, step;	/* linear */
-	int shift;		/* @variance(s, shift): the largest used */
-	int variance;		/* @variance used: keep the running variance */
-};
-
-/* A statistic's data (one CPU's, a merged snapshot, or an array value). */
-struct stp_stat {
-	int64_t count, sum, min, max;
-	int64_t avg_s, m2, variance_s;	/* scaled by 2^shift */
-	int shift;
-	int nbuckets;			/* 0: no histogram */
-	int64_t hist[];
-};
 
 struct stp_map;
 struct stp_stat_var;

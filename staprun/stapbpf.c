@@ -5,7 +5,7 @@
  * formats, error messages, the globals shown at exit), loads the object
  * with libbpf, runs the begin probes (BPF_PROG_TEST_RUN), attaches the
  * others (perf events for timers), formats the ring buffer's records as
- * the module runtime's printf does (runtime/print.c, byte for byte),
+ * the module runtime's printf does (its formatting core, runtime/stp_fmt.c),
  * and at exit(), an error or SIGINT/SIGTERM runs the end (or error)
  * probes and prints the globals, as the module runtime does.
  *
@@ -37,9 +37,12 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-enum { F_LEFT = 1, F_PLUS = 2, F_SPACE = 4, F_ALT = 8, F_ZERO = 16 };
+#include "stapbpf_fmt.h"
+#include "stapbpf_maps.h"
+
 #define REC_EXIT 0xffff0001u
 #define REC_ERROR 0xffff0002u
+#define REC_HIST 0xffff0003u
 
 struct piece {
 	char conv;		/* 0: literal */
@@ -62,9 +65,16 @@ struct probe {
 	struct bpf_program *bp;
 };
 struct global {
-	char name[160], sym[160], type;
+	char name[160], sym[160], type;	/* type 'A': an array */
+	char vtype, kinds[10];		/* an array's value type and key kinds */
 	long off;		/* in its section's mapping */
 	char *base;
+};
+
+struct hist {
+	char sym[160];
+	int kind, nb;
+	long long lo, hi, step;
 };
 
 struct loader {
@@ -79,6 +89,8 @@ struct loader {
 	int nprobes;
 	struct global *globals;
 	int nglobals;
+	struct hist *hists;
+	int nhists;
 	struct bpf_object *obj;
 	long *state, *errors, *real_offset;
 	bool exiting;
@@ -166,8 +178,9 @@ static int parse_meta(struct loader *L, char *meta)
 	int cap = 0;
 
 	for (line = strtok_r(meta, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char a[160], b[160], c;
+		char a[160], b[160], c, kinds[10];
 		int id, n, fl, w, p;
+		long long lo, hi, step;
 		long long arg;
 		size_t len;
 
@@ -180,14 +193,14 @@ static int parse_meta(struct loader *L, char *meta)
 			cur->p = xcalloc((size_t)n, sizeof(*cur->p));
 			cur->n = 0;
 			L->nfmts = id + 1;
-		} else if (cur && sscanf(line, " lit %159s", a) == 1) {
-			cur->p[cur->n].lit = unhex(a, &len);
+		} else if (cur && (n = 0, sscanf(line, " lit %n", &n), n > 0)) {
+			cur->p[cur->n].lit = unhex(line + n, &len);	/* any length */
 			cur->p[cur->n++].litlen = len;
 		} else if (cur && sscanf(line, " conv %c %d %d %d %c", &c, &fl, &w, &p, &b[0]) == 5) {
 			cur->p[cur->n++] = (struct piece){ c, fl, w, p, b[0], NULL, 0 };
-		} else if (sscanf(line, "msg %d %159s", &id, a) == 2) {
+		} else if (sscanf(line, "msg %d %n", &id, &n) == 1 && n > 0) {
 			L->msgs = realloc(L->msgs, (size_t)(id + 1) * sizeof(*L->msgs));
-			L->msgs[id] = unhex(a, &len);
+			L->msgs[id] = unhex(line + n, &len);	/* any length */
 			L->nmsgs = id + 1;
 		} else if (sscanf(line, "probe %159s %159s %lld", a, b, &arg) == 3) {
 			L->probes = realloc(L->probes, (size_t)(L->nprobes + 1) * sizeof(*L->probes));
@@ -211,6 +224,27 @@ static int parse_meta(struct loader *L, char *meta)
 			snprintf(L->globals[L->nglobals].name, 160, "%s", a);
 			snprintf(L->globals[L->nglobals].sym, 160, "%s", b);
 			L->globals[L->nglobals++].type = c;
+		} else if (sscanf(line, "array %159s %159s %c %9s", a, b, &c, kinds) == 4) {
+			L->globals = realloc(L->globals,
+					     (size_t)(L->nglobals + 1) * sizeof(*L->globals));
+			memset(&L->globals[L->nglobals], 0, sizeof(*L->globals));
+			snprintf(L->globals[L->nglobals].name, 160, "%s", a);
+			snprintf(L->globals[L->nglobals].sym, 160, "%s", b);
+			snprintf(L->globals[L->nglobals].kinds, 10, "%s", kinds);
+			L->globals[L->nglobals].vtype = c;
+			L->globals[L->nglobals++].type = 'A';
+		} else if (sscanf(line, "hist %d %159s %d %lld %lld %lld %d", &id, a, &fl, &lo, &hi,
+				  &step, &n) == 7 && id >= 0) {
+			if (id >= L->nhists) {
+				L->hists = realloc(L->hists, (size_t)(id + 1) * sizeof(*L->hists));
+				L->nhists = id + 1;
+			}
+			snprintf(L->hists[id].sym, 160, "%s", a);
+			L->hists[id].kind = fl;
+			L->hists[id].lo = lo;
+			L->hists[id].hi = hi;
+			L->hists[id].step = step;
+			L->hists[id].nb = n;
 		} else if (sscanf(line, "maxstr %d", &n) == 1) {
 			L->maxstr = n;
 		} else if (strncmp(line, "stapbpf ", 8)) {
@@ -220,123 +254,14 @@ static int parse_meta(struct loader *L, char *meta)
 	return L->maxstr > 0 ? 0 : -1;
 }
 
-/* ---- printf, as runtime/print.c ------------------------------------------- */
-static void fill(FILE *f, char c, int n)
-{
-	while (n-- > 0)
-		putc(c, f);
-}
-
-static void emit_number(FILE *f, uint64_t num, unsigned base, bool is_signed, int flags,
-			int width, int prec, bool upper)
-{
-	const char *set = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-	char digits[24], head[3];
-	int ndig = 0, nhead = 0;
-
-	if (flags & F_LEFT)
-		flags &= ~F_ZERO;
-	if (is_signed && (int64_t)num < 0) {
-		head[nhead++] = '-';
-		num = 0 - num;
-	} else if (is_signed && (flags & F_PLUS)) {
-		head[nhead++] = '+';
-	} else if (is_signed && (flags & F_SPACE)) {
-		head[nhead++] = ' ';
-	}
-	if ((flags & F_ALT) && (base == 16 || base == 8))
-		head[nhead++] = '0';
-	if ((flags & F_ALT) && base == 16)
-		head[nhead++] = upper ? 'X' : 'x';
-	do {
-		digits[ndig++] = set[num % base];
-		num /= base;
-	} while (num);
-	if (prec < ndig)
-		prec = ndig;
-	width -= nhead + prec;
-	if (!(flags & (F_LEFT | F_ZERO)))
-		fill(f, ' ', width);
-	fwrite(head, 1, (size_t)nhead, f);
-	if (flags & F_ZERO)
-		fill(f, '0', width);
-	fill(f, '0', prec - ndig);
-	while (ndig--)
-		putc(digits[ndig], f);
-	if (flags & F_LEFT)
-		fill(f, ' ', width);
-}
-
-static void emit_char(FILE *f, unsigned char c, int flags, int width)
-{
-	static const char from[] = "\a\b\f\n\r\t\v'\\", to[] = "abfnrtv'\\";
-	char out[4];
-	const char *e;
-	int n = 0;
-
-	if (!(flags & F_ALT) || (c < 128 && c >= 32 && c < 127 && c != '\'' && c != '\\')) {
-		out[n++] = (char)c;
-	} else {
-		out[n++] = '\\';
-		e = c ? strchr(from, c) : NULL;
-		if (e) {
-			out[n++] = to[e - from];
-		} else {
-			out[n++] = (char)('0' + ((c >> 6) & 3));
-			out[n++] = (char)('0' + ((c >> 3) & 7));
-			out[n++] = (char)('0' + (c & 7));
-		}
-	}
-	if (!(flags & F_LEFT))
-		fill(f, ' ', width - n);
-	fwrite(out, 1, (size_t)n, f);
-	if (flags & F_LEFT)
-		fill(f, ' ', width - n);
-}
-
-static void emit_long(FILE *f, int64_t v, char conv, int flags, int width, int prec)
-{
-	unsigned base = 10;
-	bool is_signed = false;
-
-	switch (conv) {
-	case 'c':
-		emit_char(f, (unsigned char)v, flags, width);
-		return;
-	case 'd':
-	case 'i':
-		is_signed = true;
-		break;
-	case 'o':
-		base = 8;
-		break;
-	case 'p':
-		flags |= F_ALT;
-		/* fall through */
-	case 'x':
-	case 'X':
-		base = 16;
-		break;
-	}
-	emit_number(f, (uint64_t)v, base, is_signed, flags, width, prec, conv == 'X');
-}
-
-static void emit_str(FILE *f, const char *v, size_t max, int flags, int width, int prec)
-{
-	size_t len = strnlen(v, prec < 0 ? max : (size_t)prec < max ? (size_t)prec : max);
-
-	if (!(flags & F_LEFT))
-		fill(f, ' ', width - (int)len);
-	fwrite(v, 1, len, f);
-	if (flags & F_LEFT)
-		fill(f, ' ', width - (int)len);
-	if (flags & F_ZERO)
-		putc('\0', f);
-}
-
+/* ---- printf: runtime/stp_fmt.c through stapbpf_fmt.c ---------------------- */
 static void print_record(struct loader *L, const struct fmt *fm, const char *d,
 			 const char *end)
 {
+	struct stp_sink sink = { L->out };
+	struct stp_spec sp;
+	char str[L->maxstr + 1];
+
 	for (int i = 0; i < fm->n; i++) {
 		const struct piece *p = &fm->p[i];
 		int w = p->width, pr = p->prec;
@@ -356,16 +281,23 @@ static void print_record(struct loader *L, const struct fmt *fm, const char *d,
 			pr = (int)v;
 			d += 8;
 		}
+		sp = (struct stp_spec){ .conv = p->conv, .flags = (u8)p->flags,
+					.width = w, .prec = pr };
 		if (p->type == 's') {
 			if (d + L->maxstr > end)
 				return;
-			emit_str(L->out, d, (size_t)L->maxstr, p->flags, w, pr);
+			memcpy(str, d, (size_t)L->maxstr);	/* NUL-terminated */
+			str[L->maxstr] = '\0';
+			stp_emit_str(&sink, str, &sp);
 			d += L->maxstr;
 		} else {
 			if (d + 8 > end)
 				return;
 			memcpy(&v, d, 8);
-			emit_long(L->out, v, p->conv, p->flags, w, pr);
+			if (p->conv == 'b')
+				stp_emit_bin(&sink, v, &sp);
+			else
+				stp_emit_long(&sink, v, &sp);
 			d += 8;
 		}
 	}
@@ -382,6 +314,11 @@ static int on_record(void *ctx, void *data, size_t size)
 	memcpy(&arg, (char *)data + 4, 4);
 	if (id == REC_EXIT) {
 		L->exiting = true;
+	} else if (id == REC_HIST) {
+		if (arg < (uint32_t)L->nhists)
+			stapbpf_print_hist(L->obj, L->out, L->hists[arg].sym, L->hists[arg].kind,
+					   L->hists[arg].lo, L->hists[arg].hi,
+					   L->hists[arg].step, L->hists[arg].nb);
 	} else if (id == REC_ERROR) {
 		long long addr = 0;
 
@@ -552,21 +489,25 @@ static bool read_stat(struct loader *L, const char *sym, struct agg *out)
 	int ncpu = libbpf_num_possible_cpus();
 	struct agg *v;
 	uint32_t k = 0;
+	size_t stride;
 
 	memset(out, 0, sizeof(*out));
 	if (!m || ncpu <= 0)
 		return false;
-	v = xcalloc((size_t)ncpu, sizeof(*v));
+	stride = ((size_t)bpf_map__value_size(m) + 7) & ~(size_t)7;	/* a histogram's: more */
+	v = xcalloc((size_t)ncpu, stride);
 	if (!bpf_map_lookup_elem(bpf_map__fd(m), &k, v)) {
 		for (int c = 0; c < ncpu; c++) {
-			if (!v[c].count)
+			const struct agg *a = (const struct agg *)((char *)v + (size_t)c * stride);
+
+			if (!a->count)
 				continue;
-			if (!out->count || v[c].min < out->min)
-				out->min = v[c].min;
-			if (!out->count || v[c].max > out->max)
-				out->max = v[c].max;
-			out->count += v[c].count;
-			out->sum += v[c].sum;
+			if (!out->count || a->min < out->min)
+				out->min = a->min;
+			if (!out->count || a->max > out->max)
+				out->max = a->max;
+			out->count += a->count;
+			out->sum += a->sum;
 		}
 	}
 	free(v);
@@ -581,6 +522,11 @@ static void display(struct loader *L)
 		int64_t v;
 		struct agg st;
 
+		if (g->type == 'A') {
+			stapbpf_display_array(L->obj, L->out, g->name, g->sym, g->vtype,
+					      g->kinds, L->maxstr);
+			continue;
+		}
 		if (g->type == 't') {	/* as the module runtime: none if empty */
 			if (read_stat(L, g->sym, &st))
 				fprintf(L->out, "%s @count=%lld @min=%lld @max=%lld @sum=%lld "

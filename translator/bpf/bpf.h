@@ -31,6 +31,8 @@ struct bgen {
 	int nfmt, nmsg;
 	int errors;
 	struct bcore *core;	/* bpf_core.c: the kernel types read (CO-RE) */
+	struct var *lv;		/* a handler's locals kept in scratch (LV[]), or NULL */
+	struct strbuf ldecl;	/* their declarations, again in foreach bodies */
 };
 
 void bg_line(struct bgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -58,5 +60,28 @@ void bpf_cache_put(struct session *s, const char *clang, const char *out);
 /* bpf_uprobe.c: is r a process().function() uprobe; $name there (n) */
 bool bu_is_uprobe(const struct rprobe *r);
 const char *bu_target(struct bgen *g, struct node *n);
+/* the C name of a script variable (LV[i] for a local kept in scratch) */
+const char *bg_var_ref(struct bgen *g, const struct var *v);
+
+/* bpf_maps.c: global arrays as BPF hash maps */
+/* a handler's locals, declared (in scratch when it has a foreach) */
+void bm_locals(struct bgen *g, struct probe *p);
+void bm_decl(struct bgen *g, struct strbuf *c, struct var *v);
+void bm_prelude(struct bgen *g, struct strbuf *c);
+const char *bm_read(struct bgen *g, struct node *n);
+const char *bm_in(struct bgen *g, struct node *n);
+const char *bm_assign(struct bgen *g, struct node *n,
+		      const char *(*arith)(struct bgen *, struct node *, const char *,
+					   const char *, const char *));
+const char *bm_lvalue(struct bgen *g, struct node *ix);
+void bm_delete(struct bgen *g, struct node *n);
+/* foreach over a global array: false (an error given) if not possible */
+bool bm_foreach(struct bgen *g, struct node *n, int label,
+		void (*body)(struct bgen *g, struct node *n, int label));
+/* scalar statistics with a histogram: the map, <<<, print(@hist_*(s)) */
+bool bm_stat_decl(struct bgen *g, struct strbuf *c, struct var *v);
+const char *bm_stat_add(struct bgen *g, struct var *v, const char *x);
+bool bm_print_hist(struct bgen *g, struct node *hist, const char *at);
+const char *bm_stat_get(struct bgen *g, struct node *ix);
 
 #endif /* BPF_H */

@@ -75,10 +75,18 @@ static const char *where(struct bgen *g, const struct node *n, const char *kind)
 }
 
 /* the C name of a script variable */
-static const char *var_ref(struct bgen *g, const struct var *v)
+const char *bg_var_ref(struct bgen *g, const struct var *v)
 {
+	int i = 0;
+
+	if (!v->global && g->lv && v->type != T_STRING && !g->func)
+		for (const struct var *l = g->lv; l; l = l->next, i++)
+			if (l == v)
+				return arena_printf(g->s->arena, "LV[%d]", i);
 	return arena_printf(g->s->arena, "%s_%s", v->global ? "g" : "l", v->name);
 }
+
+#define var_ref bg_var_ref
 
 static const char *str_lit(struct bgen *g, const struct node *n)
 {
@@ -291,16 +299,21 @@ static const char *deref(struct bgen *g, struct node *n)
 /* @count(s), @sum, @min, @max, @avg of a scalar statistic */
 static const char *stat_op(struct bgen *g, struct node *n)
 {
-	const char *st = tmp(g), *t = tmp(g), *op = n->op + 1;
+	const char *st, *t, *op = n->op + 1;
+	bool known = !strcmp(op, "count") || !strcmp(op, "sum") || !strcmp(op, "min") ||
+		     !strcmp(op, "max") || !strcmp(op, "avg");
 
-	if (!n->args || n->args->kind != N_VAR || n->args->var->array ||
-	    (strcmp(op, "count") && strcmp(op, "sum") && strcmp(op, "min") &&
-	     strcmp(op, "max") && strcmp(op, "avg"))) {
+	if (known && n->args && n->args->kind == N_INDEX && n->args->var) {
+		st = bm_stat_get(g, n->args);	/* a row of a statistics array */
+	} else if (known && n->args && n->args->kind == N_VAR && !n->args->var->array) {
+		st = tmp(g);
+		bg_line(g, "struct stp_stat %s;", st);
+		bg_line(g, "stp_stat_get(&g_%s, &%s);", n->args->var->name, st);
+	} else {
 		bg_unsupported(g, n, arena_printf(g->s->arena, "'%s' here", n->op));
 		return "0";
 	}
-	bg_line(g, "struct stp_stat %s;", st);
-	bg_line(g, "stp_stat_get(&g_%s, &%s);", n->args->var->name, st);
+	t = tmp(g);
 	if (strcmp(op, "count") && strcmp(op, "sum")) {
 		bg_line(g, "if (!%s.count)", st);
 		g->indent++;
@@ -321,10 +334,14 @@ static const char *assign(struct bgen *g, struct node *n)
 
 	if (!strcmp(op, "<<<") && n->a->kind == N_VAR && !n->a->var->array) {
 		v = bg_expr(g, n->b);
+		if (bm_stat_add(g, n->a->var, v))
+			return v;
 		bg_line(g, "stp_stat_add(&g_%s, %s);", n->a->var->name, v);
 		return v;
 	}
 
+	if (n->a->kind == N_INDEX && n->a->var && n->a->var->global)
+		return bm_assign(g, n, arith);
 	if (n->a->kind != N_VAR) {
 		bg_unsupported(g, n->a, "this assignment");
 		return "0";
@@ -388,7 +405,8 @@ const char *bg_expr(struct bgen *g, struct node *n)
 		return print(g, n);
 	case N_BINARY:
 		if (!strcmp(n->op, "in"))
-			break;
+			return n->a->kind == N_VAR && n->a->var->global ? bm_in(g, n) :
+			       (bg_unsupported(g, n, "'in' here"), "0");
 		a = bg_expr(g, n->a);
 		return arith(g, n, n->op, a, bg_expr(g, n->b));
 	case N_LOGICAL:
@@ -407,11 +425,18 @@ const char *bg_expr(struct bgen *g, struct node *n)
 		else
 			bg_line(g, "long %s = %s%s;", t, n->op[0] == '+' ? "" : n->op, a);
 		return t;
+	case N_INDEX:
+		if (!n->var || !n->var->global || n->var->type == T_STATS)
+			break;
+		return bm_read(g, n);
 	case N_INCDEC:
-		if (n->a->kind != N_VAR)
+		if (n->a->kind == N_INDEX && n->a->var && n->a->var->global)
+			a = bm_lvalue(g, n->a);	/* the row, inserted if absent */
+		else if (n->a->kind == N_VAR)
+			a = var_ref(g, n->a->var);
+		else
 			break;
 		t = tmp(g);
-		a = var_ref(g, n->a->var);
 		if (n->flags & 1)
 			bg_line(g, "long %s = %s; %s = (long)((unsigned long)%s %c 1UL);",
 				t, a, a, a, n->op[0]);
@@ -489,8 +514,12 @@ static int print_args(struct bgen *g, struct node *n, struct parg **out)
 	}
 	for (; a; a = a->next) {
 		if (a->kind == N_CALL && a->op[0] == '@' && strstr(a->op, "hist")) {
-			bg_unsupported(g, a, "printing a histogram");
-			return 0;
+			if (k || a->next ||
+			    !bm_print_hist(g, a, where(g, n, "identifier"))) {
+				bg_unsupported(g, a, "printing a histogram");
+				return 0;
+			}
+			continue;
 		}
 		v[k] = (struct parg){ a->type == T_STRING ? 's' : 'd', 0, -1, -1,
 				      NULL, 0, NULL, NULL, NULL, a->type == T_STRING };
@@ -709,6 +738,12 @@ static void loop(struct bgen *g, struct node *n, struct node *cond,
 	bg_line(g, "}");
 }
 
+static void foreach_body(struct bgen *g, struct node *n, int label)
+{
+	(void)label;
+	bg_stmt(g, n);
+}
+
 void bg_stmt(struct bgen *g, struct node *n)
 {
 	if (!n)
@@ -760,11 +795,14 @@ void bg_stmt(struct bgen *g, struct node *n)
 		g->indent--;
 		bg_line(g, "}");
 		return;
-	case N_BREAK:
-		bg_line(g, "break;");
+	case N_BREAK:	/* a foreach body function (label < 0) returns */
+		bg_line(g, "%s", g->nloops && g->loops[g->nloops - 1] < 0 ? "return 1;" : "break;");
 		return;
 	case N_CONTINUE:
-		bg_line(g, "goto cont%d;", g->loops[g->nloops - 1]);
+		if (g->nloops && g->loops[g->nloops - 1] < 0)
+			bg_line(g, "return 0;");
+		else
+			bg_line(g, "goto cont%d;", g->loops[g->nloops - 1]);
 		return;
 	case N_NEXT:
 		if (g->func) {
@@ -784,6 +822,46 @@ void bg_stmt(struct bgen *g, struct node *n)
 		}
 		bg_line(g, "goto done;");
 		return;
+	case N_FOREACH:
+		if (g->nloops == 64) {
+			bg_unsupported(g, n, "this loop nesting");
+			return;
+		}
+		bg_line(g, "{");
+		g->indent++;
+		{
+			int l = g->label++;
+
+			g->loops[g->nloops++] = l;
+			bm_foreach(g, n, l, foreach_body);
+			g->nloops--;
+		}
+		g->indent--;
+		bg_line(g, "}");
+		return;
+	case N_DELETE:
+		if (n->a->kind == N_VAR && n->a->var && !n->a->var->array &&
+		    !(n->a->var->type == T_STATS && n->a->var->hist)) {
+			const struct var *v = n->a->var;
+
+			if (v->type == T_STATS)
+				bg_line(g, "stp_stat_clear(&g_%s);", v->name);
+			else if (v->type == T_STRING)
+				bg_line(g, "%s[0] = 0;", var_ref(g, v));
+			else
+				bg_line(g, "%s = 0;", var_ref(g, v));
+			return;
+		}
+		if ((n->a->kind == N_INDEX || n->a->kind == N_VAR) && n->a->var &&
+		    n->a->var->global && n->a->var->array) {
+			bg_line(g, "{");
+			g->indent++;
+			bm_delete(g, n);
+			g->indent--;
+			bg_line(g, "}");
+			return;
+		}
+		/* fall through */
 	default:
 		bg_unsupported(g, n, n->kind == N_FOREACH ? "'foreach'" :
 			       n->kind == N_DELETE ? "'delete'" : n->kind == N_TRY ?

@@ -28,13 +28,12 @@ static void globals(struct bgen *g, struct strbuf *c)
 {
 	for (struct var *v = g->s->globals; v; v = v->next) {
 		if (v->array) {
-			diag_error(g->s, v->loc, "global arrays are not supported by "
-				   "--runtime=bpf yet: use the kernel module runtime "
-				   "(--runtime=kernel)");
-			g->errors++;
+			bm_decl(g, c, v);
 			continue;
 		}
-		if (v->type == T_STATS) {
+		if (v->type == T_STATS && bm_stat_decl(g, c, v)) {
+			/* a histogram: bpf_maps.c */
+		} else if (v->type == T_STATS) {
 			if (v->hist || v->variance) {
 				diag_error(g->s, v->loc, "histograms and @variance are not "
 					   "supported by --runtime=bpf yet: use the kernel "
@@ -96,13 +95,9 @@ static void handler(struct bgen *g, struct strbuf *c, struct probe *p, int index
 			g->rp = r;
 	if (npoints != 1 || (!g->rp->nargs && !g->rp->ret_arg))	/* $vars: one point's only */
 		g->rp = NULL;
-	for (struct var *v = p->locals; v; v = v->next) {
-		if (v->type == T_STRING)
-			bg_line(g, "char *l_%s = %s; l_%s[0] = 0;", v->name, bg_slot(g), v->name);
-		else
-			bg_line(g, "long l_%s = 0;", v->name);
-	}
+	bm_locals(g, p);
 	bg_stmt(g, p->body);
+	g->lv = NULL;
 	sb_printf(c, "static __always_inline void handler_%d(struct stp_scratch *S, void *ctx)\n{\n"
 		  "%s\tgoto out;\nout:\n\treturn;\n}\n\n", index, body.buf ? body.buf : "");
 	sb_free(&body);
@@ -186,9 +181,12 @@ int bpf_translate(struct session *s)
 	sb_printf(&c, "#define STP_MAXSTR %s\n#define STP_NSTR %d\n#define STP_MAXACTION %s\n",
 		  define(s, "MAXSTRINGLEN", "512"), g.nstr ? g.nstr : 1,
 		  define(s, "MAXACTION", "1000"));
-	sb_puts(&c, "#include \"stapbpf.h\"\n\n");
+	sb_puts(&c, "#include \"stapbpf.h\"\n");
+	sb_printf(&c, "#define STP_MAXMAPENTRIES %s\n#include \"stapbpf_maps.h\"\n\n",
+		  define(s, "MAXMAPENTRIES", "2048"));
 	bc_types(&g, &c);
 	globals(&g, &c);
+	bm_prelude(&g, &c);
 	sb_puts(&c, "STP_PADS\n");
 	sb_printf(&g.meta, "maxstr %s\n", define(s, "MAXSTRINGLEN", "512"));
 	sb_puts(&c, "\n");

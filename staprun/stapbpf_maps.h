@@ -1,0 +1,21 @@
+/*
+ * stapbpf_maps.h - the BPF loader's global arrays (stapbpf_maps.c).
+ */
+#ifndef STAPBPF_MAPS_H
+#define STAPBPF_MAPS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct bpf_object;
+
+/* print array `name` (map sym: values of vtype l, s or t, keys of kinds
+ * "ls...") as the module runtime's exit display does */
+void stapbpf_display_array(struct bpf_object *obj, FILE *out, const char *name,
+			   const char *sym, char vtype, const char *kinds, int maxstr);
+
+/* print(@hist_log(s)) / @hist_linear of scalar statistic map sym */
+void stapbpf_print_hist(struct bpf_object *obj, FILE *out, const char *sym, int kind,
+			long long lo, long long hi, long long step, int nb);
+
+#endif /* STAPBPF_MAPS_H */

@@ -1,0 +1,592 @@
+/*
+ * bpf_maps.c - pass 3 of --runtime=bpf for global arrays: each array a
+ * BPF hash map (per-CPU for statistics) of runtime/bpf/stapbpf_maps.h,
+ * with a key struct of the script's keys and a value struct (insertion
+ * sequence, the key when it is hashed, the value); reads, assignments,
+ * ++/--, `in`, delete, `<<<` and @count/@sum/@min/@max/@avg of a row,
+ * and the metadata line from which the loader prints the array at exit.
+ */
+#include <string.h>
+
+#include "bpf.h"
+
+static const char *tmpname(struct bgen *g)
+{
+	return arena_printf(g->s->arena, "m%d", g->ntmp++);
+}
+
+/* "identifier 'a' at F:L:C" */
+static const char *at_ident(struct bgen *g, const struct node *n)
+{
+	return arena_printf(g->s->arena, "identifier '%s' at %s", n->op ? n->op : n->var->name,
+			    loc_str(g->s, n->loc));
+}
+
+static bool stat_array(const struct var *v)
+{
+	return v->type == T_STATS;
+}
+
+/* The array's types and map, and its exit-display line. */
+void bm_decl(struct bgen *g, struct strbuf *c, struct var *v)
+{
+	const char *n = v->name;
+	char kinds[10];
+
+	if (v->wrap || (stat_array(v) && (v->hist || v->variance))) {
+		diag_error(g->s, v->loc, "%s are not supported by --runtime=bpf yet: use the "
+			   "kernel module runtime (--runtime=kernel)",
+			   v->wrap ? "wrapping arrays (%)" : "histograms and @variance");
+		g->errors++;
+		return;
+	}
+	sb_printf(c, "struct stp_k_%s {", n);
+	for (int k = 0; k < v->arity; k++) {
+		kinds[k] = v->keys[k] == T_STRING ? 's' : 'l';
+		if (v->keys[k] == T_STRING)
+			sb_printf(c, " char k%d[STP_MAXSTR];", k);
+		else
+			sb_printf(c, " long k%d;", k);
+	}
+	kinds[v->arity] = 0;
+	sb_puts(c, " };\n");
+	sb_printf(c, "struct stp_v_%s { long seq; char key[sizeof(struct stp_k_%s) > "
+		  "STP_HASH_KEY_MAX ? sizeof(struct stp_k_%s) : 0]; %s };\n", n, n, n,
+		  v->type == T_STRING ? "char val[STP_MAXSTR]; char pad[STP_MAXSTR];" :
+		  v->type == T_STATS ? "struct stp_stat val;" : "long val;");
+	sb_printf(c, "typedef char stp_mk_%s[sizeof(struct stp_k_%s) > STP_HASH_KEY_MAX ? 16 : "
+		  "sizeof(struct stp_k_%s)];\n", n, n, n);
+	sb_printf(c, "STP_ARRAY(g_%s, stp_mk_%s, struct stp_v_%s, %s, %d);\n", n, n, n,
+		  v->maxsize > 0 ? arena_printf(g->s->arena, "%lld", (long long)v->maxsize) :
+		  "STP_MAXMAPENTRIES", stat_array(v) ? 5 : 1);
+	if (v->written && !v->read && !(v->loc.src && v->loc.src->tapset) &&
+	    !g->s->no_global_display)
+		sb_printf(&g->meta, "array %s g_%s %c %s\n", n, n,
+			  v->type == T_STRING ? 's' : v->type == T_STATS ? 't' : 'l', kinds);
+}
+
+/*
+ * The keys of a[k...] evaluated in order into a key struct in fresh
+ * slots; returns the map key's C expression, *kstruct the key struct's.
+ */
+static const char *keys(struct bgen *g, struct node *args, struct var *v,
+			const char **kstruct)
+{
+	const char *vals[9], *k = tmpname(g), *kh = tmpname(g);
+	const char *first = NULL;
+	int i = 0, nslots = 2;
+
+	for (struct node *a = args; a && i < 9; a = a->next, i++) {
+		if (a->kind == N_WILDCARD) {
+			bg_unsupported(g, a, "'*' in array keys");
+			vals[i] = "0";
+			continue;
+		}
+		vals[i] = bg_expr(g, a);
+		if (a->type == T_STRING && a->next) {	/* read before later keys run */
+			const char *t = tmpname(g);
+
+			bg_line(g, "char *%s = %s;", t, bg_slot(g));
+			bg_line(g, "stp_strcpy(%s, %s);", t, vals[i]);
+			vals[i] = t;
+		}
+	}
+	for (int j = 0; j < v->arity; j++)
+		nslots += v->keys[j] == T_STRING;
+	for (int j = 0; j < nslots; j++) {
+		const char *sl = bg_slot(g);
+
+		if (!first)
+			first = sl;
+	}
+	bg_line(g, "struct stp_k_%s *%s = (void *)%s;", v->name, k, first);
+	bg_line(g, "__u64 *%s = (void *)((char *)%s + sizeof(*%s));", kh, k, k);
+	for (int j = 0; j < i && j < v->arity; j++) {
+		if (v->keys[j] == T_STRING)
+			bg_line(g, "stp_key_str(%s->k%d, %s);", k, j, vals[j]);
+		else
+			bg_line(g, "%s->k%d = %s;", k, j, vals[j]);
+	}
+	*kstruct = k;
+	return arena_printf(g->s->arena, "STP_KEY(%s, %s)", k, kh);
+}
+
+/* slots for a value struct of v being inserted */
+static const char *value_buf(struct bgen *g, struct var *v)
+{
+	const char *first = bg_slot(g);
+	int n = 4;
+
+	for (int j = 0; j < v->arity; j++)
+		n += v->keys[j] == T_STRING;
+	for (int j = 1; j < n; j++)
+		bg_slot(g);
+	return first;
+}
+
+/* the row of a[k...], inserted if absent: NULL only on overflow */
+static const char *row(struct bgen *g, struct node *ix, const char *kp, const char *ks)
+{
+	struct var *v = ix->var;
+	const char *r = tmpname(g), *full = tmpname(g);
+
+	bg_line(g, "long %s = 0;", full);
+	bg_line(g, "struct stp_v_%s *%s = STP_ROW(&g_%s, %s, %s, struct stp_v_%s, %s, &%s);",
+		v->name, r, v->name, kp, ks, v->name, value_buf(g, v), full);
+	bg_line(g, "if (!%s)", r);
+	g->indent++;
+	bg_fail(g, arena_printf(g->s->arena, "Array overflow, check %s near %s",
+				v->maxsize > 0 ? arena_printf(g->s->arena, "size limit (%lld)",
+							      (long long)v->maxsize) :
+				"MAXMAPENTRIES", at_ident(g, ix)));
+	g->indent--;
+	return r;
+}
+
+/* a[k...] read: 0 or "" when absent */
+const char *bm_read(struct bgen *g, struct node *n)
+{
+	struct var *v = n->var;
+	const char *ks, *kp = keys(g, n->args, v, &ks), *r = tmpname(g), *t = tmpname(g);
+
+	bg_line(g, "struct stp_v_%s *%s = bpf_map_lookup_elem(&g_%s, %s);", v->name, r,
+		 v->name, kp);
+	if (v->type == T_STRING) {
+		bg_line(g, "char *%s = %s;", t, bg_slot(g));
+		bg_line(g, "if (%s) stp_strcpy(%s, %s->val); else %s[0] = 0;", r, t, r, t);
+	} else {
+		bg_line(g, "long %s = %s ? %s->val : 0;", t, r, r);
+	}
+	return t;
+}
+
+/* [k...] in a */
+const char *bm_in(struct bgen *g, struct node *n)
+{
+	struct var *v = n->a->var;
+	const char *ks, *kp = keys(g, n->args, v, &ks), *t = tmpname(g);
+
+	bg_line(g, "long %s = bpf_map_lookup_elem(&g_%s, %s) != 0;", t, v->name, kp);
+	return t;
+}
+
+/* a[k...] = v, op= v, .= v, <<< v */
+const char *bm_assign(struct bgen *g, struct node *n, const char *(*arith)(struct bgen *,
+		      struct node *, const char *, const char *, const char *))
+{
+	struct node *ix = n->a;
+	struct var *v = ix->var;
+	const char *ks, *kp = keys(g, ix->args, v, &ks);	/* keys first, as 4.8 */
+	const char *val = bg_expr(g, n->b), *r, *t;
+	const char *op = n->op;
+
+	r = row(g, ix, kp, ks);
+	if (!strcmp(op, "<<<")) {
+		bg_line(g, "stp_astat_add(&%s->val, %s);", r, val);
+		return val;
+	}
+	if (v->type == T_STRING) {
+		if (!strcmp(op, "="))
+			bg_line(g, "stp_strcpy(%s->val, %s);", r, val);
+		else
+			bg_line(g, "stp_strcat(S, %s->val, %s);", r, val);
+		t = tmpname(g);
+		bg_line(g, "char *%s = %s;", t, bg_slot(g));
+		bg_line(g, "stp_strcpy(%s, %s->val);", t, r);
+		return t;
+	}
+	if (strcmp(op, "=")) {
+		const char *old = tmpname(g);
+
+		bg_line(g, "long %s = %s->val;", old, r);
+		val = arith(g, n, arena_strndup(g->s->arena, op, strlen(op) - 1), old, val);
+	}
+	bg_line(g, "%s->val = %s;", r, val);
+	return val;
+}
+
+/* a[k...] as a long lvalue (++ and --): its row, inserted if absent */
+const char *bm_lvalue(struct bgen *g, struct node *ix)
+{
+	const char *ks, *kp = keys(g, ix->args, ix->var, &ks);
+
+	return arena_printf(g->s->arena, "%s->val", row(g, ix, kp, ks));
+}
+
+static int delete_cb_decl;
+static int hist_count;
+static struct strbuf fe_code;	/* foreach callbacks, before the handlers */
+static int fe_count;
+
+/* delete a[k...] | delete a */
+void bm_delete(struct bgen *g, struct node *n)
+{
+	struct node *a = n->a;
+	const char *ks, *kp;
+
+	if (a->kind == N_VAR) {
+		bg_line(g, "bpf_for_each_map_elem(&g_%s, stp_delete_cb, 0, 0);", a->var->name);
+		delete_cb_decl = 1;
+		return;
+	}
+	kp = keys(g, a->args, a->var, &ks);
+	bg_line(g, "bpf_map_delete_elem(&g_%s, %s);", a->var->name, kp);
+}
+
+/* the definitions the array code needs before the handlers */
+void bm_prelude(struct bgen *g, struct strbuf *c)
+{
+	(void)g;
+	if (fe_code.buf)
+		sb_puts(c, fe_code.buf);
+	sb_free(&fe_code);
+	sb_init(&fe_code);
+	fe_count = 0;
+	hist_count = 0;
+	if (delete_cb_decl)
+		sb_puts(c, "static long stp_delete_cb(void *map, void *key, void *val, void *ctx)\n"
+			"{\n\tbpf_map_delete_elem(map, key);\n\treturn 0;\n}\n\n");
+	delete_cb_decl = 0;
+}
+
+/* a statistics row of every CPU together, for @count(a[k...]) and the
+ * other extractors: the C name of its struct stp_stat */
+const char *bm_stat_get(struct bgen *g, struct node *ix)
+{
+	struct var *v = ix->var;
+	const char *ks, *kp = keys(g, ix->args, v, &ks), *st = tmpname(g);
+
+	bg_line(g, "struct stp_stat %s;", st);
+	bg_line(g, "stp_astat_get(&g_%s, %s, &%s, __builtin_offsetof(struct stp_v_%s, val));",
+		v->name, kp, st, v->name);
+	return st;
+}
+
+/* ---- foreach ---------------------------------------------------------------------- */
+/*
+ * foreach ([k...] in a [sort] limit n) runs in BPF: each iteration is one
+ * bpf_for_each_map_elem pass that picks the row that comes next after
+ * the previous one in the order (the sort column, then the insertion
+ * sequence: a stable sort, and insertion order without a sort), so no
+ * buffer of rows is needed and every row is seen once: O(rows^2) work,
+ * bounded by MAXACTION iterations as every loop.
+ */
+static char agg_letter(const char *agg)
+{
+	if (!agg)
+		return 'c';
+	if (!strcmp(agg, "@sum"))
+		return 's';
+	if (!strcmp(agg, "@min"))
+		return 'm';
+	if (!strcmp(agg, "@max"))
+		return 'M';
+	if (!strcmp(agg, "@avg"))
+		return 'a';
+	return 'c';
+}
+
+/* Does the tree at n hold a foreach (f) or a target variable (t)? */
+static bool holds(const struct node *n, int kind1, int kind2)
+{
+	for (; n; n = n->next)
+		if ((int)n->kind == kind1 || (int)n->kind == kind2 ||
+		    holds(n->a, kind1, kind2) || holds(n->b, kind1, kind2) ||
+		    holds(n->c, kind1, kind2) || holds(n->d, kind1, kind2) ||
+		    holds(n->args, kind1, kind2))
+			return true;
+	return false;
+}
+
+/* A handler's locals: C locals, or with a foreach in its body LV[] in
+ * scratch slots (and string slots), so that the foreach's body can be a
+ * function of its own that sees them. */
+void bm_locals(struct bgen *g, struct probe *p)
+{
+	int n = 0;
+
+	sb_free(&g->ldecl);
+	sb_init(&g->ldecl);
+	g->lv = holds(p->body, N_FOREACH, N_FOREACH) ? p->locals : NULL;
+	for (struct var *v = p->locals; v; v = v->next)
+		n += v->type != T_STRING;
+	if (g->lv && n) {
+		const char *first = bg_slot(g);
+
+		for (int i = 1; i < n; i++)	/* one slot per long: MAXSTRINGLEN >= 8 */
+			bg_slot(g);
+		sb_printf(&g->ldecl, "\tlong *LV = (void *)%s;\n", first);
+		bg_line(g, "long *LV = (void *)%s;", first);
+		for (int i = 0; i < n; i++)
+			bg_line(g, "LV[%d] = 0;", i);
+	}
+	for (struct var *v = p->locals; v; v = v->next) {
+		if (v->type == T_STRING) {
+			const char *sl = bg_slot(g);
+
+			bg_line(g, "char *l_%s = %s; l_%s[0] = 0;", v->name, sl, v->name);
+			sb_printf(&g->ldecl, "\tchar *l_%s = %s;\n", v->name, sl);
+		} else if (!g->lv) {
+			bg_line(g, "long l_%s = 0;", v->name);
+		}
+	}
+}
+
+bool bm_foreach(struct bgen *g, struct node *n, int label,
+		void (*body)(struct bgen *g, struct node *n, int label))
+{
+	struct var *v = n->a && n->a->kind == N_VAR ? n->a->var : NULL;
+	int id = fe_count++, col = (int)n->num, dir = n->flags == '-' ? -1 : 1;
+	bool str_crit = false, stat = v && v->type == T_STATS;
+	const char *prev = NULL, *best = NULL, *bkey, *lim = NULL, *left = NULL;
+	const char *crit, *A, *fe;
+	struct strbuf fb, *saved = NULL;
+	int i = 0, saved_indent = 0;
+	bool infn;
+
+	if (!v || !v->global || !v->array || (stat && n->b)) {
+		bg_unsupported(g, n, "this 'foreach'");
+		return false;
+	}
+	A = v->name;
+	if (col > 0)
+		str_crit = v->keys[col - 1] == T_STRING;
+	else if (col < 0)
+		str_crit = v->type == T_STRING;
+	if (n->c) {
+		lim = bg_expr(g, n->c);
+		left = lim;
+	}
+	if (str_crit) {
+		prev = bg_slot(g);
+		best = bg_slot(g);
+	}
+	fe = bg_slot(g);
+	bkey = bg_slot(g);
+	for (int j = 0; j < v->arity + 1; j++)
+		bg_slot(g);
+	/* the criterion of a row (long or string), in the callback */
+	if (col > 0 && str_crit)
+		crit = arena_printf(g->s->arena, "K->k%d", col - 1);
+	else if (col > 0)
+		crit = arena_printf(g->s->arena, "K->k%d", col - 1);
+	else if (col < 0 && stat)
+		crit = "stv";
+	else if (col < 0)
+		crit = "row->val";
+	else
+		crit = "0L";
+	sb_printf(&fe_code, "struct stp_fe_%d { long first, pseq, pv, bseq, bv, found, left; };\n", id);
+	sb_printf(&fe_code, "static long stp_fe_cb_%d(void *map, void *key, struct stp_v_%s *row, "
+		  "void *ctx)\n{\n", id, A);
+	sb_puts(&fe_code, "\t__u32 cpu = bpf_get_smp_processor_id();\n"
+		"\tstruct stp_scratch *S = bpf_map_lookup_elem(&stp_scratch, &cpu);\n"
+		"\tlong seq = row->seq, d = 0;\n");
+	sb_printf(&fe_code, "\tstruct stp_fe_%d *c;\n", id);
+	sb_printf(&fe_code, "\tstruct stp_k_%s *K = sizeof(row->key) ? (void *)row->key : key;\n", A);
+	sb_printf(&fe_code, "\n\tif (!S)\n\t\treturn 1;\n\t(void)K;\n\tc = (void *)%s;\n", fe);
+	if (stat) {
+		char l = agg_letter(n->str);
+
+		sb_printf(&fe_code, "\tstruct stp_stat st;\n\tlong stv;\n"
+			  "\tseq = stp_astat_get_seq(map, key, &st, "
+			  "__builtin_offsetof(struct stp_v_%s, val));\n", A);
+		sb_printf(&fe_code, "\tstv = %s;\n", l == 's' ? "st.sum" : l == 'm' ? "st.min" :
+			  l == 'M' ? "st.max" : l == 'a' ? "(st.count ? stp_div(st.sum, st.count) : 0)" :
+			  "st.count");
+		sb_puts(&fe_code, "\tif (!st.count)\n\t\treturn 0;\n");
+	}
+	if (str_crit) {
+		sb_printf(&fe_code, "\tif (!c->first) {\n\t\td = %d * stp_strcmp(%s, %s);\n"
+			  "\t\tif (d < 0 || (!d && seq <= c->pseq))\n\t\t\treturn 0;\n\t}\n",
+			  dir, crit, prev);
+		sb_printf(&fe_code, "\tif (c->found) {\n\t\td = %d * stp_strcmp(%s, %s);\n"
+			  "\t\tif (d > 0 || (!d && seq >= c->bseq))\n\t\t\treturn 0;\n\t}\n",
+			  dir, crit, best);
+		sb_printf(&fe_code, "\tstp_strcpy(%s, %s);\n", best, crit);
+	} else {
+		sb_printf(&fe_code, "\tlong cv = %s;\n", crit);
+		sb_printf(&fe_code, "\tif (!c->first) {\n\t\td = %d * (cv < c->pv ? -1 : cv > c->pv);\n"
+			  "\t\tif (d < 0 || (!d && seq <= c->pseq))\n\t\t\treturn 0;\n\t}\n", dir);
+		sb_printf(&fe_code, "\tif (c->found) {\n\t\td = %d * (cv < c->bv ? -1 : cv > c->bv);\n"
+			  "\t\tif (d > 0 || (!d && seq >= c->bseq))\n\t\t\treturn 0;\n\t}\n", dir);
+		sb_puts(&fe_code, "\tc->bv = cv;\n");
+	}
+	sb_printf(&fe_code, "\tc->found = 1;\n\tc->bseq = seq;\n"
+		  "\tbpf_probe_read_kernel(%s, sizeof(stp_mk_%s), key);\n\treturn 0;\n}\n\n",
+		  bkey, A);
+
+	/* 4.8 sorts the array's list in place: the rows visited take new
+	 * sequence numbers in their sorted order (negative while the loop
+	 * runs, so that the selection skips them), and at its end come first,
+	 * the rows a limit or break left follow in their old order */
+	if (col && !stat)
+		sb_printf(&fe_code, "static long stp_fe_fixcb_%d(void *map, void *key, "
+			  "struct stp_v_%s *row, long *e)\n{\n\trow->seq = row->seq < 0 ? "
+			  "-row->seq : row->seq + *e;\n\treturn 0;\n}\n\n"
+			  "__attribute__((noinline)) long stp_fe_fix_%d(long unused)\n{\n"
+			  "\tlong e = stp_seq;\n\n"
+			  "\tbpf_for_each_map_elem(&g_%s, stp_fe_fixcb_%d, &e, 0);\n"
+			  "\tstp_seq = 2 * e;\n\treturn unused;\n}\n\n", id, A, id, A, id);
+	/* one selection pass: a global function, which the verifier checks
+	 * once rather than at each iteration of the loop */
+	sb_printf(&fe_code, "__attribute__((noinline)) long stp_fe_next_%d(long first)\n{\n"
+		  "\t__u32 cpu = bpf_get_smp_processor_id();\n"
+		  "\tstruct stp_scratch *S = bpf_map_lookup_elem(&stp_scratch, &cpu);\n"
+		  "\tstruct stp_fe_%d *c;\n\tlong x = 0;\n\n"
+		  "\tif (!S)\n\t\treturn 0;\n\tc = (void *)%s;\n"
+		  "\tif (first)\n\t\tc->first = 1;\n\tc->found = 0;\n"
+		  "\tbpf_for_each_map_elem(&g_%s, stp_fe_cb_%d, &x, 0);\n"
+		  "\treturn c->found;\n}\n\n", id, id, fe, A, id);
+	infn = g->lv && !g->func && !holds(n->d, N_TARGET, N_DEREF) &&
+	       !holds(n->d, N_RETURN, N_RETURN);
+	bg_line(g, "struct stp_fe_%d *fe%d = (void *)%s;", id, id, fe);
+	if (left)
+		bg_line(g, "fe%d->left = %s;", id, left);
+	if (infn) {	/* each iteration a global function: checked once */
+		saved = g->body;
+		saved_indent = g->indent;
+		sb_init(&fb);
+		g->body = &fb;
+		g->indent = 1;
+		bg_line(g, "struct stp_fe_%d *fe%d = (void *)%s;", id, id, fe);
+	} else {
+		bg_line(g, "for (int it%d = 0; it%d < STP_MAXACTION + 1; it%d++) {", label, label,
+			label);
+		g->indent++;
+	}
+	bg_line(g, "if (++S->act > STP_MAXACTION)");
+	g->indent++;
+	bg_fail(g, arena_printf(g->s->arena, "MAXACTION exceeded near keyword at %s",
+				loc_str(g->s, n->loc)));
+	g->indent--;
+	if (left)
+		bg_line(g, "if (fe%d->left-- <= 0) %s", id, infn ? "return 1;" : "break;");
+	bg_line(g, "if (!stp_fe_next_%d(%s)) %s", id, infn ? "first" :
+		arena_printf(g->s->arena, "it%d == 0", label), infn ? "return 1;" : "break;");
+	bg_line(g, "fe%d->first = 0; fe%d->pseq = fe%d->bseq; fe%d->pv = fe%d->bv;", id, id, id, id, id);
+	if (str_crit)
+		bg_line(g, "stp_strcpy(%s, %s);", prev, best);
+	bg_line(g, "struct stp_v_%s *r%d = bpf_map_lookup_elem(&g_%s, %s);", A, id, A, bkey);
+	bg_line(g, "if (!r%d) %s", id, infn ? "return 0;" : "continue;");
+	if (col && !stat)	/* the sort reorders the rows, as 4.8's (see below) */
+		bg_line(g, "r%d->seq = -(++stp_seq);", id);
+	bg_line(g, "struct stp_k_%s *k%d = sizeof(r%d->key) ? (void *)r%d->key : (void *)%s;",
+		A, id, id, id, bkey);
+	for (struct node *k = n->args; k && i < v->arity; k = k->next, i++) {
+		if (k->kind != N_VAR)
+			continue;
+		if (v->keys[i] == T_STRING)
+			bg_line(g, "stp_strcpy(%s, k%d->k%d);", bg_var_ref(g, k->var), id, i);
+		else
+			bg_line(g, "%s = k%d->k%d;", bg_var_ref(g, k->var), id, i);
+	}
+	if (n->b && n->b->kind == N_VAR) {
+		if (v->type == T_STRING)
+			bg_line(g, "stp_strcpy(%s, r%d->val);", bg_var_ref(g, n->b->var), id);
+		else
+			bg_line(g, "%s = r%d->val;", bg_var_ref(g, n->b->var), id);
+	}
+	if (infn) {
+		g->loops[g->nloops - 1] = -1 - label;	/* break/continue return */
+		body(g, n->d, label);
+		g->loops[g->nloops - 1] = label;
+		bg_line(g, "return 0;");
+		sb_printf(&fe_code, "__attribute__((noinline)) long stp_fe_iter_%d(long first)\n{\n"
+			  "\t__u32 cpu = bpf_get_smp_processor_id();\n"
+			  "\tstruct stp_scratch *S = bpf_map_lookup_elem(&stp_scratch, &cpu);\n"
+			  "\tvoid *ctx = 0;\n\n\tif (!S)\n\t\treturn 2;\n\t(void)ctx;\n%s%s"
+			  "\tgoto out;\nout:\n\treturn 2;\n}\n\n", id,
+			  g->ldecl.buf ? g->ldecl.buf : "", fb.buf ? fb.buf : "");
+		sb_free(&fb);
+		g->body = saved;
+		g->indent = saved_indent;
+		bg_line(g, "long rc%d = 0;", id);
+		bg_line(g, "for (int it%d = 0; it%d < STP_MAXACTION + 2; it%d++) {", label, label,
+			label);
+		bg_line(g, "\trc%d = stp_fe_iter_%d(it%d == 0);", id, id, label);
+		bg_line(g, "\tif (rc%d) break;", id);
+		bg_line(g, "}");
+		if (col && !stat)
+			bg_line(g, "stp_fe_fix_%d(0);", id);
+		bg_line(g, "if (rc%d == 2) goto out;", id);
+		return true;
+	}
+	body(g, n->d, label);
+	bg_line(g, "cont%d: ;", label);
+	g->indent--;
+	bg_line(g, "}");
+	if (col && !stat)
+		bg_line(g, "stp_fe_fix_%d(0);", id);
+	return true;
+}
+
+/* ---- histograms of scalar statistics ---------------------------------------------- */
+
+/* buckets of v's histogram (as runtime/stat.c), 0 if its parameters are invalid */
+static long hist_buckets(const struct var *v)
+{
+	long long n;
+
+	if (v->hist == 1)
+		return 128;
+	if (v->hist_step <= 0 || v->hist_hi < v->hist_lo)
+		return 0;
+	n = (v->hist_hi - v->hist_lo) / v->hist_step + 3;
+	return n < 3 || n > 128 ? 0 : (long)n;
+}
+
+/* the map of a scalar statistic with a histogram; false if v has none */
+bool bm_stat_decl(struct bgen *g, struct strbuf *c, struct var *v)
+{
+	long nb;
+
+	if (!v->hist || v->variance || v->array)
+		return false;
+	nb = hist_buckets(v);
+	if (!nb) {
+		diag_error(g->s, v->loc, "these @hist_linear parameters are not supported by "
+			   "--runtime=bpf: use the kernel module runtime (--runtime=kernel)");
+		g->errors++;
+		return true;
+	}
+	sb_printf(c, "struct stp_h_%s { long count, sum, min, max; long hist[%ld]; };\n",
+		  v->name, nb);
+	sb_printf(c, "STP_STATH(g_%s, struct stp_h_%s);\n", v->name, v->name);
+	return true;
+}
+
+/* s <<< x for a statistic with a histogram; NULL if s has none */
+const char *bm_stat_add(struct bgen *g, struct var *v, const char *x)
+{
+	if (!v->hist || v->variance || v->array)
+		return NULL;
+	bg_line(g, "stp_stath_add(&g_%s, %s, %d, %lldLL, %lldLL, %ld);", v->name, x, v->hist,
+		(long long)v->hist_lo, (long long)v->hist_step, hist_buckets(v));
+	return x;
+}
+
+/* print(@hist_log(s)): an empty statistic is an error at the print (at);
+ * the loader reads the map and prints it with runtime/stp_fmt.c */
+bool bm_print_hist(struct bgen *g, struct node *hist, const char *at)
+{
+	struct node *a = hist->args;
+	struct var *v = a && a->kind == N_VAR ? a->var : NULL;
+	const char *st = tmpname(g);
+	int id;
+
+	if (!v || v->array || v->variance || !v->hist)
+		return false;
+	id = hist_count++;
+	sb_printf(&g->meta, "hist %d g_%s %d %lld %lld %lld %ld\n", id, v->name, v->hist,
+		  (long long)v->hist_lo, (long long)v->hist_hi, (long long)v->hist_step,
+		  hist_buckets(v));
+	bg_line(g, "struct stp_stat %s;", st);
+	bg_line(g, "stp_stat_get(&g_%s, &%s);", v->name, st);
+	bg_line(g, "if (!%s.count)", st);
+	g->indent++;
+	bg_fail(g, arena_printf(g->s->arena, "empty aggregate near %s", at));
+	g->indent--;
+	bg_line(g, "stp_hist_print(%d);", id);
+	return true;
+}

@@ -12,9 +12,9 @@
  *    runs in a process of the user's);
  *  - a used script function is checked through what it calls and holds
  *    (4.8 too permits a script function, @cast and all, when everything
- *    it calls is permitted), but for the tapset functions 4.8 writes in
- *    unmarked embedded C and this implementation in script (c_in_4_8),
- *    which are refused as 4.8 refuses them;
+ *    it calls is permitted), but for the tapset functions 4.8 refuses
+ *    for unmarked embedded code that are script here (refused_in_4_8),
+ *    refused by name;
  *  - embedded expressions (`%{ %}` in a tapset's function or alias body)
  *    only when they carry the comment "unprivileged".
  * Upstream's error texts; each at the function's or the expression's own
@@ -30,10 +30,15 @@ static bool marked_unprivileged(const char *c, bool myproc_too)
 		     (myproc_too && strstr(c, "/* myproc-unprivileged */")));
 }
 
-/* Tapset functions that are unmarked embedded C in 4.8's tapsets and
- * script here: a --privilege=stapusr script may not call them in 4.8. */
-static const char *const c_in_4_8[] = {
-	"symfile", "symfileline", "symline",
+/* Tapset functions that are script here but in 4.8's tapsets unmarked
+ * embedded C, or script holding (or expanding a macro holding) an
+ * unmarked embedded expression: a --privilege=stapusr script may not
+ * call them in 4.8. */
+static const char *const refused_in_4_8[] = {
+	"symfile", "symfileline", "symline", "ipmib_get_proto",
+	"Py2Object_GetAttr", "Py2Object_Repr", "Py3Object_GetAttr",
+	"Py3Object_Repr", "python2_get_locals", "python2_get_var_obj",
+	"python3_get_locals", "python3_get_var_obj",
 	"task_cwd_path", "task_fd_lookup", "task_max_file_handles",
 	"tcp_get_info_rto", "tcp_get_info_snd_cwnd", "tcp_ts_get_info_rcv_mss",
 	"tcp_ts_get_info_snd_ssthresh", "tcp_ts_get_info_state",
@@ -43,8 +48,8 @@ static bool refused_by_name(const struct func *f)
 {
 	if (!f->tapset)
 		return false;
-	for (size_t i = 0; i < sizeof(c_in_4_8) / sizeof(c_in_4_8[0]); i++)
-		if (!strcmp(f->name, c_in_4_8[i]))
+	for (size_t i = 0; i < sizeof(refused_in_4_8) / sizeof(refused_in_4_8[0]); i++)
+		if (!strcmp(f->name, refused_in_4_8[i]))
 			return true;
 	return false;
 }

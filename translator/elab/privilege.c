@@ -10,6 +10,11 @@
  *    C carries the comment "unprivileged" or "myproc-unprivileged" (the
  *    latter checked at run time: translate.c has it test that the probe
  *    runs in a process of the user's);
+ *  - a used script function is checked through what it calls and holds
+ *    (4.8 too permits a script function, @cast and all, when everything
+ *    it calls is permitted), but for the tapset functions 4.8 refuses
+ *    for unmarked embedded code that are script here (refused_in_4_8),
+ *    refused by name;
  *  - embedded expressions (`%{ %}` in a tapset's function or alias body)
  *    only when they carry the comment "unprivileged".
  * Upstream's error texts; each at the function's or the expression's own
@@ -23,6 +28,30 @@ static bool marked_unprivileged(const char *c, bool myproc_too)
 {
 	return c && (strstr(c, "/* unprivileged */") ||
 		     (myproc_too && strstr(c, "/* myproc-unprivileged */")));
+}
+
+/* Tapset functions that are script here but in 4.8's tapsets unmarked
+ * embedded C, or script holding (or expanding a macro holding) an
+ * unmarked embedded expression: a --privilege=stapusr script may not
+ * call them in 4.8. */
+static const char *const refused_in_4_8[] = {
+	"symfile", "symfileline", "symline", "ipmib_get_proto",
+	"Py2Object_GetAttr", "Py2Object_Repr", "Py3Object_GetAttr",
+	"Py3Object_Repr", "python2_get_locals", "python2_get_var_obj",
+	"python3_get_locals", "python3_get_var_obj",
+	"task_cwd_path", "task_fd_lookup", "task_max_file_handles",
+	"tcp_get_info_rto", "tcp_get_info_snd_cwnd", "tcp_ts_get_info_rcv_mss",
+	"tcp_ts_get_info_snd_ssthresh", "tcp_ts_get_info_state",
+};
+
+static bool refused_by_name(const struct func *f)
+{
+	if (!f->tapset)
+		return false;
+	for (size_t i = 0; i < sizeof(refused_in_4_8) / sizeof(refused_in_4_8[0]); i++)
+		if (!strcmp(f->name, refused_in_4_8[i]))
+			return true;
+	return false;
 }
 
 /* The unmarked embedded expressions under n (its operands, arguments
@@ -46,11 +75,17 @@ void check_privilege(struct session *s)
 	if (s->privilege != PR_STAPUSR)
 		return;
 	for (struct func *f = s->funcs; f; f = f->next_used) {
-		if (f->body->kind != N_EMBEDDED_STMT)
-			check_node(s, f->body);
-		else if (!marked_unprivileged(f->body->str, true))
+		bool refused;
+
+		if (f->body->kind == N_EMBEDDED_STMT)
+			refused = !marked_unprivileged(f->body->str, true);
+		else
+			refused = refused_by_name(f);
+		if (refused)
 			diag_error(s, f->loc, "function may not be used when "
 				   "--privilege=stapusr is specified: '%s'", f->name);
+		else if (f->body->kind != N_EMBEDDED_STMT)
+			check_node(s, f->body);
 	}
 	for (struct probe *p = s->probes; p; p = p->next)
 		check_node(s, p->body);

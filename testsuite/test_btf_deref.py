@@ -195,7 +195,7 @@ KPROBES = {
                 '@defined($nosuch), @defined($count))\n'
                 'println($count$, " ", $count$$, " ", sprint($count) == $count$$)\n'
                 'println($$parms)\nprintln($$parms$)\n'
-                '} } probe timer.ms(1500) { exit() }',
+                '} } probe timer.s(30) { exit() }',
     # a struct filename* parameter, its array member's address, atomic_t,
     # and @cast of $return in the .return probe
     'filp_open': 'global done probe kernel.function("do_filp_open") {\n'
@@ -208,7 +208,7 @@ KPROBES = {
                  'done = 2\n'
                  'printf("ret %d %d\\n", $return != 0, @cast($return, "file")->f_path->dentry->d_name->len)\n'
                  'println(substr($$return$, 0, 21))\n'
-                 '} } probe timer.ms(1500) { exit() }',
+                 '} } probe timer.s(30) { exit() }',
     # a user-space char* parameter: user_string() and $filename$ (quoted),
     # a struct open_how* pretty printed
     'user_str': 'global done probe kernel.function("do_sys_openat2") {\n'
@@ -216,27 +216,29 @@ KPROBES = {
                 'done = 1\n'
                 'printf("%s %s %d\\n", user_string($filename), $filename$, $how->flags)\n'
                 'println($how$)\n'
-                '} } probe timer.ms(1500) { exit() }',
+                '} } probe timer.s(30) { exit() }',
     # a tracepoint's struct arguments
     'tp_exec': 'global n probe kernel.trace("sched:sched_process_exec") { if (n++ == 0) {\n'
                'println(kernel_string($bprm->filename), " ", $p->pid == pid(), " ", $old_pid == pid())\n'
                'println($p->comm$, " ", @cast(task_current(), "task_struct")->pid == pid())\n'
                'println(kernel_string($p->comm))\n'
-               '} } probe timer.ms(1500) { exit() }',
+               '} } probe timer.s(30) { exit() }',
     # bad pointers in a kprobe handler: a user address as a struct file*,
     # and a computed index far outside any mapping
     'bad_cast': 'probe kernel.function("vfs_read") { if (execname() == "cat") '
                 'println(@cast($buf, "file")->f_path->dentry) } '
-                'probe timer.ms(1500) { println("not reached"); exit() }',
+                'probe timer.s(30) { println("not reached"); exit() }',
     'bad_index': 'probe kernel.function("vfs_read") { if (execname() == "cat") '
                  'println($file->f_path->dentry->d_name->name[$count * 4096 + 0x7fff00000000]) } '
-                 'probe timer.ms(1500) { println("not reached"); exit() }',
+                 'probe timer.s(30) { println("not reached"); exit() }',
 }
 
 
 def trigger(name, command):
-    return (f'{STAPRUN} {name}.ko > {name}.out 2> {name}.err & pid=$!; sleep 0.5; '
-            f'{command}; wait $pid; echo "rc=$?"; cat {name}.out; cat {name}.err >&2')
+    # -c: the command starts once the probes are armed, and its end ends
+    # the session (a sleep before it lost the race on a loaded host)
+    return (f"{STAPRUN} -c '{command}' {name}.ko > {name}.out 2> {name}.err; "
+            f'echo "rc=$?"; cat {name}.out; cat {name}.err >&2')
 
 
 @pytest.fixture(scope='module')

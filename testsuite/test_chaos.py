@@ -5,8 +5,8 @@
 # and widths, a flood into small buffers read slowly, kill -9 of staprun
 # (stapio: staprun execs it) at start, while 1,308 kprobes register and
 # under load, then `staprun -d` and a rerun, corrupt and wrong-kernel
-# modules, a non-root user, two sessions at once, and the 1,308 kprobes
-# armed and disarmed.
+# modules, a non-root user, two sessions at once, the 1,308 kprobes
+# armed and disarmed, and the same for about 1,230 return probes.
 #
 # Each case asserts its exit status and messages, that no module of ours,
 # kprobe or ftrace hook is left behind afterwards (lsmod, debugfs
@@ -97,6 +97,13 @@ SCRIPTS = {
     'many': 'global n, m probe kprobe.function("*_show") { n++ } '
             'probe kprobe.function("mtu_show") { if (!m++) println("hit") } '
             'probe end { printf("end %d\\n", n > 0) }',
+    # return probes in bulk, an entry probe beside one of them: mtu_show
+    # returns the length of "65536\n"
+    'manyret': 'global n, m, e probe kernel.function("*_show").return { n++ } '
+               'probe kernel.function("mtu_show") { e++ } '
+               'probe kernel.function("mtu_show").return '
+               '{ if (!m++) printf("hit %d %d\\n", $return, e > 0) } '
+               'probe end { printf("end %d\\n", n > 0) }',
     'hello': 'probe begin { println("hello"); exit() }',
     'two': 'probe begin { println("ready") } probe timer.s(3) { println("two"); exit() }',
 }
@@ -154,6 +161,11 @@ CASES = {
             'T many $SR chaos_many.ko > many.out & P=$!; '
             'until grep -q hit many.out; do sleep 0.1; done; '
             'kill -INT $(pidof stapio); wait $P; kill $L; wait; cat many.out',
+    # about 1,230 kretprobes armed (a reader hits one) and disarmed
+    'manyret': '( while :; do cat /sys/class/net/lo/mtu > /dev/null; done ) & L=$!; '
+               'T manyret $SR -w chaos_manyret.ko > manyret.out & P=$!; '
+               'until grep -q hit manyret.out; do sleep 0.1; done; '
+               'kill -INT $(pidof stapio); wait $P; kill $L; wait; cat manyret.out',
     'corrupt': '$SR chaos_corrupt.ko; echo rc=$?',
     'noshdr': '$SR chaos_noshdr.ko; echo rc=$?',
     'wrongkernel': '$SR chaos_wrongkernel.ko; echo rc=$?',
@@ -292,6 +304,10 @@ def test_kill_under_load(chaos):
 
 def test_many_kprobes_arm_and_disarm(chaos):
     assert case(chaos, 'many') == ('hit\nend 1\n', '', 0)
+
+
+def test_many_kretprobes_arm_and_disarm(chaos):
+    assert case(chaos, 'manyret') == ('hit 6 1\nend 1\n', '', 0)
 
 
 def test_damaged_modules(chaos):

@@ -9,6 +9,10 @@
  * output of SystemTap 4.8 byte for byte: for example '#' adds "0x" or a
  * leading 0 even to zero and after a precision, ".0" still prints a 0
  * digit, and %s with the '0' flag appends a NUL byte.
+ *
+ * As in 4.8, one print statement writes at most STP_BUFFER_SIZE bytes (the
+ * rest is dropped), and a width or precision counts up to STP_BUFFER_SIZE:
+ * "%2147483647d|\n" prints 8,191 spaces and the digit, not the "|\n".
  */
 #include <linux/ctype.h>
 
@@ -54,12 +58,22 @@ static void stp_print_flush_this_cpu(void)
 	stp_print_flush(stp_print_bufs[smp_processor_id()]);
 }
 
+/* The sink of one print statement: at most STP_BUFFER_SIZE bytes. */
 void stp_sink_print(struct stp_sink *s)
 {
 	s->pb = stp_print_bufs[smp_processor_id()];
 	s->pb->mark = s->pb->len;
 	s->dst = NULL;
 	s->len = 0;
+	s->cap = STP_BUFFER_SIZE;
+}
+
+/* A sink for many lines (histograms, reports, the globals' display): the
+ * 4.8 runtime prints those a line at a time, so no cap. */
+void stp_sink_print_all(struct stp_sink *s)
+{
+	stp_sink_print(s);
+	s->cap = SIZE_MAX;
 }
 
 void stp_sink_string(struct stp_sink *s, char *dst)
@@ -89,7 +103,9 @@ static void stp_put(struct stp_sink *s, const char *p, size_t n)
 {
 	size_t room;
 
-	if (s->pb) {
+	if (s->pb) {	/* s->len: what this print statement wrote */
+		n = min(n, s->cap - s->len);
+		s->len += n;
 		stp_put_print(s->pb, p, n);
 		return;
 	}
@@ -106,6 +122,7 @@ static void stp_put_fill(struct stp_sink *s, char c, int n)
 
 	if (n <= 0)
 		return;
+	n = min(n, STP_BUFFER_SIZE);	/* either sink takes no more */
 	memset(pad, c, min_t(int, n, sizeof(pad)));
 	while (n > 0) {
 		stp_put(s, pad, min_t(int, n, sizeof(pad)));
@@ -197,6 +214,12 @@ static void stp_emit_char(struct stp_sink *s, u8 c, u8 flags, int width)
 		stp_put_fill(s, ' ', width - n);
 }
 
+/* A width or precision ('*' ones too) counts up to STP_BUFFER_SIZE. */
+static int stp_count(int v)
+{
+	return min(v, STP_BUFFER_SIZE);
+}
+
 void stp_emit_long(struct stp_sink *s, int64_t v, const struct stp_spec *sp)
 {
 	u8 flags = sp->flags;
@@ -205,7 +228,7 @@ void stp_emit_long(struct stp_sink *s, int64_t v, const struct stp_spec *sp)
 
 	switch (sp->conv) {
 	case 'c':
-		stp_emit_char(s, (u8)v, flags, sp->width);
+		stp_emit_char(s, (u8)v, flags, stp_count(sp->width));
 		return;
 	case 'd':
 	case 'i':
@@ -224,23 +247,23 @@ void stp_emit_long(struct stp_sink *s, int64_t v, const struct stp_spec *sp)
 	default:		/* 'u' */
 		break;
 	}
-	stp_emit_number(s, (u64)v, base, is_signed, flags, sp->width,
-			sp->prec, sp->conv == 'X');
+	stp_emit_number(s, (u64)v, base, is_signed, flags, stp_count(sp->width),
+			stp_count(sp->prec), sp->conv == 'X');
 }
 
 void stp_emit_str(struct stp_sink *s, const char *v, const struct stp_spec *sp)
 {
-	size_t max = sp->prec < 0 ? STP_BUFFER_SIZE : sp->prec;
-	int len;
+	size_t max = sp->prec < 0 ? STP_BUFFER_SIZE : stp_count(sp->prec);
+	int len, width = stp_count(sp->width);
 
 	if (!v)
 		v = "<NULL>";
 	len = strnlen(v, max);
 	if (!(sp->flags & STP_F_LEFT))
-		stp_put_fill(s, ' ', sp->width - len);
+		stp_put_fill(s, ' ', width - len);
 	stp_put(s, v, len);
 	if (sp->flags & STP_F_LEFT)
-		stp_put_fill(s, ' ', sp->width - len);
+		stp_put_fill(s, ' ', width - len);
 	if (sp->flags & STP_F_ZERO)
 		stp_put(s, "", 1);	/* 4.8 appends a NUL byte */
 }
@@ -255,7 +278,7 @@ static int stp_bin_size(int n)
  * the width. The size is the precision, else the width, else 8. */
 void stp_emit_bin(struct stp_sink *s, int64_t v, const struct stp_spec *sp)
 {
-	int size = stp_bin_size(sp->prec), width = sp->width;
+	int size = stp_bin_size(sp->prec), width = stp_count(sp->width);
 
 	if (width < 0) {
 		if (size < 0)
@@ -302,12 +325,12 @@ void stp_emit_mem(struct stp_sink *s, int64_t addr, const struct stp_spec *sp)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t len = stp_mem_len(sp), i;
-	int out = sp->conv == 'M' ? 2 * len : len;
+	int out = sp->conv == 'M' ? 2 * len : len, width = stp_count(sp->width);
 	unsigned char b;
 	char pair[2];
 
 	if (!(sp->flags & STP_F_LEFT))
-		stp_put_fill(s, ' ', sp->width - out);
+		stp_put_fill(s, ' ', width - out);
 	for (i = 0; i < len; i++) {
 		if (copy_from_kernel_nofault(&b, (const void *)(unsigned long)(addr + i), 1))
 			b = 0;
@@ -320,7 +343,7 @@ void stp_emit_mem(struct stp_sink *s, int64_t addr, const struct stp_spec *sp)
 		}
 	}
 	if (sp->flags & STP_F_LEFT)
-		stp_put_fill(s, ' ', sp->width - out);
+		stp_put_fill(s, ' ', width - out);
 	if (sp->flags & STP_F_ZERO)
 		stp_put(s, "", 1);
 }

@@ -389,6 +389,8 @@ void stp_stat_print_hist(struct stp_sink *sk, const struct stp_stat *st,
 	bool eliding = false, empty;
 	const char *prefix;
 
+	if (sk->pb)	/* many lines, each its own print in 4.8: no cap */
+		sk->cap = SIZE_MAX;
 	if (!nb || ss->hist == STP_HIST_NONE)
 		return;
 	for (i = 0; i < nb; i++) {

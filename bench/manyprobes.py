@@ -79,6 +79,9 @@ def build(work, krel, script):
     if not (kb / 'System.map').exists():
         shutil.rmtree(kb, ignore_errors=True)
         kb = upstream_kbuild(work, krel)
+    vmlinux = Path(f'/usr/lib/debug/boot/vmlinux-{krel}')
+    if not (kb / 'vmlinux').exists() and vmlinux.exists():
+        (kb / 'vmlinux').symlink_to(vmlinux)   # 4.8's kernel.function DWARF
     env = dict(os.environ, SYSTEMTAP_DIR=str(sysdir))
     _, o = run([OURS, '-r', krel, '-p4', '-m', 'o_many', '-e', script], cwd=work, env=env)
     _, u = run([UPSTREAM, '-R', rt, '-r', kb, '-p4', '-m', 'u_many', '-w', '-e', script],

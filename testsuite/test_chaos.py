@@ -180,6 +180,16 @@ CASES = {
 }
 
 
+def other_release(krel):
+    """A release of the same length as krel that is not krel: Debian's
+    6.1.0-56-amd64 becomes 6.1.0-99-amd64, the debug kernel's
+    6.1.192-stapdebug becomes 6.1.192-stapdebuh."""
+    other = re.sub(r'-\d+-', '-99-', krel)
+    if other == krel:
+        other = krel[:-1] + chr(ord(krel[-1]) + 1)
+    return other
+
+
 def damaged_copies(scratch):
     """Copies of chaos_hello.ko: code overwritten, section headers zeroed,
     the vermagic of another kernel."""
@@ -189,7 +199,7 @@ def damaged_copies(scratch):
     (scratch / 'chaos_noshdr.ko').write_bytes(good[:shoff] + bytes(len(good) - shoff))
     krel = guest.kernel_release()
     i = good.index(f'vermagic={krel} '.encode())
-    other = re.sub(r'-\d+-', '-99-', krel).encode()
+    other = other_release(krel).encode()
     assert len(other) == len(krel)
     (scratch / 'chaos_wrongkernel.ko').write_bytes(
         good[:i + 9] + other + good[i + 9 + len(other):])
@@ -320,7 +330,7 @@ def test_damaged_modules(chaos):
     assert case(chaos, 'noshdr') == (
         'rc=1\n', "ERROR: module 'chaos_noshdr.ko' is not a systemtap module (no "
         "stap_transport in its .modinfo); staprun loads only modules built by stap\n", None)
-    other = re.sub(r'-\d+-', '-99-', krel)
+    other = other_release(krel)
     assert case(chaos, 'wrongkernel') == (
         'rc=1\n', f"ERROR: module 'chaos_wrongkernel.ko' was built for kernel {other}, "
         f"but this kernel is {krel} (rebuild it with 'stap -r {krel}')\n", None)

@@ -62,7 +62,7 @@ c=$(date +%s%N)
 i=0; until grep -q hit {t}.out || [ $i -ge 100 ]; do sleep 0.1; i=$((i+1)); done
 grep -q hit {t}.out && h=1 || h=0
 s=$(date +%s%N); kill -INT $P; wait $P; d=$(date +%s%N); kill $L; wait $L 2>/dev/null
-echo "times $a $b $c $s $d $h"; tail -n 1 {t}.out
+echo "times $a $b $c $s $d $h"; grep "^end " {t}.out
 echo "left $(grep -c . /sys/kernel/debug/kprobes/list) $(grep -c . $F) \\
 $(grep -c _many /proc/modules)"
 '''
@@ -119,6 +119,7 @@ def main():
             shutil.rmtree(work, ignore_errors=True)
     best, hits = {}, {}
     for t, r in zip(keys, batch):
+        print(f'{t}: {r.stdout.strip()!r}')
         lines = r.stdout.splitlines()
         times = next((x.split()[1:] for x in lines if x.startswith('times ')), None)
         left = next((x.split()[1:] for x in lines if x.startswith('left ')), None)

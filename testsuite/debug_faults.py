@@ -14,6 +14,7 @@
 import argparse
 import collections
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -63,14 +64,17 @@ def main():
         sys.exit('debug_faults.py: set STAP_GUEST_KERNEL to a debug-kernel.sh cache')
     krel = guest.kernel_release()
     scratch = Path(tempfile.mkdtemp(prefix='stap-faults.', dir='/var/tmp'))
-    for mod, script in SCRIPTS.items():
-        subprocess.run([str(STAP), '-p4', '-r', krel, '-m', mod, '-e', script],
-                       cwd=scratch, check=True, capture_output=True)
-    cmds = [SETUP]
-    for n in range(1, args.upto + 1, args.step):
-        for mod in SCRIPTS:
-            cmds.append('D=/sys/kernel/debug\n' + RUN.format(n=n, mod=mod, staprun=STAPRUN))
-    batch = guest.run_batch(cmds, scratch=str(scratch), timeout=60, memory_mb=768)
+    try:
+        for mod, script in SCRIPTS.items():
+            subprocess.run([str(STAP), '-p4', '-r', krel, '-m', mod, '-e', script],
+                           cwd=scratch, check=True, capture_output=True)
+        cmds = [SETUP]
+        for n in range(1, args.upto + 1, args.step):
+            for mod in SCRIPTS:
+                cmds.append('D=/sys/kernel/debug\n' + RUN.format(n=n, mod=mod, staprun=STAPRUN))
+        batch = guest.run_batch(cmds, scratch=str(scratch), timeout=60, memory_mb=768)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     bad = [x for x in (batch.console + '\n' + batch.dmesg).splitlines()
            if any(p in x for p in BAD)]
     outcomes = collections.defaultdict(collections.Counter)

@@ -59,6 +59,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--upto', type=int, default=150)
     ap.add_argument('--step', type=int, default=3)
+    ap.add_argument('--start', type=int, default=1)
     args = ap.parse_args()
     if not guest.debug_kernel():
         sys.exit('debug_faults.py: set STAP_GUEST_KERNEL to a debug-kernel.sh cache')
@@ -69,7 +70,7 @@ def main():
             subprocess.run([str(STAP), '-p4', '-r', krel, '-m', mod, '-e', script],
                            cwd=scratch, check=True, capture_output=True)
         cmds = [SETUP]
-        for n in range(1, args.upto + 1, args.step):
+        for n in range(args.start, args.upto + 1, args.step):
             for mod in SCRIPTS:
                 cmds.append('D=/sys/kernel/debug\n' + RUN.format(n=n, mod=mod, staprun=STAPRUN))
         batch = guest.run_batch(cmds, scratch=str(scratch), timeout=60, memory_mb=768)
@@ -78,7 +79,7 @@ def main():
     bad = [x for x in (batch.console + '\n' + batch.dmesg).splitlines()
            if any(p in x for p in BAD)]
     outcomes = collections.defaultdict(collections.Counter)
-    left = []
+    left, crashes = [], []
     for r in batch[1:]:
         line = next((x for x in r.stdout.splitlines() if x.startswith('@')), None)
         if r.timed_out or not line:
@@ -88,16 +89,19 @@ def main():
         mod, n, rc, what, err = m.groups()
         if what != 'mods=0 kprobes=0 ftrace=0':
             left.append(f'{mod} fail-nth {n}: {what}')
+        if int(rc) >= 128:	# staprun or stapio killed by a signal
+            crashes.append(f'{mod} fail-nth {n}: rc {rc} {err}')
         err = re.sub(r'\d+', 'N', err)
         outcomes[mod][f'rc={rc} {err}'.strip()] += 1
-    print(f'debug kernel {krel}: {len(batch) - 1} runs, fail-nth 1..{args.upto} step {args.step}')
+    print(f'debug kernel {krel}: {len(batch) - 1} runs, fail-nth {args.start}..{args.upto} step {args.step}')
     for mod, c in outcomes.items():
         print(f'{mod}:')
         for k, v in c.most_common():
             print(f'  {v:4} x {k}')
     print('left behind:', left or 'nothing')
+    print('crashes:', crashes or 'none')
     print('kernel reports:', bad[:60] or 'none')
-    return 1 if bad or left else 0
+    return 1 if bad or left or crashes else 0
 
 
 if __name__ == '__main__':

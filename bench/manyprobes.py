@@ -21,6 +21,9 @@
 # and afterwards nothing may be left in the kprobe list or in ftrace's
 # enabled_functions. Ratios are 4.8 / ours (>1: we are faster). Not a
 # test: run it by hand, `bench/manyprobes.py [--rep R] [--work DIR]`.
+# With --ret the probes are return probes, `kernel.function("*_show").return`
+# (about 1,230: the inlined ones cannot return), with an entry probe on
+# mtu_show beside its return probe; armed then means 1,000 functions.
 import argparse
 import json
 import os
@@ -41,6 +44,13 @@ SCRIPT = ('global n probe kprobe.function("*_show") { n++ } '
 
 ARMED = 1100
 
+SCRIPT_RET = ('global n probe kernel.function("*_show").return { n++ } '
+              'probe kernel.function("mtu_show") { e++ } global e '
+              'probe kernel.function("mtu_show").return { if (!m++) println("hit") } global m '
+              'probe begin { println("ready") } '
+              'probe end { printf("end %d\\n", n > 0) }')
+ARMED_RET = 1000
+
 # ns timestamps: start, ready, armed, SIGINT, exit, hit; what is left
 COMMAND = '''( while :; do cat /sys/class/net/lo/mtu > /dev/null; done ) & L=$!
 F=/sys/kernel/tracing/enabled_functions
@@ -52,13 +62,13 @@ c=$(date +%s%N)
 i=0; until grep -q hit {t}.out || [ $i -ge 100 ]; do sleep 0.1; i=$((i+1)); done
 grep -q hit {t}.out && h=1 || h=0
 s=$(date +%s%N); kill -INT $P; wait $P; d=$(date +%s%N); kill $L; wait $L 2>/dev/null
-echo "times $a $b $c $s $d $h"; tail -n 1 {t}.out
+echo "times $a $b $c $s $d $h"; grep "^end " {t}.out
 echo "left $(grep -c . /sys/kernel/debug/kprobes/list) $(grep -c . $F) \\
 $(grep -c _many /proc/modules)"
 '''
 
 
-def build(work, krel):
+def build(work, krel, script):
     """o_many.ko and u_many.ko; -p4 seconds of each."""
     rt = str(work / 'runtime')
     if not (work / 'runtime').exists():
@@ -69,9 +79,12 @@ def build(work, krel):
     if not (kb / 'System.map').exists():
         shutil.rmtree(kb, ignore_errors=True)
         kb = upstream_kbuild(work, krel)
+    vmlinux = Path(f'/usr/lib/debug/boot/vmlinux-{krel}')
+    if not (kb / 'vmlinux').exists() and vmlinux.exists():
+        (kb / 'vmlinux').symlink_to(vmlinux)   # 4.8's kernel.function DWARF
     env = dict(os.environ, SYSTEMTAP_DIR=str(sysdir))
-    _, o = run([OURS, '-r', krel, '-p4', '-m', 'o_many', '-e', SCRIPT], cwd=work, env=env)
-    _, u = run([UPSTREAM, '-R', rt, '-r', kb, '-p4', '-m', 'u_many', '-w', '-e', SCRIPT],
+    _, o = run([OURS, '-r', krel, '-p4', '-m', 'o_many', '-e', script], cwd=work, env=env)
+    _, u = run([UPSTREAM, '-R', rt, '-r', kb, '-p4', '-m', 'u_many', '-w', '-e', script],
                env=env, cwd=work)
     return {'o': o, 'u': u}
 
@@ -80,7 +93,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--rep', type=int, default=1, help='runs of each; the best counts')
     ap.add_argument('--work', help='keep the modules in this directory and reuse them')
+    ap.add_argument('--ret', action='store_true',
+                    help='kernel.function("*_show").return probes')
     args = ap.parse_args()
+    script, armed = (SCRIPT_RET, ARMED_RET) if args.ret else (SCRIPT, ARMED)
     krel = guest.kernel_release()
     work = Path(args.work or tempfile.mkdtemp(prefix='stap-bench-many.', dir='/var/tmp'))
     work.mkdir(exist_ok=True)
@@ -88,13 +104,13 @@ def main():
         if (work / 'secs.json').exists():
             secs = json.loads((work / 'secs.json').read_text())
         else:
-            secs = build(work, krel)
+            secs = build(work, krel, script)
             (work / 'secs.json').write_text(json.dumps(secs))
         keys, cmds = [], []
         for _ in range(args.rep):
             for t, srun in (('o', OURS_RUN), ('u', UPSTREAM_RUN)):
                 keys.append(t)
-                cmds.append(COMMAND.format(t=t, srun=srun, armed=ARMED))
+                cmds.append(COMMAND.format(t=t, srun=srun, armed=armed))
         batch = CountingGuest().run_batch(cmds, scratch=str(work), timeout=900,
                                           memory_mb=512)
         guest.check_kernel_healthy(batch)
@@ -103,6 +119,7 @@ def main():
             shutil.rmtree(work, ignore_errors=True)
     best, hits = {}, {}
     for t, r in zip(keys, batch):
+        print(f'{t}: {r.stdout.strip()!r}')
         lines = r.stdout.splitlines()
         times = next((x.split()[1:] for x in lines if x.startswith('times ')), None)
         left = next((x.split()[1:] for x in lines if x.startswith('left ')), None)
@@ -113,7 +130,8 @@ def main():
         hits[t] = hits.get(t, False) or bool(h)
         old = best.get(t, got)
         best[t] = tuple(min(x, y) for x, y in zip(got, old))
-    print(f'kernel {krel}, guest TCG 1 CPU -icount, kprobe.function("*_show"), '
+    probes = 'kernel.function("*_show").return' if args.ret else 'kprobe.function("*_show")'
+    print(f'kernel {krel}, guest TCG 1 CPU -icount, {probes}, '
           f'best of {args.rep}; ratio = 4.8 / ours')
     print(f'{"seconds":14} {"ours":>8} {"4.8":>8} {"ratio":>6}')
     print(f'{"build -p4":14} {secs["o"]:>8.2f} {secs["u"]:>8.2f} {secs["u"] / secs["o"]:>6.2f}')

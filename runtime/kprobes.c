@@ -88,6 +88,14 @@ static int stp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
  * their kprobes are unregistered in bulk. Its handler finds the probes
  * of an address in a sorted table and runs them in script order with the
  * registers a kprobe handler sees. Any failure leaves them kprobes.
+ *
+ * Return probes (kretprobes) on an ftrace location go the same way: each
+ * is registered disabled, which sets up its rethook (the return
+ * trampoline and its instances) without arming; the ftrace handler calls
+ * the kretprobe's own pre-handler (the kernel's pre_handler_kretprobe,
+ * what kprobe_ftrace_handler would call), which runs our entry handler and
+ * hooks the return. They stay registered, disabled, so their rethooks live
+ * until unregister_kretprobes(), which then has nothing to disarm.
  */
 #if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS) && \
 	LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
@@ -122,8 +130,14 @@ static void notrace stp_kpf_handler(unsigned long ip, unsigned long parent_ip,
 		else
 			hi = mid;
 	}
-	for (; lo < stp_nkpfs && stp_kpfs[lo].addr == ip; lo++)
-		stp_kprobe_pre(&stp_kpfs[lo].k->u.kp, regs);
+	for (; lo < stp_nkpfs && stp_kpfs[lo].addr == ip; lo++) {
+		struct stp_kprobe *k = stp_kpfs[lo].k;
+
+		if (k->ret)	/* pre_handler_kretprobe: entry, hook return */
+			k->u.rp.kp.pre_handler(&k->u.rp.kp, regs);
+		else
+			stp_kprobe_pre(&k->u.kp, regs);
+	}
 	ftrace_test_recursion_unlock(bit);
 }
 
@@ -145,9 +159,12 @@ static int stp_kpf_cmp(const void *a, const void *b)
  * follows its module's unload, an ftrace filter would outlive it. */
 static bool stp_kpf_wanted(const struct stp_kprobe *k)
 {
-	return !k->ret && k->registered && !k->probe->kmodule &&
-	       !strchr(k->probe->symbol, ':') &&
-	       (k->u.kp.flags & KPROBE_FLAG_FTRACE);
+	const struct kprobe *kp = k->ret ? &k->u.rp.kp : &k->u.kp;
+
+	return k->registered && !k->probe->kmodule &&
+	       !strchr(k->probe->symbol, ':') && kprobe_disabled(kp) &&
+	       (kp->flags & KPROBE_FLAG_FTRACE) &&
+	       (!k->ret || kp->pre_handler);
 }
 
 /* After the kprobes are registered, disabled: take those on an ftrace
@@ -156,7 +173,7 @@ static void stp_kpf_take(void)
 {
 	unsigned long *addrs = NULL;
 	void **v = NULL;
-	unsigned int i, n = 0;
+	unsigned int i, m, n = 0;
 
 	for (i = 0; i < stp_nkps; i++)
 		n += stp_kpf_wanted(&stp_kps[i]);
@@ -169,7 +186,8 @@ static void stp_kpf_take(void)
 		goto out;
 	for (i = 0, n = 0; i < stp_nkps; i++)
 		if (stp_kpf_wanted(&stp_kps[i])) {
-			stp_kpfs[n].addr = (unsigned long)stp_kps[i].u.kp.addr;
+			stp_kpfs[n].addr = (unsigned long)(stp_kps[i].ret ?
+				stp_kps[i].u.rp.kp.addr : stp_kps[i].u.kp.addr);
 			stp_kpfs[n++].k = &stp_kps[i];
 		}
 	sort(stp_kpfs, n, sizeof(*stp_kpfs), stp_kpf_cmp, NULL);
@@ -182,13 +200,21 @@ static void stp_kpf_take(void)
 		goto out;
 	}
 	stp_kpf_on = true;
-	for (i = 0; i < n; i++)
-		v[i] = &stp_kpfs[i].k->u.kp;
-	unregister_kprobes((struct kprobe **)v, n);	/* disabled: no disarming */
+	/* the entry kprobes go (disabled: no disarming); the kretprobes stay
+	 * registered, disabled, for their rethooks */
+	for (i = 0, m = 0; i < n; i++)
+		if (!stp_kpfs[i].k->ret)
+			v[m++] = &stp_kpfs[i].k->u.kp;
+	if (m)
+		unregister_kprobes((struct kprobe **)v, m);
 	for (i = 0; i < n; i++) {
-		stp_kpfs[i].k->registered = false;
-		stp_kpfs[i].k->fentry = true;
-		stp_kpfs[i].k->u.kp.addr = (kprobe_opcode_t *)stp_kpfs[i].addr;
+		struct stp_kprobe *k = stp_kpfs[i].k;
+
+		k->fentry = true;
+		if (k->ret)
+			continue;
+		k->registered = false;
+		k->u.kp.addr = (kprobe_opcode_t *)stp_kpfs[i].addr;
 	}
 out:
 	if (!stp_kpf_on) {
@@ -302,6 +328,7 @@ static int stp_kprobe_register_one(struct stp_kprobe *k)
 				    k->probe->entry_size;
 		k->u.rp.maxactive = k->probe->maxactive >= 0 ?
 				    k->probe->maxactive : KRETACTIVE;
+		k->u.rp.kp.flags = stp_kprobe_flags(k->probe);
 		rc = register_kretprobe(&k->u.rp);
 	} else {
 		memset(&k->u.kp, 0, sizeof(k->u.kp));
@@ -458,25 +485,27 @@ static void stp_kprobes_register(void)
 					    p->entry_size;
 			k->u.rp.maxactive = p->maxactive >= 0 ? p->maxactive :
 							       KRETACTIVE;
+			k->u.rp.kp.flags = stp_kprobe_flags(p);
 		}
 	}
 	stp_kmod_watch();	/* before: no module load goes unseen */
 	mutex_lock(&stp_kmod_lock);
 	stp_kprobes_register_kind(false);
+	stp_kprobes_register_kind(true);
 #ifdef STP_KP_FTRACE
 	stp_kpf_take();
 	for (i = 0; i < stp_nkps; i++) {	/* the others: armed each */
 		struct stp_kprobe *k = &stp_kps[i];
+		struct kprobe *kp = k->ret ? &k->u.rp.kp : &k->u.kp;
 		int rc;
 
-		if (k->ret || !k->registered || !kprobe_disabled(&k->u.kp))
+		if (!k->registered || k->fentry || !kprobe_disabled(kp))
 			continue;
-		rc = enable_kprobe(&k->u.kp);
+		rc = enable_kprobe(kp);
 		if (rc)
 			stp_kprobe_warn(k, rc);
 	}
 #endif
-	stp_kprobes_register_kind(true);
 	mutex_unlock(&stp_kmod_lock);
 }
 

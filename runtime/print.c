@@ -9,6 +9,10 @@
  * output of SystemTap 4.8 byte for byte: for example '#' adds "0x" or a
  * leading 0 even to zero and after a precision, ".0" still prints a 0
  * digit, and %s with the '0' flag appends a NUL byte.
+ *
+ * As in 4.8, one print statement writes at most STP_BUFFER_SIZE bytes (the
+ * rest is dropped), and a width or precision counts up to STP_BUFFER_SIZE:
+ * "%2147483647d|\n" prints 8,191 spaces and the digit, not the "|\n".
  */
 #include <linux/ctype.h>
 
@@ -54,12 +58,22 @@ static void stp_print_flush_this_cpu(void)
 	stp_print_flush(stp_print_bufs[smp_processor_id()]);
 }
 
+/* The sink of one print statement: at most STP_BUFFER_SIZE bytes. */
 void stp_sink_print(struct stp_sink *s)
 {
 	s->pb = stp_print_bufs[smp_processor_id()];
 	s->pb->mark = s->pb->len;
 	s->dst = NULL;
 	s->len = 0;
+	s->cap = STP_BUFFER_SIZE;
+}
+
+/* A sink for many lines (histograms, reports, the globals' display): the
+ * 4.8 runtime prints those a line at a time, so no cap. */
+void stp_sink_print_all(struct stp_sink *s)
+{
+	stp_sink_print(s);
+	s->cap = SIZE_MAX;
 }
 
 void stp_sink_string(struct stp_sink *s, char *dst)
@@ -89,7 +103,9 @@ static void stp_put(struct stp_sink *s, const char *p, size_t n)
 {
 	size_t room;
 
-	if (s->pb) {
+	if (s->pb) {	/* s->len: what this print statement wrote */
+		n = min(n, s->cap - s->len);
+		s->len += n;
 		stp_put_print(s->pb, p, n);
 		return;
 	}
@@ -104,6 +120,9 @@ void stp_emit_lit(struct stp_sink *s, const char *p, size_t n)
 {
 	stp_put(s, p, n);
 }
+
+/* a histogram is many lines, each its own print statement in 4.8 */
+#define STP_SINK_UNCAPPED(sk) do { if ((sk)->pb) (sk)->cap = SIZE_MAX; } while (0)
 
 #include "stp_fmt.c"
 
@@ -136,12 +155,12 @@ void stp_emit_mem(struct stp_sink *s, int64_t addr, const struct stp_spec *sp)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t len = stp_mem_len(sp), i;
-	int out = sp->conv == 'M' ? 2 * len : len;
+	int out = sp->conv == 'M' ? 2 * len : len, width = stp_count(sp->width);
 	unsigned char b;
 	char pair[2];
 
 	if (!(sp->flags & STP_F_LEFT))
-		stp_put_fill(s, ' ', sp->width - out);
+		stp_put_fill(s, ' ', width - out);
 	for (i = 0; i < len; i++) {
 		if (copy_from_kernel_nofault(&b, (const void *)(unsigned long)(addr + i), 1))
 			b = 0;
@@ -154,7 +173,7 @@ void stp_emit_mem(struct stp_sink *s, int64_t addr, const struct stp_spec *sp)
 		}
 	}
 	if (sp->flags & STP_F_LEFT)
-		stp_put_fill(s, ' ', sp->width - out);
+		stp_put_fill(s, ' ', width - out);
 	if (sp->flags & STP_F_ZERO)
 		stp_put(s, "", 1);
 }

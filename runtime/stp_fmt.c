@@ -10,7 +10,12 @@
  * bool), min/max/min_t, isascii/isprint, strchr/strnlen, fallthrough,
  * memset, div64_s64, div_u64, S64_MIN,
  * STP_BUFFER_SIZE, struct stp_spec, struct stp_stat(_spec), STP_HIST_* with the STP_F_* flags, struct
- * stp_sink and stp_put(sink, bytes, n), which writes n bytes to the sink.
+ * stp_sink and stp_put(sink, bytes, n), which writes n bytes to the sink,
+ * and STP_SINK_UNCAPPED(sink), which lifts the kernel print sink's cap.
+ *
+ * As in 4.8, a width or precision counts up to STP_BUFFER_SIZE:
+ * "%2147483647d|\n" pads to 8,191 spaces (the kernel runtime's sink then
+ * drops what one print statement writes past STP_BUFFER_SIZE).
  */
 
 static void stp_put_fill(struct stp_sink *s, char c, int n)
@@ -19,6 +24,7 @@ static void stp_put_fill(struct stp_sink *s, char c, int n)
 
 	if (n <= 0)
 		return;
+	n = min(n, STP_BUFFER_SIZE);	/* either sink takes no more */
 	memset(pad, c, min_t(int, n, sizeof(pad)));
 	while (n > 0) {
 		stp_put(s, pad, min_t(int, n, sizeof(pad)));
@@ -105,6 +111,12 @@ static void stp_emit_char(struct stp_sink *s, u8 c, u8 flags, int width)
 		stp_put_fill(s, ' ', width - n);
 }
 
+/* A width or precision ('*' ones too) counts up to STP_BUFFER_SIZE. */
+static int stp_count(int v)
+{
+	return min(v, STP_BUFFER_SIZE);
+}
+
 void stp_emit_long(struct stp_sink *s, int64_t v, const struct stp_spec *sp)
 {
 	u8 flags = sp->flags;
@@ -113,7 +125,7 @@ void stp_emit_long(struct stp_sink *s, int64_t v, const struct stp_spec *sp)
 
 	switch (sp->conv) {
 	case 'c':
-		stp_emit_char(s, (u8)v, flags, sp->width);
+		stp_emit_char(s, (u8)v, flags, stp_count(sp->width));
 		return;
 	case 'd':
 	case 'i':
@@ -132,23 +144,23 @@ void stp_emit_long(struct stp_sink *s, int64_t v, const struct stp_spec *sp)
 	default:		/* 'u' */
 		break;
 	}
-	stp_emit_number(s, (u64)v, base, is_signed, flags, sp->width,
-			sp->prec, sp->conv == 'X');
+	stp_emit_number(s, (u64)v, base, is_signed, flags, stp_count(sp->width),
+			stp_count(sp->prec), sp->conv == 'X');
 }
 
 void stp_emit_str(struct stp_sink *s, const char *v, const struct stp_spec *sp)
 {
-	size_t max = sp->prec < 0 ? STP_BUFFER_SIZE : sp->prec;
-	int len;
+	size_t max = sp->prec < 0 ? STP_BUFFER_SIZE : stp_count(sp->prec);
+	int len, width = stp_count(sp->width);
 
 	if (!v)
 		v = "<NULL>";
 	len = strnlen(v, max);
 	if (!(sp->flags & STP_F_LEFT))
-		stp_put_fill(s, ' ', sp->width - len);
+		stp_put_fill(s, ' ', width - len);
 	stp_put(s, v, len);
 	if (sp->flags & STP_F_LEFT)
-		stp_put_fill(s, ' ', sp->width - len);
+		stp_put_fill(s, ' ', width - len);
 	if (sp->flags & STP_F_ZERO)
 		stp_put(s, "", 1);	/* 4.8 appends a NUL byte */
 }
@@ -163,7 +175,7 @@ static int stp_bin_size(int n)
  * the width. The size is the precision, else the width, else 8. */
 void stp_emit_bin(struct stp_sink *s, int64_t v, const struct stp_spec *sp)
 {
-	int size = stp_bin_size(sp->prec), width = sp->width;
+	int size = stp_bin_size(sp->prec), width = stp_count(sp->width);
 
 	if (width < 0) {
 		if (size < 0)
@@ -240,6 +252,7 @@ void stp_stat_print_hist(struct stp_sink *sk, const struct stp_stat *st,
 	bool eliding = false, empty;
 	const char *prefix;
 
+	STP_SINK_UNCAPPED(sk);	/* many lines, each its own print in 4.8 */
 	if (!nb || ss->hist == STP_HIST_NONE)
 		return;
 	for (i = 0; i < nb; i++) {

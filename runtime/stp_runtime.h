@@ -357,10 +357,12 @@ struct stp_print_buf;
 struct stp_sink {
 	struct stp_print_buf *pb;	/* print sink, else NULL */
 	char *dst;			/* string sink: MAXSTRINGLEN bytes */
-	size_t len;			/* string sink: bytes used */
+	size_t len;			/* bytes used (print: this statement's) */
+	size_t cap;			/* print sink: at most this many */
 };
 
 static void stp_sink_print(struct stp_sink *s);
+static void stp_sink_print_all(struct stp_sink *s);
 static void stp_sink_string(struct stp_sink *s, char *dst);
 static void stp_emit_lit(struct stp_sink *s, const char *p, size_t n);
 static void stp_emit_long(struct stp_sink *s, int64_t v, const struct stp_spec *sp);

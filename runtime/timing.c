@@ -82,7 +82,7 @@ static void stp_timing_report(void)
 	if (!stp_timings)
 		return;
 	preempt_disable();
-	stp_sink_print(&s);
+	stp_sink_print_all(&s);
 	stp_emit_lit(&s, "----- probe hit report: \n", 25);
 	for (i = 0; i < STP_NPROBES; i++) {
 		const struct stp_probe *p = &stp_probes[i];

@@ -26,4 +26,6 @@ static void stp_put(struct stp_sink *s, const char *p, size_t n)
 	fwrite(p, 1, n, s->f);
 }
 
+#define STP_SINK_UNCAPPED(sk) ((void)(sk))	/* stdio: never capped */
+
 #include "../runtime/stp_fmt.c"

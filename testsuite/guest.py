@@ -3,7 +3,11 @@
 # same path, runs a batch of shell commands as root inside it, and reports each
 # command's output and status plus the guest's console, dmesg and taint.
 # The host kernel cannot load modules; this guest is where modules get loaded.
-# Recipe and measurements: shared/reference/test-vm.md.  Stdlib only.
+# With $STAP_GUEST_KERNEL naming a testsuite/debug-kernel.sh cache, the guest
+# boots that debug kernel instead (its modules installed on the host under
+# /lib/modules/RELEASE, as testsuite/debug-campaign.sh does), with longer
+# time limits.  Recipe and measurements: shared/reference/test-vm.md.
+# Stdlib only.
 
 import contextlib
 import fcntl
@@ -25,6 +29,9 @@ INITRAMFS_APPLETS = ['sh', 'mount', 'mkdir', 'insmod', 'cat', 'chroot', 'sync',
 GUEST_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 CTL_DIR = '/run/stap-guest'          # control share, as seen inside the chroot
 BOOT_ALLOWANCE = 60                  # seconds for boot and power-off
+DEBUG_KERNEL_ENV = 'STAP_GUEST_KERNEL'
+DEBUG_SLOWDOWN = 4                   # KASAN and lockdep, under TCG
+DEBUG_BOOT_ALLOWANCE = 400
 KILL_GRACE = 5                       # SIGTERM -> SIGKILL delay, both sides
 EXPECTED_TAINT = 4096 | 8192         # O (out-of-tree) and E (unsigned module)
 BAD_KERNEL_PATTERNS = ['Oops', 'BUG:', 'WARNING:', 'Kernel panic', 'soft lockup',
@@ -110,8 +117,17 @@ class Batch(list):
         return '\n'.join(self.console.splitlines()[-lines:])
 
 
+def debug_kernel():
+    """The debug-kernel.sh cache that $STAP_GUEST_KERNEL names, or None."""
+    d = os.environ.get(DEBUG_KERNEL_ENV)
+    return Path(d) if d else None
+
+
 def kernel_release():
-    """The newest installed Debian 6.1 kernel release, e.g. '6.1.0-56-amd64'."""
+    """The newest installed Debian 6.1 kernel release, e.g. '6.1.0-56-amd64',
+    or the debug kernel's (see debug_kernel())."""
+    if debug_kernel():
+        return (debug_kernel() / 'done').read_text().strip()
     found = [os.path.basename(p)[len('vmlinuz-'):]
              for p in glob.glob('/boot/vmlinuz-6.1.0-*-amd64')]
     if not found:
@@ -165,6 +181,10 @@ class Guest:
                               or f'/var/tmp/stap-test-vm/{self.release}')
         self.vmlinux = self.cache_dir / 'vmlinux'
         self.initramfs = self.cache_dir / 'initramfs.cpio'
+        self.debug = (debug_kernel() is not None
+                      and self.release == kernel_release())
+        if self.debug:	# QEMU boots its bzImage as it is
+            self.vmlinuz = self.vmlinux = debug_kernel() / 'bzImage'
 
     # --- boot files -------------------------------------------------------
 
@@ -176,7 +196,8 @@ class Guest:
             stamp_file = self.cache_dir / 'stamp.json'
             stamp = self._stamp()
             if _read_json(stamp_file) != stamp:
-                _write_atomic(self.vmlinux, _extract_vmlinux(self.vmlinuz))
+                if not self.debug:
+                    _write_atomic(self.vmlinux, _extract_vmlinux(self.vmlinuz))
                 _write_atomic(self.initramfs, self._build_initramfs())
                 _write_atomic(stamp_file, json.dumps(stamp).encode())
 
@@ -238,8 +259,13 @@ class Guest:
         Returns a Batch; raises GuestDied if the guest did not finish it."""
         self.prepare()
         commands = list(commands)
+        boot = BOOT_ALLOWANCE
+        if self.debug:
+            timeout *= DEBUG_SLOWDOWN
+            boot = DEBUG_BOOT_ALLOWANCE
+            total_timeout = total_timeout and total_timeout * DEBUG_SLOWDOWN
         if total_timeout is None:
-            total_timeout = BOOT_ALLOWANCE + len(commands) * (timeout + KILL_GRACE)
+            total_timeout = boot + len(commands) * (timeout + KILL_GRACE)
         with tempfile.TemporaryDirectory(prefix='stap-guest-') as ctl, \
                 _scratch_dir(scratch) as scratch_path:
             ctl = Path(ctl)

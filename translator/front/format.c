@@ -4,6 +4,7 @@
  * the pieces to check argument counts and types; pass 3 compiles each
  * piece into a runtime call, so no format string is parsed in the kernel.
  */
+#include <stdint.h>
 #include <ctype.h>
 #include <string.h>
 
@@ -31,10 +32,17 @@ static int parse_flags(const char **pp, const char *end)
 	return bits[c - chars];
 }
 
-/* A width or precision: digits, or '*' (-2), or none (-1). */
+/*
+ * A width or precision: digits, or '*' (-2), or none (-1). Digits are read
+ * as SystemTap 4.8's runtime reads them (skip_atoi into an int, wrapping)
+ * and clamped to 0..FMT_MAX_COUNT as it clamps them: "%2147483647d" has a
+ * width of 8192, "%2147483648d" (wrapped negative) a width of 0.
+ */
+#define FMT_MAX_COUNT 8192	/* 4.8's STP_BUFFER_SIZE */
+
 static int parse_count(const char **pp, const char *end)
 {
-	int v = 0;
+	uint32_t v = 0;
 
 	if (*pp < end && **pp == '*') {
 		(*pp)++;
@@ -43,11 +51,12 @@ static int parse_count(const char **pp, const char *end)
 	if (*pp >= end || !isdigit((unsigned char)**pp))
 		return -1;
 	while (*pp < end && isdigit((unsigned char)**pp)) {
-		if (v < 100000)
-			v = v * 10 + (**pp - '0');
+		v = v * 10 + (uint32_t)(**pp - '0');
 		(*pp)++;
 	}
-	return v;
+	if ((int32_t)v < 0)
+		return 0;
+	return v > FMT_MAX_COUNT ? FMT_MAX_COUNT : (int)v;
 }
 
 /* Parse one directive after its '%'; NULL with *err set on a bad one. */

@@ -1158,7 +1158,7 @@ static void gen_display(struct gen *g, struct output *o, int index)
 	begin_scope(g, &body, NULL);
 	tr_line(g, "struct stp_sink sk;");
 	tr_line(g, "struct stp_spec sp = { 'd', 0, -1, -1 };");
-	tr_line(g, "stp_sink_print(&sk);");
+	tr_line(g, "stp_sink_print_all(&sk);");
 	for (struct var *v = g->s->globals; v; v = v->next) {
 		const char *ref = tr_mangle(g, "g_", v->name);
 

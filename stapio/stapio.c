@@ -557,6 +557,8 @@ static int open_traces(const char *dir, unsigned int ncpus)
 	if (!io.trace)
 		return error_msg("out of memory");
 	io.ntrace = ncpus;
+	for (i = 0; i < ncpus; i++)	/* none open yet: unload() closes */
+		io.trace[i].fd = -1;
 	for (i = 0; i < ncpus; i++) {
 		snprintf(path, sizeof(path), "%s/%s%u", dir, STP_TRACE_PREFIX, i);
 		as_root(true);
@@ -931,9 +933,13 @@ static int ensure_debugfs(void)
 	if (statfs(DEBUGFS_MOUNT, &st) == 0 && st.f_type == DEBUGFS_MAGIC_NR)
 		return 0;
 	as_root(true);
-	if (mount("debugfs", DEBUGFS_MOUNT, "debugfs", 0, NULL) != 0)
+	if (mount("debugfs", DEBUGFS_MOUNT, "debugfs", 0, NULL) != 0) {
+		int err = errno;
+
+		as_root(false);
 		return error_msg("debugfs is not mounted at %s and mounting it "
-				 "failed: %s", DEBUGFS_MOUNT, strerror(errno));
+				 "failed: %s", DEBUGFS_MOUNT, strerror(err));
+	}
 	as_root(false);
 	return 0;
 }
@@ -949,7 +955,9 @@ static int open_ctl(const char *dir, bool *absent)
 	as_root(true);
 	io.ctl_fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	as_root(false);
-	*absent = io.ctl_fd < 0 && errno == ENOENT;
+	/* only EBUSY says that another stapio drives it; any other error
+	 * (ENOENT, or ENOMEM and the like) leaves staprun's module to us */
+	*absent = io.ctl_fd < 0 && errno != EBUSY;
 	if (io.ctl_fd < 0)
 		return error_msg("cannot open %s: %s (is module '%s' loaded?)",
 				 path, strerror(errno), io.module);

@@ -734,6 +734,9 @@ static int check_kernel(const struct options *o, const char *img, size_t len)
 	size_t n;
 
 	if (access("/proc/modules", F_OK) != 0) {
+		if (errno != ENOENT)	/* ENOMEM: not a kernel without modules */
+			return error_msg("cannot look at /proc/modules: %s",
+					 strerror(errno));
 		errno = ENOSYS;
 		return load_error(o, "", img, len);
 	}
@@ -851,6 +854,14 @@ static int load_module(const struct options *o, char *name, size_t size)
 	return ret;
 }
 
+/* Whether a failed readlink()/access() only says "not there" (try the
+ * next place) rather than that the look-up itself failed (ENOMEM, EIO). */
+static bool not_there(int err)
+{
+	return err == ENOENT || err == ENOTDIR || err == EACCES ||
+	       err == ELOOP || err == ENAMETOOLONG;
+}
+
 /*
  * -d removes only a module of ours: one with a control file under debugfs
  * (as 4.8, which opens it; we only look, so that a live session is not
@@ -879,6 +890,9 @@ static int delete_module(const char *name)
 		if (errno == EACCES || errno == EPERM)	/* debugfs is root's */
 			fprintf(stderr, "ERROR: not permitted to remove module '%s' "
 				"(run as root)\n", name);
+		else if (!not_there(errno))	/* ENOMEM: say so, not "not ours" */
+			fprintf(stderr, "ERROR: cannot tell whether '%s' is a systemtap "
+				"module: %s\n", name, strerror(errno));
 		else
 			fprintf(stderr, "ERROR: '%s' is not a zombie systemtap module.\n",
 				name);
@@ -895,8 +909,11 @@ static int delete_module(const char *name)
 }
 
 /* stapio: $STAP_STAPIO, the build tree next to us, the install tree
- * relative to us, or the configured install path. */
-static void find_stapio(char *path, size_t size)
+ * relative to us, or the configured install path. Returns 0, or the
+ * errno of a look-up that failed for another reason than the file's
+ * absence (PATH then names what was looked at): exec'ing the fallback
+ * would report ENOENT, hiding the real error. */
+static int find_stapio(char *path, size_t size)
 {
 	/* not a user's choice when we run setuid root */
 	const char *env = running_setuid() ? NULL : getenv("STAP_STAPIO");
@@ -906,9 +923,13 @@ static void find_stapio(char *path, size_t size)
 
 	if (env && *env) {
 		snprintf(path, size, "%s", env);
-		return;
+		return 0;
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0 && !not_there(errno)) {
+		snprintf(path, size, "/proc/self/exe");
+		return errno;
+	}
 	if (n > 0) {
 		self[n] = '\0';
 		slash = strrchr(self, '/');
@@ -916,13 +937,18 @@ static void find_stapio(char *path, size_t size)
 			*slash = '\0';
 			snprintf(path, size, "%s/../stapio/stapio", self);
 			if (access(path, X_OK) == 0)
-				return;
+				return 0;
+			if (!not_there(errno))
+				return errno;
 			snprintf(path, size, "%s/../libexec/stap/stapio", self);
 			if (access(path, X_OK) == 0)
-				return;
+				return 0;
+			if (!not_there(errno))
+				return errno;
 		}
 	}
 	snprintf(path, size, "%s", STAP_PKGLIBEXECDIR "/stapio");
+	return 0;
 }
 
 /* Returns only if the exec failed: then the module is removed again. */
@@ -932,8 +958,15 @@ static int exec_stapio(const struct options *o, const char *name)
 	const char *argv[24];
 	char pid[32], fd[32];
 	int i = 0;
+	int err = find_stapio(path, sizeof(path));
 
-	find_stapio(path, sizeof(path));
+	if (err) {
+		fprintf(stderr, "ERROR: cannot run stapio '%s': %s\n", path,
+			strerror(err));
+		if (!o->attach_name)
+			delete_module(name);
+		return -1;
+	}
 	argv[i++] = "stapio";
 	if (o->verbose)
 		argv[i++] = "-v";
@@ -993,7 +1026,8 @@ static void exec_stapbpf(int argc, char **argv)
 	}
 	if (i == argc)
 		return;
-	find_stapio(path, sizeof(path));
+	if (find_stapio(path, sizeof(path)) || !strrchr(path, '/'))
+		snprintf(path, sizeof(path), "%s", STAP_PKGLIBEXECDIR "/stapio");
 	strcpy(strrchr(path, '/') + 1, "stapbpf");
 	if (access(path, X_OK)) {	/* the build tree: staprun/stapbpf */
 		ssize_t n = readlink("/proc/self/exe", path, PATH_MAX);

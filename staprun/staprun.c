@@ -927,8 +927,10 @@ static int find_stapio(char *path, size_t size)
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n < 0 && !not_there(errno)) {
+		int err = errno;
+
 		snprintf(path, size, "/proc/self/exe");
-		return errno;
+		return err;
 	}
 	if (n > 0) {
 		self[n] = '\0';

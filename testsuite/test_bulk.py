@@ -2,6 +2,7 @@
 # file of its own (FILE_N with -o FILE, else stpd_cpuN), and stap-merge
 # puts the records back in their order. The merge itself on files made
 # here, exact; a session in a two-CPU guest, merged.
+import re
 import struct
 import subprocess
 
@@ -42,6 +43,9 @@ def test_merge_orders_by_sequence(tmp_path):
     assert (r.returncode, r.stderr) == (1, 'Usage: stap-merge [-v] [-o OUTPUT] FILE...\n')
 
 
+SKIPS = re.compile(r'(WARNING: Number of errors: 0, skipped probes: \d+\n'
+                   r'(WARNING: Skipped due to [^\n]*\n)*)?')
+
 SCRIPT = '''global n
 probe begin { printf("begin\\n") }
 probe timer.profile { if (n < 300) printf("%d\\n", ++n) }
@@ -57,7 +61,12 @@ def test_bulk_session_in_two_cpus(krel, tmp_path):
     b = guest.run_batch([f'{STAPRUN} -o out bulk.ko', f'{STAPRUN} bulk.ko', 'ls'],
                         scratch=str(tmp_path), cpus=2)
     guest.check_kernel_healthy(b)
-    assert [(x.rc, x.stdout, x.stderr) for x in b[:2]] == [(0, '', '')] * 2
+    # two CPUs share n's lock: a vCPU descheduled by a loaded host while it
+    # holds it makes the other's timer.profile hit skip (counted, as 4.8
+    # does); n still reaches 300 in later hits, and nothing else may appear
+    assert [(x.rc, x.stdout) for x in b[:2]] == [(0, '')] * 2
+    for x in b[:2]:
+        assert SKIPS.fullmatch(x.stderr), x.stderr
     names = b[2].stdout.split()
     # one file a CPU, and no plain "out"
     assert [n for n in names if n.startswith('out')] == ['out_0', 'out_1']

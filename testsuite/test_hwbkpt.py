@@ -15,7 +15,7 @@ SYMBOL = '''global w, r
 probe kernel.data("vm_swappiness").write { if (!w++) printf("%s %s\\n", pp(), execname()) }
 probe kernel.data("vm_swappiness").rw { if (!r++) printf("%s %s\\n", pp(), execname()) }
 probe kernel.data("nosuch_symbol_kctx").write { println("never") }
-probe timer.ms(2000) { printf("w>0 %d r>=w %d\\n", w > 0, r >= w); exit() }
+probe end { printf("w>0 %d r>=w %d\\n", w > 0, r >= w) }
 '''
 # 4.8 (/usr/bin/stap -p4, /usr/bin/staprun in the guest, with trigger())
 SYMBOL_UPSTREAM = (
@@ -29,15 +29,18 @@ SYMBOL_UPSTREAM = (
 ADDRESS = '''global n, m
 probe kernel.data(ADDR).length(4).write { if (!n++) printf("%s %s\\n", pp(), execname()) }
 probe kernel.data(ADDR).length(3).rw { if (execname() == "cat") m++ }
-probe timer.ms(2000) { printf("n>0 %d m>0 %d\\n", n > 0, m > 0); exit() }
+probe end { printf("n>0 %d m>0 %d\\n", n > 0, m > 0) }
 '''
 
 
 def trigger(name):
-    return (f'{STAPRUN} {name}.ko > {name}.out 2> {name}.err & pid=$!; sleep 0.7; '
-            'echo 61 > /proc/sys/vm/swappiness; cat /proc/sys/vm/swappiness >/dev/null; '
-            'echo 60 > /proc/sys/vm/swappiness; '
-            f'wait $pid; echo "rc=$?"; cat {name}.out; cat {name}.err >&2')
+    """Run module `name` with `staprun -c`: the command writes and reads
+    the variable once the breakpoints are armed, and its end ends the
+    session (a sleep before it lost the race on a loaded host)."""
+    command = ('echo 61 > /proc/sys/vm/swappiness; cat /proc/sys/vm/swappiness >/dev/null; '
+               'echo 60 > /proc/sys/vm/swappiness')
+    return (f"{STAPRUN} -c '{command}' {name}.ko > {name}.out 2> {name}.err; "
+            f'echo "rc=$?"; cat {name}.out; cat {name}.err >&2')
 
 
 @pytest.fixture(scope='module')

@@ -15,27 +15,27 @@ OPENAT = 'kernel.function("do_sys_openat2")'
 SCRIPTS = {
     # a kprobe that `cat` (started after the module) triggers
     'kp_hit': 'global n probe kprobe.function("do_sys_openat2") { n++ } '
-              'probe timer.ms(700) { if (n > 0) println("hit"); exit() }',
+              'probe end { if (n > 0) println("hit") }',
     # $return and parameters in a kretprobe: opening a missing file is -ENOENT
     'kp_return': 'global done probe kernel.function("do_sys_openat2").return { '
                  'if ($return == -2 && !done) { done = 1; '
                  'printf("%s ret=%d dfd=%d %s %s\\n", pp(), $return, $dfd, probefunc(), ppfunc()) } } '
-                 'probe timer.ms(700) { exit() }',
+                 'probe timer.s(60) { exit() }',
     # entry: $$parms, parameters narrowed to their type (int dfd = AT_FDCWD)
     'kp_parms': 'global done probe kernel.function("do_sys_openat2") { '
                 'if ($dfd == -100 && !done) { done = 1; println($$parms); '
                 'println(pp(), " ", probefunc(), " ", $filename != 0) } } '
-                'probe timer.ms(700) { exit() }',
+                'probe timer.s(60) { exit() }',
     # a tracepoint with typed arguments, triggered by exec
     'tp_exec': 'global n, ok = 1 probe kernel.trace("sched:sched_process_exec") { n++; '
                'if ($p == 0 || $bprm == 0 || $old_pid <= 0) ok = 0 } '
-               'probe timer.ms(700) { printf("execs>=3 %d ok %d pp %s\\n", n >= 3, ok, '
-               'ppfunc() == "" ? "empty" : "?"); exit() }',
+               'probe end { printf("execs>=3 %d ok %d pp %s\\n", n >= 3, ok, '
+               'ppfunc() == "" ? "empty" : "?") }',
     # mass registration: entry and return probes on every vfs_* function
     'kp_vfs': 'global hits probe kernel.function("vfs_*") { hits[probefunc()]++ } '
               'probe kernel.function("vfs_*").return { hits["ret"]++ } '
-              'probe timer.ms(700) { printf("read %d ret %d\\n", hits["vfs_read"] > 0, '
-              'hits["ret"] > 0); exit() }',
+              'probe end { printf("read %d ret %d\\n", hits["vfs_read"] > 0, '
+              'hits["ret"] > 0) }',
     # more than a thousand kprobes (1302 *_show functions of 6.1), registered
     # in bulk, hit by sysfs reads, then unregistered
     'kp_many': 'global n probe kernel.function("*_show") { n++ } '
@@ -67,10 +67,12 @@ VFS_WARNINGS = ''.join(
 
 
 def trigger(name):
-    """Run module `name`, and once it has started, open files and exec."""
-    return (f'{STAPRUN} {name}.ko > {name}.out 2> {name}.err & pid=$!; sleep 0.4; '
-            'cat /nonexistent-file 2>/dev/null; /bin/true; /bin/true; /bin/true; '
-            f'wait $pid; echo "rc=$?"; cat {name}.out; cat {name}.err >&2')
+    """Run module `name`; once its probes are armed (staprun -c), open
+    files and exec; the command's end ends the session and runs the end
+    probes (a sleep before the command lost the race on a loaded host)."""
+    command = 'cat /nonexistent-file 2>/dev/null; /bin/true; /bin/true; /bin/true'
+    return (f"{STAPRUN} -c '{command}' {name}.ko > {name}.out 2> {name}.err; "
+            f'echo "rc=$?"; cat {name}.out; cat {name}.err >&2')
 
 
 @pytest.fixture(scope='module')

@@ -47,7 +47,7 @@ UPSTREAM = {
   println("ip ", register("rip") == addr(), " ", register("rsp") != 0, " ", u_register("eflags"))
   print_regs()
 }
-probe timer.ms(1500) { exit() }
+probe timer.s(60) { exit() }
 ''',
     # returning from it: returnval(), returnstr(), @entry()
     'return': 'global done, done2\nprobe ' + OPENAT + '.return {\n  ' + FIRST + '''
@@ -65,7 +65,7 @@ probe ''' + OPENAT + '''.return {
   done2 = 1
   println("ret2 ", returnval(), " ", returnstr(1), " ", returnstr(2), " ", returnstr(3))
 }
-probe timer.ms(1500) { exit() }
+probe timer.s(60) { exit() }
 ''',
     # without registers (begin): the errors, and the no-register results
     'begin': '''probe begin {
@@ -96,14 +96,14 @@ probe timer.ms(1500) { exit() }
   try { println(register("ah"), " ", register("al"), " ", u_register("al"), " ", register("orig_rax"), " ", register("xcs"), " ", register("cs")) } catch(e) { println("E8 ", e) }
   try { println(u_register("ax"), " ", register("ax"), " ", register("ss"), " ", register("flags") == register("eflags")) } catch(e) { println("E9 ", e) }
 }
-probe timer.ms(1500) { exit() }
+probe timer.s(60) { exit() }
 ''',
     # 4.8 cannot name the kernel without its symbols: an error there
     'modname': 'global done\nprobe ' + OPENAT + ' {\n  ' + FIRST + '''
   try { println(modname(addr())) } catch(e) { println("E7 ", e) }
   println(probemod())
 }
-probe timer.ms(1500) { exit() }
+probe timer.s(60) { exit() }
 ''',
 }
 
@@ -122,7 +122,7 @@ probe kprobe.function("do_sys_openat2").return {
   n2 = 1
   printf("kp %d %s %d\\n", @entry(int_arg(1)), @entry(user_string(pointer_arg(2))), returnval())
 }
-probe timer.ms(1500) { exit() }
+probe timer.s(60) { exit() }
 ''',
     # each call has its own @entry values: nested, and many at once
     'entry_nested': '''global bad, n
@@ -130,7 +130,7 @@ probe kernel.function("vfs_read").return {
   if (@entry($count) != $count || @entry($file) != $file) bad++
   n++
 }
-probe timer.ms(1500) { printf("n>0 %d bad %d\\n", n > 0, bad); exit() }
+probe end { printf("n>0 %d bad %d\\n", n > 0, bad) }
 ''',
 }
 
@@ -141,7 +141,7 @@ OURS['stack'] = 'global done\nprobe ' + OPENAT + ' {\n  ' + FIRST + '''
   try { println(stack(20)) } catch(e) { println(e) }
   try { println(callers(20)) } catch(e) { println(e) }
 }
-probe timer.ms(1500) { exit() }
+probe timer.s(60) { exit() }
 '''
 
 # guru mode: writing a parameter's register at entry and $return
@@ -156,29 +156,32 @@ probe kernel.function("do_sys_openat2").return {
     $return = -13; println("ret ", $return, " ", returnval())
   }
 }
-probe timer.ms(1500) { exit() }
+probe timer.s(60) { exit() }
 ''',
 }
 # a sampled user-mode context has registers but no kernel stack
 PROFILE = '''global u, k
 probe timer.profile { if (backtrace() == "") u++; else k++ }
-probe timer.ms(1500) { printf("user %d kernel %d\\n", u > 0, k > 0); exit() }
+probe end { printf("user %d kernel %d\\n", u > 0, k > 0) }
 '''
-PROFILE_TRIGGER = ('{staprun} profile.ko > profile.out 2> profile.err & pid=$!; sleep 0.3; '
-                   'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; '
-                   'wait $pid; echo "rc=$?"; cat profile.out; cat profile.err >&2')
-WRITE_TRIGGER = ('{staprun} write.ko > write.out 2> write.err & pid=$!; sleep 0.5; '
-                 '(cd /etc && cat hostname) 2>&1; cat /nonexistent-kctx 2>&1; '
-                 'wait $pid; echo "rc=$?"; cat write.out; cat write.err >&2')
+PROFILE_TRIGGER = ("{staprun} -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done' "
+                   'profile.ko > profile.out 2> profile.err; '
+                   'echo "rc=$?"; cat profile.out; cat profile.err >&2')
+WRITE_TRIGGER = ("{staprun} -c '(cd /etc && cat hostname) 2>>cat.err; "
+                 "cat /nonexistent-kctx 2>>cat.err; true' "
+                 'write.ko > write.out 2> write.err; '
+                 'rc=$?; cat cat.err; echo "rc=$rc"; cat write.out; cat write.err >&2')
 
 SCRIPTS = {**UPSTREAM, **OURS}
 
 
 def trigger(name, staprun):
-    """Run module `name`; once it has started, cat opens files."""
-    return (f'{staprun} {name}.ko > {name}.out 2> {name}.err & pid=$!; sleep 0.5; '
-            'cat /nonexistent-file 2>/dev/null; cat /etc/hostname >/dev/null; /bin/true; '
-            f'wait $pid; echo "rc=$?"; cat {name}.out; cat {name}.err >&2')
+    """Run module `name`; once its probes are armed (staprun -c), cat
+    opens files, and the command's end ends the session (a sleep before
+    the command lost the race on a loaded host)."""
+    command = 'cat /nonexistent-file 2>/dev/null; cat /etc/hostname >/dev/null; /bin/true'
+    return (f"{staprun} -c '{command}' {name}.ko > {name}.out 2> {name}.err; "
+            f'echo "rc=$?"; cat {name}.out; cat {name}.err >&2')
 
 
 KALLSYMS = 'grep -v "\\[" /proc/kallsyms | sort'

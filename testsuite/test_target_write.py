@@ -32,14 +32,14 @@ UPSTREAM = {
                  'x = $p->timer_slack_ns = -1\n'
                  'printf("%d %d\\n", x, $p->timer_slack_ns)\n'
                  '$p->timer_slack_ns = 50008\n'
-                 '} probe timer.ms(2000) { exit() }',
+                 '} probe timer.s(60) { exit() }',
                  '50008\nrc=0\ncat 50000\n-1 -1\n'),
     # @cast on a kprobe
     'cast_slack': ('global done probe kprobe.function("do_sys_openat2") {\n'
                    'if (execname() == "cat" && !done++) {\n'
                    f'@cast(task_current(), {SCHED})->timer_slack_ns = 60001\n'
                    f'println(@cast(task_current(), {SCHED})->timer_slack_ns)\n'
-                   '} } probe timer.ms(2000) { exit() }',
+                   '} } probe timer.s(60) { exit() }',
                    '60001\nrc=0\n60001\n'),
 }
 SLACK = 'cat /proc/self/timerslack_ns'
@@ -61,7 +61,7 @@ OURS = {
              '$p->in_execve = e\n'
              'println(n == $p->sched_contributes_to_load * 10 + $p->sched_migrated, '
              '" ", $p->in_execve == e)\n'
-             '} probe timer.ms(2000) { exit() }',
+             '} probe timer.s(60) { exit() }',
              'chrt -p 0 | head -1 | sed "s/^pid [0-9]*/pid/"',
              "pid's current scheduling policy: SCHED_OTHER|SCHED_RESET_ON_FORK\n"
              'rc=0\n0\n3\n1\n0\n1 1\n'),
@@ -71,7 +71,7 @@ OURS = {
             '    kernel_string($file->f_path->dentry->d_name->name) == "tw.txt") {\n'
             '$pos[0] = 2\n'
             'printf("pos %d\\n", $pos[0])\n'
-            '} } probe timer.ms(2000) { exit() }',
+            '} } probe timer.s(60) { exit() }',
             'cat tw.txt', 'cdefgh\nrc=0\npos 2\n'),
 }
 
@@ -80,19 +80,24 @@ FAULTS = {
     # a user address taken as a struct file *
     'user_fault': ('probe kernel.function("vfs_read") { if (execname() == "cat") '
                    '@cast($buf, "file")->f_flags = 1 } '
-                   'probe timer.ms(2000) { println("not reached"); exit() }', 62),
+                   'probe timer.s(60) { println("not reached"); exit() }', 62),
     # a read-only kernel page (the file_operations in .rodata), written
     # with the value it holds
     'ro_fault': ('probe kernel.function("vfs_read") { if (execname() == "cat") {\n'
                  'x = @cast($file->f_op, "file_operations")->owner\n'
                  '@cast($file->f_op, "file_operations")->owner = x } }\n'
-                 'probe timer.ms(2000) { println("not reached"); exit() }', None),
+                 'probe timer.s(60) { println("not reached"); exit() }', None),
 }
 
 
 def trigger(name, command):
-    return (f'{STAPRUN} {name}.ko > {name}.out 2> {name}.err & pid=$!; sleep 0.5; '
-            f'{command}; wait $pid; echo "rc=$?"; cat {name}.out; cat {name}.err >&2')
+    """Run module `name` with `staprun -c`: the command starts once the
+    probes are armed, and its end ends the session (a sleep before it lost
+    the race on a loaded host). What it prints comes first, as when it
+    ran in the foreground, through a pipe as then (cat copies a file to a
+    file without read())."""
+    return (f"{STAPRUN} -c '({command}) | tee {name}.cmd >/dev/null' {name}.ko > {name}.out 2> {name}.err; "
+            f'rc=$?; cat {name}.cmd; echo "rc=$rc"; cat {name}.out; cat {name}.err >&2')
 
 
 @pytest.fixture(scope='module')

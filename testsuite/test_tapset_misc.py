@@ -89,8 +89,8 @@ CASES = {
         '@prometheus_dump_array3(a3, "three", "a", "b", "c")\n'
         '@prometheus_dump_array3_map_unquoted(a3, "three_u", "a", "b", "c", sprint, up, sprint, up)\n'
         '$value .= "# end\\n" }\n'
-        'probe timer.s(3) { exit() }',
-        '{run} {mod}.ko & sleep 1.5; cat /proc/systemtap/{mod}/__prometheus; wait',
+        'probe timer.s(60) { exit() }',
+        "{run} -c 'cat /proc/systemtap/{mod}/__prometheus' {mod}.ko",
         'calls{name="read"} 3\ncalls{name="wr\\"ite"} 5\n'
         'ucalls{name=<read>} 3\nucalls{name=<wr"ite>} 5\n'
         'two{pid="1",name="x"} 10\ntwo{pid="2",name="y"} 20\n'
@@ -104,13 +104,18 @@ CASES = {
         '4096 0 0 0 0\n[size:     0, rss:     0, shr:     0, txt:     0, data:     0] [12.0K]\n[    0][ 1023][1.00K][1.50K][9.99K][10.0K][ 100K][1023K][1.00M][4.76M][ 117M][2.79G][ 931G][10348G]\n[ 1023] [5120G] [   -5]\n[sh -c sleep 0.1 a "" b] [sh] [-c] [a] [] [sleep 0.1,a,"",b]\n[-c|sleep 0.1] []\n1 1 1 1 1 1\n1 1 1\n1\n', '', 0),
     # the JSON metadata and data files, read twice while the module runs
     'json': (
-        'global n\nprobe begin {\n\tjson_set_prefix("demo")\n\tjson_add_numeric_metric("count", "number of reads", "reads")\n\tjson_add_string_metric("state", "")\n\tjson_add_array("devs", "per device data")\n\tjson_add_array_numeric_metric("devs", "bytes", "bytes moved", "bytes")\n\tjson_add_array_string_metric("devs", "label", "the label")\n\ttry { json_add_numeric_metric("count", "", "") } catch (e) { println(e) }\n\ttry { json_add_array_string_metric("devs", "label", "") } catch (e) { println(e) }\n}\nprobe json_data {\n\t@json_output_data_start\n\t@json_output_numeric_value("count", ++n)\n\t@json_output_array_numeric_value("devs", "sda", "bytes", 100)\n\t@json_output_array_string_value("devs", "sda", "label", "root")\n\t@json_output_array_numeric_value("devs", "sdb", "bytes", -5)\n\t@json_output_string_value("state", "ok")\n\t@json_output_data_end\n}\nprobe timer.s(3) { exit() }\n',
-        '{run} {mod}.ko & sleep 1.5; cat /proc/systemtap/{mod}/metadata.json;'
-        ' cat /proc/systemtap/{mod}/data.json; cat /proc/systemtap/{mod}/data.json; wait',
+        'global n\nprobe begin {\n\tjson_set_prefix("demo")\n\tjson_add_numeric_metric("count", "number of reads", "reads")\n\tjson_add_string_metric("state", "")\n\tjson_add_array("devs", "per device data")\n\tjson_add_array_numeric_metric("devs", "bytes", "bytes moved", "bytes")\n\tjson_add_array_string_metric("devs", "label", "the label")\n\ttry { json_add_numeric_metric("count", "", "") } catch (e) { println(e) }\n\ttry { json_add_array_string_metric("devs", "label", "") } catch (e) { println(e) }\n}\nprobe json_data {\n\t@json_output_data_start\n\t@json_output_numeric_value("count", ++n)\n\t@json_output_array_numeric_value("devs", "sda", "bytes", 100)\n\t@json_output_array_string_value("devs", "sda", "label", "root")\n\t@json_output_array_numeric_value("devs", "sdb", "bytes", -5)\n\t@json_output_string_value("state", "ok")\n\t@json_output_data_end\n}\nprobe timer.s(60) { exit() }\n',
+        # begin's lines reach stdout before the files are read: stapio
+        # prints them while the module starts, and the reads wait for
+        # the files (no -c: its command could print first)
+        '{run} {mod}.ko & P=$!; for i in $(seq 600); do [ -e /proc/systemtap/{mod}/data.json ] && break; sleep 0.1; done; sleep 1; '
+        'cat /proc/systemtap/{mod}/metadata.json; cat /proc/systemtap/{mod}/data.json; '
+        'cat /proc/systemtap/{mod}/data.json; kill -INT $P; wait',
         'Metric \'count\' already exists\nArray metric \'label\' already exists in array devs\n{\n  "prefix": "demo",\n  "metrics": [\n    {\n      "name": "count",\n      "pointer": "/count",\n      "type": "integer",\n      "description": "number of reads",\n      "units": "reads"\n    },\n    {\n      "name": "state",\n      "pointer": "/state",\n      "type": "string"\n    },\n    {\n      "name": "devs",\n      "pointer": "/devs",\n      "type": "array",\n      "description": "per device data",\n      "index": "/__id",\n      "metrics": [\n        {\n          "name": "bytes",\n          "pointer": "/bytes",\n          "type": "integer",\n          "description": "bytes moved",\n          "units": "bytes"\n        },\n        {\n          "name": "label",\n          "pointer": "/label",\n          "type": "string",\n          "description": "the label"\n        }\n      ]\n    }\n  ]\n}\n{\n  "count": 1,\n  "devs": [\n    {\n      "__id": "sda",\n      "bytes": 100,\n      "label": "root"\n    },\n    {\n      "__id": "sdb",\n      "bytes": -5\n    }\n  ],\n  "state": "ok"\n}\n{\n  "count": 2,\n  "devs": [\n    {\n      "__id": "sda",\n      "bytes": 100,\n      "label": "root"\n    },\n    {\n      "__id": "sdb",\n      "bytes": -5\n    }\n  ],\n  "state": "ok"\n}\n', '', 0),
     'json_twice': (
-        'probe begin { json_add_numeric_metric("a", "", "") }\nprobe json_data {\n\t@json_output_data_start\n\t@json_output_numeric_value("a", 1)\n\t@json_output_numeric_value("a", 2)\n\t@json_output_data_end\n}\nprobe timer.s(2) { exit() }\n',
-        '{run} {mod}.ko & sleep 1; cat /proc/systemtap/{mod}/data.json; echo rc=$?; wait',
+        'probe begin { json_add_numeric_metric("a", "", "") }\nprobe json_data {\n\t@json_output_data_start\n\t@json_output_numeric_value("a", 1)\n\t@json_output_numeric_value("a", 2)\n\t@json_output_data_end\n}\nprobe timer.s(60) { exit() }\n',
+        '{run} {mod}.ko & for i in $(seq 600); do [ -e /proc/systemtap/{mod}/data.json ] && break; sleep 0.1; done; sleep 1; '
+        'cat /proc/systemtap/{mod}/data.json; echo rc=$?; wait',
         '{\n  "a": 1rc=0\n', "ERROR: Metric 'a' already output\nWARNING: Number of errors: 1, skipped probes: 0\n", 0),
     # the sizes the kernel's headers give (4.8 needs the kernel's DWARF)
     'sizeof': (

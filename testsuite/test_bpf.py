@@ -23,7 +23,7 @@
 #   loader reads the record) shows in the histogram.
 # - not there yet: histograms of arrays, @hist_*(s)[i], foreach over
 #   buckets, @variance, foreach over slices, `*` in keys,
-#   wrapping arrays, try, the tapset functions other than those of
+#   wrapping arrays, the tapset functions other than those of
 #   bpf_gen.c's builtins[].
 import os
 import subprocess
@@ -273,6 +273,38 @@ def test_statistics_array_rows():
     assert out == ('a 2 12 4 8 6\nb 1 1 1 1 1\n', '', 0)
 
 
+def test_try_catch_runtime_errors():
+    """Errors raised in a try, also in a function it calls and in a foreach
+    body, are caught with the message the module runtime's catch sees (no
+    place); MAXACTION is not caught; an uncaught one names its place."""
+    out = stap('-e', 'global a, n function f(x) { return 10 / x } '
+               'probe begin { z = 0; a[1] = 0; a[2] = 5 '
+               'try { println(f(z)) } catch (m) { println("1 ", m) } '
+               'try { println(kernel_string(z)) } catch (m) { println("2 ", m) } '
+               'foreach (k in a) try { println(f(a[k])) } catch (m) { println("3 ", m) } '
+               'try { try { error("in") } catch (m) { error("re " . m) } } '
+               'catch (m) { println("4 ", m) } '
+               'println(kernel_string(8, "dflt")); '
+               'try { while (1) n++ } catch { println("not here") } } '
+               'probe error { println("error probe ", n > 0) }')
+    assert out == ('1 division by 0\n'
+                   '2 kernel string copy fault at 0x0 [man error::fault]\n'
+                   '3 division by 0\n2\n4 re in\ndflt\nerror probe 1\n',
+                   'ERROR: MAXACTION exceeded near keyword at <input>:1:407\n'
+                   'WARNING: Number of errors: 1, skipped probes: 0\n'
+                   'Pass 5: run failed.  [man error::pass5]\n', 1)
+
+
+def test_uncaught_fault_and_warn():
+    out = stap('-e', 'probe begin { warn("w1"); println(kernel_string(16)) }')
+    assert out[0] == '' and out[2] == 1
+    assert out[1].startswith('WARNING: w1\nERROR: kernel string copy fault at 0x10 '
+                             "[man error::fault] near identifier 'kernel_string' at ")
+    assert out[1].endswith('/conversions.stp:8:10\n'
+                           'WARNING: Number of errors: 1, skipped probes: 0\n'
+                           'Pass 5: run failed.  [man error::pass5]\n')
+
+
 UNSUPPORTED = [
     ('probe procfs("foo").read { println(1) }',
      'probe point procfs("foo").read is not supported by --runtime=bpf yet'),
@@ -415,6 +447,33 @@ DIFF_CASES = [
     'stats/hist_log_wide',
     'stats/hist_log_zero',
     'values/uninit',
+    # try/catch, error() and warn(): errors raised and caught in BPF
+    'control/error_begin',
+    'control/error_empty_message',
+    'control/error_in_timer',
+    'control/error_message_long',
+    'control/error_newline',
+    'control/error_probe',
+    'control/error_then_end',
+    'control/errors_in_end_after_error',
+    'control/foreach_in_try',
+    'control/try_catch_array_overflow',
+    'control/try_catch_div',
+    'control/try_catch_empty_stat',
+    'control/try_catch_func',
+    'control/try_catch_in_end',
+    'control/try_catch_loop_continue',
+    'control/try_catch_msg',
+    'control/try_catch_nested',
+    'control/try_catch_nomsg',
+    'control/try_in_catch_var_reuse',
+    'control/warn',
+    'control/warn_many',
+    'functions/func_error',
+    'printf/sprintf_err_in_arg',
+    'probes/end_error_rc',
+    'probes/timer_error_stops',
+    'values/div_zero_try',
 ]
 
 

@@ -33,6 +33,8 @@ struct bgen {
 	struct bcore *core;	/* bpf_core.c: the kernel types read (CO-RE) */
 	struct var *lv;		/* a handler's locals kept in scratch (LV[]), or NULL */
 	struct strbuf ldecl;	/* their declarations, again in foreach bodies */
+	const char *errlabel;	/* where a raised error goes: a catch, or NULL (out) */
+	struct strbuf protos;	/* the script functions' declarations */
 };
 
 void bg_line(struct bgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -41,6 +43,14 @@ const char *bg_slot(struct bgen *g);
 /* the error message text's index in the table; a run-time error there */
 int bg_msg(struct bgen *g, const char *text);
 void bg_fail(struct bgen *g, const char *text);
+/* the label a raised error jumps to here */
+const char *bg_errlabel(struct bgen *g);
+/* a fault at addr: "PRE0x...POST" and, uncaught, near; a read fault at n */
+void bg_fault_msg(struct bgen *g, const char *pre, const char *post, const char *near,
+		  const char *addr);
+void bg_fault(struct bgen *g, const struct node *n, const char *addr);
+/* a loop iteration's MAXACTION check at n */
+void bg_act(struct bgen *g, const struct node *n);
 /* "not supported by --runtime=bpf" at n (a pass-3 error) */
 void bg_unsupported(struct bgen *g, const struct node *n, const char *what);
 const char *bg_expr(struct bgen *g, struct node *n);
@@ -51,7 +61,8 @@ const char *bg_hex(struct bgen *g, const char *p, size_t n);
 
 /* bpf_core.c: the walk of d from acc with CO-RE relocated offsets (false:
  * not relocatable, nothing written); the types it uses, as C, into c */
-bool bc_deref(struct bgen *g, const struct deref *d, const char *acc, const char *at);
+bool bc_deref(struct bgen *g, const struct deref *d, const char *acc,
+	      const struct node *at);
 void bc_types(struct bgen *g, struct strbuf *c);
 /* bpf_cache.c: the object of s->c_file into out from the cache (true), or
  * out (clang's) into the cache */

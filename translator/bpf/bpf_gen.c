@@ -56,9 +56,69 @@ int bg_msg(struct bgen *g, const char *text)
 	return g->nmsg++;
 }
 
+/* a C string literal of text in .rodata: its name */
+static const char *rodata(struct bgen *g, const char *text)
+{
+	struct strbuf sb;
+	const char *t = arena_printf(g->s->arena, "e%d", g->ntmp++);
+
+	sb_init(&sb);
+	sb_c_string(&sb, text);
+	bg_line(g, "static const char %s[] = %s;", t, sb.buf);
+	sb_free(&sb);
+	return t;
+}
+
+const char *bg_errlabel(struct bgen *g)
+{
+	return g->errlabel ? g->errlabel : "out";
+}
+
+/* An error of kind 1 (try catches it) or 2: "MSG near PLACE" raised, MSG
+ * what catch (msg) sees, the place printed after it when uncaught. */
+static void fail(struct bgen *g, const char *text, int kind)
+{
+	const char *near = strstr(text, " near "), *lit;
+	int loc = near ? bg_msg(g, near) : -1;
+
+	bg_line(g, "{");
+	g->indent++;
+	lit = rodata(g, near ? arena_strndup(g->s->arena, text, (size_t)(near - text)) : text);
+	bg_line(g, "stp_raise(S, %d, %d, %s);", kind, loc, lit);
+	bg_line(g, "goto %s;", kind == 1 ? bg_errlabel(g) : "out");
+	g->indent--;
+	bg_line(g, "}");
+}
+
 void bg_fail(struct bgen *g, const char *text)
 {
-	bg_line(g, "{ stp_error(S, %d); goto out; }", bg_msg(g, text));
+	fail(g, text, 1);
+}
+
+/* a fault at the address addr raised: "PRE0x...POST", then near (" near
+ * identifier 'x' at F:L:C") when uncaught */
+void bg_fault_msg(struct bgen *g, const char *pre, const char *post, const char *near,
+		  const char *addr)
+{
+	const char *p, *q;
+	int loc = bg_msg(g, near);
+
+	bg_line(g, "{");
+	g->indent++;
+	p = rodata(g, pre);
+	q = rodata(g, post);
+	bg_line(g, "stp_raise_fault(S, %d, %s, %s, %s);", loc, p, addr, q);
+	bg_line(g, "goto %s;", bg_errlabel(g));
+	g->indent--;
+	bg_line(g, "}");
+}
+
+/* a read fault of a target expression at addr, near n */
+void bg_fault(struct bgen *g, const struct node *n, const char *addr)
+{
+	bg_fault_msg(g, "read fault [man error::fault] at ", "",
+		     arena_printf(g->s->arena, " near identifier '%s' at %s", n->op,
+				  loc_str(g->s, n->loc)), addr);
 }
 
 void bg_unsupported(struct bgen *g, const struct node *n, const char *what)
@@ -258,7 +318,7 @@ static const char *target(struct bgen *g, struct node *n)
 static const char *deref(struct bgen *g, struct node *n)
 {
 	const struct deref *d = n->deref;
-	const char *acc, *at;
+	const char *acc;
 	const char *rd = d && d->user ? "stp_probe_read_user" : "bpf_probe_read_kernel";
 
 	if (!d || d->bit_size || d->res == DR_PRETTY || !n->a ||
@@ -266,16 +326,14 @@ static const char *deref(struct bgen *g, struct node *n)
 		bg_unsupported(g, n, "this target expression");
 		return "0";
 	}
-	at = arena_printf(g->s->arena, "read fault [man error::fault] at 0x%%llx near "
-			  "identifier '%s' at %s", n->a->op, loc_str(g->s, n->a->loc));
 	acc = target(g, n->a);
-	for (int i = bc_deref(g, d, acc, at) ? d->nsteps : 0; i < d->nsteps; i++) {
+	for (int i = bc_deref(g, d, acc, n->a) ? d->nsteps : 0; i < d->nsteps; i++) {
 		const struct dstep *st = &d->steps[i];
 
 		if (st->op == DS_LOAD) {
 			bg_line(g, "if (%s(&%s, 8, (void *)%s))", rd, acc, acc);
 			g->indent++;
-			bg_line(g, "{ stp_fault(S, %d, %s); goto out; }", bg_msg(g, at), acc);
+			bg_fault(g, n->a, acc);
 			g->indent--;
 		} else if (st->op == DS_ADD) {
 			bg_line(g, "%s += %lldLL;", acc, (long long)st->n);
@@ -289,7 +347,7 @@ static const char *deref(struct bgen *g, struct node *n)
 		bg_line(g, "__u64 %s = 0;", v);
 		bg_line(g, "if (%s(&%s, %d, (void *)%s))", rd, v, d->width, acc);
 		g->indent++;
-		bg_line(g, "{ stp_fault(S, %d, %s); goto out; }", bg_msg(g, at), acc);
+		bg_fault(g, n->a, acc);
 		g->indent--;
 		bg_line(g, "%s = %s;", acc, widen(g, v, d->width, d->is_signed));
 	}
@@ -643,6 +701,7 @@ static const struct builtin {
 	{ "local_clock_ns", 0, T_LONG, "(long)bpf_ktime_get_ns()" },
 	{ "target", 0, T_LONG, "stp_target" },
 	{ "strlen", 1, T_LONG, "stp_strlen(S, %s)" },
+	{ "warn", 1, T_UNKNOWN, "stp_warn(%s)" },
 	{ NULL, 0, T_UNKNOWN, NULL },
 };
 
@@ -651,6 +710,23 @@ static const char *builtin(struct bgen *g, struct node *n)
 	const struct builtin *b;
 	const char *arg = NULL, *t;
 
+	if (!strcmp(n->op, "error") && n->func->nparams == 1) {
+		bg_line(g, "stp_raise(S, 1, -1, %s);", bg_expr(g, n->args));
+		bg_line(g, "goto %s;", bg_errlabel(g));
+		return "0L";
+	}
+	if (!strcmp(n->op, "kernel_string") && n->func->nparams == 1) {
+		arg = bg_expr(g, n->args);
+		t = tmp(g);
+		bg_line(g, "char *%s = %s;", t, bg_slot(g));
+		bg_line(g, "if (bpf_probe_read_kernel_str(%s, STP_MAXSTR, (void *)%s) < 0)", t, arg);
+		g->indent++;
+		bg_fault_msg(g, "kernel string copy fault at ", " [man error::fault]",
+			     arena_printf(g->s->arena, " near identifier '%s' at %s", n->op,
+					  loc_str(g->s, n->func->loc)), arg);
+		g->indent--;
+		return t;
+	}
 	for (b = builtins; b->name; b++)
 		if (!strcmp(b->name, n->op) && b->nargs == n->func->nparams)
 			break;
@@ -667,7 +743,7 @@ static const char *builtin(struct bgen *g, struct node *n)
 	} else if (b->type == T_LONG) {
 		bg_line(g, "long %s = %s;", t, arena_printf(g->s->arena, b->c, arg));
 	} else {
-		bg_line(g, "%s;", b->c);
+		bg_line(g, "%s;", arena_printf(g->s->arena, b->c, arg));
 		return "0L";
 	}
 	return t;
@@ -699,18 +775,19 @@ static const char *call(struct bgen *g, struct node *n)
 	}
 	bg_line(g, "long %s = %s(%s);", t, bg_fn_name(g, f), args.buf);
 	sb_free(&args);
-	bg_line(g, "if (S->err) goto out;");
+	bg_line(g, "if (S->err) goto %s;", bg_errlabel(g));
 	return ret ? ret : t;
 }
 
 /* ---- statements ---------------------------------------------------------- */
-static void act(struct bgen *g, const struct node *n)
+/* an action of a loop's iteration counted against MAXACTION: an error
+ * no try catches, as in the module runtime */
+void bg_act(struct bgen *g, const struct node *n)
 {
 	bg_line(g, "if (++S->act > STP_MAXACTION)");
 	g->indent++;
-	bg_fail(g, arena_printf(g->s->arena, "MAXACTION exceeded near %s at %s",
-				n->kind == N_FOR ? "keyword" : "keyword",
-				loc_str(g->s, n->loc)));
+	fail(g, arena_printf(g->s->arena, "MAXACTION exceeded near keyword at %s",
+			     loc_str(g->s, n->loc)), 2);
 	g->indent--;
 }
 
@@ -725,7 +802,7 @@ static void loop(struct bgen *g, struct node *n, struct node *cond,
 	}
 	bg_line(g, "for (int it%d = 0; it%d < STP_MAXACTION + 1; it%d++) {", l, l, l);
 	g->indent++;
-	act(g, n);
+	bg_act(g, n);
 	if (cond)
 		bg_line(g, "if (!%s) break;", bg_expr(g, cond));
 	g->loops[g->nloops++] = l;
@@ -742,6 +819,36 @@ static void foreach_body(struct bgen *g, struct node *n, int label)
 {
 	(void)label;
 	bg_stmt(g, n);
+}
+
+/* try { a } catch (var) { b }: an error raised in a (kind 1) jumps to
+ * the catch, which takes its message; others go on outwards */
+static void try_stmt(struct bgen *g, struct node *n)
+{
+	const char *saved = g->errlabel;
+	int l = g->label++;
+
+	bg_line(g, "{");
+	g->indent++;
+	g->errlabel = arena_printf(g->s->arena, "catch%d", l);
+	bg_stmt(g, n->a);
+	g->errlabel = saved;
+	bg_line(g, "goto tryend%d;", l);
+	g->indent--;
+	bg_line(g, "catch%d:", l);
+	g->indent++;
+	bg_line(g, "if (S->err != 1) goto %s;", bg_errlabel(g));
+	bg_line(g, "S->err = 0;");
+	if (n->var) {
+		if (n->var->type == T_STRING)
+			bg_line(g, "stp_strcpy(%s, S->errmsg);", var_ref(g, n->var));
+		else
+			bg_unsupported(g, n, "a catch variable that is not a string");
+	}
+	bg_stmt(g, n->b);
+	g->indent--;
+	bg_line(g, "tryend%d: ;", l);
+	bg_line(g, "}");
 }
 
 void bg_stmt(struct bgen *g, struct node *n)
@@ -839,6 +946,9 @@ void bg_stmt(struct bgen *g, struct node *n)
 		g->indent--;
 		bg_line(g, "}");
 		return;
+	case N_TRY:
+		try_stmt(g, n);
+		return;
 	case N_DELETE:
 		if (n->a->kind == N_VAR && n->a->var && !n->a->var->array &&
 		    !(n->a->var->type == T_STATS && n->a->var->hist)) {
@@ -873,22 +983,29 @@ void bg_stmt(struct bgen *g, struct node *n)
  * recursion); string parameters are copied into its own slots. */
 void bg_function(struct bgen *g, struct strbuf *out, struct func *f)
 {
-	struct strbuf body, *saved = g->body;
+	struct strbuf body, sig, *saved = g->body;
 
 	sb_init(&body);
 	g->body = &body;
 	g->func = f;
 	g->ntmp = 0;
-	sb_printf(out, "static __always_inline long %s(struct stp_scratch *S",
+	g->errlabel = NULL;
+	sb_init(&sig);
+	sb_printf(&sig, "static __always_inline long %s(struct stp_scratch *S",
 		  bg_fn_name(g, f));
 	for (struct var *v = f->locals; v; v = v->next) {
 		if (v->param)
-			sb_printf(out, ", %s %s_%s", v->type == T_STRING ? "const char *" : "long",
+			sb_printf(&sig, ", %s %s_%s", v->type == T_STRING ? "const char *" : "long",
 				  v->type == T_STRING ? "a" : "l", v->name);
 	}
 	if (f->type == T_STRING)
-		sb_puts(out, ", char *ret");
-	sb_puts(out, ")\n{\n\tlong rv = 0;\n");
+		sb_puts(&sig, ", char *ret");
+	sb_puts(&sig, ")");
+	/* declared before the foreach bodies, which may call it */
+	sb_printf(&g->protos, "%s;\n", sig.buf);
+	sb_puts(out, sig.buf);
+	sb_free(&sig);
+	sb_puts(out, "\n{\n\tlong rv = 0;\n");
 	for (struct var *v = f->locals; v; v = v->next) {
 		if (v->type == T_STRING) {
 			const char *slot = bg_slot(g);

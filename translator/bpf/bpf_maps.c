@@ -339,7 +339,7 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 	int id = fe_count++, col = (int)n->num, dir = n->flags == '-' ? -1 : 1;
 	bool str_crit = false, stat = v && v->type == T_STATS;
 	const char *prev = NULL, *best = NULL, *bkey, *lim = NULL, *left = NULL;
-	const char *crit, *A, *fe;
+	const char *crit, *A, *fe, *saved_err = NULL;
 	struct strbuf fb, *saved = NULL;
 	int i = 0, saved_indent = 0;
 	bool infn;
@@ -446,6 +446,8 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 	if (infn) {	/* each iteration a global function: checked once */
 		saved = g->body;
 		saved_indent = g->indent;
+		saved_err = g->errlabel;
+		g->errlabel = NULL;	/* the function's out: returns 2 */
 		sb_init(&fb);
 		g->body = &fb;
 		g->indent = 1;
@@ -455,11 +457,7 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 			label);
 		g->indent++;
 	}
-	bg_line(g, "if (++S->act > STP_MAXACTION)");
-	g->indent++;
-	bg_fail(g, arena_printf(g->s->arena, "MAXACTION exceeded near keyword at %s",
-				loc_str(g->s, n->loc)));
-	g->indent--;
+	bg_act(g, n);
 	if (left)
 		bg_line(g, "if (fe%d->left-- <= 0) %s", id, infn ? "return 1;" : "break;");
 	bg_line(g, "if (!stp_fe_next_%d(%s)) %s", id, infn ? "first" :
@@ -501,6 +499,7 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 		sb_free(&fb);
 		g->body = saved;
 		g->indent = saved_indent;
+		g->errlabel = saved_err;
 		bg_line(g, "long rc%d = 0;", id);
 		bg_line(g, "for (int it%d = 0; it%d < STP_MAXACTION + 2; it%d++) {", label, label,
 			label);
@@ -509,7 +508,7 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 		bg_line(g, "}");
 		if (col && !stat)
 			bg_line(g, "stp_fe_fix_%d(0);", id);
-		bg_line(g, "if (rc%d == 2) goto out;", id);
+		bg_line(g, "if (rc%d == 2) goto %s;", id, bg_errlabel(g));
 		return true;
 	}
 	body(g, n->d, label);

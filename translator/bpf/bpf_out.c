@@ -90,6 +90,7 @@ static void handler(struct bgen *g, struct strbuf *c, struct probe *p, int index
 	g->body = &body;
 	g->ntmp = 0;
 	g->rp = NULL;
+	g->errlabel = NULL;
 	for (struct rprobe *r = g->s->rprobes; r; r = r->next)
 		if (r->probe == p && !npoints++)
 			g->rp = r;
@@ -146,8 +147,8 @@ static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, in
 	sb_puts(c, "\tstruct stp_scratch *S;\n\n");
 	if (gated)
 		sb_puts(c, "\tif (stp_state)\n\t\treturn 0;\n");
-	sb_printf(c, "\tS = stp_enter();\n\tif (S)\n\t\thandler_%d(S, ctx);\n\treturn 0;\n}\n\n",
-		  r->probe->index);
+	sb_printf(c, "\tS = stp_enter();\n\tif (!S)\n\t\treturn 0;\n\thandler_%d(S, ctx);\n"
+		  "\tif (S->err)\n\t\tstp_report(S);\n\treturn 0;\n}\n\n", r->probe->index);
 }
 
 int bpf_translate(struct session *s)
@@ -186,6 +187,8 @@ int bpf_translate(struct session *s)
 		  define(s, "MAXMAPENTRIES", "2048"));
 	bc_types(&g, &c);
 	globals(&g, &c);
+	sb_puts(&c, g.protos.buf ? g.protos.buf : "");
+	sb_free(&g.protos);
 	bm_prelude(&g, &c);
 	sb_puts(&c, "STP_PADS\n");
 	sb_printf(&g.meta, "maxstr %s\n", define(s, "MAXSTRINGLEN", "512"));

@@ -101,10 +101,8 @@ static const char *param(struct bgen *g, const struct node *n, int slot, int wid
 	if (fault)
 		bg_line(g, "goto %s;", fault);
 	else
-		bg_line(g, "{ stp_fault(S, %d, ((__u64 *)ctx)[%d] + %d); goto out; }",
-			bg_msg(g, arena_printf(ar, "read fault [man error::fault] at 0x%%llx near "
-					       "identifier '%s' at %s", n->op, loc_str(g->s, n->loc))),
-			REG_SP, 8 * (slot - 6 + 1));
+		bg_fault(g, n, arena_printf(ar, "((__u64 *)ctx)[%d] + %d", REG_SP,
+					    8 * (slot - 6 + 1)));
 	g->indent--;
 	bg_line(g, "long %s = %s;", t, widen(g, arena_printf(ar, "%s_v", t), width, sg));
 	return t;

@@ -76,6 +76,8 @@ struct hist {
 	char sym[160];
 	int kind, nb;
 	long long lo, hi, step;
+	int row;		/* of an array's row: the record has the statistic's
+				 * offset in the value and the row's key */
 };
 
 struct loader {
@@ -180,7 +182,7 @@ static int parse_meta(struct loader *L, char *meta)
 
 	for (line = strtok_r(meta, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char a[160], b[160], c, kinds[10];
-		int id, n, fl, w, p;
+		int id, n, fl, w, p, voff;
 		long long lo, hi, step;
 		long long arg;
 		size_t len;
@@ -234,8 +236,8 @@ static int parse_meta(struct loader *L, char *meta)
 			snprintf(L->globals[L->nglobals].kinds, 10, "%s", kinds);
 			L->globals[L->nglobals].vtype = c;
 			L->globals[L->nglobals++].type = 'A';
-		} else if (sscanf(line, "hist %d %159s %d %lld %lld %lld %d", &id, a, &fl, &lo, &hi,
-				  &step, &n) == 7 && id >= 0) {
+		} else if (sscanf(line, "hist %d %159s %d %lld %lld %lld %d %d", &id, a, &fl, &lo,
+				  &hi, &step, &n, &voff) == 8 && id >= 0) {
 			if (id >= L->nhists) {
 				L->hists = realloc(L->hists, (size_t)(id + 1) * sizeof(*L->hists));
 				L->nhists = id + 1;
@@ -246,6 +248,7 @@ static int parse_meta(struct loader *L, char *meta)
 			L->hists[id].hi = hi;
 			L->hists[id].step = step;
 			L->hists[id].nb = n;
+			L->hists[id].row = voff;
 		} else if (sscanf(line, "maxstr %d", &n) == 1) {
 			L->maxstr = n;
 		} else if (strncmp(line, "stapbpf ", 8)) {
@@ -338,7 +341,9 @@ static int on_record(void *ctx, void *data, size_t size)
 		if (arg < (uint32_t)L->nhists)
 			stapbpf_print_hist(L->obj, L->out, L->hists[arg].sym, L->hists[arg].kind,
 					   L->hists[arg].lo, L->hists[arg].hi,
-					   L->hists[arg].step, L->hists[arg].nb);
+					   L->hists[arg].step, L->hists[arg].nb,
+					   L->hists[arg].row && size > 16 ? (char *)data + 16 : NULL,
+					   L->hists[arg].row && size > 16 ? *(uint64_t *)((char *)data + 8) : 0);
 	} else if (id == REC_ERROR || id == REC_WARN) {
 		fflush(L->out);
 		message(L, id == REC_ERROR ? "ERROR: " : "WARNING: ", (char *)data + 8, size - 8,

@@ -93,6 +93,11 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 bool bm_stat_decl(struct bgen *g, struct strbuf *c, struct var *v);
 const char *bm_stat_add(struct bgen *g, struct var *v, const char *x);
 bool bm_print_hist(struct bgen *g, struct node *hist, const char *at);
+/* @variance(s | a[k...]) and @hist_*(s | a[k...])[i]: NULL if not possible
+ * here; the buckets of a histogram (0: not one) */
+const char *bm_variance(struct bgen *g, struct node *n, const char *at);
+const char *bm_hist_bucket(struct bgen *g, struct node *hist, const char *i, const char *at);
+long bm_hist_nbuckets(const struct node *hist);
 const char *bm_stat_get(struct bgen *g, struct node *ix);
 
 #endif /* BPF_H */

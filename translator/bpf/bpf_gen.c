@@ -361,6 +361,14 @@ static const char *stat_op(struct bgen *g, struct node *n)
 	bool known = !strcmp(op, "count") || !strcmp(op, "sum") || !strcmp(op, "min") ||
 		     !strcmp(op, "max") || !strcmp(op, "avg");
 
+	if (!strcmp(op, "variance")) {
+		t = bm_variance(g, n, where(g, n, "operator"));
+		if (!t) {
+			bg_unsupported(g, n, "'@variance' here");
+			return "0";
+		}
+		return t;
+	}
 	if (known && n->args && n->args->kind == N_INDEX && n->args->var) {
 		st = bm_stat_get(g, n->args);	/* a row of a statistics array */
 	} else if (known && n->args && n->args->kind == N_VAR && !n->args->var->array) {
@@ -454,6 +462,14 @@ const char *bg_expr(struct bgen *g, struct node *n)
 	case N_TARGET:
 		return target(g, n);
 	case N_DEREF:
+		if (n->a && n->a->kind == N_CALL && n->a->op && !strncmp(n->a->op, "@hist_", 6) &&
+		    n->args && n->args->kind == N_SUBSCRIPT && !n->args->next) {
+			t = bm_hist_bucket(g, n->a, bg_expr(g, n->args->a),
+					   where(g, n->a, "operator"));
+			if (!t)
+				bg_unsupported(g, n, "this histogram bucket");
+			return t ? t : "0";
+		}
 		return deref(g, n);
 	case N_CALL:
 		if (n->op[0] == '@')
@@ -821,6 +837,33 @@ static void foreach_body(struct bgen *g, struct node *n, int label)
 	bg_stmt(g, n);
 }
 
+/* foreach ([v =] b in @hist_*(s) [limit n]): every bucket index in
+ * ascending order, whatever the sort (as 4.8 and the module runtime), v
+ * its count */
+static void foreach_hist(struct bgen *g, struct node *n, int l)
+{
+	long nb = bm_hist_nbuckets(n->a);
+	const char *lim = n->c ? bg_expr(g, n->c) : "-1L", *left = tmp(g), *i = tmp(g);
+
+	if (!nb || !n->args || n->args->kind != N_VAR) {
+		bg_unsupported(g, n, "this 'foreach' over a histogram");
+		return;
+	}
+	bg_line(g, "long %s = %s;", left, lim);
+	bg_line(g, "for (long %s = 0; %s < %ld; %s++) {", i, i, nb, i);
+	g->indent++;
+	bg_act(g, n);
+	bg_line(g, "if (%s >= 0 && %s-- == 0) break;", left, left);
+	bg_line(g, "%s = %s;", var_ref(g, n->args->var), i);
+	if (n->b)
+		bg_line(g, "%s = %s;", var_ref(g, n->b->var),
+			bm_hist_bucket(g, n->a, i, where(g, n->a, "operator")));
+	bg_stmt(g, n->d);
+	bg_line(g, "cont%d: ;", l);
+	g->indent--;
+	bg_line(g, "}");
+}
+
 /* try { a } catch (var) { b }: an error raised in a (kind 1) jumps to
  * the catch, which takes its message; others go on outwards */
 static void try_stmt(struct bgen *g, struct node *n)
@@ -940,7 +983,10 @@ void bg_stmt(struct bgen *g, struct node *n)
 			int l = g->label++;
 
 			g->loops[g->nloops++] = l;
-			bm_foreach(g, n, l, foreach_body);
+			if (n->a && n->a->kind == N_CALL)
+				foreach_hist(g, n, l);
+			else
+				bm_foreach(g, n, l, foreach_body);
 			g->nloops--;
 		}
 		g->indent--;

@@ -34,13 +34,6 @@ static void globals(struct bgen *g, struct strbuf *c)
 		if (v->type == T_STATS && bm_stat_decl(g, c, v)) {
 			/* a histogram: bpf_maps.c */
 		} else if (v->type == T_STATS) {
-			if (v->hist || v->variance) {
-				diag_error(g->s, v->loc, "histograms and @variance are not "
-					   "supported by --runtime=bpf yet: use the kernel "
-					   "module runtime (--runtime=kernel)");
-				g->errors++;
-				continue;
-			}
 			sb_printf(c, "STP_STAT(g_%s);\n", v->name);
 		} else if (v->type == T_STRING) {
 			struct strbuf lit;

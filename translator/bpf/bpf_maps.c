@@ -167,10 +167,25 @@ const char *bm_read(struct bgen *g, struct node *n)
 }
 
 /* [k...] in a */
+static bool has_wildcard(const struct node *args)
+{
+	for (; args; args = args->next)
+		if (args->kind == N_WILDCARD)
+			return true;
+	return false;
+}
+
+static const char *slice_scan(struct bgen *g, struct node *args, struct var *v, bool del);
+
 const char *bm_in(struct bgen *g, struct node *n)
 {
 	struct var *v = n->a->var;
-	const char *ks, *kp = keys(g, n->args, v, &ks), *t = tmpname(g);
+	const char *ks, *kp, *t;
+
+	if (has_wildcard(n->args))
+		return slice_scan(g, n->args, v, false);
+	kp = keys(g, n->args, v, &ks);
+	t = tmpname(g);
 
 	bg_line(g, "long %s = bpf_map_lookup_elem(&g_%s, %s) != 0;", t, v->name, kp);
 	return t;
@@ -228,11 +243,64 @@ static int hist_count;
 static struct strbuf fe_code;	/* foreach callbacks, before the handlers */
 static int fe_count;
 
-/* delete a[k...] | delete a */
+/*
+ * A slice a[k, *...]: its keys evaluated in order into scratch slots, and
+ * into test the C of a callback that returns 0 for a row (its key struct
+ * K) outside the slice.
+ */
+static void slice(struct bgen *g, struct node *args, struct var *v, struct strbuf *test)
+{
+	int j = 0;
+
+	for (struct node *a = args; a && j < v->arity; a = a->next, j++) {
+		const char *val, *sl;
+
+		if (a->kind == N_WILDCARD)
+			continue;
+		val = bg_expr(g, a);
+		sl = bg_slot(g);
+		if (v->keys[j] == T_STRING) {
+			bg_line(g, "stp_strcpy(%s, %s);", sl, val);
+			sb_printf(test, "\tif (stp_strcmp(K->k%d, %s))\n\t\treturn 0;\n", j, sl);
+		} else {
+			bg_line(g, "*(long *)%s = %s;", sl, val);
+			sb_printf(test, "\tif (K->k%d != *(long *)%s)\n\t\treturn 0;\n", j, sl);
+		}
+	}
+}
+
+/* [k, *...] in a (1 if a row is in the slice), or delete a[k, *...] */
+static const char *slice_scan(struct bgen *g, struct node *args, struct var *v, bool del)
+{
+	struct strbuf test;
+	int id = fe_count++;
+	const char *t = tmpname(g);
+
+	sb_init(&test);
+	slice(g, args, v, &test);
+	sb_printf(&fe_code, "static long stp_slice_cb_%d(void *map, void *key, struct stp_v_%s *row, "
+		  "long *found)\n{\n\t__u32 cpu = bpf_get_smp_processor_id();\n"
+		  "\tstruct stp_scratch *S = bpf_map_lookup_elem(&stp_scratch, &cpu);\n"
+		  "\tstruct stp_k_%s *K = sizeof(row->key) ? (void *)row->key : key;\n\n"
+		  "\tif (!S)\n\t\treturn 1;\n%s", id, v->name, v->name, test.buf ? test.buf : "");
+	sb_printf(&fe_code, del ? "\tbpf_map_delete_elem(map, key);\n\treturn 0;\n}\n\n" :
+		  "\t*found = 1;\n\treturn 1;\n}\n\n");
+	sb_free(&test);
+	bg_line(g, "long %s = 0;", t);
+	bg_line(g, "bpf_for_each_map_elem(&g_%s, stp_slice_cb_%d, &%s, 0);", v->name, id, t);
+	return t;
+}
+
+/* delete a[k...] | delete a | delete a[k, *...] */
 void bm_delete(struct bgen *g, struct node *n)
 {
 	struct node *a = n->a;
 	const char *ks, *kp;
+
+	if (a->kind == N_INDEX && has_wildcard(a->args)) {
+		slice_scan(g, a->args, a->var, true);
+		return;
+	}
 
 	if (a->kind == N_VAR) {
 		bg_line(g, "bpf_for_each_map_elem(&g_%s, stp_delete_cb, 0, 0);", a->var->name);
@@ -345,7 +413,7 @@ void bm_locals(struct bgen *g, struct probe *p)
 bool bm_foreach(struct bgen *g, struct node *n, int label,
 		void (*body)(struct bgen *g, struct node *n, int label))
 {
-	struct var *v = n->a && n->a->kind == N_VAR ? n->a->var : NULL;
+	struct var *v = n->a && (n->a->kind == N_VAR || n->a->kind == N_INDEX) ? n->a->var : NULL;
 	int id = fe_count++, col = (int)n->num, dir = n->flags == '-' ? -1 : 1;
 	bool str_crit = false, stat = v && v->type == T_STATS;
 	const char *prev = NULL, *best = NULL, *bkey, *lim = NULL, *left = NULL;
@@ -354,10 +422,15 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 	int i = 0, saved_indent = 0;
 	bool infn;
 
+	struct strbuf test;
+
 	if (!v || !v->global || !v->array || (stat && n->b)) {
 		bg_unsupported(g, n, "this 'foreach'");
 		return false;
 	}
+	sb_init(&test);
+	if (n->a->kind == N_INDEX)	/* a slice: its keys evaluated first */
+		slice(g, n->a->args, v, &test);
 	A = v->name;
 	if (col > 0)
 		str_crit = v->keys[col - 1] == T_STRING;
@@ -394,7 +467,9 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 		"\tlong seq = row->seq, d = 0;\n");
 	sb_printf(&fe_code, "\tstruct stp_fe_%d *c;\n", id);
 	sb_printf(&fe_code, "\tstruct stp_k_%s *K = sizeof(row->key) ? (void *)row->key : key;\n", A);
-	sb_printf(&fe_code, "\n\tif (!S)\n\t\treturn 1;\n\t(void)K;\n\tc = (void *)%s;\n", fe);
+	sb_printf(&fe_code, "\n\tif (!S)\n\t\treturn 1;\n\t(void)K;\n\tc = (void *)%s;\n%s", fe,
+		  test.buf ? test.buf : "");
+	sb_free(&test);
 	if (stat) {
 		char l = agg_letter(n->str);
 

@@ -65,6 +65,7 @@ struct stp_scratch {
 				 * leaves the handler (MAXACTION) */
 	long act;		/* MAXACTION: actions of this handler */
 	long errloc;		/* the raised error's place, or -1 */
+	long ent[16];		/* a .return uprobe's parameters, saved at the entry */
 	char errmsg[STP_MAXSTR];	/* its message, as catch (msg) sees it */
 	char s[STP_NSTR][STP_MAXSTR];
 	char tmp[2 * STP_MAXSTR];	/* stp_strlen's copy, and room past a slot */

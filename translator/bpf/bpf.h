@@ -35,6 +35,7 @@ struct bgen {
 	struct strbuf ldecl;	/* their declarations, again in foreach bodies */
 	const char *errlabel;	/* where a raised error goes: a catch, or NULL (out) */
 	struct strbuf protos;	/* the script functions' declarations */
+	bool entry_map;		/* bpf_uprobe.c's map of entry values written */
 };
 
 void bg_line(struct bgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -71,6 +72,9 @@ void bpf_cache_put(struct session *s, const char *clang, const char *out);
 /* bpf_uprobe.c: is r a process().function() uprobe; $name there (n) */
 bool bu_is_uprobe(const struct rprobe *r);
 const char *bu_target(struct bgen *g, struct node *n);
+/* a .return uprobe's entry program into c, if its handler reads
+ * parameters: then the return program's C that takes their values */
+const char *bu_entry(struct bgen *g, struct strbuf *c, const struct rprobe *r, int id);
 /* the C name of a script variable (LV[i] for a local kept in scratch) */
 const char *bg_var_ref(struct bgen *g, const struct var *v);
 

@@ -100,7 +100,7 @@ static void handler(struct bgen *g, struct strbuf *c, struct probe *p, int index
 /* Each probe point: a program of its kind, and its metadata line. */
 static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, int id)
 {
-	const char *fam = r->family, *sec = NULL;
+	const char *fam = r->family, *sec = NULL, *pop = NULL;
 	bool gated = true;
 
 	if (!strcmp(fam, "begin") || !strcmp(fam, "end") || !strcmp(fam, "error")) {
@@ -118,6 +118,7 @@ static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, in
 	} else if (!strcmp(fam, "process.function") && r->binary && r->symbol &&
 		   !strpbrk(r->binary, " \n") && !strpbrk(r->symbol, " \n")) {
 		sec = "uprobe";	/* the loader attaches it to the function */
+		pop = bu_entry(g, c, r, id);	/* first: the entry's values */
 		sb_printf(&g->meta, "probe uprobe stp_p%d %d %s %s\n", id, r->ret ? 1 : 0,
 			  r->binary, r->symbol);
 	} else if (!strcmp(fam, "perf") && r->perf_period > 0) {
@@ -140,8 +141,9 @@ static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, in
 	sb_puts(c, "\tstruct stp_scratch *S;\n\n");
 	if (gated)
 		sb_puts(c, "\tif (stp_state)\n\t\treturn 0;\n");
-	sb_printf(c, "\tS = stp_enter();\n\tif (!S)\n\t\treturn 0;\n\thandler_%d(S, ctx);\n"
-		  "\tif (S->err)\n\t\tstp_report(S);\n\treturn 0;\n}\n\n", r->probe->index);
+	sb_printf(c, "\tS = stp_enter();\n\tif (!S)\n\t\treturn 0;\n%s\thandler_%d(S, ctx);\n"
+		  "\tif (S->err)\n\t\tstp_report(S);\n\treturn 0;\n}\n\n", pop ? pop : "",
+		  r->probe->index);
 }
 
 int bpf_translate(struct session *s)

@@ -297,6 +297,20 @@ def test_variance_scalar_and_rows():
     assert out == ('48 31 0\nempty aggregate\n', '', 0)
 
 
+def test_delete_histogram_and_variance():
+    """delete empties a statistic's buckets and running variance too."""
+    out = stap('-e', 'global s, v probe begin { s <<< 1; s <<< 70; v <<< 5; v <<< 9; '
+               'delete s; delete v; s <<< 3; v <<< 2; print(@hist_log(s)); '
+               'println(@count(s), " ", @variance(v), " ", @count(v)); exit() }')
+    assert out == ('value |-------------------------------------------------- count\n'
+                   '    0 |                                                   0\n'
+                   '    1 |                                                   0\n'
+                   '    2 |@                                                  1\n'
+                   '    4 |                                                   0\n'
+                   '    8 |                                                   0\n'
+                   '\n1 0 1\n', '', 0)
+
+
 def test_histogram_of_row_and_buckets():
     out = stap('-e', 'global a probe begin { for (i = 1; i <= 10; i++) a["x", 1] <<< i; '
                'print(@hist_linear(a["x", 1], 0, 10, 5)); '

@@ -217,6 +217,23 @@ static __always_inline void stp_xstat_add(long *st, long x, long kind, long lo, 
 		st[4 + b]++;
 }
 
+/* delete s: a scalar statistic with buckets or @variance (size bytes)
+ * emptied on every CPU */
+static __always_inline void stp_xstat_clear(void *map, long size)
+{
+	__u32 k = 0;
+
+	for (__u32 c = 0; c < STP_NCPU_MAX && c < stp_ncpus; c++) {
+		char *st = bpf_map_lookup_percpu_elem(map, &k, c);
+
+		if (!st)
+			continue;
+		for (long o = 0; o < size; o += STP_MAXSTR)
+			bpf_probe_read_kernel(st + o, size - o < STP_MAXSTR ? size - o : STP_MAXSTR,
+					      stp_nul);
+	}
+}
+
 /* 4.8's division of aggregates: x / 0 is 0 */
 static __always_inline long stp_sdiv(long x, long y)
 {

@@ -996,11 +996,13 @@ void bg_stmt(struct bgen *g, struct node *n)
 		try_stmt(g, n);
 		return;
 	case N_DELETE:
-		if (n->a->kind == N_VAR && n->a->var && !n->a->var->array &&
-		    !(n->a->var->type == T_STATS && n->a->var->hist)) {
+		if (n->a->kind == N_VAR && n->a->var && !n->a->var->array) {
 			const struct var *v = n->a->var;
 
-			if (v->type == T_STATS)
+			if (v->type == T_STATS && (v->hist || v->variance))
+				bg_line(g, "stp_xstat_clear(&g_%s, sizeof(struct stp_h_%s));",
+					v->name, v->name);
+			else if (v->type == T_STATS)
 				bg_line(g, "stp_stat_clear(&g_%s);", v->name);
 			else if (v->type == T_STRING)
 				bg_line(g, "%s[0] = 0;", var_ref(g, v));

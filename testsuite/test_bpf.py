@@ -515,6 +515,8 @@ DIFF_CASES = [
     'control/error_then_end',
     'control/errors_in_end_after_error',
     'control/foreach_in_try',
+    'functions/abort',
+    'functions/abort_try',
     'control/try_catch_array_overflow',
     'control/try_catch_div',
     'control/try_catch_empty_stat',

@@ -62,7 +62,8 @@ struct {
 
 struct stp_scratch {
 	long err;		/* an error is raised: 1 one try can catch, 2 one that
-				 * leaves the handler (MAXACTION) */
+				 * leaves the handler (MAXACTION), 3 abort() (not
+				 * reported) */
 	long act;		/* MAXACTION: actions of this handler */
 	long errloc;		/* the raised error's place, or -1 */
 	long ent[16];		/* a .return uprobe's parameters, saved at the entry */

@@ -731,6 +731,12 @@ static const char *builtin(struct bgen *g, struct node *n)
 		bg_line(g, "goto %s;", bg_errlabel(g));
 		return "0L";
 	}
+	if (!strcmp(n->op, "abort") && !n->func->nparams) {	/* exit(), and out: no catch */
+		bg_line(g, "stp_exit();");
+		bg_line(g, "S->err = 3;");
+		bg_line(g, "goto %s;", bg_errlabel(g));
+		return "0L";
+	}
 	if (!strcmp(n->op, "kernel_string") && n->func->nparams == 1) {
 		arg = bg_expr(g, n->args);
 		t = tmp(g);

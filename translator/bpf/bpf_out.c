@@ -142,7 +142,7 @@ static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, in
 	if (gated)
 		sb_puts(c, "\tif (stp_state)\n\t\treturn 0;\n");
 	sb_printf(c, "\tS = stp_enter();\n\tif (!S)\n\t\treturn 0;\n%s\thandler_%d(S, ctx);\n"
-		  "\tif (S->err)\n\t\tstp_report(S);\n\treturn 0;\n}\n\n", pop ? pop : "",
+		  "\tif (S->err == 1 || S->err == 2)\n\t\tstp_report(S);\n\treturn 0;\n}\n\n", pop ? pop : "",
 		  r->probe->index);
 }
 

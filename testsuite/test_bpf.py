@@ -322,6 +322,11 @@ def test_histogram_of_row_and_buckets():
                    '    5 |@@@@@                                              5\n'
                    '   10 |@                                                  1\n'
                    '\n4\nhistogram index out of range\n', '', 0)
+    out = stap('-e', 'global a probe begin { a["x", 1] <<< 5; a["x", 1] <<< 20; '
+               'foreach (b in @hist_log(a["x", 1])) if (@hist_log(a["x", 1])[b]) '
+               'printf("%d:%d ", b, @hist_log(a["x", 1])[b]); println(""); '
+               'try { println(@hist_log(a["y", 1])[1]) } catch (m) { println(m) } exit() }')
+    assert out == ('67:1 69:1 \nempty aggregate\n', '', 0)
 
 
 def test_statistics_array_rows():

@@ -28,6 +28,7 @@ static bool stat_array(const struct var *v)
 }
 
 static bool xstat_decl(struct bgen *g, struct strbuf *c, struct var *v);
+static long hist_buckets(const struct var *v);
 static const char *xstat_args(struct bgen *g, const struct var *v);
 
 /* The array's types and map, and its exit-display line. */
@@ -65,6 +66,13 @@ void bm_decl(struct bgen *g, struct strbuf *c, struct var *v)
 	sb_printf(c, "STP_ARRAY(g_%s, stp_mk_%s, struct stp_v_%s, %s, %d);\n", n, n, n,
 		  v->maxsize > 0 ? arena_printf(g->s->arena, "%lld", (long long)v->maxsize) :
 		  "STP_MAXMAPENTRIES", stat_array(v) ? 5 : 1);
+	if (stat_array(v) && v->hist)	/* @hist_*(a[k...])[i]: -1 when empty */
+		sb_printf(c, "struct stp_mkw_%s { stp_mk_%s k; };\n"
+			  "__attribute__((noinline)) long stp_hb_%s(struct stp_mkw_%s *kp, long i)\n"
+			  "{\n\tlong n = 0, b;\n\n\tif (!kp)\n\t\treturn -1;\n"
+			  "\tb = stp_xstat_bucket(&g_%s, kp, __builtin_offsetof(struct stp_v_%s, val), "
+			  "%ld, i, &n);\n\treturn n ? b : -1;\n}\n", n, n, n, n, n, n,
+			  hist_buckets(v));
 	if (v->written && !v->read && !(v->loc.src && v->loc.src->tapset) &&
 	    !g->s->no_global_display)
 		sb_printf(&g->meta, "array %s g_%s %c %s\n", n, n,
@@ -734,7 +742,7 @@ const char *bm_variance(struct bgen *g, struct node *n, const char *at)
 const char *bm_hist_bucket(struct bgen *g, struct node *hist, const char *i, const char *at)
 {
 	struct node *a = hist->args;
-	const char *kp, *off, *kt, *map, *t = tmpname(g), *cnt = tmpname(g);
+	const char *kp, *off, *kt, *t = tmpname(g), *cnt = tmpname(g);
 	long nb;
 
 	if (!xstat_node(a) || !a->var->hist)
@@ -742,13 +750,11 @@ const char *bm_hist_bucket(struct bgen *g, struct node *hist, const char *i, con
 	nb = hist_buckets(a->var);
 	if (a->kind == N_VAR) {
 		bg_line(g, "long %s = stp_hb_%s(%s);", t, a->var->name, i);
-		bg_line(g, "long %s = %s >= 0;", cnt, t);
-	} else {
-		map = stat_where(g, a, &kp, &off, &kt);
-		bg_line(g, "long %s = 0;", cnt);
-		bg_line(g, "long %s = stp_xstat_bucket(%s, %s, %s, %ld, %s, &%s);", t, map, kp,
-			off, nb, i, cnt);
+	} else {	/* a BPF subprogram: checked once, not at each bucket */
+		stat_where(g, a, &kp, &off, &kt);
+		bg_line(g, "long %s = stp_hb_%s((void *)%s, %s);", t, a->var->name, kp, i);
 	}
+	bg_line(g, "long %s = %s >= 0;", cnt, t);
 	bg_line(g, "if (!%s)", cnt);
 	g->indent++;
 	bg_fail(g, arena_printf(g->s->arena, "empty aggregate near %s", at));

@@ -41,8 +41,9 @@
 #include "stapbpf_maps.h"
 
 #define REC_EXIT 0xffff0001u
-#define REC_ERROR 0xffff0002u
+#define REC_ERROR 0xffff0004u	/* u32 the place, char[maxstr] the message */
 #define REC_HIST 0xffff0003u
+#define REC_WARN 0xffff0005u	/* u32 unused, char[maxstr] the message */
 
 struct piece {
 	char conv;		/* 0: literal */
@@ -75,6 +76,8 @@ struct hist {
 	char sym[160];
 	int kind, nb;
 	long long lo, hi, step;
+	int row;		/* of an array's row: the record has the statistic's
+				 * offset in the value and the row's key */
 };
 
 struct loader {
@@ -179,7 +182,7 @@ static int parse_meta(struct loader *L, char *meta)
 
 	for (line = strtok_r(meta, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char a[160], b[160], c, kinds[10];
-		int id, n, fl, w, p;
+		int id, n, fl, w, p, voff;
 		long long lo, hi, step;
 		long long arg;
 		size_t len;
@@ -233,8 +236,8 @@ static int parse_meta(struct loader *L, char *meta)
 			snprintf(L->globals[L->nglobals].kinds, 10, "%s", kinds);
 			L->globals[L->nglobals].vtype = c;
 			L->globals[L->nglobals++].type = 'A';
-		} else if (sscanf(line, "hist %d %159s %d %lld %lld %lld %d", &id, a, &fl, &lo, &hi,
-				  &step, &n) == 7 && id >= 0) {
+		} else if (sscanf(line, "hist %d %159s %d %lld %lld %lld %d %d", &id, a, &fl, &lo,
+				  &hi, &step, &n, &voff) == 8 && id >= 0) {
 			if (id >= L->nhists) {
 				L->hists = realloc(L->hists, (size_t)(id + 1) * sizeof(*L->hists));
 				L->nhists = id + 1;
@@ -245,6 +248,7 @@ static int parse_meta(struct loader *L, char *meta)
 			L->hists[id].hi = hi;
 			L->hists[id].step = step;
 			L->hists[id].nb = n;
+			L->hists[id].row = voff;
 		} else if (sscanf(line, "maxstr %d", &n) == 1) {
 			L->maxstr = n;
 		} else if (strncmp(line, "stapbpf ", 8)) {
@@ -303,6 +307,25 @@ static void print_record(struct loader *L, const struct fmt *fm, const char *d,
 	}
 }
 
+/* "ERROR: MSG" and its place (" near ..."), or "WARNING: MSG", on a line of
+ * its own unless MSG ends one, as the module runtime (context.c) prints them */
+static void message(struct loader *L, const char *prefix, const char *msg, size_t size,
+		    const char *near)
+{
+	size_t cap = (size_t)L->maxstr + 64, n;
+	char *buf = xcalloc(cap + 1, 1);
+
+	n = (size_t)snprintf(buf, cap, "%s%.*s%s", prefix,
+			     (int)strnlen(msg, size < (size_t)L->maxstr ? size : (size_t)L->maxstr),
+			     msg, near);
+	if (n > cap - 1)
+		n = cap - 1;
+	if (n && buf[n - 1] != '\n' && n < cap - 1)
+		buf[n++] = '\n';
+	fwrite(buf, 1, n, stderr);
+	free(buf);
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct loader *L = ctx;
@@ -318,21 +341,17 @@ static int on_record(void *ctx, void *data, size_t size)
 		if (arg < (uint32_t)L->nhists)
 			stapbpf_print_hist(L->obj, L->out, L->hists[arg].sym, L->hists[arg].kind,
 					   L->hists[arg].lo, L->hists[arg].hi,
-					   L->hists[arg].step, L->hists[arg].nb);
-	} else if (id == REC_ERROR) {
-		long long addr = 0;
-
-		if (size >= 16)
-			memcpy(&addr, (char *)data + 8, 8);
+					   L->hists[arg].step, L->hists[arg].nb,
+					   L->hists[arg].row && size > 16 ? (char *)data + 16 : NULL,
+					   L->hists[arg].row && size > 16 ? *(uint64_t *)((char *)data + 8) : 0);
+	} else if (id == REC_ERROR || id == REC_WARN) {
 		fflush(L->out);
-		fputs("ERROR: ", stderr);
-		if (size >= 16)	/* a read fault: the message formats the address */
-			fprintf(stderr, arg < (uint32_t)L->nmsgs ? L->msgs[arg] : "?", addr);
-		else
-			fputs(arg < (uint32_t)L->nmsgs ? L->msgs[arg] : "?", stderr);
-		fputc('\n', stderr);
-		L->nerrors++;
-		L->exiting = true;
+		message(L, id == REC_ERROR ? "ERROR: " : "WARNING: ", (char *)data + 8, size - 8,
+			arg < (uint32_t)L->nmsgs ? L->msgs[arg] : "");
+		if (id == REC_ERROR) {
+			L->nerrors++;
+			L->exiting = true;
+		}
 	} else if (id < (uint32_t)L->nfmts) {
 		print_record(L, &L->fmts[id], (char *)data + 8, (char *)data + size);
 	}

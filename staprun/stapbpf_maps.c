@@ -166,7 +166,8 @@ out:
 /* print(@hist_*(s)): the statistic's per-CPU rows (count, sum, min, max,
  * then nb buckets) together, laid out by runtime/stp_fmt.c */
 void stapbpf_print_hist(struct bpf_object *obj, FILE *out, const char *sym, int kind,
-			long long lo, long long hi, long long step, int nb)
+			long long lo, long long hi, long long step, int nb,
+			const void *key, size_t voff)
 {
 	struct bpf_map *m = bpf_object__find_map_by_name(obj, sym);
 	int ncpu = libbpf_num_possible_cpus();
@@ -182,10 +183,10 @@ void stapbpf_print_hist(struct bpf_object *obj, FILE *out, const char *sym, int 
 	stride = ((size_t)bpf_map__value_size(m) + 7) / 8;
 	vals = calloc((size_t)ncpu, stride * 8);
 	st = calloc(1, sizeof(*st) + (size_t)nb * sizeof(int64_t));
-	if (vals && st && !bpf_map_lookup_elem(bpf_map__fd(m), &k, vals)) {
+	if (vals && st && !bpf_map_lookup_elem(bpf_map__fd(m), key ? key : (void *)&k, vals)) {
 		st->nbuckets = nb;
 		for (int c = 0; c < ncpu; c++) {
-			const int64_t *v = vals + (size_t)c * stride;
+			const int64_t *v = vals + (size_t)c * stride + voff / 8;
 
 			if (!v[0])
 				continue;
@@ -195,7 +196,7 @@ void stapbpf_print_hist(struct bpf_object *obj, FILE *out, const char *sym, int 
 				st->max = v[3];
 			st->count += v[0];
 			st->sum += v[1];
-			for (int b = 0; b < nb && 4 + (size_t)b < stride; b++)
+			for (int b = 0; b < nb && 4 + (size_t)b + voff / 8 < stride; b++)
 				st->hist[b] += v[4 + b];
 		}
 		stp_stat_print_hist(&sink, st, &spec);

@@ -14,8 +14,10 @@ struct bpf_object;
 void stapbpf_display_array(struct bpf_object *obj, FILE *out, const char *name,
 			   const char *sym, char vtype, const char *kinds, int maxstr);
 
-/* print(@hist_log(s)) / @hist_linear of scalar statistic map sym */
+/* print(@hist_log(s)) / @hist_linear of scalar statistic map sym, or of
+ * the row of map key key of an array's (the statistic at voff in it) */
 void stapbpf_print_hist(struct bpf_object *obj, FILE *out, const char *sym, int kind,
-			long long lo, long long hi, long long step, int nb);
+			long long lo, long long hi, long long step, int nb,
+			const void *key, size_t voff);
 
 #endif /* STAPBPF_MAPS_H */

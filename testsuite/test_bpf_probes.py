@@ -147,11 +147,29 @@ def test_uprobe_parms(uprog):
         '', 0)
 
 
+def test_uprobe_return_params(uprog, tmp_path):
+    """$params in a .return probe: their values at the entry (saved by an
+    entry uprobe per thread, a stack of them for recursive calls), as the
+    module runtime's; @entry() alike."""
+    script = (f'probe process("{uprog}").function("one").return {{ '
+              'printf("one(%d) = %d %d\\n", $v, $return, @entry($v + 1)) }')
+    assert stap('-c', str(uprog), '-e', script) == ('one(-5) = -5 -4\n', '', 0)
+    (tmp_path / 'rec.c').write_text(
+        'int work(int x, long y) { if (x > 0 && x < 3) return work(x + 1, y * 2) + 1; '
+        'return x + (int)y; }\nint main(int c, char **v) { (void)v; '
+        'return work(c, -5) == -15 ? 0 : 1; }\n')
+    subprocess.run(['gcc', '-g', '-O0', '-o', str(tmp_path / 'rec'), str(tmp_path / 'rec.c')],
+                   check=True)
+    script = (f'probe process("{tmp_path}/rec").function("work").return {{ '
+              'printf("work(%d, %d) = %d\\n", $x, $y, $return) }')
+    assert stap('-c', str(tmp_path / 'rec'), '-e', script) == (
+        'work(3, -20) = -17\nwork(2, -10) = -16\nwork(1, -5) = -15\n', '', 0)
+
+
 @pytest.mark.parametrize('probe,expr,message', [
     ('function("main")', '$p', "$p (only the function's parameters, read at its entry) "
      'is not supported by --runtime=bpf'),
     ('function("work").return', '$a', "target variable '$a' is not available in "),
-    ('function("one").return', '$v', 'the parameter $v in a .return probe is not supported'),
     ('function("one").return', '$$parms', '$$parms in a .return probe is not supported'),
 ])
 def test_uprobe_param_errors(uprog, probe, expr, message):

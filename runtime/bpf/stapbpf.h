@@ -45,7 +45,9 @@ static void (*bpf_ringbuf_submit)(void *data, __u64 flags) = (void *)132;
 
 /* Record types of the ring buffer besides printf formats (0...). */
 #define STP_REC_EXIT 0xffff0001u	/* exit() */
-#define STP_REC_ERROR 0xffff0002u	/* a run-time error: u32 message index */
+#define STP_REC_WARN 0xffff0005u	/* warn(): u32 0, the message */
+#define STP_REC_ERROR 0xffff0004u	/* a run-time error: u32 the index of its
+					 * place (" near ..."), or ~0; the message */
 
 /* The loader reads and writes these through the mapped .bss. */
 long stp_state;			/* 0 running, 1 stopping (exit()), 2 error */
@@ -59,8 +61,13 @@ struct {
 } stp_rb SEC(".maps");
 
 struct stp_scratch {
-	long err;		/* an error was reported: leave the handler */
+	long err;		/* an error is raised: 1 one try can catch, 2 one that
+				 * leaves the handler (MAXACTION), 3 abort() (not
+				 * reported) */
 	long act;		/* MAXACTION: actions of this handler */
+	long errloc;		/* the raised error's place, or -1 */
+	long ent[16];		/* a .return uprobe's parameters, saved at the entry */
+	char errmsg[STP_MAXSTR];	/* its message, as catch (msg) sees it */
 	char s[STP_NSTR][STP_MAXSTR];
 	char tmp[2 * STP_MAXSTR];	/* stp_strlen's copy, and room past a slot */
 };
@@ -86,35 +93,46 @@ static __always_inline struct stp_scratch *stp_enter(void)
 	return S;
 }
 
-/* A run-time error: the loader prints message `msg` of the table. */
-static __always_inline void stp_error(struct stp_scratch *S, __u32 msg)
+/*
+ * A run-time error is raised (S->err, the message in S->errmsg, its place
+ * loc in the table of messages), the code jumps to the enclosing catch
+ * or leaves the handler; an error still raised when the handler returns
+ * is reported (stp_report), as the module runtime's last_error.
+ */
+static __always_inline void stp_raise(struct stp_scratch *S, long kind, long loc,
+				      const char *msg)
 {
-	__u32 *r;
+	S->err = kind;
+	S->errloc = loc;
+	if (msg != S->errmsg)
+		bpf_probe_read_kernel_str(S->errmsg, STP_MAXSTR, msg);
+}
 
-	S->err = 1;
+static __always_inline void stp_report(struct stp_scratch *S)
+{
+	struct { __u32 id, loc; char msg[STP_MAXSTR]; } *r;
+
 	stp_state = 2;
 	__sync_fetch_and_add(&stp_errors, 1);
-	r = bpf_ringbuf_reserve(&stp_rb, 8, 0);
+	r = bpf_ringbuf_reserve(&stp_rb, sizeof(*r), 0);
 	if (r) {
-		r[0] = STP_REC_ERROR;
-		r[1] = msg;
+		r->id = STP_REC_ERROR;
+		r->loc = (__u32)S->errloc;
+		bpf_probe_read_kernel_str(r->msg, STP_MAXSTR, S->errmsg);
 		bpf_ringbuf_submit(r, 0);
 	}
 }
 
-/* A read fault at addr: message msg (a format of the address). */
-static __always_inline void stp_fault(struct stp_scratch *S, __u32 msg, long addr)
+/* warn(msg): "WARNING: msg" on the loader's stderr */
+static __always_inline void stp_warn(const char *msg)
 {
-	__u32 *r;
+	struct { __u32 id, loc; char msg[STP_MAXSTR]; } *r;
 
-	S->err = 1;
-	stp_state = 2;
-	__sync_fetch_and_add(&stp_errors, 1);
-	r = bpf_ringbuf_reserve(&stp_rb, 16, 0);
+	r = bpf_ringbuf_reserve(&stp_rb, sizeof(*r), 0);
 	if (r) {
-		r[0] = STP_REC_ERROR;
-		r[1] = msg;
-		*(long *)(r + 2) = addr;
+		r->id = STP_REC_WARN;
+		r->loc = ~0u;
+		bpf_probe_read_kernel_str(r->msg, STP_MAXSTR, msg);
 		bpf_ringbuf_submit(r, 0);
 	}
 }

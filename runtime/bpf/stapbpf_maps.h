@@ -69,7 +69,10 @@ static __always_inline void stp_key_str(char *f, const char *s)
 	if (!_r) { \
 		V *_v = (V *)(vb); \
 		long _e; \
-		bpf_probe_read_kernel(&_v->val, sizeof(_v->val), stp_nul); \
+		for (long _o = 0; _o < (long)sizeof(_v->val); _o += STP_MAXSTR) /* zeroed */ \
+			bpf_probe_read_kernel((char *)&_v->val + _o, \
+					      sizeof(_v->val) - _o < STP_MAXSTR ? \
+					      sizeof(_v->val) - _o : STP_MAXSTR, stp_nul); \
 		_v->seq = ++stp_seq; \
 		if (sizeof(_v->key)) \
 			bpf_probe_read_kernel(_v->key, sizeof(_v->key), k); \
@@ -162,36 +165,168 @@ static __always_inline long stp_fls64(__u64 x)
 	return n + (x ? 1 : 0);
 }
 
-/* s <<< v with the bucket of runtime/stat.c: kind 1 log (128 buckets),
- * 2 linear (nb buckets: underflow, [lo + (i-1)*step...), overflow) */
-static __always_inline void stp_stath_add(void *map, long v, long kind, long lo, long step,
-					  long nb)
+/*
+ * A statistic with buckets or @variance (runtime/stat.c's struct stp_stat):
+ * longs count, sum, min, max, then nb buckets, then (var) the running
+ * mean and squared deviations scaled by 2^shift (avg_s, m2) and
+ * variance_s. x <<< it as stat.c's stp_stat_accum: kind 1 log buckets
+ * (128), 2 linear (nb: underflow, [lo + (i-1)*step...), overflow).
+ */
+static __always_inline void stp_xstat_add(long *st, long x, long kind, long lo, long step,
+					  long nb, long shift, long var)
 {
-	__u32 k = 0;
-	long *st = bpf_map_lookup_elem(map, &k), b;
+	long xs = (long)((__u64)x << shift), b;
 
-	if (!st)
+	if (!st[0]) {
+		st[0] = 1;
+		st[1] = st[2] = st[3] = x;
+		if (var) {
+			st[4 + nb] = xs;
+			st[5 + nb] = 0;
+		}
+	} else {
+		st[0]++;
+		st[1] = (long)((__u64)st[1] + (__u64)x);
+		if (x > st[3])
+			st[3] = x;
+		if (x < st[2])
+			st[2] = x;
+		if (var) {
+			int delta = (int)(xs - st[4 + nb]);	/* an int, as 4.8's */
+
+			st[4 + nb] += stp_div(delta, st[0]);
+			st[5 + nb] += (long)((__u64)(long)delta * (__u64)(xs - st[4 + nb]));
+			st[6 + nb] = stp_div(st[5 + nb], st[0] - 1);
+		}
+	}
+	if (!nb)
 		return;
-	if (!st[0] || v < st[2])
-		st[2] = v;
-	if (!st[0] || v > st[3])
-		st[3] = v;
-	st[0]++;
-	st[1] += v;
 	if (kind == 1) {
-		long bits = stp_fls64(v < 0 ? 0 - (__u64)v : (__u64)v);
+		long bits = stp_fls64(x < 0 ? 0 - (__u64)x : (__u64)x);
 
-		b = !v ? 64 : v < 0 ? 64 - bits : (64 + bits > 127 ? 127 : 64 + bits);
-	} else if (v < lo) {
+		b = !x ? 64 : x < 0 ? 64 - bits : (64 + bits > 127 ? 127 : 64 + bits);
+	} else if (x < lo) {
 		b = 0;
 	} else {
-		b = (long)(((__u64)v - (__u64)lo) / (__u64)step) + 1;
+		b = (long)(((__u64)x - (__u64)lo) / (__u64)step) + 1;
 		if (b >= nb - 1 || b < 0)
 			b = nb - 1;
 	}
 	asm volatile("" : "+r"(b));	/* the check below stays, for the verifier */
 	if (b >= 0 && b < nb)
 		st[4 + b]++;
+}
+
+/* delete s: a scalar statistic with buckets or @variance (size bytes)
+ * emptied on every CPU */
+static __always_inline void stp_xstat_clear(void *map, long size)
+{
+	__u32 k = 0;
+
+	for (__u32 c = 0; c < STP_NCPU_MAX && c < stp_ncpus; c++) {
+		char *st = bpf_map_lookup_percpu_elem(map, &k, c);
+
+		if (!st)
+			continue;
+		for (long o = 0; o < size; o += STP_MAXSTR)
+			bpf_probe_read_kernel(st + o, size - o < STP_MAXSTR ? size - o : STP_MAXSTR,
+					      stp_nul);
+	}
+}
+
+/* 4.8's division of aggregates: x / 0 is 0 */
+static __always_inline long stp_sdiv(long x, long y)
+{
+	return y ? stp_div(x, y) : 0;
+}
+
+/*
+ * @variance of the statistic at key kp of map (off: the statistic's offset
+ * in the value; nb its buckets), every CPU's part together: a scalar's
+ * by the total-variance formula over all parts at once, an array row's
+ * merged part by part (stat.c's stp_stat_get and stp_stat_merge). The
+ * count in *count (0: empty).
+ */
+static __always_inline long stp_xstat_variance(void *map, void *kp, long off, long nb,
+					       long shift, long row, long *count)
+{
+	long n = 0, sum = 0, avg = 0, var = 0, s1 = 0, s2 = 0;
+
+	for (__u32 c = 0; c < STP_NCPU_MAX && c < stp_ncpus; c++) {
+		char *v = bpf_map_lookup_percpu_elem(map, kp, c);
+		long *st, n1, avg1;
+
+		if (!v)
+			continue;
+		st = (long *)(v + off);
+		if (!st[0])
+			continue;
+		if (!row) {
+			n += st[0];
+			sum = (long)((__u64)sum + (__u64)st[1]);
+			continue;
+		}
+		if (!n) {
+			n = st[0];
+			sum = st[1];
+			avg = st[4 + nb];
+			var = st[6 + nb];
+			continue;
+		}
+		n1 = n;
+		avg1 = avg;
+		n += st[0];
+		sum = (long)((__u64)sum + (__u64)st[1]);
+		avg = stp_sdiv((long)((__u64)sum << shift), n);
+		var = stp_sdiv((long)((__u64)n1 * (__u64)(avg1 - avg) * (__u64)(avg1 - avg)) +
+			       (long)((__u64)(n1 - 1) * (__u64)var) +
+			       (long)((__u64)st[0] * (__u64)(st[4 + nb] - avg) *
+				      (__u64)(st[4 + nb] - avg)) +
+			       (long)((__u64)(st[0] - 1) * (__u64)st[6 + nb]), n - 1);
+	}
+	*count = n;
+	if (row || !n)
+		return var >> (2 * shift);
+	avg = stp_sdiv((long)((__u64)sum << shift), n);
+	for (__u32 c = 0; c < STP_NCPU_MAX && c < stp_ncpus; c++) {
+		char *v = bpf_map_lookup_percpu_elem(map, kp, c);
+		long *st, d;
+
+		if (!v)
+			continue;
+		st = (long *)(v + off);
+		if (!st[0])
+			continue;
+		d = st[4 + nb] - avg;
+		s1 += (long)((__u64)st[0] * (__u64)d * (__u64)d);
+		s2 += (long)((__u64)(st[0] - 1) * (__u64)st[6 + nb]);
+	}
+	return stp_sdiv(s1 + s2, n - 1) >> (2 * shift);
+}
+
+/* @hist_*(s)[i]: bucket i of every CPU's part together; *count the
+ * statistic's count (0: empty) */
+static __always_inline long stp_xstat_bucket(void *map, void *kp, long off, long nb, long i,
+					     long *count)
+{
+	long n = 0, sum = 0, j = i;	/* the caller checks i's range */
+
+	asm volatile("" : "+r"(j));	/* the check below stays, for the verifier */
+	if (j < 0 || j >= nb)
+		j = 0;
+
+	for (__u32 c = 0; c < STP_NCPU_MAX && c < stp_ncpus; c++) {
+		char *v = bpf_map_lookup_percpu_elem(map, kp, c);
+		long *st;
+
+		if (!v)
+			continue;
+		st = (long *)(v + off);
+		n += st[0];
+		sum += st[4 + j];
+	}
+	*count = n;
+	return sum;
 }
 
 /* print(@hist_*(s)): the loader prints histogram id from the map */
@@ -205,5 +340,17 @@ static __always_inline void stp_hist_print(__u32 id)
 		bpf_ringbuf_submit(r, 0);
 	}
 }
+
+/* print(@hist_*(a[k...])): the record carries the statistic's offset in
+ * the row and the row's map key (of type K) */
+#define STP_HIST_PRINT_ROW(id, K, kp, off) ({ \
+	struct { __u32 t, i; __u64 o; K k; } *_r = bpf_ringbuf_reserve(&stp_rb, sizeof(*_r), 0); \
+	if (_r) { \
+		_r->t = STP_REC_HIST; \
+		_r->i = (id); \
+		_r->o = (off); \
+		bpf_probe_read_kernel(&_r->k, sizeof(K), (kp)); \
+		bpf_ringbuf_submit(_r, 0); \
+	} })
 
 #endif /* STAPBPF_MAPS_H */

@@ -33,6 +33,9 @@ struct bgen {
 	struct bcore *core;	/* bpf_core.c: the kernel types read (CO-RE) */
 	struct var *lv;		/* a handler's locals kept in scratch (LV[]), or NULL */
 	struct strbuf ldecl;	/* their declarations, again in foreach bodies */
+	const char *errlabel;	/* where a raised error goes: a catch, or NULL (out) */
+	struct strbuf protos;	/* the script functions' declarations */
+	bool entry_map;		/* bpf_uprobe.c's map of entry values written */
 };
 
 void bg_line(struct bgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -41,6 +44,14 @@ const char *bg_slot(struct bgen *g);
 /* the error message text's index in the table; a run-time error there */
 int bg_msg(struct bgen *g, const char *text);
 void bg_fail(struct bgen *g, const char *text);
+/* the label a raised error jumps to here */
+const char *bg_errlabel(struct bgen *g);
+/* a fault at addr: "PRE0x...POST" and, uncaught, near; a read fault at n */
+void bg_fault_msg(struct bgen *g, const char *pre, const char *post, const char *near,
+		  const char *addr);
+void bg_fault(struct bgen *g, const struct node *n, const char *addr);
+/* a loop iteration's MAXACTION check at n */
+void bg_act(struct bgen *g, const struct node *n);
 /* "not supported by --runtime=bpf" at n (a pass-3 error) */
 void bg_unsupported(struct bgen *g, const struct node *n, const char *what);
 const char *bg_expr(struct bgen *g, struct node *n);
@@ -51,7 +62,8 @@ const char *bg_hex(struct bgen *g, const char *p, size_t n);
 
 /* bpf_core.c: the walk of d from acc with CO-RE relocated offsets (false:
  * not relocatable, nothing written); the types it uses, as C, into c */
-bool bc_deref(struct bgen *g, const struct deref *d, const char *acc, const char *at);
+bool bc_deref(struct bgen *g, const struct deref *d, const char *acc,
+	      const struct node *at);
 void bc_types(struct bgen *g, struct strbuf *c);
 /* bpf_cache.c: the object of s->c_file into out from the cache (true), or
  * out (clang's) into the cache */
@@ -60,6 +72,9 @@ void bpf_cache_put(struct session *s, const char *clang, const char *out);
 /* bpf_uprobe.c: is r a process().function() uprobe; $name there (n) */
 bool bu_is_uprobe(const struct rprobe *r);
 const char *bu_target(struct bgen *g, struct node *n);
+/* a .return uprobe's entry program into c, if its handler reads
+ * parameters: then the return program's C that takes their values */
+const char *bu_entry(struct bgen *g, struct strbuf *c, const struct rprobe *r, int id);
 /* the C name of a script variable (LV[i] for a local kept in scratch) */
 const char *bg_var_ref(struct bgen *g, const struct var *v);
 
@@ -82,6 +97,11 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 bool bm_stat_decl(struct bgen *g, struct strbuf *c, struct var *v);
 const char *bm_stat_add(struct bgen *g, struct var *v, const char *x);
 bool bm_print_hist(struct bgen *g, struct node *hist, const char *at);
+/* @variance(s | a[k...]) and @hist_*(s | a[k...])[i]: NULL if not possible
+ * here; the buckets of a histogram (0: not one) */
+const char *bm_variance(struct bgen *g, struct node *n, const char *at);
+const char *bm_hist_bucket(struct bgen *g, struct node *hist, const char *i, const char *at);
+long bm_hist_nbuckets(const struct node *hist);
 const char *bm_stat_get(struct bgen *g, struct node *ix);
 
 #endif /* BPF_H */

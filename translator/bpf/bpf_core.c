@@ -183,7 +183,7 @@ static const char *elem_size(struct bgen *g, const struct btf *btf, unsigned int
 	return arena_printf(g->s->arena, "%lldLL", (long long)btf__resolve_size(btf, id));
 }
 
-bool bc_deref(struct bgen *g, const struct deref *d, const char *acc, const char *at)
+bool bc_deref(struct bgen *g, const struct deref *d, const char *acc, const struct node *at)
 {
 	struct chain ch = { NULL };
 
@@ -197,7 +197,7 @@ bool bc_deref(struct bgen *g, const struct deref *d, const char *acc, const char
 			flush(g, &ch, acc);
 			bg_line(g, "if (bpf_probe_read_kernel(&%s, 8, (void *)%s))", acc, acc);
 			g->indent++;
-			bg_line(g, "{ stp_fault(S, %d, %s); goto out; }", bg_msg(g, at), acc);
+			bg_fault(g, at, acc);
 			g->indent--;
 		} else if (e->op == DC_MEMBER) {
 			use_member(g, d->btf, e->type, e->name, e->mtype);
@@ -282,6 +282,12 @@ void bc_types(struct bgen *g, struct strbuf *c)
 		"\t\t\td->s[(len + 2 + i) & STP_MASK] = "
 		"\"0123456789abcdef\"[(v >> ((4 * (nd - 1 - i)) & 63)) & 15];\n"
 		"\treturn len + 2 + nd;\n}\n");
+	/* a read fault at addr raised: pre, the address as %#x, post */
+	sb_puts(c, "static __always_inline void stp_raise_fault(struct stp_scratch *S, long loc, "
+		"const char *pre, long addr, const char *post)\n{\n\tlong n;\n\n"
+		"\tstp_raise(S, 1, loc, pre);\n\tn = stp_strlen(S, S->errmsg);\n"
+		"\tn = stp_hex((struct stp_hexbuf *)S->errmsg, n, addr);\n"
+		"\tS->errmsg[n & STP_MASK] = 0;\n\tstp_strcat(S, S->errmsg, post);\n}\n");
 	if (!g->core)
 		return;
 	sb_puts(c, "/* the kernel's types as far as the script reads them (CO-RE) */\n");

@@ -56,9 +56,69 @@ int bg_msg(struct bgen *g, const char *text)
 	return g->nmsg++;
 }
 
+/* a C string literal of text in .rodata: its name */
+static const char *rodata(struct bgen *g, const char *text)
+{
+	struct strbuf sb;
+	const char *t = arena_printf(g->s->arena, "e%d", g->ntmp++);
+
+	sb_init(&sb);
+	sb_c_string(&sb, text);
+	bg_line(g, "static const char %s[] = %s;", t, sb.buf);
+	sb_free(&sb);
+	return t;
+}
+
+const char *bg_errlabel(struct bgen *g)
+{
+	return g->errlabel ? g->errlabel : "out";
+}
+
+/* An error of kind 1 (try catches it) or 2: "MSG near PLACE" raised, MSG
+ * what catch (msg) sees, the place printed after it when uncaught. */
+static void fail(struct bgen *g, const char *text, int kind)
+{
+	const char *near = strstr(text, " near "), *lit;
+	int loc = near ? bg_msg(g, near) : -1;
+
+	bg_line(g, "{");
+	g->indent++;
+	lit = rodata(g, near ? arena_strndup(g->s->arena, text, (size_t)(near - text)) : text);
+	bg_line(g, "stp_raise(S, %d, %d, %s);", kind, loc, lit);
+	bg_line(g, "goto %s;", kind == 1 ? bg_errlabel(g) : "out");
+	g->indent--;
+	bg_line(g, "}");
+}
+
 void bg_fail(struct bgen *g, const char *text)
 {
-	bg_line(g, "{ stp_error(S, %d); goto out; }", bg_msg(g, text));
+	fail(g, text, 1);
+}
+
+/* a fault at the address addr raised: "PRE0x...POST", then near (" near
+ * identifier 'x' at F:L:C") when uncaught */
+void bg_fault_msg(struct bgen *g, const char *pre, const char *post, const char *near,
+		  const char *addr)
+{
+	const char *p, *q;
+	int loc = bg_msg(g, near);
+
+	bg_line(g, "{");
+	g->indent++;
+	p = rodata(g, pre);
+	q = rodata(g, post);
+	bg_line(g, "stp_raise_fault(S, %d, %s, %s, %s);", loc, p, addr, q);
+	bg_line(g, "goto %s;", bg_errlabel(g));
+	g->indent--;
+	bg_line(g, "}");
+}
+
+/* a read fault of a target expression at addr, near n */
+void bg_fault(struct bgen *g, const struct node *n, const char *addr)
+{
+	bg_fault_msg(g, "read fault [man error::fault] at ", "",
+		     arena_printf(g->s->arena, " near identifier '%s' at %s", n->op,
+				  loc_str(g->s, n->loc)), addr);
 }
 
 void bg_unsupported(struct bgen *g, const struct node *n, const char *what)
@@ -258,7 +318,7 @@ static const char *target(struct bgen *g, struct node *n)
 static const char *deref(struct bgen *g, struct node *n)
 {
 	const struct deref *d = n->deref;
-	const char *acc, *at;
+	const char *acc;
 	const char *rd = d && d->user ? "stp_probe_read_user" : "bpf_probe_read_kernel";
 
 	if (!d || d->bit_size || d->res == DR_PRETTY || !n->a ||
@@ -266,16 +326,14 @@ static const char *deref(struct bgen *g, struct node *n)
 		bg_unsupported(g, n, "this target expression");
 		return "0";
 	}
-	at = arena_printf(g->s->arena, "read fault [man error::fault] at 0x%%llx near "
-			  "identifier '%s' at %s", n->a->op, loc_str(g->s, n->a->loc));
 	acc = target(g, n->a);
-	for (int i = bc_deref(g, d, acc, at) ? d->nsteps : 0; i < d->nsteps; i++) {
+	for (int i = bc_deref(g, d, acc, n->a) ? d->nsteps : 0; i < d->nsteps; i++) {
 		const struct dstep *st = &d->steps[i];
 
 		if (st->op == DS_LOAD) {
 			bg_line(g, "if (%s(&%s, 8, (void *)%s))", rd, acc, acc);
 			g->indent++;
-			bg_line(g, "{ stp_fault(S, %d, %s); goto out; }", bg_msg(g, at), acc);
+			bg_fault(g, n->a, acc);
 			g->indent--;
 		} else if (st->op == DS_ADD) {
 			bg_line(g, "%s += %lldLL;", acc, (long long)st->n);
@@ -289,7 +347,7 @@ static const char *deref(struct bgen *g, struct node *n)
 		bg_line(g, "__u64 %s = 0;", v);
 		bg_line(g, "if (%s(&%s, %d, (void *)%s))", rd, v, d->width, acc);
 		g->indent++;
-		bg_line(g, "{ stp_fault(S, %d, %s); goto out; }", bg_msg(g, at), acc);
+		bg_fault(g, n->a, acc);
 		g->indent--;
 		bg_line(g, "%s = %s;", acc, widen(g, v, d->width, d->is_signed));
 	}
@@ -303,6 +361,14 @@ static const char *stat_op(struct bgen *g, struct node *n)
 	bool known = !strcmp(op, "count") || !strcmp(op, "sum") || !strcmp(op, "min") ||
 		     !strcmp(op, "max") || !strcmp(op, "avg");
 
+	if (!strcmp(op, "variance")) {
+		t = bm_variance(g, n, where(g, n, "operator"));
+		if (!t) {
+			bg_unsupported(g, n, "'@variance' here");
+			return "0";
+		}
+		return t;
+	}
 	if (known && n->args && n->args->kind == N_INDEX && n->args->var) {
 		st = bm_stat_get(g, n->args);	/* a row of a statistics array */
 	} else if (known && n->args && n->args->kind == N_VAR && !n->args->var->array) {
@@ -396,6 +462,14 @@ const char *bg_expr(struct bgen *g, struct node *n)
 	case N_TARGET:
 		return target(g, n);
 	case N_DEREF:
+		if (n->a && n->a->kind == N_CALL && n->a->op && !strncmp(n->a->op, "@hist_", 6) &&
+		    n->args && n->args->kind == N_SUBSCRIPT && !n->args->next) {
+			t = bm_hist_bucket(g, n->a, bg_expr(g, n->args->a),
+					   where(g, n->a, "operator"));
+			if (!t)
+				bg_unsupported(g, n, "this histogram bucket");
+			return t ? t : "0";
+		}
 		return deref(g, n);
 	case N_CALL:
 		if (n->op[0] == '@')
@@ -643,6 +717,7 @@ static const struct builtin {
 	{ "local_clock_ns", 0, T_LONG, "(long)bpf_ktime_get_ns()" },
 	{ "target", 0, T_LONG, "stp_target" },
 	{ "strlen", 1, T_LONG, "stp_strlen(S, %s)" },
+	{ "warn", 1, T_UNKNOWN, "stp_warn(%s)" },
 	{ NULL, 0, T_UNKNOWN, NULL },
 };
 
@@ -651,6 +726,29 @@ static const char *builtin(struct bgen *g, struct node *n)
 	const struct builtin *b;
 	const char *arg = NULL, *t;
 
+	if (!strcmp(n->op, "error") && n->func->nparams == 1) {
+		bg_line(g, "stp_raise(S, 1, -1, %s);", bg_expr(g, n->args));
+		bg_line(g, "goto %s;", bg_errlabel(g));
+		return "0L";
+	}
+	if (!strcmp(n->op, "abort") && !n->func->nparams) {	/* exit(), and out: no catch */
+		bg_line(g, "stp_exit();");
+		bg_line(g, "S->err = 3;");
+		bg_line(g, "goto %s;", bg_errlabel(g));
+		return "0L";
+	}
+	if (!strcmp(n->op, "kernel_string") && n->func->nparams == 1) {
+		arg = bg_expr(g, n->args);
+		t = tmp(g);
+		bg_line(g, "char *%s = %s;", t, bg_slot(g));
+		bg_line(g, "if (bpf_probe_read_kernel_str(%s, STP_MAXSTR, (void *)%s) < 0)", t, arg);
+		g->indent++;
+		bg_fault_msg(g, "kernel string copy fault at ", " [man error::fault]",
+			     arena_printf(g->s->arena, " near identifier '%s' at %s", n->op,
+					  loc_str(g->s, n->func->loc)), arg);
+		g->indent--;
+		return t;
+	}
 	for (b = builtins; b->name; b++)
 		if (!strcmp(b->name, n->op) && b->nargs == n->func->nparams)
 			break;
@@ -667,7 +765,7 @@ static const char *builtin(struct bgen *g, struct node *n)
 	} else if (b->type == T_LONG) {
 		bg_line(g, "long %s = %s;", t, arena_printf(g->s->arena, b->c, arg));
 	} else {
-		bg_line(g, "%s;", b->c);
+		bg_line(g, "%s;", arena_printf(g->s->arena, b->c, arg));
 		return "0L";
 	}
 	return t;
@@ -699,18 +797,19 @@ static const char *call(struct bgen *g, struct node *n)
 	}
 	bg_line(g, "long %s = %s(%s);", t, bg_fn_name(g, f), args.buf);
 	sb_free(&args);
-	bg_line(g, "if (S->err) goto out;");
+	bg_line(g, "if (S->err) goto %s;", bg_errlabel(g));
 	return ret ? ret : t;
 }
 
 /* ---- statements ---------------------------------------------------------- */
-static void act(struct bgen *g, const struct node *n)
+/* an action of a loop's iteration counted against MAXACTION: an error
+ * no try catches, as in the module runtime */
+void bg_act(struct bgen *g, const struct node *n)
 {
 	bg_line(g, "if (++S->act > STP_MAXACTION)");
 	g->indent++;
-	bg_fail(g, arena_printf(g->s->arena, "MAXACTION exceeded near %s at %s",
-				n->kind == N_FOR ? "keyword" : "keyword",
-				loc_str(g->s, n->loc)));
+	fail(g, arena_printf(g->s->arena, "MAXACTION exceeded near keyword at %s",
+			     loc_str(g->s, n->loc)), 2);
 	g->indent--;
 }
 
@@ -725,7 +824,7 @@ static void loop(struct bgen *g, struct node *n, struct node *cond,
 	}
 	bg_line(g, "for (int it%d = 0; it%d < STP_MAXACTION + 1; it%d++) {", l, l, l);
 	g->indent++;
-	act(g, n);
+	bg_act(g, n);
 	if (cond)
 		bg_line(g, "if (!%s) break;", bg_expr(g, cond));
 	g->loops[g->nloops++] = l;
@@ -742,6 +841,63 @@ static void foreach_body(struct bgen *g, struct node *n, int label)
 {
 	(void)label;
 	bg_stmt(g, n);
+}
+
+/* foreach ([v =] b in @hist_*(s) [limit n]): every bucket index in
+ * ascending order, whatever the sort (as 4.8 and the module runtime), v
+ * its count */
+static void foreach_hist(struct bgen *g, struct node *n, int l)
+{
+	long nb = bm_hist_nbuckets(n->a);
+	const char *lim = n->c ? bg_expr(g, n->c) : "-1L", *left = tmp(g), *i = tmp(g);
+
+	if (!nb || !n->args || n->args->kind != N_VAR) {
+		bg_unsupported(g, n, "this 'foreach' over a histogram");
+		return;
+	}
+	bg_line(g, "long %s = %s;", left, lim);
+	bg_line(g, "for (long %s = 0; %s < %ld; %s++) {", i, i, nb, i);
+	g->indent++;
+	bg_act(g, n);
+	bg_line(g, "if (%s >= 0 && %s-- == 0) break;", left, left);
+	bg_line(g, "%s = %s;", var_ref(g, n->args->var), i);
+	if (n->b)
+		bg_line(g, "%s = %s;", var_ref(g, n->b->var),
+			bm_hist_bucket(g, n->a, i, where(g, n->a, "operator")));
+	bg_stmt(g, n->d);
+	bg_line(g, "cont%d: ;", l);
+	g->indent--;
+	bg_line(g, "}");
+}
+
+/* try { a } catch (var) { b }: an error raised in a (kind 1) jumps to
+ * the catch, which takes its message; others go on outwards */
+static void try_stmt(struct bgen *g, struct node *n)
+{
+	const char *saved = g->errlabel;
+	int l = g->label++;
+
+	bg_line(g, "{");
+	g->indent++;
+	g->errlabel = arena_printf(g->s->arena, "catch%d", l);
+	bg_stmt(g, n->a);
+	g->errlabel = saved;
+	bg_line(g, "goto tryend%d;", l);
+	g->indent--;
+	bg_line(g, "catch%d:", l);
+	g->indent++;
+	bg_line(g, "if (S->err != 1) goto %s;", bg_errlabel(g));
+	bg_line(g, "S->err = 0;");
+	if (n->var) {
+		if (n->var->type == T_STRING)
+			bg_line(g, "stp_strcpy(%s, S->errmsg);", var_ref(g, n->var));
+		else
+			bg_unsupported(g, n, "a catch variable that is not a string");
+	}
+	bg_stmt(g, n->b);
+	g->indent--;
+	bg_line(g, "tryend%d: ;", l);
+	bg_line(g, "}");
 }
 
 void bg_stmt(struct bgen *g, struct node *n)
@@ -833,18 +989,26 @@ void bg_stmt(struct bgen *g, struct node *n)
 			int l = g->label++;
 
 			g->loops[g->nloops++] = l;
-			bm_foreach(g, n, l, foreach_body);
+			if (n->a && n->a->kind == N_CALL)
+				foreach_hist(g, n, l);
+			else
+				bm_foreach(g, n, l, foreach_body);
 			g->nloops--;
 		}
 		g->indent--;
 		bg_line(g, "}");
 		return;
+	case N_TRY:
+		try_stmt(g, n);
+		return;
 	case N_DELETE:
-		if (n->a->kind == N_VAR && n->a->var && !n->a->var->array &&
-		    !(n->a->var->type == T_STATS && n->a->var->hist)) {
+		if (n->a->kind == N_VAR && n->a->var && !n->a->var->array) {
 			const struct var *v = n->a->var;
 
-			if (v->type == T_STATS)
+			if (v->type == T_STATS && (v->hist || v->variance))
+				bg_line(g, "stp_xstat_clear(&g_%s, sizeof(struct stp_h_%s));",
+					v->name, v->name);
+			else if (v->type == T_STATS)
 				bg_line(g, "stp_stat_clear(&g_%s);", v->name);
 			else if (v->type == T_STRING)
 				bg_line(g, "%s[0] = 0;", var_ref(g, v));
@@ -873,22 +1037,29 @@ void bg_stmt(struct bgen *g, struct node *n)
  * recursion); string parameters are copied into its own slots. */
 void bg_function(struct bgen *g, struct strbuf *out, struct func *f)
 {
-	struct strbuf body, *saved = g->body;
+	struct strbuf body, sig, *saved = g->body;
 
 	sb_init(&body);
 	g->body = &body;
 	g->func = f;
 	g->ntmp = 0;
-	sb_printf(out, "static __always_inline long %s(struct stp_scratch *S",
+	g->errlabel = NULL;
+	sb_init(&sig);
+	sb_printf(&sig, "static __always_inline long %s(struct stp_scratch *S",
 		  bg_fn_name(g, f));
 	for (struct var *v = f->locals; v; v = v->next) {
 		if (v->param)
-			sb_printf(out, ", %s %s_%s", v->type == T_STRING ? "const char *" : "long",
+			sb_printf(&sig, ", %s %s_%s", v->type == T_STRING ? "const char *" : "long",
 				  v->type == T_STRING ? "a" : "l", v->name);
 	}
 	if (f->type == T_STRING)
-		sb_puts(out, ", char *ret");
-	sb_puts(out, ")\n{\n\tlong rv = 0;\n");
+		sb_puts(&sig, ", char *ret");
+	sb_puts(&sig, ")");
+	/* declared before the foreach bodies, which may call it */
+	sb_printf(&g->protos, "%s;\n", sig.buf);
+	sb_puts(out, sig.buf);
+	sb_free(&sig);
+	sb_puts(out, "\n{\n\tlong rv = 0;\n");
 	for (struct var *v = f->locals; v; v = v->next) {
 		if (v->type == T_STRING) {
 			const char *slot = bg_slot(g);

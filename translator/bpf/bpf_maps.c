@@ -27,19 +27,24 @@ static bool stat_array(const struct var *v)
 	return v->type == T_STATS;
 }
 
+static bool xstat_decl(struct bgen *g, struct strbuf *c, struct var *v);
+static long hist_buckets(const struct var *v);
+static const char *xstat_args(struct bgen *g, const struct var *v);
+
 /* The array's types and map, and its exit-display line. */
 void bm_decl(struct bgen *g, struct strbuf *c, struct var *v)
 {
 	const char *n = v->name;
 	char kinds[10];
 
-	if (v->wrap || (stat_array(v) && (v->hist || v->variance))) {
-		diag_error(g->s, v->loc, "%s are not supported by --runtime=bpf yet: use the "
-			   "kernel module runtime (--runtime=kernel)",
-			   v->wrap ? "wrapping arrays (%)" : "histograms and @variance");
+	if (v->wrap) {
+		diag_error(g->s, v->loc, "wrapping arrays (%%) are not supported by --runtime=bpf "
+			   "yet: use the kernel module runtime (--runtime=kernel)");
 		g->errors++;
 		return;
 	}
+	if (stat_array(v) && (v->hist || v->variance) && !xstat_decl(g, c, v))
+		return;
 	sb_printf(c, "struct stp_k_%s {", n);
 	for (int k = 0; k < v->arity; k++) {
 		kinds[k] = v->keys[k] == T_STRING ? 's' : 'l';
@@ -53,12 +58,21 @@ void bm_decl(struct bgen *g, struct strbuf *c, struct var *v)
 	sb_printf(c, "struct stp_v_%s { long seq; char key[sizeof(struct stp_k_%s) > "
 		  "STP_HASH_KEY_MAX ? sizeof(struct stp_k_%s) : 0]; %s };\n", n, n, n,
 		  v->type == T_STRING ? "char val[STP_MAXSTR]; char pad[STP_MAXSTR];" :
+		  v->type == T_STATS && (v->hist || v->variance) ?
+		  arena_printf(g->s->arena, "struct stp_h_%s val;", n) :
 		  v->type == T_STATS ? "struct stp_stat val;" : "long val;");
 	sb_printf(c, "typedef char stp_mk_%s[sizeof(struct stp_k_%s) > STP_HASH_KEY_MAX ? 16 : "
 		  "sizeof(struct stp_k_%s)];\n", n, n, n);
 	sb_printf(c, "STP_ARRAY(g_%s, stp_mk_%s, struct stp_v_%s, %s, %d);\n", n, n, n,
 		  v->maxsize > 0 ? arena_printf(g->s->arena, "%lld", (long long)v->maxsize) :
 		  "STP_MAXMAPENTRIES", stat_array(v) ? 5 : 1);
+	if (stat_array(v) && v->hist)	/* @hist_*(a[k...])[i]: -1 when empty */
+		sb_printf(c, "struct stp_mkw_%s { stp_mk_%s k; };\n"
+			  "__attribute__((noinline)) long stp_hb_%s(struct stp_mkw_%s *kp, long i)\n"
+			  "{\n\tlong n = 0, b;\n\n\tif (!kp)\n\t\treturn -1;\n"
+			  "\tb = stp_xstat_bucket(&g_%s, kp, __builtin_offsetof(struct stp_v_%s, val), "
+			  "%ld, i, &n);\n\treturn n ? b : -1;\n}\n", n, n, n, n, n, n,
+			  hist_buckets(v));
 	if (v->written && !v->read && !(v->loc.src && v->loc.src->tapset) &&
 	    !g->s->no_global_display)
 		sb_printf(&g->meta, "array %s g_%s %c %s\n", n, n,
@@ -161,10 +175,25 @@ const char *bm_read(struct bgen *g, struct node *n)
 }
 
 /* [k...] in a */
+static bool has_wildcard(const struct node *args)
+{
+	for (; args; args = args->next)
+		if (args->kind == N_WILDCARD)
+			return true;
+	return false;
+}
+
+static const char *slice_scan(struct bgen *g, struct node *args, struct var *v, bool del);
+
 const char *bm_in(struct bgen *g, struct node *n)
 {
 	struct var *v = n->a->var;
-	const char *ks, *kp = keys(g, n->args, v, &ks), *t = tmpname(g);
+	const char *ks, *kp, *t;
+
+	if (has_wildcard(n->args))
+		return slice_scan(g, n->args, v, false);
+	kp = keys(g, n->args, v, &ks);
+	t = tmpname(g);
 
 	bg_line(g, "long %s = bpf_map_lookup_elem(&g_%s, %s) != 0;", t, v->name, kp);
 	return t;
@@ -181,6 +210,10 @@ const char *bm_assign(struct bgen *g, struct node *n, const char *(*arith)(struc
 	const char *op = n->op;
 
 	r = row(g, ix, kp, ks);
+	if (!strcmp(op, "<<<") && (v->hist || v->variance)) {
+		bg_line(g, "stp_xadd_%s(&%s->val, %s);", v->name, r, val);
+		return val;
+	}
 	if (!strcmp(op, "<<<")) {
 		bg_line(g, "stp_astat_add(&%s->val, %s);", r, val);
 		return val;
@@ -218,11 +251,64 @@ static int hist_count;
 static struct strbuf fe_code;	/* foreach callbacks, before the handlers */
 static int fe_count;
 
-/* delete a[k...] | delete a */
+/*
+ * A slice a[k, *...]: its keys evaluated in order into scratch slots, and
+ * into test the C of a callback that returns 0 for a row (its key struct
+ * K) outside the slice.
+ */
+static void slice(struct bgen *g, struct node *args, struct var *v, struct strbuf *test)
+{
+	int j = 0;
+
+	for (struct node *a = args; a && j < v->arity; a = a->next, j++) {
+		const char *val, *sl;
+
+		if (a->kind == N_WILDCARD)
+			continue;
+		val = bg_expr(g, a);
+		sl = bg_slot(g);
+		if (v->keys[j] == T_STRING) {
+			bg_line(g, "stp_strcpy(%s, %s);", sl, val);
+			sb_printf(test, "\tif (stp_strcmp(K->k%d, %s))\n\t\treturn 0;\n", j, sl);
+		} else {
+			bg_line(g, "*(long *)%s = %s;", sl, val);
+			sb_printf(test, "\tif (K->k%d != *(long *)%s)\n\t\treturn 0;\n", j, sl);
+		}
+	}
+}
+
+/* [k, *...] in a (1 if a row is in the slice), or delete a[k, *...] */
+static const char *slice_scan(struct bgen *g, struct node *args, struct var *v, bool del)
+{
+	struct strbuf test;
+	int id = fe_count++;
+	const char *t = tmpname(g);
+
+	sb_init(&test);
+	slice(g, args, v, &test);
+	sb_printf(&fe_code, "static long stp_slice_cb_%d(void *map, void *key, struct stp_v_%s *row, "
+		  "long *found)\n{\n\t__u32 cpu = bpf_get_smp_processor_id();\n"
+		  "\tstruct stp_scratch *S = bpf_map_lookup_elem(&stp_scratch, &cpu);\n"
+		  "\tstruct stp_k_%s *K = sizeof(row->key) ? (void *)row->key : key;\n\n"
+		  "\tif (!S)\n\t\treturn 1;\n%s", id, v->name, v->name, test.buf ? test.buf : "");
+	sb_printf(&fe_code, del ? "\tbpf_map_delete_elem(map, key);\n\treturn 0;\n}\n\n" :
+		  "\t*found = 1;\n\treturn 1;\n}\n\n");
+	sb_free(&test);
+	bg_line(g, "long %s = 0;", t);
+	bg_line(g, "bpf_for_each_map_elem(&g_%s, stp_slice_cb_%d, &%s, 0);", v->name, id, t);
+	return t;
+}
+
+/* delete a[k...] | delete a | delete a[k, *...] */
 void bm_delete(struct bgen *g, struct node *n)
 {
 	struct node *a = n->a;
 	const char *ks, *kp;
+
+	if (a->kind == N_INDEX && has_wildcard(a->args)) {
+		slice_scan(g, a->args, a->var, true);
+		return;
+	}
 
 	if (a->kind == N_VAR) {
 		bg_line(g, "bpf_for_each_map_elem(&g_%s, stp_delete_cb, 0, 0);", a->var->name);
@@ -335,19 +421,24 @@ void bm_locals(struct bgen *g, struct probe *p)
 bool bm_foreach(struct bgen *g, struct node *n, int label,
 		void (*body)(struct bgen *g, struct node *n, int label))
 {
-	struct var *v = n->a && n->a->kind == N_VAR ? n->a->var : NULL;
+	struct var *v = n->a && (n->a->kind == N_VAR || n->a->kind == N_INDEX) ? n->a->var : NULL;
 	int id = fe_count++, col = (int)n->num, dir = n->flags == '-' ? -1 : 1;
 	bool str_crit = false, stat = v && v->type == T_STATS;
 	const char *prev = NULL, *best = NULL, *bkey, *lim = NULL, *left = NULL;
-	const char *crit, *A, *fe;
+	const char *crit, *A, *fe, *saved_err = NULL;
 	struct strbuf fb, *saved = NULL;
 	int i = 0, saved_indent = 0;
 	bool infn;
+
+	struct strbuf test;
 
 	if (!v || !v->global || !v->array || (stat && n->b)) {
 		bg_unsupported(g, n, "this 'foreach'");
 		return false;
 	}
+	sb_init(&test);
+	if (n->a->kind == N_INDEX)	/* a slice: its keys evaluated first */
+		slice(g, n->a->args, v, &test);
 	A = v->name;
 	if (col > 0)
 		str_crit = v->keys[col - 1] == T_STRING;
@@ -384,7 +475,9 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 		"\tlong seq = row->seq, d = 0;\n");
 	sb_printf(&fe_code, "\tstruct stp_fe_%d *c;\n", id);
 	sb_printf(&fe_code, "\tstruct stp_k_%s *K = sizeof(row->key) ? (void *)row->key : key;\n", A);
-	sb_printf(&fe_code, "\n\tif (!S)\n\t\treturn 1;\n\t(void)K;\n\tc = (void *)%s;\n", fe);
+	sb_printf(&fe_code, "\n\tif (!S)\n\t\treturn 1;\n\t(void)K;\n\tc = (void *)%s;\n%s", fe,
+		  test.buf ? test.buf : "");
+	sb_free(&test);
 	if (stat) {
 		char l = agg_letter(n->str);
 
@@ -446,6 +539,8 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 	if (infn) {	/* each iteration a global function: checked once */
 		saved = g->body;
 		saved_indent = g->indent;
+		saved_err = g->errlabel;
+		g->errlabel = NULL;	/* the function's out: returns 2 */
 		sb_init(&fb);
 		g->body = &fb;
 		g->indent = 1;
@@ -455,11 +550,7 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 			label);
 		g->indent++;
 	}
-	bg_line(g, "if (++S->act > STP_MAXACTION)");
-	g->indent++;
-	bg_fail(g, arena_printf(g->s->arena, "MAXACTION exceeded near keyword at %s",
-				loc_str(g->s, n->loc)));
-	g->indent--;
+	bg_act(g, n);
 	if (left)
 		bg_line(g, "if (fe%d->left-- <= 0) %s", id, infn ? "return 1;" : "break;");
 	bg_line(g, "if (!stp_fe_next_%d(%s)) %s", id, infn ? "first" :
@@ -501,6 +592,7 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 		sb_free(&fb);
 		g->body = saved;
 		g->indent = saved_indent;
+		g->errlabel = saved_err;
 		bg_line(g, "long rc%d = 0;", id);
 		bg_line(g, "for (int it%d = 0; it%d < STP_MAXACTION + 2; it%d++) {", label, label,
 			label);
@@ -509,7 +601,7 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 		bg_line(g, "}");
 		if (col && !stat)
 			bg_line(g, "stp_fe_fix_%d(0);", id);
-		bg_line(g, "if (rc%d == 2) goto out;", id);
+		bg_line(g, "if (rc%d == 2) goto %s;", id, bg_errlabel(g));
 		return true;
 	}
 	body(g, n->d, label);
@@ -536,57 +628,179 @@ static long hist_buckets(const struct var *v)
 	return n < 3 || n > 128 ? 0 : (long)n;
 }
 
-/* the map of a scalar statistic with a histogram; false if v has none */
-bool bm_stat_decl(struct bgen *g, struct strbuf *c, struct var *v)
+/* a statistic's struct with buckets or @variance (stp_xstat_add): false
+ * (an error given) if its histogram cannot be kept */
+static bool xstat_decl(struct bgen *g, struct strbuf *c, struct var *v)
 {
-	long nb;
+	long nb = v->hist ? hist_buckets(v) : 0;
 
-	if (!v->hist || v->variance || v->array)
-		return false;
-	nb = hist_buckets(v);
-	if (!nb) {
+	if (v->hist && !nb) {
 		diag_error(g->s, v->loc, "these @hist_linear parameters are not supported by "
 			   "--runtime=bpf: use the kernel module runtime (--runtime=kernel)");
 		g->errors++;
-		return true;
+		return false;
 	}
-	sb_printf(c, "struct stp_h_%s { long count, sum, min, max; long hist[%ld]; };\n",
-		  v->name, nb);
-	sb_printf(c, "STP_STATH(g_%s, struct stp_h_%s);\n", v->name, v->name);
+	sb_printf(c, "struct stp_h_%s { long count, sum, min, max; long hist[%ld];%s };\n",
+		  v->name, nb, v->variance ? " long avg_s, m2, variance_s;" : "");
+	/* <<<: a BPF subprogram the verifier checks once, not at each use */
+	sb_printf(c, "__attribute__((noinline)) long stp_xadd_%s(struct stp_h_%s *st, long x)\n"
+		  "{\n\tif (st)\n\t\tstp_xstat_add((long *)st, x, %s);\n\treturn 0;\n}\n",
+		  v->name, v->name, xstat_args(g, v));
 	return true;
 }
 
-/* s <<< x for a statistic with a histogram; NULL if s has none */
+/* stp_xstat_add's parameters for v: kind, lo, step, nb, shift, var */
+static const char *xstat_args(struct bgen *g, const struct var *v)
+{
+	return arena_printf(g->s->arena, "%d, %lldLL, %lldLL, %ld, %d, %d", v->hist,
+			    (long long)v->hist_lo, (long long)v->hist_step,
+			    v->hist ? hist_buckets(v) : 0L, v->variance_shift, v->variance ? 1 : 0);
+}
+
+/* the map of a scalar statistic with buckets or @variance; false if v has
+ * neither */
+bool bm_stat_decl(struct bgen *g, struct strbuf *c, struct var *v)
+{
+	if ((!v->hist && !v->variance) || v->array)
+		return false;
+	if (!xstat_decl(g, c, v))
+		return true;
+	sb_printf(c, "STP_STATH(g_%s, struct stp_h_%s);\n", v->name, v->name);
+	if (v->hist)	/* @hist_*(s)[i]: -1 when s is empty */
+		sb_printf(c, "__attribute__((noinline)) long stp_hb_%s(long i)\n{\n"
+			  "\t__u32 k = 0;\n\tlong n = 0, b;\n\n"
+			  "\tb = stp_xstat_bucket(&g_%s, &k, 0, %ld, i, &n);\n"
+			  "\treturn n ? b : -1;\n}\n", v->name, v->name, hist_buckets(v));
+	return true;
+}
+
+/* s <<< x for a statistic with buckets or @variance; NULL if s has neither */
 const char *bm_stat_add(struct bgen *g, struct var *v, const char *x)
 {
-	if (!v->hist || v->variance || v->array)
+	if ((!v->hist && !v->variance) || v->array)
 		return NULL;
-	bg_line(g, "stp_stath_add(&g_%s, %s, %d, %lldLL, %lldLL, %ld);", v->name, x, v->hist,
-		(long long)v->hist_lo, (long long)v->hist_step, hist_buckets(v));
+	const char *k = tmpname(g);
+
+	bg_line(g, "__u32 %s = 0;", k);
+	bg_line(g, "stp_xadd_%s(bpf_map_lookup_elem(&g_%s, &%s), %s);", v->name, v->name, k, x);
 	return x;
 }
 
+/* the statistic s or a[k...] (arg): its map, the map key's C expression
+ * (*kp) and its offset in the value (*off); the key struct's type in
+ * *ktype for a row */
+static const char *stat_where(struct bgen *g, struct node *arg, const char **kp,
+			      const char **off, const char **ktype)
+{
+	struct var *v = arg->var;
+	const char *ks;
+
+	if (arg->kind == N_INDEX) {
+		*kp = keys(g, arg->args, v, &ks);
+		*off = arena_printf(g->s->arena, "__builtin_offsetof(struct stp_v_%s, val)",
+				    v->name);
+		*ktype = arena_printf(g->s->arena, "stp_mk_%s", v->name);
+	} else {
+		const char *k = tmpname(g);
+
+		bg_line(g, "__u32 %s = 0;", k);
+		*kp = arena_printf(g->s->arena, "&%s", k);
+		*off = "0";
+		*ktype = NULL;
+	}
+	return arena_printf(g->s->arena, "&g_%s", v->name);
+}
+
+static bool xstat_node(const struct node *a)
+{
+	return a && a->var && a->var->type == T_STATS && (a->var->hist || a->var->variance) &&
+	       ((a->kind == N_VAR && !a->var->array) || (a->kind == N_INDEX && a->var->array));
+}
+
+/* @variance(s) or @variance(a[k...]); an empty statistic an error (at) */
+const char *bm_variance(struct bgen *g, struct node *n, const char *at)
+{
+	struct node *a = n->args;
+	const char *kp, *off, *kt, *map, *t = tmpname(g), *cnt = tmpname(g);
+
+	if (!xstat_node(a) || !a->var->variance)
+		return NULL;
+	map = stat_where(g, a, &kp, &off, &kt);
+	bg_line(g, "long %s = 0;", cnt);
+	bg_line(g, "long %s = stp_xstat_variance(%s, %s, %s, %ld, %d, %d, &%s);", t, map, kp,
+		off, a->var->hist ? hist_buckets(a->var) : 0L, a->var->variance_shift,
+		a->kind == N_INDEX, cnt);
+	bg_line(g, "if (!%s)", cnt);
+	g->indent++;
+	bg_fail(g, arena_printf(g->s->arena, "empty aggregate near %s", at));
+	g->indent--;
+	return t;
+}
+
+/* @hist_*(s)[i] (index: i's C value); an empty statistic or an index out
+ * of its range an error (at) */
+const char *bm_hist_bucket(struct bgen *g, struct node *hist, const char *i, const char *at)
+{
+	struct node *a = hist->args;
+	const char *kp, *off, *kt, *t = tmpname(g), *cnt = tmpname(g);
+	long nb;
+
+	if (!xstat_node(a) || !a->var->hist)
+		return NULL;
+	nb = hist_buckets(a->var);
+	if (a->kind == N_VAR) {
+		bg_line(g, "long %s = stp_hb_%s(%s);", t, a->var->name, i);
+	} else {	/* a BPF subprogram: checked once, not at each bucket */
+		stat_where(g, a, &kp, &off, &kt);
+		bg_line(g, "long %s = stp_hb_%s((void *)%s, %s);", t, a->var->name, kp, i);
+	}
+	bg_line(g, "long %s = %s >= 0;", cnt, t);
+	bg_line(g, "if (!%s)", cnt);
+	g->indent++;
+	bg_fail(g, arena_printf(g->s->arena, "empty aggregate near %s", at));
+	g->indent--;
+	bg_line(g, "if (%s < 0 || %s >= %ld)", i, i, nb);
+	g->indent++;
+	bg_fail(g, arena_printf(g->s->arena, "histogram index out of range near %s", at));
+	g->indent--;
+	return t;
+}
+
+/* the number of buckets of @hist_*(s) (foreach over them), 0 if not one */
+long bm_hist_nbuckets(const struct node *hist)
+{
+	return xstat_node(hist->args) && hist->args->var->hist ? hist_buckets(hist->args->var) : 0;
+}
+
 /* print(@hist_log(s)): an empty statistic is an error at the print (at);
- * the loader reads the map and prints it with runtime/stp_fmt.c */
+ * the loader reads the map (a row of it: the record has the row's key)
+ * and prints it with runtime/stp_fmt.c */
 bool bm_print_hist(struct bgen *g, struct node *hist, const char *at)
 {
 	struct node *a = hist->args;
-	struct var *v = a && a->kind == N_VAR ? a->var : NULL;
-	const char *st = tmpname(g);
+	struct var *v = a ? a->var : NULL;
+	const char *st = tmpname(g), *kp, *off, *kt, *map;
 	int id;
 
-	if (!v || v->array || v->variance || !v->hist)
+	if (!xstat_node(a) || !v->hist)
 		return false;
 	id = hist_count++;
-	sb_printf(&g->meta, "hist %d g_%s %d %lld %lld %lld %ld\n", id, v->name, v->hist,
+	map = stat_where(g, a, &kp, &off, &kt);
+	sb_printf(&g->meta, "hist %d g_%s %d %lld %lld %lld %ld %d\n", id, v->name, v->hist,
 		  (long long)v->hist_lo, (long long)v->hist_hi, (long long)v->hist_step,
-		  hist_buckets(v));
+		  hist_buckets(v), kt ? 1 : 0);
 	bg_line(g, "struct stp_stat %s;", st);
-	bg_line(g, "stp_stat_get(&g_%s, &%s);", v->name, st);
+	if (kt)
+		bg_line(g, "stp_astat_get(%s, %s, &%s, %s);", map, kp, st, off);
+	else
+		bg_line(g, "stp_stat_get(%s, &%s);", map, st);
 	bg_line(g, "if (!%s.count)", st);
 	g->indent++;
 	bg_fail(g, arena_printf(g->s->arena, "empty aggregate near %s", at));
 	g->indent--;
-	bg_line(g, "stp_hist_print(%d);", id);
+	if (kt)
+		bg_line(g, "STP_HIST_PRINT_ROW(%d, %s, %s, %s);", id, kt, kp, off);
+	else
+		bg_line(g, "stp_hist_print(%d);", id);
 	return true;
 }

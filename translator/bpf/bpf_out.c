@@ -34,13 +34,6 @@ static void globals(struct bgen *g, struct strbuf *c)
 		if (v->type == T_STATS && bm_stat_decl(g, c, v)) {
 			/* a histogram: bpf_maps.c */
 		} else if (v->type == T_STATS) {
-			if (v->hist || v->variance) {
-				diag_error(g->s, v->loc, "histograms and @variance are not "
-					   "supported by --runtime=bpf yet: use the kernel "
-					   "module runtime (--runtime=kernel)");
-				g->errors++;
-				continue;
-			}
 			sb_printf(c, "STP_STAT(g_%s);\n", v->name);
 		} else if (v->type == T_STRING) {
 			struct strbuf lit;
@@ -90,6 +83,7 @@ static void handler(struct bgen *g, struct strbuf *c, struct probe *p, int index
 	g->body = &body;
 	g->ntmp = 0;
 	g->rp = NULL;
+	g->errlabel = NULL;
 	for (struct rprobe *r = g->s->rprobes; r; r = r->next)
 		if (r->probe == p && !npoints++)
 			g->rp = r;
@@ -106,7 +100,7 @@ static void handler(struct bgen *g, struct strbuf *c, struct probe *p, int index
 /* Each probe point: a program of its kind, and its metadata line. */
 static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, int id)
 {
-	const char *fam = r->family, *sec = NULL;
+	const char *fam = r->family, *sec = NULL, *pop = NULL;
 	bool gated = true;
 
 	if (!strcmp(fam, "begin") || !strcmp(fam, "end") || !strcmp(fam, "error")) {
@@ -124,6 +118,7 @@ static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, in
 	} else if (!strcmp(fam, "process.function") && r->binary && r->symbol &&
 		   !strpbrk(r->binary, " \n") && !strpbrk(r->symbol, " \n")) {
 		sec = "uprobe";	/* the loader attaches it to the function */
+		pop = bu_entry(g, c, r, id);	/* first: the entry's values */
 		sb_printf(&g->meta, "probe uprobe stp_p%d %d %s %s\n", id, r->ret ? 1 : 0,
 			  r->binary, r->symbol);
 	} else if (!strcmp(fam, "perf") && r->perf_period > 0) {
@@ -146,7 +141,8 @@ static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, in
 	sb_puts(c, "\tstruct stp_scratch *S;\n\n");
 	if (gated)
 		sb_puts(c, "\tif (stp_state)\n\t\treturn 0;\n");
-	sb_printf(c, "\tS = stp_enter();\n\tif (S)\n\t\thandler_%d(S, ctx);\n\treturn 0;\n}\n\n",
+	sb_printf(c, "\tS = stp_enter();\n\tif (!S)\n\t\treturn 0;\n%s\thandler_%d(S, ctx);\n"
+		  "\tif (S->err == 1 || S->err == 2)\n\t\tstp_report(S);\n\treturn 0;\n}\n\n", pop ? pop : "",
 		  r->probe->index);
 }
 
@@ -186,6 +182,8 @@ int bpf_translate(struct session *s)
 		  define(s, "MAXMAPENTRIES", "2048"));
 	bc_types(&g, &c);
 	globals(&g, &c);
+	sb_puts(&c, g.protos.buf ? g.protos.buf : "");
+	sb_free(&g.protos);
 	bm_prelude(&g, &c);
 	sb_puts(&c, "STP_PADS\n");
 	sb_printf(&g.meta, "maxstr %s\n", define(s, "MAXSTRINGLEN", "512"));

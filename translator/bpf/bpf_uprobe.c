@@ -14,6 +14,9 @@
 #include "bpf.h"
 #include "kcatalog.h"
 
+/* the parameters a .return probe can read (struct stp_scratch's ent[]) */
+#define BU_NSAVED 16
+
 /* struct pt_regs (x86-64) as u64 slots */
 enum { REG_AX = 10, REG_SP = 19 };
 static const int arg_regs[] = { 14, 13, 12, 11, 9, 8 };	/* di si dx cx r8 r9 */
@@ -101,10 +104,8 @@ static const char *param(struct bgen *g, const struct node *n, int slot, int wid
 	if (fault)
 		bg_line(g, "goto %s;", fault);
 	else
-		bg_line(g, "{ stp_fault(S, %d, ((__u64 *)ctx)[%d] + %d); goto out; }",
-			bg_msg(g, arena_printf(ar, "read fault [man error::fault] at 0x%%llx near "
-					       "identifier '%s' at %s", n->op, loc_str(g->s, n->loc))),
-			REG_SP, 8 * (slot - 6 + 1));
+		bg_fault(g, n, arena_printf(ar, "((__u64 *)ctx)[%d] + %d", REG_SP,
+					    8 * (slot - 6 + 1)));
 	g->indent--;
 	bg_line(g, "long %s = %s;", t, widen(g, arena_printf(ar, "%s_v", t), width, sg));
 	return t;
@@ -187,9 +188,9 @@ const char *bu_target(struct bgen *g, struct node *n)
 	for (i = 0; i < np && i < r->nargs; i++)
 		if (!strcmp(r->args[i].name, name))
 			break;
-	if (i == np || i == r->nargs || r->ret) {
+	if (i == np || i == r->nargs || (r->ret && i >= BU_NSAVED)) {
 		bg_unsupported(g, n, arena_printf(ar, i < np && i < r->nargs ?
-				"the parameter %s in a .return probe" :
+				"the parameter %s in a .return probe (after the 16th)" :
 				"%s (only the function's parameters, read at its entry)", n->op));
 		return "0";
 	}
@@ -204,5 +205,90 @@ const char *bu_target(struct bgen *g, struct node *n)
 						  "by value)", n->op, bad));
 		return "0";
 	}
+	if (r->ret) {	/* its value at the entry (bu_entry) */
+		t = arena_printf(ar, "t%d", g->ntmp++);
+		bg_line(g, "long %s = S->ent[%d];", t, i);
+		return t;
+	}
 	return param(g, n, slot, width, sg, NULL);
+}
+
+/* Does the tree n read a parameter ($name other than $return)? */
+static bool reads_params(const struct node *n)
+{
+	for (; n; n = n->next)
+		if ((n->kind == N_TARGET && strcmp(n->op, "$return") && n->op[1] != '$') ||
+		    reads_params(n->a) || reads_params(n->b) || reads_params(n->c) ||
+		    reads_params(n->d) || reads_params(n->args))
+			return true;
+	return false;
+}
+
+/*
+ * A .return uprobe whose handler reads parameters: a uprobe at the
+ * function's entry (program stp_eID, attached before the return's) saves
+ * them per thread and probe point, nested calls on a stack of
+ * STP_RDEPTH; the return pops them into S->ent before its handler runs,
+ * and runs no handler for a return whose entry it did not see. Returns
+ * the return program's pop (C), or NULL when r needs none.
+ */
+const char *bu_entry(struct bgen *g, struct strbuf *c, const struct rprobe *r, int id)
+{
+	struct arena *ar = g->s->arena;
+	struct strbuf body, *saved = g->body;
+	int np = rp_nparams(r), width, saved_indent = g->indent;
+	bool sg;
+
+	if (!bu_is_uprobe(r) || !r->ret || !reads_params(r->probe->body))
+		return NULL;
+	if (!g->entry_map) {
+		g->entry_map = true;
+		sb_printf(c, "#define STP_RDEPTH 8\n"
+			  "struct stp_ekey { __u64 tid, id; };\n"
+			  "struct stp_ent { long depth; long v[STP_RDEPTH][%d]; };\n"
+			  "struct {\n\t__uint(type, 1);\t/* BPF_MAP_TYPE_HASH */\n"
+			  "\t__uint(max_entries, 4096);\n\t__uint(map_flags, 1);\t/* no prealloc */\n"
+			  "\t__type(key, struct stp_ekey);\n\t__type(value, struct stp_ent);\n"
+			  "} stp_entries SEC(\".maps\");\n"
+			  "struct stp_ent stp_ent0;\n\n"
+			  "/* the entry's values of probe point id into S->ent: false if none */\n"
+			  "static __always_inline int stp_entry_pop(struct stp_scratch *S, long id)\n{\n"
+			  "\tstruct stp_ekey k = { bpf_get_current_pid_tgid(), id };\n"
+			  "\tstruct stp_ent *e = bpf_map_lookup_elem(&stp_entries, &k);\n"
+			  "\tlong d;\n\n\tif (!e || e->depth <= 0)\n\t\treturn 0;\n"
+			  "\td = --e->depth;\n\tif (d >= STP_RDEPTH)\n\t\treturn 0;\n"
+			  "\tbpf_probe_read_kernel(S->ent, sizeof(e->v[0]), e->v[d & (STP_RDEPTH - 1)]);\n"
+			  "\tif (!d)\n\t\tbpf_map_delete_elem(&stp_entries, &k);\n\treturn 1;\n}\n\n",
+			  BU_NSAVED);
+	}
+	sb_init(&body);
+	g->body = &body;
+	g->indent = 1;
+	for (int i = 0; i < np && i < r->nargs && i < BU_NSAVED; i++) {
+		const char *bad = NULL, *v, *fault = arena_printf(ar, "ef%d_%d", id, i);
+		int slot;
+
+		if (classify(r->args[i].btf, r->args[i].type_id, &width, &sg) != 1 ||
+		    (slot = slot_of(r, i, &bad)) < 0)
+			continue;
+		bg_line(g, "{");
+		v = param(g, NULL, slot, width, sg, fault);
+		bg_line(g, "e->v[d][%d] = %s;", i, v);
+		bg_line(g, "}");
+		bg_line(g, "%s: ;", fault);
+	}
+	g->body = saved;
+	g->indent = saved_indent;
+	sb_printf(&g->meta, "probe uprobe stp_e%d 0 %s %s\n", id, r->binary, r->symbol);
+	sb_printf(c, "SEC(\"uprobe\") int stp_e%d(void *ctx)\n{\n"
+		  "\tstruct stp_ekey k = { bpf_get_current_pid_tgid(), %d };\n"
+		  "\tstruct stp_ent *e;\n\tlong d;\n\n\tif (stp_state)\n\t\treturn 0;\n"
+		  "\te = bpf_map_lookup_elem(&stp_entries, &k);\n\tif (!e) {\n"
+		  "\t\tbpf_map_update_elem(&stp_entries, &k, &stp_ent0, 0);\n"
+		  "\t\te = bpf_map_lookup_elem(&stp_entries, &k);\n\t}\n"
+		  "\tif (!e)\n\t\treturn 0;\n\td = e->depth++;\n"
+		  "\tif (d < 0 || d >= STP_RDEPTH)\n\t\treturn 0;\n%s\treturn 0;\n}\n\n",
+		  id, id, body.buf ? body.buf : "");
+	sb_free(&body);
+	return arena_printf(ar, "\tif (!stp_entry_pop(S, %d))\n\t\treturn 0;\n", id);
 }

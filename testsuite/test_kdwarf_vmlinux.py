@@ -157,20 +157,34 @@ def test_cast_found_through_dwarf(dbg, krel):
         "thread_info, __state, stack, " in r.stderr
 
 
-@pytest.mark.parametrize('point,var,col,pc', [
-    ('kernel.statement("vfs_read@fs/read_write.c:461")', '$ret', 66, '0xffffffff81366a3c'),
-    ('kernel.function("vfs_read").return', '@entry($ret)', 59, '0xffffffff813669e0'),
+RET_RANGES = ('        alternative locations: [0xffffffff81366a52,0xffffffff81366a8d], '
+              '[0xffffffff81366ad1,0xffffffff81366b55], [0xffffffff81366b55,0xffffffff81366b95], '
+              '[0xffffffff81366c36,0xffffffff81366c42], [0xffffffff81366c47,0xffffffff81366c73]')
+
+
+@pytest.mark.parametrize('point,var,col,pc,details', [
+    ('kernel.statement("vfs_read@fs/read_write.c:461")', '$ret', 66, '0xffffffff81366a3c',
+     ['        dieoffset: 0x32cb818 from /usr/lib/debug/boot/vmlinux-KVER',
+      '        function: vfs_read at fs/read_write.c:461:8', RET_RANGES]),
+    ('kernel.function("vfs_read").return', '@entry($ret)', 59, '0xffffffff813669e0',
+     ['        dieoffset: 0x32cb818 from /usr/lib/debug/boot/vmlinux-KVER',
+      '        function: vfs_read at fs/read_write.c:451:1', RET_RANGES]),
 ])
-def test_optimized_out_as_upstream(dbg, krel, point, var, col, pc):
+def test_optimized_out_as_upstream(dbg, krel, point, var, col, pc, details):
     """A local with no location at the probe's address: 4.8's words
-    ("not accessible at this address (pc: ...) [man error::dwarf]");
-    4.8 takes @entry's pc after the entry's call to __fentry__."""
+    ("not accessible at this address (pc: ...) [man error::dwarf]"),
+    then its lines byte for byte: the variable's DIE and file, the
+    function and source position of the pc (its line-table row), the
+    ranges where the variable has a location (4.8 names the pc of
+    @entry's read 0xffffffff813669e5, after the call to __fentry__; its
+    other lines are these)."""
     r = stap(['-p2', '-r', krel, '-e', f'probe {point} {{ println({var}) }}'], dbg)
     assert r.returncode == 1
     shown = point.replace('"vfs_read"', '"vfs_read@fs/read_write.c:450"')
     assert r.stderr.splitlines()[0] == (
         f"<input>:1:{col}: error: target variable '$ret' is not available in {shown}: "
         f"not accessible at this address (pc: {pc}) [man error::dwarf]")
+    assert r.stderr.splitlines()[1:4] == [line.replace('KVER', krel) for line in details]
 
 
 @pytest.mark.parametrize('options,script,rc,said', [

@@ -226,6 +226,10 @@ const char *uloc_getter(struct session *s, struct ubin *b, const struct ufunc *f
  * (guru writes): v's register or memory at pc; NULL and *why if none. */
 const char *uloc_setter(struct session *s, struct ubin *b, const struct ufunc *f,
 			const struct uvar *v, uint64_t pc, int width, const char **why);
+/* 4.8's lines about v having no location at pc ("\n        dieoffset: ...",
+ * "function: F at FILE:LINE:COL", "alternative locations: [LO,HI], ..."). */
+const char *uloc_unavailable_detail(struct session *s, struct ubin *b, const struct ufunc *f,
+				    const struct uvar *v, uint64_t pc);
 /* The same for the SDT operand text `arg` ("-4@%eax", "8@-24(%rbp)"). */
 const char *uloc_sdt_getter(struct session *s, const char *arg, const char **why);
 

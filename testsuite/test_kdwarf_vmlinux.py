@@ -18,7 +18,14 @@
 # Addresses (pointers, kernel and user) are compared as 0xADDR, and as
 # DEC when printed in decimal (13 to 20 digits, 4.8's pointers to
 # integers: stacks and user addresses differ from run to run). The same
-# points with the debuginfo hidden keep the BTF behaviour.
+# points with the debuginfo hidden keep the BTF behaviour; the scripts of
+# kboth/ run both ways in the same boot: built with the debuginfo they
+# print what 4.8 printed with it in the guest (kboth/expected.json
+# "dwarf": pp() with file:line, 4.8's pretty printing of $pos$ and of a
+# char* in $$parms$), built without it what they printed before the
+# kernel's DWARF was read ("btf", recorded from this implementation; 4.8
+# cannot build them without debuginfo: "missing x86_64 kernel/module
+# debuginfo").
 import json
 import os
 import re
@@ -34,6 +41,9 @@ HERE = Path(__file__).resolve().parent
 CASES = HERE / 'kvmlinux'
 EXPECTED = json.loads((CASES / 'expected.json').read_text())
 RUN = sorted(EXPECTED)
+BOTH_CASES = HERE / 'kboth'
+BOTH = json.loads((BOTH_CASES / 'expected.json').read_text())
+BOTH_RUN = [f'{n}_{way}' for n in sorted(BOTH) for way in ('dwarf', 'btf')]
 DEFAULT_PATH = '+:.debug:/usr/lib/debug:/var/cache/abrt-di/usr/lib/debug:build'
 ADDR = re.compile(r'0x[0-9a-f]{8,16}')
 DEC = re.compile(r'(?<![0-9A-Za-z])-?[0-9]{13,20}(?![0-9])')
@@ -236,22 +246,28 @@ def test_build_id_mismatch_is_an_error(dbg, krel, tmp_path):
 
 @pytest.fixture(scope='module')
 def run(dbg, krel, tmp_path_factory):
-    """Every script built on the host with the kernel's DWARF, run in one
-    guest boot."""
+    """Every script built on the host with the kernel's DWARF, kboth/'s
+    both with it and without (the session's path), run in one guest
+    boot."""
     d = tmp_path_factory.mktemp('kvmlinux')
     old = os.environ['SYSTEMTAP_DEBUGINFO_PATH']
+    for n in BOTH:
+        build_module(f'kv_{n}_btf', (BOTH_CASES / f'{n}.stp').read_text(), krel, d)
     os.environ['SYSTEMTAP_DEBUGINFO_PATH'] = dbg
     try:
         for n in RUN:
             build_module(f'kv_{n}', (CASES / f'{n}.stp').read_text(), krel, d)
+        for n in BOTH:
+            build_module(f'kv_{n}_dwarf', (BOTH_CASES / f'{n}.stp').read_text(), krel, d)
     finally:
         os.environ['SYSTEMTAP_DEBUGINFO_PATH'] = old
     build_mismatched(d, krel)
-    commands = [f"{STAPRUN} -c 'cat /etc/hostname' kv_{n}.ko" for n in RUN]
+    names = RUN + BOTH_RUN
+    commands = [f"{STAPRUN} -c 'cat /etc/hostname' kv_{n}.ko" for n in names]
     commands += [f'{STAPRUN} kv_bad.ko', 'dmesg | grep stap:']
     batch = guest.run_batch(commands, scratch=str(d), timeout=60)
     guest.check_kernel_healthy(batch)
-    return dict(zip(RUN + ['bad', 'dmesg'], batch))
+    return dict(zip(names + ['bad', 'dmesg'], batch))
 
 
 def build_mismatched(d, krel):
@@ -302,3 +318,19 @@ def norm(text):
 def test_run_as_upstream(run, name):
     r, want = run[name], EXPECTED[name]
     assert (norm(r.stdout), r.stderr, r.rc) == (norm(want['stdout']), want['stderr'], want['rc'])
+
+
+@pytest.mark.parametrize('name', sorted(BOTH))
+@pytest.mark.parametrize('way', ['dwarf', 'btf'])
+def test_both_ways(run, name, way):
+    """The same script with the debuginfo (4.8's output with it) and with
+    BTF only (the output of the BTF implementation)."""
+    r, want = run[f'{name}_{way}'], BOTH[name][way]
+    assert (norm(r.stdout), r.stderr, r.rc) == (norm(want['stdout']), want['stderr'], want['rc'])
+
+
+@pytest.mark.parametrize('name', sorted(BOTH))
+def test_both_ways_differ(name):
+    """What each way shows differs (names, pretty printing): the BTF run
+    is not the DWARF one."""
+    assert norm(BOTH[name]['dwarf']['stdout']) != norm(BOTH[name]['btf']['stdout'])

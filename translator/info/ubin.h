@@ -263,6 +263,12 @@ bool kdwarf_file_blacklisted(const char *file);
 int kdwarf_ksym_index(struct session *s, const char *name);
 void kdwarf_emit_ksyms(struct session *s, struct strbuf *c);
 
+/* ---- kmodidx.c: the function names of a module's DWARF, in the cache ---- */
+/* Does the DWARF of the module whose .ko is at path define a function or
+ * inlined function that glob matches: 1 or 0; -1 when it has no DWARF
+ * (or build ID) to tell. */
+int kmodidx_defines(struct session *s, const char *path, const char *glob);
+
 /* ---- kindex.c: the index of vmlinux's DWARF in the cache ---- */
 struct kindex;
 /* The index of vmlinux b (its build ID known), read from the user's

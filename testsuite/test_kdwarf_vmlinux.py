@@ -144,12 +144,19 @@ def test_cast_missing_type_as_upstream(dbg, krel, cast, shown):
 
 def test_cast_found_through_dwarf(dbg, krel):
     """Types of the kernel and of a module, found through their DWARF
-    (the index names the CU defining each); a scalar type needs no member
+    (the index names the CU defining each; a struct a CU only declares,
+    through the CU defining it); a scalar type needs no member
     (4.8 reads it at the address); a missing member is 4.8's error (4.8
     lists the alternatives in another order)."""
     r = stap(['-p2', '-r', krel, '-e', 'probe begin { println(@cast(0, "p9_fid", "9p")->fid, '
               '@cast(0, "enum pid_type", "kernel"), @cast(0, "pid_t", "kernel"), '
               '@cast(0, "file", "kernel")->f_path$$) }'], dbg)
+    assert r.returncode == 0, r.stderr
+    # a struct only declared in the CU defining task_struct (files_struct,
+    # fdtable): its definition in another CU, as 4.8 resolves it
+    r = stap(['-p2', '-r', krel, '-e', 'probe begin { println(@cast(0, "task_struct", '
+              '"kernel")->files->fdt->max_fds, @cast(0, "task_struct", "kernel")->fs->pwd$) }'],
+             dbg)
     assert r.returncode == 0, r.stderr
     r = stap(['-p2', '-r', krel, '-e', 'probe begin { println(@cast(0, "file", "kernel")) }'],
              dbg)

@@ -11,7 +11,8 @@
 # guest's root is mounted with, through its debug .ko in /usr/lib/debug;
 # globals reads @var("name@kernel/fork.c") and a $file->...->len chain;
 # cast reads @cast(p, "T", "kernel") and "kernel<linux/sched.h>" and "9p"
-# types through the DWARF; parms prints $$parms$/$$parms$$ of points
+# types through the DWARF; inline fires at the inlined copies of
+# fdget_pos; parms prints $$parms$/$$parms$$ of points
 # whose parameters differ; pretty prints 4.8's dwarf_pretty_print of
 # pointers: char* as strings, a pointer to an integer as that integer
 # type's decimal of the pointer, <function>:ADDR).

@@ -11,14 +11,22 @@
 # guest's root is mounted with, through its debug .ko in /usr/lib/debug;
 # globals reads @var("name@kernel/fork.c") and a $file->...->len chain;
 # cast reads @cast(p, "T", "kernel") and "kernel<linux/sched.h>" and "9p"
-# types through the DWARF; parms prints $$parms$/$$parms$$ of points
+# types through the DWARF; inline fires at the inlined copies of
+# fdget_pos; parms prints $$parms$/$$parms$$ of points
 # whose parameters differ; pretty prints 4.8's dwarf_pretty_print of
 # pointers: char* as strings, a pointer to an integer as that integer
 # type's decimal of the pointer, <function>:ADDR).
 # Addresses (pointers, kernel and user) are compared as 0xADDR, and as
 # DEC when printed in decimal (13 to 20 digits, 4.8's pointers to
 # integers: stacks and user addresses differ from run to run). The same
-# points with the debuginfo hidden keep the BTF behaviour.
+# points with the debuginfo hidden keep the BTF behaviour; the scripts of
+# kboth/ run both ways in the same boot: built with the debuginfo they
+# print what 4.8 printed with it in the guest (kboth/expected.json
+# "dwarf": pp() with file:line, 4.8's pretty printing of $pos$ and of a
+# char* in $$parms$), built without it what they printed before the
+# kernel's DWARF was read ("btf", recorded from this implementation; 4.8
+# cannot build them without debuginfo: "missing x86_64 kernel/module
+# debuginfo").
 import json
 import os
 import re
@@ -34,6 +42,9 @@ HERE = Path(__file__).resolve().parent
 CASES = HERE / 'kvmlinux'
 EXPECTED = json.loads((CASES / 'expected.json').read_text())
 RUN = sorted(EXPECTED)
+BOTH_CASES = HERE / 'kboth'
+BOTH = json.loads((BOTH_CASES / 'expected.json').read_text())
+BOTH_RUN = [f'{n}_{way}' for n in sorted(BOTH) for way in ('dwarf', 'btf')]
 DEFAULT_PATH = '+:.debug:/usr/lib/debug:/var/cache/abrt-di/usr/lib/debug:build'
 ADDR = re.compile(r'0x[0-9a-f]{8,16}')
 DEC = re.compile(r'(?<![0-9A-Za-z])-?[0-9]{13,20}(?![0-9])')
@@ -134,12 +145,19 @@ def test_cast_missing_type_as_upstream(dbg, krel, cast, shown):
 
 def test_cast_found_through_dwarf(dbg, krel):
     """Types of the kernel and of a module, found through their DWARF
-    (the index names the CU defining each); a scalar type needs no member
+    (the index names the CU defining each; a struct a CU only declares,
+    through the CU defining it); a scalar type needs no member
     (4.8 reads it at the address); a missing member is 4.8's error (4.8
     lists the alternatives in another order)."""
     r = stap(['-p2', '-r', krel, '-e', 'probe begin { println(@cast(0, "p9_fid", "9p")->fid, '
               '@cast(0, "enum pid_type", "kernel"), @cast(0, "pid_t", "kernel"), '
               '@cast(0, "file", "kernel")->f_path$$) }'], dbg)
+    assert r.returncode == 0, r.stderr
+    # a struct only declared in the CU defining task_struct (files_struct,
+    # fdtable): its definition in another CU, as 4.8 resolves it
+    r = stap(['-p2', '-r', krel, '-e', 'probe begin { println(@cast(0, "task_struct", '
+              '"kernel")->files->fdt->max_fds, @cast(0, "task_struct", "kernel")->fs->pwd$) }'],
+             dbg)
     assert r.returncode == 0, r.stderr
     r = stap(['-p2', '-r', krel, '-e', 'probe begin { println(@cast(0, "file", "kernel")) }'],
              dbg)
@@ -157,20 +175,34 @@ def test_cast_found_through_dwarf(dbg, krel):
         "thread_info, __state, stack, " in r.stderr
 
 
-@pytest.mark.parametrize('point,var,col,pc', [
-    ('kernel.statement("vfs_read@fs/read_write.c:461")', '$ret', 66, '0xffffffff81366a3c'),
-    ('kernel.function("vfs_read").return', '@entry($ret)', 59, '0xffffffff813669e0'),
+RET_RANGES = ('        alternative locations: [0xffffffff81366a52,0xffffffff81366a8d], '
+              '[0xffffffff81366ad1,0xffffffff81366b55], [0xffffffff81366b55,0xffffffff81366b95], '
+              '[0xffffffff81366c36,0xffffffff81366c42], [0xffffffff81366c47,0xffffffff81366c73]')
+
+
+@pytest.mark.parametrize('point,var,col,pc,details', [
+    ('kernel.statement("vfs_read@fs/read_write.c:461")', '$ret', 66, '0xffffffff81366a3c',
+     ['        dieoffset: 0x32cb818 from /usr/lib/debug/boot/vmlinux-KVER',
+      '        function: vfs_read at fs/read_write.c:461:8', RET_RANGES]),
+    ('kernel.function("vfs_read").return', '@entry($ret)', 59, '0xffffffff813669e0',
+     ['        dieoffset: 0x32cb818 from /usr/lib/debug/boot/vmlinux-KVER',
+      '        function: vfs_read at fs/read_write.c:451:1', RET_RANGES]),
 ])
-def test_optimized_out_as_upstream(dbg, krel, point, var, col, pc):
+def test_optimized_out_as_upstream(dbg, krel, point, var, col, pc, details):
     """A local with no location at the probe's address: 4.8's words
-    ("not accessible at this address (pc: ...) [man error::dwarf]");
-    4.8 takes @entry's pc after the entry's call to __fentry__."""
+    ("not accessible at this address (pc: ...) [man error::dwarf]"),
+    then its lines byte for byte: the variable's DIE and file, the
+    function and source position of the pc (its line-table row), the
+    ranges where the variable has a location (4.8 names the pc of
+    @entry's read 0xffffffff813669e5, after the call to __fentry__; its
+    other lines are these)."""
     r = stap(['-p2', '-r', krel, '-e', f'probe {point} {{ println({var}) }}'], dbg)
     assert r.returncode == 1
     shown = point.replace('"vfs_read"', '"vfs_read@fs/read_write.c:450"')
     assert r.stderr.splitlines()[0] == (
         f"<input>:1:{col}: error: target variable '$ret' is not available in {shown}: "
         f"not accessible at this address (pc: {pc}) [man error::dwarf]")
+    assert r.stderr.splitlines()[1:4] == [line.replace('KVER', krel) for line in details]
 
 
 @pytest.mark.parametrize('options,script,rc,said', [
@@ -222,22 +254,28 @@ def test_build_id_mismatch_is_an_error(dbg, krel, tmp_path):
 
 @pytest.fixture(scope='module')
 def run(dbg, krel, tmp_path_factory):
-    """Every script built on the host with the kernel's DWARF, run in one
-    guest boot."""
+    """Every script built on the host with the kernel's DWARF, kboth/'s
+    both with it and without (the session's path), run in one guest
+    boot."""
     d = tmp_path_factory.mktemp('kvmlinux')
     old = os.environ['SYSTEMTAP_DEBUGINFO_PATH']
+    for n in BOTH:
+        build_module(f'kv_{n}_btf', (BOTH_CASES / f'{n}.stp').read_text(), krel, d)
     os.environ['SYSTEMTAP_DEBUGINFO_PATH'] = dbg
     try:
         for n in RUN:
             build_module(f'kv_{n}', (CASES / f'{n}.stp').read_text(), krel, d)
+        for n in BOTH:
+            build_module(f'kv_{n}_dwarf', (BOTH_CASES / f'{n}.stp').read_text(), krel, d)
     finally:
         os.environ['SYSTEMTAP_DEBUGINFO_PATH'] = old
     build_mismatched(d, krel)
-    commands = [f"{STAPRUN} -c 'cat /etc/hostname' kv_{n}.ko" for n in RUN]
+    names = RUN + BOTH_RUN
+    commands = [f"{STAPRUN} -c 'cat /etc/hostname' kv_{n}.ko" for n in names]
     commands += [f'{STAPRUN} kv_bad.ko', 'dmesg | grep stap:']
     batch = guest.run_batch(commands, scratch=str(d), timeout=60)
     guest.check_kernel_healthy(batch)
-    return dict(zip(RUN + ['bad', 'dmesg'], batch))
+    return dict(zip(names + ['bad', 'dmesg'], batch))
 
 
 def build_mismatched(d, krel):
@@ -288,3 +326,19 @@ def norm(text):
 def test_run_as_upstream(run, name):
     r, want = run[name], EXPECTED[name]
     assert (norm(r.stdout), r.stderr, r.rc) == (norm(want['stdout']), want['stderr'], want['rc'])
+
+
+@pytest.mark.parametrize('name', sorted(BOTH))
+@pytest.mark.parametrize('way', ['dwarf', 'btf'])
+def test_both_ways(run, name, way):
+    """The same script with the debuginfo (4.8's output with it) and with
+    BTF only (the output of the BTF implementation)."""
+    r, want = run[f'{name}_{way}'], BOTH[name][way]
+    assert (norm(r.stdout), r.stderr, r.rc) == (norm(want['stdout']), want['stderr'], want['rc'])
+
+
+@pytest.mark.parametrize('name', sorted(BOTH))
+def test_both_ways_differ(name):
+    """What each way shows differs (names, pretty printing): the BTF run
+    is not the DWARF one."""
+    assert norm(BOTH[name]['dwarf']['stdout']) != norm(BOTH[name]['btf']['stdout'])

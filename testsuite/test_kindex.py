@@ -103,3 +103,30 @@ def test_bad_index_is_rebuilt(built, krel, tmp_path, damage):
     assert (probes(r.stdout), r.returncode) == (first, 0), r.stderr
     assert idx.read_bytes() == good
     check_points(tmp_path, krel)
+
+
+NF_JHASH2 = (['-l', 'module("nf_*").function("jhash2")'], 'module_nf_jhash2.l')
+
+
+def test_module_names_index(dbg, krel, tmp_path):
+    """module("GLOB") over more than 16 modules (info/kmodidx.c): the
+    first run writes ID.fn for each module (its DWARF's function names,
+    inlined ones too), the next reads them; one cut short, with a name
+    changed, or for another build is rewritten whole, and what is listed
+    is 4.8's list each time (jhash2 is only inlined in those modules)."""
+    args, golden = NF_JHASH2
+    want = ((CASES / golden).read_text(), 0)
+    r = stap(args, tmp_path, krel)
+    assert (r.stdout, r.returncode) == want, r.stderr
+    files = sorted((tmp_path / 'cache' / 'kdwarf').glob('*.fn'))
+    assert len(files) >= 26
+    with_jhash2 = [f for f in files if '\njhash2\n' in f.read_text()]
+    assert len(with_jhash2) >= 3
+    whole = {f: f.read_bytes() for f in with_jhash2}
+    a, b, c = with_jhash2[:3]
+    a.write_bytes(whole[a][:len(whole[a]) // 2])
+    b.write_bytes(whole[b].replace(b'\njhash2\n', b'\njhash3\n'))
+    c.write_bytes(whole[c].replace(c.stem.encode(), b'0' * len(c.stem), 1))
+    r = stap(args, tmp_path, krel)
+    assert (r.stdout, r.returncode) == want, r.stderr
+    assert {f: f.read_bytes() for f in with_jhash2} == whole

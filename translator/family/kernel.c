@@ -549,11 +549,21 @@ static void resolve_kernel(struct resolver *r, const struct pp_comp *c)
  * matches, as module("M") of that module: through its DWARF (its debug
  * .ko) when it has one, as 4.8 names them
  * (module("9pnet").function("F@FILE:N")), else through its BTF. When GLOB
- * matches many modules, only those whose BTF has a function P names (or
- * whose BTF is unknown) are opened: a function only inlined there is not
- * found (4.8 reads every module's DWARF: minutes and gigabytes for "*").
+ * matches many modules, only those defining a function P names are opened:
+ * as their DWARF's index of names says (kmodidx.c: inlined functions too),
+ * else their BTF (4.8 reads every module's DWARF: minutes and gigabytes
+ * for "*"; the index costs that once).
  */
 #define MODULE_GLOB_ALL_DWARF 16
+
+/* May module mod define a function glob matches? */
+static bool module_may_define(struct resolver *r, const char *mod, const char *glob)
+{
+	const char *path = kmod_path(r->s, mod), **names;
+	int d = path ? kmodidx_defines(r->s, path, glob) : -1;
+
+	return d > 0 || (d < 0 && kmod_match_functions(r->s, mod, glob, &names) != 0);
+}
 
 static void module_glob_functions(struct resolver *r, const struct fn_spec *f,
 				  const struct pp_comp *fn)
@@ -567,8 +577,7 @@ static void module_glob_functions(struct resolver *r, const struct fn_spec *f,
 
 	for (size_t i = 0; i < n; i++) {
 		bins[i] = NULL;
-		if (n > MODULE_GLOB_ALL_DWARF &&
-		    kmod_match_functions(r->s, mods[i], glob, &names) == 0)
+		if (n > MODULE_GLOB_ALL_DWARF && !module_may_define(r, mods[i], glob))
 			continue;
 		ndwarf += (bins[i] = kdwarf_module(r->s, mods[i])) != NULL;
 	}

@@ -23,6 +23,7 @@
 
 #include "ubin.h"
 #include "kcatalog.h"
+#include "ubin_int.h"
 
 int kdwarf_ksym_index(struct session *s, const char *name)
 {
@@ -104,7 +105,7 @@ static bool gnu_build_id(void *arg, const GElf_Nhdr *nh, const char *name,
 
 /* An ELF file's GNU build ID as hex into hex[129] ("" if none); whether it
  * has DWARF (.debug_info) into *dwarf. */
-static bool elf_facts(const char *path, char *hex, bool *dwarf)
+bool ubin_elf_facts(const char *path, char *hex, bool *dwarf)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	Elf *e;
@@ -180,7 +181,7 @@ static void target_build_id(struct session *s, char *hex)
 	if (!uname(&u) && !strcmp(u.release, s->kernel_release))
 		running_build_id(hex);
 	if (!hex[0])
-		elf_facts(arena_printf(s->arena, "%s/vmlinux", s->kernel_build_dir), hex, &dw);
+		ubin_elf_facts(arena_printf(s->arena, "%s/vmlinux", s->kernel_build_dir), hex, &dw);
 }
 
 /* The candidates, in 4.8's (libdwfl's) order: the -r tree's vmlinux;
@@ -230,7 +231,7 @@ static const char *find_vmlinux(struct session *s, const char *want_id, const ch
 		char id[160];
 		bool dw;
 
-		if (access(cands[i], R_OK) || !elf_facts(cands[i], id, &dw) || !dw)
+		if (access(cands[i], R_OK) || !ubin_elf_facts(cands[i], id, &dw) || !dw)
 			continue;
 		if (want_id[0] && strcmp(id, want_id)) {
 			*why = arena_printf(s->arena, "the kernel debuginfo %s (build ID %s) is not for kernel %s (build ID %s)",

@@ -305,7 +305,7 @@ static char *map_file(const char *path, size_t *len)
 
 /* The directory of the indexes ($SYSTEMTAP_DIR/cache/kdwarf), made if
  * needed; NULL when there is none to write (--disable-cache). */
-static const char *index_dir(struct session *s)
+const char *kindex_dir(struct session *s)
 {
 	const char *data = getenv("SYSTEMTAP_DIR"), *dir;
 
@@ -347,7 +347,7 @@ struct kindex *kindex_get(struct session *s, struct ubin *b)
 	if (b->kindex_tried)
 		return b->kindex;
 	b->kindex_tried = true;
-	if (!id || !*id || !ubin_is_vmlinux(b) || !(dir = index_dir(s)))
+	if (!id || !*id || !ubin_is_vmlinux(b) || !(dir = kindex_dir(s)))
 		return NULL;
 	k = arena_alloc(s->arena, sizeof(*k));
 	path = arena_printf(s->arena, "%s/%s.idx", dir, id);

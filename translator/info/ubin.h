@@ -226,6 +226,10 @@ const char *uloc_getter(struct session *s, struct ubin *b, const struct ufunc *f
  * (guru writes): v's register or memory at pc; NULL and *why if none. */
 const char *uloc_setter(struct session *s, struct ubin *b, const struct ufunc *f,
 			const struct uvar *v, uint64_t pc, int width, const char **why);
+/* 4.8's lines about v having no location at pc ("\n        dieoffset: ...",
+ * "function: F at FILE:LINE:COL", "alternative locations: [LO,HI], ..."). */
+const char *uloc_unavailable_detail(struct session *s, struct ubin *b, const struct ufunc *f,
+				    const struct uvar *v, uint64_t pc);
 /* The same for the SDT operand text `arg` ("-4@%eax", "8@-24(%rbp)"). */
 const char *uloc_sdt_getter(struct session *s, const char *arg, const char **why);
 
@@ -258,6 +262,12 @@ bool kdwarf_file_blacklisted(const char *file);
 /* The index of "module:symbol" in the table the runtime resolves. */
 int kdwarf_ksym_index(struct session *s, const char *name);
 void kdwarf_emit_ksyms(struct session *s, struct strbuf *c);
+
+/* ---- kmodidx.c: the function names of a module's DWARF, in the cache ---- */
+/* Does the DWARF of the module whose .ko is at path define a function or
+ * inlined function that glob matches: 1 or 0; -1 when it has no DWARF
+ * (or build ID) to tell. */
+int kmodidx_defines(struct session *s, const char *path, const char *glob);
 
 /* ---- kindex.c: the index of vmlinux's DWARF in the cache ---- */
 struct kindex;

@@ -84,6 +84,12 @@ void ubin_cu_func_names(struct ubin *b, Dwarf_Die *cu);
 /* The file declaring die (a DIE of b->dw), NULL if none; valid until
  * the next call (vmlinux: read through the handle of lines_die()). */
 const char *ubin_decl_file(struct ubin *b, Dwarf_Die *die);
+/* kindex.c: the directory of the DWARF indexes ($SYSTEMTAP_DIR/cache/kdwarf),
+ * made if needed; NULL when there is none to write (--disable-cache) */
+const char *kindex_dir(struct session *s);
+/* kdwarf.c: an ELF file's GNU build ID as hex into hex[129] ("" if none),
+ * whether it has .debug_info into *dwarf; false if it is not ELF */
+bool ubin_elf_facts(const char *path, char *hex, bool *dwarf);
 /* kindex.c: the index's memory */
 void kindex_free(struct ubin *b);
 /* the order of b->funcs: by name, then entry (qsort) */

@@ -377,6 +377,46 @@ static const char *var_location(struct session *s, struct ubin *b, const struct 
 	return NULL;
 }
 
+/* 4.8's lines after "not accessible at this address": the variable's
+ * DIE, the function and source position of pc (its line table's row),
+ * and the address ranges where the variable has a location. */
+const char *uloc_unavailable_detail(struct session *s, struct ubin *b, const struct ufunc *f,
+				    const struct uvar *v, uint64_t pc)
+{
+	Dwarf_Die d, fd, cu;
+	Dwarf_Attribute at;
+	Dwarf_Line *l;
+	Dwarf_Addr base, lo, hi;
+	Dwarf_Op *ops;
+	size_t n;
+	ptrdiff_t off = 0;
+	struct strbuf sb;
+	const char *r, *src, *name;
+	int line = 0, col = 0;
+
+	if (!ubin_dwarf(b) || !dwarf_offdie(ubin_dwarf(b), v->die, &d))
+		return "";
+	sb_init(&sb);
+	sb_printf(&sb, "\n        dieoffset: %#llx from %s", (unsigned long long)v->die,
+		  ubin_path(b));
+	name = f && f->die && dwarf_offdie(ubin_dwarf(b), f->die, &fd) ? dwarf_diename(&fd) : NULL;
+	if (name && dwarf_diecu(&fd, &cu, NULL, NULL) && (l = dwarf_getsrc_die(&cu, pc)) &&
+	    (src = dwarf_linesrc(l, NULL, NULL)) && !dwarf_lineno(l, &line)) {
+		dwarf_linecol(l, &col);
+		sb_printf(&sb, "\n        function: %s at %s:%d:%d", name, src, line, col);
+	}
+	if (dwarf_attr_integrate(&d, DW_AT_location, &at)) {
+		sb_printf(&sb, "\n        alternative locations: ");
+		for (int k = 0; (off = dwarf_getlocations(&at, off, &base, &lo, &hi, &ops, &n)) > 0;
+		     k++)
+			sb_printf(&sb, "%s[%#llx,%#llx]", k ? ", " : "", (unsigned long long)lo,
+				  (unsigned long long)hi);
+	}
+	r = arena_strdup(s->arena, sb.buf);
+	sb_free(&sb);
+	return r;
+}
+
 /* The byte size of the type of the variable at DIE d, 0 if unknown. */
 static unsigned int var_size(Dwarf_Die *d)
 {

@@ -189,6 +189,9 @@ static int base_type(struct btf *bt, Dwarf_Die *d, const char *name)
 	return btf__add_int(bt, name, (size_t)size, flags);
 }
 
+static bool type_definition(struct session *s, struct ubin *b, int tag, const char *name,
+			    bool need_index, uint64_t *die);
+
 static int aggregate(struct session *s, struct ubin *b, Dwarf_Die *d, const char *name,
 		     bool is_union, int depth)
 {
@@ -197,8 +200,19 @@ static int aggregate(struct session *s, struct ubin *b, Dwarf_Die *d, const char
 	unsigned int ids[256];
 	int n = 0, id, size = dwarf_bytesize(d);
 
-	if (dwarf_hasattr(d, DW_AT_declaration))
+	if (dwarf_hasattr(d, DW_AT_declaration)) {
+		/* the kernel's or a module's: the definition another unit
+		 * has, as 4.8 resolves a declaration */
+		uint64_t def;
+		Dwarf_Die dd;
+
+		if (ubin_is_kernel(b) && name && *name &&
+		    type_definition(s, b, dwarf_tag(d), name, true, &def) &&
+		    def != dwarf_dieoffset(d) && dwarf_offdie(ubin_dwarf(b), def, &dd) &&
+		    (id = (int)convert(s, b, &dd, depth + 1)) > 0)
+			return id;
 		return btf__add_fwd(bt, name, is_union ? BTF_FWD_UNION : BTF_FWD_STRUCT);
+	}
 	if (!dwarf_child(d, &c)) {
 		do {
 			if (dwarf_tag(&c) == DW_TAG_member && n < 256)
@@ -498,32 +512,24 @@ unsigned int utype_to_btf(struct session *s, struct ubin *b, uint64_t type_die)
 	return id;
 }
 
-/* A named type of the binary: "struct NAME", "union NAME", "enum NAME" or
- * a typedef or base type NAME, from the first compile unit that defines
- * it; 0 when none does. */
-unsigned int utype_by_name(struct session *s, struct ubin *b, const char *name)
+/* The DIE defining the named type (tag, name; tag 0: a typedef, base
+ * type, struct or union) in the first compile unit that defines it (a
+ * vmlinux: the unit its index names, and none if the index says none);
+ * false when none does or none is known. */
+static bool type_definition(struct session *s, struct ubin *b, int tag, const char *name,
+			    bool need_index, uint64_t *die)
 {
-	static const struct { const char *prefix; int tag; } tags[] = {
-		{ "struct ", DW_TAG_structure_type }, { "union ", DW_TAG_union_type },
-		{ "enum ", DW_TAG_enumeration_type },
-	};
 	Dwarf *dw = ubin_dwarf(b);
 	Dwarf_Off off = 0, next;
 	size_t hsize;
-	int tag = 0, done = 0;
+	int done = 0;
 	bool only = false;
 
-	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
-		if (!strncmp(name, tags[i].prefix, strlen(tags[i].prefix))) {
-			tag = tags[i].tag;
-			name += strlen(tags[i].prefix);
-		}
-	/* vmlinux: only the CU its index names (kindex.c) */
 	if (dw && ubin_is_vmlinux(b)) {
 		int r = kindex_type_cu(s, b, tag, name, &off);
 
-		if (!r)
-			return 0;
+		if (!r || (r < 0 && need_index))
+			return false;
 		if (r > 0)
 			only = true;
 	}
@@ -542,11 +548,35 @@ unsigned int utype_by_name(struct session *s, struct ubin *b, const char *name)
 					continue;
 				if (tag ? t == tag : (t == DW_TAG_typedef || t == DW_TAG_base_type ||
 						      t == DW_TAG_structure_type ||
-						      t == DW_TAG_union_type))
-					return utype_to_btf(s, b, dwarf_dieoffset(&c));
+						      t == DW_TAG_union_type)) {
+					*die = dwarf_dieoffset(&c);
+					return true;
+				}
 			} while (dwarf_siblingof(&c, &c) == 0);
 		}
 		off = next;
 	}
-	return 0;
+	return false;
+}
+
+/* A named type of the binary: "struct NAME", "union NAME", "enum NAME" or
+ * a typedef or base type NAME, from the first compile unit that defines
+ * it; 0 when none does. */
+unsigned int utype_by_name(struct session *s, struct ubin *b, const char *name)
+{
+	static const struct { const char *prefix; int tag; } tags[] = {
+		{ "struct ", DW_TAG_structure_type }, { "union ", DW_TAG_union_type },
+		{ "enum ", DW_TAG_enumeration_type },
+	};
+	int tag = 0;
+	uint64_t die;
+
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+		if (!strncmp(name, tags[i].prefix, strlen(tags[i].prefix))) {
+			tag = tags[i].tag;
+			name += strlen(tags[i].prefix);
+		}
+	if (!type_definition(s, b, tag, name, false, &die))
+		return 0;
+	return utype_to_btf(s, b, die);
 }

@@ -439,18 +439,28 @@ static const char *missing_var(struct session *s, const struct uprobe_info *u,
 	return why;
 }
 
-/* The kernel's own DWARF: a variable with no location at the probe's
- * address, in 4.8's words (why as our DWARF reader says it otherwise). */
+/* The kernel's own DWARF: $name with no location at the probe's
+ * address, in 4.8's words and with its lines about where it has one (why
+ * as our DWARF reader says it otherwise). */
 static const char *kernel_wording(struct session *s, const struct uprobe_info *u,
-				  const char *why)
+				  const char *name, const char *why)
 {
 	static const char lead[] = "it was optimized out at this address (";
+	struct uvar *all, ret;
+	const char *detail = "";
+	int n;
 
 	if (!why || !ubin_is_vmlinux(u->bin) || strncmp(why, lead, sizeof(lead) - 1))
 		return why;
-	return arena_printf(s->arena, "not accessible at this address (pc: %s) [man error::dwarf]",
+	n = u->func ? ubin_vars(s, u->bin, u->func, u->addr, 0, &all, &ret) : 0;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(all[i].name, name)) {
+			detail = uloc_unavailable_detail(s, u->bin, u->func, &all[i], u->addr);
+			break;
+		}
+	return arena_printf(s->arena, "not accessible at this address (pc: %s) [man error::dwarf]%s",
 			    arena_strndup(s->arena, why + sizeof(lead) - 1,
-					  strcspn(why + sizeof(lead) - 1, ")")));
+					  strcspn(why + sizeof(lead) - 1, ")")), detail);
 }
 
 /* @var("NAME@FILE"): a global of the probe's binary. */
@@ -533,7 +543,7 @@ static struct targ utarg_find(struct session *s, const struct rprobe *r, const c
 	}
 	v = find_var(u, name);
 	if (!v) {
-		t.why = kernel_wording(s, u, missing_var(s, u, name));
+		t.why = kernel_wording(s, u, name, missing_var(s, u, name));
 		return t;
 	}
 	t.width = type_width(ubin_btf(u->bin), v->type_id, &t.is_signed);
@@ -550,7 +560,7 @@ static struct targ utarg_find(struct session *s, const struct rprobe *r, const c
 	}
 	*body = uloc_getter(s, u->bin, u->func, v, u->addr, t.width, &lv, &t.why);
 	if (!*body) {
-		t.why = kernel_wording(s, u, t.why);
+		t.why = kernel_wording(s, u, name, t.why);
 		return t;
 	}
 	if (lv)

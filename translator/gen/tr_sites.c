@@ -238,6 +238,12 @@ static const char shorthands[] =
 	"/* a kprobe's row: any number of kretprobe instances, no warning if\n"
 	" * it cannot be registered */\n"
 	"#define STP_KP_OPTIONAL .maxactive = -1, .optional = true\n"
+	"/* the row of such a kprobe (kretprobe) on function f, running probe_n,\n"
+	" * its target variables t */\n"
+	"#define STP_KP(n, f, t) { .kind = STP_PROBE_KPROBE, .handler = probe_##n, "
+	"STP_KFUNC(f), STP_KP_OPTIONAL, .targs = t }\n"
+	"#define STP_KRP(n, f, t) { .kind = STP_PROBE_KRETPROBE, .handler = probe_##n, "
+	"STP_KFUNC(f), STP_KP_OPTIONAL, .targs = t }\n"
 	"#define STP_PROBE_HANDLER(n) static void __attribute__((unused)) "
 	"probe_##n(struct stp_context *c) { probe_##n##_body(c, STP_FRAME(c, 0)); }\n\n";
 

@@ -205,6 +205,7 @@ const char *tr_targ_arrays(struct gen *g, struct strbuf *code, const struct rpro
 const char *tr_optional(const struct rprobe *r);
 void tr_table_row(struct gen *g, const char *runtime, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+void tr_table_macro(struct gen *g, const char *runtime, const char *row);
 
 /* usyms.c: -d/--ldd user objects' symbol and unwind tables */
 void usyms_emit(struct session *s, struct strbuf *c);

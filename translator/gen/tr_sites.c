@@ -82,7 +82,7 @@ static void stub_frame(struct gen *g, struct func *f, int def, const char *in)
 	struct var *p;
 	int i;
 
-	sb_printf(o, "%sSTP_CALL_FRAME(%s, f, %d, fail);\n", in, tr_frame_type(g, f), def);
+	sb_printf(o, "%sSTP_STUB_FRAME(%s, %d);\n", in, tr_fn_cname(g, "", f), def);
 	for (p = f->params, i = 0; p && p->param; p = p->next, i++) {
 		const char *m = tr_mangle(g, "f->l_", p->name);
 
@@ -146,7 +146,7 @@ static const char *call_stub(struct gen *g, struct func *f, int def)
 	if (f->call_stub)
 		return name;
 	f->call_stub = true;
-	sb_printf(o, "static bool %s(struct stp_context *c, unsigned int at", name);
+	sb_printf(o, "STP_CALLER(%s", tr_fn_cname(g, "", f));
 	if (f->type == T_LONG)
 		sb_puts(o, ", int64_t *r");
 	else if (f->type == T_STRING)
@@ -156,9 +156,9 @@ static const char *call_stub(struct gen *g, struct func *f, int def)
 	sb_puts(o, ")\n{\n");
 	stub_overloads(g, &f, &def);
 	stub_frame(g, f, def, "\t");
-	sb_printf(o, "\tSTP_CALL(%s, f, at, %d, fail);\n", tr_fn_cname(g, "function_", f), def);
+	sb_printf(o, "\tSTP_STUB_CALL(%s, %d);\n", tr_fn_cname(g, "", f), def);
 	stub_result(g, f, "\t");
-	sb_puts(o, "\treturn false;\nfail:\n\treturn true;\n}\n\n");
+	sb_puts(o, "\tSTP_STUB_END;\n}\n\n");
 	return name;
 }
 
@@ -232,8 +232,14 @@ static const char shorthands[] =
 	"/* a script function, its locals (l) in a frame of its own */\n"
 	"#define STP_FUNCTION(f) static void function_##f(struct stp_context *__restrict__ c, "
 	"struct stp_locals_fn_##f *__restrict__ l)\n"
-	"/* probe_N, the handler of table rows, runs probe_N_body in frame 0 */\n"
+	"/* probe_N, the handler of table rows, runs probe_N_body in frame 0,\n"
+	" * zeroed; STP_PROBE_BODY(N) defines both and is followed by the body */\n"
 	"#define STP_PROBE_BODY(n) static noinline void probe_##n##_body(struct stp_context "
+	"*__restrict__ c, struct stp_locals_probe_##n *__restrict__ l); "
+	"static void __attribute__((unused)) probe_##n(struct stp_context *c) { "
+	"struct stp_locals_probe_##n *l = STP_FRAME(c, 0); memset(l, 0, sizeof(*l)); "
+	"probe_##n##_body(c, l); } "
+	"static noinline void probe_##n##_body(struct stp_context "
 	"*__restrict__ c, struct stp_locals_probe_##n *__restrict__ l)\n"
 	"/* a kprobe's row: any number of kretprobe instances, no warning if\n"
 	" * it cannot be registered */\n"
@@ -244,8 +250,12 @@ static const char shorthands[] =
 	"STP_KFUNC(f), STP_KP_OPTIONAL, .targs = t }\n"
 	"#define STP_KRP(n, f, t) { .kind = STP_PROBE_KRETPROBE, .handler = probe_##n, "
 	"STP_KFUNC(f), STP_KP_OPTIONAL, .targs = t }\n"
-	"#define STP_PROBE_HANDLER(n) static void __attribute__((unused)) "
-	"probe_##n(struct stp_context *c) { probe_##n##_body(c, STP_FRAME(c, 0)); }\n\n";
+	"/* call_F: handlers and functions call F through it; true if F failed */\n"
+	"#define STP_CALLER(fn, ...) static bool call_##fn(struct stp_context *c, "
+	"unsigned int at, ##__VA_ARGS__)\n"
+	"#define STP_STUB_FRAME(fn, def) STP_CALL_FRAME(struct stp_locals_fn_##fn, f, def, fail)\n"
+	"#define STP_STUB_CALL(fn, def) STP_CALL(function_##fn, f, at, def, fail)\n"
+	"#define STP_STUB_END return false; fail: return true\n\n";
 
 void tr_shorthands(struct strbuf *c)
 {

@@ -1014,7 +1014,7 @@ static void gen_function(struct gen *g, struct output *o, struct func *f)
 	/* the frame comes as a restrict parameter (see gen_probe) */
 	sb_printf(&o->protos, "STP_FUNCTION(%s);\n", tr_fn_cname(g, "", f));
 	sb_printf(&o->code, "STP_FUNCTION(%s)\n{\n%s"
-		  "out: __attribute__((unused));\n}\n\n",
+		  "out: __maybe_unused;\n}\n\n",
 		  tr_fn_cname(g, "", f), body.buf ? body.buf : "");
 	sb_free(&body);
 	sb_free(&g->tmps);
@@ -1120,7 +1120,7 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 			  "\tstruct %s *l = STP_FRAME(c, 0);\n%s\n"
 			  "\tmemset(l, 0, sizeof(*l));\n%s"
 			  "%s"
-			  "out: __attribute__((unused));\n%s}\n\n",
+			  "out: __maybe_unused;\n%s}\n\n",
 			  p->index, st, locked, lock.buf ? lock.buf : "", entry.buf,
 			  unlock.buf ? unlock.buf : "");
 	sb_free(&entry);
@@ -1131,15 +1131,14 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 	if (fresh)
 		sb_printf(&o->code, "STP_PROBE_BODY(%d)\n{\n"
 			  "%s%s"
-			  "\tmemset(l, 0, sizeof(*l));\n%s%s%s"
-			  "out: __attribute__((unused));\n%s}\n"
-			  "STP_PROBE_HANDLER(%d)\n\n",
+			  "%s%s%s"
+			  "out: __maybe_unused;\n%s}\n\n",
 			  p->index, locked, *locked ? "\n" : "",
 			  /* pn(): the alias as the script named it, for derived probes */
 			  p->listed && g->pn_read ? arena_printf(g->s->arena, "\tc->probe_name = %s;\n",
 						   tr_cstr(g, p->listed)) : "",
 			  lock.buf ? lock.buf : "", body.buf ? body.buf : "",
-			  unlock.buf ? unlock.buf : "", p->index);
+			  unlock.buf ? unlock.buf : "");
 	sb_free(&body);
 	sb_free(&lock);
 	sb_free(&unlock);

@@ -222,6 +222,13 @@ const char *tr_call(struct gen *g, struct node *n, const char *dst)
 static const char shorthands[] =
 	"/* a conversion without flags, width or precision */\n"
 	"#define STP_SPEC(conv) (&(struct stp_spec){ conv, 0, -1, -1 })\n"
+	"/* the print family: the sink sk of a sprintf (into dst) or a print,\n"
+	" * then one call per piece: a literal, %s, a number with conv */\n"
+	"#define STP_SINK(dst) struct stp_sink sk; stp_sink_string(&sk, dst)\n"
+	"#define STP_SINK_OUT() struct stp_sink sk; stp_sink_print(&sk)\n"
+	"#define STP_LIT(s) stp_emit_lit(&sk, s, sizeof(s) - 1)\n"
+	"#define STP_STR(v) stp_emit_str(&sk, v, STP_SPEC('s'))\n"
+	"#define STP_LONG(v, conv) stp_emit_long(&sk, v, STP_SPEC(conv))\n"
 	"/* MAXACTION: n actions left at the entry of a loop-free body, else\n"
 	" * n charged, the error at stp_locs[at] */\n"
 	"#define STP_ACT_ENTRY(n) do { if (unlikely(c->actionremaining < (n))) { "

@@ -44,6 +44,38 @@ static void loc_grow(struct gen *g)
 	g->loc_cap = cap;
 }
 
+/* The C of an entry: "TEXT at " STP_LF<k> ":L:C", the file a macro
+ * defined at its first use (an interned key), or the whole literal. */
+static const char *loc_literal(struct gen *g, const char *key)
+{
+	const char *at = NULL, *end = NULL, *file;
+	int k, colons = 0;
+
+	for (const char *p = strstr(key, " at "); p; p = strstr(p + 1, " at "))
+		at = p;
+	for (const char *p = key + strlen(key); at && p > at && colons < 2; p--)
+		if (p[-1] == ':' && ++colons == 2)
+			end = p - 1;
+	if (!end || end <= at + 4)
+		return tr_cstr(g, key);
+	file = intern(g->s, at + 4, (size_t)(end - at - 4));
+	for (k = 0; k < g->nloc_files && g->loc_files[k] != file; k++)
+		;
+	if (k == g->nloc_files) {
+		if (!(k & (k - 1))) {
+			g->loc_files = realloc(g->loc_files, (size_t)(k ? 2 * k : 1) *
+					       sizeof(*g->loc_files));
+			if (!g->loc_files)
+				abort();
+		}
+		g->loc_files[g->nloc_files++] = file;
+		sb_printf(&g->locs, "#define STP_LF%d %s\n", k, tr_cstr(g, file));
+	}
+	return arena_printf(g->s->arena, "%s STP_LF%d %s",
+			    tr_cstr(g, arena_strndup(g->s->arena, key, (size_t)(at + 4 - key))),
+			    k, tr_cstr(g, end));
+}
+
 int tr_loc_index(struct gen *g, const char *text)
 {
 	const char *key = intern(g->s, text, strlen(text));
@@ -57,7 +89,7 @@ int tr_loc_index(struct gen *g, const char *text)
 			return g->loc_hash[j].index;
 	g->loc_hash[j].text = key;
 	g->loc_hash[j].index = g->nlocs;
-	sb_printf(&g->locs, "\t/* %d */ %s,\n", g->nlocs, tr_cstr(g, key));
+	sb_printf(&g->locs, "\t/* %d */ %s,\n", g->nlocs, loc_literal(g, key));
 	return g->nlocs++;
 }
 

@@ -1354,6 +1354,7 @@ int translate(struct session *s)
 	sb_free(&g.table_locs);
 	sb_free(&g.locs);
 	free(g.loc_hash);
+	free(g.loc_files);
 	free(g.handlers);
 	free(g.targs);
 	sb_free(&g.stubs);

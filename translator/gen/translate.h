@@ -55,6 +55,9 @@ struct gen {
 		int index;
 	} *loc_hash;
 	int loc_cap;
+	/* their files, each a macro STP_LF<index> of stp_locs[] */
+	const char **loc_files;
+	int nloc_files;
 	/* the handlers written (probe_N), by N: their identity (gen_probe) */
 	const char **handlers;
 	int nhandlers, caphandlers;

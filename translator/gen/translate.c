@@ -1282,16 +1282,23 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	tr_globals_init(g, c);
 	sb_puts(c, g->shared_structs.buf ? g->shared_structs.buf : "");
 	sb_puts(c, o->structs.buf ? o->structs.buf : "");
-	sb_puts(c, "union stp_locals {\n\tchar __dummy;\n");
-	for (struct func *f = s->funcs; f; f = f->next_used)
-		sb_printf(c, "\tstruct %s fn_%d;\n", tr_fn_cname(g, "stp_locals_fn_", f), n++);
+	/* a frame holds any function's or handler's locals: their union,
+	 * several members a line */
+	sb_puts(c, "#define STP_UF(f, n) struct stp_locals_fn_##f fn_##n\n"
+		"#define STP_UP(n) struct stp_locals_probe_##n probe_##n\n"
+		"union stp_locals {\n\tchar __dummy;\n");
+	for (struct func *f = s->funcs; f; f = f->next_used, n++)
+		sb_printf(c, "%sSTP_UF(%s, %d);%s", n % 4 ? " " : "\t", tr_fn_cname(g, "", f), n,
+			  n % 4 == 3 || !f->next_used ? "\n" : "");
 	nfuncs = n;
 	for (struct probe *p = s->probes; p; p = p->next)
 		if (p->index == n - nfuncs) {	/* the first of its handler */
-			sb_printf(c, "\tstruct stp_locals_probe_%d probe_%d;\n",
-				  p->index, p->index);
+			sb_printf(c, "%sSTP_UP(%d);%s", (n - nfuncs) % 8 ? " " : "\t",
+				  p->index, (n - nfuncs) % 8 == 7 ? "\n" : "");
 			n++;
 		}
+	if ((n - nfuncs) % 8)
+		sb_puts(c, "\n");
 	sb_puts(c, "};\n\n#define STP_LOCALS_SIZE (sizeof(union stp_locals) * (STP_MAXNESTING + 1))\n"
 		"#define STP_FRAME(c, n) ((void *)((char *)(c)->locals + sizeof(union stp_locals) * (n)))\n\n");
 	sb_puts(c, o->protos.buf ? o->protos.buf : "");

@@ -168,8 +168,19 @@ static void stub_overloads(struct gen *g, struct func **f, int *def)
 	}
 }
 
+/* Can the call of f fail at its call site (MAXACTION, "all functions
+ * exhausted")? Not in embedded C without overloads: its stub then takes
+ * no `at` (the definition serves) */
+static bool stub_takes_at(struct gen *g, const struct func *f)
+{
+	return f->body->kind != N_EMBEDDED_STMT ||
+	       (f->overload_next && overload_kept(g, f->overload_next));
+}
+
 static const char *call_stub(struct gen *g, struct func *f, int def)
 {
+	bool at = stub_takes_at(g, f);
+
 	const char *name = tr_fn_cname(g, "call_", f);
 	struct strbuf *o = &g->stubs;
 	struct var *p;
@@ -178,7 +189,7 @@ static const char *call_stub(struct gen *g, struct func *f, int def)
 	if (f->call_stub)
 		return name;
 	f->call_stub = true;
-	sb_printf(o, "STP_CALLER(%s", tr_fn_cname(g, "", f));
+	sb_printf(o, "STP_CALLER%s(%s", at ? "" : "_C", tr_fn_cname(g, "", f));
 	if (f->type == T_LONG)
 		sb_puts(o, ", int64_t *r");
 	else if (f->type == T_STRING)
@@ -188,7 +199,7 @@ static const char *call_stub(struct gen *g, struct func *f, int def)
 	sb_puts(o, ")\n{\n");
 	stub_overloads(g, &f, &def);
 	stub_frame(g, f, def, "\t");
-	sb_printf(o, "\tSTP_STUB_CALL(%s, %d);\n", tr_fn_cname(g, "", f), def);
+	sb_printf(o, "\tSTP_STUB_CALL%s(%s, %d);\n", at ? "" : "_C", tr_fn_cname(g, "", f), def);
 	stub_result(g, f, "\t");
 	sb_puts(o, "\tSTP_STUB_END;\n}\n\n");
 	return name;
@@ -236,7 +247,9 @@ const char *tr_call(struct gen *g, struct node *n, const char *dst)
 	if (f->type == T_LONG || f->type == T_STRING)
 		t = dst ? dst : tr_new_tmp(g, f->type);
 	sb_init(&call);
-	sb_printf(&call, "%s(c, %d", call_stub(g, f, def), at);
+	sb_printf(&call, "%s(c", call_stub(g, f, def));
+	if (stub_takes_at(g, f))
+		sb_printf(&call, ", %d", at);
 	if (t)
 		sb_printf(&call, ", %s%s", f->type == T_LONG ? "&" : "", t);
 	for (p = f->params, i = 0; p && p->param; p = p->next, i++)
@@ -296,8 +309,11 @@ static const char shorthands[] =
 	"/* call_F: handlers and functions call F through it; true if F failed */\n"
 	"#define STP_CALLER(fn, ...) static bool call_##fn(struct stp_context *c, "
 	"unsigned int at, ##__VA_ARGS__)\n"
+	"#define STP_CALLER_C(fn, ...) static bool call_##fn(struct stp_context *c, ##__VA_ARGS__)\n"
 	"#define STP_STUB_FRAME(fn, def) STP_CALL_FRAME(struct stp_locals_fn_##fn, f, def, fail)\n"
 	"#define STP_STUB_CALL(fn, def) STP_CALL(function_##fn, f, at, def, fail)\n"
+	"/* ... of embedded C, where a failure is placed at its definition */\n"
+	"#define STP_STUB_CALL_C(fn, def) STP_CALL(function_##fn, f, def, def, fail)\n"
 	"#define STP_STUB_END return false; fail: return true\n\n";
 
 void tr_shorthands(struct strbuf *c)

@@ -905,6 +905,11 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 
 struct output {
 	struct strbuf structs, protos, code;
+	/* the frame structs written: their members (interned) and names */
+	struct frame_def {
+		const char *members, *name;
+	} *frames;
+	int nframes;
 };
 
 /* A string parameter the function never assigns is passed by reference,
@@ -946,9 +951,30 @@ static void locals_members(struct gen *g, struct strbuf *sb, struct var *locals,
 static void locals_struct(struct gen *g, struct output *o, const char *name,
 			  struct var *locals, enum type ret)
 {
-	sb_printf(&o->structs, "struct %s {\n", name);
-	locals_members(g, &o->structs, locals, ret);
-	sb_puts(&o->structs, "};\n\n");
+	struct strbuf m;
+	const char *key;
+	int i;
+
+	sb_init(&m);
+	locals_members(g, &m, locals, ret);
+	key = intern(g->s, m.buf ? m.buf : "", m.len);
+	sb_free(&m);
+	/* a frame like one written before is that struct, by a macro */
+	for (i = 0; i < o->nframes && o->frames[i].members != key; i++)
+		;
+	if (i < o->nframes) {
+		sb_printf(&o->structs, "#define %s %s\n\n", name, o->frames[i].name);
+		return;
+	}
+	if (!(o->nframes & (o->nframes - 1))) {
+		o->frames = realloc(o->frames, (size_t)(o->nframes ? 2 * o->nframes : 1) *
+				    sizeof(*o->frames));
+		if (!o->frames)
+			abort();
+	}
+	o->frames[o->nframes].members = key;
+	o->frames[o->nframes++].name = name;
+	sb_printf(&o->structs, "struct %s {\n%s};\n\n", name, key);
 }
 
 static void begin_scope(struct gen *g, struct strbuf *body, struct func *f)
@@ -967,8 +993,8 @@ static void begin_scope(struct gen *g, struct strbuf *body, struct func *f)
 }
 
 /* The names embedded C in a function uses (CONTEXT, STAP_RETVALUE,
- * STAP_RETURN, STAP_ERROR), defined once around all the functions;
- * STAP_ARG_<param> around each body. */
+ * STAP_RETURN, STAP_ERROR), defined once around all the functions; so is
+ * STAP_ARG_<param> (l->l_<param> in any function: arg_defs). */
 static const char embedded_defs[] =
 	"#define CONTEXT c\n"
 	"#define STAP_RETVALUE l->__retvalue\n"
@@ -981,8 +1007,6 @@ static void embedded_body(struct gen *g, struct func *f)
 {
 	bool this = strstr(f->body->str, "THIS") != NULL;
 
-	for (struct var *p = f->params; p && p->param; p = p->next)
-		tr_line(g, "#define STAP_ARG_%s %s", p->name, tr_mangle(g, "l->l_", p->name));
 	/* --privilege=stapusr: only in a process of the user's (runtime) */
 	if (g->s->privilege == PR_STAPUSR && strstr(f->body->str, "/* myproc-unprivileged */"))
 		tr_line(g, "stp_assert_is_myproc(c);");
@@ -992,8 +1016,39 @@ static void embedded_body(struct gen *g, struct func *f)
 	tr_line(g, "{\n%s\n}", f->body->str);
 	if (this)
 		tr_line(g, "#undef THIS");
-	for (struct var *p = f->params; p && p->param; p = p->next)
-		tr_line(g, "#undef STAP_ARG_%s", p->name);
+}
+
+/* #define (#undef when undef) STAP_ARG_<name> for each name a parameter
+ * of embedded-C functions has, once */
+static void arg_defs(struct gen *g, struct strbuf *o, bool undef)
+{
+	const char **seen = NULL;
+	size_t n = 0;
+
+	for (struct func *f = g->s->funcs; f; f = f->next_used) {
+		if (f->body->kind != N_EMBEDDED_STMT)
+			continue;
+		for (struct var *p = f->params; p && p->param; p = p->next) {
+			size_t i;
+
+			for (i = 0; i < n && strcmp(seen[i], p->name); i++)
+				;
+			if (i < n)
+				continue;
+			if (!(n & (n - 1))) {
+				seen = realloc(seen, (n ? 2 * n : 1) * sizeof(*seen));
+				if (!seen)
+					abort();
+			}
+			seen[n++] = p->name;
+			if (undef)
+				sb_printf(o, "#undef STAP_ARG_%s\n", p->name);
+			else
+				sb_printf(o, "#define STAP_ARG_%s %s\n", p->name,
+					  tr_mangle(g, "l->l_", p->name));
+		}
+	}
+	free(seen);
 }
 
 static void gen_function(struct gen *g, struct output *o, struct func *f)
@@ -1335,9 +1390,11 @@ int translate(struct session *s)
 
 	g.pn_read = pn_read(s);
 	sb_puts(&o.code, embedded_defs);
+	arg_defs(&g, &o.code, false);
 	for (struct func *f = s->funcs; f; f = f->next_used)
 		gen_function(&g, &o, f);
 	sb_puts(&o.code, embedded_undefs);
+	arg_defs(&g, &o.code, true);
 	for (struct probe *p = s->probes; p; p = p->next) {
 		p->index = index;
 		if (gen_probe(&g, &o, p))
@@ -1357,6 +1414,7 @@ int translate(struct session *s)
 	sb_free(&o.structs);
 	sb_free(&o.protos);
 	sb_free(&o.code);
+	free(o.frames);
 	sb_free(&g.table);
 	sb_free(&g.table_locs);
 	sb_free(&g.locs);

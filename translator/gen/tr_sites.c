@@ -89,7 +89,11 @@ int tr_loc_index(struct gen *g, const char *text)
 			return g->loc_hash[j].index;
 	g->loc_hash[j].text = key;
 	g->loc_hash[j].index = g->nlocs;
-	sb_printf(&g->locs, "\t/* %d */ %s,\n", g->nlocs, loc_literal(g, key));
+	/* the index in a comment every tenth entry */
+	if (g->nlocs % 10)
+		sb_printf(&g->locs, "\t%s,\n", loc_literal(g, key));
+	else
+		sb_printf(&g->locs, "\t/* %d */ %s,\n", g->nlocs, loc_literal(g, key));
 	return g->nlocs++;
 }
 

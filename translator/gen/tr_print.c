@@ -168,6 +168,7 @@ const char *tr_print(struct gen *g, struct node *n, const char *dst)
 
 	tr_line(g, "{");
 	g->indent++;
+	g->used_print = true;
 	if (n->flags & PR_STRING) {
 		t = dst ? dst : tr_new_tmp(g, T_STRING);
 		tr_line(g, "STP_SINK(%s);", t);

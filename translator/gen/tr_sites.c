@@ -193,6 +193,7 @@ static const char *call_stub(struct gen *g, struct func *f, int def)
 	if (f->call_stub)
 		return name;
 	f->call_stub = true;
+	g->nstubs++;
 	sb_printf(o, "STP_CALLER%s(%s", at ? "" : "_C", tr_fn_cname(g, "", f));
 	if (f->type == T_LONG)
 		sb_puts(o, ", int64_t *r");
@@ -271,13 +272,6 @@ const char *tr_call(struct gen *g, struct node *n, const char *dst)
 static const char shorthands[] =
 	"/* a conversion without flags, width or precision */\n"
 	"#define STP_SPEC(conv) (&(struct stp_spec){ conv, 0, -1, -1 })\n"
-	"/* the print family: the sink sk of a sprintf (into dst) or a print,\n"
-	" * then one call per piece: a literal, %s, a number with conv */\n"
-	"#define STP_SINK(dst) struct stp_sink sk; stp_sink_string(&sk, dst)\n"
-	"#define STP_SINK_OUT() struct stp_sink sk; stp_sink_print(&sk)\n"
-	"#define STP_LIT(s) stp_emit_lit(&sk, s, sizeof(s) - 1)\n"
-	"#define STP_STR(v) stp_emit_str(&sk, v, STP_SPEC('s'))\n"
-	"#define STP_LONG(v, conv) stp_emit_long(&sk, v, STP_SPEC(conv))\n"
 	"/* MAXACTION: n actions left at the entry of a loop-free body, else\n"
 	" * n charged, the error at stp_locs[at] */\n"
 	"#define STP_ACT_ENTRY(n) do { if (unlikely(c->actionremaining < (n))) { "
@@ -296,7 +290,18 @@ static const char shorthands[] =
 	"struct stp_locals_probe_##n *l = STP_FRAME(c, 0); memset(l, 0, sizeof(*l)); "
 	"probe_##n##_body(c, l); } "
 	"static noinline void probe_##n##_body(struct stp_context "
-	"*__restrict__ c, struct stp_locals_probe_##n *__restrict__ l)\n"
+	"*__restrict__ c, struct stp_locals_probe_##n *__restrict__ l)\n";
+
+static const char print_shorthands[] =
+	"/* the print family: the sink sk of a sprintf (into dst) or a print,\n"
+	" * then one call per piece: a literal, %s, a number with conv */\n"
+	"#define STP_SINK(dst) struct stp_sink sk; stp_sink_string(&sk, dst)\n"
+	"#define STP_SINK_OUT() struct stp_sink sk; stp_sink_print(&sk)\n"
+	"#define STP_LIT(s) stp_emit_lit(&sk, s, sizeof(s) - 1)\n"
+	"#define STP_STR(v) stp_emit_str(&sk, v, STP_SPEC('s'))\n"
+	"#define STP_LONG(v, conv) stp_emit_long(&sk, v, STP_SPEC(conv))\n";
+
+static const char kp_shorthands[] =
 	"/* a kprobe's row: any number of kretprobe instances, no warning if\n"
 	" * it cannot be registered */\n"
 	"#define STP_KP_OPTIONAL .maxactive = -1, .optional = true\n"
@@ -309,7 +314,9 @@ static const char shorthands[] =
 	"#define STP_KPT(n, f, t) { .kind = STP_PROBE_KPROBE, .handler = probe_##n, "
 	"STP_KFUNC(f), STP_KP_OPTIONAL, .targs = stp_targs_##t }\n"
 	"#define STP_KRPT(n, f, t) { .kind = STP_PROBE_KRETPROBE, .handler = probe_##n, "
-	"STP_KFUNC(f), STP_KP_OPTIONAL, .targs = stp_targs_##t }\n"
+	"STP_KFUNC(f), STP_KP_OPTIONAL, .targs = stp_targs_##t }\n";
+
+static const char stub_shorthands[] =
 	"/* call_F: handlers and functions call F through it; true if F failed */\n"
 	"#define STP_CALLER(fn, ...) static bool call_##fn(struct stp_context *c, "
 	"unsigned int at, ##__VA_ARGS__)\n"
@@ -318,9 +325,17 @@ static const char shorthands[] =
 	"#define STP_STUB_CALL(fn, def) STP_CALL(function_##fn, f, at, def, fail)\n"
 	"/* ... of embedded C, where a failure is placed at its definition */\n"
 	"#define STP_STUB_CALL_C(fn, def) STP_CALL(function_##fn, f, def, def, fail)\n"
-	"#define STP_STUB_END return false; fail: return true\n\n";
+	"#define STP_STUB_END return false; fail: return true\n";
 
-void tr_shorthands(struct strbuf *c)
+/* the shorthands; each group only when the code uses it */
+void tr_shorthands(struct gen *g, struct strbuf *c)
 {
 	sb_puts(c, shorthands);
+	if (g->used_print)
+		sb_puts(c, print_shorthands);
+	if (g->used_kp)
+		sb_puts(c, kp_shorthands);
+	if (g->nstubs)
+		sb_puts(c, stub_shorthands);
+	sb_puts(c, "\n");
 }

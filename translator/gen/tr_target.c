@@ -182,11 +182,13 @@ void tr_table_row(struct gen *g, const char *runtime, const char *fmt, ...)
 	va_end(ap);
 	/* the fields most kprobe rows have, as one shorthand (tr_sites.c) */
 	if (rest && (opt = strstr(rest, ", .maxactive = -1, .optional = true")) &&
-	    (!opt[35] || opt[35] == ','))
+	    (!opt[35] || opt[35] == ',')) {
+		g->used_kp = true;
 		sb_printf(&g->table, "\t{ .kind = %.*s, STP_KP_OPTIONAL%s },\n", (int)(opt - rest),
 			  rest, opt + 35);
-	else
+	} else {
 		sb_printf(&g->table, "\t{ .kind = %s },\n", rest ? rest : "");
+	}
 	free(rest);
 	table_count(g, runtime);
 }
@@ -195,6 +197,7 @@ void tr_table_row(struct gen *g, const char *runtime, const char *fmt, ...)
  * shorthands (tr_sites.c), "STP_KP(...)": row is its whole text. */
 void tr_table_macro(struct gen *g, const char *runtime, const char *row)
 {
+	g->used_kp = true;
 	sb_printf(&g->table, "\t%s,\n", row);
 	table_count(g, runtime);
 }

@@ -1323,7 +1323,7 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	regex_defines(s, c);
 	family_defines(g, c);
 	sb_puts(c, "#include \"stp_runtime.h\"\n\n");
-	tr_shorthands(c);
+	tr_shorthands(g, c);
 	/* where run-time errors happen (c->last_stmt), by index */
 	sb_printf(c, "static const char *const stp_locs[] __maybe_unused = {\n%s};\n\n",
 		  g->locs.buf ? g->locs.buf : "\tNULL,\n");

@@ -55,6 +55,10 @@ struct gen {
 		int index;
 	} *loc_hash;
 	int loc_cap;
+	/* shorthands the code uses (tr_shorthands): print family pieces,
+	 * kprobe rows, call stubs (their number) */
+	bool used_print, used_kp;
+	int nstubs;
 	/* their files, each a macro STP_LF<index> of stp_locs[] */
 	const char **loc_files;
 	int nloc_files;
@@ -96,7 +100,7 @@ int tr_loc_index(struct gen *g, const char *text);
 const char *tr_loc(struct gen *g, const char *text);
 const char *tr_where(struct gen *g, const struct node *n);
 /* the macros of the generated code (STP_SPEC, STP_ACT_*, STP_FUNCTION...) */
-void tr_shorthands(struct strbuf *c);
+void tr_shorthands(struct gen *g, struct strbuf *c);
 /* "operator '/' at file:1:2", the text tr_where enters in the table */
 const char *tr_where_text(struct gen *g, const struct node *n);
 /* C names of a script function (by prefix: function_, call_...) and of

@@ -791,6 +791,24 @@ static void emit_kernel(struct gen *g, struct strbuf *code, const struct rprobe 
 	/* kprobe.function("F"), the syscall tapsets' points: one macro */
 	if (!r->module && !strcmp(r->pp, arena_printf(s->arena, "kprobe.function(\"%s\")",
 						      r->symbol))) {
+		int targs;
+		char end;
+
+		/* ... and most rows are all macro: STP_KP(N, "F"), or
+		 * STP_KPT(N, "F", K) with the target variables stp_targs_K */
+		if (r->maxactive < 0 && !strcmp(tr_optional(r), "true") && !*fields) {
+			tr_table_macro(g, "KPROBES", arena_printf(s->arena, "%s(%d, %s)",
+				       r->ret ? "STP_KRP" : "STP_KP", r->probe->index,
+				       tr_cstr(g, r->symbol)));
+			return;
+		}
+		if (r->maxactive < 0 && !strcmp(tr_optional(r), "true") &&
+		    sscanf(fields, ", .targs = stp_targs_%d%c", &targs, &end) == 1) {
+			tr_table_macro(g, "KPROBES", arena_printf(s->arena, "%s(%d, %s, %d)",
+				       r->ret ? "STP_KRPT" : "STP_KPT", r->probe->index,
+				       tr_cstr(g, r->symbol), targs));
+			return;
+		}
 		tr_table_row(g, "KPROBES", "%s, .handler = probe_%d, STP_KFUNC(%s), "
 			     ".maxactive = %lld, .optional = %s%s",
 			     r->ret ? "STP_PROBE_KRETPROBE" : "STP_PROBE_KPROBE",

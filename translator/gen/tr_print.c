@@ -64,6 +64,16 @@ static const char *emitter(char conv)
 	}
 }
 
+/* A literal piece of len bytes: STP_LIT("...") into sk when it holds no
+ * NUL (its length is then the literal's size) */
+static void emit_lit(struct gen *g, const char *sink, const char *lit, size_t len)
+{
+	if (!strcmp(sink, "&sk") && strlen(lit) == len)
+		tr_line(g, "STP_LIT(%s);", tr_cstr(g, lit));
+	else
+		tr_line(g, "stp_emit_lit(%s, %s, %zu);", sink, tr_cstr(g, lit), len);
+}
+
 /* printf family: all the arguments are evaluated first, in order (an error
  * in one prints nothing, and %m/%M check their memory then), then one
  * runtime call per piece of the parsed format. */
@@ -93,13 +103,25 @@ static void gen_format(struct gen *g, struct node *n, const char *sink)
 		}
 	}
 	for (p = head, i = 0; p; p = p->next, i++) {
+		const char *sp;
+
 		if (!p->conv) {
-			tr_line(g, "stp_emit_lit(%s, %s, %zu);", sink,
-			     tr_cstr(g, p->lit), p->litlen);
+			emit_lit(g, sink, p->lit, p->litlen);
 			continue;
 		}
-		tr_line(g, "stp_emit_%s(%s, %s, %s);", emitter(p->conv), sink, v[i],
-			spec(g, p, w[i], pr[i]));
+		sp = spec(g, p, w[i], pr[i]);
+		/* the shorthands of the common pieces (tr_sites.c) */
+		if (!strcmp(sink, "&sk") && !strchr(v[i], '{') && !strncmp(sp, "STP_SPEC(", 9)) {
+			if (p->conv == 's')
+				tr_line(g, "STP_STR(%s);", v[i]);
+			else if (!strcmp(emitter(p->conv), "long"))
+				tr_line(g, "STP_LONG(%s, %.*s);", v[i], (int)strlen(sp) - 10, sp + 9);
+			else
+				tr_line(g, "stp_emit_%s(%s, %s, %s);", emitter(p->conv), sink,
+					v[i], sp);
+			continue;
+		}
+		tr_line(g, "stp_emit_%s(%s, %s, %s);", emitter(p->conv), sink, v[i], sp);
 	}
 }
 
@@ -146,19 +168,19 @@ const char *tr_print(struct gen *g, struct node *n, const char *dst)
 
 	tr_line(g, "{");
 	g->indent++;
-	tr_line(g, "struct stp_sink sk;");
+	g->used_print = true;
 	if (n->flags & PR_STRING) {
 		t = dst ? dst : tr_new_tmp(g, T_STRING);
-		tr_line(g, "stp_sink_string(&sk, %s);", t);
+		tr_line(g, "STP_SINK(%s);", t);
 	} else {
-		tr_line(g, "stp_sink_print(&sk);");
+		tr_line(g, "STP_SINK_OUT();");
 	}
 	if (n->flags & PR_FORMAT)
 		gen_format(g, n, "&sk");
 	else
 		gen_values(g, n, "&sk");
 	if (n->flags & PR_LN)
-		tr_line(g, "stp_emit_lit(&sk, \"\\n\", 1);");
+		tr_line(g, "STP_LIT(\"\\n\");");
 	g->indent--;
 	tr_line(g, "}");
 	return t ? t : "((int64_t)0)";

@@ -186,7 +186,7 @@ void tr_shared_call(struct gen *g, struct node *n)
 		sb_printf(&g->shared_code, "/* the user's body of the probes at %s */\n"
 			  "static noinline bool body_%d(struct stp_context *__restrict__ c, "
 			  "struct stp_locals_body_%d *__restrict__ l)\n{\n%s"
-			  "out: __attribute__((unused));\n\treturn c->last_error != NULL;\n%s}\n\n",
+			  "out: __maybe_unused;\n\treturn c->last_error != NULL;\n%s}\n\n",
 			  loc_str(g->s, n->loc), id, id, body.buf ? body.buf : "",
 			  g->shared_next ? "next:\n\treturn true;\n" : "");
 	}

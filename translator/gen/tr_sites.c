@@ -44,6 +44,38 @@ static void loc_grow(struct gen *g)
 	g->loc_cap = cap;
 }
 
+/* The C of an entry: "TEXT at " STP_LF<k> ":L:C", the file a macro
+ * defined at its first use (an interned key), or the whole literal. */
+static const char *loc_literal(struct gen *g, const char *key)
+{
+	const char *at = NULL, *end = NULL, *file;
+	int k, colons = 0;
+
+	for (const char *p = strstr(key, " at "); p; p = strstr(p + 1, " at "))
+		at = p;
+	for (const char *p = key + strlen(key); at && p > at && colons < 2; p--)
+		if (p[-1] == ':' && ++colons == 2)
+			end = p - 1;
+	if (!end || end <= at + 4)
+		return tr_cstr(g, key);
+	file = intern(g->s, at + 4, (size_t)(end - at - 4));
+	for (k = 0; k < g->nloc_files && g->loc_files[k] != file; k++)
+		;
+	if (k == g->nloc_files) {
+		if (!(k & (k - 1))) {
+			g->loc_files = realloc(g->loc_files, (size_t)(k ? 2 * k : 1) *
+					       sizeof(*g->loc_files));
+			if (!g->loc_files)
+				abort();
+		}
+		g->loc_files[g->nloc_files++] = file;
+		sb_printf(&g->locs, "#define STP_LF%d %s\n", k, tr_cstr(g, file));
+	}
+	return arena_printf(g->s->arena, "%s STP_LF%d %s",
+			    tr_cstr(g, arena_strndup(g->s->arena, key, (size_t)(at + 4 - key))),
+			    k, tr_cstr(g, end));
+}
+
 int tr_loc_index(struct gen *g, const char *text)
 {
 	const char *key = intern(g->s, text, strlen(text));
@@ -57,7 +89,11 @@ int tr_loc_index(struct gen *g, const char *text)
 			return g->loc_hash[j].index;
 	g->loc_hash[j].text = key;
 	g->loc_hash[j].index = g->nlocs;
-	sb_printf(&g->locs, "\t/* %d */ %s,\n", g->nlocs, tr_cstr(g, key));
+	/* the index in a comment every tenth entry */
+	if (g->nlocs % 10)
+		sb_printf(&g->locs, "\t%s,\n", loc_literal(g, key));
+	else
+		sb_printf(&g->locs, "\t/* %d */ %s,\n", g->nlocs, loc_literal(g, key));
 	return g->nlocs++;
 }
 
@@ -82,7 +118,7 @@ static void stub_frame(struct gen *g, struct func *f, int def, const char *in)
 	struct var *p;
 	int i;
 
-	sb_printf(o, "%sSTP_CALL_FRAME(%s, f, %d, fail);\n", in, tr_frame_type(g, f), def);
+	sb_printf(o, "%sSTP_STUB_FRAME(%s, %d);\n", in, tr_fn_cname(g, "", f), def);
 	for (p = f->params, i = 0; p && p->param; p = p->next, i++) {
 		const char *m = tr_mangle(g, "f->l_", p->name);
 
@@ -136,8 +172,19 @@ static void stub_overloads(struct gen *g, struct func **f, int *def)
 	}
 }
 
+/* Can the call of f fail at its call site (MAXACTION, "all functions
+ * exhausted")? Not in embedded C without overloads: its stub then takes
+ * no `at` (the definition serves) */
+static bool stub_takes_at(struct gen *g, const struct func *f)
+{
+	return f->body->kind != N_EMBEDDED_STMT ||
+	       (f->overload_next && overload_kept(g, f->overload_next));
+}
+
 static const char *call_stub(struct gen *g, struct func *f, int def)
 {
+	bool at = stub_takes_at(g, f);
+
 	const char *name = tr_fn_cname(g, "call_", f);
 	struct strbuf *o = &g->stubs;
 	struct var *p;
@@ -146,7 +193,8 @@ static const char *call_stub(struct gen *g, struct func *f, int def)
 	if (f->call_stub)
 		return name;
 	f->call_stub = true;
-	sb_printf(o, "static bool %s(struct stp_context *c, unsigned int at", name);
+	g->nstubs++;
+	sb_printf(o, "STP_CALLER%s(%s", at ? "" : "_C", tr_fn_cname(g, "", f));
 	if (f->type == T_LONG)
 		sb_puts(o, ", int64_t *r");
 	else if (f->type == T_STRING)
@@ -156,9 +204,9 @@ static const char *call_stub(struct gen *g, struct func *f, int def)
 	sb_puts(o, ")\n{\n");
 	stub_overloads(g, &f, &def);
 	stub_frame(g, f, def, "\t");
-	sb_printf(o, "\tSTP_CALL(%s, f, at, %d, fail);\n", tr_fn_cname(g, "function_", f), def);
+	sb_printf(o, "\tSTP_STUB_CALL%s(%s, %d);\n", at ? "" : "_C", tr_fn_cname(g, "", f), def);
 	stub_result(g, f, "\t");
-	sb_puts(o, "\treturn false;\nfail:\n\treturn true;\n}\n\n");
+	sb_puts(o, "\tSTP_STUB_END;\n}\n\n");
 	return name;
 }
 
@@ -204,7 +252,9 @@ const char *tr_call(struct gen *g, struct node *n, const char *dst)
 	if (f->type == T_LONG || f->type == T_STRING)
 		t = dst ? dst : tr_new_tmp(g, f->type);
 	sb_init(&call);
-	sb_printf(&call, "%s(c, %d", call_stub(g, f, def), at);
+	sb_printf(&call, "%s(c", call_stub(g, f, def));
+	if (stub_takes_at(g, f))
+		sb_printf(&call, ", %d", at);
 	if (t)
 		sb_printf(&call, ", %s%s", f->type == T_LONG ? "&" : "", t);
 	for (p = f->params, i = 0; p && p->param; p = p->next, i++)
@@ -232,16 +282,60 @@ static const char shorthands[] =
 	"/* a script function, its locals (l) in a frame of its own */\n"
 	"#define STP_FUNCTION(f) static void function_##f(struct stp_context *__restrict__ c, "
 	"struct stp_locals_fn_##f *__restrict__ l)\n"
-	"/* probe_N, the handler of table rows, runs probe_N_body in frame 0 */\n"
+	"/* probe_N, the handler of table rows, runs probe_N_body in frame 0,\n"
+	" * zeroed; STP_PROBE_BODY(N) defines both and is followed by the body */\n"
 	"#define STP_PROBE_BODY(n) static noinline void probe_##n##_body(struct stp_context "
-	"*__restrict__ c, struct stp_locals_probe_##n *__restrict__ l)\n"
+	"*__restrict__ c, struct stp_locals_probe_##n *__restrict__ l); "
+	"static void __attribute__((unused)) probe_##n(struct stp_context *c) { "
+	"struct stp_locals_probe_##n *l = STP_FRAME(c, 0); memset(l, 0, sizeof(*l)); "
+	"probe_##n##_body(c, l); } "
+	"static noinline void probe_##n##_body(struct stp_context "
+	"*__restrict__ c, struct stp_locals_probe_##n *__restrict__ l)\n";
+
+static const char print_shorthands[] =
+	"/* the print family: the sink sk of a sprintf (into dst) or a print,\n"
+	" * then one call per piece: a literal, %s, a number with conv */\n"
+	"#define STP_SINK(dst) struct stp_sink sk; stp_sink_string(&sk, dst)\n"
+	"#define STP_SINK_OUT() struct stp_sink sk; stp_sink_print(&sk)\n"
+	"#define STP_LIT(s) stp_emit_lit(&sk, s, sizeof(s) - 1)\n"
+	"#define STP_STR(v) stp_emit_str(&sk, v, STP_SPEC('s'))\n"
+	"#define STP_LONG(v, conv) stp_emit_long(&sk, v, STP_SPEC(conv))\n";
+
+static const char kp_shorthands[] =
 	"/* a kprobe's row: any number of kretprobe instances, no warning if\n"
 	" * it cannot be registered */\n"
 	"#define STP_KP_OPTIONAL .maxactive = -1, .optional = true\n"
-	"#define STP_PROBE_HANDLER(n) static void __attribute__((unused)) "
-	"probe_##n(struct stp_context *c) { probe_##n##_body(c, STP_FRAME(c, 0)); }\n\n";
+	"/* the row of such a kprobe (kretprobe) on function f, running probe_n,\n"
+	" * with (T) its target variables stp_targs_t */\n"
+	"#define STP_KP(n, f) { .kind = STP_PROBE_KPROBE, .handler = probe_##n, "
+	"STP_KFUNC(f), STP_KP_OPTIONAL }\n"
+	"#define STP_KRP(n, f) { .kind = STP_PROBE_KRETPROBE, .handler = probe_##n, "
+	"STP_KFUNC(f), STP_KP_OPTIONAL }\n"
+	"#define STP_KPT(n, f, t) { .kind = STP_PROBE_KPROBE, .handler = probe_##n, "
+	"STP_KFUNC(f), STP_KP_OPTIONAL, .targs = stp_targs_##t }\n"
+	"#define STP_KRPT(n, f, t) { .kind = STP_PROBE_KRETPROBE, .handler = probe_##n, "
+	"STP_KFUNC(f), STP_KP_OPTIONAL, .targs = stp_targs_##t }\n";
 
-void tr_shorthands(struct strbuf *c)
+static const char stub_shorthands[] =
+	"/* call_F: handlers and functions call F through it; true if F failed */\n"
+	"#define STP_CALLER(fn, ...) static bool call_##fn(struct stp_context *c, "
+	"unsigned int at, ##__VA_ARGS__)\n"
+	"#define STP_CALLER_C(fn, ...) static bool call_##fn(struct stp_context *c, ##__VA_ARGS__)\n"
+	"#define STP_STUB_FRAME(fn, def) STP_CALL_FRAME(struct stp_locals_fn_##fn, f, def, fail)\n"
+	"#define STP_STUB_CALL(fn, def) STP_CALL(function_##fn, f, at, def, fail)\n"
+	"/* ... of embedded C, where a failure is placed at its definition */\n"
+	"#define STP_STUB_CALL_C(fn, def) STP_CALL(function_##fn, f, def, def, fail)\n"
+	"#define STP_STUB_END return false; fail: return true\n";
+
+/* the shorthands; each group only when the code uses it */
+void tr_shorthands(struct gen *g, struct strbuf *c)
 {
 	sb_puts(c, shorthands);
+	if (g->used_print)
+		sb_puts(c, print_shorthands);
+	if (g->used_kp)
+		sb_puts(c, kp_shorthands);
+	if (g->nstubs)
+		sb_puts(c, stub_shorthands);
+	sb_puts(c, "\n");
 }

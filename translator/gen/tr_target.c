@@ -156,6 +156,18 @@ const char *tr_optional(const struct rprobe *r)
 	return r->marks && strchr(r->marks, '?') ? "true" : "false";
 }
 
+/* Counts a row of the probe table and the runtime part it needs
+ * (STP_HAVE_<runtime>). */
+static void table_count(struct gen *g, const char *runtime)
+{
+	g->ntable++;
+	for (int i = 0; runtime && i < g->nruntimes; i++)
+		if (!strcmp(g->runtimes[i], runtime))
+			return;
+	if (runtime && g->nruntimes < (int)(sizeof(g->runtimes) / sizeof(g->runtimes[0])))
+		g->runtimes[g->nruntimes++] = runtime;
+}
+
 /* One row of the probe table: "\t{ .kind = STP_PROBE_<kind>, " then the
  * rest; runtime names the runtime part it needs (STP_HAVE_<runtime>). */
 void tr_table_row(struct gen *g, const char *runtime, const char *fmt, ...)
@@ -170,16 +182,22 @@ void tr_table_row(struct gen *g, const char *runtime, const char *fmt, ...)
 	va_end(ap);
 	/* the fields most kprobe rows have, as one shorthand (tr_sites.c) */
 	if (rest && (opt = strstr(rest, ", .maxactive = -1, .optional = true")) &&
-	    (!opt[35] || opt[35] == ','))
+	    (!opt[35] || opt[35] == ',')) {
+		g->used_kp = true;
 		sb_printf(&g->table, "\t{ .kind = %.*s, STP_KP_OPTIONAL%s },\n", (int)(opt - rest),
 			  rest, opt + 35);
-	else
+	} else {
 		sb_printf(&g->table, "\t{ .kind = %s },\n", rest ? rest : "");
+	}
 	free(rest);
-	g->ntable++;
-	for (int i = 0; runtime && i < g->nruntimes; i++)
-		if (!strcmp(g->runtimes[i], runtime))
-			return;
-	if (runtime && g->nruntimes < (int)(sizeof(g->runtimes) / sizeof(g->runtimes[0])))
-		g->runtimes[g->nruntimes++] = runtime;
+	table_count(g, runtime);
+}
+
+/* A row of the probe table written as one of the row macros of the
+ * shorthands (tr_sites.c), "STP_KP(...)": row is its whole text. */
+void tr_table_macro(struct gen *g, const char *runtime, const char *row)
+{
+	g->used_kp = true;
+	sb_printf(&g->table, "\t%s,\n", row);
+	table_count(g, runtime);
 }

@@ -905,6 +905,11 @@ void tr_gen_stmt(struct gen *g, struct node *n)
 
 struct output {
 	struct strbuf structs, protos, code;
+	/* the frame structs written: their members (interned) and names */
+	struct frame_def {
+		const char *members, *name;
+	} *frames;
+	int nframes;
 };
 
 /* A string parameter the function never assigns is passed by reference,
@@ -946,9 +951,30 @@ static void locals_members(struct gen *g, struct strbuf *sb, struct var *locals,
 static void locals_struct(struct gen *g, struct output *o, const char *name,
 			  struct var *locals, enum type ret)
 {
-	sb_printf(&o->structs, "struct %s {\n", name);
-	locals_members(g, &o->structs, locals, ret);
-	sb_puts(&o->structs, "};\n\n");
+	struct strbuf m;
+	const char *key;
+	int i;
+
+	sb_init(&m);
+	locals_members(g, &m, locals, ret);
+	key = intern(g->s, m.buf ? m.buf : "", m.len);
+	sb_free(&m);
+	/* a frame like one written before is that struct, by a macro */
+	for (i = 0; i < o->nframes && o->frames[i].members != key; i++)
+		;
+	if (i < o->nframes) {
+		sb_printf(&o->structs, "#define %s %s\n\n", name, o->frames[i].name);
+		return;
+	}
+	if (!(o->nframes & (o->nframes - 1))) {
+		o->frames = realloc(o->frames, (size_t)(o->nframes ? 2 * o->nframes : 1) *
+				    sizeof(*o->frames));
+		if (!o->frames)
+			abort();
+	}
+	o->frames[o->nframes].members = key;
+	o->frames[o->nframes++].name = name;
+	sb_printf(&o->structs, "struct %s {\n%s};\n\n", name, key);
 }
 
 static void begin_scope(struct gen *g, struct strbuf *body, struct func *f)
@@ -967,8 +993,8 @@ static void begin_scope(struct gen *g, struct strbuf *body, struct func *f)
 }
 
 /* The names embedded C in a function uses (CONTEXT, STAP_RETVALUE,
- * STAP_RETURN, STAP_ERROR), defined once around all the functions;
- * STAP_ARG_<param> around each body. */
+ * STAP_RETURN, STAP_ERROR), defined once around all the functions; so is
+ * STAP_ARG_<param> (l->l_<param> in any function: arg_defs). */
 static const char embedded_defs[] =
 	"#define CONTEXT c\n"
 	"#define STAP_RETVALUE l->__retvalue\n"
@@ -981,8 +1007,6 @@ static void embedded_body(struct gen *g, struct func *f)
 {
 	bool this = strstr(f->body->str, "THIS") != NULL;
 
-	for (struct var *p = f->params; p && p->param; p = p->next)
-		tr_line(g, "#define STAP_ARG_%s %s", p->name, tr_mangle(g, "l->l_", p->name));
 	/* --privilege=stapusr: only in a process of the user's (runtime) */
 	if (g->s->privilege == PR_STAPUSR && strstr(f->body->str, "/* myproc-unprivileged */"))
 		tr_line(g, "stp_assert_is_myproc(c);");
@@ -992,8 +1016,39 @@ static void embedded_body(struct gen *g, struct func *f)
 	tr_line(g, "{\n%s\n}", f->body->str);
 	if (this)
 		tr_line(g, "#undef THIS");
-	for (struct var *p = f->params; p && p->param; p = p->next)
-		tr_line(g, "#undef STAP_ARG_%s", p->name);
+}
+
+/* #define (#undef when undef) STAP_ARG_<name> for each name a parameter
+ * of embedded-C functions has, once */
+static void arg_defs(struct gen *g, struct strbuf *o, bool undef)
+{
+	const char **seen = NULL;
+	size_t n = 0;
+
+	for (struct func *f = g->s->funcs; f; f = f->next_used) {
+		if (f->body->kind != N_EMBEDDED_STMT)
+			continue;
+		for (struct var *p = f->params; p && p->param; p = p->next) {
+			size_t i;
+
+			for (i = 0; i < n && strcmp(seen[i], p->name); i++)
+				;
+			if (i < n)
+				continue;
+			if (!(n & (n - 1))) {
+				seen = realloc(seen, (n ? 2 * n : 1) * sizeof(*seen));
+				if (!seen)
+					abort();
+			}
+			seen[n++] = p->name;
+			if (undef)
+				sb_printf(o, "#undef STAP_ARG_%s\n", p->name);
+			else
+				sb_printf(o, "#define STAP_ARG_%s %s\n", p->name,
+					  tr_mangle(g, "l->l_", p->name));
+		}
+	}
+	free(seen);
 }
 
 static void gen_function(struct gen *g, struct output *o, struct func *f)
@@ -1014,7 +1069,7 @@ static void gen_function(struct gen *g, struct output *o, struct func *f)
 	/* the frame comes as a restrict parameter (see gen_probe) */
 	sb_printf(&o->protos, "STP_FUNCTION(%s);\n", tr_fn_cname(g, "", f));
 	sb_printf(&o->code, "STP_FUNCTION(%s)\n{\n%s"
-		  "out: __attribute__((unused));\n}\n\n",
+		  "out: __maybe_unused;\n}\n\n",
 		  tr_fn_cname(g, "", f), body.buf ? body.buf : "");
 	sb_free(&body);
 	sb_free(&g->tmps);
@@ -1120,7 +1175,7 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 			  "\tstruct %s *l = STP_FRAME(c, 0);\n%s\n"
 			  "\tmemset(l, 0, sizeof(*l));\n%s"
 			  "%s"
-			  "out: __attribute__((unused));\n%s}\n\n",
+			  "out: __maybe_unused;\n%s}\n\n",
 			  p->index, st, locked, lock.buf ? lock.buf : "", entry.buf,
 			  unlock.buf ? unlock.buf : "");
 	sb_free(&entry);
@@ -1131,15 +1186,14 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 	if (fresh)
 		sb_printf(&o->code, "STP_PROBE_BODY(%d)\n{\n"
 			  "%s%s"
-			  "\tmemset(l, 0, sizeof(*l));\n%s%s%s"
-			  "out: __attribute__((unused));\n%s}\n"
-			  "STP_PROBE_HANDLER(%d)\n\n",
+			  "%s%s%s"
+			  "out: __maybe_unused;\n%s}\n\n",
 			  p->index, locked, *locked ? "\n" : "",
 			  /* pn(): the alias as the script named it, for derived probes */
 			  p->listed && g->pn_read ? arena_printf(g->s->arena, "\tc->probe_name = %s;\n",
 						   tr_cstr(g, p->listed)) : "",
 			  lock.buf ? lock.buf : "", body.buf ? body.buf : "",
-			  unlock.buf ? unlock.buf : "", p->index);
+			  unlock.buf ? unlock.buf : "");
 	sb_free(&body);
 	sb_free(&lock);
 	sb_free(&unlock);
@@ -1254,7 +1308,6 @@ static void family_defines(struct gen *g, struct strbuf *c)
 static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 {
 	struct session *s = g->s;
-	int n = 0, nfuncs;
 
 	sb_printf(c, "/* generated by stap %s from %s */\n", STAP_VERSION_STRING,
 		  s->user->name);
@@ -1270,7 +1323,7 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	regex_defines(s, c);
 	family_defines(g, c);
 	sb_puts(c, "#include \"stp_runtime.h\"\n\n");
-	tr_shorthands(c);
+	tr_shorthands(g, c);
 	/* where run-time errors happen (c->last_stmt), by index */
 	sb_printf(c, "static const char *const stp_locs[] __maybe_unused = {\n%s};\n\n",
 		  g->locs.buf ? g->locs.buf : "\tNULL,\n");
@@ -1283,16 +1336,24 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	tr_globals_init(g, c);
 	sb_puts(c, g->shared_structs.buf ? g->shared_structs.buf : "");
 	sb_puts(c, o->structs.buf ? o->structs.buf : "");
-	sb_puts(c, "union stp_locals {\n\tchar __dummy;\n");
-	for (struct func *f = s->funcs; f; f = f->next_used)
-		sb_printf(c, "\tstruct %s fn_%d;\n", tr_fn_cname(g, "stp_locals_fn_", f), n++);
-	nfuncs = n;
-	for (struct probe *p = s->probes; p; p = p->next)
-		if (p->index == n - nfuncs) {	/* the first of its handler */
-			sb_printf(c, "\tstruct stp_locals_probe_%d probe_%d;\n",
-				  p->index, p->index);
-			n++;
-		}
+	/* a frame holds any function's or handler's locals: the union of
+	 * the frame structs, several a line */
+	sb_puts(c, "#define STP_UF(f, n) struct stp_locals_fn_##f f##n\n"
+		"#define STP_UP(n) struct stp_locals_probe_##n p##n\n"
+		"union stp_locals {\n\tchar __dummy;\n");
+	for (int i = 0; i < o->nframes; i++) {
+		const char *name = o->frames[i].name;
+
+		sb_puts(c, i % 6 ? " " : "\t");
+		if (!strncmp(name, "stp_locals_fn_", 14))
+			sb_printf(c, "STP_UF(%s, %d);", name + 14, i);
+		else if (!strncmp(name, "stp_locals_probe_", 17))
+			sb_printf(c, "STP_UP(%s);", name + 17);
+		else
+			sb_printf(c, "struct %s m%d;", name, i);
+		if (i % 6 == 5 || i == o->nframes - 1)
+			sb_puts(c, "\n");
+	}
 	sb_puts(c, "};\n\n#define STP_LOCALS_SIZE (sizeof(union stp_locals) * (STP_MAXNESTING + 1))\n"
 		"#define STP_FRAME(c, n) ((void *)((char *)(c)->locals + sizeof(union stp_locals) * (n)))\n\n");
 	sb_puts(c, o->protos.buf ? o->protos.buf : "");
@@ -1329,9 +1390,11 @@ int translate(struct session *s)
 
 	g.pn_read = pn_read(s);
 	sb_puts(&o.code, embedded_defs);
+	arg_defs(&g, &o.code, false);
 	for (struct func *f = s->funcs; f; f = f->next_used)
 		gen_function(&g, &o, f);
 	sb_puts(&o.code, embedded_undefs);
+	arg_defs(&g, &o.code, true);
 	for (struct probe *p = s->probes; p; p = p->next) {
 		p->index = index;
 		if (gen_probe(&g, &o, p))
@@ -1351,10 +1414,12 @@ int translate(struct session *s)
 	sb_free(&o.structs);
 	sb_free(&o.protos);
 	sb_free(&o.code);
+	free(o.frames);
 	sb_free(&g.table);
 	sb_free(&g.table_locs);
 	sb_free(&g.locs);
 	free(g.loc_hash);
+	free(g.loc_files);
 	free(g.handlers);
 	free(g.targs);
 	sb_free(&g.stubs);

@@ -55,6 +55,13 @@ struct gen {
 		int index;
 	} *loc_hash;
 	int loc_cap;
+	/* shorthands the code uses (tr_shorthands): print family pieces,
+	 * kprobe rows, call stubs (their number) */
+	bool used_print, used_kp;
+	int nstubs;
+	/* their files, each a macro STP_LF<index> of stp_locs[] */
+	const char **loc_files;
+	int nloc_files;
 	/* the handlers written (probe_N), by N: their identity (gen_probe) */
 	const char **handlers;
 	int nhandlers, caphandlers;
@@ -93,7 +100,7 @@ int tr_loc_index(struct gen *g, const char *text);
 const char *tr_loc(struct gen *g, const char *text);
 const char *tr_where(struct gen *g, const struct node *n);
 /* the macros of the generated code (STP_SPEC, STP_ACT_*, STP_FUNCTION...) */
-void tr_shorthands(struct strbuf *c);
+void tr_shorthands(struct gen *g, struct strbuf *c);
 /* "operator '/' at file:1:2", the text tr_where enters in the table */
 const char *tr_where_text(struct gen *g, const struct node *n);
 /* C names of a script function (by prefix: function_, call_...) and of
@@ -205,6 +212,7 @@ const char *tr_targ_arrays(struct gen *g, struct strbuf *code, const struct rpro
 const char *tr_optional(const struct rprobe *r);
 void tr_table_row(struct gen *g, const char *runtime, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+void tr_table_macro(struct gen *g, const char *runtime, const char *row);
 
 /* usyms.c: -d/--ldd user objects' symbol and unwind tables */
 void usyms_emit(struct session *s, struct strbuf *c);

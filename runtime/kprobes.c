@@ -5,9 +5,12 @@
  * STP_PROBE_KPROBE / STP_PROBE_KRETPROBE entry of stp_probes[].
  *
  * By address when the translator found the symbol in a symbol map of the
- * kernel (stp_probe.kaddr): the kernel's look-up by name (6.1's
- * kallsyms_lookup_name) is a pass over every symbol, about 18 ms a probe
- * under TCG, 24 s for 1,300. The map's address is relocated by the KASLR
+ * kernel (stp_probe.kaddr), which spares the kernel a look-up by name
+ * (about 1.3 ms a probe in the TCG guest). Most of what registering costs
+ * is elsewhere: register_kprobe() checks every address against the whole
+ * jump label table, decoding each entry's instruction
+ * (jump_label_text_reserved()), about 12 ms a probe under TCG, 16 s for
+ * 1,300, which only the kernel can do. The map's address is relocated by the KASLR
  * offset, the map's address of an exported function (STP_KMAP_ANCHOR)
  * against its address here, and probed only if kallsyms names that address
  * as the symbol itself (+0); otherwise the probe is registered by name,

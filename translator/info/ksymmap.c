@@ -9,11 +9,9 @@
  * BTF's functions (and compiler clones, on trust) can be probed.
  *
  * The map's addresses (ksymmap_addr) let a kprobe be registered by address
- * rather than by name: the kernel's own lookup by name (6.1's
- * kallsyms_lookup_name) is a pass over every symbol, about 18 ms a probe
- * in the TCG guest, 24 s for 1,300 probes. They come from the same maps,
- * or from the kernel debuginfo package's System.map, and the runtime
- * relocates them by the address of one exported function
+ * rather than by name, sparing the kernel a look-up per probe. They come
+ * from the same maps, or from the kernel debuginfo package's System.map,
+ * and the runtime relocates them by the address of one exported function
  * (STP_KMAP_ANCHOR, for KASLR) and checks each against kallsyms before
  * probing it (runtime/kprobes.c).
  */

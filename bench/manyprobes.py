@@ -24,11 +24,6 @@
 # With --ret the probes are return probes, `kernel.function("*_show").return`
 # (about 1,230: the inlined ones cannot return), with an entry probe on
 # mtu_show beside its return probe; armed then means 1,000 functions.
-# With --timing ours is built with -DSTP_KP_TIMING and the time of each
-# phase of its registration (runtime/kprobes.c) is printed from the
-# guest's kernel log; with --by-name too, ours registers every probe by
-# name (-DSTP_KP_BY_NAME), as it did before it took addresses from the
-# symbol map.
 import argparse
 import json
 import os
@@ -70,11 +65,10 @@ s=$(date +%s%N); kill -INT $P; wait $P; d=$(date +%s%N); kill $L; wait $L 2>/dev
 echo "times $a $b $c $s $d $h"; grep "^end " {t}.out
 echo "left $(grep -c . /sys/kernel/debug/kprobes/list) $(grep -c . $F) \\
 $(grep -c _many /proc/modules)"
-if [ {t} = o ]; then dmesg | grep "stap kprobes: " | tail -5; fi
 '''
 
 
-def build(work, krel, script, defines=()):
+def build(work, krel, script):
     """o_many.ko and u_many.ko; -p4 seconds of each."""
     rt = str(work / 'runtime')
     if not (work / 'runtime').exists():
@@ -89,8 +83,7 @@ def build(work, krel, script, defines=()):
     if not (kb / 'vmlinux').exists() and vmlinux.exists():
         (kb / 'vmlinux').symlink_to(vmlinux)   # 4.8's kernel.function DWARF
     env = dict(os.environ, SYSTEMTAP_DIR=str(sysdir))
-    _, o = run([OURS, '-r', krel, '-p4', '-m', 'o_many', '-e', script] +
-               [x for d in defines for x in ('-D', d)], cwd=work, env=env)
+    _, o = run([OURS, '-r', krel, '-p4', '-m', 'o_many', '-e', script], cwd=work, env=env)
     _, u = run([UPSTREAM, '-R', rt, '-r', kb, '-p4', '-m', 'u_many', '-w', '-e', script],
                env=env, cwd=work)
     return {'o': o, 'u': u}
@@ -102,10 +95,6 @@ def main():
     ap.add_argument('--work', help='keep the modules in this directory and reuse them')
     ap.add_argument('--ret', action='store_true',
                     help='kernel.function("*_show").return probes')
-    ap.add_argument('--timing', action='store_true',
-                    help="ours with -DSTP_KP_TIMING: its registration's phases")
-    ap.add_argument('--by-name', action='store_true',
-                    help='ours with -DSTP_KP_BY_NAME: no address from the symbol map')
     args = ap.parse_args()
     script, armed = (SCRIPT_RET, ARMED_RET) if args.ret else (SCRIPT, ARMED)
     krel = guest.kernel_release()
@@ -115,8 +104,7 @@ def main():
         if (work / 'secs.json').exists():
             secs = json.loads((work / 'secs.json').read_text())
         else:
-            secs = build(work, krel, script, ['STP_KP_TIMING'] * args.timing +
-                         ['STP_KP_BY_NAME'] * args.by_name)
+            secs = build(work, krel, script)
             (work / 'secs.json').write_text(json.dumps(secs))
         keys, cmds = [], []
         for _ in range(args.rep):
@@ -132,9 +120,6 @@ def main():
     best, hits = {}, {}
     for t, r in zip(keys, batch):
         print(f'{t}: {r.stdout.strip()!r}')
-        for x in r.stdout.splitlines():
-            if 'stap kprobes: ' in x:
-                print(f'  {x[x.index("stap kprobes: ") + 14:]}')
         lines = r.stdout.splitlines()
         times = next((x.split()[1:] for x in lines if x.startswith('times ')), None)
         left = next((x.split()[1:] for x in lines if x.startswith('left ')), None)

@@ -4,18 +4,6 @@
  * kretprobes registered by symbol name ("func" or "module:func"), one per
  * STP_PROBE_KPROBE / STP_PROBE_KRETPROBE entry of stp_probes[].
  *
- * By address when the translator found the symbol in a symbol map of the
- * kernel (stp_probe.kaddr), which spares the kernel a look-up by name
- * (about 1.3 ms a probe in the TCG guest). Most of what registering costs
- * is elsewhere: register_kprobe() checks every address against the whole
- * jump label table, decoding each entry's instruction
- * (jump_label_text_reserved()), about 12 ms a probe under TCG, 16 s for
- * 1,300, which only the kernel can do. The map's address is relocated by the KASLR
- * offset, the map's address of an exported function (STP_KMAP_ANCHOR)
- * against its address here, and probed only if kallsyms names that address
- * as the symbol itself (+0); otherwise the probe is registered by name,
- * with a warning.
- *
  * Registered when the session starts (after the begin probes), in bulk
  * with register_kprobes()/register_kretprobes(), a chunk at a time; when
  * a bulk call fails (it is all or nothing) each probe of its chunk is
@@ -42,7 +30,6 @@
  * and backtraces start at the probe point.
  */
 #include <linux/ftrace.h>
-#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -51,21 +38,6 @@
 #include <linux/sort.h>
 #include <linux/version.h>
 #include <linux/vmalloc.h>
-
-/* -DSTP_KP_TIMING: the time of each registration phase in the kernel log
- * (bench/manyprobes.py --timing) */
-#ifdef STP_KP_TIMING
-static ktime_t stp_kp_t0;
-#define STP_KP_TIME_START() (stp_kp_t0 = ktime_get())
-#define STP_KP_TIME(what) do {								\
-		ktime_t t1 = ktime_get();						\
-		pr_info("stap kprobes: %s: %lld us\n", what, ktime_us_delta(t1, stp_kp_t0));	\
-		stp_kp_t0 = t1;								\
-	} while (0)
-#else
-#define STP_KP_TIME_START() do { } while (0)
-#define STP_KP_TIME(what) do { } while (0)
-#endif
 
 #ifndef KRETACTIVE
 #define KRETACTIVE (max(15, 6 * (int)num_possible_cpus()))
@@ -77,7 +49,6 @@ struct stp_kprobe {
 		struct kretprobe rp;
 	} u;
 	const struct stp_probe *probe;
-	unsigned long addr;	/* its symbol's, checked (0: by name) */
 	bool ret;
 	bool registered;
 	bool fentry;	/* run by stp_kpf_ops, its kprobe unregistered */
@@ -341,89 +312,35 @@ static void stp_kprobe_warn(const struct stp_kprobe *k, int rc)
 			     k->probe->pp, k->probe->symbol, k->probe->koffset, rc);
 }
 
-/* Its kprobe or kretprobe set up afresh (a failed or unregistered one
- * keeps state): by its checked address, else by name. */
-static void stp_kprobe_init(struct stp_kprobe *k)
-{
-	const struct stp_probe *p = k->probe;
-	struct kprobe *kp = k->ret ? &k->u.rp.kp : &k->u.kp;
-
-	memset(&k->u, 0, sizeof(k->u));
-	if (k->addr)
-		kp->addr = (kprobe_opcode_t *)k->addr;
-	else
-		kp->symbol_name = p->symbol;
-	kp->offset = p->koffset;
-	kp->flags = stp_kprobe_flags(p);
-	if (!k->ret) {
-		kp->pre_handler = stp_kprobe_pre;
-		return;
-	}
-	k->u.rp.entry_handler = stp_kretprobe_entry_of(p);
-	k->u.rp.handler = stp_kretprobe_ret;
-	k->u.rp.data_size = STP_KP_NARGS * sizeof(unsigned long) + p->entry_size;
-	k->u.rp.maxactive = p->maxactive >= 0 ? p->maxactive : KRETACTIVE;
-}
-
-/* One probe on its own; 0 or the kernel's error. */
+/* One probe on its own (set up afresh: a failed or unregistered kprobe
+ * keeps state); 0 or the kernel's error. */
 static int stp_kprobe_register_one(struct stp_kprobe *k)
 {
 	int rc;
 
-	stp_kprobe_init(k);
-	rc = k->ret ? register_kretprobe(&k->u.rp) : register_kprobe(&k->u.kp);
+	if (k->ret) {
+		memset(&k->u.rp, 0, sizeof(k->u.rp));
+		k->u.rp.kp.symbol_name = k->probe->symbol;
+		k->u.rp.kp.offset = k->probe->koffset;
+		k->u.rp.entry_handler = stp_kretprobe_entry_of(k->probe);
+		k->u.rp.handler = stp_kretprobe_ret;
+		k->u.rp.data_size = STP_KP_NARGS * sizeof(unsigned long) +
+				    k->probe->entry_size;
+		k->u.rp.maxactive = k->probe->maxactive >= 0 ?
+				    k->probe->maxactive : KRETACTIVE;
+		k->u.rp.kp.flags = stp_kprobe_flags(k->probe);
+		rc = register_kretprobe(&k->u.rp);
+	} else {
+		memset(&k->u.kp, 0, sizeof(k->u.kp));
+		k->u.kp.symbol_name = k->probe->symbol;
+		k->u.kp.offset = k->probe->koffset;
+		k->u.kp.pre_handler = stp_kprobe_pre;
+		k->u.kp.flags = stp_kprobe_flags(k->probe);
+		rc = register_kprobe(&k->u.kp);
+	}
 	k->registered = !rc;
 	return rc;
 }
-
-/* -DSTP_KP_BY_NAME: every probe by name, as without a symbol map (bench) */
-#if defined(STP_KMAP_ANCHOR) && !defined(STP_KP_BY_NAME)
-/*
- * The probes' addresses from the translator's symbol map (stp_probe.kaddr),
- * moved by the kernel's KASLR offset: the distance between the address of
- * an exported function here and in the map. Each is taken only if kallsyms
- * names it as the probe's symbol itself ("name+0x0/SIZE", not a module's):
- * a map of another build of the kernel, or any other wrong address, is
- * never probed; such a probe is registered by name, with a warning.
- */
-static void stp_kprobes_resolve(void)
-{
-	unsigned long delta = (unsigned long)&sprint_symbol - STP_KMAP_ANCHOR;
-	char *buf = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
-	unsigned int i, bad = 0;
-
-	for (i = 0; buf && i < stp_nkps; i++) {
-		struct stp_kprobe *k = &stp_kps[i];
-		const struct stp_probe *p = k->probe;
-		unsigned long a = p->kaddr + delta;
-		size_t n;
-
-		if (!p->kaddr || p->kmodule || strchr(p->symbol, ':'))
-			continue;
-		n = strlen(p->symbol);
-		sprint_symbol(buf, a);
-		if (!strncmp(buf, p->symbol, n) && !strncmp(buf + n, "+0x0/", 5) &&
-		    !strchr(buf + n, ' ')) {
-			k->addr = a;
-			continue;
-		}
-		if (!bad++)
-			stp_warn_msg("probe %s: the symbol map's address of %s (%#lx) is %s in "
-				     "this kernel, not %s: not probed there, registered by name "
-				     "(is the map of another build of the kernel?)",
-				     p->pp, p->symbol, p->kaddr, buf, p->symbol);
-	}
-	if (bad > 1)
-		stp_warn_msg("%u other probe%s: the symbol map's address is not the symbol's "
-			     "in this kernel: registered by name", bad - 1, bad > 2 ? "s" : "");
-	kfree(buf);
-	cond_resched();
-}
-#else
-static void stp_kprobes_resolve(void)
-{
-}
-#endif
 
 static void stp_kprobe_unregister_one(struct stp_kprobe *k)
 {
@@ -549,22 +466,34 @@ static void stp_kprobes_register(void)
 			   "kprobes");
 	if (!stp_kps)
 		return;
-	STP_KP_TIME_START();
-	stp_kprobes_resolve();
-	STP_KP_TIME("resolve");
 	for (i = 0; i < stp_nkps; i++) {
-		stp_kps[i].ret = stp_kps[i].probe->kind == STP_PROBE_KRETPROBE;
-		stp_kprobe_init(&stp_kps[i]);
+		struct stp_kprobe *k = &stp_kps[i];
+		const struct stp_probe *p = k->probe;
+
+		if (p->kind == STP_PROBE_KPROBE) {
+			k->u.kp.symbol_name = p->symbol;
+			k->u.kp.offset = p->koffset;
+			k->u.kp.pre_handler = stp_kprobe_pre;
+			k->u.kp.flags = stp_kprobe_flags(p);
+		} else {
+			k->ret = true;
+			k->u.rp.kp.symbol_name = p->symbol;
+			k->u.rp.kp.offset = p->koffset;
+			k->u.rp.entry_handler = stp_kretprobe_entry_of(p);
+			k->u.rp.handler = stp_kretprobe_ret;
+			k->u.rp.data_size = STP_KP_NARGS * sizeof(unsigned long) +
+					    p->entry_size;
+			k->u.rp.maxactive = p->maxactive >= 0 ? p->maxactive :
+							       KRETACTIVE;
+			k->u.rp.kp.flags = stp_kprobe_flags(p);
+		}
 	}
 	stp_kmod_watch();	/* before: no module load goes unseen */
 	mutex_lock(&stp_kmod_lock);
 	stp_kprobes_register_kind(false);
-	STP_KP_TIME("register kprobes");
 	stp_kprobes_register_kind(true);
-	STP_KP_TIME("register kretprobes");
 #ifdef STP_KP_FTRACE
 	stp_kpf_take();
-	STP_KP_TIME("ftrace hook");
 	for (i = 0; i < stp_nkps; i++) {	/* the others: armed each */
 		struct stp_kprobe *k = &stp_kps[i];
 		struct kprobe *kp = k->ret ? &k->u.rp.kp : &k->u.kp;
@@ -576,7 +505,6 @@ static void stp_kprobes_register(void)
 		if (rc)
 			stp_kprobe_warn(k, rc);
 	}
-	STP_KP_TIME("arm the others");
 #endif
 	mutex_unlock(&stp_kmod_lock);
 }

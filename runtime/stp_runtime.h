@@ -200,9 +200,6 @@ struct stp_probe {
 		struct {	/* kprobes.c */
 			u32 koffset;		/* bytes after the symbol */
 			const char *kmodule;	/* the module they follow */
-			/* the symbol's address in the translator's symbol
-			 * map, before KASLR (STP_KMAP_ANCHOR); 0: by name */
-			unsigned long kaddr;
 			/* kretprobes: @entry's handler, bytes of its values */
 			void (*entry_handler)(struct stp_context *c);
 			unsigned int entry_size;

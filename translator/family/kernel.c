@@ -18,7 +18,6 @@
  * lifts the blacklist).
  */
 #include <fnmatch.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -775,7 +774,6 @@ static void emit_kernel(struct gen *g, struct strbuf *code, const struct rprobe 
 {
 	struct session *s = g->s;
 	const char *fields;
-	uint64_t addr;
 
 	if (!r->symbol || r->offset) {
 		diag_error(s, r->point->loc, "%s probes are not supported by this version yet",
@@ -790,8 +788,6 @@ static void emit_kernel(struct gen *g, struct strbuf *code, const struct rprobe 
 	/* module("M").function(): the probe follows M (kprobes.c) */
 	if (r->module && r->kind == RP_KFUNC)
 		fields = arena_printf(s->arena, "%s, .kmodule = %s", fields, tr_cstr(g, r->module));
-	else if (!r->module && (addr = ksymmap_addr(s, r->symbol)))	/* kprobes.c checks it */
-		fields = arena_printf(s->arena, "%s, .kaddr = 0x%" PRIx64 "UL", fields, addr);
 	/* kprobe.function("F"), the syscall tapsets' points: one macro */
 	if (!r->module && !strcmp(r->pp, arena_printf(s->arena, "kprobe.function(\"%s\")",
 						      r->symbol))) {

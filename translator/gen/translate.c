@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "translate.h"
-#include "kcatalog.h"
 #include "ubin.h"
 
 
@@ -1369,7 +1368,6 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 		sb_printf(c, "static const char *const stp_probe_locs[STP_NPROBES] = {\n%s};\n\n",
 			  g->table_locs.buf ? g->table_locs.buf : "");
 	kdwarf_emit_ksyms(s, c);
-	ksymmap_emit_anchor(s, c);
 	sb_puts(c, "#include \"stp_runtime.c\"\n");
 	for (int i = 0; i < s->nmodinfos; i++) {	/* --modinfo NAME=VALUE */
 		const char *eq = strchr(s->modinfos[i], '=');

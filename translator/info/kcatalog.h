@@ -28,11 +28,6 @@ void kernel_catalog_close(struct session *s);
 /* ksymmap.c: the text symbols of the kernel's System.map (-r DIR's, a real
  * /boot one) or /proc/kallsyms (the running kernel) matching glob, sorted */
 size_t ksymmap_match(struct session *s, const char *glob, const char ***out);
-/* ... and the address of the kernel's function name in such a map (its
- * first of that name; 0: unknown, or an alias), for the probe table, then
- * the define of the address the runtime relocates them by */
-uint64_t ksymmap_addr(struct session *s, const char *name);
-void ksymmap_emit_anchor(struct session *s, struct strbuf *c);
 /* kmodule.c: kernel modules' functions and BTF */
 size_t kmod_match_modules(struct session *s, const char *glob,
 			  const char ***out);

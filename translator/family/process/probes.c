@@ -17,7 +17,6 @@
  * statement probes always use DWARF locations (uloc.c), marks the SDT
  * operands. $return is the return register, narrowed to its type.
  */
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -728,7 +727,6 @@ static void tr_kdwarf_probe(struct gen *g, struct strbuf *code, const struct rpr
 	const struct uprobe_info *u = r->u;
 	struct session *s = g->s;
 	const char *fields = targ_table(g, code, r, id);
-	uint64_t addr;
 
 	fields = arena_printf(s->arena, "%s%s%s", fields, parm_table(g, code, r, id, true),
 			      parm_table(g, code, r, id, false));
@@ -736,10 +734,6 @@ static void tr_kdwarf_probe(struct gen *g, struct strbuf *code, const struct rpr
 		fields = arena_printf(s->arena, "%s, .entry_handler = probe_%d_entry, "
 				      ".entry_size = %s", fields, r->probe->index,
 				      r->probe->entry_size);
-	/* the kernel's: its symbol's address in the symbol map (kprobes.c
-	 * checks it) spares the kernel a look-up by name */
-	if (ubin_is_vmlinux(u->bin) && u->ksym && (addr = ksymmap_addr(s, u->ksym)))
-		fields = arena_printf(s->arena, "%s, .kaddr = 0x%" PRIx64 "UL", fields, addr);
 	tr_table_row(g, "KPROBES", "%s, .handler = probe_%d, .pp = %s, .symbol = %s, "
 		     ".koffset = 0x%llxU, .kmodule = %s, .func = %s, .maxactive = -1, .optional = %s%s",
 		  r->ret ? "STP_PROBE_KRETPROBE" : "STP_PROBE_KPROBE", r->probe->index,

@@ -37,6 +37,7 @@ struct bgen {
 	struct bcore *core;	/* bpf_core.c: the kernel types read (CO-RE) */
 	struct var *lv;		/* a handler's locals kept in scratch (LV[]), or NULL */
 	struct strbuf ldecl;	/* their declarations, again in foreach bodies */
+	bool need_hex;		/* $$parms calls stp_hex() (bpf_core.c) */
 };
 
 void bg_line(struct bgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

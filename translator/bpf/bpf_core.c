@@ -268,20 +268,24 @@ void bc_types(struct bgen *g, struct strbuf *c)
 {
 	/* a .rodata section for the BTF of the string literals (libbpf 1.1
 	 * cannot size .rodata from .rodata.str1.1 alone) */
-	sb_puts(c, "const volatile char stp_ro_pad[8] = { 1 };\n");	sb_puts(c, "static long (*stp_probe_read_user)(void *dst, __u32 size, const void *p) = "
+	sb_puts(c, "const volatile char stp_ro_pad[8] = { 1 };\n");
+	sb_puts(c, "static long (*stp_probe_read_user)(void *dst, __u32 size, const void *p) = "
 		"(void *)112;\n");
-	/* a BPF subprogram the verifier checks once, whatever calls it */
-	sb_puts(c, "/* $$parms' values: \"0x\" and the digits, as %#x; the new length */\n"
-		"struct stp_hexbuf { char s[STP_MAXSTR]; };\n"
-		"__attribute__((noinline)) long stp_hex(struct stp_hexbuf *d, long len, "
-		"unsigned long v)\n{\n\tlong nd = 1;\n\n"
-		"\tif (!d || len < 0 || len > STP_MAXSTR - 20)\n\t\treturn len;\n"
-		"\tfor (int i = 1; i < 16; i++)\n\t\tif (v >> (4 * i))\n\t\t\tnd = i + 1;\n"
-		"\td->s[len & STP_MASK] = '0';\n\td->s[(len + 1) & STP_MASK] = 'x';\n"
-		"\tfor (int i = 0; i < 16; i++)\n\t\tif (i < nd)\n"
-		"\t\t\td->s[(len + 2 + i) & STP_MASK] = "
-		"\"0123456789abcdef\"[(v >> ((4 * (nd - 1 - i)) & 63)) & 15];\n"
-		"\treturn len + 2 + nd;\n}\n");
+	/* a BPF subprogram the verifier checks once, whatever calls it; only
+	 * when called: a global function is compiled even if unused, and it
+	 * was an eighth of clang's time on a one-line script */
+	if (g->need_hex)
+		sb_puts(c, "/* $$parms' values: \"0x\" and the digits, as %#x; the new length */\n"
+			"struct stp_hexbuf { char s[STP_MAXSTR]; };\n"
+			"__attribute__((noinline)) long stp_hex(struct stp_hexbuf *d, long len, "
+			"unsigned long v)\n{\n\tlong nd = 1;\n\n"
+			"\tif (!d || len < 0 || len > STP_MAXSTR - 20)\n\t\treturn len;\n"
+			"\tfor (int i = 1; i < 16; i++)\n\t\tif (v >> (4 * i))\n\t\t\tnd = i + 1;\n"
+			"\td->s[len & STP_MASK] = '0';\n\td->s[(len + 1) & STP_MASK] = 'x';\n"
+			"\tfor (int i = 0; i < 16; i++)\n\t\tif (i < nd)\n"
+			"\t\t\td->s[(len + 2 + i) & STP_MASK] = "
+			"\"0123456789abcdef\"[(v >> ((4 * (nd - 1 - i)) & 63)) & 15];\n"
+			"\treturn len + 2 + nd;\n}\n");
 	if (!g->core)
 		return;
 	sb_puts(c, "/* the kernel's types as far as the script reads them (CO-RE) */\n");

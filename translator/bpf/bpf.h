@@ -14,6 +14,8 @@
 int bpf_translate(struct session *s);
 /* Pass 4: clang compiles it into s->ko_file (NAME.bpf.o); errors. */
 int bpf_compile(struct session *s);
+/* clang's optimisation level (bpf_clang.c; in the cache's key) */
+#define BPF_CLANG_OPT "-O1"
 /* bpf_clang.c: start clang for pass 4 now, before pass 1 (when s will
  * reach pass 4 and the cache is not expected to answer); kill it, unused */
 void bpf_clang_start(struct session *s, int argc, char **argv);

@@ -1,8 +1,9 @@
 /*
  * bpf_cache.c - pass 4's cache for --runtime=bpf: the object clang made
  * from the same BPF C (past its first line, which names the module) with
- * the same runtime header and clang, under $SYSTEMTAP_DIR/cache/bpf (or
- * ~/.systemtap/cache/bpf) as KEY.c and KEY.bpf.o. A hit compares the C
+ * the same runtime header, clang and optimisation level, under
+ * $SYSTEMTAP_DIR/cache/bpf (or ~/.systemtap/cache/bpf) as KEY.c and
+ * KEY.bpf.o. A hit compares the C
  * byte for byte, so a hash collision is a miss; files are written under
  * temporary names and renamed. Off with --disable-cache, -m and -k.
  * An empty file cache/bpf-hint/KEY, KEY the command line's and the
@@ -126,6 +127,7 @@ static const char *entry(struct session *s, const char *clang, char **c, size_t 
 	fnv(&h2, b, n);
 	fnv_file(&h1, arena_printf(s->arena, "%s/bpf/stapbpf.h", s->runtime_dir));
 	fnv_file(&h1, in_path(s, clang));
+	fnv(&h1, BPF_CLANG_OPT, sizeof(BPF_CLANG_OPT));
 	return arena_printf(s->arena, "%s/%016llx%016llx", dir, h1, h2);
 }
 

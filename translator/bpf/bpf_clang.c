@@ -1,6 +1,9 @@
 /*
- * bpf_clang.c - pass 4 of --runtime=bpf: clang -target bpf -O2 -g (BTF
+ * bpf_clang.c - pass 4 of --runtime=bpf: clang -target bpf -O1 -g (BTF
  * for the loader's maps and globals) turns pass 3's C into NAME.bpf.o.
+ * -O1, not -O2: -O2's inliner and loop passes took a sixth more of
+ * clang's time for no gain the tests or bench/bpftrace.py's per-hit
+ * costs could see (the handlers are always_inline at both levels).
  *
  * Most of a cold clang run on a small script is clang starting (its
  * libraries' relocations and constructors, about 25 ms of CPU here), not
@@ -45,7 +48,7 @@ static int spawn(struct session *s)
 {
 	const char *clang = clang_name();
 	const char *inc = arena_printf(s->arena, "-I%s/bpf", s->runtime_dir);
-	const char *argv[] = { clang, "-target", "bpf", "-O2", "-g", "-w", inc,
+	const char *argv[] = { clang, "-target", "bpf", BPF_CLANG_OPT, "-g", "-w", inc,
 			       "-c", "-x", "c", "-", "-o", "-", NULL };
 	int in[2], out[2];
 

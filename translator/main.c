@@ -1161,6 +1161,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag,
 
 static void cleanup(struct session *s)
 {
+	bpf_clang_stop();
 	if (!s->tmpdir)
 		return;
 	if (s->keep_tmp)
@@ -1183,10 +1184,11 @@ static int run_dump(struct session *s)
 	return s->dump == 1 ? dump_functions(s) : dump_probe_aliases(s);
 }
 
-static int run_passes(struct session *s)
+static int run_passes(struct session *s, int argc, char **argv)
 {
 	set_kernel(s);
 	find_dirs(s);
+	bpf_clang_start(s, argc, argv);
 	if (s->listing)
 		return pass1(s) || pass2(s) ? 1 : list_probes(s, stdout);
 	if (pass1(s) || s->last_pass == 1)
@@ -1258,7 +1260,7 @@ int main(int argc, char **argv)
 	if (sess.dump)
 		rc = run_dump(&sess);
 	else if ((rc = read_script(&sess, script, file)) == 0)
-		rc = run_passes(&sess);
+		rc = run_passes(&sess, argc, argv);
 	cleanup(&sess);
 out:
 	kernel_catalog_close(&sess);

@@ -1,8 +1,8 @@
 /*
  * bpf.h - the BPF backend (bpf/, stap --runtime=bpf): pass 3 writes the
  * elaborated program as BPF C for clang (bpf_gen.c: handlers, functions,
- * expressions; bpf_out.c: probes, globals, the metadata the loader reads,
- * and pass 4, clang -target bpf). staprun/stapbpf.c loads the object.
+ * expressions; bpf_out.c: probes, globals, the metadata the loader reads;
+ * bpf_clang.c: pass 4, clang -target bpf). staprun/stapbpf.c loads the object.
  * Built on pass 2 (elab.h); beside gen/, which it does not use.
  */
 #ifndef BPF_H
@@ -14,6 +14,12 @@
 int bpf_translate(struct session *s);
 /* Pass 4: clang compiles it into s->ko_file (NAME.bpf.o); errors. */
 int bpf_compile(struct session *s);
+/* clang's optimisation level (bpf_clang.c; in the cache's key) */
+#define BPF_CLANG_OPT "-O1"
+/* bpf_clang.c: start clang for pass 4 now, before pass 1 (when s will
+ * reach pass 4 and the cache is not expected to answer); kill it, unused */
+void bpf_clang_start(struct session *s, int argc, char **argv);
+void bpf_clang_stop(void);
 
 /* ---- internal to bpf/ ---------------------------------------------------- */
 struct bgen {
@@ -36,6 +42,7 @@ struct bgen {
 	const char *errlabel;	/* where a raised error goes: a catch, or NULL (out) */
 	struct strbuf protos;	/* the script functions' declarations */
 	bool entry_map;		/* bpf_uprobe.c's map of entry values written */
+	bool need_hex;		/* $$parms or a fault's message calls stp_hex() (bpf_core.c) */
 };
 
 void bg_line(struct bgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -69,6 +76,8 @@ void bc_types(struct bgen *g, struct strbuf *c);
  * out (clang's) into the cache */
 bool bpf_cache_get(struct session *s, const char *clang, const char *out);
 void bpf_cache_put(struct session *s, const char *clang, const char *out);
+/* did the last run of this command line find or put its object there */
+bool bpf_cache_hinted(struct session *s, int argc, char **argv);
 /* bpf_uprobe.c: is r a process().function() uprobe; $name there (n) */
 bool bu_is_uprobe(const struct rprobe *r);
 const char *bu_target(struct bgen *g, struct node *n);

@@ -1,12 +1,17 @@
 /*
  * bpf_cache.c - pass 4's cache for --runtime=bpf: the object clang made
  * from the same BPF C (past its first line, which names the module) with
- * the same runtime header and clang, under $SYSTEMTAP_DIR/cache/bpf (or
- * ~/.systemtap/cache/bpf) as KEY.c and KEY.bpf.o. A hit compares the C
+ * the same runtime header, clang and optimisation level, under
+ * $SYSTEMTAP_DIR/cache/bpf (or ~/.systemtap/cache/bpf) as KEY.c and
+ * KEY.bpf.o. A hit compares the C
  * byte for byte, so a hash collision is a miss; files are written under
  * temporary names and renamed. Off with --disable-cache, -m and -k.
+ * An empty file cache/bpf-hint/KEY, KEY the command line's and the
+ * script's hash, says the last run of that command found or put its object
+ * here: then bpf_clang.c does not start clang before pass 1.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +20,8 @@
 
 #include "bpf.h"
 
-static const char *cache_dir(struct session *s)
+/* $SYSTEMTAP_DIR/cache/LEAF, made if need be, or NULL */
+static const char *cache_dir(struct session *s, const char *leaf)
 {
 	const char *data = getenv("SYSTEMTAP_DIR"), *home = getenv("HOME"), *d;
 
@@ -29,7 +35,7 @@ static const char *cache_dir(struct session *s)
 	mkdir(data, 0755);
 	d = arena_printf(s->arena, "%s/cache", data);
 	mkdir(d, 0755);
-	d = arena_printf(s->arena, "%s/cache/bpf", data);
+	d = arena_printf(s->arena, "%s/cache/%s", data, leaf);
 	if (mkdir(d, 0755) < 0 && errno != EEXIST)
 		return NULL;
 	return d;
@@ -52,6 +58,31 @@ static void fnv_file(unsigned long long *h, const char *path)
 		fnv(h, &st.st_size, sizeof(st.st_size));
 		fnv(h, &st.st_mtim, sizeof(st.st_mtim));
 	}
+}
+
+static const char *hint;	/* this command line's hint file, or NULL */
+
+bool bpf_cache_hinted(struct session *s, int argc, char **argv)
+{
+	const char *dir = cache_dir(s, "bpf-hint");
+	unsigned long long h = 0xcbf29ce484222325ULL;
+
+	if (!dir)
+		return false;
+	for (int i = 1; i < argc; i++)
+		fnv(&h, argv[i], strlen(argv[i]) + 1);
+	if (s->user)
+		fnv(&h, s->user->text, s->user->len);
+	hint = arena_printf(s->arena, "%s/%016llx", dir, h);
+	return access(hint, F_OK) == 0;
+}
+
+static void set_hint(void)
+{
+	int fd = hint ? open(hint, O_WRONLY | O_CREAT | O_CLOEXEC, 0644) : -1;
+
+	if (fd >= 0)
+		close(fd);
 }
 
 /* prog as found in $PATH (for its size and time in the key) */
@@ -84,7 +115,7 @@ static const char *body(const char *c, size_t len, size_t *n)
 /* "DIR/KEY" for the C file of s, or NULL (no cache); its text in *c */
 static const char *entry(struct session *s, const char *clang, char **c, size_t *len)
 {
-	const char *dir = cache_dir(s), *b;
+	const char *dir = cache_dir(s, "bpf"), *b;
 	unsigned long long h1 = 0xcbf29ce484222325ULL, h2 = 0x84222325cbf29ce4ULL;
 	size_t n;
 
@@ -96,6 +127,7 @@ static const char *entry(struct session *s, const char *clang, char **c, size_t 
 	fnv(&h2, b, n);
 	fnv_file(&h1, arena_printf(s->arena, "%s/bpf/stapbpf.h", s->runtime_dir));
 	fnv_file(&h1, in_path(s, clang));
+	fnv(&h1, BPF_CLANG_OPT, sizeof(BPF_CLANG_OPT));
 	return arena_printf(s->arena, "%s/%016llx%016llx", dir, h1, h2);
 }
 
@@ -114,8 +146,10 @@ bool bpf_cache_get(struct session *s, const char *clang, const char *out)
 		b2 = body(cached, clen, &n2);
 		if (n1 == n2 && !memcmp(b1, b2, n1) &&
 		    (obj = read_file(arena_printf(s->arena, "%s.bpf.o", e), &clen)) &&
-		    write_file(out, obj, clen) == 0)
+		    write_file(out, obj, clen) == 0) {
 			hit = true;
+			set_hint();
+		}
 	}
 	free(obj);
 	free(cached);
@@ -143,6 +177,7 @@ void bpf_cache_put(struct session *s, const char *clang, const char *out)
 	if (obj) {	/* the object first: a .c names a complete entry */
 		put(s, arena_printf(s->arena, "%s.bpf.o", e), obj, olen);
 		put(s, arena_printf(s->arena, "%s.c", e), c, len);
+		set_hint();
 	}
 	free(obj);
 	free(c);

@@ -264,13 +264,12 @@ static void emit(struct strbuf *c, struct bgen *g, struct bc_type *bt)
 	sb_free(&body);
 }
 
-void bc_types(struct bgen *g, struct strbuf *c)
+/* A BPF subprogram the verifier checks once, whatever calls it; only
+ * when called ($$parms, a read fault's message): a global function is
+ * compiled even if unused, and it was an eighth of clang's time on a
+ * one-line script. */
+static void emit_hex(struct strbuf *c)
 {
-	/* a .rodata section for the BTF of the string literals (libbpf 1.1
-	 * cannot size .rodata from .rodata.str1.1 alone) */
-	sb_puts(c, "const volatile char stp_ro_pad[8] = { 1 };\n");	sb_puts(c, "static long (*stp_probe_read_user)(void *dst, __u32 size, const void *p) = "
-		"(void *)112;\n");
-	/* a BPF subprogram the verifier checks once, whatever calls it */
 	sb_puts(c, "/* $$parms' values: \"0x\" and the digits, as %#x; the new length */\n"
 		"struct stp_hexbuf { char s[STP_MAXSTR]; };\n"
 		"__attribute__((noinline)) long stp_hex(struct stp_hexbuf *d, long len, "
@@ -288,6 +287,17 @@ void bc_types(struct bgen *g, struct strbuf *c)
 		"\tstp_raise(S, 1, loc, pre);\n\tn = stp_strlen(S, S->errmsg);\n"
 		"\tn = stp_hex((struct stp_hexbuf *)S->errmsg, n, addr);\n"
 		"\tS->errmsg[n & STP_MASK] = 0;\n\tstp_strcat(S, S->errmsg, post);\n}\n");
+}
+
+void bc_types(struct bgen *g, struct strbuf *c)
+{
+	/* a .rodata section for the BTF of the string literals (libbpf 1.1
+	 * cannot size .rodata from .rodata.str1.1 alone) */
+	sb_puts(c, "const volatile char stp_ro_pad[8] = { 1 };\n");
+	sb_puts(c, "static long (*stp_probe_read_user)(void *dst, __u32 size, const void *p) = "
+		"(void *)112;\n");
+	if (g->need_hex)
+		emit_hex(c);
 	if (!g->core)
 		return;
 	sb_puts(c, "/* the kernel's types as far as the script reads them (CO-RE) */\n");

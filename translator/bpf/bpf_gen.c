@@ -107,6 +107,7 @@ void bg_fault_msg(struct bgen *g, const char *pre, const char *post, const char 
 	g->indent++;
 	p = rodata(g, pre);
 	q = rodata(g, post);
+	g->need_hex = true;
 	bg_line(g, "stp_raise_fault(S, %d, %s, %s, %s);", loc, p, addr, q);
 	bg_line(g, "goto %s;", bg_errlabel(g));
 	g->indent--;

@@ -3,13 +3,10 @@
  * .bss/.data, which the loader maps; one program per probe point calling
  * its probe's handler; script functions), the metadata the loader reads
  * from the object's .stapmeta section (probes, printf formats, error
- * messages, the globals shown at exit), and clang -target bpf.
+ * messages, the globals shown at exit). Pass 4 is bpf_clang.c.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "bpf.h"
 
@@ -208,40 +205,4 @@ int bpf_translate(struct session *s)
 	sb_free(&code);
 	sb_free(&g.meta);
 	return g.errors;
-}
-
-/* clang -target bpf -O2 -g: BTF for the loader's maps and globals */
-int bpf_compile(struct session *s)
-{
-	const char *clang = getenv("STAP_CLANG") ? getenv("STAP_CLANG") : "clang";
-	const char *inc = arena_printf(s->arena, "-I%s/bpf", s->runtime_dir);
-	const char *out = arena_printf(s->arena, "%s/%s.bpf.o", s->tmpdir, s->module_name);
-	const char *argv[] = { clang, "-target", "bpf", "-O2", "-g", "-w", inc, "-c",
-			       s->c_file, "-o", out, NULL };
-	int status;
-	pid_t pid;
-
-	if (bpf_cache_get(s, clang, out)) {
-		s->ko_file = out;
-		return 0;
-	}
-	pid = fork();
-
-	if (pid < 0) {
-		diag_plain(s, "cannot run clang: %s", strerror(errno));
-		return 1;
-	}
-	if (pid == 0) {
-		execvp(clang, (char *const *)argv);
-		fprintf(stderr, "stap: cannot run %s: %s (install clang)\n", clang,
-			strerror(errno));
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		diag_plain(s, "clang could not compile the BPF program %s", s->c_file);
-		return 1;
-	}
-	s->ko_file = out;
-	bpf_cache_put(s, clang, out);
-	return 0;
 }

@@ -153,6 +153,7 @@ static const char *parms(struct bgen *g, struct node *n)
 		g->indent++;
 		v = param(g, n, slot, width, false, fault);
 		bg_line(g, "%s = stp_hex((struct stp_hexbuf *)%s, %s, %s);", len, buf, len, v);
+		g->need_hex = true;
 		bg_line(g, "goto %s_ok;", fault);
 		bg_line(g, "%s:", fault);
 		put_lit(g, buf, len, "?");

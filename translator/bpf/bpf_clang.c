@@ -1,0 +1,208 @@
+/*
+ * bpf_clang.c - pass 4 of --runtime=bpf: clang -target bpf -O1 -g (BTF
+ * for the loader's maps and globals) turns pass 3's C into NAME.bpf.o.
+ * -O1, not -O2: -O2's inliner and loop passes took a sixth more of
+ * clang's time for no gain the tests or bench/bpftrace.py's per-hit
+ * costs could see (the handlers are always_inline at both levels).
+ *
+ * Most of a cold clang run on a small script is clang starting (its
+ * libraries' relocations and constructors, about 25 ms of CPU here), not
+ * compiling. So bpf_clang_start() starts clang before pass 1, reading the
+ * C from a pipe and writing the object to another, and passes 1-3 run
+ * while it loads; bpf_compile() then only feeds it. It is not started when
+ * the cache held this command line's object last time (a hint, see
+ * bpf_cache.c; a wrong hint costs time, never correctness), and it is
+ * killed when the cache answers or a pass fails (bpf_clang_stop()).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bpf.h"
+
+static struct {
+	pid_t pid;	/* clang, reading the C from in, writing the object to out */
+	int in, out;
+} early = { -1, -1, -1 };
+
+static const char *clang_name(void)
+{
+	const char *c = getenv("STAP_CLANG");
+
+	return c && *c ? c : "clang";
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* clang reading stdin, writing stdout, as early.pid; -1 on error */
+static int spawn(struct session *s)
+{
+	const char *clang = clang_name();
+	const char *inc = arena_printf(s->arena, "-I%s/bpf", s->runtime_dir);
+	const char *argv[] = { clang, "-target", "bpf", BPF_CLANG_OPT, "-g", "-w", inc,
+			       "-c", "-x", "c", "-", "-o", "-", NULL };
+	int in[2], out[2];
+
+	if (pipe2(in, O_CLOEXEC) < 0)
+		return -1;
+	if (pipe2(out, O_CLOEXEC) < 0) {
+		close(in[0]);
+		close(in[1]);
+		return -1;
+	}
+	early.pid = fork();
+	if (early.pid == 0) {
+		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
+			_exit(126);
+		execvp(clang, (char *const *)argv);
+		_exit(127);	/* reported by bpf_compile(), if it needs clang */
+	}
+	close(in[0]);
+	close(out[1]);
+	early.in = in[1];
+	early.out = out[0];
+	if (early.pid < 0) {
+		close_fd(&early.in);
+		close_fd(&early.out);
+		return -1;
+	}
+	return 0;
+}
+
+void bpf_clang_start(struct session *s, int argc, char **argv)
+{
+	if (!s->runtime_bpf || s->last_pass < 4 || s->listing || s->dump)
+		return;
+	if (bpf_cache_hinted(s, argc, argv))
+		return;
+	spawn(s);	/* on failure, bpf_compile() tries again */
+}
+
+void bpf_clang_stop(void)
+{
+	close_fd(&early.in);
+	close_fd(&early.out);
+	if (early.pid > 0) {
+		kill(early.pid, SIGKILL);
+		while (waitpid(early.pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	early.pid = -1;
+}
+
+static bool write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+/* the object clang wrote on early.out; NULL if none */
+static char *read_all(int fd, size_t *len)
+{
+	size_t cap = 1 << 16;
+	char *buf = malloc(cap);
+
+	*len = 0;
+	while (buf) {
+		ssize_t r;
+
+		if (*len == cap) {
+			char *nb = realloc(buf, cap *= 2);
+
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		r = read(fd, buf + *len, cap - *len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		if (r == 0)
+			return buf;
+		*len += (size_t)r;
+	}
+	free(buf);
+	return NULL;
+}
+
+/* feed s->c_file to clang (a line marker first: its messages and the
+ * object's line info name the file), collect the object; clang's status */
+static int run(struct session *s, const char *c, size_t clen, char **obj, size_t *olen)
+{
+	const char *mark = arena_printf(s->arena, "# 1 \"%s\"\n", s->c_file);
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	int status = -1;
+
+	sigaction(SIGPIPE, &ign, &old);	/* clang gone: EPIPE, not death */
+	write_all(early.in, mark, strlen(mark));
+	write_all(early.in, c, clen);
+	sigaction(SIGPIPE, &old, NULL);
+	close_fd(&early.in);
+	*obj = read_all(early.out, olen);
+	close_fd(&early.out);
+	while (waitpid(early.pid, &status, 0) < 0 && errno == EINTR)
+		;
+	early.pid = -1;
+	return status;
+}
+
+int bpf_compile(struct session *s)
+{
+	const char *clang = clang_name();
+	const char *out = arena_printf(s->arena, "%s/%s.bpf.o", s->tmpdir, s->module_name);
+	char *c, *obj = NULL;
+	size_t clen, olen = 0;
+	int status;
+
+	if (bpf_cache_get(s, clang, out)) {
+		bpf_clang_stop();
+		s->ko_file = out;
+		return 0;
+	}
+	if (early.pid < 0 && spawn(s) < 0) {
+		diag_plain(s, "cannot run clang: %s", strerror(errno));
+		return 1;
+	}
+	c = read_file(s->c_file, &clen);
+	if (!c) {
+		bpf_clang_stop();
+		diag_plain(s, "cannot read %s", s->c_file);
+		return 1;
+	}
+	status = run(s, c, clen, &obj, &olen);
+	free(c);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !olen) {
+		free(obj);
+		diag_plain(s, "cannot run %s (install clang)", clang);
+		return 1;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) || !obj || !olen ||
+	    write_file(out, obj, olen) < 0) {
+		free(obj);
+		diag_plain(s, "clang could not compile the BPF program %s", s->c_file);
+		return 1;
+	}
+	free(obj);
+	s->ko_file = out;
+	bpf_cache_put(s, clang, out);
+	return 0;
+}

@@ -176,12 +176,44 @@ static void merge(struct ac_pass *x, const struct autocast **dst, const struct a
 	}
 }
 
+/* An error of the typed access n ($x->m, @cast), said by the autocasts'
+ * last walk (or elab_flush_typed()) in 4.8's order. */
+void elab_defer_typed(struct session *s, const struct node *n, struct loc at, const char *msg)
+{
+	struct deferred_error *d = arena_alloc(s->arena, sizeof(*d)), **tail;
+
+	d->loc = at;
+	d->msg = msg;
+	d->node = n;
+	d->live = true;
+	d->next = NULL;
+	for (tail = &s->typed_errs; *tail; tail = &(*tail)->next)
+		;
+	*tail = d;
+	s->ntyped_errs++;
+}
+
+/* Those not said yet, in the order they were found. */
+void elab_flush_typed(struct session *s)
+{
+	for (struct deferred_error *d = s->typed_errs; d; d = d->next)
+		if (d->live) {
+			diag_error(s, d->loc, "%s", d->msg);
+			d->live = false;
+		}
+}
+
 static void say_error(struct ac_pass *x, const struct node *n)
 {
 	for (struct ac_err *e = x->errs; e; e = e->next)
 		if (e->n == n && e->msg) {
 			diag_error(x->s, e->at, "%s", e->msg);
 			e->msg = NULL;	/* once, though a function be walked again */
+		}
+	for (struct deferred_error *d = x->s->typed_errs; d; d = d->next)
+		if (d->node == n && d->live) {
+			diag_error(x->s, d->loc, "%s", d->msg);
+			d->live = false;
 		}
 }
 
@@ -203,7 +235,7 @@ static void walk(struct ac_pass *x, struct probe *p, struct func *f, struct node
 				merge(x, &f->ac, value_type(x, p, n->a));
 			continue;
 		}
-		if (x->final && n->ac == &conflict && elab_is_autocast(n))
+		if (x->final)
 			say_error(x, n);
 		if (!elab_is_autocast(n) || n->deref || n->ac)
 			continue;
@@ -283,4 +315,5 @@ void elab_autocasts(struct session *s)
 	} while (x.changed);
 	x.final = true;
 	walk_all(&x);
+	elab_flush_typed(s);
 }

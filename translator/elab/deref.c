@@ -824,7 +824,7 @@ void elab_deref(struct session *s, struct probe *p, struct node *n, bool written
 	}
 	err = resolve(s, p, n, &at);
 	if (err) {
-		diag_error(s, at, "%s", err);
+		elab_defer_typed(s, n, at, err);
 		return;
 	}
 	if (written && n->deref->user && n->deref->bit_size) {

@@ -18,9 +18,9 @@
 #
 # --group G runs each module once per G blocks (`staprun M.ko rd_group=K`,
 # every block's probe starting with `if (rd_group != K) next`): 4.8 loses
-# what begin probes print past about 8 KB, so a module of many blocks,
-# whose build costs little more than one of few, is run in slices, each
-# under that limit (see HACKING.md, "Running tests").
+# what begin probes print past about 8 KB (sometimes silently), so a
+# module of many blocks is run in slices, each under that limit (see
+# HACKING.md, "Running tests").
 #
 # Every 4th script ends with a block that hits a limit on purpose (see
 # randgen.py). Exit status: 0 when nothing diverged, 1 otherwise.

@@ -177,6 +177,15 @@ def joined(results):
     return r
 
 
+def silent_loss(o, u):
+    """A slice (--group) whose end 4.8 lost with no message: ours printed
+    it to its "#done", 4.8 stopped before, both with status 0 and nothing
+    on stderr (4.8's transport past about 8 KB)."""
+    return (len(MARK.findall(o.stdout)) and '#done' in o.stdout and
+            '#done' not in u.stdout and o.rc == 0 and u.rc == 0 and
+            not o.stderr.strip() and not u.stderr.strip())
+
+
 def guarded(items, group):
     """The script of items run in slices of `group` blocks: a global
     rd_group (set by staprun) picks the slice, each block's probes return
@@ -418,7 +427,7 @@ def run_campaign(ctx, args, out):
     a campaign stopped at any point reports what it ran."""
     report = {'seed': args.seed, 'scripts': 0, 'blocks': 0, 'blocks_run': 0,
               'invalid_blocks': 0, 'invalid_scripts': 0, 'chunks': 0,
-              'upstream_losses': 0,
+              'upstream_losses': 0, 'upstream_silent_losses': 0,
               'seconds_check': 0, 'seconds_build': 0, 'seconds_run': 0,
               'divergences': []}
     todo = []
@@ -549,7 +558,11 @@ def run_chunk(ctx, args, out, report, indices):
         # (with --group, in each slice that lost output)
         slices = list(zip(getattr(ro, 'slices', [ro]), getattr(ru, 'slices', [ru])))
         for g, (o, u) in enumerate(slices, 1):
-            if TRANSPORT_LOSS not in u.stderr or TRANSPORT_LOSS in o.stderr:
+            if silent_loss(o, u):
+                loss = True
+                report['upstream_silent_losses'] += 1
+                print(f'{n}: 4.8 lost the end of slice {g} silently', flush=True)
+            elif TRANSPORT_LOSS not in u.stderr or TRANSPORT_LOSS in o.stderr:
                 continue
             mine = [b for b in bl if b and (len(slices) == 1 or
                                             min((b - 1) // args.group + 1, len(slices)) == g)]

@@ -227,6 +227,10 @@ struct session {
 	 * until elision shows whether their statement stays (as 4.8) */
 	struct deferred_error *deferred;
 	int defer_targets;		/* inside an expression statement */
+	/* elab/: errors of typed accesses ($x->m), said in 4.8's order with
+	 * the autocasts' (elab/autocast.c) */
+	struct deferred_error *typed_errs;
+	int ntyped_errs;
 	/* info/kdwarf.c: the "module:symbol" names stp_ksym() resolves, by index */
 	const char **ksyms;
 	int nksyms, capksyms;

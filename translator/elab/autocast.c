@@ -14,6 +14,7 @@
  * script, in no order, to a fixed point; then an access on a value of
  * no type (or of two types) is "unknown type in dereference".
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <bpf/btf.h>
@@ -24,11 +25,21 @@
 
 static const struct autocast conflict = { .conflict = true };
 
+/* an autocast's error, said in the last walk: 4.8 reports them all in
+ * the order of the script, with the accesses left untyped */
+struct ac_err {
+	const struct node *n;
+	struct loc at;
+	const char *msg;
+	struct ac_err *next;
+};
+
 struct ac_pass {
 	struct session *s;
 	bool changed;
 	bool casts;	/* this walk types the autocasts (else the variables) */
 	bool final;	/* the last walk: report what is left */
+	struct ac_err *errs;
 };
 
 bool elab_is_autocast(const struct node *n)
@@ -165,6 +176,47 @@ static void merge(struct ac_pass *x, const struct autocast **dst, const struct a
 	}
 }
 
+/* An error of the typed access n ($x->m, @cast), said by the autocasts'
+ * last walk (or elab_flush_typed()) in 4.8's order. */
+void elab_defer_typed(struct session *s, const struct node *n, struct loc at, const char *msg)
+{
+	struct deferred_error *d = arena_alloc(s->arena, sizeof(*d)), **tail;
+
+	d->loc = at;
+	d->msg = msg;
+	d->node = n;
+	d->live = true;
+	d->next = NULL;
+	for (tail = &s->typed_errs; *tail; tail = &(*tail)->next)
+		;
+	*tail = d;
+	s->ntyped_errs++;
+}
+
+/* Those not said yet, in the order they were found. */
+void elab_flush_typed(struct session *s)
+{
+	for (struct deferred_error *d = s->typed_errs; d; d = d->next)
+		if (d->live) {
+			diag_error(s, d->loc, "%s", d->msg);
+			d->live = false;
+		}
+}
+
+static void say_error(struct ac_pass *x, const struct node *n)
+{
+	for (struct ac_err *e = x->errs; e; e = e->next)
+		if (e->n == n && e->msg) {
+			diag_error(x->s, e->at, "%s", e->msg);
+			e->msg = NULL;	/* once, though a function be walked again */
+		}
+	for (struct deferred_error *d = x->s->typed_errs; d; d = d->next)
+		if (d->node == n && d->live) {
+			diag_error(x->s, d->loc, "%s", d->msg);
+			d->live = false;
+		}
+}
+
 static void walk(struct ac_pass *x, struct probe *p, struct func *f, struct node *n)
 {
 	const struct autocast *t;
@@ -183,12 +235,20 @@ static void walk(struct ac_pass *x, struct probe *p, struct func *f, struct node
 				merge(x, &f->ac, value_type(x, p, n->a));
 			continue;
 		}
+		if (x->final)
+			say_error(x, n);
 		if (!elab_is_autocast(n) || n->deref || n->ac)
 			continue;
 		t = value_type(x, p, n->a);
 		if (t) {
-			if (!elab_autocast(x->s, n, t))
-				n->ac = &conflict;	/* said: not again */
+			struct ac_err *e = arena_alloc(x->s->arena, sizeof(*e));
+
+			e->n = n;
+			if (!elab_autocast(x->s, n, t, &e->at, &e->msg)) {
+				n->ac = &conflict;	/* failed: not again */
+				e->next = x->errs;
+				x->errs = e;
+			}
 			x->changed = true;
 		} else if (x->final) {
 			diag_error(x->s, elab_autocast_loc(n, NULL),
@@ -198,8 +258,38 @@ static void walk(struct ac_pass *x, struct probe *p, struct func *f, struct node
 	}
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp((*(struct func *const *)a)->name, (*(struct func *const *)b)->name);
+}
+
+/* The final walk says the errors in 4.8's order: the functions by name
+ * (overloads in their order), then the probes. */
+static void walk_final(struct ac_pass *x)
+{
+	size_t n = 0, k = 0;
+	struct func **fs;
+
+	for (struct func *f = x->s->funcs; f; f = f->next_used)
+		n++;
+	fs = arena_alloc(x->s->arena, (n + 1) * sizeof(*fs));
+	for (struct func *f = x->s->funcs; f; f = f->next_used)
+		fs[k++] = f;
+	qsort(fs, n, sizeof(*fs), by_name);
+	for (k = 0; k < n; k++)
+		if (fs[k]->body->kind != N_EMBEDDED_STMT)
+			walk(x, NULL, fs[k], fs[k]->body);
+	for (struct probe *p = x->s->probes; p; p = p->next)
+		if (!elab_no_points(x->s, p))
+			walk(x, p, NULL, p->body);
+}
+
 static void walk_all(struct ac_pass *x)
 {
+	if (x->final) {
+		walk_final(x);
+		return;
+	}
 	for (struct probe *p = x->s->probes; p; p = p->next)
 		if (!elab_no_points(x->s, p))
 			walk(x, p, NULL, p->body);
@@ -225,4 +315,5 @@ void elab_autocasts(struct session *s)
 	} while (x.changed);
 	x.final = true;
 	walk_all(&x);
+	elab_flush_typed(s);
 }

@@ -214,13 +214,15 @@ static bool step_member(struct walk *w, struct node *m, const char *name)
 	if (w->bit_size)
 		return fail(w, m->loc, arena_printf(w->s->arena,
 			    "invalid access '->%s' vs. %s", name, tname(w, id)));
-	if (t && btf_is_ptr(t)) {
+	/* through pointers to the member's struct, as 4.8 (a pointer to a
+	 * scalar is "vs." the scalar) */
+	for (int depth = 0; t && btf_is_ptr(t) && depth < 8; depth++) {
 		unsigned int to = t->type;
 		const struct btf_type *pt = deref_skip(w->btf, &to);
 
-		if (!is_aggregate(pt))
+		if (!t->type)
 			return fail(w, m->loc, arena_printf(w->s->arena,
-				    "invalid access '->%s' vs. %s", name, tname(w, id)));
+				    "invalid access '->%s' vs '%s'", name, tname(w, id)));
 		through_pointer(w, t);
 		id = to;
 		t = pt;
@@ -271,7 +273,10 @@ static bool step_index(struct walk *w, struct node *sub)
 
 	bool ptr = false;
 
-	if (t && btf_is_ptr(t) && !w->bit_size) {
+	if (t && btf_is_ptr(t) && !t->type && !w->bit_size) {
+		return fail(w, sub->loc, arena_printf(w->s->arena, "invalid access '%s' vs '%s'",
+			    index_text(w, sub->a), tname(w, id)));
+	} else if (t && btf_is_ptr(t) && !w->bit_size) {
 		through_pointer(w, t);
 		elem = t->type;
 		ptr = true;
@@ -819,7 +824,7 @@ void elab_deref(struct session *s, struct probe *p, struct node *n, bool written
 	}
 	err = resolve(s, p, n, &at);
 	if (err) {
-		diag_error(s, at, "%s", err);
+		elab_defer_typed(s, n, at, err);
 		return;
 	}
 	if (written && n->deref->user && n->deref->bit_size) {
@@ -873,53 +878,83 @@ struct loc elab_autocast_loc(const struct node *n, const struct node *c)
 	return at;
 }
 
+/* 4.8 takes an autocast's value as a pointer: one of a base type or a
+ * void* has no members or elements (its "autocast variable ''" error),
+ * an array's value is the address of its first element. */
+static bool autocast_first(struct walk *w, const struct node *n, const struct autocast *t)
+{
+	const struct node *c = n->args;
+	unsigned int id = t->type, elem;
+	const struct btf_type *bt = deref_skip(t->btf, &id), *et;
+
+	if (!c || t->cast)
+		return true;
+	if (t->lv && bt && btf_is_array(bt)) {
+		if (c->kind != N_MEMBER)
+			return true;
+		elem = btf_array(bt)->type;
+		et = deref_skip(t->btf, &elem);
+		if (!is_aggregate(et))
+			return fail(w, c->loc, arena_printf(w->s->arena,
+				    "invalid access '->%s' vs. %s", c->op,
+				    et ? tname(w, elem) : "void"));
+		w->type = elem;
+		return true;
+	}
+	if (t->lv || (bt && btf_is_ptr(bt) && bt->type))
+		return true;
+	return fail(w, c->loc, c->kind == N_MEMBER ?
+		    "autocast variable '' may not be used as a structure" :
+		    "autocast variable '' may not be used as array");
+}
+
 /* n, an autocast (its chain on n->a, a value of type t): n->deref, or
- * false and the error said. A store through it needs guru mode. */
-bool elab_autocast(struct session *s, struct node *n, const struct autocast *t)
+ * false and the error in *err, at *at (said by the caller, in 4.8's
+ * order). A store through it needs guru mode. */
+bool elab_autocast(struct session *s, struct node *n, const struct autocast *t,
+		   struct loc *at, const char **err)
 {
 	struct deref *d = arena_alloc(s->arena, sizeof(*d));
 	struct walk w = { .s = s, .d = d, .btf = t->btf, .type = t->type, .lv = t->lv,
 			  .cast_first = t->cast };
 	bool written = n->flags & DEREF_WRITTEN;
-	struct loc at = elab_autocast_loc(n, NULL);
 
+	*at = elab_autocast_loc(n, NULL);
 	memset(d, 0, sizeof(*d));
 	d->addr = n->flags & DEREF_ADDR;
 	d->btf = t->btf;
 	d->user = t->user;
 	if (written && !s->guru) {
-		diag_error(s, at, "write not permitted; need stap -g");
+		*err = "write not permitted; need stap -g";
 		return false;
 	}
 	if (n->flags & DEREF_OPASSIGN) {
-		struct loc op = n->loc;
-
-		op.line = (int)(n->len >> 20);
-		op.col = (int)(n->len & 0xfffff);
-		diag_error(s, op, "Only the following assign operator is implemented on "
-			   "target variables:  =");
+		at->line = (int)(n->len >> 20);
+		at->col = (int)(n->len & 0xfffff);
+		*err = "Only the following assign operator is implemented on "
+		       "target variables:  =";
 		return false;
 	}
-	if (!walk_chain(&w, n)) {
+	if (!autocast_first(&w, n, t) || !walk_chain(&w, n)) {
 		/* a part's error: at its operator, as 4.8 says it */
+		*at = w.err_loc;
 		for (const struct node *c = n->args; c; c = c->next)
 			if (c->loc.line == w.err_loc.line && c->loc.col == w.err_loc.col &&
 			    c->loc.src == w.err_loc.src) {
-				w.err_loc = elab_autocast_loc(n, c);
+				*at = elab_autocast_loc(n, c);
 				break;
 			}
-		diag_error(s, w.err_loc, "%s", w.err);
+		*err = w.err;
 		return false;
 	}
 	if (written && d->user && d->bit_size) {
-		diag_error(s, at, "writing a bit field of user memory is not supported "
-			   "by this version yet");
+		*err = "writing a bit field of user memory is not supported by this version yet";
 		return false;
 	}
 	if (written && d->res != DR_READ) {
-		diag_error(s, at, "cannot write there: %s", d->res == DR_PRETTY ?
-			   "it is a pretty-printed string" :
-			   "it is not a number (an array or an address)");
+		*err = d->res == DR_PRETTY ?
+		       "cannot write there: it is a pretty-printed string" :
+		       "cannot write there: it is not a number (an array or an address)";
 		return false;
 	}
 	n->type = d->res == DR_PRETTY ? T_STRING : T_LONG;

@@ -293,7 +293,10 @@ struct autocast {
 
 const struct btf_type *deref_skip(const struct btf *btf, unsigned int *id);
 bool deref_value_type(const struct deref *d, struct autocast *t);
-bool elab_autocast(struct session *s, struct node *n, const struct autocast *t);
+void elab_defer_typed(struct session *s, const struct node *n, struct loc at, const char *msg);
+void elab_flush_typed(struct session *s);
+bool elab_autocast(struct session *s, struct node *n, const struct autocast *t,
+		   struct loc *at, const char **err);
 struct loc elab_autocast_loc(const struct node *n, const struct node *c);
 /* autocast.c: type every autocast of the script, or say why not */
 bool elab_is_autocast(const struct node *n);

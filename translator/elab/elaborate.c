@@ -266,9 +266,15 @@ int elaborate(struct session *s)
 	check_privilege(s);
 	if (!s->listing)
 		check_points(s);
-	if (s->errors > errors) {
+	if (s->errors > errors || s->ntyped_errs) {
+		/* as upstream: types only after names; typed accesses' errors
+		 * with the autocasts', in 4.8's order */
+		if (s->errors > errors)
+			elab_flush_typed(s);
+		else
+			elab_autocasts(s);
 		elab_report_deferred(s, false);
-		return s->errors - errors;	/* as upstream: types only after names */
+		return s->errors - errors;
 	}
 	elab_autocasts(s);
 	types_infer(s);

@@ -685,9 +685,9 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 				  "the left side of '%s' must be a variable", n->op)))
 			break;
 		/* the target first: locals are listed in upstream's order */
-		before = s->errors;
+		before = s->errors + s->ntyped_errs;
 		resolve_node(s, sc, n->a, true);
-		if (s->errors == before && strcmp(n->op, "="))
+		if (s->errors + s->ntyped_errs == before && strcmp(n->op, "="))
 			target_op_check(s, sc, n);
 		resolve_node(s, sc, n->b, false);
 		/* x += y reads a local x; a global only updated this way, its
@@ -701,9 +701,9 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		if (!check_lvalue(s, n->a, n->loc, arena_printf(s->arena,
 				  "'%s' needs a variable operand", n->op)))
 			break;
-		before = s->errors;
+		before = s->errors + s->ntyped_errs;
 		resolve_node(s, sc, n->a, true);
-		if (s->errors == before)
+		if (s->errors + s->ntyped_errs == before)
 			target_op_check(s, sc, n);
 		if (n->a->var && (!n->a->var->global || !n->value_unused))
 			n->a->var->read = true;	/* `if (n++ == 0)` reads n */

@@ -18,7 +18,7 @@
 # (SYSTEMTAP_DEBUGINFO_PATH empty, as in the test suite: the C measured is
 # test_csize's). 4.8's pass 2 builds about 170 tracepoint query modules
 # first (minutes); that is done once, untimed, and kept in its cache. The
-# side-by-side row is then the plain one-liner (4.8: 905 probes), with
+# side-by-side row is then the plain one-liner (4.8: 932 probes), with
 # `--question` also the old `syscall.* ?` row (903).
 import argparse
 import os

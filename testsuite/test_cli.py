@@ -315,6 +315,26 @@ def test_make_arguments(krel, tmp_path):
     assert 'gcc' in log and '-D__KERNEL__' in log
 
 
+def test_no_module_btf_with_vmlinux_in_tree(krel, tmp_path):
+    # a -r tree holding a vmlinux: kbuild would make the module's BTF
+    # (pahole, resolve_btfids: missing from a headers tree, status 127);
+    # as 4.8, the module gets none
+    tree = tmp_path / 'kb'
+    tree.mkdir()
+    build = f'/lib/modules/{krel}/build'
+    for name in os.listdir(build):
+        (tree / name).symlink_to(os.path.join(build, name))
+    (tree / 'vmlinux').write_bytes(b'')
+    r = run_stap(['-k', '-p4', '-r', str(tree), '-m', 'nobtf', '-e', 'probe begin { exit() }'],
+                 cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    kept = r.stderr.strip().split('"')[1]
+    assert 'BTF [M]' not in open(os.path.join(kept, 'make.log')).read()
+    secs = subprocess.run(['readelf', '-SW', str(tmp_path / 'nobtf.ko')], capture_output=True,
+                          text=True, check=True).stdout
+    assert ' .BTF ' not in secs and '.gnu.linkonce.this_module' in secs
+
+
 def test_rc_file_options(tmp_path):
     # $SYSTEMTAP_DIR/rc: default options, before the command line's
     (tmp_path / 'rc').write_text('-p1\n  -w\n')

@@ -37,7 +37,7 @@ static int write_makefile(struct session *s)
 /* Run make, capturing its output into log; returns its exit status. */
 static int run_make(struct session *s, const char *kdir, const char *log)
 {
-	char **argv = arena_alloc(s->arena, sizeof(*argv) * (size_t)(s->nmake_args + 6));
+	char **argv = arena_alloc(s->arena, sizeof(*argv) * (size_t)(s->nmake_args + 7));
 	int status, n = 0;
 	pid_t pid;
 
@@ -45,6 +45,13 @@ static int run_make(struct session *s, const char *kdir, const char *log)
 	argv[n++] = "-C";
 	argv[n++] = (char *)kdir;
 	argv[n++] = (char *)arena_printf(s->arena, "M=%s", s->tmpdir);
+	/*
+	 * No BTF for the module, as 4.8: nothing reads it, and in a -r tree
+	 * holding a vmlinux kbuild would run pahole and resolve_btfids on
+	 * every module (a headers tree with a vmlinux but without those
+	 * tools failed here with status 127).
+	 */
+	argv[n++] = "CONFIG_DEBUG_INFO_BTF_MODULES=";
 	for (int i = 0; i < s->nmake_args; i++)	/* -B NAME=VALUE */
 		argv[n++] = (char *)s->make_args[i];
 	argv[n++] = "modules";

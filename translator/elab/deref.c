@@ -1120,7 +1120,7 @@ bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
 
 		if (r->probe != p)
 			continue;
-		d->dwarf = (r->flags & RF_DWARF) && !(r->flags & RF_USER);
+		d->dwarf = (r->flags & RF_DWARF) != 0;
 		if (!name) {
 			if (!(r->flags & RF_PARMS)) {
 				diag_error(s, n->loc, "target variable '%s' is not available in %s: "

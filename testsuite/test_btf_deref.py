@@ -69,6 +69,40 @@ def test_cast_to_a_module_type(krel):
     assert "error: type definition 'p9_client' not found in 'kernel'" in r.stderr
 
 
+# 4.8 gives @cast(p, "T") without a module the probe's module only in a
+# kernel or module function (or statement) body and a process DWARF one;
+# elsewhere it has none (4.8, with or without the kernel's debuginfo:
+# "semantic error: type definition 'task_struct' not found in '':
+# operator '@cast' at <input>:1:23", then "unresolved type")
+NO_MODULE = '@cast(0, "task_struct")->pid'
+
+
+@pytest.mark.parametrize('point', ['begin', 'timer.s(1)', 'perf.sw.cpu_clock',
+                                   'kprobe.function("vfs_read")'])
+def test_cast_without_module_refused(krel, point):
+    script = f'probe {point} {{ println({NO_MODULE}) }}'
+    r = run_stap(['-p2', '-r', krel, '-e', script])
+    assert r.returncode == 1
+    col = len(f'probe {point} {{ println(') + 1
+    assert r.stderr.splitlines()[:3] == [
+        f"<input>:1:{col}: error: type definition 'task_struct' not found in ''",
+        f'    1 | {script}',
+        '      | ' + ' ' * (col - 1) + '^'], r.stderr
+
+
+@pytest.mark.parametrize('point', ['kernel.function("vfs_read")',
+                                   'kernel.function("vfs_read").return',
+                                   'module("9pnet").function("p9_client_create")'])
+def test_cast_without_module_in_a_function_probe(krel, point):
+    r = run_stap(['-p2', '-r', krel, '-e', f'probe {point} {{ println({NO_MODULE}, '
+                  '&@cast(0, "file")) }'])
+    assert r.returncode == 0, r.stderr
+    # 4.8 names the module it looked in
+    r = run_stap(['-p2', '-r', krel, '-e', f'probe {point} {{ println(@cast(0, "nosuch_t")->x) }}'])
+    assert r.returncode == 1
+    assert "error: type definition 'nosuch_t' not found in 'kernel'\n" in r.stderr, r.stderr
+
+
 def test_error_points_at_the_member_arrow(krel):
     # at the '->' before the member, as 4.8 says it ("operator '->' at
     # <input>:1:58")

@@ -45,7 +45,7 @@ PTRS = (
     'probe begin {' + once('begin', 'println(kernel_long(0))') + '}\n'
     'probe timer.ms(20) {' + once('timer', 'println(kernel_string(-4096))') + '}\n'
     'probe kprobe.function("ksys_read") {'
-    + once('kprobe', 'println(@cast(0xdead000000000000, "file")->f_flags)') + '}\n'
+    + once('kprobe', 'println(@cast(0xdead000000000000, "file", "kernel")->f_flags)') + '}\n'
     'probe kernel.function("ksys_write").return {'
     + once('kretprobe', 'println(kernel_short(-1))') + '}\n'
     'probe kernel.trace("sched:sched_switch") {'
@@ -73,7 +73,7 @@ SCRIPTS = {
     # the same faults uncaught: the session ends with the error, rc 1
     'ptr_begin': 'probe begin { println(kernel_long(0)) }',
     'ptr_kret': 'probe kernel.function("ksys_read").return '
-                '{ println(@cast(-4096, "file")->f_flags) } ' + END,
+                '{ println(@cast(-4096, "file", "kernel")->f_flags) } ' + END,
     'loop': 'probe kprobe.function("ksys_write") { while (1) i++ } ' + END,
     'recur': 'function f(n) { return f(n + 1) + 1 } '
              'probe timer.ms(10) { println(f(0)) } ' + END,

@@ -143,6 +143,25 @@ def test_cast_missing_type_as_upstream(dbg, krel, cast, shown):
     assert r.stderr.startswith(f'<input>:1:23: error: type definition {shown}\n'), r.stderr
 
 
+def test_cast_without_module_as_upstream(dbg, krel):
+    """@cast(p, "T") without a module: the probe's module (the kernel's
+    DWARF) in a kernel.function body, none in a begin or kprobe one (4.8:
+    "type definition 'task_struct' not found in ''" at the @cast)."""
+    cast = '@cast(0, "task_struct")->pid'
+    r = stap(['-p2', '-r', krel, '-e', f'probe kernel.function("vfs_read") {{ println({cast}) }}'],
+             dbg)
+    assert r.returncode == 0, r.stderr
+    r = stap(['-p2', '-r', krel, '-e',
+              'probe kernel.function("vfs_read") { println(@cast(0, "nosuch_t")->x) }'], dbg)
+    assert r.stderr.startswith("<input>:1:45: error: type definition 'nosuch_t' not found "
+                               "in 'kernel'\n"), r.stderr
+    for point, col in (('begin', 23), ('kprobe.function("vfs_read")', 45)):
+        r = stap(['-p2', '-r', krel, '-e', f'probe {point} {{ println({cast}) }}'], dbg)
+        assert r.returncode == 1
+        assert r.stderr.startswith(f"<input>:1:{col}: error: type definition 'task_struct' "
+                                   "not found in ''\n"), r.stderr
+
+
 def test_cast_found_through_dwarf(dbg, krel):
     """Types of the kernel and of a module, found through their DWARF
     (the index names the CU defining each; a struct a CU only declares,

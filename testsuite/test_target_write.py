@@ -151,7 +151,7 @@ ONLY_EQ = 'Only the following assign operator is implemented on target variables
 
 
 @pytest.mark.parametrize('script,guru,col,message', [
-    ('probe kprobe.function("vfs_read") { @cast(pointer_arg(1), "struct file")->f_pos = 0 }',
+    ('probe kprobe.function("vfs_read") { @cast(pointer_arg(1), "struct file", "kernel")->f_pos = 0 }',
      False, 37, 'write to @cast context variable not permitted; need stap -g'),
     ('probe kernel.trace("sched_process_exec") { $p->prio = 0 }', False, 44,
      "write to tracepoint variable '$p' not permitted; need stap -g"),

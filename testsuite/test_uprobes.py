@@ -267,3 +267,43 @@ def test_errors(tmp_path):
         """<input>:1:7: error: no match for probe point 'process("./nosuch").function("add")'"""
     assert err('probe process("./uprog_O0").function("nosuch") { println(1) }') == \
         """<input>:1:7: error: no match for probe point 'process("./uprog_O0").function("nosuch")'"""
+
+
+# 4.8's output of uprobes/uptr.stp on uptr.c built with gcc -g -O0, in the
+# guest: a program's pointers as its dwarf_pretty_print shows them (int *
+# and long * as the pointer's value in decimal, void * and a top-level
+# char * in hex, char ** and unsigned char * as the string at the pointer,
+# a function pointer as <function>:ADDR)
+UPTR_UPSTREAM = (
+    'ip=0x563f7962b010 lp=0x7ffe387f7088 vp=0x563f7962b010 s=0x563f7962900a '
+    'sv=0x7ffe387f7070 fn=0x563f79628129 ucp=0x7ffe387f706f\n'
+    'ip=94830619439120 lp=140729846296712 vp=0x563f7962b010 s=0x563f7962900a '
+    'sv="\\004\\220by?V" fn=<function>:0x563f79628129 ucp="\\310\\004\\220by?V"\n'
+    'ip=94830619439120 lp=140729846296712 vp=0x563f7962b010 s=0x563f7962900a '
+    'sv="\\004\\220by?V" fn=<function>:0x563f79628129 ucp="\\310\\004\\220by?V"\n'
+    '94830619439120|<function>:0x563f79628129|"\\004\\220by?V"|"\\310\\004\\220by?V"\n')
+
+
+def uptr_mask(text):
+    """Addresses (ASLR) masked, in hex and in decimal; of a string only
+    its first byte is kept: sv's is the low byte of a string's address
+    (the same in every run), ucp's the char, what follows it stack bytes."""
+    text = re.sub(r'0x[0-9a-f]{8,}', '0x@', text)
+    text = re.sub(r'\b\d{10,}\b', '@', text)
+    return re.sub(r'"(\\[0-7]{3}|[^"\\])[^"]*"', r'"\1..."', text)
+
+
+def test_pointer_pretty_as_upstream(krel, tmp_path):
+    shutil.copy(HERE / 'uptr.c', tmp_path / 'uptr.c')
+    shutil.copy(HERE / 'uptr.stp', tmp_path / 'uptr.stp')
+    subprocess.run(['gcc', '-g', '-O0', '-o', 'uptr', 'uptr.c'], cwd=tmp_path, check=True)
+    r = run_stap(['-p4', '-r', krel, '-m', 'u_uptr', 'uptr.stp', str(tmp_path / 'uptr')],
+                 cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    [res] = guest.run_batch([f'{STAPRUN} -c {tmp_path}/uptr u_uptr.ko'], scratch=str(tmp_path),
+                            timeout=60)
+    assert (res.stderr, res.rc) == ('', 0)
+    assert uptr_mask(res.stdout) == uptr_mask(UPTR_UPSTREAM), res.stdout
+    # what the masks hide: ip's decimal is &g, vp's hex
+    row = dict(kv.split('=', 1) for kv in res.stdout.splitlines()[1].split(' '))
+    assert int(row['ip']) == int(row['vp'], 16), res.stdout

@@ -454,14 +454,49 @@ static bool cast_user_type(struct walk *w, struct node *cast, const char *name,
 	return true;
 }
 
-/* The binary of p's first process("PATH") point, or NULL: 4.8 looks
- * @cast's types up there when no module is named. */
+/* Is r a point whose module 4.8 gives a @cast naming none: a kernel or
+ * module function or statement, or a point read through DWARF? */
+static bool cast_has_module(const struct rprobe *r)
+{
+	/* kernel.trace: 4.8's tracepoints do not resolve on the hosts
+	 * compared, so they keep the kernel's types */
+	static const char *const fams[] = { "kernel.function", "module.function",
+					    "kernel.statement", "module.statement",
+					    "kernel.trace" };
+
+	if (r->flags & RF_DWARF)
+		return true;
+	for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++)
+		if (r->family && !strcmp(r->family, fams[i]))
+			return true;
+	return false;
+}
+
+/* @cast's module when the script names none: the binary of p's first
+ * process("PATH") point (4.8 looks the types up there), "" for the
+ * kernel's types in a kernel or module function, statement or trace point, or NULL
+ * where 4.8 has no module to look in (begin, timer, kprobe, perf...:
+ * "type definition 'T' not found in ''"). A function's (p NULL) are the
+ * kernel's: 4.8 gives it the module of the DWARF probes calling it
+ * directly, and refuses it when another probe or a function calls it,
+ * which is not followed here yet. */
 static const char *cast_context(struct session *s, const struct probe *p)
 {
-	for (const struct rprobe *r = s->rprobes; p && r; r = r->next)
-		if (r->probe == p && (r->flags & RF_DWARF))
-			return r->binary;
-	return NULL;
+	const char *bin = NULL;
+	bool any = false;
+
+	if (!p)
+		return "";
+	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
+		if (r->probe != p)
+			continue;
+		if (!cast_has_module(r))
+			return NULL;
+		any = true;
+		if (!bin && (r->flags & RF_DWARF))
+			bin = r->binary;
+	}
+	return bin ? bin : any ? "" : NULL;
 }
 
 /* headers -> the program built to read their types (s->header_progs) */
@@ -548,7 +583,12 @@ static bool cast_type(struct walk *w, struct node *cast)
 	}
 	if (mod && strchr(mname, '/') && strncmp(mname, "kernel", 6))
 		return cast_user_type(w, cast, name, mname, NULL);
-	if (!mod && w->ubin) {	/* else the kernel's, when the program has none */
+	if (!mod && !w->ubin)	/* no probe module to default to, as 4.8 */
+		return fail(w, cast->loc, arena_printf(w->s->arena,
+			    "type definition '%s' not found in ''", name));
+	if (!mod && !*w->ubin)	/* a kernel function's: the kernel's */
+		mname = "kernel";
+	if (!mod && *w->ubin) {	/* else the kernel's, when the program has none */
 		struct walk before = *w;
 
 		if (cast_user_type(w, cast, name, w->ubin, NULL))
@@ -600,7 +640,7 @@ static bool cast_type(struct walk *w, struct node *cast)
 	if (id < 0)	/* in the probed program (the kernel's neither), as 4.8 says */
 		return fail(w, cast->loc, arena_printf(w->s->arena,
 			    "type definition '%s' not found in '%s'", tn->str,
-			    !mod && w->ubin ? w->ubin : mname));
+			    !mod && *w->ubin ? w->ubin : mname));
 	w->type = (unsigned int)id;
 	w->lv = true;		/* @cast(p, "T") is the T at p */
 	return true;
@@ -1004,7 +1044,7 @@ void elab_cast_alone(struct session *s, struct probe *p, struct node *n)
 const struct autocast *elab_cast_addr(struct session *s, struct probe *p, struct node *n)
 {
 	struct deref d = { 0 };
-	struct walk w = { .s = s, .d = &d };
+	struct walk w = { .s = s, .d = &d, .ubin = cast_context(s, p) };
 	struct autocast *t;
 
 	if (elab_no_points(s, p))
@@ -1115,7 +1155,7 @@ bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
 
 		if (r->probe != p)
 			continue;
-		d->dwarf = (r->flags & RF_DWARF) && !(r->flags & RF_USER);
+		d->dwarf = (r->flags & RF_DWARF) != 0;
 		if (!name) {
 			if (!(r->flags & RF_PARMS)) {
 				diag_error(s, n->loc, "target variable '%s' is not available in %s: "

@@ -6,8 +6,8 @@
  * integers in decimal, chars as 'c', pointers (function pointers too) in
  * hex, char pointers and arrays as quoted strings, other arrays as
  * [first, ...] (even flexible ones); a member's arrays are [...] under '$'.
- * Under the kernel's DWARF (deref.dwarf) it follows 4.8's
- * dwarf_pretty_print further: a top-level pointer to an integer prints
+ * Under DWARF (deref.dwarf: the kernel's, a module's, a program's) it
+ * follows 4.8's dwarf_pretty_print further: a top-level pointer to an integer prints
  * its own value as that integer type, a function pointer as
  * <function>:ADDR, a pointer to a pointer to a struct that struct, and an
  * unreadable char* makes the print "ERROR".
@@ -30,7 +30,8 @@ struct ppgen {
 	struct strbuf *tab;	/* the table's initialisers */
 	struct strbuf lit;	/* text pending before the next value */
 	int level;		/* 1 '$', 2 '$$' */
-	bool dwarf;		/* the kernel's DWARF: 4.8's dwarf_pretty_print */
+	bool dwarf;		/* DWARF: 4.8's dwarf_pretty_print */
+	bool user;		/* a program's DWARF (user memory) */
 };
 
 static void lit(struct ppgen *pg, const char *text)
@@ -57,6 +58,15 @@ static bool is_char(const struct btf *btf, const struct btf_type *t)
 		return false;
 	name = btf__name_by_offset(btf, t->name_off);
 	return (btf_int_encoding(t) & BTF_INT_CHAR) || (name && strstr(name, "char"));
+}
+
+/* A plain "char": 4.8 prints a program's top-level char * in hex (its
+ * unsigned char * and char ** as the string there, as the kernel's). */
+static bool is_plain_char(const struct btf *btf, const struct btf_type *t)
+{
+	const char *name = btf__name_by_offset(btf, t->name_off);
+
+	return name && !strcmp(name, "char");
 }
 
 static bool shown(const struct btf *btf, unsigned int id)
@@ -190,7 +200,8 @@ static void value(struct ppgen *pg, unsigned int id, unsigned int off,
  * anything else prints the variable's own value: as a quoted string for
  * chars (ERROR when unreadable), in decimal as the integer type pointed
  * to (4.8 formats the pointer with it, never reading through it),
- * "<function>:" and the address for a function, the address for void. */
+ * "<function>:" and the address for a function, the address for void;
+ * a program's own char * (plain char) in hex too, as 4.8 prints it. */
 static void dwarf_pointer(struct ppgen *pg, const struct btf_type *t, bool lvalue, int *load)
 {
 	const char *how = lvalue ? "" : " | STP_PP_VALUE";
@@ -209,11 +220,11 @@ static void dwarf_pointer(struct ppgen *pg, const struct btf_type *t, bool lvalu
 		aggregate(pg, pt, 0, 0, true);
 		return;
 	}
-	if (is_char(pg->btf, pt)) {
+	if (is_char(pg->btf, pt) && !(pg->user && !levels && is_plain_char(pg->btf, pt))) {
 		entry(pg, arena_printf(pg->g->s->arena, "STP_PP_STRQ%s", how), 8, 0, 0, 0);
 		return;
 	}
-	if (pt && (btf_is_int(pt) || btf_is_any_enum(pt))) {
+	if (pt && (btf_is_int(pt) || btf_is_any_enum(pt)) && !is_char(pg->btf, pt)) {
 		sg = btf_is_int(pt) ? (btf_int_encoding(pt) & BTF_INT_SIGNED) != 0 : btf_kflag(pt);
 		entry(pg, arena_printf(pg->g->s->arena, "%s%s", sg ? "STP_PP_INT" : "STP_PP_UINT",
 		      how), 8, 0, 0, 0);
@@ -233,7 +244,7 @@ static const char *table(struct gen *g, const struct deref *d, int *load)
 	bool lvalue = d->lvalue;
 	struct strbuf tab;
 	struct ppgen pg = { .g = g, .btf = btf, .tab = &tab, .level = d->pretty,
-			    .dwarf = d->dwarf };
+			    .dwarf = d->dwarf, .user = d->user };
 	unsigned int id = type, to;
 	const struct btf_type *t = deref_skip(btf, &id), *pt = NULL;
 	const char *name = arena_printf(g->s->arena, "stp_pp_%d", g->npptables++);
@@ -344,7 +355,7 @@ static void pretty_list(struct gen *g, const struct deref *d, struct node *n,
 	for (int i = 0, k = 0; i < r->nargs; i++) {
 		struct deref one = { .btf = r->args[i].btf, .type = r->args[i].type_id,
 				     .pretty = d->pretty,
-				     .dwarf = (r->flags & RF_DWARF) && !(r->flags & RF_USER) };
+				     .dwarf = (r->flags & RF_DWARF) != 0 };
 		const char *v;
 		int np = rp_nparams(r);
 

@@ -79,8 +79,8 @@ echo "@{mod} $n rc=$rc mods=$(grep -c '^f_' /proc/modules)" \
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--runs', type=int, default=40, help='runs spread before the tail')
-    ap.add_argument('--tail', type=int, default=60, help='last points, one by one')
+    ap.add_argument('--runs', type=int, default=90, help='runs spread before the tail')
+    ap.add_argument('--tail', type=int, default=110, help='last points, one by one')
     args = ap.parse_args()
     if not guest.debug_kernel():
         sys.exit('debug_faults.py: set STAP_GUEST_KERNEL to a debug-kernel.sh cache')

@@ -79,8 +79,8 @@ echo "@{mod} $n rc=$rc mods=$(grep -c '^f_' /proc/modules)" \
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--runs', type=int, default=90, help='runs spread before the tail')
-    ap.add_argument('--tail', type=int, default=110, help='last points, one by one')
+    ap.add_argument('--runs', type=int, default=20, help='runs spread before the tail')
+    ap.add_argument('--tail', type=int, default=40, help='last points, one by one')
     args = ap.parse_args()
     if not guest.debug_kernel():
         sys.exit('debug_faults.py: set STAP_GUEST_KERNEL to a debug-kernel.sh cache')
@@ -90,11 +90,11 @@ def main():
         for mod, script in SCRIPTS.items():
             subprocess.run([str(STAP), '-p4', '-r', krel, '-m', mod, '-e', script],
                            cwd=scratch, check=True, capture_output=True)
-        cmds = [SETUP]
-        for mod in SCRIPTS:
-            cmds.append(COUNT.format(mod=mod, staprun=STAPRUN, big=BIG,
-                                     runs=args.runs, tail=args.tail))
-            for i in range(1, args.runs + args.tail + 1):
+        cmds = [SETUP] + [COUNT.format(mod=mod, staprun=STAPRUN, big=BIG, runs=args.runs,
+                                       tail=args.tail) for mod in SCRIPTS]
+        # the modules in turn, the tail (their own init) first
+        for i in [*range(args.runs + 1, args.runs + args.tail + 1), *range(1, args.runs + 1)]:
+            for mod in SCRIPTS:
                 cmds.append('D=/sys/kernel/debug\n'
                             + RUN.format(i=i, mod=mod, staprun=STAPRUN))
         batch = guest.run_batch(cmds, scratch=str(scratch), timeout=60)

@@ -820,13 +820,78 @@ static int rename_module(char *img, size_t len, char *name, size_t size)
 	return 0;
 }
 
+/*
+ * $STAP_FAIL_NTH=N, for testsuite/debug_faults.py on a kernel with fault
+ * injection (ignored when setuid): the Nth fault-injection point
+ * (failslab, fail_page_alloc) of our init_module(2) call fails, that is
+ * in the kernel's module loading or the module's own init, and nothing
+ * else: /proc/thread-self/fail-nth is armed just before the call and
+ * disarmed right after it, so that exec, ld.so, stapio and the guest's
+ * file system never see an injected failure. Whether it was injected is
+ * said on stderr. Returns the armed file (or -1 when not asked), or -2
+ * after an error.
+ */
+static int fail_nth_arm(const char **nth)
+{
+	const char *env = running_setuid() ? NULL : getenv("STAP_FAIL_NTH");
+	char *end;
+	unsigned long n;
+	int fd, len;
+
+	*nth = env;
+	if (!env || !*env)
+		return -1;
+	errno = 0;
+	n = strtoul(env, &end, 10);
+	if (errno || *end || n == 0 || n > UINT_MAX || *env == '-' || *env == '+')
+		return error_msg("STAP_FAIL_NTH=%s: not a count from 1", env) - 1;
+	fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	len = strlen(env);
+	if (fd < 0 || write(fd, env, len) != len) {
+		fprintf(stderr, "ERROR: STAP_FAIL_NTH=%s: cannot arm "
+			"/proc/thread-self/fail-nth (a kernel with CONFIG_FAULT_INJECTION "
+			"is needed): %s\n", env, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -2;
+	}
+	return fd;
+}
+
+/* Disarm what fail_nth_arm() armed, keeping errno; say whether the
+ * fault was injected (the count reached 0) or how many points were left. */
+static void fail_nth_disarm(int fd, const char *nth)
+{
+	int err = errno;
+	char left[24];
+	ssize_t len;
+
+	if (fd < 0)
+		return;
+	len = pread(fd, left, sizeof(left) - 1, 0);
+	if (write(fd, "0", 1) != 1 || len <= 0) {
+		fprintf(stderr, "staprun: fail-nth %s: cannot read or disarm "
+			"/proc/thread-self/fail-nth: %s\n", nth, strerror(errno));
+	} else {
+		left[len] = '\0';
+		left[strcspn(left, "\n")] = '\0';
+		if (!strcmp(left, "0"))
+			fprintf(stderr, "staprun: fail-nth %s: injected\n", nth);
+		else
+			fprintf(stderr, "staprun: fail-nth %s: not reached, %s left\n",
+				nth, left);
+	}
+	close(fd);
+	errno = err;
+}
+
 /* Read, check and load the module; its name goes to NAME. */
 static int load_module(const struct options *o, char *name, size_t size)
 {
-	const char *modname;
+	const char *modname, *nth;
 	size_t len;
 	char *img;
-	int ret;
+	int ret, fd;
 
 	img = read_file(o->module, &len);
 	if (!img)
@@ -848,8 +913,17 @@ static int load_module(const struct options *o, char *name, size_t size)
 		ret = check_kernel(o, img, len);
 	if (!ret && o->rename)
 		ret = rename_module(img, len, name, size);
-	if (!ret && syscall(SYS_init_module, img, len, o->params) != 0)
-		ret = load_error(o, name, img, len);
+	if (!ret) {
+		fd = fail_nth_arm(&nth);
+		if (fd == -2)
+			ret = -1;
+	}
+	if (!ret) {
+		ret = syscall(SYS_init_module, img, len, o->params);
+		fail_nth_disarm(fd, nth);
+		if (ret != 0)
+			ret = load_error(o, name, img, len);
+	}
 	free(img);
 	return ret;
 }

@@ -6,7 +6,7 @@
 # With $STAP_GUEST_KERNEL naming a testsuite/debug-kernel.sh cache, the guest
 # boots that debug kernel instead (its modules installed on the host under
 # /lib/modules/RELEASE, as testsuite/debug-campaign.sh does), with longer
-# time limits.  Recipe and measurements: shared/reference/test-vm.md.
+# time limits and at least DEBUG_MEMORY_MB of memory.  Recipe and measurements: shared/reference/test-vm.md.
 # Stdlib only.
 
 import contextlib
@@ -32,6 +32,7 @@ BOOT_ALLOWANCE = 60                  # seconds for boot and power-off
 DEBUG_KERNEL_ENV = 'STAP_GUEST_KERNEL'
 DEBUG_SLOWDOWN = 4                   # KASAN and lockdep, under TCG
 DEBUG_BOOT_ALLOWANCE = 400
+DEBUG_MEMORY_MB = 768                # KASAN's shadow: 256 MB does not boot
 KILL_GRACE = 5                       # SIGTERM -> SIGKILL delay, both sides
 EXPECTED_TAINT = 4096 | 8192         # O (out-of-tree) and E (unsigned module)
 BAD_KERNEL_PATTERNS = ['Oops', 'BUG:', 'WARNING:', 'Kernel panic', 'soft lockup',
@@ -256,6 +257,8 @@ class Guest:
           the guest's tmpfs mounts (default: default_shares()).
         cmdline: extra kernel command-line arguments (e.g.
           ['module.sig_enforce=1']), appended to the harness's own.
+        memory_mb: the guest's memory; the debug kernel gets at least
+          DEBUG_MEMORY_MB.
         Returns a Batch; raises GuestDied if the guest did not finish it."""
         self.prepare()
         commands = list(commands)
@@ -263,6 +266,7 @@ class Guest:
         if self.debug:
             timeout *= DEBUG_SLOWDOWN
             boot = DEBUG_BOOT_ALLOWANCE
+            memory_mb = max(memory_mb, DEBUG_MEMORY_MB)
             total_timeout = total_timeout and total_timeout * DEBUG_SLOWDOWN
         if total_timeout is None:
             total_timeout = boot + len(commands) * (timeout + KILL_GRACE)

@@ -156,6 +156,32 @@ def test_check_kernel_healthy_rejects_warnings_and_taint():
         guest.check_kernel_healthy(tainted)
 
 
+def test_debug_kernel_gets_enough_memory(tmp_path, monkeypatch):
+    """KASAN's shadow needs more than the default 256 MB to boot: a guest
+    of the debug kernel ($STAP_GUEST_KERNEL) gets at least DEBUG_MEMORY_MB,
+    more when asked, and the normal kernel what is asked (no boot here:
+    QEMU's argv is recorded and the guest reported dead)."""
+    (tmp_path / 'done').write_text('6.1.192-test\n')
+    (tmp_path / 'bzImage').write_bytes(b'')
+    argvs = []
+
+    def fake_run(argv, **kwargs):
+        argvs.append(argv)
+        return subprocess.CompletedProcess(argv, 1, b'', b'')
+
+    monkeypatch.setattr(guest.subprocess, 'run', fake_run)
+    monkeypatch.setattr(guest.Guest, 'prepare', lambda self: None)
+    normal = guest.Guest(cache_dir=tmp_path / 'normal')
+    monkeypatch.setenv(guest.DEBUG_KERNEL_ENV, str(tmp_path))
+    debug = guest.Guest(cache_dir=tmp_path / 'debug')
+    assert (normal.debug, debug.debug) == (False, True)
+    for vm, asked, given in [(debug, 256, 768), (debug, 1024, 1024), (normal, 256, 256)]:
+        with pytest.raises(guest.GuestDied):
+            vm.run_batch(['true'], memory_mb=asked)
+        argv = argvs.pop()
+        assert argv[argv.index('-m') + 1] == str(given)
+
+
 def test_guest_run_cli(tmp_path):
     proc = subprocess.run([str(HERE / 'guest-run'), '--timeout', '20',
                            '--scratch', str(tmp_path), '--',

@@ -19,6 +19,8 @@
 #   module.", rc 234 (its -EINVAL), crc7 stays. Ours: the second line, rc 1.
 # - an empty or truncated file: "ERROR: Couldn't insert module 'X.ko':
 #   Invalid module format", rc 1.
+# Also $STAP_FAIL_NTH (fault injection in staprun's init_module, for
+# debug_faults.py) on Debian's kernel, which has no fault injection.
 import json
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -111,6 +113,11 @@ def results(tools, tmp_path_factory):
         'empty': f'{STAPRUN} empty.ko',
         'trunc': f'{STAPRUN} trunc.ko',
         'text': f'{STAPRUN} text.ko',
+        # fault injection of staprun's own init_module (debug_faults.py),
+        # which Debian's kernel lacks: nothing is loaded
+        'fail_nth': f'STAP_FAIL_NTH=5 {STAPRUN} zombie.ko; echo rc=$?; {loaded}',
+        'fail_nth_bad': f'STAP_FAIL_NTH=0x5 {STAPRUN} zombie.ko; echo rc=$?; '
+                        f'STAP_FAIL_NTH=0 {STAPRUN} zombie.ko; echo rc=$?; {loaded}',
         'left': f'{loaded}; true',
     }
     batch = guest.run_batch(list(cmds.values()), scratch=str(scratch),
@@ -186,6 +193,20 @@ def test_invalid_file_is_not_a_module(results, name, why, size):
     assert (r.rc, r.stdout) == (1, '')
     assert r.stderr == (f"ERROR: module '{name}.ko' is not a valid kernel module "
                         f"({why}, {size} bytes)\n")
+
+
+def test_fail_nth_needs_fault_injection(results):
+    r = results[0]['fail_nth']
+    assert (r.stdout, r.stderr) == ('rc=1\n0\n', (
+        'ERROR: STAP_FAIL_NTH=5: cannot arm /proc/thread-self/fail-nth (a kernel '
+        'with CONFIG_FAULT_INJECTION is needed): No such file or directory\n'))
+
+
+def test_fail_nth_is_a_count(results):
+    r = results[0]['fail_nth_bad']
+    assert (r.stdout, r.stderr) == ('rc=1\nrc=1\n0\n', (
+        'ERROR: STAP_FAIL_NTH=0x5: not a count from 1\n'
+        'ERROR: STAP_FAIL_NTH=0: not a count from 1\n'))
 
 
 def test_nothing_left_loaded(results):

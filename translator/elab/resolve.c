@@ -524,7 +524,9 @@ static void resolve_foreach(struct session *s, struct scope *sc, struct node *n)
 	resolve_node(s, sc, n->d, false);
 }
 
-/* delete var | delete arr | delete arr[k, *] */
+/* delete var | delete arr | delete arr[k, *]
+ * 4.8 counts a delete as a read too: a global that is deleted is not
+ * printed at exit, and a local's stores before it are kept. */
 static void resolve_delete(struct session *s, struct scope *sc, struct node *n)
 {
 	struct node *a = n->a;
@@ -533,6 +535,8 @@ static void resolve_delete(struct session *s, struct scope *sc, struct node *n)
 	if (a->kind == N_INDEX) {
 		resolve_keys(s, sc, a->args, true);
 		resolve_array(s, a, count_nodes(a->args), true);
+		if (a->var)
+			a->var->read = true;
 	} else if (a->kind == N_VAR) {
 		v = find_var(*sc->locals, a->op);
 		if (!v)
@@ -543,6 +547,7 @@ static void resolve_delete(struct session *s, struct scope *sc, struct node *n)
 		}
 		v->written = true;
 		v->assigned = true;
+		v->read = true;
 		a->var = v;
 	} else {
 		diag_error(s, n->loc, "'delete' needs a variable or an array element");

@@ -120,7 +120,8 @@ CASES = {
     # the sizes the kernel's headers give (4.8 needs the kernel's DWARF)
     'sizeof': (
         'probe begin { printf("%d %d %d\\n", @cast_module_sizeof("kernel", "struct sembuf"),'
-        ' @cast_sizeof("struct list_head"), @cast_sizeof("struct timespec64")); exit() }',
+        ' @cast_module_sizeof("kernel", "struct list_head"),'
+        ' @cast_module_sizeof("kernel", "struct timespec64")); exit() }',
         RUN, '6 16 16\n', '', 0),
 }
 
@@ -139,3 +140,17 @@ def test_tapset_misc(run, name):
     _, _, out, err, rc = CASES[name]
     r = run[name]
     assert (r.stdout, untapset(r.stderr), r.rc) == (out, err, rc)
+
+
+@pytest.mark.parametrize('body,ok', [
+    ('probe begin', False), ('probe timer.s(1)', False),
+    ('probe kernel.function("vfs_read")', True)])
+def test_cast_sizeof_module_default(krel, body, ok):
+    # @cast_sizeof names no module: as in 4.8, only a function probe's
+    # body gives it one (the probe's), elsewhere the type is not found
+    from conftest import run_stap
+    r = run_stap(['-p2', '-r', krel, '-e',
+                  f'{body} {{ println(@cast_sizeof("struct list_head")) }}'])
+    assert r.returncode == (0 if ok else 1), r.stderr
+    if not ok:
+        assert "error: type definition 'struct list_head' not found in ''" in r.stderr, r.stderr

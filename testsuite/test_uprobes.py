@@ -290,7 +290,8 @@ def uptr_mask(text):
     (the same in every run), ucp's the char, what follows it stack bytes."""
     text = re.sub(r'0x[0-9a-f]{8,}', '0x@', text)
     text = re.sub(r'\b\d{10,}\b', '@', text)
-    return re.sub(r'"(\\[0-7]{3}|[^"\\])[^"]*"', r'"\1..."', text)
+    # the stack bytes may hold escapes, a quote's too (\")
+    return re.sub(r'"(\\[0-7]{3}|\\.|[^"\\])(?:\\.|[^"\\])*"', r'"\1..."', text)
 
 
 def test_pointer_pretty_as_upstream(krel, tmp_path):

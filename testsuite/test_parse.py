@@ -70,6 +70,46 @@ def test_parse_ok(script, body):
     assert r.stdout == '# file <input>\n' + body
 
 
+# Membership and regex matches bind as in 4.8: 'in' takes the comparison on
+# its left; after 'in NAME' or '=~ LITERAL' only looser operators follow.
+@pytest.mark.parametrize('expr,want', [
+    ('a < k in arr', '((a < k) in arr)'),
+    ('[1,2] in arr && b', '(([1, 2] in arr) && b)'),
+    ('a & [1] in arr | 2', '((a & (1 in arr)) | 2)'),
+    ('a =~ "x" || b !~ "y"', '((a =~ "x") || (b !~ "y"))'),
+])
+def test_in_and_regex_binding(expr, want):
+    r = run_stap(['-p1', '-e', 'global arr; probe begin { x = %s }' % expr])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ('# file <input>\nglobal arr\nprobe begin {\n'
+                        '\tx = %s;\n}\n' % want)
+
+
+@pytest.mark.parametrize('expr,col', [
+    ('k in arr in b', 40), ('a =~ "x" . "y"', 40), ('a < [1] in arr', 35)])
+def test_in_and_regex_bind_nothing_tighter(expr, col):
+    r = run_stap(['-p1', '-e', 'global arr; probe begin { x = %s }' % expr])
+    assert r.returncode == 1
+    assert r.stderr.startswith('<input>:1:%d: error: ' % col), r.stderr
+
+
+def test_deep_nesting():
+    """997 parenthesised levels parse (each once walked every operator level;
+    sanitize.sh runs this under ASan, whose frames are large); one more
+    level (the probe body and its statement count too) is a clear error,
+    not a stack overflow."""
+    def script(n):
+        return 'probe begin { x = %s1%s }' % ('(' * n, ')' * n)
+    r = run_stap(["-p1", "-e", script(997)])
+    assert r.returncode == 0, r.stderr[:300]
+    assert r.stdout == '# file <input>\nprobe begin {\n\tx = 1;\n}\n'
+    r = run_stap(['-p1', '-e', script(998)])
+    assert r.returncode == 1
+    assert r.stderr.startswith('<input>:1:1017: error: expressions or '
+                               'statements nested too deeply (over 1000 '
+                               'levels)\n'), r.stderr[:300]
+
+
 def test_script_arguments():
     r = run_stap(['-p1', '-e', 'probe begin { print($1 + $2, @1, $#, @#) }',
                   '5', '7'])

@@ -504,7 +504,7 @@ static const struct level levels[] = {
 	{ { "|" }, N_BINARY },
 	{ { "^" }, N_BINARY },
 	{ { "&" }, N_BINARY },
-	{ { "in" }, N_BINARY },	/* handled by parse_in */
+	{ { "in" }, N_BINARY },	/* its right side is an array name */
 	{ { "<", ">", "<=", ">=", "==", "!=" }, N_COMPARE },
 	{ { "<<", ">>", ">>>" }, N_BINARY },
 	{ { "." }, N_CONCAT },
@@ -515,55 +515,58 @@ static const struct level levels[] = {
 #define IN_LEVEL 5
 #define CMP_LEVEL 6
 
-static struct node *parse_level(struct parser *ps, size_t lvl);
-
-static const char *match_level(struct parser *ps, size_t lvl)
+/* The level in [min, max] of the binary operator at the cursor, or NLEVELS. */
+static size_t binary_level(struct parser *ps, size_t min, size_t max)
 {
 	struct token *t = peek(ps);
 	const char *const *o;
+	size_t lvl;
 
+	if (min <= IN_LEVEL && IN_LEVEL <= max && is_kw(t, "in"))
+		return IN_LEVEL;
 	if (t->kind != TK_OP)
-		return NULL;
-	for (o = levels[lvl].ops; *o; o++) {
-		if (t->text[0] == (*o)[0] && !strcmp(t->text, *o))
-			return *o;
+		return NLEVELS;
+	for (lvl = min; lvl <= max; lvl++) {
+		for (o = levels[lvl].ops; *o; o++) {
+			if (t->text[0] == (*o)[0] && !strcmp(t->text, *o))
+				return lvl;
+		}
 	}
-	if (lvl == CMP_LEVEL && (is_op(t, "=~") || is_op(t, "!~")))
-		return t->text;
-	return NULL;
+	if (min <= CMP_LEVEL && CMP_LEVEL <= max &&
+	    (is_op(t, "=~") || is_op(t, "!~")))
+		return CMP_LEVEL;
+	return NLEVELS;
 }
 
-/* in_expr: shift_expr [ 'in' name ] | '[' exprs ']' 'in' name */
-static struct node *parse_in(struct parser *ps)
+/* in_tail: 'in' name   (keys is the left side) */
+static struct node *parse_in_tail(struct parser *ps, struct node *keys)
 {
-	struct token *t = peek(ps);
-	struct node *n, *keys;
+	struct token *t = next(ps);
+	struct node *n = mk(ps, N_BINARY, t->loc);
 
-	if (is_op(t, "[")) {
-		struct node **tail = &keys;
-
-		next(ps);
-		for (;;) {
-			*tail = parse_index_arg(ps);
-			tail = &(*tail)->next;
-			if (accept_op(ps, "]"))
-				break;
-			expect_op(ps, ",");
-		}
-		if (!is_kw(peek(ps), "in"))
-			fail(ps, peek(ps), "'in'");
-	} else {
-		keys = parse_level(ps, IN_LEVEL + 1);
-		if (!is_kw(peek(ps), "in"))
-			return keys;
-	}
-	t = next(ps);
-	n = mk(ps, N_BINARY, t->loc);
 	n->op = "in";
 	n->args = keys;
 	n->a = mk(ps, N_VAR, peek(ps)->loc);
 	n->a->op = expect_ident(ps, "an array name")->text;
 	return n;
+}
+
+/* in_keys: '[' index_arg { ',' index_arg } ']' 'in' name */
+static struct node *parse_in_keys(struct parser *ps)
+{
+	struct node *keys, **tail = &keys;
+
+	next(ps);
+	for (;;) {
+		*tail = parse_index_arg(ps);
+		tail = &(*tail)->next;
+		if (accept_op(ps, "]"))
+			break;
+		expect_op(ps, ",");
+	}
+	if (!is_kw(peek(ps), "in"))
+		fail(ps, peek(ps), "'in'");
+	return parse_in_tail(ps, keys);
 }
 
 /* The right side of =~ and !~: one string literal, as upstream requires. */
@@ -581,28 +584,42 @@ static struct node *parse_regex_literal(struct parser *ps)
 	return n;
 }
 
-/* binary levels: operand { op operand }, left-associative */
-static struct node *parse_level(struct parser *ps, size_t lvl)
+/* binary(min): operand { op binary(level(op) + 1) }, left-associative,
+ * for operators of levels[min] and tighter;
+ * operand: in_keys (when min <= IN_LEVEL) | unary.
+ * Precedence climbing keeps one C frame per level of actual nesting.
+ * The right side of 'in' (a name) and of =~ (a literal) binds nothing
+ * tighter, so after them only operators of lower levels may follow. */
+static struct node *parse_binary(struct parser *ps, size_t min)
 {
+	size_t lvl, max = NLEVELS - 1;
 	struct node *n;
-	const char *op;
 
-	if (lvl == NLEVELS)
-		return parse_unary(ps);
-	if (lvl == IN_LEVEL)
-		return parse_in(ps);
-	n = parse_level(ps, lvl + 1);
-	while ((op = match_level(ps, lvl))) {
-		struct token *t = next(ps);
-		struct node *b = mk(ps, levels[lvl].kind, t->loc);
+	if (min <= IN_LEVEL && is_op(peek(ps), "[")) {
+		n = parse_in_keys(ps);
+		max = IN_LEVEL - 1;
+	} else {
+		n = parse_unary(ps);
+	}
+	while (max >= min && (lvl = binary_level(ps, min, max)) < NLEVELS) {
+		struct token *t;
+		struct node *b;
 
+		if (lvl == IN_LEVEL) {
+			n = parse_in_tail(ps, n);
+			max = IN_LEVEL - 1;
+			continue;
+		}
+		t = next(ps);
+		b = mk(ps, levels[lvl].kind, t->loc);
 		b->op = t->text;
 		b->a = n;
-		if (lvl == CMP_LEVEL && op[1] == '~')
+		if (lvl == CMP_LEVEL && t->text[1] == '~')
 			b->b = parse_regex_literal(ps);
 		else
-			b->b = parse_level(ps, lvl + 1);
+			b->b = parse_binary(ps, lvl + 1);
 		n = b;
+		max = lvl;
 	}
 	return n;
 }
@@ -610,7 +627,7 @@ static struct node *parse_level(struct parser *ps, size_t lvl)
 /* ternary: logical_or [ '?' expr ':' ternary ] */
 static struct node *parse_ternary(struct parser *ps)
 {
-	struct node *c = parse_level(ps, 0), *n;
+	struct node *c = parse_binary(ps, 0), *n;
 	struct token *t = peek(ps);
 
 	if (!is_op(t, "?"))

@@ -439,6 +439,7 @@ DIFF_CASES = [
     'values/assign_value', 'values/bit_assign', 'values/bitops', 'values/bits_count',
     'values/chain_assign', 'values/collatz', 'values/compare_num',
     'values/compound_assign', 'values/cond_numbers', 'values/div_const_zero',
+    'values/fold_extreme_compare',
     'values/div_minint', 'values/div_trunc', 'values/div_zero',
     'values/div_zero_assign', 'values/div_zero_assign_literal', 'values/div_zero_func',
     'values/div_zero_global', 'values/div_zero_in_end', 'values/eval_order_binary',

@@ -6,6 +6,12 @@
  *    point of the probe, see elab_defined(); anything else is),
  *    integer constant folding, and dead code dropped (if/while/ternary on
  *    a constant), so code behind `@defined($x) ? $x : 0` never needs $x;
+ *  - a comparison that the minimum or maximum long decides whatever the
+ *    other side is (`x >= -9223372036854775808`) becomes that constant
+ *    when the other side has no side effect, as 4.8 folds it: a pure
+ *    function that might raise an error counts as side-effect free, so
+ *    the call is gone; folding runs again after type inference, when the
+ *    purity of script and tapset functions is known;
  *  - after type inference, opt_elide: assignments to locals nobody reads
  *    and expression statements with no side effect are removed with a
  *    warning, and globals nobody uses are dropped. As upstream, a division
@@ -27,8 +33,44 @@ static struct node *make_num(struct session *s, const struct node *at, int64_t v
 	struct node *n = node_new(s, N_NUM, at->loc);
 
 	n->num = v;
+	n->type = T_LONG;
 	n->next = at->next;
 	return n;
+}
+
+static bool effects(const struct node *n, bool locals);
+
+/* One expression's side effects, not those of the list it heads. */
+static bool node_effects(struct node *n)
+{
+	struct node *next = n->next;
+	bool r;
+
+	n->next = NULL;
+	r = effects(n, true);
+	n->next = next;
+	return r;
+}
+
+/* `a OP b` decided by an extreme long on one side alone: 1 or 0, or -1. */
+static int extreme_compare(struct node *n)
+{
+	const char *op = n->op;
+	bool le = !strcmp(op, "<="), ge = !strcmp(op, ">="),
+	     lt = !strcmp(op, "<"), gt = !strcmp(op, ">");
+	int r = -1;
+
+	if (is_num(n->a) && n->a->num == INT64_MIN && (le || gt))
+		r = le;
+	else if (is_num(n->a) && n->a->num == INT64_MAX && (ge || lt))
+		r = ge;
+	else if (is_num(n->b) && n->b->num == INT64_MIN && (ge || lt))
+		r = ge;
+	else if (is_num(n->b) && n->b->num == INT64_MAX && (le || gt))
+		r = le;
+	if (r >= 0 && node_effects(is_num(n->a) ? n->b : n->a))
+		r = -1;
+	return r;
 }
 
 /* a OP b for literals; false when it must stay for run time (x / 0). */
@@ -105,6 +147,9 @@ static struct node *fold_expr(struct session *s, struct probe *p, struct node *n
 		break;
 	case N_COMPARE:
 		if (is_num(n->a) && is_num(n->b) && fold_compare(n->op, n->a->num, n->b->num, &r))
+			return make_num(s, n, r);
+		if (n->a->type != T_STRING && n->b->type != T_STRING &&
+		    (r = extreme_compare(n)) >= 0)
 			return make_num(s, n, r);
 		break;
 	case N_LOGICAL:
@@ -517,6 +562,12 @@ void opt_elide(struct session *s)
 static void elide(struct session *s)
 {
 	decide_purity(s);
+	for (struct probe *p = s->probes; p; p = p->next)
+		fold(s, NULL, &p->body);
+	for (struct func *f = s->funcs; f; f = f->next_used) {
+		if (f->body->kind == N_BLOCK)
+			fold(s, NULL, &f->body);
+	}
 	for (struct probe *p = s->probes; p; p = p->next) {
 		elide_stmt(s, &p->body);
 		drop_unreferenced(&p->locals, p->body);

@@ -416,7 +416,8 @@ class Gen:
             b.body.append(self.risky(b, [leaf(f'printf({fmt}{"".join(", " + a for a in args)})')]))
 
     def array(self, b, name=None):
-        arity = self.r.randrange(1, 4)
+        # mostly 1-3 keys; now and then up to the language's 9
+        arity = self.r.randrange(1, 4) if self.chance(0.85) else self.r.randrange(4, 10)
         types = [self.pick(['l', 's']) for _ in range(arity)]
         vtype = self.pick(['l', 's'])
         name = name or f'{b.p}a{len(b.globals)}'

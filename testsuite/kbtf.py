@@ -52,9 +52,9 @@ def kernel_btf():
 
 
 def parse(btf):
-    """(types, name): types[id] = (kind, name_off, kind_flag, members), id
-    1 first, members [(name_off, type, bit offset)] for structs and
-    unions; name(off) the string at off."""
+    """(types, name): types[id] = (kind, name_off, kind_flag, members,
+    size), id 1 first, members [(name_off, type, bit offset)] for structs
+    and unions, size their byte size; name(off) the string at off."""
     magic, _, _, hdr_len, type_off, type_len, str_off, _ = \
         struct.unpack_from('<HBBIIIII', btf, 0)
     if magic != BTF_MAGIC:
@@ -63,7 +63,7 @@ def parse(btf):
     types = [None]
     at, end = hdr_len + type_off, hdr_len + type_off + type_len
     while at < end:
-        name_off, info, _ = struct.unpack_from('<III', btf, at)
+        name_off, info, size = struct.unpack_from('<III', btf, at)
         kind, vlen, kflag = (info >> 24) & 0x1f, info & 0xffff, info >> 31
         at += 12
         members = None
@@ -76,7 +76,7 @@ def parse(btf):
         else:
             fixed, item = EXTRA.get(kind, (0, 0))
             at += fixed + item * vlen
-        types.append((kind, name_off, kflag, members))
+        types.append((kind, name_off, kflag, members, size))
 
     def name(off):
         return btf[strings + off:btf.index(b'\0', strings + off)].decode()
@@ -98,7 +98,7 @@ def member_offset(parsed, struct_name, member):
                     return found
         return None
 
-    for tid, (kind, name_off, _, _) in enumerate(types[1:], 1):
+    for tid, (kind, name_off, _, _, _) in enumerate(types[1:], 1):
         if kind == KIND_STRUCT and name(name_off) == struct_name:
             found = find(tid, 0)
             if found is not None:
@@ -114,3 +114,12 @@ def _guest_types(_release):
 def offsetof(struct_name, member):
     """offsetof(struct struct_name, member) in the guest's kernel."""
     return member_offset(_guest_types(guest.kernel_release()), struct_name, member)
+
+
+def sizeof(struct_name):
+    """sizeof(struct struct_name) in the guest's kernel."""
+    types, name = _guest_types(guest.kernel_release())
+    for kind, name_off, _, members, size in types[1:]:
+        if kind == KIND_STRUCT and members and name(name_off) == struct_name:
+            return size
+    raise KeyError(f'no struct {struct_name}')

@@ -30,14 +30,17 @@
  * and backtraces start at the probe point.
  */
 #include <linux/ftrace.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/ptrace.h>
 #include <linux/sched/signal.h>
 #include <linux/sort.h>
+#include <linux/uaccess.h>
 #include <linux/version.h>
 #include <linux/vmalloc.h>
+#include <asm/nops.h>
 
 #ifndef KRETACTIVE
 #define KRETACTIVE (max(15, 6 * (int)num_possible_cpus()))
@@ -52,6 +55,7 @@ struct stp_kprobe {
 	bool ret;
 	bool registered;
 	bool fentry;	/* run by stp_kpf_ops, its kprobe unregistered */
+	bool direct;	/* for stp_kpf_ops without any kprobe (stp_kpf_direct) */
 	int rc;		/* of its own registration, when the bulk one failed */
 };
 
@@ -161,14 +165,131 @@ static bool stp_kpf_wanted(const struct stp_kprobe *k)
 {
 	const struct kprobe *kp = k->ret ? &k->u.rp.kp : &k->u.kp;
 
+	if (k->direct)
+		return true;
 	return k->registered && !k->probe->kmodule &&
 	       !strchr(k->probe->symbol, ':') && kprobe_disabled(kp) &&
 	       (kp->flags & KPROBE_FLAG_FTRACE) &&
 	       (!k->ret || kp->pre_handler);
 }
 
+/*
+ * Entry probes on an ftrace location need no kprobe at all to go to
+ * stp_kpf_ops, and registering one, even disabled, is what arming costs:
+ * register_kprobe() checks that the address is not a jump label, a static
+ * call or a BUG, each a pass over a whole kernel table (jump labels: about
+ * 6,300 entries decoded, 12-16 ms a probe under TCG, 16 s for the 1,300 of
+ * syscall.*). An ftrace location is none of those: it is the __fentry__
+ * call, a function's first instruction. So an entry probe at a kernel
+ * function's start (no offset, not a module's) is checked here the way
+ * register_kprobe() checks it and goes straight to stp_kpf_ops when it is:
+ *  - the address of its name as kprobes find it (kallsyms_lookup_name());
+ *  - outside the kprobe blacklist, by the kernel's own test,
+ *    within_kprobe_blacklist() (NOKPROBE_SYMBOL functions, the entry,
+ *    kprobes, noinstr and irqentry text, and name.isra.N when name is
+ *    listed): what register_kprobe() asks, at the same moment;
+ *  - an ftrace location (ftrace_set_filter_ip() accepts it, on a scratch
+ *    ftrace_ops) whose record is that very address (its first instruction
+ *    is ftrace's nop or call: without IBT, __fentry__ is not moved).
+ * Neither look-up is exported: their addresses come from kallsyms through
+ * a kprobe (registered disabled, as hwbkpt.c finds symbols), checked with
+ * sprint_symbol(), and their types from the kernel's own declarations
+ * (typeof: a changed signature fails the build, not the run). Any other
+ * probe, or any probe when something here is missing (IBT, which moves
+ * the ftrace call after the endbr; kCFI, which checks indirect calls), is
+ * a kprobe as before, refused with the same error; so is a direct probe
+ * whose hook cannot be set up (stp_kpf_take()).
+ */
+#if defined(CONFIG_X86_64) && defined(CONFIG_KALLSYMS) && \
+	!defined(CONFIG_X86_KERNEL_IBT) && !defined(CONFIG_CFI_CLANG)
+#define STP_KP_DIRECT 1
+
+static typeof(kallsyms_lookup_name) *stp_kp_lookup;
+static typeof(within_kprobe_blacklist) *stp_kp_blacklisted;
+
+/* A kernel function's address, by a disabled kprobe; 0 if none. */
+static unsigned long stp_kp_func(const char *name)
+{
+	struct kprobe kp = { .symbol_name = name, .flags = KPROBE_FLAG_DISABLED };
+	char buf[KSYM_SYMBOL_LEN];
+	size_t n = strlen(name);
+
+	if (register_kprobe(&kp))
+		return 0;
+	unregister_kprobe(&kp);
+	sprint_symbol(buf, (unsigned long)kp.addr);
+	if (strncmp(buf, name, n) || strncmp(buf + n, "+0x0/", 5))
+		return 0;
+	return (unsigned long)kp.addr;
+}
+
+static bool stp_kp_direct_init(void)
+{
+	unsigned long a;
+
+	if (stp_kp_lookup && stp_kp_blacklisted)
+		return true;
+	a = stp_kp_func("kallsyms_lookup_name");
+	if (!a)
+		return false;
+	stp_kp_lookup = (typeof(stp_kp_lookup))a;
+	a = stp_kp_lookup("within_kprobe_blacklist");
+	if (!a)
+		return false;
+	stp_kp_blacklisted = (typeof(stp_kp_blacklisted))a;
+	return true;
+}
+
+static bool stp_kp_direct_candidate(const struct stp_kprobe *k)
+{
+	return !k->ret && !k->probe->kmodule && !k->probe->koffset &&
+	       !strchr(k->probe->symbol, ':');
+}
+
+/* ftrace's record is at addr itself: its first instruction is the
+ * patched __fentry__ call, a nop or a call. */
+static bool stp_kp_fentry_at(unsigned long addr)
+{
+	static const unsigned char nop[] = { BYTES_NOP5 };
+	unsigned char insn[sizeof(nop)];
+
+	if (copy_from_kernel_nofault(insn, (void *)addr, sizeof(insn)))
+		return false;
+	return insn[0] == 0xe8 || !memcmp(insn, nop, sizeof(nop));
+}
+
+/* Before registration: mark the entry probes that need no kprobe. */
+static void stp_kpf_direct(void)
+{
+	struct ftrace_ops scratch = {};	/* its filter only, never registered */
+	unsigned int i;
+
+	for (i = 0; i < stp_nkps; i++)
+		if (stp_kp_direct_candidate(&stp_kps[i]))
+			break;
+	if (i == stp_nkps || !stp_kp_direct_init())
+		return;
+	for (; i < stp_nkps; i++) {
+		struct stp_kprobe *k = &stp_kps[i];
+		unsigned long addr;
+
+		if (!stp_kp_direct_candidate(k))
+			continue;
+		addr = stp_kp_lookup(k->probe->symbol);
+		if (!addr || stp_kp_blacklisted(addr) ||
+		    ftrace_set_filter_ip(&scratch, addr, 0, 1) ||
+		    !stp_kp_fentry_at(addr))
+			continue;
+		k->direct = true;
+		k->u.kp.addr = (kprobe_opcode_t *)addr;
+	}
+	ftrace_free_filter(&scratch);
+}
+
+#endif /* STP_KP_DIRECT */
+
 /* After the kprobes are registered, disabled: take those on an ftrace
- * location (their kprobes unregistered). */
+ * location (their kprobes unregistered), and the direct ones. */
 static void stp_kpf_take(void)
 {
 	unsigned long *addrs = NULL;
@@ -203,7 +324,7 @@ static void stp_kpf_take(void)
 	/* the entry kprobes go (disabled: no disarming); the kretprobes stay
 	 * registered, disabled, for their rethooks */
 	for (i = 0, m = 0; i < n; i++)
-		if (!stp_kpfs[i].k->ret)
+		if (!stp_kpfs[i].k->ret && !stp_kpfs[i].k->direct)
 			v[m++] = &stp_kpfs[i].k->u.kp;
 	if (m)
 		unregister_kprobes((struct kprobe **)v, m);
@@ -236,8 +357,10 @@ static void stp_kpf_release(void)
 		ftrace_free_filter(&stp_kpf_ops);
 		stp_kpf_on = false;
 	}
-	for (i = 0; i < stp_nkpfs; i++)
+	for (i = 0; i < stp_nkpfs; i++) {
 		stp_kpfs[i].k->fentry = false;
+		stp_kpfs[i].k->direct = false;
+	}
 	kvfree(stp_kpfs);
 	stp_kpfs = NULL;
 	stp_nkpfs = 0;
@@ -381,7 +504,7 @@ static void stp_kprobes_register_kind(bool ret)
 
 	while (end > 0) {
 		for (start = end, n = 0; start > 0 && n < STP_KP_CHUNK;)
-			if (stp_kps[--start].ret == ret && v)
+			if (stp_kps[--start].ret == ret && !stp_kps[start].direct && v)
 				v[n++] = stp_kprobe_ptr(&stp_kps[start]);
 		rc = !v ? -ENOMEM : !n ? 0 :
 		     ret ? register_kretprobes((struct kretprobe **)v, n) :
@@ -389,7 +512,7 @@ static void stp_kprobes_register_kind(bool ret)
 		for (i = end; i-- > start;) {
 			struct stp_kprobe *k = &stp_kps[i];
 
-			if (k->ret != ret)
+			if (k->ret != ret || k->direct)
 				continue;
 			if (!rc)
 				k->registered = true;
@@ -454,6 +577,27 @@ static void stp_kmod_unwatch(void)
 	stp_kmod_watching = false;
 }
 
+#ifdef STP_KP_DIRECT
+/* After stp_kpf_take(): a direct probe it could not hook is a kprobe
+ * after all (registered disabled, armed by the caller), last first. */
+static void stp_kpf_undirect(void)
+{
+	unsigned int i;
+	int rc;
+
+	for (i = stp_nkps; i-- > 0;) {
+		struct stp_kprobe *k = &stp_kps[i];
+
+		if (!k->direct || k->fentry)
+			continue;
+		k->direct = false;
+		rc = stp_kprobe_register_one(k);
+		if (rc)
+			stp_kprobe_warn(k, rc);
+	}
+}
+#endif
+
 /* Session start, process context. */
 static void stp_kprobes_register(void)
 {
@@ -490,10 +634,16 @@ static void stp_kprobes_register(void)
 	}
 	stp_kmod_watch();	/* before: no module load goes unseen */
 	mutex_lock(&stp_kmod_lock);
+#ifdef STP_KP_DIRECT
+	stp_kpf_direct();
+#endif
 	stp_kprobes_register_kind(false);
 	stp_kprobes_register_kind(true);
 #ifdef STP_KP_FTRACE
 	stp_kpf_take();
+#ifdef STP_KP_DIRECT
+	stp_kpf_undirect();
+#endif
 	for (i = 0; i < stp_nkps; i++) {	/* the others: armed each */
 		struct stp_kprobe *k = &stp_kps[i];
 		struct kprobe *kp = k->ret ? &k->u.rp.kp : &k->u.kp;

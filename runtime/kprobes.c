@@ -104,6 +104,12 @@ static int stp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 #if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS) && \
 	LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
 #define STP_KP_FTRACE 1
+#if defined(CONFIG_X86_64) && defined(CONFIG_KALLSYMS) && \
+	!defined(CONFIG_X86_KERNEL_IBT) && !defined(CONFIG_CFI_CLANG)
+#define STP_KP_DIRECT 1	/* see stp_kpf_direct() */
+static void stp_kpr_enter(struct stp_kprobe *k, struct pt_regs *regs);
+static void stp_kpr_release(void);
+#endif
 
 struct stp_kpf {
 	unsigned long addr;
@@ -137,6 +143,11 @@ static void notrace stp_kpf_handler(unsigned long ip, unsigned long parent_ip,
 	for (; lo < stp_nkpfs && stp_kpfs[lo].addr == ip; lo++) {
 		struct stp_kprobe *k = stp_kpfs[lo].k;
 
+#ifdef STP_KP_DIRECT
+		if (k->ret && k->direct)	/* through the shared kretprobe */
+			stp_kpr_enter(k, regs);
+		else
+#endif
 		if (k->ret)	/* pre_handler_kretprobe: entry, hook return */
 			k->u.rp.kp.pre_handler(&k->u.rp.kp, regs);
 		else
@@ -200,9 +211,7 @@ static bool stp_kpf_wanted(const struct stp_kprobe *k)
  * a kprobe as before, refused with the same error; so is a direct probe
  * whose hook cannot be set up (stp_kpf_take()).
  */
-#if defined(CONFIG_X86_64) && defined(CONFIG_KALLSYMS) && \
-	!defined(CONFIG_X86_KERNEL_IBT) && !defined(CONFIG_CFI_CLANG)
-#define STP_KP_DIRECT 1
+#ifdef STP_KP_DIRECT
 
 static typeof(kallsyms_lookup_name) *stp_kp_lookup;
 static typeof(within_kprobe_blacklist) *stp_kp_blacklisted;
@@ -240,9 +249,14 @@ static bool stp_kp_direct_init(void)
 	return true;
 }
 
+/* Return probes too (through stp_kpr), but for those with their own
+ * .maxactive(N), and __switch_to (the kernel's kretprobe blacklist). */
 static bool stp_kp_direct_candidate(const struct stp_kprobe *k)
 {
-	return !k->ret && !k->probe->kmodule && !k->probe->koffset &&
+	if (k->ret && (k->probe->maxactive >= 0 ||
+		       !strcmp(k->probe->symbol, "__switch_to")))
+		return false;
+	return !k->probe->kmodule && !k->probe->koffset &&
 	       !strchr(k->probe->symbol, ':');
 }
 
@@ -281,7 +295,10 @@ static void stp_kpf_direct(void)
 		    !stp_kp_fentry_at(addr))
 			continue;
 		k->direct = true;
-		k->u.kp.addr = (kprobe_opcode_t *)addr;
+		if (k->ret)
+			k->u.rp.kp.addr = (kprobe_opcode_t *)addr;
+		else
+			k->u.kp.addr = (kprobe_opcode_t *)addr;
 	}
 	ftrace_free_filter(&scratch);
 }
@@ -357,6 +374,9 @@ static void stp_kpf_release(void)
 		ftrace_free_filter(&stp_kpf_ops);
 		stp_kpf_on = false;
 	}
+#ifdef STP_KP_DIRECT
+	stp_kpr_release();	/* after: nothing enters it any more */
+#endif
 	for (i = 0; i < stp_nkpfs; i++) {
 		stp_kpfs[i].k->fentry = false;
 		stp_kpfs[i].k->direct = false;
@@ -385,25 +405,40 @@ static struct stp_kprobe *stp_kretprobe_of(struct kretprobe_instance *ri)
 	return rp ? container_of(rp, struct stp_kprobe, u.rp) : NULL;
 }
 
-static int stp_kretprobe_entry(struct kretprobe_instance *ri,
-			       struct pt_regs *regs)
+/* At the entry of return probe k: the arguments into args, then the
+ * values of its @entry expressions after them. */
+static void stp_kretprobe_run_entry(struct stp_kprobe *k, unsigned long *args,
+				    struct pt_regs *regs)
 {
-	unsigned long *args = (unsigned long *)ri->data;
-	struct stp_kprobe *k;
 	unsigned long ip;
 
 	stp_kp_save_args(regs, args);
-	k = stp_kretprobe_of(ri);
 	if (!k || !k->probe->entry_handler)
-		return 0;
+		return;
 	memset(args + STP_KP_NARGS, 0, k->probe->entry_size);
 	if (!stp_may_run(STP_PROBE_KRETPROBE))
-		return 0;
+		return;
 	ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, (unsigned long)k->u.rp.kp.addr);
 	stp_run_probe_kctx(k->probe, k->probe->entry_handler, regs, args, 0,
 			   args + STP_KP_NARGS);
 	instruction_pointer_set(regs, ip);
+}
+
+/* At its return, with what the entry saved in data. */
+static void stp_kretprobe_run_ret(struct stp_kprobe *k, unsigned long *data,
+				  struct pt_regs *regs)
+{
+	if (!k || !stp_may_run(STP_PROBE_KRETPROBE))
+		return;
+	stp_run_probe_kctx(k->probe, k->probe->handler, regs, data,
+			   (unsigned long)k->u.rp.kp.addr, data + STP_KP_NARGS);
+}
+
+static int stp_kretprobe_entry(struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	stp_kretprobe_run_entry(stp_kretprobe_of(ri), (unsigned long *)ri->data, regs);
 	return 0;
 }
 
@@ -417,16 +452,115 @@ static kretprobe_handler_t stp_kretprobe_entry_of(const struct stp_probe *p)
 static int stp_kretprobe_ret(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
 {
-	struct stp_kprobe *k = stp_kretprobe_of(ri);
-
-	if (!k || !stp_may_run(STP_PROBE_KRETPROBE))
-		return 0;
-	stp_run_probe_kctx(k->probe, k->probe->handler, regs,
-			   (const unsigned long *)ri->data,
-			   (unsigned long)k->u.rp.kp.addr,
-			   (unsigned long *)ri->data + STP_KP_NARGS);
+	stp_kretprobe_run_ret(stp_kretprobe_of(ri), (unsigned long *)ri->data, regs);
 	return 0;
 }
+
+#ifdef STP_KP_DIRECT
+/*
+ * The direct return probes share one kretprobe, stp_kpr, for its rethook
+ * (the return trampoline and a pool of instances): one registration
+ * instead of one each. It is registered disabled on the first one's
+ * address, an ftrace location, so that its pre-handler (the kernel's
+ * pre_handler_kretprobe) hooks a return as from ftrace; stp_kpf_handler
+ * calls it for each of them, with the probe on its CPU's stack, which
+ * the entry handler stores first in the instance. Its instances are the
+ * probes' maxactive together, up to the kernel's limit (a probe with its
+ * own .maxactive keeps its kretprobe). When it cannot be had, the return
+ * probes are kretprobes as before.
+ */
+static struct kretprobe stp_kpr;
+static bool stp_kpr_on;
+struct stp_kpr_stack {
+	struct stp_kprobe *k[4];	/* an NMI may enter another meanwhile */
+	unsigned int n;
+};
+static DEFINE_PER_CPU(struct stp_kpr_stack, stp_kpr_stack);
+
+static void notrace stp_kpr_enter(struct stp_kprobe *k, struct pt_regs *regs)
+{
+	struct stp_kpr_stack *st = this_cpu_ptr(&stp_kpr_stack);
+	unsigned int n = st->n;
+
+	if (n >= ARRAY_SIZE(st->k))
+		return;
+	st->n = n + 1;	/* first: a nested entry takes the next slot */
+	barrier();
+	st->k[n] = k;
+	barrier();
+	stp_kpr.kp.pre_handler(&stp_kpr.kp, regs);
+	barrier();
+	st->n = n;
+}
+
+static int stp_kpr_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct stp_kpr_stack *st = this_cpu_ptr(&stp_kpr_stack);
+	struct stp_kprobe *k = st->n ? st->k[st->n - 1] : NULL;
+
+	*(struct stp_kprobe **)ri->data = k;
+	if (!k)
+		return 1;	/* no return hook */
+	stp_kretprobe_run_entry(k, (unsigned long *)ri->data + 1, regs);
+	return 0;
+}
+
+static int stp_kpr_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	stp_kretprobe_run_ret(*(struct stp_kprobe **)ri->data,
+			      (unsigned long *)ri->data + 1, regs);
+	return 0;
+}
+
+#ifndef KRETPROBE_MAXACTIVE_MAX
+#define KRETPROBE_MAXACTIVE_MAX 4096
+#endif
+
+/* After stp_kpf_direct(), before the kretprobes are registered. */
+static void stp_kpr_setup(void)
+{
+	struct stp_kprobe *first = NULL;
+	unsigned int i, size = 0;
+	unsigned long n = 0;
+	int rc;
+
+	for (i = 0; i < stp_nkps; i++) {
+		struct stp_kprobe *k = &stp_kps[i];
+
+		if (!k->ret || !k->direct)
+			continue;
+		first = first ? first : k;
+		n += k->u.rp.maxactive;
+		size = max(size, k->probe->entry_size);
+	}
+	if (!first)
+		return;
+	memset(&stp_kpr, 0, sizeof(stp_kpr));
+	stp_kpr.kp.addr = first->u.rp.kp.addr;
+	stp_kpr.kp.flags = KPROBE_FLAG_DISABLED;
+	stp_kpr.entry_handler = stp_kpr_entry;
+	stp_kpr.handler = stp_kpr_ret;
+	stp_kpr.data_size = sizeof(void *) + STP_KP_NARGS * sizeof(unsigned long) + size;
+	stp_kpr.maxactive = min_t(unsigned long, n, KRETPROBE_MAXACTIVE_MAX);
+	rc = register_kretprobe(&stp_kpr);
+	if (!rc && (stp_kpr.kp.flags & KPROBE_FLAG_FTRACE) && stp_kpr.kp.pre_handler) {
+		stp_kpr_on = true;
+		return;
+	}
+	if (!rc)
+		unregister_kretprobe(&stp_kpr);
+	for (i = 0; i < stp_nkps; i++)
+		if (stp_kps[i].ret)
+			stp_kps[i].direct = false;
+}
+
+static void stp_kpr_release(void)
+{
+	if (stp_kpr_on)
+		unregister_kretprobe(&stp_kpr);
+	stp_kpr_on = false;
+}
+#endif /* STP_KP_DIRECT */
 
 static void stp_kprobe_warn(const struct stp_kprobe *k, int rc)
 {
@@ -636,6 +770,7 @@ static void stp_kprobes_register(void)
 	mutex_lock(&stp_kmod_lock);
 #ifdef STP_KP_DIRECT
 	stp_kpf_direct();
+	stp_kpr_setup();
 #endif
 	stp_kprobes_register_kind(false);
 	stp_kprobes_register_kind(true);

@@ -100,6 +100,9 @@ static int stp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
  * what kprobe_ftrace_handler would call), which runs our entry handler and
  * hooks the return. They stay registered, disabled, so their rethooks live
  * until unregister_kretprobes(), which then has nothing to disarm.
+ * Where the address can be checked without a kprobe (STP_KP_DIRECT), a
+ * probe at a kernel function's start registers none at all: see
+ * stp_kpf_direct(), and stp_kpr for return probes.
  */
 #if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS) && \
 	LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)

@@ -37,13 +37,17 @@ SCRIPTS = {
               'probe end { printf("read %d ret %d\\n", hits["vfs_read"] > 0, '
               'hits["ret"] > 0) }',
     # an entry probe on an ftrace location (the function's __fentry__ call)
-    # runs from the runtime's ftrace_ops, with no kprobe: the registers,
-    # parameters, probe point and backtrace of a kprobe at the function
+    # runs from the runtime's ftrace_ops, with no kprobe of its own: the
+    # registers, parameters, probe point and backtrace of a kprobe there
     'kp_ftrace': 'global done probe kernel.function("do_sys_openat2") { '
                  'if ($dfd == -100 && !done) { done = 1; println($$parms); '
                  'println(probefunc(), " ", register("rip") == addr(), " ", '
                  'symdata(addr()), " ", $filename != 0, " ", $how != 0); '
-                 'print_backtrace() } } probe timer.s(60) { exit() }',
+                 'print_backtrace() } } '
+                 # and a return probe there (one kretprobe shared by all)
+                 'global rdone probe kernel.function("do_sys_openat2").return { '
+                 'if ($return == -2 && !rdone) { rdone = 1; printf("ret %d %d %d\\n", '
+                 '$return, $dfd, @entry($dfd + 1)) } } probe timer.s(60) { exit() }',
     # more than a thousand kprobes (1302 *_show functions of 6.1), registered
     # in bulk, hit by sysfs reads, then unregistered
     'kp_many': 'global n probe kernel.function("*_show") { n++ } '
@@ -93,7 +97,8 @@ def run(krel, tools, tmp_path_factory):
         r = run_stap(['-p4', '-g', '-r', krel, '-m', name, '-e', script], cwd=scratch)
         assert r.returncode == 0, f'{name}: {r.stderr}'
     commands = [trigger(n) for n in SCRIPTS if n not in ('kp_many', 'kp_ftrace')]
-    # while it runs, the kernel's kprobe list and ftrace's enabled functions
+    # while it runs, the kernel's kprobe list (the return probe's kretprobe,
+    # disabled, for its return hook) and ftrace's enabled functions
     lists = ('grep -c do_sys_openat2 /sys/kernel/debug/kprobes/list; '
              'grep -c "^do_sys_openat2 " /sys/kernel/tracing/enabled_functions')
     commands.insert(list(SCRIPTS).index('kp_ftrace'),
@@ -170,7 +175,7 @@ def test_entry_probe_on_ftrace_location(run):
         r' 0x[0-9a-f]+ : do_sys_openat2\+0x0/0x[0-9a-f]+ \[kernel\]\n'
         r'( 0x[0-9a-f]+ : \w+\+0x[0-9a-f]+/0x[0-9a-f]+ \[kernel\]\n)*'
         r' 0x[0-9a-f]+ : entry_SYSCALL_64_after_hwframe\+0x[0-9a-f]+/0x[0-9a-f]+ \[kernel\]\n'
-        r'0\n1\n', r.stdout), r.stdout
+        r'ret -2 -100 -99\n1\n1\n', r.stdout), r.stdout
 
 
 def test_all_modules_unloaded(run):

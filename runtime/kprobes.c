@@ -192,8 +192,8 @@ static bool stp_kpf_wanted(const struct stp_kprobe *k)
  * stp_kpf_ops, and registering one, even disabled, is what arming costs:
  * register_kprobe() checks that the address is not a jump label, a static
  * call or a BUG, each a pass over a whole kernel table (jump labels: about
- * 6,300 entries decoded, 12-16 ms a probe under TCG, 16 s for the 1,300 of
- * syscall.*). An ftrace location is none of those: it is the __fentry__
+ * 6,300 entries decoded, 12-16 ms a probe under TCG, 16 s for the 1,308
+ * *_show functions). An ftrace location is none of those: it is the __fentry__
  * call, a function's first instruction. So an entry probe at a kernel
  * function's start (no offset, not a module's) is checked here the way
  * register_kprobe() checks it and goes straight to stp_kpf_ops when it is:
@@ -552,9 +552,11 @@ static void stp_kpr_setup(void)
 	}
 	if (!rc)
 		unregister_kretprobe(&stp_kpr);
-	for (i = 0; i < stp_nkps; i++)
-		if (stp_kps[i].ret)
+	for (i = 0; i < stp_nkps; i++)	/* kretprobes by name after all */
+		if (stp_kps[i].ret && stp_kps[i].direct) {
 			stp_kps[i].direct = false;
+			stp_kps[i].u.rp.kp.addr = NULL;
+		}
 }
 
 static void stp_kpr_release(void)

@@ -30,14 +30,17 @@
  * and backtraces start at the probe point.
  */
 #include <linux/ftrace.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/ptrace.h>
 #include <linux/sched/signal.h>
 #include <linux/sort.h>
+#include <linux/uaccess.h>
 #include <linux/version.h>
 #include <linux/vmalloc.h>
+#include <asm/nops.h>
 
 #ifndef KRETACTIVE
 #define KRETACTIVE (max(15, 6 * (int)num_possible_cpus()))
@@ -52,6 +55,7 @@ struct stp_kprobe {
 	bool ret;
 	bool registered;
 	bool fentry;	/* run by stp_kpf_ops, its kprobe unregistered */
+	bool direct;	/* for stp_kpf_ops without any kprobe (stp_kpf_direct) */
 	int rc;		/* of its own registration, when the bulk one failed */
 };
 
@@ -96,10 +100,19 @@ static int stp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
  * what kprobe_ftrace_handler would call), which runs our entry handler and
  * hooks the return. They stay registered, disabled, so their rethooks live
  * until unregister_kretprobes(), which then has nothing to disarm.
+ * Where the address can be checked without a kprobe (STP_KP_DIRECT), a
+ * probe at a kernel function's start registers none at all: see
+ * stp_kpf_direct(), and stp_kpr for return probes.
  */
 #if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS) && \
 	LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
 #define STP_KP_FTRACE 1
+#if defined(CONFIG_X86_64) && defined(CONFIG_KALLSYMS) && \
+	!defined(CONFIG_X86_KERNEL_IBT) && !defined(CONFIG_CFI_CLANG)
+#define STP_KP_DIRECT 1	/* see stp_kpf_direct() */
+static void stp_kpr_enter(struct stp_kprobe *k, struct pt_regs *regs);
+static void stp_kpr_release(void);
+#endif
 
 struct stp_kpf {
 	unsigned long addr;
@@ -133,6 +146,11 @@ static void notrace stp_kpf_handler(unsigned long ip, unsigned long parent_ip,
 	for (; lo < stp_nkpfs && stp_kpfs[lo].addr == ip; lo++) {
 		struct stp_kprobe *k = stp_kpfs[lo].k;
 
+#ifdef STP_KP_DIRECT
+		if (k->ret && k->direct)	/* through the shared kretprobe */
+			stp_kpr_enter(k, regs);
+		else
+#endif
 		if (k->ret)	/* pre_handler_kretprobe: entry, hook return */
 			k->u.rp.kp.pre_handler(&k->u.rp.kp, regs);
 		else
@@ -161,14 +179,137 @@ static bool stp_kpf_wanted(const struct stp_kprobe *k)
 {
 	const struct kprobe *kp = k->ret ? &k->u.rp.kp : &k->u.kp;
 
+	if (k->direct)
+		return true;
 	return k->registered && !k->probe->kmodule &&
 	       !strchr(k->probe->symbol, ':') && kprobe_disabled(kp) &&
 	       (kp->flags & KPROBE_FLAG_FTRACE) &&
 	       (!k->ret || kp->pre_handler);
 }
 
+/*
+ * Entry probes on an ftrace location need no kprobe at all to go to
+ * stp_kpf_ops, and registering one, even disabled, is what arming costs:
+ * register_kprobe() checks that the address is not a jump label, a static
+ * call or a BUG, each a pass over a whole kernel table (jump labels: about
+ * 6,300 entries decoded, 12-16 ms a probe under TCG, 16 s for the 1,308
+ * *_show functions). An ftrace location is none of those: it is the __fentry__
+ * call, a function's first instruction. So an entry probe at a kernel
+ * function's start (no offset, not a module's) is checked here the way
+ * register_kprobe() checks it and goes straight to stp_kpf_ops when it is:
+ *  - the address of its name as kprobes find it (kallsyms_lookup_name());
+ *  - outside the kprobe blacklist, by the kernel's own test,
+ *    within_kprobe_blacklist() (NOKPROBE_SYMBOL functions, the entry,
+ *    kprobes, noinstr and irqentry text, and name.isra.N when name is
+ *    listed): what register_kprobe() asks, at the same moment;
+ *  - an ftrace location (ftrace_set_filter_ip() accepts it, on a scratch
+ *    ftrace_ops) whose record is that very address (its first instruction
+ *    is ftrace's nop or call: without IBT, __fentry__ is not moved).
+ * Neither look-up is exported: their addresses come from kallsyms through
+ * a kprobe (registered disabled, as hwbkpt.c finds symbols), checked with
+ * sprint_symbol(), and their types from the kernel's own declarations
+ * (typeof: a changed signature fails the build, not the run). Any other
+ * probe, or any probe when something here is missing (IBT, which moves
+ * the ftrace call after the endbr; kCFI, which checks indirect calls), is
+ * a kprobe as before, refused with the same error; so is a direct probe
+ * whose hook cannot be set up (stp_kpf_take()).
+ */
+#ifdef STP_KP_DIRECT
+
+static typeof(kallsyms_lookup_name) *stp_kp_lookup;
+static typeof(within_kprobe_blacklist) *stp_kp_blacklisted;
+
+/* A kernel function's address, by a disabled kprobe; 0 if none. */
+static unsigned long stp_kp_func(const char *name)
+{
+	struct kprobe kp = { .symbol_name = name, .flags = KPROBE_FLAG_DISABLED };
+	char buf[KSYM_SYMBOL_LEN];
+	size_t n = strlen(name);
+
+	if (register_kprobe(&kp))
+		return 0;
+	unregister_kprobe(&kp);
+	sprint_symbol(buf, (unsigned long)kp.addr);
+	if (strncmp(buf, name, n) || strncmp(buf + n, "+0x0/", 5))
+		return 0;
+	return (unsigned long)kp.addr;
+}
+
+static bool stp_kp_direct_init(void)
+{
+	unsigned long a;
+
+	if (stp_kp_lookup && stp_kp_blacklisted)
+		return true;
+	a = stp_kp_func("kallsyms_lookup_name");
+	if (!a)
+		return false;
+	stp_kp_lookup = (typeof(stp_kp_lookup))a;
+	a = stp_kp_lookup("within_kprobe_blacklist");
+	if (!a)
+		return false;
+	stp_kp_blacklisted = (typeof(stp_kp_blacklisted))a;
+	return true;
+}
+
+/* Return probes too (through stp_kpr), but for those with their own
+ * .maxactive(N), and __switch_to (the kernel's kretprobe blacklist). */
+static bool stp_kp_direct_candidate(const struct stp_kprobe *k)
+{
+	if (k->ret && (k->probe->maxactive >= 0 ||
+		       !strcmp(k->probe->symbol, "__switch_to")))
+		return false;
+	return !k->probe->kmodule && !k->probe->koffset &&
+	       !strchr(k->probe->symbol, ':');
+}
+
+/* ftrace's record is at addr itself: its first instruction is the
+ * patched __fentry__ call, a nop or a call. */
+static bool stp_kp_fentry_at(unsigned long addr)
+{
+	static const unsigned char nop[] = { BYTES_NOP5 };
+	unsigned char insn[sizeof(nop)];
+
+	if (copy_from_kernel_nofault(insn, (void *)addr, sizeof(insn)))
+		return false;
+	return insn[0] == 0xe8 || !memcmp(insn, nop, sizeof(nop));
+}
+
+/* Before registration: mark the entry probes that need no kprobe. */
+static void stp_kpf_direct(void)
+{
+	struct ftrace_ops scratch = {};	/* its filter only, never registered */
+	unsigned int i;
+
+	for (i = 0; i < stp_nkps; i++)
+		if (stp_kp_direct_candidate(&stp_kps[i]))
+			break;
+	if (i == stp_nkps || !stp_kp_direct_init())
+		return;
+	for (; i < stp_nkps; i++) {
+		struct stp_kprobe *k = &stp_kps[i];
+		unsigned long addr;
+
+		if (!stp_kp_direct_candidate(k))
+			continue;
+		addr = stp_kp_lookup(k->probe->symbol);
+		if (!addr || stp_kp_blacklisted(addr) ||
+		    ftrace_set_filter_ip(&scratch, addr, 0, 1) ||
+		    !stp_kp_fentry_at(addr))
+			continue;
+		k->direct = true;
+		if (k->ret)
+			k->u.rp.kp.addr = (kprobe_opcode_t *)addr;
+		else
+			k->u.kp.addr = (kprobe_opcode_t *)addr;
+	}
+	ftrace_free_filter(&scratch);
+}
+
+#endif /* STP_KP_DIRECT */
+
 /* After the kprobes are registered, disabled: take those on an ftrace
- * location (their kprobes unregistered). */
+ * location (their kprobes unregistered), and the direct ones. */
 static void stp_kpf_take(void)
 {
 	unsigned long *addrs = NULL;
@@ -203,7 +344,7 @@ static void stp_kpf_take(void)
 	/* the entry kprobes go (disabled: no disarming); the kretprobes stay
 	 * registered, disabled, for their rethooks */
 	for (i = 0, m = 0; i < n; i++)
-		if (!stp_kpfs[i].k->ret)
+		if (!stp_kpfs[i].k->ret && !stp_kpfs[i].k->direct)
 			v[m++] = &stp_kpfs[i].k->u.kp;
 	if (m)
 		unregister_kprobes((struct kprobe **)v, m);
@@ -236,8 +377,13 @@ static void stp_kpf_release(void)
 		ftrace_free_filter(&stp_kpf_ops);
 		stp_kpf_on = false;
 	}
-	for (i = 0; i < stp_nkpfs; i++)
+#ifdef STP_KP_DIRECT
+	stp_kpr_release();	/* after: nothing enters it any more */
+#endif
+	for (i = 0; i < stp_nkpfs; i++) {
 		stp_kpfs[i].k->fentry = false;
+		stp_kpfs[i].k->direct = false;
+	}
 	kvfree(stp_kpfs);
 	stp_kpfs = NULL;
 	stp_nkpfs = 0;
@@ -262,25 +408,40 @@ static struct stp_kprobe *stp_kretprobe_of(struct kretprobe_instance *ri)
 	return rp ? container_of(rp, struct stp_kprobe, u.rp) : NULL;
 }
 
-static int stp_kretprobe_entry(struct kretprobe_instance *ri,
-			       struct pt_regs *regs)
+/* At the entry of return probe k: the arguments into args, then the
+ * values of its @entry expressions after them. */
+static void stp_kretprobe_run_entry(struct stp_kprobe *k, unsigned long *args,
+				    struct pt_regs *regs)
 {
-	unsigned long *args = (unsigned long *)ri->data;
-	struct stp_kprobe *k;
 	unsigned long ip;
 
 	stp_kp_save_args(regs, args);
-	k = stp_kretprobe_of(ri);
 	if (!k || !k->probe->entry_handler)
-		return 0;
+		return;
 	memset(args + STP_KP_NARGS, 0, k->probe->entry_size);
 	if (!stp_may_run(STP_PROBE_KRETPROBE))
-		return 0;
+		return;
 	ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, (unsigned long)k->u.rp.kp.addr);
 	stp_run_probe_kctx(k->probe, k->probe->entry_handler, regs, args, 0,
 			   args + STP_KP_NARGS);
 	instruction_pointer_set(regs, ip);
+}
+
+/* At its return, with what the entry saved in data. */
+static void stp_kretprobe_run_ret(struct stp_kprobe *k, unsigned long *data,
+				  struct pt_regs *regs)
+{
+	if (!k || !stp_may_run(STP_PROBE_KRETPROBE))
+		return;
+	stp_run_probe_kctx(k->probe, k->probe->handler, regs, data,
+			   (unsigned long)k->u.rp.kp.addr, data + STP_KP_NARGS);
+}
+
+static int stp_kretprobe_entry(struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	stp_kretprobe_run_entry(stp_kretprobe_of(ri), (unsigned long *)ri->data, regs);
 	return 0;
 }
 
@@ -294,16 +455,117 @@ static kretprobe_handler_t stp_kretprobe_entry_of(const struct stp_probe *p)
 static int stp_kretprobe_ret(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
 {
-	struct stp_kprobe *k = stp_kretprobe_of(ri);
-
-	if (!k || !stp_may_run(STP_PROBE_KRETPROBE))
-		return 0;
-	stp_run_probe_kctx(k->probe, k->probe->handler, regs,
-			   (const unsigned long *)ri->data,
-			   (unsigned long)k->u.rp.kp.addr,
-			   (unsigned long *)ri->data + STP_KP_NARGS);
+	stp_kretprobe_run_ret(stp_kretprobe_of(ri), (unsigned long *)ri->data, regs);
 	return 0;
 }
+
+#ifdef STP_KP_DIRECT
+/*
+ * The direct return probes share one kretprobe, stp_kpr, for its rethook
+ * (the return trampoline and a pool of instances): one registration
+ * instead of one each. It is registered disabled on the first one's
+ * address, an ftrace location, so that its pre-handler (the kernel's
+ * pre_handler_kretprobe) hooks a return as from ftrace; stp_kpf_handler
+ * calls it for each of them, with the probe on its CPU's stack, which
+ * the entry handler stores first in the instance. Its instances are the
+ * probes' maxactive together, up to the kernel's limit (a probe with its
+ * own .maxactive keeps its kretprobe). When it cannot be had, the return
+ * probes are kretprobes as before.
+ */
+static struct kretprobe stp_kpr;
+static bool stp_kpr_on;
+struct stp_kpr_stack {
+	struct stp_kprobe *k[4];	/* an NMI may enter another meanwhile */
+	unsigned int n;
+};
+static DEFINE_PER_CPU(struct stp_kpr_stack, stp_kpr_stack);
+
+static void notrace stp_kpr_enter(struct stp_kprobe *k, struct pt_regs *regs)
+{
+	struct stp_kpr_stack *st = this_cpu_ptr(&stp_kpr_stack);
+	unsigned int n = st->n;
+
+	if (n >= ARRAY_SIZE(st->k))
+		return;
+	st->n = n + 1;	/* first: a nested entry takes the next slot */
+	barrier();
+	st->k[n] = k;
+	barrier();
+	stp_kpr.kp.pre_handler(&stp_kpr.kp, regs);
+	barrier();
+	st->n = n;
+}
+
+static int stp_kpr_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct stp_kpr_stack *st = this_cpu_ptr(&stp_kpr_stack);
+	struct stp_kprobe *k = st->n ? st->k[st->n - 1] : NULL;
+
+	*(struct stp_kprobe **)ri->data = k;
+	if (!k)
+		return 1;	/* no return hook */
+	stp_kretprobe_run_entry(k, (unsigned long *)ri->data + 1, regs);
+	return 0;
+}
+
+static int stp_kpr_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	stp_kretprobe_run_ret(*(struct stp_kprobe **)ri->data,
+			      (unsigned long *)ri->data + 1, regs);
+	return 0;
+}
+
+#ifndef KRETPROBE_MAXACTIVE_MAX
+#define KRETPROBE_MAXACTIVE_MAX 4096
+#endif
+
+/* After stp_kpf_direct(), before the kretprobes are registered. */
+static void stp_kpr_setup(void)
+{
+	struct stp_kprobe *first = NULL;
+	unsigned int i, size = 0;
+	unsigned long n = 0;
+	int rc;
+
+	for (i = 0; i < stp_nkps; i++) {
+		struct stp_kprobe *k = &stp_kps[i];
+
+		if (!k->ret || !k->direct)
+			continue;
+		first = first ? first : k;
+		n += k->u.rp.maxactive;
+		size = max(size, k->probe->entry_size);
+	}
+	if (!first)
+		return;
+	memset(&stp_kpr, 0, sizeof(stp_kpr));
+	stp_kpr.kp.addr = first->u.rp.kp.addr;
+	stp_kpr.kp.flags = KPROBE_FLAG_DISABLED;
+	stp_kpr.entry_handler = stp_kpr_entry;
+	stp_kpr.handler = stp_kpr_ret;
+	stp_kpr.data_size = sizeof(void *) + STP_KP_NARGS * sizeof(unsigned long) + size;
+	stp_kpr.maxactive = min_t(unsigned long, n, KRETPROBE_MAXACTIVE_MAX);
+	rc = register_kretprobe(&stp_kpr);
+	if (!rc && (stp_kpr.kp.flags & KPROBE_FLAG_FTRACE) && stp_kpr.kp.pre_handler) {
+		stp_kpr_on = true;
+		return;
+	}
+	if (!rc)
+		unregister_kretprobe(&stp_kpr);
+	for (i = 0; i < stp_nkps; i++)	/* kretprobes by name after all */
+		if (stp_kps[i].ret && stp_kps[i].direct) {
+			stp_kps[i].direct = false;
+			stp_kps[i].u.rp.kp.addr = NULL;
+		}
+}
+
+static void stp_kpr_release(void)
+{
+	if (stp_kpr_on)
+		unregister_kretprobe(&stp_kpr);
+	stp_kpr_on = false;
+}
+#endif /* STP_KP_DIRECT */
 
 static void stp_kprobe_warn(const struct stp_kprobe *k, int rc)
 {
@@ -381,7 +643,7 @@ static void stp_kprobes_register_kind(bool ret)
 
 	while (end > 0) {
 		for (start = end, n = 0; start > 0 && n < STP_KP_CHUNK;)
-			if (stp_kps[--start].ret == ret && v)
+			if (stp_kps[--start].ret == ret && !stp_kps[start].direct && v)
 				v[n++] = stp_kprobe_ptr(&stp_kps[start]);
 		rc = !v ? -ENOMEM : !n ? 0 :
 		     ret ? register_kretprobes((struct kretprobe **)v, n) :
@@ -389,7 +651,7 @@ static void stp_kprobes_register_kind(bool ret)
 		for (i = end; i-- > start;) {
 			struct stp_kprobe *k = &stp_kps[i];
 
-			if (k->ret != ret)
+			if (k->ret != ret || k->direct)
 				continue;
 			if (!rc)
 				k->registered = true;
@@ -454,6 +716,27 @@ static void stp_kmod_unwatch(void)
 	stp_kmod_watching = false;
 }
 
+#ifdef STP_KP_DIRECT
+/* After stp_kpf_take(): a direct probe it could not hook is a kprobe
+ * after all (registered disabled, armed by the caller), last first. */
+static void stp_kpf_undirect(void)
+{
+	unsigned int i;
+	int rc;
+
+	for (i = stp_nkps; i-- > 0;) {
+		struct stp_kprobe *k = &stp_kps[i];
+
+		if (!k->direct || k->fentry)
+			continue;
+		k->direct = false;
+		rc = stp_kprobe_register_one(k);
+		if (rc)
+			stp_kprobe_warn(k, rc);
+	}
+}
+#endif
+
 /* Session start, process context. */
 static void stp_kprobes_register(void)
 {
@@ -490,10 +773,17 @@ static void stp_kprobes_register(void)
 	}
 	stp_kmod_watch();	/* before: no module load goes unseen */
 	mutex_lock(&stp_kmod_lock);
+#ifdef STP_KP_DIRECT
+	stp_kpf_direct();
+	stp_kpr_setup();
+#endif
 	stp_kprobes_register_kind(false);
 	stp_kprobes_register_kind(true);
 #ifdef STP_KP_FTRACE
 	stp_kpf_take();
+#ifdef STP_KP_DIRECT
+	stp_kpf_undirect();
+#endif
 	for (i = 0; i < stp_nkps; i++) {	/* the others: armed each */
 		struct stp_kprobe *k = &stp_kps[i];
 		struct kprobe *kp = k->ret ? &k->u.rp.kp : &k->u.kp;

@@ -36,6 +36,18 @@ SCRIPTS = {
               'probe kernel.function("vfs_*").return { hits["ret"]++ } '
               'probe end { printf("read %d ret %d\\n", hits["vfs_read"] > 0, '
               'hits["ret"] > 0) }',
+    # an entry probe on an ftrace location (the function's __fentry__ call)
+    # runs from the runtime's ftrace_ops, with no kprobe of its own: the
+    # registers, parameters, probe point and backtrace of a kprobe there
+    'kp_ftrace': 'global done probe kernel.function("do_sys_openat2") { '
+                 'if ($dfd == -100 && !done) { done = 1; println($$parms); '
+                 'println(probefunc(), " ", register("rip") == addr(), " ", '
+                 'symdata(addr()), " ", $filename != 0, " ", $how != 0); '
+                 'print_backtrace() } } '
+                 # and a return probe there (one kretprobe shared by all)
+                 'global rdone probe kernel.function("do_sys_openat2").return { '
+                 'if ($return == -2 && !rdone) { rdone = 1; printf("ret %d %d %d\\n", '
+                 '$return, $dfd, @entry($dfd + 1)) } } probe timer.s(60) { exit() }',
     # more than a thousand kprobes (1302 *_show functions of 6.1), registered
     # in bulk, hit by sysfs reads, then unregistered
     'kp_many': 'global n probe kernel.function("*_show") { n++ } '
@@ -84,7 +96,15 @@ def run(krel, tools, tmp_path_factory):
     for name, script in GURU_SCRIPTS.items():
         r = run_stap(['-p4', '-g', '-r', krel, '-m', name, '-e', script], cwd=scratch)
         assert r.returncode == 0, f'{name}: {r.stderr}'
-    commands = [trigger(n) for n in SCRIPTS if n != 'kp_many']
+    commands = [trigger(n) for n in SCRIPTS if n not in ('kp_many', 'kp_ftrace')]
+    # while it runs, the kernel's kprobe list (the return probe's kretprobe,
+    # disabled, for its return hook) and ftrace's enabled functions
+    lists = ('grep -c do_sys_openat2 /sys/kernel/debug/kprobes/list; '
+             'grep -c "^do_sys_openat2 " /sys/kernel/tracing/enabled_functions')
+    commands.insert(list(SCRIPTS).index('kp_ftrace'),
+                    f"{STAPRUN} -c 'cat /nonexistent-file 2>/dev/null; ({lists}) > "
+                    "kp_ftrace.lists' kp_ftrace.ko > kp_ftrace.out 2> kp_ftrace.err; "
+                    'echo "rc=$?"; cat kp_ftrace.out kp_ftrace.lists; cat kp_ftrace.err >&2')
     # registering 1302 kprobes takes a while under TCG: read sysfs
     # attributes until the module has ended
     commands.insert(list(SCRIPTS).index('kp_many'),
@@ -94,6 +114,13 @@ def run(krel, tools, tmp_path_factory):
                     'wait $pid; echo "rc=$?"; cat kp_many.out; cat kp_many.err >&2')
     commands += [f'{STAPRUN} {n}.ko' for n in GURU_SCRIPTS]
     names = list(SCRIPTS) + list(GURU_SCRIPTS)
+    # the refused functions: exc_int3 is noinstr (no ftrace call), while
+    # notifier_call_chain is an ftrace location in the kprobe blacklist,
+    # which the ftrace path must refuse as register_kprobe() does
+    commands.append('for f in exc_int3 notifier_call_chain; do echo "$f $(grep -cw $f '
+                    '/sys/kernel/tracing/available_filter_functions) $(grep -cw $f '
+                    '/sys/kernel/debug/kprobes/blacklist)"; done')
+    names.append('refused_premise')
     commands.append('cat /proc/modules | grep -c -E "^(' + '|'.join(names) + ') "; true')
     batch = guest.run_batch(commands, scratch=str(scratch), timeout=120)
     guest.check_kernel_healthy(batch)
@@ -133,6 +160,22 @@ def test_thousand_kprobes(run):
 @pytest.mark.parametrize('name', sorted(GURU_EXPECTED))
 def test_kernel_refuses_as_upstream(run, name):
     assert (run[name].stdout, run[name].stderr) == GURU_EXPECTED[name]
+
+
+def test_refused_functions_premise(run):
+    assert run['refused_premise'].stdout == 'exc_int3 0 1\nnotifier_call_chain 1 1\n'
+
+
+def test_entry_probe_on_ftrace_location(run):
+    r = run['kp_ftrace']
+    assert r.stderr == ''
+    assert re.fullmatch(
+        r'rc=0\ndfd=0xffffff9c filename=0x[0-9a-f]+ how=0x[0-9a-f]+\n'
+        r'do_sys_openat2 1 do_sys_openat2\+0x0/0x[0-9a-f]+ \[kernel\] 1 1\n'
+        r' 0x[0-9a-f]+ : do_sys_openat2\+0x0/0x[0-9a-f]+ \[kernel\]\n'
+        r'( 0x[0-9a-f]+ : \w+\+0x[0-9a-f]+/0x[0-9a-f]+ \[kernel\]\n)*'
+        r' 0x[0-9a-f]+ : entry_SYSCALL_64_after_hwframe\+0x[0-9a-f]+/0x[0-9a-f]+ \[kernel\]\n'
+        r'ret -2 -100 -99\n1\n1\n', r.stdout), r.stdout
 
 
 def test_all_modules_unloaded(run):

@@ -11,8 +11,9 @@
  *
  *   stapbpf [-v] [-w] [-o FILE] [-s MB] [-c CMD | -x PID] NAME.bpf.o
  *
- * -c CMD runs CMD (through /bin/sh) once the probes are in place, target()
- * its pid, and ends the session when it exits, as staprun and stapio do.
+ * -c CMD runs CMD (command.c: exec'd itself, or by /bin/sh when it has
+ * shell syntax) once the probes are in place, target() its pid, and ends
+ * the session when it exits, as staprun and stapio do.
  */
 #include <errno.h>
 #include <sched.h>
@@ -37,6 +38,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "command.h"
 #include "stapbpf_fmt.h"
 #include "stapbpf_maps.h"
 
@@ -678,7 +680,7 @@ int main(int argc, char **argv)
 			close(go[1]);
 			if (read(go[0], &b, 1) != 1)
 				_exit(1);
-			execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+			exec_command(command);
 			_exit(127);
 		}
 		close(go[0]);

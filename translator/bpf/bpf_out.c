@@ -80,6 +80,7 @@ static void handler(struct bgen *g, struct strbuf *c, struct probe *p, int index
 	g->body = &body;
 	g->ntmp = 0;
 	g->rp = NULL;
+	g->probe = p;
 	g->errlabel = NULL;
 	for (struct rprobe *r = g->s->rprobes; r; r = r->next)
 		if (r->probe == p && !npoints++)
@@ -89,9 +90,32 @@ static void handler(struct bgen *g, struct strbuf *c, struct probe *p, int index
 	bm_locals(g, p);
 	bg_stmt(g, p->body);
 	g->lv = NULL;
+	g->probe = NULL;
 	sb_printf(c, "static __always_inline void handler_%d(struct stp_scratch *S, void *ctx)\n{\n"
 		  "%s\tgoto out;\nout:\n\treturn;\n}\n\n", index, body.buf ? body.buf : "");
 	sb_free(&body);
+}
+
+/* probefunc()'s table: row id the function of point r ("" for others) */
+static void pfn_row(struct bgen *g, const struct rprobe *r, int id)
+{
+	const char *f = bu_is_kprobe(r) ? r->symbol : "";
+
+	sb_printf(&g->pfn, "%s\t[%d] = ", g->pfn.len ? ",\n" : "", id);
+	sb_c_string(&g->pfn, f);
+}
+
+/* the table and stp_probefunc(), before the handlers that call it */
+static void pfn_table(struct bgen *g, struct strbuf *c, int npoints)
+{
+	if (!g->need_pfn)
+		return;
+	sb_printf(c, "static const char stp_pfn[%d][STP_MAXSTR < 128 ? STP_MAXSTR : 128] = {\n"
+		  "%s\n};\n\n"
+		  "static __always_inline void stp_probefunc(char *dst, long i)\n{\n"
+		  "\tdst[0] = 0;\n\tif (i >= 0 && i < %d)\n"
+		  "\t\tbpf_probe_read_kernel_str(dst, sizeof(stp_pfn[0]), stp_pfn[i]);\n}\n\n",
+		  npoints, g->pfn.buf ? g->pfn.buf : "", npoints);
 }
 
 /* Each probe point: a program of its kind, and its metadata line. */
@@ -116,8 +140,11 @@ static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, in
 		   !strpbrk(r->binary, " \n") && !strpbrk(r->symbol, " \n")) {
 		sec = "uprobe";	/* the loader attaches it to the function */
 		pop = bu_entry(g, c, r, id);	/* first: the entry's values */
-		sb_printf(&g->meta, "probe uprobe stp_p%d %d %s %s\n", id, r->ret ? 1 : 0,
-			  r->binary, r->symbol);
+		bu_meta(g, r, arena_printf(g->s->arena, "stp_p%d", id), r->ret);
+	} else if (bu_is_kprobe(r)) {
+		sec = r->ret ? "kretprobe" : "kprobe";	/* the loader attaches it */
+		pop = bu_entry(g, c, r, id);	/* first: the entry's values */
+		bu_meta(g, r, arena_printf(g->s->arena, "stp_p%d", id), r->ret);
 	} else if (!strcmp(fam, "perf") && r->perf_period > 0) {
 		sec = "perf_event";	/* every CPU; .hz: a frequency */
 		sb_printf(&g->meta, "probe perf stp_p%d %lld %lld %lld %d\n", id,
@@ -138,9 +165,12 @@ static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, in
 	sb_puts(c, "\tstruct stp_scratch *S;\n\n");
 	if (gated)
 		sb_puts(c, "\tif (stp_state)\n\t\treturn 0;\n");
-	sb_printf(c, "\tS = stp_enter();\n\tif (!S)\n\t\treturn 0;\n%s\thandler_%d(S, ctx);\n"
-		  "\tif (S->err == 1 || S->err == 2)\n\t\tstp_report(S);\n\treturn 0;\n}\n\n", pop ? pop : "",
-		  r->probe->index);
+	sb_printf(c, "\tS = stp_enter();\n\tif (!S)\n\t\treturn 0;\n%s%s\thandler_%d(S, ctx);\n"
+		  "\tif (S->err == 1 || S->err == 2)\n\t\tstp_report(S);\n\treturn 0;\n}\n\n",
+		  g->need_pfn ? arena_printf(g->s->arena, "\tS->pp = %d;\n", id) : "",
+		  pop ? pop : "", r->probe->index);
+	if (g->need_pfn)
+		pfn_row(g, r, id);
 }
 
 int bpf_translate(struct session *s)
@@ -182,6 +212,8 @@ int bpf_translate(struct session *s)
 	sb_puts(&c, g.protos.buf ? g.protos.buf : "");
 	sb_free(&g.protos);
 	bm_prelude(&g, &c);
+	pfn_table(&g, &c, id);
+	sb_free(&g.pfn);
 	sb_puts(&c, "STP_PADS\n");
 	sb_printf(&g.meta, "maxstr %s\n", define(s, "MAXSTRINGLEN", "512"));
 	sb_puts(&c, "\n");

@@ -247,30 +247,6 @@ static bool reads_params(const struct node *n)
 	return false;
 }
 
-static bool is_entry(const struct node *n)
-{
-	return n->kind == N_CALL && n->op && !strcmp(n->op, "@entry") && n->args;
-}
-
-/* The @entry() nodes of n into v[k...] (NULL: counted), in tree order */
-static int entries(struct node *n, struct node **v, int k)
-{
-	for (; n; n = n->next) {
-		if (is_entry(n)) {
-			if (v)
-				v[k] = n;
-			k++;
-			continue;	/* an @entry inside is the same value */
-		}
-		k = entries(n->a, v, k);
-		k = entries(n->b, v, k);
-		k = entries(n->c, v, k);
-		k = entries(n->d, v, k);
-		k = entries(n->args, v, k);
-	}
-	return k;
-}
-
 /* Does n read a local variable (not there at the entry)? */
 static bool reads_locals(const struct node *n)
 {
@@ -287,14 +263,14 @@ static bool reads_locals(const struct node *n)
 const char *bu_entry_value(struct bgen *g, struct node *n)
 {
 	const struct rprobe *r = g->rp;
-	struct node **v;
+	const struct node **v;
 	int k = r && !g->func && !g->at_entry && r->ret && bu_is_kprobe(r) ?
-		entries(r->probe->body, NULL, 0) : 0, i;
+		entry_nodes(r->probe->body, NULL, 0) : 0, i;
 	const char *t;
 
 	v = k ? arena_alloc(g->s->arena, sizeof(*v) * (size_t)k) : NULL;
 	if (v)
-		entries(r->probe->body, v, 0);
+		entry_nodes(r->probe->body, v, 0);
 	for (i = 0; i < k && v[i] != n; i++)
 		;
 	if (i == k || i >= BU_NENTRY || n->type != T_LONG || reads_locals(n->args)) {
@@ -324,7 +300,8 @@ void bu_meta(struct bgen *g, const struct rprobe *r, const char *prog, bool ret)
 }
 
 /* The entry probe's evaluation of the @entry() values v[0..k) into ev[] */
-static void entry_values(struct bgen *g, struct strbuf *c, int id, struct node **v, int k)
+static void entry_values(struct bgen *g, struct strbuf *c, int id, const struct node **v,
+			 int k)
 {
 	struct strbuf body;
 
@@ -363,12 +340,12 @@ const char *bu_entry(struct bgen *g, struct strbuf *c, const struct rprobe *r, i
 	struct strbuf body, *saved = g->body;
 	int np = rp_nparams(r), width, saved_indent = g->indent, nent;
 	const struct rprobe *saved_rp = g->rp;
-	struct node **v = NULL;
+	const struct node **v = NULL;
 	bool sg;
 
 	if (!bu_is_func(r) || !r->ret)
 		return NULL;
-	nent = bu_is_kprobe(r) ? entries(r->probe->body, NULL, 0) : 0;
+	nent = bu_is_kprobe(r) ? entry_nodes(r->probe->body, NULL, 0) : 0;
 	if (!nent && !reads_params(r->probe->body))
 		return NULL;
 	if (!g->entry_map) {
@@ -394,7 +371,7 @@ const char *bu_entry(struct bgen *g, struct strbuf *c, const struct rprobe *r, i
 	g->rp = r;
 	if (nent) {
 		v = arena_alloc(ar, sizeof(*v) * (size_t)nent);
-		entries(r->probe->body, v, 0);
+		entry_nodes(r->probe->body, v, 0);
 		entry_values(g, c, id, v, nent);
 	}
 	sb_init(&body);

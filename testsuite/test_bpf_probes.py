@@ -217,6 +217,25 @@ def test_kprobe_unsupported(script, message):
     assert rc == 1 and message in err, err
 
 
+def test_syscall_alias_unsupported():
+    """The tapset's syscall.* and nd_syscall.* aliases read the system
+    call's registers and strings through embedded C: one error per alias
+    used, naming it and the function, at the user's probe."""
+    out, err, rc = stap('-p3', '-e', 'probe syscall.openat, nd_syscall.close.return { '
+                        'printf("%s\\n", name) }')
+    assert (out, rc) == ('', 1)
+    tail = (' (embedded C); use kernel.trace("sys_enter") and kernel.trace("sys_exit") ($id, '
+            '$regs, $ret), or the kernel module runtime (--runtime=kernel)\n')
+    head = '<input>:1:1: error: the probe alias '
+    line = ('    1 | probe syscall.openat, nd_syscall.close.return { printf("%s\\n", name) }\n'
+            '      | ^\n')
+    assert err == (head + 'syscall.openat is not supported by --runtime=bpf: its body calls '
+                   '_sc_use_uregs()' + tail + line +
+                   head + 'nd_syscall.close.return is not supported by --runtime=bpf: its body '
+                   'calls _sc_ret()' + tail + line +
+                   'Pass 3: translation failed.  [man error::pass3]\n')
+
+
 @pytest.mark.skipif(os.path.exists('/sys/bus/event_source/devices/kprobe'),
                     reason='this kernel has kprobes (the guest test runs them)')
 def test_kprobe_no_kprobes_host(tmp_path):

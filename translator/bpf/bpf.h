@@ -68,6 +68,8 @@ void bg_unsupported(struct bgen *g, const struct node *n, const char *what);
 const char *bg_expr(struct bgen *g, struct node *n);
 void bg_stmt(struct bgen *g, struct node *n);
 const char *bg_fn_name(struct bgen *g, const struct func *f);
+/* does this runtime have the embedded-C function f (its name and arity) */
+bool bg_has_builtin(const struct func *f);
 void bg_function(struct bgen *g, struct strbuf *out, struct func *f);
 const char *bg_hex(struct bgen *g, const char *p, size_t n);
 

@@ -749,6 +749,21 @@ static const char *probefunc(struct bgen *g)
 	return t;
 }
 
+bool bg_has_builtin(const struct func *f)
+{
+	static const char *const special[][2] = {
+		{ "error", "1" }, { "abort", "0" }, { "kernel_string", "1" }, { "probefunc", "0" },
+	};
+
+	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
+		if (!strcmp(f->name, special[i][0]) && f->nparams == special[i][1][0] - '0')
+			return true;
+	for (const struct builtin *b = builtins; b->name; b++)
+		if (!strcmp(b->name, f->name) && b->nargs == f->nparams)
+			return true;
+	return false;
+}
+
 static const char *builtin(struct bgen *g, struct node *n)
 {
 	const struct builtin *b;

@@ -71,6 +71,71 @@ static bool reaches(const struct node *n, const struct func *f, int depth)
 	return false;
 }
 
+/* The first embedded-C function n calls, directly or through script
+ * functions, that this runtime does not have; NULL if none. */
+static const struct func *missing_builtin(const struct node *n, int depth)
+{
+	const struct func *f;
+
+	for (; n && depth <= 64; n = n->next) {
+		if (n->kind == N_CALL && n->func && n->func->body) {
+			if (n->func->body->kind == N_EMBEDDED_STMT && !bg_has_builtin(n->func))
+				return n->func;
+			if (n->func->body->kind != N_EMBEDDED_STMT &&
+			    (f = missing_builtin(n->func->body, depth + 1)))
+				return f;
+		}
+		if ((f = missing_builtin(n->a, depth)) || (f = missing_builtin(n->b, depth)) ||
+		    (f = missing_builtin(n->c, depth)) || (f = missing_builtin(n->d, depth)) ||
+		    (f = missing_builtin(n->args, depth)))
+			return f;
+	}
+	return NULL;
+}
+
+/*
+ * A probe through an alias whose body needs embedded C this runtime does
+ * not have (the tapset's syscall.* and nd_syscall.* read the system call's
+ * registers and strings that way): one error naming the alias and the
+ * function, rather than one per construct of the tapset's code. Returns
+ * whether p is such a probe (its handler and functions are then not
+ * written).
+ */
+static const struct func *alias_missing(const struct probe *p)
+{
+	return p->via && p->listed ? missing_builtin(p->body, 0) : NULL;
+}
+
+static bool alias_unsupported(struct bgen *g, struct probe *p)
+{
+	const struct func *f = alias_missing(p);
+
+	if (!f)
+		return false;
+	for (const struct probe *q = g->s->probes; q != p; q = q->next)
+		if (q->loc.src == p->loc.src && q->loc.line == p->loc.line &&
+		    q->loc.col == p->loc.col && q->listed && !strcmp(q->listed, p->listed) &&
+		    alias_missing(q))
+			return true;	/* another point of the same alias: said */
+	diag_error(g->s, p->loc, "the probe alias %s is not supported by --runtime=bpf: its "
+		   "body calls %s() (embedded C); use %sthe kernel module runtime "
+		   "(--runtime=kernel)", p->listed, f->name,
+		   strncmp(p->listed, "syscall.", 8) && strncmp(p->listed, "nd_syscall.", 11) ? "" :
+		   "kernel.trace(\"sys_enter\") and kernel.trace(\"sys_exit\") ($id, $regs, "
+		   "$ret), or ");
+	g->errors++;
+	return true;
+}
+
+/* Is f called from a probe other than those alias_unsupported() reports? */
+static bool reached(struct bgen *g, const struct func *f)
+{
+	for (const struct probe *p = g->s->probes; p; p = p->next)
+		if (!alias_missing(p) && (reaches(p->body, f, 0) || reaches(p->body2, f, 0)))
+			return true;
+	return false;
+}
+
 static void handler(struct bgen *g, struct strbuf *c, struct probe *p, int index)
 {
 	struct strbuf body;
@@ -177,13 +242,18 @@ int bpf_translate(struct session *s)
 {
 	struct bgen g = { .s = s };
 	struct strbuf c, code;
-	int index = 0, id = 0;
+	int index = 0, id = 0, nbad = 0;
 
 	sb_init(&c);
 	sb_init(&code);
 	sb_puts(&g.meta, "stapbpf 1\n");
+	for (struct probe *p = s->probes; p; p = p->next)
+		if (alias_unsupported(&g, p))
+			nbad++;
 	for (struct func *f = s->funcs; f; f = f->next_used) {
 		if (!f->body || f->body->kind == N_EMBEDDED_STMT)
+			continue;
+		if (nbad && !reached(&g, f))	/* only from those probes: not written */
 			continue;
 		if (reaches(f->body, f, 0)) {	/* BPF has no recursion */
 			diag_error(s, f->loc, "the recursive function %s() is not supported "
@@ -196,7 +266,8 @@ int bpf_translate(struct session *s)
 	}
 	for (struct probe *p = s->probes; p; p = p->next) {
 		p->index = index++;
-		handler(&g, &code, p, p->index);
+		if (!nbad || !alias_missing(p))
+			handler(&g, &code, p, p->index);
 	}
 	for (struct rprobe *r = s->rprobes; r; r = r->next)
 		program(&g, &code, r, id++);

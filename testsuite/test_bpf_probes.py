@@ -201,14 +201,25 @@ def test_kprobe_source():
     assert '\t[1] = "vfs_write"' in out
 
 
+def test_kprobe_handler_per_point():
+    """A probe of several points reading $vars has a handler per point,
+    each reading its own point's (kprobes and tracepoints alike)."""
+    out, err, rc = stap('-p3', '-e', 'probe kernel.function("vfs_read"), '
+                        'kernel.function("vfs_write") { println($count) } '
+                        'probe kernel.function("vfs_read"), kernel.function("vfs_write") { '
+                        'println(1) }')
+    assert (err, rc) == ('', 0)
+    for h in ('handler_0_0', 'handler_0_1', 'handler_1'):
+        assert f'static __always_inline void {h}(struct stp_scratch *S, void *ctx)' in out
+    assert '\thandler_0_1(S, ctx);\n' in out and '\thandler_1(S, ctx);\n' in out
+
+
 @pytest.mark.parametrize('script,message', [
     ('probe kernel.function("vfs_read").return { println($$parms) }',
      '$$parms in a .return probe is not supported by --runtime=bpf'),
     ('probe kernel.function("vfs_read").return { println(@entry(execname())) }',
      'this @entry() (only numbers, of parameters, literals and functions) is not supported '
      'by --runtime=bpf'),
-    ('probe kernel.function("vfs_read"), kernel.function("vfs_write") { println($count) }',
-     'the target variable $count here is not supported by --runtime=bpf'),
     ('probe timer.s(1), kernel.function("vfs_read") { println(probefunc()) }',
      'the function probefunc() is not supported by --runtime=bpf'),
 ])
@@ -270,11 +281,12 @@ KPROBE_CASES = {
   if (pid() == target() && kernel_string($file->f_path->dentry->d_name->name) == "in.txt")
     printf("%s count=%d pos=%d flags=%d\\n", probefunc(), $count, $pos[0], $file->f_flags & 3)
 }''', 'vfs_read count=5 pos=0 flags=0\nvfs_read count=5 pos=5 flags=0\n'),
-    # $return, parameters at the entry (through ->), @entry()
+    # $return, parameters at the entry (through ->), @entry() (evaluated at
+    # every call's entry: never $pos[0], NULL for a pipe's read)
     'return': ('''probe kernel.function("vfs_read").return {
   if (pid() == target() && kernel_string($file->f_path->dentry->d_name->name) == "in.txt")
     printf("%s ret=%d count=%d e=%d pos=%d\\n", probefunc(), $return, $count,
-           @entry($count * 2 + 1), @entry($pos[0]))
+           @entry($count * 2 + 1), @entry($file->f_pos))
 }''', 'vfs_read ret=5 count=5 e=11 pos=0\nvfs_read ret=5 count=5 e=11 pos=5\n'),
     # wildcards as pass 2 expands them for the module runtime; probefunc()
     'wildcard': ('''global c
@@ -295,6 +307,10 @@ probe module("9p").function("v9fs_file_read_iter").return {
     'parms': ('''probe kernel.function("vfs_read") {
   if (pid() == target() && $count == 5) { println($$parms); exit() }
 }''', 'file=PTR buf=PTR count=0x5 pos=PTR\n'),
+    # several points reading $vars: a handler each
+    'points': ('''probe kernel.function("vfs_read"), kernel.function("vfs_write") {
+  if (pid() == target() && $count == 5) printf("%s %d\\n", probefunc(), $count)
+}''', 'vfs_read 5\nvfs_write 5\n' * 2),
     # kprobe.function(): no $vars; the same kprobe
     'kprobe': ('''global n
 probe kprobe.function("vfs_read") { if (pid() == target()) n++ }

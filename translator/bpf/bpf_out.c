@@ -136,29 +136,66 @@ static bool reached(struct bgen *g, const struct func *f)
 	return false;
 }
 
-static void handler(struct bgen *g, struct strbuf *c, struct probe *p, int index)
+/* Does n read a target variable ($name, @entry())? */
+static bool reads_targets(const struct node *n)
+{
+	for (; n; n = n->next)
+		if (n->kind == N_TARGET || (n->kind == N_CALL && n->op && !strcmp(n->op, "@entry")) ||
+		    reads_targets(n->a) || reads_targets(n->b) || reads_targets(n->c) ||
+		    reads_targets(n->d) || reads_targets(n->args))
+			return true;
+	return false;
+}
+
+/* A probe of several points reading target variables has a handler per
+ * point (each point's $vars are its own); the handler of point id */
+static const char *handler_name(struct bgen *g, const struct probe *p, int id)
+{
+	int npoints = 0;
+
+	for (const struct rprobe *r = g->s->rprobes; r; r = r->next)
+		npoints += r->probe == p;
+	if (npoints > 1 && reads_targets(p->body))
+		return arena_printf(g->s->arena, "handler_%d_%d", p->index, id);
+	return arena_printf(g->s->arena, "handler_%d", p->index);
+}
+
+/* p's handler, reading the $vars of point r (NULL: none), as name */
+static void handler_of(struct bgen *g, struct strbuf *c, struct probe *p,
+		       const struct rprobe *r, const char *name)
 {
 	struct strbuf body;
-	int npoints = 0;
 
 	sb_init(&body);
 	g->body = &body;
 	g->ntmp = 0;
-	g->rp = NULL;
+	g->rp = r && (r->nargs || r->ret_arg) ? r : NULL;
 	g->probe = p;
 	g->errlabel = NULL;
-	for (struct rprobe *r = g->s->rprobes; r; r = r->next)
-		if (r->probe == p && !npoints++)
-			g->rp = r;
-	if (npoints != 1 || (!g->rp->nargs && !g->rp->ret_arg))	/* $vars: one point's only */
-		g->rp = NULL;
 	bm_locals(g, p);
 	bg_stmt(g, p->body);
 	g->lv = NULL;
 	g->probe = NULL;
-	sb_printf(c, "static __always_inline void handler_%d(struct stp_scratch *S, void *ctx)\n{\n"
-		  "%s\tgoto out;\nout:\n\treturn;\n}\n\n", index, body.buf ? body.buf : "");
+	sb_printf(c, "static __always_inline void %s(struct stp_scratch *S, void *ctx)\n{\n"
+		  "%s\tgoto out;\nout:\n\treturn;\n}\n\n", name, body.buf ? body.buf : "");
 	sb_free(&body);
+}
+
+static void handler(struct bgen *g, struct strbuf *c, struct probe *p)
+{
+	const struct rprobe *one = NULL;
+	int npoints = 0, id = 0, errors = g->errors;
+
+	for (const struct rprobe *r = g->s->rprobes; r; r = r->next)
+		if (r->probe == p && !npoints++)
+			one = r;
+	if (npoints <= 1 || !reads_targets(p->body)) {
+		handler_of(g, c, p, npoints == 1 ? one : NULL, handler_name(g, p, 0));
+		return;
+	}
+	for (const struct rprobe *r = g->s->rprobes; r && g->errors == errors; r = r->next, id++)
+		if (r->probe == p)	/* an error is said once, for the first point */
+			handler_of(g, c, p, r, handler_name(g, p, id));
 }
 
 /* probefunc()'s table: row id the function of point r ("" for others) */
@@ -230,10 +267,10 @@ static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, in
 	sb_puts(c, "\tstruct stp_scratch *S;\n\n");
 	if (gated)
 		sb_puts(c, "\tif (stp_state)\n\t\treturn 0;\n");
-	sb_printf(c, "\tS = stp_enter();\n\tif (!S)\n\t\treturn 0;\n%s%s\thandler_%d(S, ctx);\n"
+	sb_printf(c, "\tS = stp_enter();\n\tif (!S)\n\t\treturn 0;\n%s%s\t%s(S, ctx);\n"
 		  "\tif (S->err == 1 || S->err == 2)\n\t\tstp_report(S);\n\treturn 0;\n}\n\n",
 		  g->need_pfn ? arena_printf(g->s->arena, "\tS->pp = %d;\n", id) : "",
-		  pop ? pop : "", r->probe->index);
+		  pop ? pop : "", handler_name(g, r->probe, id));
 	if (g->need_pfn)
 		pfn_row(g, r, id);
 }
@@ -267,7 +304,7 @@ int bpf_translate(struct session *s)
 	for (struct probe *p = s->probes; p; p = p->next) {
 		p->index = index++;
 		if (!nbad || !alias_missing(p))
-			handler(&g, &code, p, p->index);
+			handler(&g, &code, p);
 	}
 	for (struct rprobe *r = s->rprobes; r; r = r->next)
 		program(&g, &code, r, id++);

@@ -11,8 +11,9 @@
  *
  *   stapbpf [-v] [-w] [-o FILE] [-s MB] [-c CMD | -x PID] NAME.bpf.o
  *
- * -c CMD runs CMD (through /bin/sh) once the probes are in place, target()
- * its pid, and ends the session when it exits, as staprun and stapio do.
+ * -c CMD runs CMD (command.c: exec'd itself, or by /bin/sh when it has
+ * shell syntax) once the probes are in place, target() its pid, and ends
+ * the session when it exits, as staprun and stapio do.
  */
 #include <errno.h>
 #include <sched.h>
@@ -37,6 +38,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "command.h"
 #include "stapbpf_fmt.h"
 #include "stapbpf_maps.h"
 
@@ -60,7 +62,10 @@ struct probe {
 	char kind[160];
 	char prog[160];
 	long long arg;
-	char path[4096], sym[256];	/* uprobe: the binary and its function */
+	char path[4096], sym[256];	/* uprobe: the binary and its function;
+					 * kprobe: sym the function, path its module */
+	int optional;			/* kprobe: a point marked "?" */
+	char *pp;			/* kprobe: the probe point, for messages */
 	long long ptype, pconfig;	/* perf: the event (arg its period) */
 	int pfreq;			/* perf: arg is a frequency (.hz) */
 	struct bpf_program *bp;
@@ -214,6 +219,15 @@ static int parse_meta(struct loader *L, char *meta)
 			    sscanf(line, "probe %*s %*s %*d %4095s %255s",
 				   L->probes[L->nprobes].path, L->probes[L->nprobes].sym) != 2)
 				return -1;
+			if (!strcmp(a, "kprobe")) {
+				char hex[4096];
+
+				if (sscanf(line, "probe %*s %*s %*d %255s %4095s %d %4095s",
+					   L->probes[L->nprobes].sym, L->probes[L->nprobes].path,
+					   &L->probes[L->nprobes].optional, hex) != 4)
+					return -1;
+				L->probes[L->nprobes].pp = unhex(hex, &len);
+			}
 			if (!strcmp(a, "perf") &&
 			    sscanf(line, "probe %*s %*s %*d %lld %lld %d",
 				   &L->probes[L->nprobes].ptype, &L->probes[L->nprobes].pconfig,
@@ -367,6 +381,51 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	    (level == LIBBPF_DEBUG && print_loader->verbose < 3))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
+}
+
+/* Can this kernel run kprobes (the kprobe PMU, or tracefs's
+ * kprobe_events libbpf falls back to)? */
+static bool have_kprobes(void)
+{
+	return !access("/sys/bus/event_source/devices/kprobe/type", F_OK) ||
+	       !access("/sys/kernel/tracing/kprobe_events", F_OK) ||
+	       !access("/sys/kernel/debug/tracing/kprobe_events", F_OK);
+}
+
+/* A kernel without kprobes: no kernel.function() point can be placed;
+ * said once, naming the first that must be (false), before any probe runs. */
+static bool kprobes_ok(struct loader *L)
+{
+	for (int i = 0; i < L->nprobes; i++) {
+		struct probe *p = &L->probes[i];
+
+		if (strcmp(p->kind, "kprobe") || p->optional || have_kprobes())
+			continue;
+		fprintf(stderr, "ERROR: cannot probe %s: this kernel has no kprobes "
+			"(CONFIG_KPROBES), which --runtime=bpf needs for kernel and module "
+			"functions; use the kernel module runtime (--runtime=kernel) on a "
+			"kernel with kprobes\n", p->pp);
+		return false;
+	}
+	return true;
+}
+
+/* Attach kprobe p (a kretprobe when p->arg): NULL, said, if it cannot be
+ * placed, unless it is optional (*skip then) */
+static struct bpf_link *attach_kprobe(struct probe *p, bool *skip)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, ko, .retprobe = p->arg != 0);
+	struct bpf_link *l = NULL;
+
+	*skip = p->optional && !have_kprobes();
+	if (!*skip)
+		l = bpf_program__attach_kprobe_opts(p->bp, p->sym, &ko);
+	if (l || p->optional) {
+		*skip = !l;
+		return l;
+	}
+	fprintf(stderr, "ERROR: cannot attach %s: %s\n", p->pp, strerror(errno));
+	return NULL;
 }
 
 /* where the variable sym lives: its section's mapping and offset */
@@ -612,6 +671,8 @@ int main(int argc, char **argv)
 			argv[optind]);
 		return 1;
 	}
+	if (!kprobes_ok(&L))
+		return 1;
 	/* begin and end probes run in this process: named as the module
 	 * runtime's process they run in, for execname() */
 	prctl(PR_SET_NAME, "stapio", 0, 0, 0);
@@ -678,7 +739,7 @@ int main(int argc, char **argv)
 			close(go[1]);
 			if (read(go[0], &b, 1) != 1)
 				_exit(1);
-			execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+			exec_command(command);
 			_exit(127);
 		}
 		close(go[0]);
@@ -711,6 +772,18 @@ int main(int argc, char **argv)
 			links = attach_perf(p, links, &nlinks);
 			if (!links)
 				L.exiting = true, L.nerrors++;
+		} else if (!strcmp(p->kind, "kprobe")) {
+			bool skip;
+			struct bpf_link *l = attach_kprobe(p, &skip);
+
+			if (!l && !skip) {
+				L.exiting = true, L.nerrors++;
+				continue;
+			}
+			if (l) {
+				links = realloc(links, (size_t)(nlinks + 1) * sizeof(*links));
+				links[nlinks++] = l;
+			}
 		} else if (!strcmp(p->kind, "trace") || !strcmp(p->kind, "uprobe")) {
 			LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = p->sym,
 				    .retprobe = p->arg != 0);

@@ -38,7 +38,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <wordexp.h>
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -49,6 +48,7 @@
 
 #include "stp_msgs.h"
 #include "privilege.h"
+#include "command.h"
 
 #define DEBUGFS_MOUNT "/sys/kernel/debug"
 #define DEBUGFS_MAGIC_NR 0x64626720
@@ -233,26 +233,6 @@ static int add_target(struct options *o, const char *pid)
 		return error_msg("invalid target process ID '%s'", pid);
 	snprintf(p, sizeof(p), "_stp_target=%ld", v);
 	return add_param(o, p);
-}
-
-/* The command of -c split into words as a shell would (quotes, variables,
- * globs; wordexp() without command substitution), as 4.8 does; a command
- * with shell syntax wordexp() refuses (| & ; < > ( ) { } newline, $(...))
- * runs under /bin/sh -c. */
-static void exec_command(const char *cmd)
-{
-	wordexp_t we;
-
-	if (wordexp(cmd, &we, WRDE_NOCMD | WRDE_UNDEF) == 0) {
-		if (we.we_wordc > 0) {
-			execvp(we.we_wordv[0], we.we_wordv);
-			fprintf(stderr, "%s: %s\n", we.we_wordv[0], strerror(errno));
-			return;
-		}
-		wordfree(&we);
-	}
-	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-	fprintf(stderr, "ERROR: cannot run '%s': %s\n", cmd, strerror(errno));
 }
 
 static volatile sig_atomic_t woken;

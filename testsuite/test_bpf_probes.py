@@ -1,8 +1,11 @@
 # stap --runtime=bpf, its probes beyond the first slice (test_bpf.py):
 # CO-RE for `->` chains (an object built here runs in the 6.1 test guest,
 # another kernel, with the same output), uprobe $params from the
-# program's DWARF, and perf.* probes. Host tests run as root (BPF works
-# here); the CO-RE guest test boots the test guest once.
+# program's DWARF, kernel.function()/module().function() kprobes (their
+# $params from the BTF; this host's kernel has no kprobes, the 6.1 test
+# guest runs them), and perf.* probes. Host tests run as root (BPF works
+# here); the CO-RE guest test and the kprobe guest test boot the test
+# guest once each.
 import os
 import re
 import subprocess
@@ -175,6 +178,161 @@ def test_uprobe_return_params(uprog, tmp_path):
 def test_uprobe_param_errors(uprog, probe, expr, message):
     out, err, rc = stap('-p3', '-e', f'probe process("{uprog}").{probe} {{ println({expr}) }}')
     assert rc == 1 and message in err, err
+
+
+# ---- kernel.function() kprobes ----------------------------------------------------
+
+def test_kprobe_source():
+    """kernel.function() points are kprobes, .return ones kretprobes; a
+    .return reading parameters or @entry() gets an entry kprobe that saves
+    them; the loader's line names the symbol, module, ? mark and point."""
+    out, err, rc = stap('-p3', '-e', 'probe kernel.function("vfs_read").return { '
+                        'printf("%d %d %d\\n", $return, $count, @entry($count * 2)) } '
+                        'probe kernel.function("vfs_write") { println(probefunc()) }')
+    assert (err, rc) == ('', 0)
+    assert 'SEC("kprobe") int stp_e0(void *ctx)' in out
+    assert 'SEC("kretprobe") int stp_p0(void *ctx)' in out
+    assert 'SEC("kprobe") int stp_p1(void *ctx)' in out
+    assert '\tev[16] = t' in out
+    assert '"probe kprobe stp_e0 0 vfs_read - 0 ' in out
+    assert '"probe kprobe stp_p0 1 vfs_read - 0 ' in out
+    pp = 'kernel.function("vfs_write").call'.encode().hex()
+    assert f'"probe kprobe stp_p1 0 vfs_write - 0 {pp}\\n"' in out
+    assert '\t[1] = "vfs_write"' in out
+
+
+def test_kprobe_handler_per_point():
+    """A probe of several points reading $vars has a handler per point,
+    each reading its own point's (kprobes and tracepoints alike)."""
+    out, err, rc = stap('-p3', '-e', 'probe kernel.function("vfs_read"), '
+                        'kernel.function("vfs_write") { println($count) } '
+                        'probe kernel.function("vfs_read"), kernel.function("vfs_write") { '
+                        'println(1) }')
+    assert (err, rc) == ('', 0)
+    for h in ('handler_0_0', 'handler_0_1', 'handler_1'):
+        assert f'static __always_inline void {h}(struct stp_scratch *S, void *ctx)' in out
+    assert '\thandler_0_1(S, ctx);\n' in out and '\thandler_1(S, ctx);\n' in out
+
+
+@pytest.mark.parametrize('script,message', [
+    ('probe kernel.function("vfs_read").return { println($$parms) }',
+     '$$parms in a .return probe is not supported by --runtime=bpf'),
+    ('probe kernel.function("vfs_read").return { println(@entry(execname())) }',
+     'this @entry() (only numbers, of parameters, literals and functions) is not supported '
+     'by --runtime=bpf'),
+    ('probe timer.s(1), kernel.function("vfs_read") { println(probefunc()) }',
+     'the function probefunc() is not supported by --runtime=bpf'),
+])
+def test_kprobe_unsupported(script, message):
+    out, err, rc = stap('-p3', '-e', script)
+    assert rc == 1 and message in err, err
+
+
+def test_syscall_alias_unsupported():
+    """The tapset's syscall.* and nd_syscall.* aliases read the system
+    call's registers and strings through embedded C: one error per alias
+    used, naming it and the function, at the user's probe."""
+    out, err, rc = stap('-p3', '-e', 'probe syscall.openat, nd_syscall.close.return { '
+                        'printf("%s\\n", name) }')
+    assert (out, rc) == ('', 1)
+    tail = (' (embedded C); use kernel.trace("sys_enter") and kernel.trace("sys_exit") ($id, '
+            '$regs, $ret), or the kernel module runtime (--runtime=kernel)\n')
+    head = '<input>:1:1: error: the probe alias '
+    line = ('    1 | probe syscall.openat, nd_syscall.close.return { printf("%s\\n", name) }\n'
+            '      | ^\n')
+    assert err == (head + 'syscall.openat is not supported by --runtime=bpf: its body calls '
+                   '_sc_use_uregs()' + tail + line +
+                   head + 'nd_syscall.close.return is not supported by --runtime=bpf: its body '
+                   'calls _sc_ret()' + tail + line +
+                   'Pass 3: translation failed.  [man error::pass3]\n')
+
+
+@pytest.mark.skipif(os.path.exists('/sys/bus/event_source/devices/kprobe'),
+                    reason='this kernel has kprobes (the guest test runs them)')
+def test_kprobe_no_kprobes_host(tmp_path):
+    """This host's kernel has no kprobes (and no fentry): the loader says
+    so, naming the point, before any probe runs (begin too), status 1 and
+    no libbpf output; optional points are left out."""
+    message = ('ERROR: cannot probe kernel.function("vfs_read").return: this kernel has no '
+               'kprobes (CONFIG_KPROBES), which --runtime=bpf needs for kernel and module '
+               'functions; use the kernel module runtime (--runtime=kernel) on a kernel '
+               'with kprobes\n')
+    script = ('probe begin { println("begin") } '
+              'probe kernel.function("vfs_read").return { println($return) }')
+    assert stap('-e', script) == ('', message + 'Pass 5: run failed.  [man error::pass5]\n',
+                                  1)
+    assert stap('-p4', '-m', 'kp', '-e', script, cwd=tmp_path) == ('', '', 0)
+    r = subprocess.run([str(STAPRUN), 'kp.bpf.o'], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=60)
+    assert (r.stdout, r.stderr, r.returncode) == ('', message, 1)
+    assert stap('-e', 'probe kernel.function("vfs_read")? { println(1) } '
+                'probe begin { println("begin"); exit() }') == ('begin\n', '', 0)
+
+
+# Each case: its script and its output in the 6.1 guest, -c's command the
+# dd below (target() is dd itself, as with staprun -c). Where 4.8 builds the
+# script for 6.1 (the entry probes), the output is 4.8's; its kretprobes do
+# not build for 6.1 (struct kretprobe_instance has no rp any more), so the
+# .return outputs are our module runtime's on the same script.
+KPROBE_CMD = 'dd if=in.txt bs=5 count=2 status=none of=/dev/null'
+KPROBE_CASES = {
+    # $params, $p[0], a -> chain to a string
+    'params': ('''probe kernel.function("vfs_read") {
+  if (pid() == target() && kernel_string($file->f_path->dentry->d_name->name) == "in.txt")
+    printf("%s count=%d pos=%d flags=%d\\n", probefunc(), $count, $pos[0], $file->f_flags & 3)
+}''', 'vfs_read count=5 pos=0 flags=0\nvfs_read count=5 pos=5 flags=0\n'),
+    # $return, parameters at the entry (through ->), @entry() (evaluated at
+    # every call's entry: never $pos[0], NULL for a pipe's read)
+    'return': ('''probe kernel.function("vfs_read").return {
+  if (pid() == target() && kernel_string($file->f_path->dentry->d_name->name) == "in.txt")
+    printf("%s ret=%d count=%d e=%d pos=%d\\n", probefunc(), $return, $count,
+           @entry($count * 2 + 1), @entry($file->f_pos))
+}''', 'vfs_read ret=5 count=5 e=11 pos=0\nvfs_read ret=5 count=5 e=11 pos=5\n'),
+    # wildcards as pass 2 expands them for the module runtime; probefunc()
+    'wildcard': ('''global c
+probe kernel.function("vfs_read*"), kernel.function("vfs_write*"),
+      kernel.function("vfs_fstat*")? { if (pid() == target()) c[probefunc()]++ }
+probe end { foreach (f+ in c) printf("%s %d\\n", f, c[f]) }''',
+                 'vfs_fstatat 2\nvfs_read 5\nvfs_write 2\n'),
+    # a loaded module's function (9p: the guest's file system), its BTF
+    'module': ('''probe module("9p").function("v9fs_file_read_iter").call {
+  if (pid() == target() && kernel_string($iocb->ki_filp->f_path->dentry->d_name->name) == "in.txt")
+    printf("%s count=%d\\n", probefunc(), $to->count)
+}
+probe module("9p").function("v9fs_file_read_iter").return {
+  if (pid() == target() && kernel_string($iocb->ki_filp->f_path->dentry->d_name->name) == "in.txt")
+    printf("%s ret %d\\n", probefunc(), $return)
+}''', 'v9fs_file_read_iter count=5\nv9fs_file_read_iter ret 5\n' * 2),
+    # $$parms: the pointers masked
+    'parms': ('''probe kernel.function("vfs_read") {
+  if (pid() == target() && $count == 5) { println($$parms); exit() }
+}''', 'file=PTR buf=PTR count=0x5 pos=PTR\n'),
+    # several points reading $vars: a handler each
+    'points': ('''probe kernel.function("vfs_read"), kernel.function("vfs_write") {
+  if (pid() == target() && $count == 5) printf("%s %d\\n", probefunc(), $count)
+}''', 'vfs_read 5\nvfs_write 5\n' * 2),
+    # kprobe.function(): no $vars; the same kprobe
+    'kprobe': ('''global n
+probe kprobe.function("vfs_read") { if (pid() == target()) n++ }
+probe end { printf("%d\\n", n) }''', '5\n'),
+}
+
+
+def test_kprobes_guest(tmp_path):
+    """kernel.function() and module().function() probes of objects built
+    here (CO-RE, for the guest's kernel: -r, so wildcards expand as there)
+    run in the 6.1 test guest as the module runtime's."""
+    krel = guest.kernel_release()
+    (tmp_path / 'in.txt').write_text('hello world\n')
+    for name, (script, _) in KPROBE_CASES.items():
+        assert stap('-p4', '-r', krel, '-m', f'k_{name}', '-e', script, cwd=tmp_path) == (
+            '', '', 0), name
+    batch = guest.run_batch([f"{STAPRUN} -c '{KPROBE_CMD}' k_{name}.bpf.o"
+                             for name in KPROBE_CASES], scratch=str(tmp_path), timeout=120)
+    guest.check_kernel_healthy(batch)
+    for (name, (_, want)), r in zip(KPROBE_CASES.items(), batch):
+        out = re.sub(r'=0x[0-9a-f]{9,16}\b', '=PTR', r.stdout)
+        assert (name, out, r.stderr, r.rc) == (name, want, '', 0)
 
 
 # ---- perf.* ----------------------------------------------------------------------

@@ -66,7 +66,9 @@ struct stp_scratch {
 				 * reported) */
 	long act;		/* MAXACTION: actions of this handler */
 	long errloc;		/* the raised error's place, or -1 */
-	long ent[16];		/* a .return uprobe's parameters, saved at the entry */
+	long ent[24];		/* a .return probe's parameters (16) and @entry()
+				 * values (8), saved at the entry */
+	long pp;		/* the running program's index in stp_pfn[] */
 	char errmsg[STP_MAXSTR];	/* its message, as catch (msg) sees it */
 	char s[STP_NSTR][STP_MAXSTR];
 	char tmp[2 * STP_MAXSTR];	/* stp_strlen's copy, and room past a slot */

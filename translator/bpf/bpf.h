@@ -33,6 +33,7 @@ struct bgen {
 	int nloops;
 	struct func *func;	/* NULL in a probe */
 	const struct rprobe *rp;	/* the probe's point, when it has one */
+	const struct probe *probe;	/* the probe being written, or NULL */
 	struct strbuf meta;	/* the .stapmeta text */
 	int nfmt, nmsg;
 	int errors;
@@ -43,6 +44,9 @@ struct bgen {
 	struct strbuf protos;	/* the script functions' declarations */
 	bool entry_map;		/* bpf_uprobe.c's map of entry values written */
 	bool need_hex;		/* $$parms or a fault's message calls stp_hex() (bpf_core.c) */
+	bool at_entry;		/* writing a .return probe's entry half (bpf_uprobe.c) */
+	struct strbuf pfn;	/* probefunc()'s table: each program's function */
+	bool need_pfn;		/* probefunc() is called */
 };
 
 void bg_line(struct bgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -64,6 +68,8 @@ void bg_unsupported(struct bgen *g, const struct node *n, const char *what);
 const char *bg_expr(struct bgen *g, struct node *n);
 void bg_stmt(struct bgen *g, struct node *n);
 const char *bg_fn_name(struct bgen *g, const struct func *f);
+/* does this runtime have the embedded-C function f (its name and arity) */
+bool bg_has_builtin(const struct func *f);
 void bg_function(struct bgen *g, struct strbuf *out, struct func *f);
 const char *bg_hex(struct bgen *g, const char *p, size_t n);
 
@@ -78,12 +84,19 @@ bool bpf_cache_get(struct session *s, const char *clang, const char *out);
 void bpf_cache_put(struct session *s, const char *clang, const char *out);
 /* did the last run of this command line find or put its object there */
 bool bpf_cache_hinted(struct session *s, int argc, char **argv);
-/* bpf_uprobe.c: is r a process().function() uprobe; $name there (n) */
+/* bpf_uprobe.c: is r a process().function() uprobe, a kernel or module
+ * function's kprobe, either; $name there (n) */
 bool bu_is_uprobe(const struct rprobe *r);
+bool bu_is_kprobe(const struct rprobe *r);
+bool bu_is_func(const struct rprobe *r);
 const char *bu_target(struct bgen *g, struct node *n);
-/* a .return uprobe's entry program into c, if its handler reads
- * parameters: then the return program's C that takes their values */
+/* a .return function probe's entry program into c, if its handler reads
+ * parameters or @entry(): then the return program's C that takes them */
 const char *bu_entry(struct bgen *g, struct strbuf *c, const struct rprobe *r, int id);
+/* @entry(expr) in a kernel .return probe: the value saved at the entry */
+const char *bu_entry_value(struct bgen *g, struct node *n);
+/* the loader's metadata line for function probe r's program prog */
+void bu_meta(struct bgen *g, const struct rprobe *r, const char *prog, bool ret);
 /* the C name of a script variable (LV[i] for a local kept in scratch) */
 const char *bg_var_ref(struct bgen *g, const struct var *v);
 

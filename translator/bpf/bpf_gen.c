@@ -294,14 +294,14 @@ static const char *target(struct bgen *g, struct node *n)
 	struct targ tg;
 	const char *t;
 
-	if (g->rp && !g->func && !strcmp(n->op, "$$parms") && bu_is_uprobe(g->rp))
+	if (g->rp && !g->func && !strcmp(n->op, "$$parms") && bu_is_func(g->rp))
 		return bu_target(g, n);
 	if (!g->rp || g->func || n->op[1] == '$' || n->op[strlen(n->op) - 1] == '$') {
 		bg_unsupported(g, n, arena_printf(g->s->arena, "the target variable %s here",
 						  n->op));
 		return "0";
 	}
-	if (bu_is_uprobe(g->rp))
+	if (bu_is_func(g->rp))
 		return bu_target(g, n);
 	tg = targ_find(g->s, g->rp, n->op + 1);
 	if (tg.src < 0) {
@@ -473,6 +473,8 @@ const char *bg_expr(struct bgen *g, struct node *n)
 		}
 		return deref(g, n);
 	case N_CALL:
+		if (!strcmp(n->op, "@entry"))
+			return bu_entry_value(g, n);
 		if (n->op[0] == '@')
 			return stat_op(g, n);
 		return call(g, n);
@@ -722,6 +724,46 @@ static const struct builtin {
 	{ NULL, 0, T_UNKNOWN, NULL },
 };
 
+/* probefunc() in a probe whose points are all kernel functions: the
+ * function the running program probes, from the table stp_pfn[] that
+ * bpf_out.c writes (S->pp its index) */
+static bool probefunc_here(struct bgen *g)
+{
+	int n = 0;
+
+	if (g->func || !g->probe)
+		return false;
+	for (const struct rprobe *r = g->s->rprobes; r; r = r->next)
+		if (r->probe == g->probe && (n++, !bu_is_kprobe(r)))
+			return false;
+	return n > 0;
+}
+
+static const char *probefunc(struct bgen *g)
+{
+	const char *t = tmp(g);
+
+	g->need_pfn = true;
+	bg_line(g, "char *%s = %s;", t, bg_slot(g));
+	bg_line(g, "stp_probefunc(%s, S->pp);", t);
+	return t;
+}
+
+bool bg_has_builtin(const struct func *f)
+{
+	static const char *const special[][2] = {
+		{ "error", "1" }, { "abort", "0" }, { "kernel_string", "1" }, { "probefunc", "0" },
+	};
+
+	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
+		if (!strcmp(f->name, special[i][0]) && f->nparams == special[i][1][0] - '0')
+			return true;
+	for (const struct builtin *b = builtins; b->name; b++)
+		if (!strcmp(b->name, f->name) && b->nargs == f->nparams)
+			return true;
+	return false;
+}
+
 static const char *builtin(struct bgen *g, struct node *n)
 {
 	const struct builtin *b;
@@ -750,6 +792,8 @@ static const char *builtin(struct bgen *g, struct node *n)
 		g->indent--;
 		return t;
 	}
+	if (!strcmp(n->op, "probefunc") && !n->func->nparams && probefunc_here(g))
+		return probefunc(g);
 	for (b = builtins; b->name; b++)
 		if (!strcmp(b->name, n->op) && b->nargs == n->func->nparams)
 			break;

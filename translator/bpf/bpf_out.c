@@ -71,27 +71,153 @@ static bool reaches(const struct node *n, const struct func *f, int depth)
 	return false;
 }
 
-static void handler(struct bgen *g, struct strbuf *c, struct probe *p, int index)
+/* The first embedded-C function n calls, directly or through script
+ * functions, that this runtime does not have; NULL if none. */
+static const struct func *missing_builtin(const struct node *n, int depth)
+{
+	const struct func *f;
+
+	for (; n && depth <= 64; n = n->next) {
+		if (n->kind == N_CALL && n->func && n->func->body) {
+			if (n->func->body->kind == N_EMBEDDED_STMT && !bg_has_builtin(n->func))
+				return n->func;
+			if (n->func->body->kind != N_EMBEDDED_STMT &&
+			    (f = missing_builtin(n->func->body, depth + 1)))
+				return f;
+		}
+		if ((f = missing_builtin(n->a, depth)) || (f = missing_builtin(n->b, depth)) ||
+		    (f = missing_builtin(n->c, depth)) || (f = missing_builtin(n->d, depth)) ||
+		    (f = missing_builtin(n->args, depth)))
+			return f;
+	}
+	return NULL;
+}
+
+/*
+ * A probe through an alias whose body needs embedded C this runtime does
+ * not have (the tapset's syscall.* and nd_syscall.* read the system call's
+ * registers and strings that way): one error naming the alias and the
+ * function, rather than one per construct of the tapset's code. Returns
+ * whether p is such a probe (its handler and functions are then not
+ * written).
+ */
+static const struct func *alias_missing(const struct probe *p)
+{
+	return p->via && p->listed ? missing_builtin(p->body, 0) : NULL;
+}
+
+static bool alias_unsupported(struct bgen *g, struct probe *p)
+{
+	const struct func *f = alias_missing(p);
+
+	if (!f)
+		return false;
+	for (const struct probe *q = g->s->probes; q != p; q = q->next)
+		if (q->loc.src == p->loc.src && q->loc.line == p->loc.line &&
+		    q->loc.col == p->loc.col && q->listed && !strcmp(q->listed, p->listed) &&
+		    alias_missing(q))
+			return true;	/* another point of the same alias: said */
+	diag_error(g->s, p->loc, "the probe alias %s is not supported by --runtime=bpf: its "
+		   "body calls %s() (embedded C); use %sthe kernel module runtime "
+		   "(--runtime=kernel)", p->listed, f->name,
+		   strncmp(p->listed, "syscall.", 8) && strncmp(p->listed, "nd_syscall.", 11) ? "" :
+		   "kernel.trace(\"sys_enter\") and kernel.trace(\"sys_exit\") ($id, $regs, "
+		   "$ret), or ");
+	g->errors++;
+	return true;
+}
+
+/* Is f called from a probe other than those alias_unsupported() reports? */
+static bool reached(struct bgen *g, const struct func *f)
+{
+	for (const struct probe *p = g->s->probes; p; p = p->next)
+		if (!alias_missing(p) && (reaches(p->body, f, 0) || reaches(p->body2, f, 0)))
+			return true;
+	return false;
+}
+
+/* Does n read a target variable ($name, @entry())? */
+static bool reads_targets(const struct node *n)
+{
+	for (; n; n = n->next)
+		if (n->kind == N_TARGET || (n->kind == N_CALL && n->op && !strcmp(n->op, "@entry")) ||
+		    reads_targets(n->a) || reads_targets(n->b) || reads_targets(n->c) ||
+		    reads_targets(n->d) || reads_targets(n->args))
+			return true;
+	return false;
+}
+
+/* A probe of several points reading target variables has a handler per
+ * point (each point's $vars are its own); the handler of point id */
+static const char *handler_name(struct bgen *g, const struct probe *p, int id)
+{
+	int npoints = 0;
+
+	for (const struct rprobe *r = g->s->rprobes; r; r = r->next)
+		npoints += r->probe == p;
+	if (npoints > 1 && reads_targets(p->body))
+		return arena_printf(g->s->arena, "handler_%d_%d", p->index, id);
+	return arena_printf(g->s->arena, "handler_%d", p->index);
+}
+
+/* p's handler, reading the $vars of point r (NULL: none), as name */
+static void handler_of(struct bgen *g, struct strbuf *c, struct probe *p,
+		       const struct rprobe *r, const char *name)
 {
 	struct strbuf body;
-	int npoints = 0;
 
 	sb_init(&body);
 	g->body = &body;
 	g->ntmp = 0;
-	g->rp = NULL;
+	g->rp = r && (r->nargs || r->ret_arg) ? r : NULL;
+	g->probe = p;
 	g->errlabel = NULL;
-	for (struct rprobe *r = g->s->rprobes; r; r = r->next)
-		if (r->probe == p && !npoints++)
-			g->rp = r;
-	if (npoints != 1 || (!g->rp->nargs && !g->rp->ret_arg))	/* $vars: one point's only */
-		g->rp = NULL;
 	bm_locals(g, p);
 	bg_stmt(g, p->body);
 	g->lv = NULL;
-	sb_printf(c, "static __always_inline void handler_%d(struct stp_scratch *S, void *ctx)\n{\n"
-		  "%s\tgoto out;\nout:\n\treturn;\n}\n\n", index, body.buf ? body.buf : "");
+	g->probe = NULL;
+	sb_printf(c, "static __always_inline void %s(struct stp_scratch *S, void *ctx)\n{\n"
+		  "%s\tgoto out;\nout:\n\treturn;\n}\n\n", name, body.buf ? body.buf : "");
 	sb_free(&body);
+}
+
+static void handler(struct bgen *g, struct strbuf *c, struct probe *p)
+{
+	const struct rprobe *one = NULL;
+	int npoints = 0, id = 0, errors = g->errors;
+
+	for (const struct rprobe *r = g->s->rprobes; r; r = r->next)
+		if (r->probe == p && !npoints++)
+			one = r;
+	if (npoints <= 1 || !reads_targets(p->body)) {
+		handler_of(g, c, p, npoints == 1 ? one : NULL, handler_name(g, p, 0));
+		return;
+	}
+	for (const struct rprobe *r = g->s->rprobes; r && g->errors == errors; r = r->next, id++)
+		if (r->probe == p)	/* an error is said once, for the first point */
+			handler_of(g, c, p, r, handler_name(g, p, id));
+}
+
+/* probefunc()'s table: row id the function of point r ("" for others) */
+static void pfn_row(struct bgen *g, const struct rprobe *r, int id)
+{
+	const char *f = bu_is_kprobe(r) ? r->symbol : "";
+
+	sb_printf(&g->pfn, "%s\t[%d] = ", g->pfn.len ? ",\n" : "", id);
+	sb_c_string(&g->pfn, f);
+}
+
+/* the table and stp_probefunc(), before the handlers that call it */
+static void pfn_table(struct bgen *g, struct strbuf *c, int npoints)
+{
+	if (!g->need_pfn)
+		return;
+	sb_printf(c, "static const char stp_pfn[%d][STP_MAXSTR < 128 ? STP_MAXSTR : 128] = {\n"
+		  "%s\n};\n\n"
+		  "static __always_inline void stp_probefunc(char *dst, long i)\n{\n"
+		  "\tdst[0] = 0;\n\tif (i >= 0 && i < %d)\n"
+		  "\t\tbpf_probe_read_kernel_str(dst, sizeof(stp_pfn[0]), stp_pfn[i]);\n}\n\n",
+		  npoints, g->pfn.buf ? g->pfn.buf : "", npoints);
 }
 
 /* Each probe point: a program of its kind, and its metadata line. */
@@ -116,8 +242,11 @@ static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, in
 		   !strpbrk(r->binary, " \n") && !strpbrk(r->symbol, " \n")) {
 		sec = "uprobe";	/* the loader attaches it to the function */
 		pop = bu_entry(g, c, r, id);	/* first: the entry's values */
-		sb_printf(&g->meta, "probe uprobe stp_p%d %d %s %s\n", id, r->ret ? 1 : 0,
-			  r->binary, r->symbol);
+		bu_meta(g, r, arena_printf(g->s->arena, "stp_p%d", id), r->ret);
+	} else if (bu_is_kprobe(r)) {
+		sec = r->ret ? "kretprobe" : "kprobe";	/* the loader attaches it */
+		pop = bu_entry(g, c, r, id);	/* first: the entry's values */
+		bu_meta(g, r, arena_printf(g->s->arena, "stp_p%d", id), r->ret);
 	} else if (!strcmp(fam, "perf") && r->perf_period > 0) {
 		sec = "perf_event";	/* every CPU; .hz: a frequency */
 		sb_printf(&g->meta, "probe perf stp_p%d %lld %lld %lld %d\n", id,
@@ -138,22 +267,30 @@ static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, in
 	sb_puts(c, "\tstruct stp_scratch *S;\n\n");
 	if (gated)
 		sb_puts(c, "\tif (stp_state)\n\t\treturn 0;\n");
-	sb_printf(c, "\tS = stp_enter();\n\tif (!S)\n\t\treturn 0;\n%s\thandler_%d(S, ctx);\n"
-		  "\tif (S->err == 1 || S->err == 2)\n\t\tstp_report(S);\n\treturn 0;\n}\n\n", pop ? pop : "",
-		  r->probe->index);
+	sb_printf(c, "\tS = stp_enter();\n\tif (!S)\n\t\treturn 0;\n%s%s\t%s(S, ctx);\n"
+		  "\tif (S->err == 1 || S->err == 2)\n\t\tstp_report(S);\n\treturn 0;\n}\n\n",
+		  g->need_pfn ? arena_printf(g->s->arena, "\tS->pp = %d;\n", id) : "",
+		  pop ? pop : "", handler_name(g, r->probe, id));
+	if (g->need_pfn)
+		pfn_row(g, r, id);
 }
 
 int bpf_translate(struct session *s)
 {
 	struct bgen g = { .s = s };
 	struct strbuf c, code;
-	int index = 0, id = 0;
+	int index = 0, id = 0, nbad = 0;
 
 	sb_init(&c);
 	sb_init(&code);
 	sb_puts(&g.meta, "stapbpf 1\n");
+	for (struct probe *p = s->probes; p; p = p->next)
+		if (alias_unsupported(&g, p))
+			nbad++;
 	for (struct func *f = s->funcs; f; f = f->next_used) {
 		if (!f->body || f->body->kind == N_EMBEDDED_STMT)
+			continue;
+		if (nbad && !reached(&g, f))	/* only from those probes: not written */
 			continue;
 		if (reaches(f->body, f, 0)) {	/* BPF has no recursion */
 			diag_error(s, f->loc, "the recursive function %s() is not supported "
@@ -166,7 +303,8 @@ int bpf_translate(struct session *s)
 	}
 	for (struct probe *p = s->probes; p; p = p->next) {
 		p->index = index++;
-		handler(&g, &code, p, p->index);
+		if (!nbad || !alias_missing(p))
+			handler(&g, &code, p);
 	}
 	for (struct rprobe *r = s->rprobes; r; r = r->next)
 		program(&g, &code, r, id++);
@@ -182,6 +320,8 @@ int bpf_translate(struct session *s)
 	sb_puts(&c, g.protos.buf ? g.protos.buf : "");
 	sb_free(&g.protos);
 	bm_prelude(&g, &c);
+	pfn_table(&g, &c, id);
+	sb_free(&g.pfn);
 	sb_puts(&c, "STP_PADS\n");
 	sb_printf(&g.meta, "maxstr %s\n", define(s, "MAXSTRINGLEN", "512"));
 	sb_puts(&c, "\n");

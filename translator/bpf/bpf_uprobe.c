@@ -1,11 +1,13 @@
 /*
- * bpf_uprobe.c - $name of a process("PATH").function("F") uprobe under
- * --runtime=bpf: the parameters pass 2 found in the program's DWARF
- * (r->args, the first rp_nparams() of them), read where the x86-64 SysV
- * ABI puts them at the function's entry, where the loader attaches the
- * uprobe: integer-class parameters in rdi, rsi, rdx, rcx, r8, r9, the
- * rest on the stack above the return address; $return from rax in a
- * .return probe.
+ * bpf_uprobe.c - $name of a function probe under --runtime=bpf: a
+ * process("PATH").function("F") uprobe (the parameters pass 2 found in the
+ * program's DWARF) or a kernel.function("F") / module("M").function("F")
+ * kprobe (the parameters of F's BTF prototype); r->args, the first
+ * rp_nparams() of them, are read where the x86-64 SysV ABI puts them at
+ * the function's entry, where the loader attaches the probe: integer-class
+ * parameters in rdi, rsi, rdx, rcx, r8, r9, the rest on the stack above
+ * the return address; $return from rax in a .return probe. A .return
+ * probe's parameters and @entry() values are saved by an entry probe.
  */
 #include <string.h>
 
@@ -14,8 +16,10 @@
 #include "bpf.h"
 #include "kcatalog.h"
 
-/* the parameters a .return probe can read (struct stp_scratch's ent[]) */
+/* the parameters a .return probe can read, then its @entry() values
+ * (struct stp_scratch's ent[]) */
 #define BU_NSAVED 16
+#define BU_NENTRY 8
 
 /* struct pt_regs (x86-64) as u64 slots */
 enum { REG_AX = 10, REG_SP = 19 };
@@ -62,6 +66,23 @@ bool bu_is_uprobe(const struct rprobe *r)
 	return r && !strcmp(r->family, "process.function") && r->binary;
 }
 
+bool bu_is_kprobe(const struct rprobe *r)
+{
+	static const char *const fams[] = { "kernel.function", "module.function",
+					    "kprobe.function", "kprobe.module", NULL };
+	int i = 0;
+
+	while (r && fams[i] && strcmp(r->family, fams[i]))
+		i++;
+	return r && fams[i] && r->symbol && !r->offset && !r->address &&
+	       !strpbrk(r->symbol, " \n*?[") && (!r->module || !strpbrk(r->module, " \n*?["));
+}
+
+bool bu_is_func(const struct rprobe *r)
+{
+	return bu_is_uprobe(r) || bu_is_kprobe(r);
+}
+
 /* Parameter i's ABI slot (integer slots first six in registers), or -1
  * with *bad the parameter passed by value before it. */
 static int slot_of(const struct rprobe *r, int i, const char **bad)
@@ -98,7 +119,8 @@ static const char *param(struct bgen *g, const struct node *n, int slot, int wid
 		return t;
 	}
 	bg_line(g, "__u64 %s_v = 0;", t);
-	bg_line(g, "if (stp_probe_read_user(&%s_v, 8, (void *)(((__u64 *)ctx)[%d] + %d)))",
+	bg_line(g, "if (%s(&%s_v, 8, (void *)(((__u64 *)ctx)[%d] + %d)))",
+		bu_is_uprobe(g->rp) ? "stp_probe_read_user" : "bpf_probe_read_kernel",
 		t, REG_SP, 8 * (slot - 6 + 1));
 	g->indent++;
 	if (fault)
@@ -176,7 +198,7 @@ const char *bu_target(struct bgen *g, struct node *n)
 	if (n->op[1] == '$')
 		return parms(g, n);
 	if (!strcmp(name, "return")) {
-		if (!r->ret || !r->ret_arg ||
+		if (!r->ret || g->at_entry || !r->ret_arg ||
 		    classify(r->ret_arg->btf, r->ret_arg->type_id, &width, &sg) != 1) {
 			bg_unsupported(g, n, "this $return");
 			return "0";
@@ -206,7 +228,7 @@ const char *bu_target(struct bgen *g, struct node *n)
 						  "by value)", n->op, bad));
 		return "0";
 	}
-	if (r->ret) {	/* its value at the entry (bu_entry) */
+	if (r->ret && !g->at_entry) {	/* its value at the entry (bu_entry) */
 		t = arena_printf(ar, "t%d", g->ntmp++);
 		bg_line(g, "long %s = S->ent[%d];", t, i);
 		return t;
@@ -225,22 +247,106 @@ static bool reads_params(const struct node *n)
 	return false;
 }
 
+/* Does n read a local variable (not there at the entry)? */
+static bool reads_locals(const struct node *n)
+{
+	for (; n; n = n->next)
+		if ((n->kind == N_VAR && n->var && !n->var->global) ||
+		    reads_locals(n->a) || reads_locals(n->b) || reads_locals(n->c) ||
+		    reads_locals(n->d) || reads_locals(n->args))
+			return true;
+	return false;
+}
+
+/* @entry(expr) in a kernel .return probe's handler: the value its entry
+ * probe saved (bu_entry), in S->ent after the parameters */
+const char *bu_entry_value(struct bgen *g, struct node *n)
+{
+	const struct rprobe *r = g->rp;
+	const struct node **v;
+	int k = r && !g->func && !g->at_entry && r->ret && bu_is_kprobe(r) ?
+		entry_nodes(r->probe->body, NULL, 0) : 0, i;
+	const char *t;
+
+	v = k ? arena_alloc(g->s->arena, sizeof(*v) * (size_t)k) : NULL;
+	if (v)
+		entry_nodes(r->probe->body, v, 0);
+	for (i = 0; i < k && v[i] != n; i++)
+		;
+	if (i == k || i >= BU_NENTRY || n->type != T_LONG || reads_locals(n->args)) {
+		bg_unsupported(g, n, i < k && i >= BU_NENTRY ? "more than 8 @entry() values" :
+			       i < k ? "this @entry() (only numbers, of parameters, literals "
+				       "and functions)" : "@entry() here");
+		return "0";
+	}
+	t = arena_printf(g->s->arena, "t%d", g->ntmp++);
+	bg_line(g, "long %s = S->ent[%d];", t, BU_NSAVED + i);
+	return t;
+}
+
+/* The metadata line of function probe r's program prog (the loader
+ * attaches it): "probe uprobe PROG RET PATH SYMBOL" or "probe kprobe PROG
+ * RET SYMBOL MODULE|- OPTIONAL PP" (PP in hex, for messages). */
+void bu_meta(struct bgen *g, const struct rprobe *r, const char *prog, bool ret)
+{
+	if (bu_is_uprobe(r)) {
+		sb_printf(&g->meta, "probe uprobe %s %d %s %s\n", prog, ret ? 1 : 0, r->binary,
+			  r->symbol);
+		return;
+	}
+	sb_printf(&g->meta, "probe kprobe %s %d %s %s %d %s\n", prog, ret ? 1 : 0, r->symbol,
+		  r->module ? r->module : "-", r->marks && strchr(r->marks, '?') ? 1 : 0,
+		  bg_hex(g, r->pp, strlen(r->pp)));
+}
+
+/* The entry probe's evaluation of the @entry() values v[0..k) into ev[] */
+static void entry_values(struct bgen *g, struct strbuf *c, int id, const struct node **v,
+			 int k)
+{
+	struct strbuf body;
+
+	sb_init(&body);
+	g->body = &body;
+	g->indent = 1;
+	g->ntmp = 0;
+	g->at_entry = true;
+	g->errlabel = NULL;
+	for (int i = 0; i < k && i < BU_NENTRY; i++) {
+		const char *x;
+
+		if (v[i]->type != T_LONG || reads_locals(v[i]->args))
+			continue;	/* the handler's bu_entry_value() reports it */
+		x = bg_expr(g, v[i]->args);
+		bg_line(g, "ev[%d] = %s;", BU_NSAVED + i, x);
+	}
+	g->at_entry = false;
+	sb_printf(c, "static __always_inline void entry_%d(struct stp_scratch *S, void *ctx, "
+		  "long *ev)\n{\n%s\tgoto out;\nout:\n\treturn;\n}\n\n", id,
+		  body.buf ? body.buf : "");
+	sb_free(&body);
+}
+
 /*
- * A .return uprobe whose handler reads parameters: a uprobe at the
- * function's entry (program stp_eID, attached before the return's) saves
- * them per thread and probe point, nested calls on a stack of
- * STP_RDEPTH; the return pops them into S->ent before its handler runs,
- * and runs no handler for a return whose entry it did not see. Returns
- * the return program's pop (C), or NULL when r needs none.
+ * A .return function probe whose handler reads parameters or @entry()
+ * values: a probe at the function's entry (program stp_eID, attached
+ * before the return's) saves them per thread and probe point, nested
+ * calls on a stack of STP_RDEPTH; the return pops them into S->ent before
+ * its handler runs, and runs no handler for a return whose entry it did
+ * not see. Returns the return program's pop (C), or NULL when r needs none.
  */
 const char *bu_entry(struct bgen *g, struct strbuf *c, const struct rprobe *r, int id)
 {
 	struct arena *ar = g->s->arena;
 	struct strbuf body, *saved = g->body;
-	int np = rp_nparams(r), width, saved_indent = g->indent;
+	int np = rp_nparams(r), width, saved_indent = g->indent, nent;
+	const struct rprobe *saved_rp = g->rp;
+	const struct node **v = NULL;
 	bool sg;
 
-	if (!bu_is_uprobe(r) || !r->ret || !reads_params(r->probe->body))
+	if (!bu_is_func(r) || !r->ret)
+		return NULL;
+	nent = bu_is_kprobe(r) ? entry_nodes(r->probe->body, NULL, 0) : 0;
+	if (!nent && !reads_params(r->probe->body))
 		return NULL;
 	if (!g->entry_map) {
 		g->entry_map = true;
@@ -260,36 +366,52 @@ const char *bu_entry(struct bgen *g, struct strbuf *c, const struct rprobe *r, i
 			  "\td = --e->depth;\n\tif (d >= STP_RDEPTH)\n\t\treturn 0;\n"
 			  "\tbpf_probe_read_kernel(S->ent, sizeof(e->v[0]), e->v[d & (STP_RDEPTH - 1)]);\n"
 			  "\tif (!d)\n\t\tbpf_map_delete_elem(&stp_entries, &k);\n\treturn 1;\n}\n\n",
-			  BU_NSAVED);
+			  BU_NSAVED + BU_NENTRY);
+	}
+	g->rp = r;
+	if (nent) {
+		v = arena_alloc(ar, sizeof(*v) * (size_t)nent);
+		entry_nodes(r->probe->body, v, 0);
+		entry_values(g, c, id, v, nent);
 	}
 	sb_init(&body);
 	g->body = &body;
 	g->indent = 1;
 	for (int i = 0; i < np && i < r->nargs && i < BU_NSAVED; i++) {
-		const char *bad = NULL, *v, *fault = arena_printf(ar, "ef%d_%d", id, i);
+		const char *bad = NULL, *x, *fault = arena_printf(ar, "ef%d_%d", id, i);
 		int slot;
 
 		if (classify(r->args[i].btf, r->args[i].type_id, &width, &sg) != 1 ||
 		    (slot = slot_of(r, i, &bad)) < 0)
 			continue;
 		bg_line(g, "{");
-		v = param(g, NULL, slot, width, sg, fault);
-		bg_line(g, "e->v[d][%d] = %s;", i, v);
+		x = param(g, NULL, slot, width, sg, fault);
+		bg_line(g, "e->v[d][%d] = %s;", i, x);
 		bg_line(g, "}");
 		bg_line(g, "%s: ;", fault);
 	}
+	if (nent) {	/* the @entry() values, as a handler would */
+		bg_line(g, "S = stp_enter();");
+		bg_line(g, "if (S) {");
+		bg_line(g, "\tentry_%d(S, ctx, e->v[d]);", id);
+		bg_line(g, "\tif (S->err == 1 || S->err == 2)");
+		bg_line(g, "\t\tstp_report(S);");
+		bg_line(g, "}");
+	}
 	g->body = saved;
 	g->indent = saved_indent;
-	sb_printf(&g->meta, "probe uprobe stp_e%d 0 %s %s\n", id, r->binary, r->symbol);
-	sb_printf(c, "SEC(\"uprobe\") int stp_e%d(void *ctx)\n{\n"
+	g->rp = saved_rp;
+	bu_meta(g, r, arena_printf(ar, "stp_e%d", id), false);
+	sb_printf(c, "SEC(\"%s\") int stp_e%d(void *ctx)\n{\n"
 		  "\tstruct stp_ekey k = { bpf_get_current_pid_tgid(), %d };\n"
+		  "\tstruct stp_scratch *S;\n"
 		  "\tstruct stp_ent *e;\n\tlong d;\n\n\tif (stp_state)\n\t\treturn 0;\n"
 		  "\te = bpf_map_lookup_elem(&stp_entries, &k);\n\tif (!e) {\n"
 		  "\t\tbpf_map_update_elem(&stp_entries, &k, &stp_ent0, 0);\n"
 		  "\t\te = bpf_map_lookup_elem(&stp_entries, &k);\n\t}\n"
 		  "\tif (!e)\n\t\treturn 0;\n\td = e->depth++;\n"
-		  "\tif (d < 0 || d >= STP_RDEPTH)\n\t\treturn 0;\n%s\treturn 0;\n}\n\n",
-		  id, id, body.buf ? body.buf : "");
+		  "\tif (d < 0 || d >= STP_RDEPTH)\n\t\treturn 0;\n\t(void)S;\n%s\treturn 0;\n}\n\n",
+		  bu_is_uprobe(r) ? "uprobe" : "kprobe", id, id, body.buf ? body.buf : "");
 	sb_free(&body);
 	return arena_printf(ar, "\tif (!stp_entry_pop(S, %d))\n\t\treturn 0;\n", id);
 }

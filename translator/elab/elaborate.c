@@ -364,7 +364,7 @@ static bool entry_shown(const struct rprobe *r)
 	       n > 7 && !strcmp(r->pp + n - 7, ".return");
 }
 
-static int entry_nodes(const struct node *n, const struct node **v, int k)
+int entry_nodes(const struct node *n, const struct node **v, int k)
 {
 	for (; n; n = n->next) {
 		if (n->kind == N_CALL && n->op && !strcmp(n->op, "@entry")) {

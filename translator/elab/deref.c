@@ -477,9 +477,8 @@ static bool cast_has_module(const struct rprobe *r)
  * kernel's types in a kernel or module function, statement or trace point, or NULL
  * where 4.8 has no module to look in (begin, timer, kprobe, perf...:
  * "type definition 'T' not found in ''"). A function's (p NULL) are the
- * kernel's: 4.8 gives it the module of the DWARF probes calling it
- * directly, and refuses it when another probe or a function calls it,
- * which is not followed here yet. */
+ * kernel's: 4.8 gives it the module of the DWARF probes calling it, and
+ * castctx.c refuses it where 4.8 does, by the call graph. */
 static const char *cast_context(struct session *s, const struct probe *p)
 {
 	const char *bin = NULL;
@@ -497,6 +496,12 @@ static const char *cast_context(struct session *s, const struct probe *p)
 			bin = r->binary;
 	}
 	return bin ? bin : any ? "" : NULL;
+}
+
+/* Does p give a @cast naming no module one (castctx.c)? */
+bool elab_cast_probe_module(struct session *s, const struct probe *p)
+{
+	return cast_context(s, p) != NULL;
 }
 
 /* headers -> the program built to read their types (s->header_progs) */

@@ -458,11 +458,10 @@ static bool cast_user_type(struct walk *w, struct node *cast, const char *name,
  * module function or statement, or a point read through DWARF? */
 static bool cast_has_module(const struct rprobe *r)
 {
-	/* kernel.trace: 4.8's tracepoints do not resolve on the hosts
-	 * compared, so they keep the kernel's types */
+	/* not kernel.trace: 4.8 looks a tracepoint's up in '' (checked with
+	 * a fresh cache: a stale one of tracequery modules matches none) */
 	static const char *const fams[] = { "kernel.function", "module.function",
-					    "kernel.statement", "module.statement",
-					    "kernel.trace" };
+					    "kernel.statement", "module.statement" };
 
 	if (r->flags & RF_DWARF)
 		return true;
@@ -474,7 +473,7 @@ static bool cast_has_module(const struct rprobe *r)
 
 /* @cast's module when the script names none: the binary of p's first
  * process("PATH") point (4.8 looks the types up there), "" for the
- * kernel's types in a kernel or module function, statement or trace point, or NULL
+ * kernel's types in a kernel or module function or statement, or NULL
  * where 4.8 has no module to look in (begin, timer, kprobe, perf...:
  * "type definition 'T' not found in ''"). A function's (p NULL) are the
  * kernel's: 4.8 gives it the module of the DWARF probes calling it, and

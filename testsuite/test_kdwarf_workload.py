@@ -28,19 +28,19 @@
 #   last reference (the parent's close() or the child's exit).
 # Kernel pointers printed by $$parms (0x and 8 to 16 hex digits) and
 # thread_indent's microsecond stamps are masked.
-import json
 import os
 import re
+import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-import guest
-from conftest import STAPRUN, run_stap
+from conftest import run_stap
 from examples import EXAMPLES
-from test_examples_workload import CMD, build_wl, normalize_rules
+from test_examples_workload import (assert_as_recorded, build_and_run, build_wl, main,
+                                    normalize_rules, write_recorded)
+from test_examples_workload import run_modules as workload_run
 from test_kdwarf_vmlinux import DEFAULT_PATH, dbg  # noqa: F401 (fixture)
 
 HERE = Path(__file__).resolve().parent
@@ -86,10 +86,7 @@ def normalize(name, text):
 
 def run_modules(scratch, staprun, prefix):
     """Run every case's module prefix + name under the workload, one boot."""
-    commands = [f"cd {scratch}; {staprun} -c '{CMD}' {prefix}{n}.ko" for n in CASES]
-    batch = guest.run_batch(commands, scratch=str(scratch), timeout=120)
-    guest.check_kernel_healthy(batch)
-    return dict(zip(CASES, batch))
+    return workload_run(scratch, staprun, prefix, names=list(CASES), timeout=120)
 
 
 def build_args(name, prefix):
@@ -108,39 +105,27 @@ def run(dbg, krel, tools, tmp_path_factory):
         assert r.returncode == 0, f'{name}: {r.stderr}'
     os.environ['SYSTEMTAP_DEBUGINFO_PATH'] = dbg
     try:
-        with ThreadPoolExecutor(max_workers=2) as ex:
-            list(ex.map(build, CASES))
+        return build_and_run(scratch, build, 'kw_', list(CASES), 120)
     finally:
         os.environ['SYSTEMTAP_DEBUGINFO_PATH'] = env
-    return run_modules(scratch, STAPRUN, 'kw_')
 
 
 @pytest.mark.parametrize('name', list(CASES))
 def test_dwarf_example_under_workload(run, name):
-    expected = json.loads(EXPECTED.read_text())[name]
-    r = run[name]
-    assert (normalize(name, r.stdout), r.stderr, r.rc) == (expected, '', 0)
+    assert_as_recorded(EXPECTED, normalize, run[name], name)
 
 
 def record(kb, scratch):
     """Build the cases with 4.8 (-r kb: see the top comment), run them with its
     staprun and write EXPECTED."""
-    import subprocess
     scratch = Path(scratch)
     build_wl(scratch)
     env = dict(os.environ, SYSTEMTAP_DEBUGINFO_PATH=DEFAULT_PATH)
     for name in CASES:
         subprocess.run(['/usr/bin/stap', '-R', '/tmp/stap-rt', '-r', kb] + build_args(name, 'u_'),
                        cwd=scratch, check=True, env=env)
-    res = run_modules(scratch, '/usr/bin/staprun', 'u_')
-    for name, r in res.items():
-        assert (r.stderr, r.rc) == ('', 0), (name, r.stderr)
-    EXPECTED.write_text(json.dumps({n: normalize(n, r.stdout) for n, r in res.items()},
-                                   indent=1) + '\n')
+    write_recorded(run_modules(scratch, '/usr/bin/staprun', 'u_'), EXPECTED, normalize)
 
 
 if __name__ == '__main__':
-    if sys.argv[1:2] == ['--record'] and len(sys.argv) == 4:
-        record(sys.argv[2], sys.argv[3])
-    else:
-        sys.exit('usage: test_kdwarf_workload.py --record KB SCRATCH')
+    main(record, sys.argv)

@@ -78,7 +78,8 @@ NO_MODULE = '@cast(0, "task_struct")->pid'
 
 
 @pytest.mark.parametrize('point', ['begin', 'timer.s(1)', 'perf.sw.cpu_clock',
-                                   'kprobe.function("vfs_read")'])
+                                   'kprobe.function("vfs_read")',
+                                   'kernel.trace("sched_switch")'])
 def test_cast_without_module_refused(krel, point):
     script = f'probe {point} {{ println({NO_MODULE}) }}'
     r = run_stap(['-p2', '-r', krel, '-e', script])

@@ -35,12 +35,19 @@ struct castctx {
 				 * functions whose calls of it go to a copy */
 };
 
+static int cmp_func(const void *a, const void *b)
+{
+	const struct func *x = *(struct func *const *)a, *y = *(struct func *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* f's index among the used functions (c->f, sorted by address), or -1 */
 static int func_index(const struct castctx *c, const struct func *f)
 {
-	for (int i = 0; i < c->n; i++)
-		if (c->f[i] == f)
-			return i;
-	return -1;
+	struct func *const *at = bsearch(&f, c->f, (size_t)c->n, sizeof(*c->f), cmp_func);
+
+	return at ? (int)(at - c->f) : -1;
 }
 
 static bool is_bare_cast(const struct node *n)
@@ -159,14 +166,16 @@ void elab_check_cast_functions(struct session *s)
 	c.ok = arena_alloc(s->arena, sizeof(*c.ok) * (size_t)c.n);
 	c.copies = arena_alloc(s->arena, (size_t)c.n);
 	c.n = 0;
-	for (struct func *f = s->funcs; f; f = f->next_used) {
-		c.f[c.n] = f;
-		c.ok[c.n] = NULL;
-		c.cast[c.n] = f->body && f->body->kind != N_EMBEDDED_STMT ?
-			      bare_cast(f->body) : NULL;
-		c.copies[c.n] = c.cast[c.n] || (f->body && has_target(f->body));
-		any |= c.cast[c.n] != NULL;
-		c.n++;
+	for (struct func *f = s->funcs; f; f = f->next_used)
+		c.f[c.n++] = f;
+	qsort(c.f, (size_t)c.n, sizeof(*c.f), cmp_func);
+	for (int i = 0; i < c.n; i++) {
+		const struct func *f = c.f[i];
+
+		c.ok[i] = NULL;
+		c.cast[i] = f->body && f->body->kind != N_EMBEDDED_STMT ? bare_cast(f->body) : NULL;
+		c.copies[i] = c.cast[i] || (f->body && has_target(f->body));
+		any |= c.cast[i] != NULL;
 	}
 	if (!any)
 		return;
@@ -189,8 +198,11 @@ void elab_check_cast_functions(struct session *s)
 	for (int g = 0; g < c.n; g++)
 		if (c.f[g]->body && c.f[g]->body->kind != N_EMBEDDED_STMT)
 			check_calls(&c, c.f[g]->body, g, bad);
-	for (int i = 0; i < c.n; i++)
+	for (struct func *f = s->funcs; f; f = f->next_used) {
+		int i = func_index(&c, f);
+
 		if (bad[i])
 			diag_error(s, c.cast[i]->loc, "type definition '%s' not found in ''",
 				   c.cast[i]->args->next->str);
+	}
 }

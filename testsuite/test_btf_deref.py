@@ -255,7 +255,7 @@ KPROBES = {
     # a tracepoint's struct arguments
     'tp_exec': 'global n probe kernel.trace("sched:sched_process_exec") { if (n++ == 0) {\n'
                'println(kernel_string($bprm->filename), " ", $p->pid == pid(), " ", $old_pid == pid())\n'
-               'println($p->comm$, " ", @cast(task_current(), "task_struct")->pid == pid())\n'
+               'println($p->comm$, " ", @cast(task_current(), "task_struct", "kernel")->pid == pid())\n'
                'println(kernel_string($p->comm))\n'
                '} } probe timer.s(30) { exit() }',
     # bad pointers in a kprobe handler: a user address as a struct file*,

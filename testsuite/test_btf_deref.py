@@ -79,7 +79,8 @@ NO_MODULE = '@cast(0, "task_struct")->pid'
 
 
 @pytest.mark.parametrize('point', ['begin', 'timer.s(1)', 'perf.sw.cpu_clock',
-                                   'kprobe.function("vfs_read")'])
+                                   'kprobe.function("vfs_read")',
+                                   'kernel.trace("sched_switch")'])
 def test_cast_without_module_refused(krel, point):
     script = f'probe {point} {{ println({NO_MODULE}) }}'
     r = run_stap(['-p2', '-r', krel, '-e', script])
@@ -255,7 +256,7 @@ KPROBES = {
     # a tracepoint's struct arguments
     'tp_exec': 'global n probe kernel.trace("sched:sched_process_exec") { if (n++ == 0) {\n'
                'println(kernel_string($bprm->filename), " ", $p->pid == pid(), " ", $old_pid == pid())\n'
-               'println($p->comm$, " ", @cast(task_current(), "task_struct")->pid == pid())\n'
+               'println($p->comm$, " ", @cast(task_current(), "task_struct", "kernel")->pid == pid())\n'
                'println(kernel_string($p->comm))\n'
                '} } probe timer.s(30) { exit() }',
     # bad pointers in a kprobe handler: a user address as a struct file*,

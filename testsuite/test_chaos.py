@@ -50,7 +50,7 @@ PTRS = (
     'probe kernel.function("ksys_write").return {'
     + once('kretprobe', 'println(kernel_short(-1))') + '}\n'
     'probe kernel.trace("sched:sched_switch") {'
-    + once('tracepoint', 'println(@cast($prev, "task_struct")->pid'
+    + once('tracepoint', 'println(@cast($prev, "task_struct", "kernel")->pid'
            ' + kernel_int(0xffffffffff600000 + 4096 * 4096))') + '}\n'
     f'probe process("{LIBC}").function("exit") {{'
     + once('uprobe', 'println(user_string(16))') + '}\n'

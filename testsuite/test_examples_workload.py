@@ -207,7 +207,11 @@ def _fields(rules, line, pids):
 
 def normalize(name, text):
     """What is compared of example name's stdout (see the top comment)."""
-    rules = CASES[name][2]
+    return normalize_rules(CASES[name][2], text)
+
+
+def normalize_rules(rules, text):
+    """text normalized by rules (CASES' third items)."""
     lines = text.split('\n')
     if rules.get('stapio'):
         lines = [x for x in lines if not re.search(r'\bstapio\b', x)]
@@ -234,12 +238,12 @@ def build_wl(scratch):
                    input=WL_C, text=True, check=True)
 
 
-def run_modules(scratch, staprun, prefix):
+def run_modules(scratch, staprun, prefix, names=CASES, timeout=60):
     """Run every case's module prefix + name under the workload, one boot."""
-    commands = [f"cd {scratch}; {staprun} -c '{CMD}' {prefix}{n}.ko" for n in CASES]
-    batch = guest.run_batch(commands, scratch=str(scratch), timeout=60)
+    commands = [f"cd {scratch}; {staprun} -c '{CMD}' {prefix}{n}.ko" for n in names]
+    batch = guest.run_batch(commands, scratch=str(scratch), timeout=timeout)
     guest.check_kernel_healthy(batch)
-    return dict(zip(CASES, batch))
+    return dict(zip(names, batch))
 
 
 @pytest.fixture(scope='module')
@@ -252,16 +256,25 @@ def run(krel, tools, tmp_path_factory):
         r = run_stap(['-p4', '-r', krel, '-m', f'ew_{name}', str(EXAMPLES / example)] + args,
                      cwd=scratch, timeout=300)
         assert r.returncode == 0, f'{name}: {r.stderr}'
+    return build_and_run(scratch, build, 'ew_')
+
+
+def build_and_run(scratch, build, prefix, names=CASES, timeout=60):
+    """build(name) for every case, two at a time, then run_modules()."""
     with ThreadPoolExecutor(max_workers=2) as ex:
-        list(ex.map(build, CASES))
-    return run_modules(scratch, STAPRUN, 'ew_')
+        list(ex.map(build, names))
+    return run_modules(scratch, STAPRUN, prefix, names, timeout)
+
+
+def assert_as_recorded(expected_file, norm, r, name):
+    """r (a guest result) printed what expected_file records for name."""
+    expected = json.loads(expected_file.read_text())[name]
+    assert (norm(name, r.stdout), r.stderr, r.rc) == (expected, '', 0)
 
 
 @pytest.mark.parametrize('name', list(CASES))
 def test_example_under_workload(run, name):
-    expected = json.loads(EXPECTED.read_text())[name]
-    r = run[name]
-    assert (normalize(name, r.stdout), r.stderr, r.rc) == (expected, '', 0)
+    assert_as_recorded(EXPECTED, normalize, run[name], name)
 
 
 def record(kb, scratch):
@@ -272,15 +285,23 @@ def record(kb, scratch):
     for name, (example, args, _) in CASES.items():
         subprocess.run(['/usr/bin/stap', '-R', '/tmp/stap-rt', '-r', kb, '-p4', '-m',
                         f'u_{name}', str(EXAMPLES / example)] + args, cwd=scratch, check=True)
-    res = run_modules(scratch, '/usr/bin/staprun', 'u_')
+    write_recorded(run_modules(scratch, '/usr/bin/staprun', 'u_'), EXPECTED, normalize)
+
+
+def write_recorded(res, expected_file, norm):
+    """4.8's results res, each clean, normalized into expected_file."""
     for name, r in res.items():
-        assert (r.stderr, r.rc) == ('', 0), name
-    EXPECTED.write_text(json.dumps({n: normalize(n, r.stdout) for n, r in res.items()},
-                                   indent=1) + '\n')
+        assert (r.stderr, r.rc) == ('', 0), (name, r.stderr)
+    expected_file.write_text(json.dumps({n: norm(n, r.stdout) for n, r in res.items()},
+                                        indent=1) + '\n')
+
+
+def main(record_fn, argv):
+    if argv[1:2] == ['--record'] and len(argv) == 4:
+        record_fn(argv[2], argv[3])
+    else:
+        sys.exit(f'usage: {Path(argv[0]).name} --record KB SCRATCH')
 
 
 if __name__ == '__main__':
-    if sys.argv[1:2] == ['--record'] and len(sys.argv) == 4:
-        record(sys.argv[2], sys.argv[3])
-    else:
-        sys.exit('usage: test_examples_workload.py --record KB SCRATCH')
+    main(record, sys.argv)

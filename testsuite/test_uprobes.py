@@ -271,17 +271,24 @@ def test_errors(tmp_path):
 
 # 4.8's output of uprobes/uptr.stp on uptr.c built with gcc -g -O0, in the
 # guest: a program's pointers as its dwarf_pretty_print shows them (int *
-# and long * as the pointer's value in decimal, void * and a top-level
-# char * in hex, char ** and unsigned char * as the string at the pointer,
-# a function pointer as <function>:ADDR)
+# and long * as the pointer's value in decimal, void * in hex, every
+# pointer to chars (char *, const char *, signed char *, unsigned char *,
+# char **) through user_string_quoted: the string at the pointer, or the
+# pointer in hex when it cannot be read there, as f's s, whose .rodata
+# page no access has faulted in yet when f is entered (h's s, the same
+# string, is read); a function pointer as <function>:ADDR)
 UPTR_UPSTREAM = (
-    'ip=0x563f7962b010 lp=0x7ffe387f7088 vp=0x563f7962b010 s=0x563f7962900a '
-    'sv=0x7ffe387f7070 fn=0x563f79628129 ucp=0x7ffe387f706f\n'
-    'ip=94830619439120 lp=140729846296712 vp=0x563f7962b010 s=0x563f7962900a '
-    'sv="\\004\\220by?V" fn=<function>:0x563f79628129 ucp="\\310\\004\\220by?V"\n'
-    'ip=94830619439120 lp=140729846296712 vp=0x563f7962b010 s=0x563f7962900a '
-    'sv="\\004\\220by?V" fn=<function>:0x563f79628129 ucp="\\310\\004\\220by?V"\n'
-    '94830619439120|<function>:0x563f79628129|"\\004\\220by?V"|"\\310\\004\\220by?V"\n')
+    'ip=0x5572d8132010 lp=0x7fff6e051a88 vp=0x5572d8132010 s=0x5572d813000a '
+    'sv=0x7fff6e051a70 fn=0x5572d812f129 ucp=0x7fff6e051a6f\n'
+    'ip=93951739764752 lp=140735039216264 vp=0x5572d8132010 s=0x5572d813000a '
+    'sv="\\004" fn=<function>:0x5572d812f129 ucp="\\310\\004"\n'
+    'ip=93951739764752 lp=140735039216264 vp=0x5572d8132010 s=0x5572d813000a '
+    'sv="\\004" fn=<function>:0x5572d812f129 ucp="\\310\\004"\n'
+    '93951739764752|<function>:0x5572d812f129|"\\004"|"\\310\\004"\n'
+    'scp=0x7fff6e051a6e ccp=0x5572d813000e s=0x5572d813000a\n'
+    'scp="A\\310\\004" ccp="cstr" s="str"\n'
+    'scp="A\\310\\004" ccp="cstr" s="str"\n'
+    '"A\\310\\004"|"cstr"|"str"\n')
 
 
 def uptr_mask(text):

@@ -7,10 +7,15 @@ __attribute__((noinline)) int f(int *ip, long *lp, void *vp, char *s, char **sv,
 {
 	return *ip + (int)*lp + (vp != 0) + s[0] + sv[0][0] + fn(1) + *ucp;
 }
+__attribute__((noinline)) int h(signed char *scp, const char *ccp, char *s)
+{
+	return *scp + ccp[0] + s[0];
+}
 int main(void)
 {
 	long l = -7;
 	char *v[] = { "hello", 0 };
 	unsigned char uc = 200;
-	return f(&g, &l, &g, "str", v, cb, &uc) & 1;
+	signed char sc = 'A';
+	return f(&g, &l, &g, "str", v, cb, &uc) + h(&sc, "cstr", "str") < 0;
 }

@@ -458,11 +458,10 @@ static bool cast_user_type(struct walk *w, struct node *cast, const char *name,
  * module function or statement, or a point read through DWARF? */
 static bool cast_has_module(const struct rprobe *r)
 {
-	/* kernel.trace: 4.8's tracepoints do not resolve on the hosts
-	 * compared, so they keep the kernel's types */
+	/* not kernel.trace: 4.8 looks a tracepoint's up in '' (checked with
+	 * a fresh cache: a stale one of tracequery modules matches none) */
 	static const char *const fams[] = { "kernel.function", "module.function",
-					    "kernel.statement", "module.statement",
-					    "kernel.trace" };
+					    "kernel.statement", "module.statement" };
 
 	if (r->flags & RF_DWARF)
 		return true;
@@ -474,12 +473,11 @@ static bool cast_has_module(const struct rprobe *r)
 
 /* @cast's module when the script names none: the binary of p's first
  * process("PATH") point (4.8 looks the types up there), "" for the
- * kernel's types in a kernel or module function, statement or trace point, or NULL
+ * kernel's types in a kernel or module function or statement, or NULL
  * where 4.8 has no module to look in (begin, timer, kprobe, perf...:
  * "type definition 'T' not found in ''"). A function's (p NULL) are the
- * kernel's: 4.8 gives it the module of the DWARF probes calling it
- * directly, and refuses it when another probe or a function calls it,
- * which is not followed here yet. */
+ * kernel's: 4.8 gives it the module of the DWARF probes calling it, and
+ * castctx.c refuses it where 4.8 does, by the call graph. */
 static const char *cast_context(struct session *s, const struct probe *p)
 {
 	const char *bin = NULL;
@@ -497,6 +495,12 @@ static const char *cast_context(struct session *s, const struct probe *p)
 			bin = r->binary;
 	}
 	return bin ? bin : any ? "" : NULL;
+}
+
+/* Does p give a @cast naming no module one (castctx.c)? */
+bool elab_cast_probe_module(struct session *s, const struct probe *p)
+{
+	return cast_context(s, p) != NULL;
 }
 
 /* headers -> the program built to read their types (s->header_progs) */

@@ -307,6 +307,8 @@ void elab_cast_alone(struct session *s, struct probe *p, struct node *n);
 const struct autocast *elab_cast_addr(struct session *s, struct probe *p,
 				      struct node *n);
 bool elab_no_points(struct session *s, struct probe *p);
+bool elab_cast_probe_module(struct session *s, const struct probe *p);
+void elab_check_cast_functions(struct session *s);	/* castctx.c */
 bool elab_defined(struct session *s, struct probe *p, struct node *n);
 /* n->deref for $var$ (one variable) or $$parms$ (the arguments of the
  * first point; the others must match). */

@@ -263,6 +263,7 @@ int elaborate(struct session *s)
 	tail = include_used_files(s, tail, &etail);
 	*tail = NULL;
 	collect_funcs(s);
+	elab_check_cast_functions(s);
 	check_privilege(s);
 	if (!s->listing)
 		check_points(s);

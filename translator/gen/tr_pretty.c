@@ -60,15 +60,6 @@ static bool is_char(const struct btf *btf, const struct btf_type *t)
 	return (btf_int_encoding(t) & BTF_INT_CHAR) || (name && strstr(name, "char"));
 }
 
-/* A plain "char": 4.8 prints a program's top-level char * in hex (its
- * unsigned char * and char ** as the string there, as the kernel's). */
-static bool is_plain_char(const struct btf *btf, const struct btf_type *t)
-{
-	const char *name = btf__name_by_offset(btf, t->name_off);
-
-	return name && !strcmp(name, "char");
-}
-
 static bool shown(const struct btf *btf, unsigned int id)
 {
 	const struct btf_type *t = deref_skip(btf, &id);
@@ -201,7 +192,9 @@ static void value(struct ppgen *pg, unsigned int id, unsigned int off,
  * chars (ERROR when unreadable), in decimal as the integer type pointed
  * to (4.8 formats the pointer with it, never reading through it),
  * "<function>:" and the address for a function, the address for void;
- * a program's own char * (plain char) in hex too, as 4.8 prints it. */
+ * a program's chars as 4.8's user_string_quoted shows them: the address
+ * in hex when the string cannot be read (at a uprobe, a page of the
+ * program's not yet faulted in). */
 static void dwarf_pointer(struct ppgen *pg, const struct btf_type *t, bool lvalue, int *load)
 {
 	const char *how = lvalue ? "" : " | STP_PP_VALUE";
@@ -220,8 +213,11 @@ static void dwarf_pointer(struct ppgen *pg, const struct btf_type *t, bool lvalu
 		aggregate(pg, pt, 0, 0, true);
 		return;
 	}
-	if (is_char(pg->btf, pt) && !(pg->user && !levels && is_plain_char(pg->btf, pt))) {
-		entry(pg, arena_printf(pg->g->s->arena, "STP_PP_STRQ%s", how), 8, 0, 0, 0);
+	if (is_char(pg->btf, pt)) {
+		/* a program's: user_string_quoted, the address in hex when
+		 * unreadable (a page not yet faulted in) */
+		entry(pg, arena_printf(pg->g->s->arena, "%s%s",
+				       pg->user ? "STP_PP_STRP" : "STP_PP_STRQ", how), 8, 0, 0, 0);
 		return;
 	}
 	if (pt && (btf_is_int(pt) || btf_is_any_enum(pt)) && !is_char(pg->btf, pt)) {

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -734,10 +735,15 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		if (!child) {
-			char b;
+			struct pollfd pfd = { .fd = go[0], .events = POLLIN };
 
+			/* poll(), not read(): kernel.function("vfs_read")
+			 * probes attached meanwhile must see no read of ours
+			 * in target() (the module runtime's staprun does the same) */
 			close(go[1]);
-			if (read(go[0], &b, 1) != 1)
+			while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
+				;
+			if (!(pfd.revents & POLLIN))
 				_exit(1);
 			exec_command(command);
 			_exit(127);

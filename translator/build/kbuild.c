@@ -37,7 +37,7 @@ static int write_makefile(struct session *s)
 /* Run make, capturing its output into log; returns its exit status. */
 static int run_make(struct session *s, const char *kdir, const char *log)
 {
-	char **argv = arena_alloc(s->arena, sizeof(*argv) * (size_t)(s->nmake_args + 7));
+	char **argv = arena_alloc(s->arena, sizeof(*argv) * (size_t)(s->nmake_args + 8));
 	int status, n = 0;
 	pid_t pid;
 
@@ -52,6 +52,9 @@ static int run_make(struct session *s, const char *kdir, const char *log)
 	 * tools failed here with status 127).
 	 */
 	argv[n++] = "CONFIG_DEBUG_INFO_BTF_MODULES=";
+	/* no DWARF either, as 4.8: nothing reads the module's, and gcc's -g
+	 * was a sixth of the compile */
+	argv[n++] = "CONFIG_DEBUG_INFO=";
 	for (int i = 0; i < s->nmake_args; i++)	/* -B NAME=VALUE */
 		argv[n++] = (char *)s->make_args[i];
 	argv[n++] = "modules";

@@ -51,6 +51,8 @@ static int run_make(struct session *s, const char *kdir, const char *log)
 	int status, n = 0;
 	pid_t pid;
 
+	/* what is passed here shapes the commands kdirect.c keeps: a change
+	 * needs a new KDIRECT_FORMAT there */
 	argv[n++] = "make";
 	argv[n++] = "-C";
 	argv[n++] = (char *)kdir;

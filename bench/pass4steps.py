@@ -8,7 +8,10 @@
 # module BTF (pahole, when the -r tree has a vmlinux), and what is left:
 # make itself reading the kernel's Makefiles. A second table splits the
 # compile of the C: the kernel headers alone, the runtime alone (a module
-# with no probe of its own) and the rest, the script's own code.
+# with no probe of its own) and the rest, the script's own code. This is
+# make's path (-k turns the module cache off): with the cache on, stap
+# runs the leaf commands without make (build/kdirect.c), so the rows for
+# make, its option probes and the nested makes are not spent there.
 # Not a test: run it by hand, `bench/pass4steps.py [--runs N] [SCRIPT...]`.
 import argparse
 import os

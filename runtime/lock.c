@@ -12,7 +12,7 @@ void stp_lock_init(struct stp_lock *l)
 	rwlock_init(&l->rw);
 }
 
-bool stp_lock_read(struct stp_lock *l)
+static __always_inline bool stp_lock_read(struct stp_lock *l)
 {
 	int tries;
 
@@ -24,7 +24,7 @@ bool stp_lock_read(struct stp_lock *l)
 	return true;
 }
 
-bool stp_lock_write(struct stp_lock *l)
+static __always_inline bool stp_lock_write(struct stp_lock *l)
 {
 	int tries;
 
@@ -36,12 +36,12 @@ bool stp_lock_write(struct stp_lock *l)
 	return true;
 }
 
-void stp_unlock_read(struct stp_lock *l)
+static __always_inline void stp_unlock_read(struct stp_lock *l)
 {
 	read_unlock(&l->rw);
 }
 
-void stp_unlock_write(struct stp_lock *l)
+static __always_inline void stp_unlock_write(struct stp_lock *l)
 {
 	write_unlock(&l->rw);
 }

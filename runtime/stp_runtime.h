@@ -531,10 +531,11 @@ struct stp_lock {
 };
 
 static void stp_lock_init(struct stp_lock *l);
-static bool stp_lock_read(struct stp_lock *l);
-static bool stp_lock_write(struct stp_lock *l);
-static void stp_unlock_read(struct stp_lock *l);
-static void stp_unlock_write(struct stp_lock *l);
+/* inlined in the handlers' lock sets, which are compiled at -Og */
+static __always_inline bool stp_lock_read(struct stp_lock *l);
+static __always_inline bool stp_lock_write(struct stp_lock *l);
+static __always_inline void stp_unlock_read(struct stp_lock *l);
+static __always_inline void stp_unlock_write(struct stp_lock *l);
 static void stp_probe_skipped(void);
 
 /*
@@ -558,6 +559,28 @@ static bool stp_is_myproc(void);
 } while (0)
 #else
 #define stp_assert_is_myproc(c) do { } while (0)
+#endif
+
+/*
+ * The generated code between STP_OPT_SCRIPT and STP_OPT_KERNEL (call
+ * stubs, handlers, script functions) is compiled at -Og: gcc takes a
+ * third less CPU on a big script than at -O2 (bench/csize.py), and the
+ * work of a hit is mostly the runtime's. Embedded C (its compile-time
+ * checks, clamp()'s signedness..., need -O2's folding) and the runtime
+ * keep the kernel's flags; -DSTP_SCRIPT_O2 compiles everything so.
+ * The script's small functions (lock sets, call stubs) are still
+ * inlined, and the lock functions always: a hit of a one-statement
+ * handler then costs 2-5% more than at -O2 (bench/probes.py's scripts
+ * in the guest), 7-13% without.
+ * The kernel's explicit -fno-* flags hold under the pragma.
+ */
+#ifdef STP_SCRIPT_O2
+#define STP_OPT_SCRIPT
+#define STP_OPT_KERNEL
+#else
+#define STP_OPT_SCRIPT _Pragma("GCC push_options") \
+	_Pragma("GCC optimize (\"Og\", \"inline-small-functions\", \"inline-functions-called-once\")")
+#define STP_OPT_KERNEL _Pragma("GCC pop_options")
 #endif
 
 #ifdef STP_EMBED_API	/* -g: 4.8's embedded-C API for the script's %{ %} */

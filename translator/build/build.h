@@ -9,6 +9,9 @@
 #include "elab.h"
 
 int kbuild(struct session *s);
+/* kdirect.c: kbuild's commands run without make once make has run them */
+int kdirect_build(struct session *s, const char *kdir, const char *flags, const char *log,
+		  int (*make)(struct session *, const char *, const char *));
 int run_module(struct session *s);
 /* sign.c: --sign-module, after kbuild (its key made once) */
 int sign_module(struct session *s);

@@ -2,7 +2,9 @@
  * kbuild.c - pass 4: build the module with the kernel's own build system.
  * Writes a kbuild Makefile next to the generated C in the session's
  * temporary directory and runs `make -C /lib/modules/KVER/build M=TMP
- * modules`. The compiler's output is shown only on failure (or with -v).
+ * modules`, or the commands make ran last time in this tree
+ * (kdirect.c). The compiler's output is shown only on failure (or with
+ * -v -v).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,7 +14,20 @@
 
 #include "build.h"
 
-static int write_makefile(struct session *s)
+/* the module's own compiler flags (kbuild's ccflags-y) */
+static const char *ccflags(struct session *s)
+{
+	const char *f = arena_printf(s->arena, "-I%s -I%s/transport -Wno-unused -Wno-declaration-after-statement",
+				     s->runtime_dir, s->runtime_dir);
+
+	if (s->guru)	/* 4.8's embedded-C API (runtime/embed_api.h) */
+		f = arena_printf(s->arena, "%s -DSTP_EMBED_API", f);
+	for (struct define *d = s->defines; d; d = d->next)
+		f = arena_printf(s->arena, "%s '-D%s'", f, d->text);
+	return f;
+}
+
+static int write_makefile(struct session *s, const char *flags)
 {
 	struct strbuf mk;
 	const char *path = arena_printf(s->arena, "%s/Makefile", s->tmpdir);
@@ -21,12 +36,7 @@ static int write_makefile(struct session *s)
 	sb_init(&mk);
 	sb_printf(&mk, "obj-m := %s.o\n", s->module_name);
 	sb_printf(&mk, "%s-objs := %s_src.o\n", s->module_name, s->module_name);
-	sb_printf(&mk, "ccflags-y := -I%s -I%s/transport -Wno-unused -Wno-declaration-after-statement\n",
-		  s->runtime_dir, s->runtime_dir);
-	if (s->guru)	/* 4.8's embedded-C API (runtime/embed_api.h) */
-		sb_printf(&mk, "ccflags-y += -DSTP_EMBED_API\n");
-	for (struct define *d = s->defines; d; d = d->next)
-		sb_printf(&mk, "ccflags-y += '-D%s'\n", d->text);
+	sb_printf(&mk, "ccflags-y := %s\n", flags);
 	rc = write_file(path, mk.buf, mk.len);
 	sb_free(&mk);
 	if (rc < 0)
@@ -37,10 +47,12 @@ static int write_makefile(struct session *s)
 /* Run make, capturing its output into log; returns its exit status. */
 static int run_make(struct session *s, const char *kdir, const char *log)
 {
-	char **argv = arena_alloc(s->arena, sizeof(*argv) * (size_t)(s->nmake_args + 7));
+	char **argv = arena_alloc(s->arena, sizeof(*argv) * (size_t)(s->nmake_args + 8));
 	int status, n = 0;
 	pid_t pid;
 
+	/* what is passed here shapes the commands kdirect.c keeps: a change
+	 * needs a new KDIRECT_FORMAT there */
 	argv[n++] = "make";
 	argv[n++] = "-C";
 	argv[n++] = (char *)kdir;
@@ -52,6 +64,9 @@ static int run_make(struct session *s, const char *kdir, const char *log)
 	 * tools failed here with status 127).
 	 */
 	argv[n++] = "CONFIG_DEBUG_INFO_BTF_MODULES=";
+	/* no DWARF either, as 4.8: nothing reads the module's, and gcc's -g
+	 * was a sixth of the compile */
+	argv[n++] = "CONFIG_DEBUG_INFO=";
 	for (int i = 0; i < s->nmake_args; i++)	/* -B NAME=VALUE */
 		argv[n++] = (char *)s->make_args[i];
 	argv[n++] = "modules";
@@ -81,6 +96,7 @@ int kbuild(struct session *s)
 {
 	const char *kdir = s->kernel_build_dir;
 	const char *log = arena_printf(s->arena, "%s/make.log", s->tmpdir);
+	const char *flags;
 	int rc;
 
 	if (!path_exists(arena_printf(s->arena, "%s/Makefile", kdir))) {
@@ -88,9 +104,10 @@ int kbuild(struct session *s)
 			   kdir, s->kernel_release, s->kernel_release);
 		return 1;
 	}
-	if (write_makefile(s) < 0)
+	flags = ccflags(s);
+	if (write_makefile(s, flags) < 0)
 		return 1;
-	rc = run_make(s, kdir, log);
+	rc = kdirect_build(s, kdir, flags, log, run_make);
 	if (rc != 0) {
 		size_t len;
 		char *text = read_file(log, &len);

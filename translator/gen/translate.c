@@ -1055,6 +1055,7 @@ static void gen_function(struct gen *g, struct output *o, struct func *f)
 {
 	const char *st = tr_fn_cname(g, "stp_locals_fn_", f);
 	struct strbuf body;
+	bool embedded;
 
 	sb_init(&body);
 	begin_scope(g, &body, f);
@@ -1068,9 +1069,13 @@ static void gen_function(struct gen *g, struct output *o, struct func *f)
 	locals_struct(g, o, st, f->locals, f->type);
 	/* the frame comes as a restrict parameter (see gen_probe) */
 	sb_printf(&o->protos, "STP_FUNCTION(%s);\n", tr_fn_cname(g, "", f));
-	sb_printf(&o->code, "STP_FUNCTION(%s)\n{\n%s"
-		  "out: __maybe_unused;\n}\n\n",
-		  tr_fn_cname(g, "", f), body.buf ? body.buf : "");
+	/* embedded C at the kernel's -O2: its compile-time checks (clamp()'s
+	 * signedness...) need -O2's folding */
+	embedded = f->body->kind == N_EMBEDDED_STMT;
+	sb_printf(&o->code, "%sSTP_FUNCTION(%s)\n{\n%s"
+		  "out: __maybe_unused;\n}\n%s\n",
+		  embedded ? "STP_OPT_KERNEL\n" : "", tr_fn_cname(g, "", f),
+		  body.buf ? body.buf : "", embedded ? "STP_OPT_SCRIPT\n" : "");
 	sb_free(&body);
 	sb_free(&g->tmps);
 }
@@ -1357,10 +1362,12 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	sb_puts(c, "};\n\n#define STP_LOCALS_SIZE (sizeof(union stp_locals) * (STP_MAXNESTING + 1))\n"
 		"#define STP_FRAME(c, n) ((void *)((char *)(c)->locals + sizeof(union stp_locals) * (n)))\n\n");
 	sb_puts(c, o->protos.buf ? o->protos.buf : "");
-	sb_puts(c, "\n");
+	/* the script's code at -Og, embedded C at -O2 (stp_runtime.h) */
+	sb_puts(c, "\nSTP_OPT_SCRIPT\n");
 	sb_puts(c, g->stubs.buf ? g->stubs.buf : "");
 	sb_puts(c, g->shared_code.buf ? g->shared_code.buf : "");
 	sb_puts(c, o->code.buf ? o->code.buf : "");
+	sb_puts(c, "STP_OPT_KERNEL\n\n");
 	sb_puts(c, "static const struct stp_probe stp_probes[STP_NPROBES] = {\n");
 	sb_puts(c, g->table.buf ? g->table.buf : "");
 	sb_puts(c, "};\n\n");

@@ -169,6 +169,68 @@ def test_uprobe_return_params(uprog, tmp_path):
         'work(3, -20) = -17\nwork(2, -10) = -16\nwork(1, -5) = -15\n', '', 0)
 
 
+# user_string() and friends on a uprobe's char * (stack buffers: the
+# pages are resident, as bpf_probe_read_user_str and the module runtime's
+# copy_from_user_nofault need), a bad pointer's fault as the module
+# runtime reports it; ppid() and pexecname() against the program's own
+# getppid() and its parent's /proc comm.
+USTR_PROG = r'''#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+void take(const char *s, long n) { (void)s; (void)n; }
+void parent(long pid, const char *comm) { (void)pid; (void)comm; }
+void bad(const char *s) { (void)s; }
+int main(void)
+{
+	char a[] = "hello world";
+	char b[] = "tab\there \"q\" \\ caf\xc3\xa9 \xe2\x82\xac \x01";
+	char path[64], comm[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)getppid());
+	f = fopen(path, "r");
+	if (!f || !fgets(comm, sizeof(comm), f))
+		return 1;
+	comm[strcspn(comm, "\n")] = 0;
+	take(a, 5);
+	take(b, 0);
+	parent(getppid(), comm);
+	bad((const char *)16);
+	return 0;
+}
+'''
+
+
+def test_user_string_ppid(tmp_path):
+    (tmp_path / 'ustr.c').write_text(USTR_PROG)
+    subprocess.run(['gcc', '-g', '-O0', '-o', str(tmp_path / 'ustr'),
+                    str(tmp_path / 'ustr.c')], check=True)
+    prog = tmp_path / 'ustr'
+    script = (f'probe process("{prog}").function("take") {{ '
+              'printf("%s|%s|%s|", user_string($s, "bad"), user_string_quoted($s), '
+              'user_string_n($s, $n)) '
+              'try { println(user_string($s)) } catch (m) { println("caught ", m) } } '
+              f'probe process("{prog}").function("parent") {{ '
+              'printf("ppid %d pexecname %d\\n", ppid() == $pid, '
+              'pexecname() == user_string($comm)) } '
+              f'probe process("{prog}").function("bad") {{ '
+              'printf("%s|%s|", user_string($s, "bad"), user_string_quoted($s)) '
+              'try { println(user_string_n($s, 3)) } catch (m) { println("caught ", m) } '
+              'println(user_string($s)) }')
+    b = 'tab\there "q" \\ caf\u00e9 \u20ac \x01'
+    out, err, rc = stap('-c', str(prog), '-e', script)
+    assert out == ('hello world|"hello world"|hello|hello world\n'
+                   f'{b}|"tab\\there \\"q\\" \\\\ caf\\u00E9 \\u20AC \\001"||{b}\n'
+                   'ppid 1 pexecname 1\n'
+                   'bad|0x10|caught user string copy fault -14 at 0x10 [man error::fault]\n')
+    assert err.startswith('ERROR: user string copy fault -14 at 0x10 [man error::fault] '
+                          "near identifier 'user_string_n' at ")
+    assert err.endswith('/linux/syscall_support.stp:216:10\n'
+                        'WARNING: Number of errors: 1, skipped probes: 0\n'
+                        'Pass 5: run failed.  [man error::pass5]\n')
+    assert rc == 1
+
+
 @pytest.mark.parametrize('probe,expr,message', [
     ('function("main")', '$p', "$p (only the function's parameters, read at its entry) "
      'is not supported by --runtime=bpf'),

@@ -25,6 +25,12 @@ typedef unsigned char __u8;
 #define __type(name, val) typeof(val) *name
 #define __always_inline inline __attribute__((always_inline))
 #define STP_USED __attribute__((used))
+/* the script's string literals and messages: in .rodata itself, where the
+ * BTF places them (clang may put a const array in .rodata.str1.1, which
+ * its BTF still lists in .rodata; libbpf 1.1 then gives the kernel a
+ * .rodata DATASEC with overlapping variables, 6.1 rejects the BTF, and a
+ * program with a callback, which needs it, does not load) */
+#define STP_RODATA __attribute__((section(".rodata")))
 
 static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)1;
 static long (*bpf_map_update_elem)(void *map, const void *key, const void *value,

@@ -64,7 +64,7 @@ static const char *rodata(struct bgen *g, const char *text)
 
 	sb_init(&sb);
 	sb_c_string(&sb, text);
-	bg_line(g, "static const char %s[] = %s;", t, sb.buf);
+	bg_line(g, "static const char %s[] STP_RODATA = %s;", t, sb.buf);
 	sb_free(&sb);
 	return t;
 }
@@ -156,7 +156,7 @@ static const char *str_lit(struct bgen *g, const struct node *n)
 
 	sb_init(&sb);
 	sb_c_string(&sb, n->str ? n->str : "");
-	bg_line(g, "static const char %s_lit[] = %s;", t, sb.buf);
+	bg_line(g, "static const char %s_lit[] STP_RODATA = %s;", t, sb.buf);
 	sb_free(&sb);
 	return arena_printf(g->s->arena, "%s_lit", t);
 }

@@ -374,6 +374,15 @@ probe module("9p").function("v9fs_file_read_iter").return {
     'points': ('''probe kernel.function("vfs_read"), kernel.function("vfs_write") {
   if (pid() == target() && $count == 5) printf("%s %d\\n", probefunc(), $count)
 }''', 'vfs_read 5\nvfs_write 5\n' * 2),
+    # user strings of a kernel function's __user parameter; ppid() and
+    # pexecname() of target() (its parent the loader, begin's pid())
+    'ustr': ('''global lp, lc
+probe begin { lp = pid(); lc = execname() }
+probe kernel.function("do_sys_openat2") {
+  if (pid() == target() && user_string($filename, "?") == "in.txt")
+    printf("%s %s %s %d %d\\n", user_string($filename), user_string_quoted($filename),
+           user_string_n($filename, 2), ppid() == lp, pexecname() == lc)
+}''', 'in.txt "in.txt" in 1 1\n'),
     # kprobe.function(): no $vars; the same kprobe
     'kprobe': ('''global n
 probe kprobe.function("vfs_read") { if (pid() == target()) n++ }

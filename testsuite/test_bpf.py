@@ -30,7 +30,8 @@
 #   stops elsewhere.
 # - not there yet: wrapping arrays, the tapset functions other than those of
 #   bpf_gen.c's builtins[] and bpf_tapfn.c (user_string(), user_string(addr,
-#   err_msg), user_string_n(), user_string_quoted(), ppid(), pexecname():
+#   err_msg), user_string_n(), user_string_quoted(), ppid(), pexecname(),
+#   and backtrace() and print_backtrace() in kernel function entry probes:
 #   tested in test_bpf_probes.py) and the script functions over them.
 import os
 import subprocess

@@ -49,6 +49,8 @@ struct bgen {
 	bool need_pfn;		/* probefunc() is called */
 	bool need_task;		/* ppid(), pexecname(): bpf_tapfn.c's task reads */
 	bool need_quote;	/* user_string_quoted(): stapbpf.h's STP_QUOTE part */
+	bool need_bt;		/* backtrace(), print_backtrace() (bpf_tapfn.c) */
+	bool no_ctx;		/* in a foreach body's own function: no ctx there */
 };
 
 void bg_line(struct bgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

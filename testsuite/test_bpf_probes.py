@@ -429,12 +429,14 @@ BT_FRAME = re.compile(r' (0x[0-9a-f]+) : ([A-Za-z_][\w.]*)\+0x([0-9a-f]+)/0x([0-
 def check_backtrace(out):
     """vfs_read's stack from the kprobe's registers (read(2) from dd): its
     frames named from the guest's kallsyms, within their symbols, the
-    first vfs_read itself, ksys_read below; backtrace() the same
-    addresses as %#x, each followed by a space."""
+    first the probed address (vfs_read+0x0, as the module runtime's kprobe
+    handler sets the ip), ksys_read below; backtrace() the same addresses
+    as %#x, each followed by a space."""
     *frames, bt = out.split('\n')[:-1]
     matches = [BT_FRAME.fullmatch(f) for f in frames]
     assert frames and all(matches), out
     assert [m.group(2) for m in matches[:2]] == ['vfs_read', 'ksys_read'], out
+    assert matches[0].group(3) == '0', out
     assert all(int(m.group(3), 16) < int(m.group(4), 16) for m in matches), out
     assert bt == ''.join(m.group(1) + ' ' for m in matches), out
 

@@ -166,22 +166,27 @@ static void emit_task(struct strbuf *c)
 
 /* print_backtrace(): a record of the addresses (MAXBACKTRACE, 20, as the
  * module runtime's default) the loader prints; backtrace(): each as %#x
- * and a space */
+ * and a space. The first is the kprobe's address, where the module
+ * runtime's kprobe handler sets the registers' ip (bpf_get_stack() has
+ * the ip past the int3) */
 static void emit_bt(struct strbuf *c)
 {
 	sb_puts(c, "#define STP_REC_BT 0xffff0006u\n#define STP_MAXBT 20\n"
 		"static long (*stp_get_stack)(void *ctx, void *buf, __u32 size, __u64 flags) = "
 		"(void *)67;\n"
+		"static __u64 (*stp_func_ip)(void *ctx) = (void *)173;\n"
 		"static __always_inline void stp_print_bt(void *ctx)\n{\n"
 		"\tstruct { __u32 id, n; __u64 a[STP_MAXBT]; } *r = "
 		"bpf_ringbuf_reserve(&stp_rb, sizeof(*r), 0);\n\tlong k;\n\n"
 		"\tif (!r)\n\t\treturn;\n\tk = stp_get_stack(ctx, r->a, sizeof(r->a), 0);\n"
 		"\tr->id = STP_REC_BT;\n\tr->n = k > 0 ? (long)((__u64)k / 8) : 0;\n"
+		"\tif (r->n)\n\t\tr->a[0] = stp_func_ip(ctx);\n"
 		"\tbpf_ringbuf_submit(r, 0);\n}\n"
 		"static __always_inline void stp_bt_str(struct stp_scratch *S, void *ctx, char *dst)\n"
 		"{\n\t__u64 *a = (__u64 *)S->tmp;\n"
 		"\tlong k = stp_get_stack(ctx, S->tmp, STP_MAXBT * 8, 0), n = 0;\n\n"
 		"\tk = k > 0 ? (long)((__u64)k / 8) : 0;\n"
+		"\tif (k)\n\t\ta[0] = stp_func_ip(ctx);\n"
 		"\tfor (int i = 0; i < STP_MAXBT; i++) {\n"
 		"\t\tif (i >= k || n > STP_MAXSTR - 21)\n\t\t\tbreak;\n"
 		"\t\tn = stp_hex((struct stp_hexbuf *)dst, n, a[i]);\n"

@@ -65,6 +65,9 @@ const char *bg_errlabel(struct bgen *g);
 void bg_fault_msg(struct bgen *g, const char *pre, const char *post, const char *near,
 		  const char *addr);
 void bg_fault(struct bgen *g, const struct node *n, const char *addr);
+/* the next statement: a fault at addr of tapset function call n, near
+ * the function ("PRE0x... [man error::fault]") */
+void bg_call_fault(struct bgen *g, const struct node *n, const char *pre, const char *addr);
 /* a loop iteration's MAXACTION check at n */
 void bg_act(struct bgen *g, const struct node *n);
 /* "not supported by --runtime=bpf" at n (a pass-3 error) */

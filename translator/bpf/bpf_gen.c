@@ -114,6 +114,17 @@ void bg_fault_msg(struct bgen *g, const char *pre, const char *post, const char 
 	bg_line(g, "}");
 }
 
+/* the next statement: a fault at addr of the tapset function call n,
+ * "PRE0x... [man error::fault]" near the function's definition */
+void bg_call_fault(struct bgen *g, const struct node *n, const char *pre, const char *addr)
+{
+	g->indent++;
+	bg_fault_msg(g, pre, " [man error::fault]",
+		     arena_printf(g->s->arena, " near identifier '%s' at %s", n->op,
+				  loc_str(g->s, n->func->loc)), addr);
+	g->indent--;
+}
+
 /* a read fault of a target expression at addr, near n */
 void bg_fault(struct bgen *g, const struct node *n, const char *addr)
 {
@@ -787,11 +798,7 @@ static const char *builtin(struct bgen *g, struct node *n)
 		t = tmp(g);
 		bg_line(g, "char *%s = %s;", t, bg_slot(g));
 		bg_line(g, "if (bpf_probe_read_kernel_str(%s, STP_MAXSTR, (void *)%s) < 0)", t, arg);
-		g->indent++;
-		bg_fault_msg(g, "kernel string copy fault at ", " [man error::fault]",
-			     arena_printf(g->s->arena, " near identifier '%s' at %s", n->op,
-					  loc_str(g->s, n->func->loc)), arg);
-		g->indent--;
+		bg_call_fault(g, n, "kernel string copy fault at ", arg);
 		return t;
 	}
 	if (!strcmp(n->op, "probefunc") && !n->func->nparams && probefunc_here(g))

@@ -48,11 +48,7 @@ static const char *user_string_n(struct bgen *g, struct node *n)
 		l, len, len, len);
 	bg_line(g, "char *%s = %s;", t, bg_slot(g));
 	bg_line(g, "if (bpf_probe_read_user_str(%s, %s & STP_MASK, (void *)%s) < 0)", t, l, addr);
-	g->indent++;
-	bg_fault_msg(g, "user string copy fault -14 at ", " [man error::fault]",
-		     arena_printf(g->s->arena, " near identifier '%s' at %s", n->op,
-				  loc_str(g->s, n->func->loc)), addr);
-	g->indent--;
+	bg_call_fault(g, n, "user string copy fault -14 at ", addr);
 	return t;
 }
 

@@ -42,11 +42,13 @@
 #include "command.h"
 #include "stapbpf_fmt.h"
 #include "stapbpf_maps.h"
+#include "stapbpf_sym.h"
 
 #define REC_EXIT 0xffff0001u
 #define REC_ERROR 0xffff0004u	/* u32 the place, char[maxstr] the message */
 #define REC_HIST 0xffff0003u
 #define REC_WARN 0xffff0005u	/* u32 unused, char[maxstr] the message */
+#define REC_BT 0xffff0006u	/* print_backtrace(): u32 n, u64 addresses */
 
 struct piece {
 	char conv;		/* 0: literal */
@@ -367,6 +369,9 @@ static int on_record(void *ctx, void *data, size_t size)
 			L->nerrors++;
 			L->exiting = true;
 		}
+	} else if (id == REC_BT) {
+		stapbpf_print_backtrace(L->out, (const uint64_t *)((char *)data + 8),
+					arg < (size - 8) / 8 ? arg : (size - 8) / 8);
 	} else if (id < (uint32_t)L->nfmts) {
 		print_record(L, &L->fmts[id], (char *)data + 8, (char *)data + size);
 	}

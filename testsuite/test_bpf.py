@@ -29,7 +29,10 @@
 #   is counted per loop iteration (above), so control/act_try_break
 #   stops elsewhere.
 # - not there yet: wrapping arrays, the tapset functions other than those of
-#   bpf_gen.c's builtins[].
+#   bpf_gen.c's builtins[] and bpf_tapfn.c (user_string(), user_string(addr,
+#   err_msg), user_string_n(), user_string_quoted(), ppid(), pexecname(),
+#   and backtrace() and print_backtrace() in kernel function entry probes:
+#   tested in test_bpf_probes.py) and the script functions over them.
 import os
 import subprocess
 import sys
@@ -129,6 +132,22 @@ RUNS = [
 @pytest.mark.parametrize('name,script,out', RUNS, ids=[r[0] for r in RUNS])
 def test_run(name, script, out):
     assert stap('-e', script) == (out, '', 0)
+
+
+def test_gettimeofday_wall_clock():
+    """gettimeofday_s/ms/us/ns() are the wall clock (CLOCK_REALTIME, as
+    the module runtime's): within the host's clock read before and after
+    the run (a few seconds' slack), each read after the one before."""
+    before = time.time_ns()
+    out, err, rc = stap('-e', 'probe begin { printf("%d %d %d %d\\n", gettimeofday_s(), '
+                        'gettimeofday_ms(), gettimeofday_us(), gettimeofday_ns()); exit() }')
+    after = time.time_ns()
+    assert (err, rc) == ('', 0)
+    s, ms, us, ns = map(int, out.split())
+    slack = 5 * 10**9
+    assert before - slack <= ns <= after + slack
+    assert (before - slack) // 10**6 <= ms <= (after + slack) // 10**6
+    assert s <= ms // 1000 and ms <= us // 1000 and us <= ns // 1000
 
 
 def test_error_runs_error_probes():

@@ -169,6 +169,68 @@ def test_uprobe_return_params(uprog, tmp_path):
         'work(3, -20) = -17\nwork(2, -10) = -16\nwork(1, -5) = -15\n', '', 0)
 
 
+# user_string() and friends on a uprobe's char * (stack buffers: the
+# pages are resident, as bpf_probe_read_user_str and the module runtime's
+# copy_from_user_nofault need), a bad pointer's fault as the module
+# runtime reports it; ppid() and pexecname() against the program's own
+# getppid() and its parent's /proc comm.
+USTR_PROG = r'''#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+void take(const char *s, long n) { (void)s; (void)n; }
+void parent(long pid, const char *comm) { (void)pid; (void)comm; }
+void bad(const char *s) { (void)s; }
+int main(void)
+{
+	char a[] = "hello world";
+	char b[] = "tab\there \"q\" \\ caf\xc3\xa9 \xe2\x82\xac \x01";
+	char path[64], comm[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)getppid());
+	f = fopen(path, "r");
+	if (!f || !fgets(comm, sizeof(comm), f))
+		return 1;
+	comm[strcspn(comm, "\n")] = 0;
+	take(a, 5);
+	take(b, 0);
+	parent(getppid(), comm);
+	bad((const char *)16);
+	return 0;
+}
+'''
+
+
+def test_user_string_ppid(tmp_path):
+    (tmp_path / 'ustr.c').write_text(USTR_PROG)
+    subprocess.run(['gcc', '-g', '-O0', '-o', str(tmp_path / 'ustr'),
+                    str(tmp_path / 'ustr.c')], check=True)
+    prog = tmp_path / 'ustr'
+    script = (f'probe process("{prog}").function("take") {{ '
+              'printf("%s|%s|%s|", user_string($s, "bad"), user_string_quoted($s), '
+              'user_string_n($s, $n)) '
+              'try { println(user_string($s)) } catch (m) { println("caught ", m) } } '
+              f'probe process("{prog}").function("parent") {{ '
+              'printf("ppid %d pexecname %d\\n", ppid() == $pid, '
+              'pexecname() == user_string($comm)) } '
+              f'probe process("{prog}").function("bad") {{ '
+              'printf("%s|%s|", user_string($s, "bad"), user_string_quoted($s)) '
+              'try { println(user_string_n($s, 3)) } catch (m) { println("caught ", m) } '
+              'println(user_string($s)) }')
+    b = 'tab\there "q" \\ caf\u00e9 \u20ac \x01'
+    out, err, rc = stap('-c', str(prog), '-e', script)
+    assert out == ('hello world|"hello world"|hello|hello world\n'
+                   f'{b}|"tab\\there \\"q\\" \\\\ caf\\u00E9 \\u20AC \\001"||{b}\n'
+                   'ppid 1 pexecname 1\n'
+                   'bad|0x10|caught user string copy fault -14 at 0x10 [man error::fault]\n')
+    assert err.startswith('ERROR: user string copy fault -14 at 0x10 [man error::fault] '
+                          "near identifier 'user_string_n' at ")
+    assert err.endswith('/linux/syscall_support.stp:216:10\n'
+                        'WARNING: Number of errors: 1, skipped probes: 0\n'
+                        'Pass 5: run failed.  [man error::pass5]\n')
+    assert rc == 1
+
+
 @pytest.mark.parametrize('probe,expr,message', [
     ('function("main")', '$p', "$p (only the function's parameters, read at its entry) "
      'is not supported by --runtime=bpf'),
@@ -222,6 +284,12 @@ def test_kprobe_handler_per_point():
      'by --runtime=bpf'),
     ('probe timer.s(1), kernel.function("vfs_read") { println(probefunc()) }',
      'the function probefunc() is not supported by --runtime=bpf'),
+    ('probe kernel.function("vfs_read").return { print_backtrace() }',
+     'the function print_backtrace() outside the handler of kernel function entry probes '
+     'is not supported by --runtime=bpf'),
+    ('function f() { return backtrace() } probe kernel.function("vfs_read") { println(f()) }',
+     'the function backtrace() outside the handler of kernel function entry probes '
+     'is not supported by --runtime=bpf'),
 ])
 def test_kprobe_unsupported(script, message):
     out, err, rc = stap('-p3', '-e', script)
@@ -312,6 +380,20 @@ probe module("9p").function("v9fs_file_read_iter").return {
     'points': ('''probe kernel.function("vfs_read"), kernel.function("vfs_write") {
   if (pid() == target() && $count == 5) printf("%s %d\\n", probefunc(), $count)
 }''', 'vfs_read 5\nvfs_write 5\n' * 2),
+    # user strings of a kernel function's __user parameter; ppid() and
+    # pexecname() of target() (its parent the loader, begin's pid())
+    'ustr': ('''global lp, lc
+probe begin { lp = pid(); lc = execname() }
+probe kernel.function("do_sys_openat2") {
+  if (pid() == target() && user_string($filename, "?") == "in.txt")
+    printf("%s %s %s %d %d\\n", user_string($filename), user_string_quoted($filename),
+           user_string_n($filename, 2), ppid() == lp, pexecname() == lc)
+}''', 'in.txt "in.txt" in 1 1\n'),
+    # the kernel stack of the probed call: the addresses vary with the
+    # guest's KASLR, so the frames are checked by BT_FRAME below
+    'bt': ('''probe kernel.function("vfs_read") {
+  if (pid() == target() && $count == 5) { print_backtrace(); println(backtrace()); exit() }
+}''', None),
     # kprobe.function(): no $vars; the same kprobe
     'kprobe': ('''global n
 probe kprobe.function("vfs_read") { if (pid() == target()) n++ }
@@ -333,7 +415,30 @@ def test_kprobes_guest(tmp_path):
     guest.check_kernel_healthy(batch)
     for (name, (_, want)), r in zip(KPROBE_CASES.items(), batch):
         out = re.sub(r'=0x[0-9a-f]{9,16}\b', '=PTR', r.stdout)
+        if want is None:
+            check_backtrace(r.stdout)
+            out = want
         assert (name, out, r.stderr, r.rc) == (name, want, '', 0)
+
+
+# print_backtrace()'s line, as the module runtime's runtime/sym.c prints it
+BT_FRAME = re.compile(r' (0x[0-9a-f]+) : ([A-Za-z_][\w.]*)\+0x([0-9a-f]+)/0x([0-9a-f]+) '
+                      r'\[kernel\]')
+
+
+def check_backtrace(out):
+    """vfs_read's stack from the kprobe's registers (read(2) from dd): its
+    frames named from the guest's kallsyms, within their symbols, the
+    first the probed address (vfs_read+0x0, as the module runtime's kprobe
+    handler sets the ip), ksys_read below; backtrace() the same addresses
+    as %#x, each followed by a space."""
+    *frames, bt = out.split('\n')[:-1]
+    matches = [BT_FRAME.fullmatch(f) for f in frames]
+    assert frames and all(matches), out
+    assert [m.group(2) for m in matches[:2]] == ['vfs_read', 'ksys_read'], out
+    assert matches[0].group(3) == '0', out
+    assert all(int(m.group(3), 16) < int(m.group(4), 16) for m in matches), out
+    assert bt == ''.join(m.group(1) + ' ' for m in matches), out
 
 
 # ---- perf.* ----------------------------------------------------------------------

@@ -25,6 +25,12 @@ typedef unsigned char __u8;
 #define __type(name, val) typeof(val) *name
 #define __always_inline inline __attribute__((always_inline))
 #define STP_USED __attribute__((used))
+/* the script's string literals and messages: in .rodata itself, where the
+ * BTF places them (clang may put a const array in .rodata.str1.1, which
+ * its BTF still lists in .rodata; libbpf 1.1 then gives the kernel a
+ * .rodata DATASEC with overlapping variables, 6.1 rejects the BTF, and a
+ * program with a callback, which needs it, does not load) */
+#define STP_RODATA __attribute__((section(".rodata")))
 
 static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)1;
 static long (*bpf_map_update_elem)(void *map, const void *key, const void *value,
@@ -69,6 +75,9 @@ struct stp_scratch {
 	long ent[24];		/* a .return probe's parameters (16) and @entry()
 				 * values (8), saved at the entry */
 	long pp;		/* the running program's index in stp_pfn[] */
+	struct stp_quote {	/* user_string_quoted()'s counters (STP_QUOTE) */
+		long i, inlen, o, outlen, cut, cutlen, ch;
+	} quote;
 	char errmsg[STP_MAXSTR];	/* its message, as catch (msg) sees it */
 	char s[STP_NSTR][STP_MAXSTR];
 	char tmp[2 * STP_MAXSTR];	/* stp_strlen's copy, and room past a slot */
@@ -396,6 +405,141 @@ static __always_inline void stp_stat_get(void *map, struct stp_stat *out)
 		out->sum += st->sum;
 	}
 }
+
+#ifdef STP_QUOTE
+/*
+ * user_string_quoted(): runtime/tapset_support.c's stp_text_buf() with
+ * quoted = 1, inlen = outlen = MAXSTRINGLEN - 1, over a string read into
+ * S->tmp: printable ASCII as is, C escapes, UTF-8 as \uXXXX/\UXXXXXXXX,
+ * an escape that does not fit left out, "..." after the quote when cut.
+ * One character a bpf_loop() step: the verifier checks the step once.
+ */
+static long (*bpf_loop)(__u32 nr, void *fn, void *ctx, __u64 flags) = (void *)181;
+
+/* the callback's context: on the stack, pointers only (the verifier
+ * then sees the same state at every step); the counters in S->quote */
+struct stp_qctx {
+	struct stp_scratch *S;
+	char *out;
+};
+
+static long stp_quote_step(__u32 k, struct stp_qctx *c)
+{
+	struct stp_quote *q = &c->S->quote;
+	const unsigned char *p = (const unsigned char *)c->S->tmp;
+	long i = q->i & (STP_MAXSTR - 1), len = 1, n = 0, ch;
+	char esc[12];
+	__u32 b = p[i], v = 0;
+
+	(void)k;
+	if (q->inlen <= 0)
+		return 1;
+	if ((b & 0xe0) == 0xc0 && q->inlen >= 2) {
+		len = 2;
+		v = b & 0x1f;
+	} else if ((b & 0xf0) == 0xe0 && q->inlen >= 3) {
+		len = 3;
+		v = b & 0x0f;
+	} else if ((b & 0xf8) == 0xf0 && q->inlen >= 4) {
+		len = 4;
+		v = b & 0x07;
+	}
+	for (long j = 1; j < 4; j++) {
+		__u32 c = p[(i + j) & (2 * STP_MAXSTR - 1)];
+
+		if (j >= len)
+			break;
+		if ((c & 0xc0) != 0x80) {
+			len = 1;
+			break;
+		}
+		v = (v << 6) | (c & 0x3f);
+	}
+	if (len > 1 && ((v >= 0xd800 && v <= 0xdfff) || v > 0x10ffff || v < 0x80 ||
+			(len == 3 && v < 0x800) || (len == 4 && v < 0x10000)))
+		len = 1;
+	ch = len > 1 ? v : b;
+	q->ch = ch;
+	if (ch == 0 || q->outlen <= 0)
+		return 1;
+	q->i += len;
+	q->inlen -= len;
+	if (len == 1 && ch < 0x80 && ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\') {
+		c->out[q->o & STP_MASK] = ch;
+		q->o++;
+		q->outlen--;
+		return 0;
+	}
+	esc[0] = '\\';
+	if (len > 1) {
+		long nd = ch <= 0xffff ? 4 : 8;
+
+		esc[1] = nd == 4 ? 'u' : 'U';
+		for (long j = 0; j < 8; j++) {
+			long d = (ch >> (4 * (nd - 1 - j))) & 15;
+
+			if (j < nd)
+				esc[2 + j] = d < 10 ? '0' + d : 'A' + d - 10;
+		}
+		n = 2 + nd;
+	} else {
+		/* no table: a static one would be .rodata the BTF cannot place */
+		long e = ch == '\a' ? 'a' : ch == '\b' ? 'b' : ch == '\f' ? 'f' : ch == '\n' ? 'n' :
+			 ch == '\r' ? 'r' : ch == '\t' ? 't' : ch == '\v' ? 'v' : ch;
+
+		esc[1] = e;
+		n = e != ch || ch == '"' || ch == '\\' ? 2 : 0;
+		if (!n) {
+			esc[1] = '0' + ((ch >> 6) & 3);
+			esc[2] = '0' + ((ch >> 3) & 7);
+			esc[3] = '0' + (ch & 7);
+			n = 4;
+		}
+	}
+	if (!q->cut && q->outlen - 3 < n) {
+		q->cut = q->o;
+		q->cutlen = n;
+	}
+	if (q->outlen < n)
+		return 1;
+	for (long j = 0; j < 10; j++)
+		if (j < n)
+			c->out[(q->o + j) & STP_MASK] = esc[j];
+	q->o += n;
+	q->outlen -= n;
+	return 0;
+}
+
+/* dst: the string at user address addr quoted; -1 (dst untouched) on a
+ * fault */
+static __always_inline long stp_user_quoted(struct stp_scratch *S, char *dst, long addr)
+{
+	struct stp_qctx c = { S, dst };
+	struct stp_quote *q = &S->quote;
+	long cut;
+
+	if (bpf_probe_read_user_str(S->tmp, STP_MAXSTR - 1, (void *)addr) < 0)
+		return -1;
+	*q = (struct stp_quote){ 0, STP_MAXSTR - 1, 1, STP_MAXSTR - 3, 0, 0, 0 };
+	dst[0] = '"';
+	bpf_loop(STP_MAXSTR, stp_quote_step, &c, 0);
+	if (q->ch && q->inlen > 0) {
+		cut = q->o - 3 + q->outlen;
+		if (q->cut && q->cut < cut && cut < q->cut + q->cutlen)
+			cut = q->cut;
+		dst[cut & STP_MASK] = '"';
+		dst[(cut + 1) & STP_MASK] = '.';
+		dst[(cut + 2) & STP_MASK] = '.';
+		dst[(cut + 3) & STP_MASK] = '.';
+		q->o = cut + 4;
+	} else {
+		dst[q->o & STP_MASK] = '"';
+		q->o++;
+	}
+	dst[q->o & STP_MASK] = 0;
+	return 0;
+}
+#endif /* STP_QUOTE */
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -47,6 +47,10 @@ struct bgen {
 	bool at_entry;		/* writing a .return probe's entry half (bpf_uprobe.c) */
 	struct strbuf pfn;	/* probefunc()'s table: each program's function */
 	bool need_pfn;		/* probefunc() is called */
+	bool need_task;		/* ppid(), pexecname(): bpf_tapfn.c's task reads */
+	bool need_quote;	/* user_string_quoted(): stapbpf.h's STP_QUOTE part */
+	bool need_bt;		/* backtrace(), print_backtrace() (bpf_tapfn.c) */
+	bool no_ctx;		/* in a foreach body's own function: no ctx there */
 };
 
 void bg_line(struct bgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -61,6 +65,9 @@ const char *bg_errlabel(struct bgen *g);
 void bg_fault_msg(struct bgen *g, const char *pre, const char *post, const char *near,
 		  const char *addr);
 void bg_fault(struct bgen *g, const struct node *n, const char *addr);
+/* the next statement: a fault at addr of tapset function call n, near
+ * the function ("PRE0x... [man error::fault]") */
+void bg_call_fault(struct bgen *g, const struct node *n, const char *pre, const char *addr);
 /* a loop iteration's MAXACTION check at n */
 void bg_act(struct bgen *g, const struct node *n);
 /* "not supported by --runtime=bpf" at n (a pass-3 error) */
@@ -99,6 +106,13 @@ const char *bu_entry_value(struct bgen *g, struct node *n);
 void bu_meta(struct bgen *g, const struct rprobe *r, const char *prog, bool ret);
 /* the C name of a script variable (LV[i] for a local kept in scratch) */
 const char *bg_var_ref(struct bgen *g, const struct var *v);
+
+/* bpf_tapfn.c: the tapset's embedded-C functions written for BPF there
+ * (user_string..., ppid()...): has it f; the value of the call n (NULL:
+ * not one of them); the C they need */
+bool bt_has(const struct func *f);
+const char *bt_call(struct bgen *g, struct node *n);
+void bt_types(struct bgen *g, struct strbuf *c);
 
 /* bpf_maps.c: global arrays as BPF hash maps */
 /* a handler's locals, declared (in scratch when it has a foreach) */

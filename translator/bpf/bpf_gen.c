@@ -64,7 +64,7 @@ static const char *rodata(struct bgen *g, const char *text)
 
 	sb_init(&sb);
 	sb_c_string(&sb, text);
-	bg_line(g, "static const char %s[] = %s;", t, sb.buf);
+	bg_line(g, "static const char %s[] STP_RODATA = %s;", t, sb.buf);
 	sb_free(&sb);
 	return t;
 }
@@ -114,6 +114,17 @@ void bg_fault_msg(struct bgen *g, const char *pre, const char *post, const char 
 	bg_line(g, "}");
 }
 
+/* the next statement: a fault at addr of the tapset function call n,
+ * "PRE0x... [man error::fault]" near the function's definition */
+void bg_call_fault(struct bgen *g, const struct node *n, const char *pre, const char *addr)
+{
+	g->indent++;
+	bg_fault_msg(g, pre, " [man error::fault]",
+		     arena_printf(g->s->arena, " near identifier '%s' at %s", n->op,
+				  loc_str(g->s, n->func->loc)), addr);
+	g->indent--;
+}
+
 /* a read fault of a target expression at addr, near n */
 void bg_fault(struct bgen *g, const struct node *n, const char *addr)
 {
@@ -156,7 +167,7 @@ static const char *str_lit(struct bgen *g, const struct node *n)
 
 	sb_init(&sb);
 	sb_c_string(&sb, n->str ? n->str : "");
-	bg_line(g, "static const char %s_lit[] = %s;", t, sb.buf);
+	bg_line(g, "static const char %s_lit[] STP_RODATA = %s;", t, sb.buf);
 	sb_free(&sb);
 	return arena_printf(g->s->arena, "%s_lit", t);
 }
@@ -758,6 +769,8 @@ bool bg_has_builtin(const struct func *f)
 	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
 		if (!strcmp(f->name, special[i][0]) && f->nparams == special[i][1][0] - '0')
 			return true;
+	if (bt_has(f))
+		return true;
 	for (const struct builtin *b = builtins; b->name; b++)
 		if (!strcmp(b->name, f->name) && b->nargs == f->nparams)
 			return true;
@@ -785,15 +798,14 @@ static const char *builtin(struct bgen *g, struct node *n)
 		t = tmp(g);
 		bg_line(g, "char *%s = %s;", t, bg_slot(g));
 		bg_line(g, "if (bpf_probe_read_kernel_str(%s, STP_MAXSTR, (void *)%s) < 0)", t, arg);
-		g->indent++;
-		bg_fault_msg(g, "kernel string copy fault at ", " [man error::fault]",
-			     arena_printf(g->s->arena, " near identifier '%s' at %s", n->op,
-					  loc_str(g->s, n->func->loc)), arg);
-		g->indent--;
+		bg_call_fault(g, n, "kernel string copy fault at ", arg);
 		return t;
 	}
 	if (!strcmp(n->op, "probefunc") && !n->func->nparams && probefunc_here(g))
 		return probefunc(g);
+	t = bt_call(g, n);
+	if (t)
+		return t;
 	for (b = builtins; b->name; b++)
 		if (!strcmp(b->name, n->op) && b->nargs == n->func->nparams)
 			break;

@@ -580,7 +580,9 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 	}
 	if (infn) {
 		g->loops[g->nloops - 1] = -1 - label;	/* break/continue return */
+		g->no_ctx = true;
 		body(g, n->d, label);
+		g->no_ctx = false;
 		g->loops[g->nloops - 1] = label;
 		bg_line(g, "return 0;");
 		sb_printf(&fe_code, "__attribute__((noinline)) long stp_fe_iter_%d(long first)\n{\n"

@@ -312,6 +312,8 @@ int bpf_translate(struct session *s)
 	sb_printf(&c, "#define STP_MAXSTR %s\n#define STP_NSTR %d\n#define STP_MAXACTION %s\n",
 		  define(s, "MAXSTRINGLEN", "512"), g.nstr ? g.nstr : 1,
 		  define(s, "MAXACTION", "1000"));
+	if (g.need_quote)
+		sb_puts(&c, "#define STP_QUOTE\n");
 	sb_puts(&c, "#include \"stapbpf.h\"\n");
 	sb_printf(&c, "#define STP_MAXMAPENTRIES %s\n#include \"stapbpf_maps.h\"\n\n",
 		  define(s, "MAXMAPENTRIES", "2048"));

@@ -1,0 +1,109 @@
+/*
+ * stapbpf_sym.c - the BPF loader's kernel symbols: print_backtrace()'s
+ * records (the addresses bpf_get_stack() found) printed a line a frame as
+ * the module runtime's runtime/sym.c prints them,
+ * " 0xADDR : name+0xoff/0xsize [module]" ("kernel" for the kernel), from
+ * /proc/kallsyms (read at the first backtrace). A symbol's size reaches
+ * the next higher address, and of several names at one address the first
+ * listed is taken, as the kernel's sprint_symbol() does.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stapbpf_sym.h"
+
+struct ksym {
+	uint64_t addr;
+	size_t order;		/* its line: the first of aliases wins */
+	char *name, *mod;
+};
+
+static struct ksym *syms;
+static size_t nsyms;
+static int loaded;
+
+static int cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void load(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], name[256], mod[128];
+	size_t cap = 0;
+	uint64_t a;
+	char t;
+
+	loaded = 1;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		int k;
+
+		mod[0] = 0;
+		k = sscanf(line, "%" SCNx64 " %c %255s [%127[^]]]", &a, &t, name, mod);
+		if (k < 3 || !a)
+			continue;
+		if (nsyms == cap) {
+			struct ksym *n = realloc(syms, (cap = cap ? 2 * cap : 65536) * sizeof(*n));
+
+			if (!n)
+				break;
+			syms = n;
+		}
+		syms[nsyms].addr = a;
+		syms[nsyms].order = nsyms;
+		syms[nsyms].name = strdup(name);
+		syms[nsyms].mod = strdup(mod[0] ? mod : "kernel");
+		if (!syms[nsyms].name || !syms[nsyms].mod)
+			break;
+		nsyms++;
+	}
+	fclose(f);
+	qsort(syms, nsyms, sizeof(*syms), cmp);
+}
+
+/* the symbol holding addr and the next higher address, or NULL */
+static const struct ksym *lookup(uint64_t addr, uint64_t *end)
+{
+	size_t lo = 0, hi = nsyms, i;
+
+	while (lo < hi) {	/* the first symbol above addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || lo == nsyms)
+		return NULL;
+	*end = syms[lo].addr;
+	i = lo - 1;
+	while (i && syms[i - 1].addr == syms[i].addr)
+		i--;
+	return &syms[i];
+}
+
+void stapbpf_print_backtrace(FILE *out, const uint64_t *pcs, size_t n)
+{
+	if (!loaded)
+		load();
+	for (size_t i = 0; i < n; i++) {
+		uint64_t end;
+		const struct ksym *s = lookup(pcs[i], &end);
+
+		if (!s)
+			fprintf(out, " 0x%" PRIx64 "\n", pcs[i]);
+		else
+			fprintf(out, " 0x%" PRIx64 " : %s+0x%" PRIx64 "/0x%" PRIx64 " [%s]\n",
+				pcs[i], s->name, pcs[i] - s->addr, end - s->addr, s->mod);
+	}
+}

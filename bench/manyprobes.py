@@ -35,6 +35,11 @@
 #   syscall.*.return         main 9.64 / 9.96 / 0.32, now 0.97 / 1.30 / 0.32
 #   kprobe.function("*_show") (1,308)  main 23.16 / 23.61 / 0.49,
 #                            now 1.62 / 2.06 / 0.46
+# This bench itself (session 11, --rep 1, ours / 4.8, ratio 4.8 / ours):
+#   kprobe.function("*_show")          armed 2.03 / 142.88 s (70x),
+#                                      exit 0.48 / 86.71 s (182x)
+#   kernel.function("*_show").return   armed 6.36 / 132.49 s (21x),
+#                                      exit 0.47 / 90.48 s (194x)
 import argparse
 import json
 import os

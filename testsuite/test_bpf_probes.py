@@ -169,6 +169,19 @@ def test_uprobe_return_params(uprog, tmp_path):
         'work(3, -20) = -17\nwork(2, -10) = -16\nwork(1, -5) = -15\n', '', 0)
 
 
+def test_uprobe_return_parms(uprog):
+    """$$parms in a .return probe: the parameters' values at the entry, as
+    4.8 prints them there (its $$parms is their @entry() values), the same
+    line as the entry probe's (test_uprobe_parms)."""
+    script = (f'probe process("{uprog}").function("work").return {{ println($$parms) }} '
+              f'probe process("{uprog}").function("one").return {{ println($$parms, " ", '
+              '$return) }')
+    out, err, rc = stap('-c', str(uprog), '-e', script)
+    assert (re.sub(r'p=0x[0-9a-f]+ ', 'p=PTR ', out), err, rc) == (
+        'v=0xfffffffb -5\n'
+        'a=0xffffffff b=0x2 c=0x7a d=0xffff p=PTR f=0x6 g=0x4d h=0xfffffff8\n', '', 0)
+
+
 # user_string() and friends on a uprobe's char * (stack buffers: the
 # pages are resident, as bpf_probe_read_user_str and the module runtime's
 # copy_from_user_nofault need), a bad pointer's fault as the module
@@ -235,7 +248,8 @@ def test_user_string_ppid(tmp_path):
     ('function("main")', '$p', "$p (only the function's parameters, read at its entry) "
      'is not supported by --runtime=bpf'),
     ('function("work").return', '$a', "target variable '$a' is not available in "),
-    ('function("one").return', '$$parms', '$$parms in a .return probe is not supported'),
+    ('function("one").return', '$$parms$', 'the target variable $$parms$ here is not '
+     'supported by --runtime=bpf'),
 ])
 def test_uprobe_param_errors(uprog, probe, expr, message):
     out, err, rc = stap('-p3', '-e', f'probe process("{uprog}").{probe} {{ println({expr}) }}')
@@ -277,8 +291,8 @@ def test_kprobe_handler_per_point():
 
 
 @pytest.mark.parametrize('script,message', [
-    ('probe kernel.function("vfs_read").return { println($$parms) }',
-     '$$parms in a .return probe is not supported by --runtime=bpf'),
+    ('probe kernel.function("vfs_read").return { println($$parms$$) }',
+     'the target variable $$parms$$ here is not supported by --runtime=bpf'),
     ('probe kernel.function("vfs_read").return { println(@entry(execname())) }',
      'this @entry() (only numbers, of parameters, literals and functions) is not supported '
      'by --runtime=bpf'),
@@ -376,6 +390,11 @@ probe module("9p").function("v9fs_file_read_iter").return {
     'parms': ('''probe kernel.function("vfs_read") {
   if (pid() == target() && $count == 5) { println($$parms); exit() }
 }''', 'file=PTR buf=PTR count=0x5 pos=PTR\n'),
+    # $$parms in a .return: the values at the entry (the module runtime's
+    # line; 4.8's $$parms there is the parameters' @entry() values too)
+    'retparms': ('''probe kernel.function("vfs_read").return {
+  if (pid() == target() && $count == 5) println($$parms, " ", $return)
+}''', 'file=PTR buf=PTR count=0x5 pos=PTR 5\n' * 2),
     # several points reading $vars: a handler each
     'points': ('''probe kernel.function("vfs_read"), kernel.function("vfs_write") {
   if (pid() == target() && $count == 5) printf("%s %d\\n", probefunc(), $count)

@@ -140,7 +140,9 @@ static void put_lit(struct bgen *g, const char *buf, const char *len, const char
 }
 
 /* $$parms: " a=0x1 b=0xffffff9c" as the module runtime's (context.c):
- * each parameter in hex masked to its width, "{...}" for a struct. */
+ * each parameter in hex masked to its width, "{...}" for a struct; in a
+ * .return probe the values its entry probe saved (bu_entry), as 4.8's
+ * $$parms there is its parameters' @entry() values. */
 static const char *parms(struct bgen *g, struct node *n)
 {
 	const struct rprobe *r = g->rp;
@@ -149,9 +151,8 @@ static const char *parms(struct bgen *g, struct node *n)
 	const char *buf = arena_printf(ar, "t%d", g->ntmp++), *len = arena_printf(ar, "t%d", g->ntmp++);
 	bool sg;
 
-	if (r->ret || strcmp(n->op, "$$parms")) {
-		bg_unsupported(g, n, arena_printf(ar, r->ret ? "%s in a .return probe" : "%s here",
-						  n->op));
+	if (strcmp(n->op, "$$parms") || (r->ret && g->at_entry)) {
+		bg_unsupported(g, n, arena_printf(ar, "%s here", n->op));
 		return "0";
 	}
 	bg_line(g, "char *%s = %s; long %s = 0;", buf, bg_slot(g), len);
@@ -171,11 +172,22 @@ static const char *parms(struct bgen *g, struct node *n)
 							  "(passed by value)", bad));
 			return "0";
 		}
+		if (r->ret && i >= BU_NSAVED) {
+			bg_unsupported(g, n, "$$parms in a .return probe of a function of more "
+				       "than 16 parameters");
+			return "0";
+		}
+		g->need_hex = true;
+		if (r->ret) {
+			v = widen(g, arena_printf(ar, "S->ent[%d]", i), width, false);
+			bg_line(g, "%s = stp_hex((struct stp_hexbuf *)%s, %s, %s);", len, buf, len,
+				v);
+			continue;
+		}
 		bg_line(g, "{");
 		g->indent++;
 		v = param(g, n, slot, width, false, fault);
 		bg_line(g, "%s = stp_hex((struct stp_hexbuf *)%s, %s, %s);", len, buf, len, v);
-		g->need_hex = true;
 		bg_line(g, "goto %s_ok;", fault);
 		bg_line(g, "%s:", fault);
 		put_lit(g, buf, len, "?");
@@ -236,11 +248,12 @@ const char *bu_target(struct bgen *g, struct node *n)
 	return param(g, n, slot, width, sg, NULL);
 }
 
-/* Does the tree n read a parameter ($name other than $return)? */
+/* Does the tree n read a parameter ($name other than $return, or $$parms)? */
 static bool reads_params(const struct node *n)
 {
 	for (; n; n = n->next)
-		if ((n->kind == N_TARGET && strcmp(n->op, "$return") && n->op[1] != '$') ||
+		if ((n->kind == N_TARGET && strcmp(n->op, "$return") &&
+		     (n->op[1] != '$' || !strcmp(n->op, "$$parms"))) ||
 		    reads_params(n->a) || reads_params(n->b) || reads_params(n->c) ||
 		    reads_params(n->d) || reads_params(n->args))
 			return true;

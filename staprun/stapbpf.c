@@ -41,6 +41,7 @@
 
 #include "command.h"
 #include "stapbpf_fmt.h"
+#include "stapbpf_kprobe.h"
 #include "stapbpf_maps.h"
 #include "stapbpf_sym.h"
 
@@ -68,6 +69,7 @@ struct probe {
 	char path[4096], sym[256];	/* uprobe: the binary and its function;
 					 * kprobe: sym the function, path its module */
 	int optional;			/* kprobe: a point marked "?" */
+	long maxactive;			/* kretprobe: .maxactive(N), or -1 */
 	char *pp;			/* kprobe: the probe point, for messages */
 	long long ptype, pconfig;	/* perf: the event (arg its period) */
 	int pfreq;			/* perf: arg is a frequency (.hz) */
@@ -225,9 +227,11 @@ static int parse_meta(struct loader *L, char *meta)
 			if (!strcmp(a, "kprobe")) {
 				char hex[4096];
 
-				if (sscanf(line, "probe %*s %*s %*d %255s %4095s %d %4095s",
+				L->probes[L->nprobes].maxactive = -1;
+				if (sscanf(line, "probe %*s %*s %*d %255s %4095s %d %4095s %ld",
 					   L->probes[L->nprobes].sym, L->probes[L->nprobes].path,
-					   &L->probes[L->nprobes].optional, hex) != 4)
+					   &L->probes[L->nprobes].optional, hex,
+					   &L->probes[L->nprobes].maxactive) < 4)
 					return -1;
 				L->probes[L->nprobes].pp = unhex(hex, &len);
 			}
@@ -417,20 +421,31 @@ static bool kprobes_ok(struct loader *L)
 }
 
 /* Attach kprobe p (a kretprobe when p->arg): NULL, said, if it cannot be
- * placed, unless it is optional (*skip then) */
+ * placed, unless it is optional (*skip then). A kretprobe's .maxactive(N)
+ * (N > 0; 0 is the kernel's default, as register_kretprobe() takes it)
+ * goes through tracefs (stapbpf_kprobe.c). */
 static struct bpf_link *attach_kprobe(struct probe *p, bool *skip)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, ko, .retprobe = p->arg != 0);
 	struct bpf_link *l = NULL;
+	bool maxactive = p->arg && p->maxactive > 0;
 
 	*skip = p->optional && !have_kprobes();
 	if (!*skip)
-		l = bpf_program__attach_kprobe_opts(p->bp, p->sym, &ko);
+		l = maxactive ? stapbpf_kretprobe_maxactive(p->bp, p->sym, p->maxactive) :
+				bpf_program__attach_kprobe_opts(p->bp, p->sym, &ko);
 	if (l || p->optional) {
 		*skip = !l;
 		return l;
 	}
-	fprintf(stderr, "ERROR: cannot attach %s: %s\n", p->pp, strerror(errno));
+	if (maxactive && errno == EINVAL && p->maxactive > 4096)
+		fprintf(stderr, "ERROR: cannot attach %s: the kernel takes a .maxactive() of "
+			"at most 4096\n", p->pp);
+	else if (maxactive)
+		fprintf(stderr, "ERROR: cannot attach %s: %s (.maxactive() needs tracefs's "
+			"kprobe_events)\n", p->pp, strerror(errno));
+	else
+		fprintf(stderr, "ERROR: cannot attach %s: %s\n", p->pp, strerror(errno));
 	return NULL;
 }
 
@@ -831,6 +846,7 @@ int main(int argc, char **argv)
 		*L.state = 1;
 	for (int i = 0; i < nlinks; i++)
 		bpf_link__destroy(links[i]);
+	stapbpf_kretprobe_cleanup();
 	ring_buffer__consume(rb);
 	if (*L.state == 2) {
 		run_kind(&L, "error", rb);

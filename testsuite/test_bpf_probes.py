@@ -277,6 +277,18 @@ def test_kprobe_source():
     assert '\t[1] = "vfs_write"' in out
 
 
+def test_kprobe_maxactive_source():
+    """.maxactive(N) of a .return: the last field of its loader line (the
+    loader places it through tracefs); none on a .return without it."""
+    out, err, rc = stap('-p3', '-e', 'probe kernel.function("vfs_read").return.maxactive(3), '
+                        'kernel.function("vfs_write").return { println($return) }')
+    assert (err, rc) == ('', 0)
+    pp = 'kernel.function("vfs_read").return.maxactive(3)'.encode().hex()
+    assert f'"probe kprobe stp_p0 1 vfs_read - 0 {pp} 3\\n"' in out
+    pp = 'kernel.function("vfs_write").return'.encode().hex()
+    assert f'"probe kprobe stp_p1 1 vfs_write - 0 {pp}\\n"' in out
+
+
 def test_kprobe_handler_per_point():
     """A probe of several points reading $vars has a handler per point,
     each reading its own point's (kprobes and tracepoints alike)."""
@@ -420,18 +432,42 @@ probe end { printf("%d\\n", n) }''', '5\n'),
 }
 
 
+# .maxactive(N) kretprobes: lines of tracefs's kprobe_events while the
+# session runs (-c's command lists them), gone after it; .maxactive(0) is
+# the kernel's default, a kretprobe as any other (not listed)
+MAXACTIVE_SCRIPT = """global n, m, k
+probe kernel.function("vfs_read").return.maxactive(3) { if (execname() == "dd" && $count == 5)
+  n++ }
+probe kprobe.function("vfs_write").return.maxactive(7) { if (execname() == "dd") m++ }
+probe kernel.function("vfs_read").return.maxactive(0) { if (execname() == "dd" && $count == 5)
+  k++ }
+probe end { printf("%d %d %d\\n", n, m, k) }"""
+MAXACTIVE_OUT = ('r3:stapbpf/pPID_0 vfs_read\nr7:stapbpf/pPID_1 vfs_write\n2 2 2\n'
+                 'after\n')
+
+
 def test_kprobes_guest(tmp_path):
     """kernel.function() and module().function() probes of objects built
     here (CO-RE, for the guest's kernel: -r, so wildcards expand as there)
-    run in the 6.1 test guest as the module runtime's."""
+    run in the 6.1 test guest as the module runtime's; .maxactive(N)
+    kretprobes are tracefs's."""
     krel = guest.kernel_release()
     (tmp_path / 'in.txt').write_text('hello world\n')
     for name, (script, _) in KPROBE_CASES.items():
         assert stap('-p4', '-r', krel, '-m', f'k_{name}', '-e', script, cwd=tmp_path) == (
             '', '', 0), name
+    assert stap('-p4', '-r', krel, '-m', 'k_maxactive', '-e', MAXACTIVE_SCRIPT,
+                cwd=tmp_path) == ('', '', 0)
+    events = '/sys/kernel/tracing/kprobe_events'
     batch = guest.run_batch([f"{STAPRUN} -c '{KPROBE_CMD}' k_{name}.bpf.o"
-                             for name in KPROBE_CASES], scratch=str(tmp_path), timeout=120)
+                             for name in KPROBE_CASES] +
+                            [f"{STAPRUN} -c '{KPROBE_CMD}; cat {events}' k_maxactive.bpf.o; "
+                             f"echo after; cat {events}"],
+                            scratch=str(tmp_path), timeout=120)
     guest.check_kernel_healthy(batch)
+    r = batch[-1]
+    assert (re.sub(r'/p[0-9]+_', '/pPID_', r.stdout), r.stderr, r.rc) == (
+        MAXACTIVE_OUT, '', 0)
     for (name, (_, want)), r in zip(KPROBE_CASES.items(), batch):
         out = re.sub(r'=0x[0-9a-f]{9,16}\b', '=PTR', r.stdout)
         if want is None:

@@ -299,7 +299,8 @@ const char *bu_entry_value(struct bgen *g, struct node *n)
 
 /* The metadata line of function probe r's program prog (the loader
  * attaches it): "probe uprobe PROG RET PATH SYMBOL" or "probe kprobe PROG
- * RET SYMBOL MODULE|- OPTIONAL PP" (PP in hex, for messages). */
+ * RET SYMBOL MODULE|- OPTIONAL PP [MAXACTIVE]" (PP in hex, for messages;
+ * MAXACTIVE a kretprobe's .maxactive(N)). */
 void bu_meta(struct bgen *g, const struct rprobe *r, const char *prog, bool ret)
 {
 	if (bu_is_uprobe(r)) {
@@ -307,9 +308,12 @@ void bu_meta(struct bgen *g, const struct rprobe *r, const char *prog, bool ret)
 			  r->symbol);
 		return;
 	}
-	sb_printf(&g->meta, "probe kprobe %s %d %s %s %d %s\n", prog, ret ? 1 : 0, r->symbol,
+	sb_printf(&g->meta, "probe kprobe %s %d %s %s %d %s", prog, ret ? 1 : 0, r->symbol,
 		  r->module ? r->module : "-", r->marks && strchr(r->marks, '?') ? 1 : 0,
 		  bg_hex(g, r->pp, strlen(r->pp)));
+	if (ret && r->maxactive >= 0)
+		sb_printf(&g->meta, " %lld", (long long)r->maxactive);
+	sb_putc(&g->meta, '\n');
 }
 
 /* The entry probe's evaluation of the @entry() values v[0..k) into ev[] */

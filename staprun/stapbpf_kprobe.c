@@ -1,0 +1,119 @@
+/*
+ * stapbpf_kprobe.c - the BPF loader's kretprobes with a .maxactive(N):
+ * the perf kprobe PMU libbpf attaches through has no way to set a
+ * kretprobe's maxactive (its number of instances, the calls in flight it
+ * can follow), and libbpf's own tracefs fallback writes none, so such a
+ * point is a "r<N>:stapbpf/pPID_K SYM" line of tracefs's kprobe_events
+ * (tracefs mounted at /sys/kernel/tracing when it is not there), opened as
+ * the tracepoint event it makes, the program attached to that perf event;
+ * the line is removed again at exit. The kernel takes a maxactive of at
+ * most 4096 (KRETPROBE_MAXACTIVE_MAX).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "stapbpf_kprobe.h"
+
+static const char *tracefs;
+static int nevents;		/* pPID_0 .. pPID_{n-1} added */
+
+static const char *find_tracefs(void)
+{
+	if (tracefs)
+		return tracefs;
+	if (!access("/sys/kernel/tracing/kprobe_events", F_OK))
+		tracefs = "/sys/kernel/tracing";
+	else if (!access("/sys/kernel/debug/tracing/kprobe_events", F_OK))
+		tracefs = "/sys/kernel/debug/tracing";
+	else if (!mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) &&
+		 !access("/sys/kernel/tracing/kprobe_events", F_OK))
+		tracefs = "/sys/kernel/tracing";
+	return tracefs;
+}
+
+/* line appended to kprobe_events: 0, or -1 with errno */
+static int kprobe_events(const char *line)
+{
+	char path[256];
+	int fd, n, e;
+
+	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs);
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = (int)write(fd, line, strlen(line));
+	e = errno;
+	close(fd);
+	errno = e;
+	return n == (int)strlen(line) ? 0 : -1;
+}
+
+/* event k's tracepoint id, or -1 */
+static long event_id(int k)
+{
+	char path[256], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/events/stapbpf/p%d_%d/id", tracefs, (int)getpid(), k);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return buf[0] ? atol(buf) : -1;
+}
+
+struct bpf_link *stapbpf_kretprobe_maxactive(struct bpf_program *prog, const char *sym,
+					     long maxactive)
+{
+	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr),
+					 .sample_period = 1, .wakeup_events = 1 };
+	char line[512];
+	struct bpf_link *l;
+	long id;
+	int fd, k = nevents, e;
+
+	if (!find_tracefs()) {
+		errno = ENOENT;
+		return NULL;
+	}
+	snprintf(line, sizeof(line), "r%ld:stapbpf/p%d_%d %s\n", maxactive, (int)getpid(), k,
+		 sym);
+	if (kprobe_events(line))
+		return NULL;
+	nevents++;
+	id = event_id(k);
+	if (id < 0)
+		return NULL;
+	attr.config = (unsigned long long)id;
+	fd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	l = bpf_program__attach_perf_event(prog, fd);
+	if (!l) {
+		e = errno;
+		close(fd);
+		errno = e;
+	}
+	return l;
+}
+
+void stapbpf_kretprobe_cleanup(void)
+{
+	char line[64];
+
+	for (int k = 0; k < nevents; k++) {
+		snprintf(line, sizeof(line), "-:stapbpf/p%d_%d\n", (int)getpid(), k);
+		kprobe_events(line);
+	}
+	nevents = 0;
+}

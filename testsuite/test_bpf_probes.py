@@ -9,6 +9,7 @@
 import os
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -552,3 +553,28 @@ def test_object_cache(tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert (r.stdout, r.stderr, r.returncode) == ('not cached\n', '', 0)
     assert len(list((tmp_path / 'sd' / 'cache' / 'bpf').iterdir())) == 2
+
+
+def test_object_cache_headers(tmp_path):
+    """The cache key has every header of runtime/bpf/ the C includes:
+    changing stapbpf_maps.h (not only stapbpf.h) makes a new object."""
+    env = dict(os.environ, SYSTEMTAP_DIR=str(tmp_path / 'sd'))
+    rt = tmp_path / 'rt'
+    rt.mkdir()
+    (rt / 'stp_runtime.h').write_text('')
+    (rt / 'bpf').mkdir()
+    src = Path(__file__).resolve().parent.parent / 'runtime' / 'bpf'
+    for h in ('stapbpf.h', 'stapbpf_maps.h'):
+        (rt / 'bpf' / h).write_text((src / h).read_text())
+    cache = tmp_path / 'sd' / 'cache' / 'bpf'
+    script = 'probe begin { println("cached"); exit() }'
+
+    def run():
+        r = subprocess.run([str(STAP), '--runtime=bpf', '-R', str(rt), '-e', script], env=env,
+                           capture_output=True, text=True, timeout=60)
+        assert (r.stdout, r.stderr, r.returncode) == ('cached\n', '', 0)
+        return len(list(cache.iterdir()))
+    assert (run(), run()) == (2, 2)
+    with open(rt / 'bpf' / 'stapbpf_maps.h', 'a') as f:
+        f.write('/* changed */\n')
+    assert run() == 4

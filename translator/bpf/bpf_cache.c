@@ -1,7 +1,8 @@
 /*
  * bpf_cache.c - pass 4's cache for --runtime=bpf: the object clang made
  * from the same BPF C (past its first line, which names the module) with
- * the same runtime header, clang and optimisation level, under
+ * the same runtime headers (each of runtime/bpf/'s, which the C includes),
+ * clang and optimisation level, under
  * $SYSTEMTAP_DIR/cache/bpf (or ~/.systemtap/cache/bpf) as KEY.c and
  * KEY.bpf.o. A hit compares the C
  * byte for byte, so a hash collision is a miss; files are written under
@@ -10,6 +11,7 @@
  * script's hash, says the last run of that command found or put its object
  * here: then bpf_clang.c does not start clang before pass 1.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -58,6 +60,25 @@ static void fnv_file(unsigned long long *h, const char *path)
 		fnv(h, &st.st_size, sizeof(st.st_size));
 		fnv(h, &st.st_mtim, sizeof(st.st_mtim));
 	}
+}
+
+/* every header of the BPF runtime, runtime/bpf/ (stapbpf.h,
+ * stapbpf_maps.h...), in name order */
+static void fnv_headers(struct session *s, unsigned long long *h)
+{
+	const char *dir = arena_printf(s->arena, "%s/bpf", s->runtime_dir);
+	struct dirent **names;
+	int n = scandir(dir, &names, NULL, alphasort);
+
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(names[i]->d_name);
+
+		if (len > 2 && !strcmp(names[i]->d_name + len - 2, ".h"))
+			fnv_file(h, arena_printf(s->arena, "%s/%s", dir, names[i]->d_name));
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
 }
 
 static const char *hint;	/* this command line's hint file, or NULL */
@@ -125,7 +146,7 @@ static const char *entry(struct session *s, const char *clang, char **c, size_t 
 	fnv(&h1, b, n);
 	fnv(&h2, "stapbpf", 8);
 	fnv(&h2, b, n);
-	fnv_file(&h1, arena_printf(s->arena, "%s/bpf/stapbpf.h", s->runtime_dir));
+	fnv_headers(s, &h1);
 	fnv_file(&h1, in_path(s, clang));
 	fnv(&h1, BPF_CLANG_OPT, sizeof(BPF_CLANG_OPT));
 	return arena_printf(s->arena, "%s/%016llx%016llx", dir, h1, h2);

@@ -70,6 +70,8 @@ struct probe {
 					 * kprobe: sym the function, path its module */
 	int optional;			/* kprobe: a point marked "?" */
 	long maxactive;			/* kretprobe: .maxactive(N), or -1 */
+	char twin[160];			/* kprobe: its fentry/fexit twin, or "" */
+	bool fentry, skip;		/* kprobe: the twin taken; left out */
 	char *pp;			/* kprobe: the probe point, for messages */
 	long long ptype, pconfig;	/* perf: the event (arg its period) */
 	int pfreq;			/* perf: arg is a frequency (.hz) */
@@ -270,6 +272,10 @@ static int parse_meta(struct loader *L, char *meta)
 			L->hists[id].step = step;
 			L->hists[id].nb = n;
 			L->hists[id].row = voff;
+		} else if (sscanf(line, "twin %159s %159s", a, b) == 2) {
+			for (int i = 0; i < L->nprobes; i++)
+				if (!strcmp(L->probes[i].prog, a))
+					snprintf(L->probes[i].twin, 160, "%s", b);
 		} else if (sscanf(line, "maxstr %d", &n) == 1) {
 			L->maxstr = n;
 		} else if (strncmp(line, "stapbpf ", 8)) {
@@ -420,6 +426,63 @@ static bool kprobes_ok(struct loader *L)
 	return true;
 }
 
+/* Kernel function points through their fentry/fexit twins rather than
+ * kprobes? $STAP_BPF_ATTACH=fentry or kprobe says (a testing aid), else
+ * a kernel without kprobes that runs fentry programs; -1 for a bad value */
+static int use_fentry(struct loader *L)
+{
+	const char *e = getenv("STAP_BPF_ATTACH");
+	int i;
+
+	if (e && *e && strcmp(e, "fentry") && strcmp(e, "kprobe")) {
+		fprintf(stderr, "ERROR: STAP_BPF_ATTACH=%s: it may be kprobe or fentry\n", e);
+		return -1;
+	}
+	if (e && *e)
+		return !strcmp(e, "fentry");
+	for (i = 0; i < L->nprobes && strcmp(L->probes[i].kind, "kprobe"); i++)
+		;
+	return i < L->nprobes && !have_kprobes() && stapbpf_have_fentry();
+}
+
+/* Each kernel function point's program (the kprobe's or its twin's) to
+ * load, before the load; false, said, when a point has no twin that can
+ * be placed in fentry mode, unless it is optional (left out then) */
+static bool choose_programs(struct loader *L, bool fentry)
+{
+	for (int i = 0; i < L->nprobes; i++) {
+		struct probe *p = &L->probes[i];
+		struct bpf_program *twin = *p->twin ?
+			bpf_object__find_program_by_name(L->obj, p->twin) : NULL;
+
+		if (strcmp(p->kind, "kprobe") || !p->bp)
+			continue;
+		if (!fentry) {
+			if (twin)
+				bpf_program__set_autoload(twin, false);
+			continue;
+		}
+		bpf_program__set_autoload(p->bp, false);
+		if (twin && stapbpf_btf_has_func(p->sym)) {
+			p->bp = twin;
+			p->fentry = true;
+			continue;
+		}
+		if (twin)
+			bpf_program__set_autoload(twin, false);
+		p->skip = true;
+		if (p->optional)
+			continue;
+		fprintf(stderr, "ERROR: cannot probe %s through fentry/fexit: %s\n", p->pp,
+			twin ? "its function is not in the kernel's BTF" :
+			"only kernel.function() and module().function() points of functions of at "
+			"most six integer or pointer parameters, in handlers without backtraces, "
+			"can be");
+		return false;
+	}
+	return true;
+}
+
 /* Attach kprobe p (a kretprobe when p->arg): NULL, said, if it cannot be
  * placed, unless it is optional (*skip then). A kretprobe's .maxactive(N)
  * (N > 0; 0 is the kernel's default, as register_kretprobe() takes it)
@@ -428,8 +491,19 @@ static struct bpf_link *attach_kprobe(struct probe *p, bool *skip)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, ko, .retprobe = p->arg != 0);
 	struct bpf_link *l = NULL;
-	bool maxactive = p->arg && p->maxactive > 0;
+	bool maxactive = p->arg && p->maxactive > 0 && !p->fentry;
 
+	if (p->skip) {
+		*skip = true;
+		return NULL;
+	}
+	if (p->fentry) {	/* its fentry/fexit twin */
+		l = bpf_program__attach_trace(p->bp);
+		*skip = !l && p->optional;
+		if (!l && !p->optional)
+			fprintf(stderr, "ERROR: cannot attach %s: %s\n", p->pp, strerror(errno));
+		return l;
+	}
 	*skip = p->optional && !have_kprobes();
 	if (!*skip)
 		l = maxactive ? stapbpf_kretprobe_maxactive(p->bp, p->sym, p->maxactive) :
@@ -662,7 +736,7 @@ int main(int argc, char **argv)
 	struct timespec rt, mono;
 	char *meta, *image = NULL;
 	size_t size;
-	int c, nlinks = 0, rc = 1, err, bufsize_mb = 0, go[2] = { -1, -1 };
+	int c, nlinks = 0, rc = 1, err, bufsize_mb = 0, go[2] = { -1, -1 }, fentry;
 	const char *command = NULL;
 	long target_pid = 0;
 	pid_t child = 0;
@@ -692,7 +766,8 @@ int main(int argc, char **argv)
 			argv[optind]);
 		return 1;
 	}
-	if (!kprobes_ok(&L))
+	fentry = use_fentry(&L);
+	if (fentry < 0 || (!fentry && !kprobes_ok(&L)))
 		return 1;
 	/* begin and end probes run in this process: named as the module
 	 * runtime's process they run in, for execname() */
@@ -723,6 +798,8 @@ int main(int argc, char **argv)
 		if (L.probes[i].bp)	/* run by BPF_PROG_TEST_RUN only */
 			bpf_program__set_autoattach(L.probes[i].bp, false);
 	}
+	if (!choose_programs(&L, fentry))
+		goto out;
 	err = bpf_object__load(L.obj);
 	if (err == -E2BIG) {
 		fprintf(stderr, "ERROR: the script is too complex for the kernel's BPF "

@@ -8,7 +8,14 @@
  * the tracepoint event it makes, the program attached to that perf event;
  * the line is removed again at exit. The kernel takes a maxactive of at
  * most 4096 (KRETPROBE_MAXACTIVE_MAX).
+ *
+ * A kernel without kprobes may still have fentry/fexit (BTF and ftrace's
+ * direct calls): the loader then loads the points' fentry twins, after
+ * checking that such a program loads and attaches here and that each
+ * point's function is in the kernel's BTF (libbpf fails the whole load
+ * when one is not).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +26,9 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
 
 #include "stapbpf_kprobe.h"
 
@@ -116,4 +126,70 @@ void stapbpf_kretprobe_cleanup(void)
 		kprobe_events(line);
 	}
 	nevents = 0;
+}
+
+bool stapbpf_have_fentry(void)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct btf *btf = btf__load_vmlinux_btf();
+	int id = btf ? btf__find_by_name_kind(btf, "vfs_read", BTF_KIND_FUNC) : -1;
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_FENTRY);
+	int fd, link = -1;
+
+	btf__free(btf);
+	if (id <= 0)
+		return false;
+	o.attach_btf_id = (unsigned int)id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "stp_fentry_ok", "GPL", insns, 2, &o);
+	if (fd >= 0)
+		link = bpf_raw_tracepoint_open(NULL, fd);
+	if (link >= 0)
+		close(link);
+	if (fd >= 0)
+		close(fd);
+	return link >= 0;
+}
+
+/* the kernel's BTF, vmlinux's then each module's (/sys/kernel/btf), read
+ * once: a wildcard's points ask again */
+static struct btf **btfs;
+static int nbtfs = -1;
+
+static void load_btfs(void)
+{
+	struct dirent *d;
+	DIR *dir;
+
+	nbtfs = 0;
+	btfs = calloc(1, sizeof(*btfs));
+	if (!btfs || !(btfs[0] = btf__load_vmlinux_btf()))
+		return;
+	nbtfs = 1;
+	dir = opendir("/sys/kernel/btf");
+	while (dir && (d = readdir(dir))) {
+		struct btf **more;
+
+		if (d->d_name[0] == '.' || !strcmp(d->d_name, "vmlinux") ||
+		    !(more = realloc(btfs, (size_t)(nbtfs + 1) * sizeof(*btfs))))
+			continue;
+		btfs = more;
+		btfs[nbtfs] = btf__load_module_btf(d->d_name, btfs[0]);
+		if (btfs[nbtfs])
+			nbtfs++;
+	}
+	if (dir)
+		closedir(dir);
+}
+
+bool stapbpf_btf_has_func(const char *sym)
+{
+	if (nbtfs < 0)
+		load_btfs();
+	for (int i = 0; i < nbtfs; i++)
+		if (btf__find_by_name_kind(btfs[i], sym, BTF_KIND_FUNC) > 0)
+			return true;
+	return false;
 }

@@ -3,7 +3,8 @@
 # another kernel, with the same output), uprobe $params from the
 # program's DWARF, kernel.function()/module().function() kprobes (their
 # $params from the BTF; this host's kernel has no kprobes, the 6.1 test
-# guest runs them), and perf.* probes. Host tests run as root (BPF works
+# guest runs them, and their fentry/fexit twins under STAP_BPF_ATTACH=fentry),
+# and perf.* probes. Host tests run as root (BPF works
 # here); the CO-RE guest test and the kprobe guest test boot the test
 # guest once each.
 import os
@@ -278,6 +279,32 @@ def test_kprobe_source():
     assert '\t[1] = "vfs_write"' in out
 
 
+def test_kprobe_fentry_source():
+    """A kernel.function() point also has an fentry (fexit for .return)
+    twin, its parameters the trampoline's ctx slots and $return the slot
+    after them, and the entry program of a .return its own; the loader
+    loads one of each pair (twin lines). kprobe.function() has none."""
+    out, err, rc = stap('-p3', '-e', 'probe kernel.function("vfs_read").return { '
+                        'printf("%d %d\\n", $return, $count) } '
+                        'probe kprobe.function("vfs_write") { println(1) }')
+    assert (err, rc) == ('', 0)
+    assert 'SEC("fentry/vfs_read") int stp_fe0(void *ctx)' in out
+    assert 'SEC("fexit/vfs_read") int stp_f0(void *ctx)' in out
+    assert '\thandler_0_f(S, ctx);\n' in out
+    assert 'bpf_probe_read_kernel(&t0_v, 8, (__u64 *)ctx + 4);' in out
+    assert '"twin stp_e0 stp_fe0\\n"' in out and '"twin stp_p0 stp_f0\\n"' in out
+    assert 'stp_f1' not in out and 'twin stp_p1' not in out
+
+
+def test_attach_mode_env(tmp_path):
+    """STAP_BPF_ATTACH (a testing aid) takes kprobe or fentry."""
+    assert stap('-p4', '-m', 'am', '-e', 'probe begin { exit() }', cwd=tmp_path) == ('', '', 0)
+    r = subprocess.run([str(STAPRUN), 'am.bpf.o'], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=60, env=dict(os.environ, STAP_BPF_ATTACH='x'))
+    assert (r.stdout, r.stderr, r.returncode) == (
+        '', 'ERROR: STAP_BPF_ATTACH=x: it may be kprobe or fentry\n', 1)
+
+
 def test_kprobe_maxactive_source():
     """.maxactive(N) of a .return: the last field of its loader line (the
     loader places it through tracefs); none on a .return without it."""
@@ -447,10 +474,23 @@ MAXACTIVE_OUT = ('r3:stapbpf/pPID_0 vfs_read\nr7:stapbpf/pPID_1 vfs_write\n2 2 2
                  'after\n')
 
 
+# Under STAP_BPF_ATTACH=fentry (a kernel without kprobes), the points
+# without a twin: a kprobe.function() (its function may lack BTF) and a
+# handler calling backtrace() (the trampoline's frames would show)
+FENTRY_WHY = (' through fentry/fexit: only kernel.function() and module().function() points '
+              'of functions of at most six integer or pointer parameters, in handlers '
+              'without backtraces, can be\n')
+FENTRY_NONE = {
+    'bt': 'ERROR: cannot probe kernel.function("vfs_read").call' + FENTRY_WHY,
+    'kprobe': 'ERROR: cannot probe kprobe.function("vfs_read")' + FENTRY_WHY,
+}
+
+
 def test_kprobes_guest(tmp_path):
     """kernel.function() and module().function() probes of objects built
     here (CO-RE, for the guest's kernel: -r, so wildcards expand as there)
-    run in the 6.1 test guest as the module runtime's; .maxactive(N)
+    run in the 6.1 test guest as the module runtime's, through kprobes and
+    (STAP_BPF_ATTACH=fentry) their fentry/fexit twins; .maxactive(N)
     kretprobes are tracefs's."""
     krel = guest.kernel_release()
     (tmp_path / 'in.txt').write_text('hello world\n')
@@ -462,6 +502,8 @@ def test_kprobes_guest(tmp_path):
     events = '/sys/kernel/tracing/kprobe_events'
     batch = guest.run_batch([f"{STAPRUN} -c '{KPROBE_CMD}' k_{name}.bpf.o"
                              for name in KPROBE_CASES] +
+                            [f"STAP_BPF_ATTACH=fentry {STAPRUN} -c '{KPROBE_CMD}' "
+                             f"k_{name}.bpf.o" for name in KPROBE_CASES] +
                             [f"{STAPRUN} -c '{KPROBE_CMD}; cat {events}' k_maxactive.bpf.o; "
                              f"echo after; cat {events}"],
                             scratch=str(tmp_path), timeout=120)
@@ -469,6 +511,15 @@ def test_kprobes_guest(tmp_path):
     r = batch[-1]
     assert (re.sub(r'/p[0-9]+_', '/pPID_', r.stdout), r.stderr, r.rc) == (
         MAXACTIVE_OUT, '', 0)
+    # the same objects through their fentry/fexit twins: the same output,
+    # but for the points that have none
+    for (name, (_, want)), r in zip(KPROBE_CASES.items(), batch[len(KPROBE_CASES):]):
+        out = re.sub(r'=0x[0-9a-f]{9,16}\b', '=PTR', r.stdout)
+        if name in FENTRY_NONE:
+            want = ('', FENTRY_NONE[name], 1)
+        else:
+            want = (want, '', 0)
+        assert (name, (out, r.stderr, r.rc)) == (name, want)
     for (name, (_, want)), r in zip(KPROBE_CASES.items(), batch):
         out = re.sub(r'=0x[0-9a-f]{9,16}\b', '=PTR', r.stdout)
         if want is None:

@@ -51,6 +51,10 @@ struct bgen {
 	bool need_quote;	/* user_string_quoted(): stapbpf.h's STP_QUOTE part */
 	bool need_bt;		/* backtrace(), print_backtrace() (bpf_tapfn.c) */
 	bool no_ctx;		/* in a foreach body's own function: no ctx there */
+	bool fentry;		/* writing a kprobe point's fentry/fexit twin */
+	bool fentry_bad;	/* ... which cannot be had (not an error) */
+	bool entry_twin;	/* bu_entry(): the entry program's twin written */
+	struct strbuf ftwins;	/* "\nNAME\n"... the fentry handlers written */
 };
 
 void bg_line(struct bgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -100,6 +104,9 @@ const char *bu_target(struct bgen *g, struct node *n);
 /* a .return function probe's entry program into c, if its handler reads
  * parameters or @entry(): then the return program's C that takes them */
 const char *bu_entry(struct bgen *g, struct strbuf *c, const struct rprobe *r, int id);
+/* Has kprobe point r an fentry/fexit twin (a kernel or module function
+ * of BTF-typed integer-class parameters, six at most)? */
+bool bu_has_fentry(const struct rprobe *r);
 /* @entry(expr) in a kernel .return probe: the value saved at the entry */
 const char *bu_entry_value(struct bgen *g, struct node *n);
 /* the loader's metadata line for function probe r's program prog */

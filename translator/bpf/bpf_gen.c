@@ -135,6 +135,10 @@ void bg_fault(struct bgen *g, const struct node *n, const char *addr)
 
 void bg_unsupported(struct bgen *g, const struct node *n, const char *what)
 {
+	if (g->fentry) {	/* an fentry twin: the point just has none */
+		g->fentry_bad = true;
+		return;
+	}
 	diag_error(g->s, n->loc, "%s is not supported by --runtime=bpf: use the kernel "
 		   "module runtime (--runtime=kernel)", what);
 	g->errors++;

@@ -181,21 +181,80 @@ static void handler_of(struct bgen *g, struct strbuf *c, struct probe *p,
 	sb_free(&body);
 }
 
+/* The fentry/fexit twin of p's handler for point r (bpf_uprobe.c reads
+ * its $vars from the trampoline's ctx), NAME_f, unless it cannot be had
+ * (or calls backtrace()) */
+static void fentry_handler(struct bgen *g, struct strbuf *c, struct probe *p,
+			   const struct rprobe *r, const char *name)
+{
+	struct strbuf twin;
+	bool bt = g->need_bt;
+
+	sb_init(&twin);
+	g->fentry = true;
+	g->fentry_bad = false;
+	g->need_bt = false;
+	name = arena_printf(g->s->arena, "%s_f", name);
+	handler_of(g, &twin, p, r, name);
+	g->fentry = false;
+	/* backtrace() there would show the trampoline's frames: none */
+	if (g->need_bt)
+		g->fentry_bad = true;
+	g->need_bt = g->need_bt || bt;
+	if (!g->fentry_bad) {
+		sb_puts(c, twin.buf ? twin.buf : "");
+		sb_printf(&g->ftwins, "\n%s\n", name);
+	}
+	sb_free(&twin);
+}
+
 static void handler(struct bgen *g, struct strbuf *c, struct probe *p)
 {
 	const struct rprobe *one = NULL;
 	int npoints = 0, id = 0, errors = g->errors;
+	bool fentry = false;
 
 	for (const struct rprobe *r = g->s->rprobes; r; r = r->next)
-		if (r->probe == p && !npoints++)
-			one = r;
+		if (r->probe == p) {
+			fentry = fentry || bu_has_fentry(r);
+			if (!npoints++)
+				one = r;
+		}
 	if (npoints <= 1 || !reads_targets(p->body)) {
 		handler_of(g, c, p, npoints == 1 ? one : NULL, handler_name(g, p, 0));
+		if (fentry && g->errors == errors)
+			fentry_handler(g, c, p, npoints == 1 ? one : NULL, handler_name(g, p, 0));
 		return;
 	}
 	for (const struct rprobe *r = g->s->rprobes; r && g->errors == errors; r = r->next, id++)
-		if (r->probe == p)	/* an error is said once, for the first point */
+		if (r->probe == p) {	/* an error is said once, for the first point */
 			handler_of(g, c, p, r, handler_name(g, p, id));
+			if (g->errors == errors && bu_has_fentry(r))
+				fentry_handler(g, c, p, r, handler_name(g, p, id));
+		}
+}
+
+/* The fentry/fexit twin of kprobe point r's program stp_pID (the loader
+ * loads and attaches one of the two), if it can be had; pop as the
+ * kprobe's */
+static void fentry_program(struct bgen *g, struct strbuf *c, const struct rprobe *r, int id,
+			   const char *pop)
+{
+	const char *h = handler_name(g, r->probe, id);
+
+	if (!bu_has_fentry(r) || !g->entry_twin)
+		return;
+	h = arena_printf(g->s->arena, "%s_f", h);
+	if (!g->ftwins.buf || !strstr(g->ftwins.buf, arena_printf(g->s->arena, "\n%s\n", h)))
+		return;
+	sb_printf(c, "SEC(\"%s/%s\") int stp_f%d(void *ctx)\n{\n", r->ret ? "fexit" : "fentry",
+		  r->symbol, id);
+	sb_puts(c, "\tstruct stp_scratch *S;\n\n\tif (stp_state)\n\t\treturn 0;\n");
+	sb_printf(c, "\tS = stp_enter();\n\tif (!S)\n\t\treturn 0;\n%s%s\t%s(S, ctx);\n"
+		  "\tif (S->err == 1 || S->err == 2)\n\t\tstp_report(S);\n\treturn 0;\n}\n\n",
+		  g->need_pfn ? arena_printf(g->s->arena, "\tS->pp = %d;\n", id) : "",
+		  pop ? pop : "", h);
+	sb_printf(&g->meta, "twin stp_p%d stp_f%d\n", id, id);
 }
 
 /* probefunc()'s table: row id the function of point r ("" for others) */
@@ -271,6 +330,8 @@ static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, in
 		  "\tif (S->err == 1 || S->err == 2)\n\t\tstp_report(S);\n\treturn 0;\n}\n\n",
 		  g->need_pfn ? arena_printf(g->s->arena, "\tS->pp = %d;\n", id) : "",
 		  pop ? pop : "", handler_name(g, r->probe, id));
+	if (bu_is_kprobe(r))
+		fentry_program(g, c, r, id, pop);
 	if (g->need_pfn)
 		pfn_row(g, r, id);
 }
@@ -324,6 +385,7 @@ int bpf_translate(struct session *s)
 	bm_prelude(&g, &c);
 	pfn_table(&g, &c, id);
 	sb_free(&g.pfn);
+	sb_free(&g.ftwins);
 	sb_puts(&c, "STP_PADS\n");
 	sb_printf(&g.meta, "maxstr %s\n", define(s, "MAXSTRINGLEN", "512"));
 	sb_puts(&c, "\n");

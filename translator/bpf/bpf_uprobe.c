@@ -8,6 +8,9 @@
  * parameters in rdi, rsi, rdx, rcx, r8, r9, the rest on the stack above
  * the return address; $return from rax in a .return probe. A .return
  * probe's parameters and @entry() values are saved by an entry probe.
+ * A kernel function's point also gets an fentry/fexit twin (g->fentry),
+ * for kernels without kprobes: its parameters are the trampoline's ctx
+ * slots, $return the slot after them; the loader loads one of the two.
  */
 #include <string.h>
 
@@ -105,6 +108,43 @@ static int slot_of(const struct rprobe *r, int i, const char **bad)
 	return slot;
 }
 
+/* fentry/fexit: the parameters' u64 slots in the trampoline's ctx, all
+ * integer-class and six at most (as 6.1's x86-64 trampoline takes them),
+ * or -1 */
+static int fentry_slots(const struct rprobe *r)
+{
+	int np = rp_nparams(r), width;
+	bool sg;
+
+	if (np > 6 || np > r->nargs)
+		return -1;
+	for (int i = 0; i < np; i++)
+		if (classify(r->args[i].btf, r->args[i].type_id, &width, &sg) != 1)
+			return -1;
+	return np;
+}
+
+bool bu_has_fentry(const struct rprobe *r)
+{
+	return bu_is_kprobe(r) && (!strcmp(r->family, "kernel.function") ||
+				   !strcmp(r->family, "module.function")) &&
+	       fentry_slots(r) >= 0;
+}
+
+/* slot i of an fentry/fexit program's ctx into a new long temporary:
+ * read as a number (a pointer parameter read directly would be a BTF
+ * pointer, whose arithmetic the verifier restricts) */
+static const char *fentry_slot(struct bgen *g, int i, int width, bool sg)
+{
+	struct arena *ar = g->s->arena;
+	const char *t = arena_printf(ar, "t%d", g->ntmp++);
+
+	bg_line(g, "__u64 %s_v = 0;", t);
+	bg_line(g, "bpf_probe_read_kernel(&%s_v, 8, (__u64 *)ctx + %d);", t, i);
+	bg_line(g, "long %s = %s;", t, widen(g, arena_printf(ar, "%s_v", t), width, sg));
+	return t;
+}
+
 /* parameter i (an integer or a pointer in slot `slot`) into a new long
  * temporary; a stack read that faults jumps to `fault` (or fails) */
 static const char *param(struct bgen *g, const struct node *n, int slot, int width,
@@ -113,6 +153,8 @@ static const char *param(struct bgen *g, const struct node *n, int slot, int wid
 	struct arena *ar = g->s->arena;
 	const char *t = arena_printf(ar, "t%d", g->ntmp++);
 
+	if (g->fentry)	/* bu_has_fentry(): slot < 6 */
+		return fentry_slot(g, slot, width, sg);
 	if (slot < 6) {
 		bg_line(g, "long %s = %s;", t, widen(g, arena_printf(ar, "((__u64 *)ctx)[%d]",
 								 arg_regs[slot]), width, sg));
@@ -215,6 +257,8 @@ const char *bu_target(struct bgen *g, struct node *n)
 			bg_unsupported(g, n, "this $return");
 			return "0";
 		}
+		if (g->fentry)
+			return fentry_slot(g, fentry_slots(r), width, sg);
 		t = arena_printf(ar, "t%d", g->ntmp++);
 		bg_line(g, "long %s = %s;", t, widen(g, arena_printf(ar, "((__u64 *)ctx)[%d]",
 								 REG_AX), width, sg));
@@ -318,7 +362,7 @@ void bu_meta(struct bgen *g, const struct rprobe *r, const char *prog, bool ret)
 
 /* The entry probe's evaluation of the @entry() values v[0..k) into ev[] */
 static void entry_values(struct bgen *g, struct strbuf *c, int id, const struct node **v,
-			 int k)
+			 int k, const char *suffix)
 {
 	struct strbuf body;
 
@@ -337,8 +381,64 @@ static void entry_values(struct bgen *g, struct strbuf *c, int id, const struct 
 		bg_line(g, "ev[%d] = %s;", BU_NSAVED + i, x);
 	}
 	g->at_entry = false;
-	sb_printf(c, "static __always_inline void entry_%d(struct stp_scratch *S, void *ctx, "
-		  "long *ev)\n{\n%s\tgoto out;\nout:\n\treturn;\n}\n\n", id,
+	sb_printf(c, "static __always_inline void entry_%d%s(struct stp_scratch *S, void *ctx, "
+		  "long *ev)\n{\n%s\tgoto out;\nout:\n\treturn;\n}\n\n", id, suffix,
+		  body.buf ? body.buf : "");
+	sb_free(&body);
+}
+
+/* The entry program of .return point r (id), or its fentry twin when
+ * g->fentry, into c; v[0..nent) the @entry() values */
+static void entry_prog(struct bgen *g, struct strbuf *c, const struct rprobe *r, int id,
+		       const struct node **v, int nent)
+{
+	struct arena *ar = g->s->arena;
+	struct strbuf body, *saved = g->body;
+	int np = rp_nparams(r), width, saved_indent = g->indent;
+	const char *f = g->fentry ? "_f" : "";
+	bool sg;
+
+	if (nent)
+		entry_values(g, c, id, v, nent, f);
+	sb_init(&body);
+	g->body = &body;
+	g->indent = 1;
+	for (int i = 0; i < np && i < r->nargs && i < BU_NSAVED; i++) {
+		const char *bad = NULL, *x, *fault = arena_printf(ar, "ef%d_%d", id, i);
+		int slot;
+
+		if (classify(r->args[i].btf, r->args[i].type_id, &width, &sg) != 1 ||
+		    (slot = slot_of(r, i, &bad)) < 0)
+			continue;
+		bg_line(g, "{");
+		x = param(g, NULL, slot, width, sg, fault);
+		bg_line(g, "e->v[d][%d] = %s;", i, x);
+		bg_line(g, "}");
+		bg_line(g, "%s: ;", fault);
+	}
+	if (nent) {	/* the @entry() values, as a handler would */
+		bg_line(g, "S = stp_enter();");
+		bg_line(g, "if (S) {");
+		bg_line(g, "\tentry_%d%s(S, ctx, e->v[d]);", id, f);
+		bg_line(g, "\tif (S->err == 1 || S->err == 2)");
+		bg_line(g, "\t\tstp_report(S);");
+		bg_line(g, "}");
+	}
+	g->body = saved;
+	g->indent = saved_indent;
+	if (!g->fentry)
+		bu_meta(g, r, arena_printf(ar, "stp_e%d", id), false);
+	sb_printf(c, "SEC(\"%s\") int stp_%se%d(void *ctx)\n{\n"
+		  "\tstruct stp_ekey k = { bpf_get_current_pid_tgid(), %d };\n"
+		  "\tstruct stp_scratch *S;\n"
+		  "\tstruct stp_ent *e;\n\tlong d;\n\n\tif (stp_state)\n\t\treturn 0;\n"
+		  "\te = bpf_map_lookup_elem(&stp_entries, &k);\n\tif (!e) {\n"
+		  "\t\tbpf_map_update_elem(&stp_entries, &k, &stp_ent0, 0);\n"
+		  "\t\te = bpf_map_lookup_elem(&stp_entries, &k);\n\t}\n"
+		  "\tif (!e)\n\t\treturn 0;\n\td = e->depth++;\n"
+		  "\tif (d < 0 || d >= STP_RDEPTH)\n\t\treturn 0;\n\t(void)S;\n%s\treturn 0;\n}\n\n",
+		  g->fentry ? arena_printf(ar, "fentry/%s", r->symbol) :
+		  bu_is_uprobe(r) ? "uprobe" : "kprobe", g->fentry ? "f" : "", id, id,
 		  body.buf ? body.buf : "");
 	sb_free(&body);
 }
@@ -349,17 +449,18 @@ static void entry_values(struct bgen *g, struct strbuf *c, int id, const struct 
  * before the return's) saves them per thread and probe point, nested
  * calls on a stack of STP_RDEPTH; the return pops them into S->ent before
  * its handler runs, and runs no handler for a return whose entry it did
- * not see. Returns the return program's pop (C), or NULL when r needs none.
+ * not see. Returns the return program's pop (C), or NULL when r needs none;
+ * g->entry_twin says whether the fentry twin of the entry program, which
+ * the return's fexit twin needs, was written (or none was needed).
  */
 const char *bu_entry(struct bgen *g, struct strbuf *c, const struct rprobe *r, int id)
 {
 	struct arena *ar = g->s->arena;
-	struct strbuf body, *saved = g->body;
-	int np = rp_nparams(r), width, saved_indent = g->indent, nent;
+	int nent;
 	const struct rprobe *saved_rp = g->rp;
 	const struct node **v = NULL;
-	bool sg;
 
+	g->entry_twin = true;
 	if (!bu_is_func(r) || !r->ret)
 		return NULL;
 	nent = bu_is_kprobe(r) ? entry_nodes(r->probe->body, NULL, 0) : 0;
@@ -389,46 +490,24 @@ const char *bu_entry(struct bgen *g, struct strbuf *c, const struct rprobe *r, i
 	if (nent) {
 		v = arena_alloc(ar, sizeof(*v) * (size_t)nent);
 		entry_nodes(r->probe->body, v, 0);
-		entry_values(g, c, id, v, nent);
 	}
-	sb_init(&body);
-	g->body = &body;
-	g->indent = 1;
-	for (int i = 0; i < np && i < r->nargs && i < BU_NSAVED; i++) {
-		const char *bad = NULL, *x, *fault = arena_printf(ar, "ef%d_%d", id, i);
-		int slot;
+	entry_prog(g, c, r, id, v, nent);
+	g->entry_twin = !bu_has_fentry(r);
+	if (!g->entry_twin) {	/* its fentry twin, unless it cannot be had */
+		struct strbuf twin;
 
-		if (classify(r->args[i].btf, r->args[i].type_id, &width, &sg) != 1 ||
-		    (slot = slot_of(r, i, &bad)) < 0)
-			continue;
-		bg_line(g, "{");
-		x = param(g, NULL, slot, width, sg, fault);
-		bg_line(g, "e->v[d][%d] = %s;", i, x);
-		bg_line(g, "}");
-		bg_line(g, "%s: ;", fault);
+		sb_init(&twin);
+		g->fentry = true;
+		g->fentry_bad = false;
+		entry_prog(g, &twin, r, id, v, nent);
+		g->fentry = false;
+		g->entry_twin = !g->fentry_bad;
+		if (g->entry_twin) {
+			sb_puts(c, twin.buf ? twin.buf : "");
+			sb_printf(&g->meta, "twin stp_e%d stp_fe%d\n", id, id);
+		}
+		sb_free(&twin);
 	}
-	if (nent) {	/* the @entry() values, as a handler would */
-		bg_line(g, "S = stp_enter();");
-		bg_line(g, "if (S) {");
-		bg_line(g, "\tentry_%d(S, ctx, e->v[d]);", id);
-		bg_line(g, "\tif (S->err == 1 || S->err == 2)");
-		bg_line(g, "\t\tstp_report(S);");
-		bg_line(g, "}");
-	}
-	g->body = saved;
-	g->indent = saved_indent;
 	g->rp = saved_rp;
-	bu_meta(g, r, arena_printf(ar, "stp_e%d", id), false);
-	sb_printf(c, "SEC(\"%s\") int stp_e%d(void *ctx)\n{\n"
-		  "\tstruct stp_ekey k = { bpf_get_current_pid_tgid(), %d };\n"
-		  "\tstruct stp_scratch *S;\n"
-		  "\tstruct stp_ent *e;\n\tlong d;\n\n\tif (stp_state)\n\t\treturn 0;\n"
-		  "\te = bpf_map_lookup_elem(&stp_entries, &k);\n\tif (!e) {\n"
-		  "\t\tbpf_map_update_elem(&stp_entries, &k, &stp_ent0, 0);\n"
-		  "\t\te = bpf_map_lookup_elem(&stp_entries, &k);\n\t}\n"
-		  "\tif (!e)\n\t\treturn 0;\n\td = e->depth++;\n"
-		  "\tif (d < 0 || d >= STP_RDEPTH)\n\t\treturn 0;\n\t(void)S;\n%s\treturn 0;\n}\n\n",
-		  bu_is_uprobe(r) ? "uprobe" : "kprobe", id, id, body.buf ? body.buf : "");
-	sb_free(&body);
 	return arena_printf(ar, "\tif (!stp_entry_pop(S, %d))\n\t\treturn 0;\n", id);
 }

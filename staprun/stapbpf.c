@@ -32,6 +32,7 @@
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -720,6 +721,19 @@ static void display(struct loader *L)
 	}
 }
 
+/* A wildcard of a thousand points holds a program and a perf event (or
+ * link) descriptor per point: raise the soft RLIMIT_NOFILE to the hard one,
+ * as bpftrace does, instead of failing with EMFILE halfway through */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 static int usage(void)
 {
 	fputs("Usage: stapbpf [-v] [-w] [-o FILE] [-s MB] [-c CMD | -x PID] NAME.bpf.o\n",
@@ -766,6 +780,7 @@ int main(int argc, char **argv)
 			argv[optind]);
 		return 1;
 	}
+	raise_nofile();
 	fentry = use_fentry(&L);
 	if (fentry < 0 || (!fentry && !kprobes_ok(&L)))
 		return 1;

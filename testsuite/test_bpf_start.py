@@ -126,3 +126,26 @@ def test_readme_bpf_line(tmp_path):
     assert (err, rc) == ('', 0)
     m = re.fullmatch(r'(.+) (\d+)\n', out)
     assert m and int(m.group(2)) < os.cpu_count(), out
+
+
+def test_many_points_past_soft_nofile(tmp_path):
+    """78 tracepoints hold more descriptors than a soft RLIMIT_NOFILE of 40:
+    the loader raises the soft limit to the hard one instead of failing
+    with 'Too many open files' halfway through attaching"""
+    import resource
+
+    def low_soft_limit():
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        resource.setrlimit(resource.RLIMIT_NOFILE, (40, hard))
+
+    script = ('global n probe kernel.trace("m*") { n++ } '
+              'probe begin { println("ok"); exit() } probe end { delete n }')
+    listed = subprocess.run([str(STAP), '-l', 'kernel.trace("m*")'],
+                            capture_output=True, text=True, timeout=60)
+    assert len(listed.stdout.splitlines()) > 40   # the premise
+    env = dict(os.environ, SYSTEMTAP_DIR=str(tmp_path / 'sd'))
+    r = subprocess.run([str(STAP), '--runtime=bpf', '-e', script],
+                       capture_output=True, text=True, timeout=120, env=env,
+                       preexec_fn=low_soft_limit)
+    assert 'ERROR' not in r.stderr
+    assert (r.stdout, r.returncode) == ('ok\n', 0)

@@ -112,6 +112,7 @@ struct loader {
 	bool exiting;
 	int nerrors;
 	FILE *out;
+	struct stapbpf_kprobes kp;	/* tracefs kretprobes, BTF for fentry */
 };
 
 static volatile sig_atomic_t got_signal;
@@ -464,7 +465,7 @@ static bool choose_programs(struct loader *L, bool fentry)
 			continue;
 		}
 		bpf_program__set_autoload(p->bp, false);
-		if (twin && stapbpf_btf_has_func(p->sym)) {
+		if (twin && stapbpf_btf_has_func(&L->kp, p->sym)) {
 			p->bp = twin;
 			p->fentry = true;
 			continue;
@@ -488,7 +489,7 @@ static bool choose_programs(struct loader *L, bool fentry)
  * placed, unless it is optional (*skip then). A kretprobe's .maxactive(N)
  * (N > 0; 0 is the kernel's default, as register_kretprobe() takes it)
  * goes through tracefs (stapbpf_kprobe.c). */
-static struct bpf_link *attach_kprobe(struct probe *p, bool *skip)
+static struct bpf_link *attach_kprobe(struct loader *L, struct probe *p, bool *skip)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, ko, .retprobe = p->arg != 0);
 	struct bpf_link *l = NULL;
@@ -507,7 +508,7 @@ static struct bpf_link *attach_kprobe(struct probe *p, bool *skip)
 	}
 	*skip = p->optional && !have_kprobes();
 	if (!*skip)
-		l = maxactive ? stapbpf_kretprobe_maxactive(p->bp, p->sym, p->maxactive) :
+		l = maxactive ? stapbpf_kretprobe_maxactive(&L->kp, p->bp, p->sym, p->maxactive) :
 				bpf_program__attach_kprobe_opts(p->bp, p->sym, &ko);
 	if (l || p->optional) {
 		*skip = !l;
@@ -743,7 +744,7 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	struct loader L = { .out = stdout };
+	struct loader L = { .out = stdout, .kp = { .nbtfs = -1 } };
 	struct ring_buffer *rb = NULL;
 	struct bpf_link **links = NULL;
 	struct bpf_map *m;
@@ -892,7 +893,7 @@ int main(int argc, char **argv)
 				L.exiting = true, L.nerrors++;
 		} else if (!strcmp(p->kind, "kprobe")) {
 			bool skip;
-			struct bpf_link *l = attach_kprobe(p, &skip);
+			struct bpf_link *l = attach_kprobe(&L, p, &skip);
 
 			if (!l && !skip) {
 				L.exiting = true, L.nerrors++;
@@ -938,7 +939,7 @@ int main(int argc, char **argv)
 		*L.state = 1;
 	for (int i = 0; i < nlinks; i++)
 		bpf_link__destroy(links[i]);
-	stapbpf_kretprobe_cleanup();
+	stapbpf_kretprobe_cleanup(&L.kp);
 	ring_buffer__consume(rb);
 	if (*L.state == 2) {
 		run_kind(&L, "error", rb);

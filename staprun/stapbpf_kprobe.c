@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,30 +33,13 @@
 
 #include "stapbpf_kprobe.h"
 
-static const char *tracefs;
-static int nevents;		/* pPID_0 .. pPID_{n-1} added */
-
-static const char *find_tracefs(void)
-{
-	if (tracefs)
-		return tracefs;
-	if (!access("/sys/kernel/tracing/kprobe_events", F_OK))
-		tracefs = "/sys/kernel/tracing";
-	else if (!access("/sys/kernel/debug/tracing/kprobe_events", F_OK))
-		tracefs = "/sys/kernel/debug/tracing";
-	else if (!mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) &&
-		 !access("/sys/kernel/tracing/kprobe_events", F_OK))
-		tracefs = "/sys/kernel/tracing";
-	return tracefs;
-}
-
 /* line appended to kprobe_events: 0, or -1 with errno */
-static int kprobe_events(const char *line)
+static int kprobe_events(struct stapbpf_kprobes *K, const char *line)
 {
 	char path[256];
 	int fd, n, e;
 
-	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs);
+	snprintf(path, sizeof(path), "%s/kprobe_events", K->tracefs);
 	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -66,13 +50,51 @@ static int kprobe_events(const char *line)
 	return n == (int)strlen(line) ? 0 : -1;
 }
 
+/* the entries a loader killed by SIGKILL left behind: those of a pid
+ * that no longer runs */
+static void remove_stale(struct stapbpf_kprobes *K)
+{
+	char path[256], buf[512], line[64];
+	int pid, k;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kprobe_events", K->tracefs);
+	f = fopen(path, "re");
+	while (f && fgets(buf, sizeof(buf), f)) {
+		char *ev = strstr(buf, ":stapbpf/p");
+
+		if (!ev || sscanf(ev, ":stapbpf/p%d_%d", &pid, &k) != 2 ||
+		    pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(line, sizeof(line), "-:stapbpf/p%d_%d\n", pid, k);
+		kprobe_events(K, line);
+	}
+	if (f)
+		fclose(f);
+}
+
+static const char *find_tracefs(struct stapbpf_kprobes *K)
+{
+	if (K->tracefs)
+		return K->tracefs;
+	if (!access("/sys/kernel/tracing/kprobe_events", F_OK))
+		K->tracefs = "/sys/kernel/tracing";
+	else if (!access("/sys/kernel/debug/tracing/kprobe_events", F_OK))
+		K->tracefs = "/sys/kernel/debug/tracing";
+	else if (!mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) &&
+		 !access("/sys/kernel/tracing/kprobe_events", F_OK))
+		K->tracefs = "/sys/kernel/tracing";
+	if (K->tracefs)
+		remove_stale(K);
+	return K->tracefs;
+}
 /* event k's tracepoint id, or -1 */
-static long event_id(int k)
+static long event_id(struct stapbpf_kprobes *K, int k)
 {
 	char path[256], buf[32] = "";
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/events/stapbpf/p%d_%d/id", tracefs, (int)getpid(), k);
+	snprintf(path, sizeof(path), "%s/events/stapbpf/p%d_%d/id", K->tracefs, (int)getpid(), k);
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
@@ -82,7 +104,8 @@ static long event_id(int k)
 	return buf[0] ? atol(buf) : -1;
 }
 
-struct bpf_link *stapbpf_kretprobe_maxactive(struct bpf_program *prog, const char *sym,
+struct bpf_link *stapbpf_kretprobe_maxactive(struct stapbpf_kprobes *K,
+					     struct bpf_program *prog, const char *sym,
 					     long maxactive)
 {
 	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr),
@@ -90,18 +113,18 @@ struct bpf_link *stapbpf_kretprobe_maxactive(struct bpf_program *prog, const cha
 	char line[512];
 	struct bpf_link *l;
 	long id;
-	int fd, k = nevents, e;
+	int fd, k = K->nevents, e;
 
-	if (!find_tracefs()) {
+	if (!find_tracefs(K)) {
 		errno = ENOENT;
 		return NULL;
 	}
 	snprintf(line, sizeof(line), "r%ld:stapbpf/p%d_%d %s\n", maxactive, (int)getpid(), k,
 		 sym);
-	if (kprobe_events(line))
+	if (kprobe_events(K, line))
 		return NULL;
-	nevents++;
-	id = event_id(k);
+	K->nevents++;
+	id = event_id(K, k);
 	if (id < 0)
 		return NULL;
 	attr.config = (unsigned long long)id;
@@ -117,15 +140,20 @@ struct bpf_link *stapbpf_kretprobe_maxactive(struct bpf_program *prog, const cha
 	return l;
 }
 
-void stapbpf_kretprobe_cleanup(void)
+void stapbpf_kretprobe_cleanup(struct stapbpf_kprobes *K)
 {
 	char line[64];
 
-	for (int k = 0; k < nevents; k++) {
+	for (int k = 0; k < K->nevents; k++) {
 		snprintf(line, sizeof(line), "-:stapbpf/p%d_%d\n", (int)getpid(), k);
-		kprobe_events(line);
+		kprobe_events(K, line);
 	}
-	nevents = 0;
+	K->nevents = 0;
+	for (int i = K->nbtfs - 1; i >= 0; i--)	/* modules' before their base */
+		btf__free(K->btfs[i]);
+	free(K->btfs);
+	K->btfs = NULL;
+	K->nbtfs = -1;
 }
 
 bool stapbpf_have_fentry(void)
@@ -155,41 +183,38 @@ bool stapbpf_have_fentry(void)
 
 /* the kernel's BTF, vmlinux's then each module's (/sys/kernel/btf), read
  * once: a wildcard's points ask again */
-static struct btf **btfs;
-static int nbtfs = -1;
-
-static void load_btfs(void)
+static void load_btfs(struct stapbpf_kprobes *K)
 {
 	struct dirent *d;
 	DIR *dir;
 
-	nbtfs = 0;
-	btfs = calloc(1, sizeof(*btfs));
-	if (!btfs || !(btfs[0] = btf__load_vmlinux_btf()))
+	K->nbtfs = 0;
+	K->btfs = calloc(1, sizeof(*K->btfs));
+	if (!K->btfs || !(K->btfs[0] = btf__load_vmlinux_btf()))
 		return;
-	nbtfs = 1;
+	K->nbtfs = 1;
 	dir = opendir("/sys/kernel/btf");
 	while (dir && (d = readdir(dir))) {
 		struct btf **more;
 
 		if (d->d_name[0] == '.' || !strcmp(d->d_name, "vmlinux") ||
-		    !(more = realloc(btfs, (size_t)(nbtfs + 1) * sizeof(*btfs))))
+		    !(more = realloc(K->btfs, (size_t)(K->nbtfs + 1) * sizeof(*K->btfs))))
 			continue;
-		btfs = more;
-		btfs[nbtfs] = btf__load_module_btf(d->d_name, btfs[0]);
-		if (btfs[nbtfs])
-			nbtfs++;
+		K->btfs = more;
+		K->btfs[K->nbtfs] = btf__load_module_btf(d->d_name, K->btfs[0]);
+		if (K->btfs[K->nbtfs])
+			K->nbtfs++;
 	}
 	if (dir)
 		closedir(dir);
 }
 
-bool stapbpf_btf_has_func(const char *sym)
+bool stapbpf_btf_has_func(struct stapbpf_kprobes *K, const char *sym)
 {
-	if (nbtfs < 0)
-		load_btfs();
-	for (int i = 0; i < nbtfs; i++)
-		if (btf__find_by_name_kind(btfs[i], sym, BTF_KIND_FUNC) > 0)
+	if (K->nbtfs < 0)
+		load_btfs(K);
+	for (int i = 0; i < K->nbtfs; i++)
+		if (btf__find_by_name_kind(K->btfs[i], sym, BTF_KIND_FUNC) > 0)
 			return true;
 	return false;
 }

@@ -462,7 +462,8 @@ probe end { printf("%d\\n", n) }''', '5\n'),
 
 # .maxactive(N) kretprobes: lines of tracefs's kprobe_events while the
 # session runs (-c's command lists them), gone after it; .maxactive(0) is
-# the kernel's default, a kretprobe as any other (not listed)
+# the kernel's default, a kretprobe as any other (not listed). A line a
+# SIGKILLed loader left (a pid that no longer runs) is removed at start.
 MAXACTIVE_SCRIPT = """global n, m, k
 probe kernel.function("vfs_read").return.maxactive(3) { if (execname() == "dd" && $count == 5)
   n++ }
@@ -504,7 +505,8 @@ def test_kprobes_guest(tmp_path):
                              for name in KPROBE_CASES] +
                             [f"STAP_BPF_ATTACH=fentry {STAPRUN} -c '{KPROBE_CMD}' "
                              f"k_{name}.bpf.o" for name in KPROBE_CASES] +
-                            [f"{STAPRUN} -c '{KPROBE_CMD}; cat {events}' k_maxactive.bpf.o; "
+                            [f"echo 'r:stapbpf/p999999_0 vfs_read' >> {events}; "
+                             f"{STAPRUN} -c '{KPROBE_CMD}; cat {events}' k_maxactive.bpf.o; "
                              f"echo after; cat {events}"],
                             scratch=str(tmp_path), timeout=120)
     guest.check_kernel_healthy(batch)

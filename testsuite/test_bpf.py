@@ -31,8 +31,10 @@
 # - not there yet: wrapping arrays, the tapset functions other than those of
 #   bpf_gen.c's builtins[] and bpf_tapfn.c (user_string(), user_string(addr,
 #   err_msg), user_string_n(), user_string_quoted(), ppid(), pexecname(),
-#   and backtrace() and print_backtrace() in kernel function entry probes:
+#   and bpf_stack.c's backtrace(), print_backtrace(), callers() and stack():
 #   tested in test_bpf_probes.py) and the script functions over them.
+# - a kernel.trace point's backtrace starts at the tracepoint's caller; the
+#   module runtime's starts with its own handler's frames (stack_trace_save).
 import os
 import subprocess
 import sys

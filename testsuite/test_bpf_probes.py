@@ -284,12 +284,16 @@ def test_kprobe_handler_per_point():
      'by --runtime=bpf'),
     ('probe timer.s(1), kernel.function("vfs_read") { println(probefunc()) }',
      'the function probefunc() is not supported by --runtime=bpf'),
-    ('probe kernel.function("vfs_read").return { print_backtrace() }',
-     'the function print_backtrace() outside the handler of kernel function entry probes '
-     'is not supported by --runtime=bpf'),
+    ('probe begin { print_backtrace() }',
+     'the function print_backtrace() outside the handler of kernel function, kernel.trace, '
+     'perf, timer.profile or process probes (of one kind) is not supported by --runtime=bpf'),
     ('function f() { return backtrace() } probe kernel.function("vfs_read") { println(f()) }',
-     'the function backtrace() outside the handler of kernel function entry probes '
-     'is not supported by --runtime=bpf'),
+     'the function backtrace() outside the handler of kernel function, kernel.trace, perf, '
+     'timer.profile or process probes (of one kind) is not supported by --runtime=bpf'),
+    ('probe kernel.function("vfs_read"), kernel.function("vfs_read").return { '
+     'println(callers(1)) }',
+     'the function callers() outside the handler of kernel function, kernel.trace, perf, '
+     'timer.profile or process probes (of one kind) is not supported by --runtime=bpf'),
 ])
 def test_kprobe_unsupported(script, message):
     out, err, rc = stap('-p3', '-e', script)
@@ -394,6 +398,11 @@ probe kernel.function("do_sys_openat2") {
     'bt': ('''probe kernel.function("vfs_read") {
   if (pid() == target() && $count == 5) { print_backtrace(); println(backtrace()); exit() }
 }''', None),
+    # a .return's stack: "Returning from:" the probed function, then where
+    # it returns to (checked by check_return_backtrace below)
+    'rbt': ('''probe kernel.function("vfs_read").return {
+  if (pid() == target() && $return == 5) { print_backtrace(); println(backtrace()); exit() }
+}''', None),
     # kprobe.function(): no $vars; the same kprobe
     'kprobe': ('''global n
 probe kprobe.function("vfs_read") { if (pid() == target()) n++ }
@@ -416,7 +425,7 @@ def test_kprobes_guest(tmp_path):
     for (name, (_, want)), r in zip(KPROBE_CASES.items(), batch):
         out = re.sub(r'=0x[0-9a-f]{9,16}\b', '=PTR', r.stdout)
         if want is None:
-            check_backtrace(r.stdout)
+            (check_return_backtrace if name == 'rbt' else check_backtrace)(r.stdout)
             out = want
         assert (name, out, r.stderr, r.rc) == (name, want, '', 0)
 
@@ -439,6 +448,65 @@ def check_backtrace(out):
     assert matches[0].group(3) == '0', out
     assert all(int(m.group(3), 16) < int(m.group(4), 16) for m in matches), out
     assert bt == ''.join(m.group(1) + ' ' for m in matches), out
+
+
+def check_return_backtrace(out):
+    """A .return's print_backtrace(), as runtime/sym.c prints it: the
+    probed function's entry after "Returning from: ", then after
+    "Returning to  : " the frames from where it returns to (ksys_read);
+    backtrace() those frames' addresses."""
+    lines = out.split('\n')[:-1]
+    assert len(lines) > 3 and lines[0].startswith('Returning from: ') and \
+        lines[1].startswith('Returning to  : '), out
+    came = BT_FRAME.fullmatch(lines[0][len('Returning from: '):])
+    frames = [lines[1][len('Returning to  : '):]] + lines[2:-1]
+    matches = [BT_FRAME.fullmatch(f) for f in frames]
+    assert came and came.group(2, 3) == ('vfs_read', '0') and all(matches), out
+    assert matches[0].group(2) == 'ksys_read', out
+    assert lines[-1] == ''.join(m.group(1) + ' ' for m in matches), out
+
+
+def check_frames(out, n):
+    """n frames or more of print_backtrace() (each within its symbol), then
+    backtrace(): their addresses as %#x, each followed by a space."""
+    lines = out.split('\n')[:-1]
+    frames, bt = lines[:-1], lines[-1]
+    matches = [BT_FRAME.fullmatch(f) for f in frames]
+    assert len(frames) >= n and all(matches), out
+    assert all(int(m.group(3), 16) < int(m.group(4), 16) for m in matches), out
+    assert bt == ''.join(m.group(1) + ' ' for m in matches), out
+    return [m.group(2) for m in matches], [m.group(1) for m in matches]
+
+
+def test_backtrace_tracepoint():
+    """A kernel.trace point's stack starts at the tracepoint's caller (the
+    program's and bpf_trace_run's frames left out); callers(n) frames 0 to
+    n, stack(n) frame n, past the end the module runtime's error."""
+    out, err, rc = stap('-e', 'probe kernel.trace("sched_process_exec") { '
+                        'if (pid() == target()) { print_backtrace(); println(backtrace()); '
+                        'println(callers(1)); printf("%#x\\n", stack(1)); println(callers(-1)); '
+                        'println(callers(40)) } }', '-c', '/bin/true')
+    lines = out.split('\n')
+    names, addrs = check_frames('\n'.join(lines[:-4]) + '\n', 3)
+    assert 'bprm_execve' in names[:3] and '__x64_sys_execve' in names, out
+    assert not any(n.startswith('bpf_') for n in names), out
+    assert lines[-4:] == [' '.join(addrs[:2]), addrs[1], ' '.join(addrs), ''], out
+    assert re.fullmatch(r"(?:stap: warning: no kernel trace headers.*\n)?"
+                        r"ERROR: cannot unwind to depth 40 near identifier 'callers' at "
+                        r"\S+/context_symbols.stp:\d+:\d+\n"
+                        r"WARNING: Number of errors: 1, skipped probes: 0\n"
+                        r"Pass 5: run failed.  \[man error::pass5\]\n", err), err
+    assert rc == 1
+
+
+def test_backtrace_profile():
+    """timer.profile and perf.*: the interrupted context's stack, none where
+    it was user mode (as the module runtime); the first kernel one each."""
+    for point in ('timer.profile', 'perf.sw.cpu_clock.sample(100000)'):
+        out, err, rc = stap('-e', f'global n probe {point} {{ b = backtrace(); '
+                            'if (b != "" && !n++) { print_backtrace(); println(b); exit() } }')
+        assert (err, rc) == ('', 0), point
+        check_frames(out, 1)
 
 
 # ---- perf.* ----------------------------------------------------------------------

@@ -49,7 +49,7 @@ struct bgen {
 	bool need_pfn;		/* probefunc() is called */
 	bool need_task;		/* ppid(), pexecname(): bpf_tapfn.c's task reads */
 	bool need_quote;	/* user_string_quoted(): stapbpf.h's STP_QUOTE part */
-	bool need_bt;		/* backtrace(), print_backtrace() (bpf_tapfn.c) */
+	bool need_kstack;	/* backtrace() and the like (bpf_stack.c) */
 	bool no_ctx;		/* in a foreach body's own function: no ctx there */
 };
 
@@ -113,6 +113,11 @@ const char *bg_var_ref(struct bgen *g, const struct var *v);
 bool bt_has(const struct func *f);
 const char *bt_call(struct bgen *g, struct node *n);
 void bt_types(struct bgen *g, struct strbuf *c);
+/* bpf_stack.c: kernel backtraces (backtrace(), print_backtrace(),
+ * callers(), stack()), as bt_* above */
+bool bs_has(const struct func *f);
+const char *bs_call(struct bgen *g, struct node *n);
+void bs_types(struct bgen *g, struct strbuf *c);
 
 /* bpf_maps.c: global arrays as BPF hash maps */
 /* a handler's locals, declared (in scratch when it has a foreach) */

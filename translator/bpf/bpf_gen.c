@@ -769,7 +769,7 @@ bool bg_has_builtin(const struct func *f)
 	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
 		if (!strcmp(f->name, special[i][0]) && f->nparams == special[i][1][0] - '0')
 			return true;
-	if (bt_has(f))
+	if (bt_has(f) || bs_has(f))
 		return true;
 	for (const struct builtin *b = builtins; b->name; b++)
 		if (!strcmp(b->name, f->name) && b->nargs == f->nparams)
@@ -803,7 +803,9 @@ static const char *builtin(struct bgen *g, struct node *n)
 	}
 	if (!strcmp(n->op, "probefunc") && !n->func->nparams && probefunc_here(g))
 		return probefunc(g);
-	t = bt_call(g, n);
+	t = bs_call(g, n);
+	if (!t)
+		t = bt_call(g, n);
 	if (t)
 		return t;
 	for (b = builtins; b->name; b++)

@@ -4,11 +4,9 @@
  * error messages: the user_string family (bpf_probe_read_user_str: the
  * same length limits and "user string copy fault -14 at 0x..." as
  * tapsets/linux/syscall_support.stp), ppid() and pexecname() (the current
- * task's real_parent, its offsets CO-RE relocated), and in kernel function
- * entry probes backtrace() and print_backtrace() (bpf_get_stack(): the
- * same unwind from the kprobe's registers as runtime/sym.c's; the loader,
- * staprun/stapbpf_sym.c, names print_backtrace()'s frames). bpf_gen.c's
- * builtin() asks here first; bt_types() writes the C they need.
+ * task's real_parent, its offsets CO-RE relocated); backtraces are
+ * bpf_stack.c's. bpf_gen.c's builtin() asks here first; bt_types() writes
+ * the C they need.
  */
 #include <string.h>
 
@@ -23,7 +21,7 @@ bool bt_has(const struct func *f)
 {
 	static const struct { const char *name; int n; } fns[] = {
 		{ "user_string_n", 2 }, { "user_string", 2 }, { "user_string_quoted", 1 },
-		{ "ppid", 0 }, { "pexecname", 0 }, { "backtrace", 0 }, { "print_backtrace", 0 },
+		{ "ppid", 0 }, { "pexecname", 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
@@ -77,41 +75,6 @@ static const char *user_string_quoted(struct bgen *g, struct node *n)
 	return t;
 }
 
-/* a handler (its ctx at hand) of kernel function entry probes only: the
- * kernel stack bpf_get_stack() unwinds from the kprobe's registers */
-static bool kstack_here(struct bgen *g)
-{
-	int k = 0;
-
-	if (g->func || !g->probe || g->no_ctx || g->at_entry)
-		return false;
-	for (const struct rprobe *r = g->s->rprobes; r; r = r->next)
-		if (r->probe == g->probe && (k++, !bu_is_kprobe(r) || r->ret))
-			return false;
-	return k > 0;
-}
-
-static const char *kstack(struct bgen *g, struct node *n, bool print)
-{
-	const char *t;
-
-	if (!kstack_here(g)) {
-		bg_unsupported(g, n, arena_printf(g->s->arena, "the function %s() outside the "
-						  "handler of kernel function entry probes", n->op));
-		return "0";
-	}
-	g->need_bt = true;
-	if (print) {
-		bg_line(g, "stp_print_bt(ctx);");
-		return "0L";
-	}
-	g->need_hex = true;
-	t = new_tmp(g);
-	bg_line(g, "char *%s = %s;", t, bg_slot(g));
-	bg_line(g, "stp_bt_str(S, ctx, %s);", t);
-	return t;
-}
-
 const char *bt_call(struct bgen *g, struct node *n)
 {
 	const char *t;
@@ -124,8 +87,6 @@ const char *bt_call(struct bgen *g, struct node *n)
 		return user_string_err(g, n);
 	if (is(n, "user_string_quoted", 1))
 		return user_string_quoted(g, n);
-	if (is(n, "backtrace", 0) || is(n, "print_backtrace", 0))
-		return kstack(g, n, n->op[0] == 'p');
 	if (is(n, "ppid", 0)) {
 		g->need_task = true;
 		t = new_tmp(g);
@@ -160,40 +121,8 @@ static void emit_task(struct strbuf *c)
 		"\tif (bpf_probe_read_kernel_str(dst, 16, p->comm) < 0)\n\t\tdst[0] = 0;\n}\n");
 }
 
-/* print_backtrace(): a record of the addresses (MAXBACKTRACE, 20, as the
- * module runtime's default) the loader prints; backtrace(): each as %#x
- * and a space. The first is the kprobe's address, where the module
- * runtime's kprobe handler sets the registers' ip (bpf_get_stack() has
- * the ip past the int3) */
-static void emit_bt(struct strbuf *c)
-{
-	sb_puts(c, "#define STP_REC_BT 0xffff0006u\n#define STP_MAXBT 20\n"
-		"static long (*stp_get_stack)(void *ctx, void *buf, __u32 size, __u64 flags) = "
-		"(void *)67;\n"
-		"static __u64 (*stp_func_ip)(void *ctx) = (void *)173;\n"
-		"static __always_inline void stp_print_bt(void *ctx)\n{\n"
-		"\tstruct { __u32 id, n; __u64 a[STP_MAXBT]; } *r = "
-		"bpf_ringbuf_reserve(&stp_rb, sizeof(*r), 0);\n\tlong k;\n\n"
-		"\tif (!r)\n\t\treturn;\n\tk = stp_get_stack(ctx, r->a, sizeof(r->a), 0);\n"
-		"\tr->id = STP_REC_BT;\n\tr->n = k > 0 ? (long)((__u64)k / 8) : 0;\n"
-		"\tif (r->n)\n\t\tr->a[0] = stp_func_ip(ctx);\n"
-		"\tbpf_ringbuf_submit(r, 0);\n}\n"
-		"static __always_inline void stp_bt_str(struct stp_scratch *S, void *ctx, char *dst)\n"
-		"{\n\t__u64 *a = (__u64 *)S->tmp;\n"
-		"\tlong k = stp_get_stack(ctx, S->tmp, STP_MAXBT * 8, 0), n = 0;\n\n"
-		"\tk = k > 0 ? (long)((__u64)k / 8) : 0;\n"
-		"\tif (k)\n\t\ta[0] = stp_func_ip(ctx);\n"
-		"\tfor (int i = 0; i < STP_MAXBT; i++) {\n"
-		"\t\tif (i >= k || n > STP_MAXSTR - 21)\n\t\t\tbreak;\n"
-		"\t\tn = stp_hex((struct stp_hexbuf *)dst, n, a[i]);\n"
-		"\t\tdst[n & STP_MASK] = ' ';\n\t\tn++;\n\t}\n"
-		"\tdst[n & STP_MASK] = 0;\n}\n");
-}
-
 void bt_types(struct bgen *g, struct strbuf *c)
 {
 	if (g->need_task)
 		emit_task(c);
-	if (g->need_bt)
-		emit_bt(c);
 }

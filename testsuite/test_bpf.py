@@ -30,7 +30,8 @@
 #   stops elsewhere.
 # - not there yet: wrapping arrays, the tapset functions other than those of
 #   bpf_gen.c's builtins[] and bpf_tapfn.c (user_string(), user_string(addr,
-#   err_msg), user_string_n(), user_string_quoted(), ppid(), pexecname(),
+#   err_msg), user_string_n(), user_string_quoted(), string_quoted(), ppid(),
+#   pexecname(), task_current(), jiffies(),
 #   and bpf_stack.c's backtrace(), print_backtrace(), callers() and stack():
 #   tested in test_bpf_probes.py) and the script functions over them.
 # - a kernel.trace point's backtrace starts at the tracepoint's caller; the
@@ -119,6 +120,9 @@ RUNS = [
      'probe begin { printf("%d %d %d %d\\n", pid() == tid(), cpu() >= 0, execname() != "", '
      'gettimeofday_s() > 1700000000); exit() }',
      '1 1 1 1\n'),
+    ('task_current',  # the kernel's task_struct address
+     'probe begin { printf("%d\\n", task_current() < -0x100000000000); exit() }',
+     '1\n'),
     ('stats',
      'global s, e, d probe begin { for (i = 1; i <= 4; i++) s <<< i * i - 5; '
      'printf("%d %d %d %d %d %d\\n", @count(s), @sum(s), @min(s), @max(s), @avg(s), @count(e)); '
@@ -453,10 +457,12 @@ DIFF_CASES = [
     'strings/maxlen_func_arg', 'strings/maxlen_global', 'strings/maxlen_print',
     'strings/maxlen_sprintf', 'strings/print_family', 'strings/printdln_mixed',
     'strings/sprint_family', 'strings/sprintf_reuse', 'strings/string_empty',
-    'strings/string_func_return', 'strings/string_nul', 'strings/string_ternary',
+    'strings/string_func_return', 'strings/string_nul', 'strings/string_quoted',
+    'strings/string_ternary',
     'strings/strlen', 'tapset/bytes_to_string_alone', 'tapset/cpu_single',
     'tapset/elapsed_timer', 'tapset/execname_begin', 'tapset/execname_end',
-    'tapset/gettimeofday_monotonic', 'tapset/timer_context', 'values/add_wrap',
+    'tapset/gettimeofday_monotonic', 'tapset/jiffies', 'tapset/timer_context',
+    'values/add_wrap',
     'values/assign_value', 'values/bit_assign', 'values/bitops', 'values/bits_count',
     'values/chain_assign', 'values/collatz', 'values/compare_num',
     'values/compound_assign', 'values/cond_numbers', 'values/div_const_zero',

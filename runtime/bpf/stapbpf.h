@@ -510,16 +510,13 @@ static long stp_quote_step(__u32 k, struct stp_qctx *c)
 	return 0;
 }
 
-/* dst: the string at user address addr quoted; -1 (dst untouched) on a
- * fault */
-static __always_inline long stp_user_quoted(struct stp_scratch *S, char *dst, long addr)
+/* dst: S->tmp quoted */
+static __always_inline void stp_quote_tmp(struct stp_scratch *S, char *dst)
 {
 	struct stp_qctx c = { S, dst };
 	struct stp_quote *q = &S->quote;
 	long cut;
 
-	if (bpf_probe_read_user_str(S->tmp, STP_MAXSTR - 1, (void *)addr) < 0)
-		return -1;
 	*q = (struct stp_quote){ 0, STP_MAXSTR - 1, 1, STP_MAXSTR - 3, 0, 0, 0 };
 	dst[0] = '"';
 	bpf_loop(STP_MAXSTR, stp_quote_step, &c, 0);
@@ -537,7 +534,24 @@ static __always_inline long stp_user_quoted(struct stp_scratch *S, char *dst, lo
 		q->o++;
 	}
 	dst[q->o & STP_MASK] = 0;
+}
+
+/* dst: the string at user address addr quoted; -1 (dst untouched) on a
+ * fault */
+static __always_inline long stp_user_quoted(struct stp_scratch *S, char *dst, long addr)
+{
+	if (bpf_probe_read_user_str(S->tmp, STP_MAXSTR - 1, (void *)addr) < 0)
+		return -1;
+	stp_quote_tmp(S, dst);
 	return 0;
+}
+
+/* string_quoted(src) into dst */
+static __always_inline void stp_string_quoted(struct stp_scratch *S, char *dst, const char *src)
+{
+	if (bpf_probe_read_kernel_str(S->tmp, STP_MAXSTR, src) < 0)
+		S->tmp[0] = 0;
+	stp_quote_tmp(S, dst);
 }
 #endif /* STP_QUOTE */
 

@@ -730,6 +730,8 @@ static const struct builtin {
 	  "(long)((bpf_ktime_get_ns() + stp_real_offset) / 1000000000)" },
 	{ "local_clock_ns", 0, T_LONG, "(long)bpf_ktime_get_ns()" },
 	{ "target", 0, T_LONG, "stp_target" },
+	{ "task_current", 0, T_LONG, "(long)((__u64 (*)(void))35)()" },	/* get_current_task */
+	{ "jiffies", 0, T_LONG, "(long)((__u64 (*)(void))118)()" },	/* jiffies64 */
 	{ "strlen", 1, T_LONG, "stp_strlen(S, %s)" },
 	{ "warn", 1, T_UNKNOWN, "stp_warn(%s)" },
 	{ NULL, 0, T_UNKNOWN, NULL },

@@ -3,7 +3,7 @@
  * C, written for --runtime=bpf with the module runtime's results and
  * error messages: the user_string family (bpf_probe_read_user_str: the
  * same length limits and "user string copy fault -14 at 0x..." as
- * tapsets/linux/syscall_support.stp), ppid() and pexecname() (the current
+ * tapsets/linux/syscall_support.stp; string_quoted()), ppid() and pexecname() (the current
  * task's real_parent, its offsets CO-RE relocated); backtraces are
  * bpf_stack.c's. bpf_gen.c's builtin() asks here first; bt_types() writes
  * the C they need.
@@ -21,6 +21,7 @@ bool bt_has(const struct func *f)
 {
 	static const struct { const char *name; int n; } fns[] = {
 		{ "user_string_n", 2 }, { "user_string", 2 }, { "user_string_quoted", 1 },
+		{ "string_quoted", 1 },
 		{ "ppid", 0 }, { "pexecname", 0 },
 	};
 
@@ -75,6 +76,17 @@ static const char *user_string_quoted(struct bgen *g, struct node *n)
 	return t;
 }
 
+/* string_quoted(str): escaped as user_string_quoted() */
+static const char *string_quoted(struct bgen *g, struct node *n)
+{
+	const char *s = bg_expr(g, n->args), *t = new_tmp(g);
+
+	g->need_quote = true;
+	bg_line(g, "char *%s = %s;", t, bg_slot(g));
+	bg_line(g, "stp_string_quoted(S, %s, %s);", t, s);
+	return t;
+}
+
 const char *bt_call(struct bgen *g, struct node *n)
 {
 	const char *t;
@@ -87,6 +99,8 @@ const char *bt_call(struct bgen *g, struct node *n)
 		return user_string_err(g, n);
 	if (is(n, "user_string_quoted", 1))
 		return user_string_quoted(g, n);
+	if (is(n, "string_quoted", 1))
+		return string_quoted(g, n);
 	if (is(n, "ppid", 0)) {
 		g->need_task = true;
 		t = new_tmp(g);

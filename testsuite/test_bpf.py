@@ -30,8 +30,9 @@
 #   stops elsewhere.
 # - not there yet: wrapping arrays, the tapset functions other than those of
 #   bpf_gen.c's builtins[] and bpf_tapfn.c (user_string(), user_string(addr,
-#   err_msg), user_string_n(), user_string_quoted(), string_quoted(), ppid(),
-#   pexecname(), task_current(), jiffies(),
+#   err_msg), user_string_n(), user_string_quoted(), string_quoted(),
+#   kernel_string_n(), kernel_long() and the like, ppid(), pexecname(),
+#   task_current(), jiffies(),
 #   and bpf_stack.c's backtrace(), print_backtrace(), callers() and stack():
 #   tested in test_bpf_probes.py) and the script functions over them.
 # - a kernel.trace point's backtrace starts at the tracepoint's caller; the
@@ -123,6 +124,17 @@ RUNS = [
     ('task_current',  # the kernel's task_struct address
      'probe begin { printf("%d\\n", task_current() < -0x100000000000); exit() }',
      '1\n'),
+    ('kernel_reads',  # sign-extended reads of the task_struct; faults as deref.c's
+     'probe begin { t = task_current(); v = kernel_long(t); '
+     'printf("%d %d %d %d\\n", kernel_pointer(t) == v, '
+     'kernel_int(t) == ((v & 0xffffffff) ^ 0x80000000) - 0x80000000, '
+     'kernel_short(t) == ((v & 0xffff) ^ 0x8000) - 0x8000, '
+     'kernel_char(t) == ((v & 0xff) ^ 0x80) - 0x80); '
+     'try { println(kernel_int(8)) } catch (m) { println(m) } '
+     'try { println(kernel_string_n(16, 3)) } catch (m) { println(m) } '
+     'println(kernel_string_n(t, 0), "|", kernel_string_n(t, -1), "|"); exit() }',
+     '1 1 1 1\nkernel int copy fault at 0x8 [man error::fault]\n'
+     'kernel string copy fault at 0x10 [man error::fault]\n||\n'),
     ('stats',
      'global s, e, d probe begin { for (i = 1; i <= 4; i++) s <<< i * i - 5; '
      'printf("%d %d %d %d %d %d\\n", @count(s), @sum(s), @min(s), @max(s), @avg(s), @count(e)); '

@@ -3,10 +3,11 @@
  * C, written for --runtime=bpf with the module runtime's results and
  * error messages: the user_string family (bpf_probe_read_user_str: the
  * same length limits and "user string copy fault -14 at 0x..." as
- * tapsets/linux/syscall_support.stp; string_quoted()), ppid() and pexecname() (the current
- * task's real_parent, its offsets CO-RE relocated); backtraces are
- * bpf_stack.c's. bpf_gen.c's builtin() asks here first; bt_types() writes
- * the C they need.
+ * tapsets/linux/syscall_support.stp), string_quoted(), kernel_string_n()
+ * and kernel_long() and the like (runtime/deref.c's faults), ppid() and
+ * pexecname() (the current task's real_parent, its offsets CO-RE
+ * relocated); backtraces are bpf_stack.c's. bpf_gen.c's builtin() asks
+ * here first; bt_types() writes the C they need.
  */
 #include <string.h>
 
@@ -21,7 +22,9 @@ bool bt_has(const struct func *f)
 {
 	static const struct { const char *name; int n; } fns[] = {
 		{ "user_string_n", 2 }, { "user_string", 2 }, { "user_string_quoted", 1 },
-		{ "string_quoted", 1 },
+		{ "string_quoted", 1 }, { "kernel_string_n", 2 }, { "kernel_long", 1 },
+		{ "kernel_int", 1 }, { "kernel_short", 1 }, { "kernel_char", 1 },
+		{ "kernel_pointer", 1 },
 		{ "ppid", 0 }, { "pexecname", 0 },
 	};
 
@@ -87,6 +90,49 @@ static const char *string_quoted(struct bgen *g, struct node *n)
 	return t;
 }
 
+/* kernel_string_n(addr, n): n bytes at most (0 or less: read, then
+ * empty), as runtime/deref.c's stp_kernel_string() */
+static const char *kernel_string_n(struct bgen *g, struct node *n)
+{
+	const char *addr = bg_expr(g, n->args), *len = bg_expr(g, n->args->next);
+	const char *t = new_tmp(g), *l = new_tmp(g);
+
+	bg_line(g, "long %s = %s > 0 && %s < STP_MAXSTR ? %s + 1 : STP_MAXSTR;", l, len, len, len);
+	bg_line(g, "char *%s = %s;", t, bg_slot(g));
+	bg_line(g, "if (bpf_probe_read_kernel_str(%s, ((%s - 1) & STP_MASK) + 1, (void *)%s) < 0)",
+		t, l, addr);
+	bg_call_fault(g, n, "kernel string copy fault at ", addr);
+	bg_line(g, "if (%s <= 0)", len);
+	bg_line(g, "\t%s[0] = 0;", t);
+	return t;
+}
+
+/* kernel_long() and friends: sign-extended, "kernel <what> copy fault" */
+static const char *kernel_number(struct bgen *g, struct node *n)
+{
+	static const struct { const char *name, *type, *what; } nums[] = {
+		{ "kernel_long", "long", "long" }, { "kernel_int", "int", "int" },
+		{ "kernel_short", "short", "short" }, { "kernel_char", "signed char", "char" },
+		{ "kernel_pointer", "long", "pointer" },
+	};
+	const char *addr, *t;
+
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		if (!is(n, nums[i].name, 1))
+			continue;
+		addr = bg_expr(g, n->args);
+		t = new_tmp(g);
+		bg_line(g, "%s %s_v = 0;", nums[i].type, t);
+		bg_line(g, "if (bpf_probe_read_kernel(&%s_v, sizeof(%s_v), (void *)%s) < 0)", t, t,
+			addr);
+		bg_call_fault(g, n, arena_printf(g->s->arena, "kernel %s copy fault at ",
+						 nums[i].what), addr);
+		bg_line(g, "long %s = %s_v;", t, t);
+		return t;
+	}
+	return NULL;
+}
+
 const char *bt_call(struct bgen *g, struct node *n)
 {
 	const char *t;
@@ -101,6 +147,11 @@ const char *bt_call(struct bgen *g, struct node *n)
 		return user_string_quoted(g, n);
 	if (is(n, "string_quoted", 1))
 		return string_quoted(g, n);
+	if (is(n, "kernel_string_n", 2))
+		return kernel_string_n(g, n);
+	t = kernel_number(g, n);
+	if (t)
+		return t;
 	if (is(n, "ppid", 0)) {
 		g->need_task = true;
 		t = new_tmp(g);

@@ -33,7 +33,8 @@
 #   err_msg), user_string_n(), user_string_quoted(), string_quoted(),
 #   kernel_string_n(), kernel_long() and the like, ppid(), pexecname(),
 #   task_current(), jiffies(),
-#   and bpf_stack.c's backtrace(), print_backtrace(), callers() and stack():
+#   and bpf_stack.c's backtrace(), print_backtrace(), sprint_backtrace(),
+#   callers(), stack(), symname() and symdata():
 #   tested in test_bpf_probes.py) and the script functions over them.
 # - a kernel.trace point's backtrace starts at the tracepoint's caller; the
 #   module runtime's starts with its own handler's frames (stack_trace_save).

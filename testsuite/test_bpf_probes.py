@@ -403,6 +403,12 @@ probe kernel.function("do_sys_openat2") {
     'rbt': ('''probe kernel.function("vfs_read").return {
   if (pid() == target() && $return == 5) { print_backtrace(); println(backtrace()); exit() }
 }''', None),
+    # sprint_backtrace(), symname() and symdata() named in BPF (%pS)
+    'sbt': ('''probe kernel.function("vfs_read") {
+  if (pid() == target() && $count == 5) {
+    print(sprint_backtrace()); println(symname(stack(0)), " ", symdata(stack(1))); exit()
+  }
+}''', None),
     # kprobe.function(): no $vars; the same kprobe
     'kprobe': ('''global n
 probe kprobe.function("vfs_read") { if (pid() == target()) n++ }
@@ -425,7 +431,8 @@ def test_kprobes_guest(tmp_path):
     for (name, (_, want)), r in zip(KPROBE_CASES.items(), batch):
         out = re.sub(r'=0x[0-9a-f]{9,16}\b', '=PTR', r.stdout)
         if want is None:
-            (check_return_backtrace if name == 'rbt' else check_backtrace)(r.stdout)
+            {'rbt': check_return_backtrace, 'sbt': check_sprint_backtrace}.get(
+                name, check_backtrace)(r.stdout)
             out = want
         assert (name, out, r.stderr, r.rc) == (name, want, '', 0)
 
@@ -466,6 +473,20 @@ def check_return_backtrace(out):
     assert lines[-1] == ''.join(m.group(1) + ' ' for m in matches), out
 
 
+def check_sprint_backtrace(out):
+    """sprint_backtrace() at vfs_read's entry: "name+0xoff [kernel]" a
+    frame, vfs_read+0x0 then ksys_read; symname() of the first frame and
+    symdata() of the second as runtime/sym.c."""
+    *frames, syms = out.split('\n')[:-1]
+    matches = [re.fullmatch(r'([A-Za-z_][\w.]*)\+0x([0-9a-f]+) \[kernel\]', f)
+               for f in frames]
+    assert len(frames) > 2 and all(matches), out
+    assert frames[0] == 'vfs_read+0x0 [kernel]', out
+    assert matches[1].group(1) == 'ksys_read', out
+    assert re.fullmatch(r'vfs_read ksys_read\+0x%s/0x[0-9a-f]+ \[kernel\]'
+                        % matches[1].group(2), syms), out
+
+
 def check_frames(out, n):
     """n frames or more of print_backtrace() (each within its symbol), then
     backtrace(): their addresses as %#x, each followed by a space."""
@@ -481,16 +502,27 @@ def check_frames(out, n):
 def test_backtrace_tracepoint():
     """A kernel.trace point's stack starts at the tracepoint's caller (the
     program's and bpf_trace_run's frames left out); callers(n) frames 0 to
-    n, stack(n) frame n, past the end the module runtime's error."""
+    n, stack(n) frame n, sprint_backtrace() a "name+0xoff [kernel]" line a
+    frame, symname() and symdata() as runtime/sym.c (hex where there is no
+    symbol), past the stack's end the module runtime's error."""
     out, err, rc = stap('-e', 'probe kernel.trace("sched_process_exec") { '
                         'if (pid() == target()) { print_backtrace(); println(backtrace()); '
                         'println(callers(1)); printf("%#x\\n", stack(1)); println(callers(-1)); '
+                        'print(sprint_backtrace()); a = stack(1); '
+                        'println(symname(a), "|", symdata(a), "|", symname(0), "|", symdata(-1)); '
                         'println(callers(40)) } }', '-c', '/bin/true')
     lines = out.split('\n')
-    names, addrs = check_frames('\n'.join(lines[:-4]) + '\n', 3)
+    k = lines.index(next(x for x in lines if not x.startswith(' ')))
+    names, addrs = check_frames('\n'.join(lines[:k + 1]) + '\n', 3)
     assert 'bprm_execve' in names[:3] and '__x64_sys_execve' in names, out
     assert not any(n.startswith('bpf_') for n in names), out
-    assert lines[-4:] == [' '.join(addrs[:2]), addrs[1], ' '.join(addrs), ''], out
+    frames = [BT_FRAME.fullmatch(f) for f in lines[:k]]
+    assert lines[k + 1:k + 4] == [' '.join(addrs[:2]), addrs[1], ' '.join(addrs)], out
+    assert lines[k + 4:k + 4 + len(frames)] == [
+        f'{m.group(2)}+0x{m.group(3)} [kernel]' for m in frames], out
+    assert lines[k + 4 + len(frames):] == [
+        f'{names[1]}|{names[1]}+0x{frames[1].group(3)}/0x{frames[1].group(4)} [kernel]'
+        '|0x0|0xffffffffffffffff', ''], out
     assert re.fullmatch(r"(?:stap: warning: no kernel trace headers.*\n)?"
                         r"ERROR: cannot unwind to depth 40 near identifier 'callers' at "
                         r"\S+/context_symbols.stp:\d+:\d+\n"

@@ -50,6 +50,7 @@ struct bgen {
 	bool need_task;		/* ppid(), pexecname(): bpf_tapfn.c's task reads */
 	bool need_quote;	/* user_string_quoted(): stapbpf.h's STP_QUOTE part */
 	bool need_kstack;	/* backtrace() and the like (bpf_stack.c) */
+	bool need_ksym;		/* symname(), symdata(), sprint_backtrace() (bpf_stack.c) */
 	bool no_ctx;		/* in a foreach body's own function: no ctx there */
 };
 

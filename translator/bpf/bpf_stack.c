@@ -1,16 +1,19 @@
 /*
- * bpf_stack.c - kernel backtraces for --runtime=bpf: backtrace(),
- * print_backtrace(), callers(n) and stack(n) (so caller_addr()) wherever
- * the kernel hands the program a stack: kernel function entry and .return
- * probes (the kprobe's registers), kernel.trace points (the tracepoint's
- * caller), timer.profile and perf.* (the interrupted context: none when
- * it was user mode, as in the module runtime) and uprobes (user mode:
- * none). bpf_get_stack() unwinds with the kernel's unwinder as
- * runtime/sym.c does; at a kprobe's entry the first frame is the probed
- * address (bpf_get_func_ip), where the module runtime's handler puts the
- * ip, and a .return's print_backtrace() starts with "Returning from:" the
- * probed function. The loader names print_backtrace()'s frames
- * (staprun/stapbpf_sym.c). bpf_gen.c's builtin() asks here first.
+ * bpf_stack.c - kernel backtraces and symbols for --runtime=bpf:
+ * backtrace(), print_backtrace(), sprint_backtrace(), callers(n) and
+ * stack(n) wherever the kernel hands the program a stack: kernel function
+ * entry and .return probes (the kprobe's registers), kernel.trace points
+ * (the tracepoint's caller), timer.profile and perf.* (the interrupted
+ * context: none when it was user mode, as in the module runtime) and
+ * uprobes (user mode: none). bpf_get_stack() unwinds with the kernel's
+ * unwinder as runtime/sym.c does; at a kprobe's entry the first frame is
+ * the probed address (bpf_get_func_ip), where the module runtime's
+ * handler puts the ip, and a .return's print_backtrace() starts with
+ * "Returning from:" the probed function. The loader names
+ * print_backtrace()'s frames (staprun/stapbpf_sym.c); sprint_backtrace(),
+ * symname() and symdata() (anywhere) are named in BPF, by the kernel's
+ * sprint_symbol() through bpf_snprintf(). bpf_gen.c's builtin() asks
+ * here first.
  */
 #include <string.h>
 
@@ -27,6 +30,7 @@ bool bs_has(const struct func *f)
 {
 	static const struct { const char *name; int n; } fns[] = {
 		{ "backtrace", 0 }, { "print_backtrace", 0 }, { "callers", 1 }, { "stack", 1 },
+		{ "sprint_backtrace", 0 }, { "symname", 1 }, { "symdata", 1 },
 	};
 
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
@@ -106,6 +110,15 @@ const char *bs_call(struct bgen *g, struct node *n)
 
 	if (!n->func->body || n->func->body->kind != N_EMBEDDED_STMT || !bs_has(n->func))
 		return NULL;
+	if (is(n, "symname", 1) || is(n, "symdata", 1)) {
+		d = bg_expr(g, n->args);
+		g->need_ksym = true;
+		t = new_tmp(g);
+		bg_line(g, "char *%s = %s; long %s_n = 0;", t, bg_slot(g), t);
+		bg_line(g, "stp_sym_put(S, %s, &%s_n, %s, %d);", t, t, d, n->op[3] == 'd');
+		bg_line(g, "%s[%s_n & STP_MASK] = 0;", t, t);
+		return t;
+	}
 	kind = kstack_kind(g);
 	if (kind == KS_NONE) {
 		bg_unsupported(g, n, arena_printf(g->s->arena, "the function %s() outside the "
@@ -135,11 +148,62 @@ const char *bs_call(struct bgen *g, struct node *n)
 		bg_line(g, "stp_bt_str(S, %s, %s, -1, 1);", t, k);
 		return t;
 	}
+	if (is(n, "sprint_backtrace", 0)) {
+		g->need_ksym = true;
+		bg_line(g, "stp_bt_syms(S, %s, %s);", t, k);
+		return t;
+	}
 	d = bg_expr(g, n->args);
 	bg_line(g, "if (%s >= %s)", d, k);
 	depth_error(g, n, d);
 	bg_line(g, "stp_bt_str(S, %s, %s, %s, 0);", t, k, d);
 	return t;
+}
+
+/*
+ * stp_sym_put: at dst[*len] the kernel symbol at addr as runtime/sym.c's
+ * stp_sym_emit() writes it (data: "name+0xoff/0xsize [module]", else
+ * name), the hex address where there is none; from the kernel's own
+ * sprint_symbol(), bpf_snprintf()'s %pS, "kernel" added for the kernel
+ * itself. stp_bt_syms: sprint_backtrace()'s "name+0xoff [module]" lines.
+ */
+static void emit_ksym(struct strbuf *c)
+{
+	sb_puts(c, "static long (*stp_snprintf)(char *str, __u32 size, const char *fmt, "
+		"__u64 *data, __u32 len) = (void *)165;\n"
+		"static const char stp_fmt_sym[] STP_RODATA = \"%pS\";\n"
+		"static const char stp_in_kernel[] STP_RODATA = \" [kernel]\";\n"
+		"#define STP_SYMBUF 128\n"
+		"static long (*stp_loop)(__u32 nr, void *fn, void *ctx, __u64 flags) = (void *)181;\n"
+		"/* the scan's state in the scratch, as the quoting's (a verifier\n"
+		" * before 6.2 takes a bpf_loop() context on the stack as unchanged) */\n"
+		"struct stp_symscan {\n\tlong out, k, n, plus, slash, sp;\n};\n"
+		"struct stp_symctx {\n\tstruct stp_scratch *S;\n\tchar *dst;\n};\n"
+		"#define STP_SYMST(S) ((struct stp_symscan *)((S)->tmp + 2 * STP_MAXSTR - STP_SYMBUF - 64))\n"
+		"static long stp_sym_step(__u32 i, struct stp_symctx *c)\n{\n"
+		"\tstruct stp_symscan *st = STP_SYMST(c->S);\n"
+		"\tchar ch = c->S->tmp[2 * STP_MAXSTR - STP_SYMBUF + (i & (STP_SYMBUF - 1))];\n\n"
+		"\tif (i >= st->n)\n\t\treturn 1;\n"
+		"\tif (ch == '+' && st->sp < 0) {\n\t\tst->plus = i;\n\t\tst->slash = -1;\n\t}\n"
+		"\tif (ch == '/' && st->plus >= 0 && st->slash < 0)\n\t\tst->slash = i;\n"
+		"\tif (ch == ' ' && st->slash >= 0 && st->sp < 0)\n\t\tst->sp = i;\n\treturn 0;\n}\n"
+		"static __always_inline void stp_sym_put(struct stp_scratch *S, char *dst, "
+		"long *len, __u64 addr, long style)\n{\n"
+		"\tchar *b = S->tmp + 2 * STP_MAXSTR - STP_SYMBUF;\n"
+		"\tstruct stp_symscan *st = STP_SYMST(S);\n"
+		"\tstruct stp_symctx c = { S, dst };\n"
+		"\tlong n = stp_snprintf(b, STP_SYMBUF, stp_fmt_sym, &addr, 8) - 1, plus, slash, sp;\n\n"
+		"\tif (n <= 0 || n >= STP_SYMBUF)\n\t\treturn;\n"
+		"\tst->n = n;\n\tst->plus = st->slash = st->sp = -1;\n"
+		"\tstp_loop(STP_SYMBUF, stp_sym_step, &c, 0);\n"
+		"\tplus = st->plus;\n\tslash = st->slash;\n\tsp = st->sp;\n"
+		"\tif (slash < 0) {\t/* no symbol: its hex address */\n"
+		"\t\tstp_putn(dst, len, b, n);\n\t\treturn;\n\t}\n"
+		"\tif (!style) {\n\t\tstp_putn(dst, len, b, plus);\n\t\treturn;\n\t}\n"
+		"\tstp_putn(dst, len, b, style == 2 ? slash : sp < 0 ? n : sp);\n"
+		"\tif (sp >= 0)\n"
+		"\t\tstp_putn(dst, len, b + (sp & (STP_SYMBUF - 1)), n - sp);\n"
+		"\telse\n\t\tstp_putn(dst, len, stp_in_kernel, 9);\n}\n");
 }
 
 /*
@@ -153,6 +217,8 @@ const char *bs_call(struct bgen *g, struct node *n)
  */
 void bs_types(struct bgen *g, struct strbuf *c)
 {
+	if (g->need_ksym)
+		emit_ksym(c);
 	if (!g->need_kstack)
 		return;
 	sb_puts(c, "#define STP_REC_BT 0xffff0006u\n#define STP_MAXBT 32\n#define STP_NBT 20\n"
@@ -177,8 +243,21 @@ void bs_types(struct bgen *g, struct strbuf *c)
 		"\t\tif (i && !trail)\n\t\t\tdst[n++ & STP_MASK] = ' ';\n"
 		"\t\tn = stp_hex((struct stp_hexbuf *)dst, n, a[i]);\n"
 		"\t\tif (trail)\n\t\t\tdst[n++ & STP_MASK] = ' ';\n\t}\n"
-		"\tdst[n & STP_MASK] = 0;\n}\n"
-		"static __always_inline void stp_depth_error(struct stp_scratch *S, long loc, "
+		"\tdst[n & STP_MASK] = 0;\n}\n");
+	if (g->need_ksym)
+		sb_puts(c, "static long stp_bt_sym_step(__u32 i, struct stp_symctx *c)\n{\n"
+			"\tstruct stp_symscan *st = STP_SYMST(c->S);\n"
+			"\tlong n = st->out;\n\n"
+			"\tif (i >= st->k || i >= STP_NBT)\n\t\treturn 1;\n"
+			"\tstp_sym_put(c->S, c->dst, &n, ((__u64 *)c->S->tmp)[i & (STP_MAXBT - 1)], 2);\n"
+			"\tstp_put(c->dst, &n, '\\n');\n\tst->out = n;\n\treturn 0;\n}\n"
+			"static __always_inline void stp_bt_syms(struct stp_scratch *S, char *dst, long k)\n"
+			"{\n\tstruct stp_symscan *st = STP_SYMST(S);\n"
+			"\tstruct stp_symctx c = { S, dst };\n\n"
+			"\tst->out = 0;\n\tst->k = k;\n"
+			"\tstp_loop(STP_NBT, stp_bt_sym_step, &c, 0);\n"
+			"\tdst[st->out & STP_MASK] = 0;\n}\n");
+	sb_puts(c, "static __always_inline void stp_depth_error(struct stp_scratch *S, long loc, "
 		"long depth)\n{\n\tlong n = 0;\n\n");
 	sb_puts(c, "\tS->err = 1;\n\tS->errloc = loc;\n");
 	for (const char *p = "cannot unwind to depth "; *p; p++)

@@ -503,13 +503,15 @@ def test_backtrace_tracepoint():
     """A kernel.trace point's stack starts at the tracepoint's caller (the
     program's and bpf_trace_run's frames left out); callers(n) frames 0 to
     n, stack(n) frame n, sprint_backtrace() a "name+0xoff [kernel]" line a
-    frame, symname() and symdata() as runtime/sym.c (hex where there is no
-    symbol), past the stack's end the module runtime's error."""
+    frame, symname(), symdata() and modname() as runtime/sym.c (hex where
+    there is no symbol, modname() an error), past the stack's end the
+    module runtime's error."""
     out, err, rc = stap('-e', 'probe kernel.trace("sched_process_exec") { '
                         'if (pid() == target()) { print_backtrace(); println(backtrace()); '
                         'println(callers(1)); printf("%#x\\n", stack(1)); println(callers(-1)); '
                         'print(sprint_backtrace()); a = stack(1); '
-                        'println(symname(a), "|", symdata(a), "|", symname(0), "|", symdata(-1)); '
+                        'println(symname(a), "|", symdata(a), "|", symname(0), "|", symdata(-1), '
+                        '"|", modname(a)); try { println(modname(1)) } catch (m) { println(m) } '
                         'println(callers(40)) } }', '-c', '/bin/true')
     lines = out.split('\n')
     k = lines.index(next(x for x in lines if not x.startswith(' ')))
@@ -522,7 +524,7 @@ def test_backtrace_tracepoint():
         f'{m.group(2)}+0x{m.group(3)} [kernel]' for m in frames], out
     assert lines[k + 4 + len(frames):] == [
         f'{names[1]}|{names[1]}+0x{frames[1].group(3)}/0x{frames[1].group(4)} [kernel]'
-        '|0x0|0xffffffffffffffff', ''], out
+        '|0x0|0xffffffffffffffff|kernel', 'Cannot determine kernel module name', ''], out
     assert re.fullmatch(r"(?:stap: warning: no kernel trace headers.*\n)?"
                         r"ERROR: cannot unwind to depth 40 near identifier 'callers' at "
                         r"\S+/context_symbols.stp:\d+:\d+\n"

@@ -11,9 +11,9 @@
  * handler puts the ip, and a .return's print_backtrace() starts with
  * "Returning from:" the probed function. The loader names
  * print_backtrace()'s frames (staprun/stapbpf_sym.c); sprint_backtrace(),
- * symname() and symdata() (anywhere) are named in BPF, by the kernel's
- * sprint_symbol() through bpf_snprintf(). bpf_gen.c's builtin() asks
- * here first.
+ * symname(), symdata() and modname() (anywhere) are named in BPF, by the
+ * kernel's sprint_symbol() through bpf_snprintf(). bpf_gen.c's builtin()
+ * asks here first.
  */
 #include <string.h>
 
@@ -30,7 +30,7 @@ bool bs_has(const struct func *f)
 {
 	static const struct { const char *name; int n; } fns[] = {
 		{ "backtrace", 0 }, { "print_backtrace", 0 }, { "callers", 1 }, { "stack", 1 },
-		{ "sprint_backtrace", 0 }, { "symname", 1 }, { "symdata", 1 },
+		{ "sprint_backtrace", 0 }, { "symname", 1 }, { "symdata", 1 }, { "modname", 1 },
 	};
 
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
@@ -110,12 +110,19 @@ const char *bs_call(struct bgen *g, struct node *n)
 
 	if (!n->func->body || n->func->body->kind != N_EMBEDDED_STMT || !bs_has(n->func))
 		return NULL;
-	if (is(n, "symname", 1) || is(n, "symdata", 1)) {
+	if (is(n, "symname", 1) || is(n, "symdata", 1) || is(n, "modname", 1)) {
 		d = bg_expr(g, n->args);
 		g->need_ksym = true;
 		t = new_tmp(g);
 		bg_line(g, "char *%s = %s; long %s_n = 0;", t, bg_slot(g), t);
-		bg_line(g, "stp_sym_put(S, %s, &%s_n, %s, %d);", t, t, d, n->op[3] == 'd');
+		if (n->op[0] == 'm') {
+			bg_line(g, "if (stp_sym_put(S, %s, &%s_n, %s, 3) < 0)", t, t, d);
+			bg_fail(g, arena_printf(g->s->arena, "Cannot determine kernel module name "
+						"near identifier '%s' at %s", n->op,
+						loc_str(g->s, n->func->loc)));
+		} else {
+			bg_line(g, "stp_sym_put(S, %s, &%s_n, %s, %d);", t, t, d, n->op[3] == 'd');
+		}
 		bg_line(g, "%s[%s_n & STP_MASK] = 0;", t, t);
 		return t;
 	}
@@ -162,8 +169,9 @@ const char *bs_call(struct bgen *g, struct node *n)
 
 /*
  * stp_sym_put: at dst[*len] the kernel symbol at addr as runtime/sym.c's
- * stp_sym_emit() writes it (data: "name+0xoff/0xsize [module]", else
- * name), the hex address where there is none; from the kernel's own
+ * stp_sym_emit() writes it (style 1, data: "name+0xoff/0xsize [module]";
+ * 0 the name, 2 without the size, 3 the module), the hex address where
+ * there is none (-1; modname() writes nothing then); from the kernel's own
  * sprint_symbol(), bpf_snprintf()'s %pS, "kernel" added for the kernel
  * itself. stp_bt_syms: sprint_backtrace()'s "name+0xoff [module]" lines.
  */
@@ -187,23 +195,27 @@ static void emit_ksym(struct strbuf *c)
 		"\tif (ch == '+' && st->sp < 0) {\n\t\tst->plus = i;\n\t\tst->slash = -1;\n\t}\n"
 		"\tif (ch == '/' && st->plus >= 0 && st->slash < 0)\n\t\tst->slash = i;\n"
 		"\tif (ch == ' ' && st->slash >= 0 && st->sp < 0)\n\t\tst->sp = i;\n\treturn 0;\n}\n"
-		"static __always_inline void stp_sym_put(struct stp_scratch *S, char *dst, "
+		"static __always_inline long stp_sym_put(struct stp_scratch *S, char *dst, "
 		"long *len, __u64 addr, long style)\n{\n"
 		"\tchar *b = S->tmp + 2 * STP_MAXSTR - STP_SYMBUF;\n"
 		"\tstruct stp_symscan *st = STP_SYMST(S);\n"
 		"\tstruct stp_symctx c = { S, dst };\n"
 		"\tlong n = stp_snprintf(b, STP_SYMBUF, stp_fmt_sym, &addr, 8) - 1, plus, slash, sp;\n\n"
-		"\tif (n <= 0 || n >= STP_SYMBUF)\n\t\treturn;\n"
+		"\tif (n <= 0 || n >= STP_SYMBUF)\n\t\treturn -1;\n"
 		"\tst->n = n;\n\tst->plus = st->slash = st->sp = -1;\n"
 		"\tstp_loop(STP_SYMBUF, stp_sym_step, &c, 0);\n"
 		"\tplus = st->plus;\n\tslash = st->slash;\n\tsp = st->sp;\n"
 		"\tif (slash < 0) {\t/* no symbol: its hex address */\n"
-		"\t\tstp_putn(dst, len, b, n);\n\t\treturn;\n\t}\n"
-		"\tif (!style) {\n\t\tstp_putn(dst, len, b, plus);\n\t\treturn;\n\t}\n"
+		"\t\tif (style != 3)\n\t\t\tstp_putn(dst, len, b, n);\n\t\treturn -1;\n\t}\n"
+		"\tif (!style) {\n\t\tstp_putn(dst, len, b, plus);\n\t\treturn 0;\n\t}\n"
+		"\tif (style == 3 && sp >= 0)\t/* \" [module]\" */\n"
+		"\t\tstp_putn(dst, len, b + ((sp + 2) & (STP_SYMBUF - 1)), n - sp - 3);\n"
+		"\telse if (style == 3)\n\t\tstp_putn(dst, len, stp_in_kernel + 2, 6);\n"
+		"\tif (style == 3)\n\t\treturn 0;\n"
 		"\tstp_putn(dst, len, b, style == 2 ? slash : sp < 0 ? n : sp);\n"
 		"\tif (sp >= 0)\n"
 		"\t\tstp_putn(dst, len, b + (sp & (STP_SYMBUF - 1)), n - sp);\n"
-		"\telse\n\t\tstp_putn(dst, len, stp_in_kernel, 9);\n}\n");
+		"\telse\n\t\tstp_putn(dst, len, stp_in_kernel, 9);\n\treturn 0;\n}\n");
 }
 
 /*

@@ -3,11 +3,12 @@
  * C, written for --runtime=bpf with the module runtime's results and
  * error messages: the user_string family (bpf_probe_read_user_str: the
  * same length limits and "user string copy fault -14 at 0x..." as
- * tapsets/linux/syscall_support.stp), string_quoted(), kernel_string_n()
- * and kernel_long() and the like (runtime/deref.c's faults), ppid() and
- * pexecname() (the current task's real_parent, its offsets CO-RE
- * relocated); backtraces are bpf_stack.c's. bpf_gen.c's builtin() asks
- * here first; bt_types() writes the C they need.
+ * tapsets/linux/syscall_support.stp), string_quoted(), substr(),
+ * stringat(), kernel_string_n() and kernel_long() and the like
+ * (runtime/deref.c's faults), ppid() and pexecname() (the current task's
+ * real_parent, its offsets CO-RE relocated); backtraces are bpf_stack.c's.
+ * bpf_gen.c's builtin() asks here first; bt_types() writes the C they
+ * need.
  */
 #include <string.h>
 
@@ -24,7 +25,7 @@ bool bt_has(const struct func *f)
 		{ "user_string_n", 2 }, { "user_string", 2 }, { "user_string_quoted", 1 },
 		{ "string_quoted", 1 }, { "kernel_string_n", 2 }, { "kernel_long", 1 },
 		{ "kernel_int", 1 }, { "kernel_short", 1 }, { "kernel_char", 1 },
-		{ "kernel_pointer", 1 },
+		{ "kernel_pointer", 1 }, { "substr", 3 }, { "stringat", 2 },
 		{ "ppid", 0 }, { "pexecname", 0 },
 	};
 
@@ -133,6 +134,38 @@ static const char *kernel_number(struct bgen *g, struct node *n)
 	return NULL;
 }
 
+/* substr(str, start, length): strings.stp's, room for length bytes and
+ * the NUL computed with wrap-around */
+static const char *substr(struct bgen *g, struct node *n)
+{
+	const char *str = bg_expr(g, n->args), *start = bg_expr(g, n->args->next);
+	const char *len = bg_expr(g, n->args->next->next);
+	const char *t = new_tmp(g), *l = new_tmp(g), *room = new_tmp(g);
+
+	bg_line(g, "char *%s = %s;", t, bg_slot(g));
+	bg_line(g, "long %s = stp_strlen(S, %s), %s = (long)((__u64)%s + 1);", l, str, room, len);
+	bg_line(g, "%s[0] = 0;", t);
+	bg_line(g, "if (%s >= 0 && %s < %s && %s > 0)", start, start, l, room);
+	bg_line(g, "\tbpf_probe_read_kernel_str(%s, %s > STP_MAXSTR ? STP_MAXSTR : "
+		"((%s - 1) & STP_MASK) + 1, %s + (%s & STP_MASK));", t, room, room, str, start);
+	return t;
+}
+
+/* stringat(str, pos): the byte (a signed char), "Position out of bounds" */
+static const char *stringat(struct bgen *g, struct node *n)
+{
+	const char *str = bg_expr(g, n->args), *pos = bg_expr(g, n->args->next);
+	const char *t = new_tmp(g);
+
+	bg_line(g, "signed char %s_c = 0;", t);
+	bg_line(g, "if (%s < 0 || %s >= stp_strlen(S, %s))", pos, pos, str);
+	bg_fail(g, arena_printf(g->s->arena, "Position out of bounds near identifier '%s' at %s",
+				n->op, loc_str(g->s, n->func->loc)));
+	bg_line(g, "bpf_probe_read_kernel(&%s_c, 1, %s + (%s & STP_MASK));", t, str, pos);
+	bg_line(g, "long %s = %s_c;", t, t);
+	return t;
+}
+
 const char *bt_call(struct bgen *g, struct node *n)
 {
 	const char *t;
@@ -147,6 +180,10 @@ const char *bt_call(struct bgen *g, struct node *n)
 		return user_string_quoted(g, n);
 	if (is(n, "string_quoted", 1))
 		return string_quoted(g, n);
+	if (is(n, "substr", 3))
+		return substr(g, n);
+	if (is(n, "stringat", 2))
+		return stringat(g, n);
 	if (is(n, "kernel_string_n", 2))
 		return kernel_string_n(g, n);
 	t = kernel_number(g, n);

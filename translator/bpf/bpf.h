@@ -46,7 +46,9 @@ struct bgen {
 	bool need_hex;		/* $$parms or a fault's message calls stp_hex() (bpf_core.c) */
 	bool at_entry;		/* writing a .return probe's entry half (bpf_uprobe.c) */
 	struct strbuf pfn;	/* probefunc()'s table: each program's function */
-	bool need_pfn;		/* probefunc() is called */
+	bool need_pfn;		/* probefunc() or pp() is called */
+	struct strbuf ppt;	/* pp()'s table: each program's probe point */
+	bool need_pp;		/* pp() is called */
 	bool need_task;		/* ppid(), pexecname(): bpf_tapfn.c's task reads */
 	bool need_quote;	/* user_string_quoted(): stapbpf.h's STP_QUOTE part */
 	bool need_kstack;	/* backtrace() and the like (bpf_stack.c) */

@@ -762,10 +762,23 @@ static const char *probefunc(struct bgen *g)
 	return t;
 }
 
+/* pp(): the running program's probe point, from bpf_out.c's stp_ppt[] */
+static const char *pp(struct bgen *g)
+{
+	const char *t = tmp(g);
+
+	g->need_pfn = true;
+	g->need_pp = true;
+	bg_line(g, "char *%s = %s;", t, bg_slot(g));
+	bg_line(g, "stp_pp(%s, S->pp);", t);
+	return t;
+}
+
 bool bg_has_builtin(const struct func *f)
 {
 	static const char *const special[][2] = {
 		{ "error", "1" }, { "abort", "0" }, { "kernel_string", "1" }, { "probefunc", "0" },
+		{ "pp", "0" },
 	};
 
 	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
@@ -805,6 +818,8 @@ static const char *builtin(struct bgen *g, struct node *n)
 	}
 	if (!strcmp(n->op, "probefunc") && !n->func->nparams && probefunc_here(g))
 		return probefunc(g);
+	if (!strcmp(n->op, "pp") && !n->func->nparams)
+		return pp(g);
 	t = bs_call(g, n);
 	if (!t)
 		t = bt_call(g, n);

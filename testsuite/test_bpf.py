@@ -31,7 +31,8 @@
 # - not there yet: wrapping arrays, the tapset functions other than those of
 #   bpf_gen.c's builtins[] and bpf_tapfn.c (user_string(), user_string(addr,
 #   err_msg), user_string_n(), user_string_quoted(), string_quoted(),
-#   kernel_string_n(), kernel_long() and the like, ppid(), pexecname(),
+#   substr(), stringat(), strpos(), isinstr(), kernel_string_n(),
+#   kernel_long() and the like, ppid(), pexecname(),
 #   task_current(), jiffies(), pp(),
 #   and bpf_stack.c's backtrace(), print_backtrace(), sprint_backtrace(),
 #   callers(), stack(), symname(), symdata() and modname():
@@ -474,7 +475,8 @@ DIFF_CASES = [
     'strings/string_func_return', 'strings/string_nul', 'strings/string_quoted',
     'strings/string_ternary', 'strings/substr', 'strings/substr_neg', 'strings/stringat',
     'strings/stringat_neg', 'strings/stringat_oob', 'strings/concat_self',
-    'strings/maxlen_literal', 'strings/string_ops_loop', 'probes/begin_pp',
+    'strings/maxlen_literal', 'strings/string_ops_loop', 'strings/isinstr',
+    'strings/strpos', 'probes/begin_pp',
     'probes/probe_alias_list', 'probes/timer_hz', 'probes/timer_pp',
     'strings/strlen', 'tapset/bytes_to_string_alone', 'tapset/cpu_single',
     'tapset/elapsed_timer', 'tapset/execname_begin', 'tapset/execname_end',

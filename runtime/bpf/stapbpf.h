@@ -66,6 +66,9 @@ struct {
 	__uint(max_entries, 1 << 20);
 } stp_rb SEC(".maps");
 
+/* the scratch's tmp[]: twice MAXSTRINGLEN, 1 KB at least */
+#define STP_TMPLEN (2 * STP_MAXSTR > 1024 ? 2 * STP_MAXSTR : 1024)
+
 struct stp_scratch {
 	long err;		/* an error is raised: 1 one try can catch, 2 one that
 				 * leaves the handler (MAXACTION), 3 abort() (not
@@ -80,7 +83,8 @@ struct stp_scratch {
 	} quote;
 	char errmsg[STP_MAXSTR];	/* its message, as catch (msg) sees it */
 	char s[STP_NSTR][STP_MAXSTR];
-	char tmp[2 * STP_MAXSTR];	/* stp_strlen's copy, and room past a slot */
+	char tmp[STP_TMPLEN];	/* stp_strlen's copy, room past a slot; from the
+				 * end, the state of string and symbol scans */
 };
 
 /* One entry per CPU (an array, not per-CPU: values above 32 KB); the
@@ -406,6 +410,11 @@ static __always_inline void stp_stat_get(void *map, struct stp_stat *out)
 	}
 }
 
+/* each step of a loop a call of fn, which the verifier checks once: its
+ * state is best kept in the scratch (a verifier before 6.2 takes a context
+ * on the stack as unchanged by the loop) */
+static long (*bpf_loop)(__u32 nr, void *fn, void *ctx, __u64 flags) = (void *)181;
+
 #ifdef STP_QUOTE
 /*
  * user_string_quoted(): runtime/tapset_support.c's stp_text_buf() with
@@ -414,7 +423,6 @@ static __always_inline void stp_stat_get(void *map, struct stp_stat *out)
  * an escape that does not fit left out, "..." after the quote when cut.
  * One character a bpf_loop() step: the verifier checks the step once.
  */
-static long (*bpf_loop)(__u32 nr, void *fn, void *ctx, __u64 flags) = (void *)181;
 
 /* the callback's context: on the stack, pointers only (the verifier
  * then sees the same state at every step); the counters in S->quote */

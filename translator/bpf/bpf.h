@@ -50,6 +50,7 @@ struct bgen {
 	struct strbuf ppt;	/* pp()'s table: each program's probe point */
 	bool need_pp;		/* pp() is called */
 	bool need_task;		/* ppid(), pexecname(): bpf_tapfn.c's task reads */
+	bool need_strpos;	/* strpos(), isinstr(): bpf_tapfn.c's search */
 	bool need_quote;	/* user_string_quoted(): stapbpf.h's STP_QUOTE part */
 	bool need_kstack;	/* backtrace() and the like (bpf_stack.c) */
 	bool need_ksym;		/* symname(), symdata(), sprint_backtrace() (bpf_stack.c) */

@@ -141,10 +141,10 @@ const char *bs_call(struct bgen *g, struct node *n)
 			kind == KS_TRACE);
 		return "0L";
 	}
+	d = n->args ? bg_expr(g, n->args) : NULL;	/* before the frames fill S->tmp */
 	k = frames(g, kind);
 	t = new_tmp(g);
 	if (is(n, "stack", 1)) {
-		d = bg_expr(g, n->args);
 		bg_line(g, "if (%s < 0 || %s >= %s)", d, d, k);
 		depth_error(g, n, d);
 		bg_line(g, "long %s = ((__u64 *)S->tmp)[%s & (STP_MAXBT - 1)];", t, d);
@@ -160,7 +160,6 @@ const char *bs_call(struct bgen *g, struct node *n)
 		bg_line(g, "stp_bt_syms(S, %s, %s);", t, k);
 		return t;
 	}
-	d = bg_expr(g, n->args);
 	bg_line(g, "if (%s >= %s)", d, k);
 	depth_error(g, n, d);
 	bg_line(g, "stp_bt_str(S, %s, %s, %s, 0);", t, k, d);
@@ -182,28 +181,26 @@ static void emit_ksym(struct strbuf *c)
 		"static const char stp_fmt_sym[] STP_RODATA = \"%pS\";\n"
 		"static const char stp_in_kernel[] STP_RODATA = \" [kernel]\";\n"
 		"#define STP_SYMBUF 128\n"
-		"static long (*stp_loop)(__u32 nr, void *fn, void *ctx, __u64 flags) = (void *)181;\n"
-		"/* the scan's state in the scratch, as the quoting's (a verifier\n"
-		" * before 6.2 takes a bpf_loop() context on the stack as unchanged) */\n"
+		"/* the scan's state in the scratch, as the quoting's (see bpf_loop) */\n"
 		"struct stp_symscan {\n\tlong out, k, n, plus, slash, sp;\n};\n"
 		"struct stp_symctx {\n\tstruct stp_scratch *S;\n\tchar *dst;\n};\n"
-		"#define STP_SYMST(S) ((struct stp_symscan *)((S)->tmp + 2 * STP_MAXSTR - STP_SYMBUF - 64))\n"
+		"#define STP_SYMST(S) ((struct stp_symscan *)((S)->tmp + STP_TMPLEN - STP_SYMBUF - 64))\n"
 		"static long stp_sym_step(__u32 i, struct stp_symctx *c)\n{\n"
 		"\tstruct stp_symscan *st = STP_SYMST(c->S);\n"
-		"\tchar ch = c->S->tmp[2 * STP_MAXSTR - STP_SYMBUF + (i & (STP_SYMBUF - 1))];\n\n"
+		"\tchar ch = c->S->tmp[STP_TMPLEN - STP_SYMBUF + (i & (STP_SYMBUF - 1))];\n\n"
 		"\tif (i >= st->n)\n\t\treturn 1;\n"
 		"\tif (ch == '+' && st->sp < 0) {\n\t\tst->plus = i;\n\t\tst->slash = -1;\n\t}\n"
 		"\tif (ch == '/' && st->plus >= 0 && st->slash < 0)\n\t\tst->slash = i;\n"
 		"\tif (ch == ' ' && st->slash >= 0 && st->sp < 0)\n\t\tst->sp = i;\n\treturn 0;\n}\n"
 		"static __always_inline long stp_sym_put(struct stp_scratch *S, char *dst, "
 		"long *len, __u64 addr, long style)\n{\n"
-		"\tchar *b = S->tmp + 2 * STP_MAXSTR - STP_SYMBUF;\n"
+		"\tchar *b = S->tmp + STP_TMPLEN - STP_SYMBUF;\n"
 		"\tstruct stp_symscan *st = STP_SYMST(S);\n"
 		"\tstruct stp_symctx c = { S, dst };\n"
 		"\tlong n = stp_snprintf(b, STP_SYMBUF, stp_fmt_sym, &addr, 8) - 1, plus, slash, sp;\n\n"
 		"\tif (n <= 0 || n >= STP_SYMBUF)\n\t\treturn -1;\n"
 		"\tst->n = n;\n\tst->plus = st->slash = st->sp = -1;\n"
-		"\tstp_loop(STP_SYMBUF, stp_sym_step, &c, 0);\n"
+		"\tbpf_loop(STP_SYMBUF, stp_sym_step, &c, 0);\n"
 		"\tplus = st->plus;\n\tslash = st->slash;\n\tsp = st->sp;\n"
 		"\tif (slash < 0) {\t/* no symbol: its hex address */\n"
 		"\t\tif (style != 3)\n\t\t\tstp_putn(dst, len, b, n);\n\t\treturn -1;\n\t}\n"
@@ -222,10 +219,10 @@ static void emit_ksym(struct strbuf *c)
  * stp_kstack: MAXBACKTRACE (20, the module runtime's default) frames into
  * a; at a kprobe's entry the first is the probed address (bpf_get_stack()
  * has the ip past the int3); at a tracepoint, the tracepoint's caller
- * (past the program's frame and bpf_trace_run's). print_backtrace(): a record of the
- * addresses and, in a .return, the probed function (the loader prints
- * them); backtrace() and callers(): frames 0 to last (-1: all) as %#x,
- * separated (callers) or followed (backtrace) by a space.
+ * (past the program's frame and bpf_trace_run's). print_backtrace(): a
+ * record of the addresses and, in a .return, the probed function (the
+ * loader prints them); backtrace() and callers(): frames 0 to last (-1:
+ * all) as %#x, separated (callers) or followed (backtrace) by a space.
  */
 void bs_types(struct bgen *g, struct strbuf *c)
 {
@@ -267,7 +264,7 @@ void bs_types(struct bgen *g, struct strbuf *c)
 			"{\n\tstruct stp_symscan *st = STP_SYMST(S);\n"
 			"\tstruct stp_symctx c = { S, dst };\n\n"
 			"\tst->out = 0;\n\tst->k = k;\n"
-			"\tstp_loop(STP_NBT, stp_bt_sym_step, &c, 0);\n"
+			"\tbpf_loop(STP_NBT, stp_bt_sym_step, &c, 0);\n"
 			"\tdst[st->out & STP_MASK] = 0;\n}\n");
 	sb_puts(c, "static __always_inline void stp_depth_error(struct stp_scratch *S, long loc, "
 		"long depth)\n{\n\tlong n = 0;\n\n");

@@ -4,11 +4,11 @@
  * error messages: the user_string family (bpf_probe_read_user_str: the
  * same length limits and "user string copy fault -14 at 0x..." as
  * tapsets/linux/syscall_support.stp), string_quoted(), substr(),
- * stringat(), kernel_string_n() and kernel_long() and the like
- * (runtime/deref.c's faults), ppid() and pexecname() (the current task's
- * real_parent, its offsets CO-RE relocated); backtraces are bpf_stack.c's.
- * bpf_gen.c's builtin() asks here first; bt_types() writes the C they
- * need.
+ * stringat(), strpos(), isinstr(), kernel_string_n() and kernel_long()
+ * and the like (runtime/deref.c's faults), ppid() and pexecname() (the
+ * current task's real_parent, its offsets CO-RE relocated); backtraces
+ * are bpf_stack.c's. bpf_gen.c's builtin() asks here first; bt_types()
+ * writes the C they need.
  */
 #include <string.h>
 
@@ -25,7 +25,8 @@ bool bt_has(const struct func *f)
 		{ "user_string_n", 2 }, { "user_string", 2 }, { "user_string_quoted", 1 },
 		{ "string_quoted", 1 }, { "kernel_string_n", 2 }, { "kernel_long", 1 },
 		{ "kernel_int", 1 }, { "kernel_short", 1 }, { "kernel_char", 1 },
-		{ "kernel_pointer", 1 }, { "substr", 3 }, { "stringat", 2 },
+		{ "kernel_pointer", 1 }, { "substr", 3 }, { "stringat", 2 }, { "strpos", 2 },
+		{ "isinstr", 2 },
 		{ "ppid", 0 }, { "pexecname", 0 },
 	};
 
@@ -166,6 +167,19 @@ static const char *stringat(struct bgen *g, struct node *n)
 	return t;
 }
 
+/* strpos(s1, s2) and isinstr(s1, s2): strstr()'s first match */
+static const char *strpos(struct bgen *g, struct node *n)
+{
+	const char *s1 = bg_expr(g, n->args), *s2 = bg_expr(g, n->args->next);
+	const char *t = new_tmp(g), *a = bg_slot(g), *b = bg_slot(g);
+
+	g->need_strpos = true;	/* copies in the scratch: a literal's .rodata is its size */
+	bg_line(g, "stp_strcpy(%s, %s);", a, s1);
+	bg_line(g, "stp_strcpy(%s, %s);", b, s2);
+	bg_line(g, "long %s = stp_strpos(S, %s, %s)%s;", t, a, b, n->op[0] == 'i' ? " >= 0" : "");
+	return t;
+}
+
 const char *bt_call(struct bgen *g, struct node *n)
 {
 	const char *t;
@@ -180,6 +194,8 @@ const char *bt_call(struct bgen *g, struct node *n)
 		return user_string_quoted(g, n);
 	if (is(n, "string_quoted", 1))
 		return string_quoted(g, n);
+	if (is(n, "strpos", 2) || is(n, "isinstr", 2))
+		return strpos(g, n);
 	if (is(n, "substr", 3))
 		return substr(g, n);
 	if (is(n, "stringat", 2))
@@ -223,8 +239,30 @@ static void emit_task(struct strbuf *c)
 		"\tif (bpf_probe_read_kernel_str(dst, 16, p->comm) < 0)\n\t\tdst[0] = 0;\n}\n");
 }
 
+/* strpos(): a bpf_loop() step a position of s1, its state in the scratch
+ * past stp_strlen()'s copy and before bpf_stack.c's symbol scan */
+static void emit_strpos(struct strbuf *c)
+{
+	sb_puts(c, "struct stp_posctx {\n\tconst char *s1, *s2;\n\tlong *st;\n};\n"
+		"static long stp_strpos_step(__u32 i, struct stp_posctx *c)\n{\n"
+		"\tlong *st = c->st;\n\n"
+		"\tif (i + st[1] > st[0])\n\t\treturn 1;\n"
+		"\tfor (long j = 0; j < STP_MAXSTR; j++) {\n"
+		"\t\tif (j >= st[1]) {\n\t\t\tst[2] = i;\n\t\t\treturn 1;\n\t\t}\n"
+		"\t\tif (c->s1[(i + j) & STP_MASK] != c->s2[j & STP_MASK])\n\t\t\tbreak;\n\t}\n"
+		"\treturn 0;\n}\n"
+		"static __always_inline long stp_strpos(struct stp_scratch *S, const char *s1, "
+		"const char *s2)\n{\n"
+		"\tlong *st = (long *)(S->tmp + STP_TMPLEN - 256);\n"
+		"\tstruct stp_posctx c = { s1, s2, st };\n\n"
+		"\tst[0] = stp_strlen(S, s1);\n\tst[1] = stp_strlen(S, s2);\n\tst[2] = -1;\n"
+		"\tbpf_loop(STP_MAXSTR, stp_strpos_step, &c, 0);\n\treturn st[2];\n}\n");
+}
+
 void bt_types(struct bgen *g, struct strbuf *c)
 {
 	if (g->need_task)
 		emit_task(c);
+	if (g->need_strpos)
+		emit_strpos(c);
 }

@@ -33,7 +33,7 @@
 #   err_msg), user_string_n(), user_string_quoted(), string_quoted(),
 #   substr(), stringat(), strpos(), isinstr(), kernel_string_n(),
 #   kernel_long() and the like, ppid(), pexecname(),
-#   task_current(), jiffies(), pp(),
+#   isdigit(), task_current(), jiffies(), pp(),
 #   and bpf_stack.c's backtrace(), print_backtrace(), sprint_backtrace(),
 #   callers(), stack(), symname(), symdata() and modname():
 #   tested in test_bpf_probes.py) and the script functions over them.
@@ -476,7 +476,7 @@ DIFF_CASES = [
     'strings/string_ternary', 'strings/substr', 'strings/substr_neg', 'strings/stringat',
     'strings/stringat_neg', 'strings/stringat_oob', 'strings/concat_self',
     'strings/maxlen_literal', 'strings/string_ops_loop', 'strings/isinstr',
-    'strings/strpos', 'probes/begin_pp',
+    'strings/strpos', 'strings/isdigit', 'probes/begin_pp',
     'probes/probe_alias_list', 'probes/timer_hz', 'probes/timer_pp',
     'strings/strlen', 'tapset/bytes_to_string_alone', 'tapset/cpu_single',
     'tapset/elapsed_timer', 'tapset/execname_begin', 'tapset/execname_end',

@@ -732,6 +732,7 @@ static const struct builtin {
 	{ "target", 0, T_LONG, "stp_target" },
 	{ "task_current", 0, T_LONG, "(long)((__u64 (*)(void))35)()" },	/* get_current_task */
 	{ "jiffies", 0, T_LONG, "(long)((__u64 (*)(void))118)()" },	/* jiffies64 */
+	{ "isdigit", 1, T_LONG, "({ const char *p_ = %s; (long)(p_[0] >= '0' && p_[0] <= '9'); })" },
 	{ "strlen", 1, T_LONG, "stp_strlen(S, %s)" },
 	{ "warn", 1, T_UNKNOWN, "stp_warn(%s)" },
 	{ NULL, 0, T_UNKNOWN, NULL },

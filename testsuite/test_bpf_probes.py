@@ -533,6 +533,22 @@ def test_backtrace_tracepoint():
     assert rc == 1
 
 
+def test_user_mode(uprog):
+    """user_mode(): 1 in a uprobe, 0 at begin and at a tracepoint (no
+    registers there in the module runtime), at timer.profile the
+    interrupted context's (the -c command spinning in user mode, once it
+    has exec'd: not the fork's instants in user mode before)."""
+    assert stap('-c', str(uprog), '-e', f'probe process("{uprog}").function("one") {{ '
+                'println(user_mode()) }') == ('1\n', '', 0)
+    out, err, rc = stap('-c', "sh -c 'while :; do :; done'", '-e',
+                        'global execd probe begin { printf("begin %d\\n", user_mode()) } '
+                        'probe kernel.trace("sched_process_exec") { if (pid() == target()) { '
+                        'printf("trace %d\\n", user_mode()); execd = 1 } } '
+                        'probe timer.profile { if (execd && pid() == target() && user_mode()) { '
+                        'println("profile 1"); exit() } }')
+    assert (out, rc) == ('begin 0\ntrace 0\nprofile 1\n', 0), err
+
+
 def test_backtrace_profile():
     """timer.profile and perf.*: the interrupted context's stack, none where
     it was user mode (as the module runtime); the first kernel one each."""

@@ -12,8 +12,8 @@
  * "Returning from:" the probed function. The loader names
  * print_backtrace()'s frames (staprun/stapbpf_sym.c); sprint_backtrace(),
  * symname(), symdata() and modname() (anywhere) are named in BPF, by the
- * kernel's sprint_symbol() through bpf_snprintf(). bpf_gen.c's builtin()
- * asks here first.
+ * kernel's sprint_symbol() through bpf_snprintf(); user_mode() by the
+ * point's kind. bpf_gen.c's builtin() asks here first.
  */
 #include <string.h>
 
@@ -31,6 +31,7 @@ bool bs_has(const struct func *f)
 	static const struct { const char *name; int n; } fns[] = {
 		{ "backtrace", 0 }, { "print_backtrace", 0 }, { "callers", 1 }, { "stack", 1 },
 		{ "sprint_backtrace", 0 }, { "symname", 1 }, { "symdata", 1 }, { "modname", 1 },
+		{ "user_mode", 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
@@ -73,6 +74,38 @@ static int kstack_kind(struct bgen *g)
 	return kind;
 }
 
+/* user_mode() at point r: 0 or 1, or -1 where the interrupted context's
+ * registers tell (perf events, timer.profile), as the module runtime's
+ * user_mode(regs) (no registers, as at begin, timers and tracepoints: 0) */
+static int user_mode_of(const struct rprobe *r)
+{
+	if (bu_is_uprobe(r))
+		return 1;
+	return !strcmp(r->family, "perf") || !strcmp(r->family, "timer.profile") ? -1 : 0;
+}
+
+static const char *user_mode(struct bgen *g, struct node *n)
+{
+	int mode = -2;
+
+	if (g->func || !g->probe || g->no_ctx || g->at_entry) {
+		bg_unsupported(g, n, "the function user_mode() outside a probe's handler");
+		return "0";
+	}
+	for (const struct rprobe *r = g->s->rprobes; r; r = r->next) {
+		if (r->probe != g->probe || (g->rp && r != g->rp))
+			continue;
+		if (mode != -2 && user_mode_of(r) != mode) {
+			bg_unsupported(g, n, "the function user_mode() in a handler of points "
+				       "of different kinds");
+			return "0";
+		}
+		mode = user_mode_of(r);
+	}
+	/* the registers' cs (struct pt_regs, x86-64), the perf event's first member */
+	return mode == 1 ? "1L" : mode == -1 ? "(long)((((__u64 *)ctx)[17] & 3) != 0)" : "0L";
+}
+
 static const char *new_tmp(struct bgen *g)
 {
 	return arena_printf(g->s->arena, "t%d", g->ntmp++);
@@ -110,6 +143,8 @@ const char *bs_call(struct bgen *g, struct node *n)
 
 	if (!n->func->body || n->func->body->kind != N_EMBEDDED_STMT || !bs_has(n->func))
 		return NULL;
+	if (is(n, "user_mode", 0))
+		return user_mode(g, n);
 	if (is(n, "symname", 1) || is(n, "symdata", 1) || is(n, "modname", 1)) {
 		d = bg_expr(g, n->args);
 		g->need_ksym = true;

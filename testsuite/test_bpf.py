@@ -35,7 +35,8 @@
 #   kernel_long() and the like, ppid(), pexecname(),
 #   isdigit(), task_current(), jiffies(), pp(),
 #   and bpf_stack.c's backtrace(), print_backtrace(), sprint_backtrace(),
-#   callers(), stack(), symname(), symdata(), modname() and user_mode():
+#   callers(), stack(), symname(), symdata(), modname(), user_mode() and
+#   addr():
 #   tested in test_bpf_probes.py) and the script functions over them.
 # - a kernel.trace point's backtrace starts at the tracepoint's caller; the
 #   module runtime's starts with its own handler's frames (stack_trace_save).

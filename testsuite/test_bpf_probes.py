@@ -409,6 +409,15 @@ probe kernel.function("do_sys_openat2") {
     print(sprint_backtrace()); println(symname(stack(0)), " ", symdata(stack(1))); exit()
   }
 }''', None),
+    # addr(): the probed address at the entry, where it returns to in .return
+    'addr': ('''probe kernel.function("vfs_read") {
+  if (pid() == target() && $count == 5) printf("%s %d\\n", symname(addr()), addr() == stack(0))
+}
+probe kernel.function("vfs_read").return {
+  if (pid() == target() && $return == 5) {
+    printf("%s %d\\n", symname(addr()), addr() == stack(0)); exit()
+  }
+}''', 'vfs_read 1\nksys_read 1\n'),
     # kprobe.function(): no $vars; the same kprobe
     'kprobe': ('''global n
 probe kprobe.function("vfs_read") { if (pid() == target()) n++ }
@@ -547,6 +556,22 @@ def test_user_mode(uprog):
                         'probe timer.profile { if (execd && pid() == target() && user_mode()) { '
                         'println("profile 1"); exit() } }')
     assert (out, rc) == ('begin 0\ntrace 0\nprofile 1\n', 0), err
+
+
+def test_addr(uprog):
+    """addr(): 0 without registers (begin, a tracepoint), at timer.profile
+    the interrupted ip, frame 0 of the kernel stack (the -c command in the
+    kernel); a pass-3 error in a process probe."""
+    out, err, rc = stap('-c', 'dd if=/dev/zero of=/dev/null bs=1M status=none', '-e',
+                        'probe begin { printf("begin %d\\n", addr()) } '
+                        'probe kernel.trace("sched_process_exec") { if (pid() == target()) '
+                        'printf("trace %d\\n", addr()) } '
+                        'probe timer.profile { if (pid() == target() && !user_mode()) { '
+                        'printf("profile %d %d\\n", addr() == stack(0), addr() < 0); exit() } }')
+    assert (out, rc) == ('begin 0\ntrace 0\nprofile 1 1\n', 0), err
+    out, err, rc = stap('-p3', '-e', f'probe process("{uprog}").function("one") {{ '
+                        'println(addr()) }')
+    assert rc == 1 and 'the function addr() in a process probe is not supported' in err, err
 
 
 def test_backtrace_profile():

@@ -12,8 +12,8 @@
  * "Returning from:" the probed function. The loader names
  * print_backtrace()'s frames (staprun/stapbpf_sym.c); sprint_backtrace(),
  * symname(), symdata() and modname() (anywhere) are named in BPF, by the
- * kernel's sprint_symbol() through bpf_snprintf(); user_mode() by the
- * point's kind. bpf_gen.c's builtin() asks here first.
+ * kernel's sprint_symbol() through bpf_snprintf(); user_mode() and
+ * addr() by the point's kind. bpf_gen.c's builtin() asks here first.
  */
 #include <string.h>
 
@@ -31,7 +31,7 @@ bool bs_has(const struct func *f)
 	static const struct { const char *name; int n; } fns[] = {
 		{ "backtrace", 0 }, { "print_backtrace", 0 }, { "callers", 1 }, { "stack", 1 },
 		{ "sprint_backtrace", 0 }, { "symname", 1 }, { "symdata", 1 }, { "modname", 1 },
-		{ "user_mode", 0 },
+		{ "user_mode", 0 }, { "addr", 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
@@ -106,6 +106,40 @@ static const char *user_mode(struct bgen *g, struct node *n)
 	return mode == 1 ? "1L" : mode == -1 ? "(long)((((__u64 *)ctx)[17] & 3) != 0)" : "0L";
 }
 
+/* addr(): the registers' ip (pt_regs on x86-64, a perf event's first
+ * member), at a kprobe's entry the probed address as in backtraces; 0
+ * without registers (begin, timers, tracepoints) */
+static const char *addr(struct bgen *g, struct node *n)
+{
+	const char *v = NULL;
+
+	if (g->func || !g->probe || g->no_ctx || g->at_entry) {
+		bg_unsupported(g, n, "the function addr() outside a probe's handler");
+		return "0";
+	}
+	for (const struct rprobe *r = g->s->rprobes; r; r = r->next) {
+		const char *here = "0L";
+
+		if (r->probe != g->probe || (g->rp && r != g->rp))
+			continue;
+		if (bu_is_uprobe(r)) {
+			here = NULL;
+		} else if (bu_is_kprobe(r) && !r->ret) {
+			g->need_kstack = true;
+			here = "(long)stp_func_ip(ctx)";
+		} else if (bu_is_kprobe(r) || user_mode_of(r) == -1) {
+			here = "(long)((__u64 *)ctx)[16]";
+		}
+		if (!here || (v && strcmp(v, here))) {
+			bg_unsupported(g, n, here ? "the function addr() in a handler of points of "
+				       "different kinds" : "the function addr() in a process probe");
+			return "0";
+		}
+		v = here;
+	}
+	return v ? v : "0L";
+}
+
 static const char *new_tmp(struct bgen *g)
 {
 	return arena_printf(g->s->arena, "t%d", g->ntmp++);
@@ -145,6 +179,8 @@ const char *bs_call(struct bgen *g, struct node *n)
 		return NULL;
 	if (is(n, "user_mode", 0))
 		return user_mode(g, n);
+	if (is(n, "addr", 0))
+		return addr(g, n);
 	if (is(n, "symname", 1) || is(n, "symdata", 1) || is(n, "modname", 1)) {
 		d = bg_expr(g, n->args);
 		g->need_ksym = true;

@@ -50,7 +50,7 @@
 #define REC_ERROR 0xffff0004u	/* u32 the place, char[maxstr] the message */
 #define REC_HIST 0xffff0003u
 #define REC_WARN 0xffff0005u	/* u32 unused, char[maxstr] the message */
-#define REC_BT 0xffff0006u	/* print_backtrace(): u32 n, u64 addresses */
+#define REC_BT 0xffff0006u	/* print_backtrace(): u32 n, u64 from, u64 addresses */
 
 struct piece {
 	char conv;		/* 0: literal */
@@ -382,8 +382,11 @@ static int on_record(void *ctx, void *data, size_t size)
 			L->exiting = true;
 		}
 	} else if (id == REC_BT) {
-		stapbpf_print_backtrace(L->out, (const uint64_t *)((char *)data + 8),
-					arg < (size - 8) / 8 ? arg : (size - 8) / 8);
+		const uint64_t *a = (const uint64_t *)((char *)data + 8);
+
+		if (size >= 16)
+			stapbpf_print_backtrace(L->out, a + 1, arg < (size - 16) / 8 ?
+						arg : (size - 16) / 8, a[0]);
 	} else if (id < (uint32_t)L->nfmts) {
 		print_record(L, &L->fmts[id], (char *)data + 8, (char *)data + size);
 	}

@@ -92,18 +92,27 @@ static const struct ksym *lookup(uint64_t addr, uint64_t *end)
 	return &syms[i];
 }
 
-void stapbpf_print_backtrace(FILE *out, const uint64_t *pcs, size_t n)
+static void frame(FILE *out, uint64_t pc)
+{
+	uint64_t end;
+	const struct ksym *s = lookup(pc, &end);
+
+	if (!s)
+		fprintf(out, " 0x%" PRIx64 "\n", pc);
+	else
+		fprintf(out, " 0x%" PRIx64 " : %s+0x%" PRIx64 "/0x%" PRIx64 " [%s]\n",
+			pc, s->name, pc - s->addr, end - s->addr, s->mod);
+}
+
+void stapbpf_print_backtrace(FILE *out, const uint64_t *pcs, size_t n, uint64_t from)
 {
 	if (!loaded)
 		load();
-	for (size_t i = 0; i < n; i++) {
-		uint64_t end;
-		const struct ksym *s = lookup(pcs[i], &end);
-
-		if (!s)
-			fprintf(out, " 0x%" PRIx64 "\n", pcs[i]);
-		else
-			fprintf(out, " 0x%" PRIx64 " : %s+0x%" PRIx64 "/0x%" PRIx64 " [%s]\n",
-				pcs[i], s->name, pcs[i] - s->addr, end - s->addr, s->mod);
+	if (from && n) {
+		fputs("Returning from: ", out);
+		frame(out, from);
+		fputs("Returning to  : ", out);
 	}
+	for (size_t i = 0; i < n; i++)
+		frame(out, pcs[i]);
 }

@@ -9,7 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* " 0xADDR : name+0xoff/0xsize [module]" a line, for each of n addresses */
-void stapbpf_print_backtrace(FILE *out, const uint64_t *pcs, size_t n);
+/* " 0xADDR : name+0xoff/0xsize [module]" a line, for each of n addresses;
+ * after "Returning from: " from's line and "Returning to  : " in a .return
+ * probe (from: the probed function, else 0) */
+void stapbpf_print_backtrace(FILE *out, const uint64_t *pcs, size_t n, uint64_t from);
 
 #endif /* STAPBPF_SYM_H */

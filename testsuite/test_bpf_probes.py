@@ -338,12 +338,16 @@ def test_kprobe_handler_per_point():
      'by --runtime=bpf'),
     ('probe timer.s(1), kernel.function("vfs_read") { println(probefunc()) }',
      'the function probefunc() is not supported by --runtime=bpf'),
-    ('probe kernel.function("vfs_read").return { print_backtrace() }',
-     'the function print_backtrace() outside the handler of kernel function entry probes '
-     'is not supported by --runtime=bpf'),
+    ('probe begin { print_backtrace() }',
+     'the function print_backtrace() outside the handler of kernel function, kernel.trace, '
+     'perf, timer.profile or process probes (of one kind) is not supported by --runtime=bpf'),
     ('function f() { return backtrace() } probe kernel.function("vfs_read") { println(f()) }',
-     'the function backtrace() outside the handler of kernel function entry probes '
-     'is not supported by --runtime=bpf'),
+     'the function backtrace() outside the handler of kernel function, kernel.trace, perf, '
+     'timer.profile or process probes (of one kind) is not supported by --runtime=bpf'),
+    ('probe kernel.function("vfs_read"), kernel.function("vfs_read").return { '
+     'println(callers(1)) }',
+     'the function callers() outside the handler of kernel function, kernel.trace, perf, '
+     'timer.profile or process probes (of one kind) is not supported by --runtime=bpf'),
 ])
 def test_kprobe_unsupported(script, message):
     out, err, rc = stap('-p3', '-e', script)
@@ -453,6 +457,26 @@ probe kernel.function("do_sys_openat2") {
     'bt': ('''probe kernel.function("vfs_read") {
   if (pid() == target() && $count == 5) { print_backtrace(); println(backtrace()); exit() }
 }''', None),
+    # a .return's stack: "Returning from:" the probed function, then where
+    # it returns to (checked by check_return_backtrace below)
+    'rbt': ('''probe kernel.function("vfs_read").return {
+  if (pid() == target() && $return == 5) { print_backtrace(); println(backtrace()); exit() }
+}''', None),
+    # sprint_backtrace(), symname() and symdata() named in BPF (%pS)
+    'sbt': ('''probe kernel.function("vfs_read") {
+  if (pid() == target() && $count == 5) {
+    print(sprint_backtrace()); println(symname(stack(0)), " ", symdata(stack(1))); exit()
+  }
+}''', None),
+    # addr(): the probed address at the entry, where it returns to in .return
+    'addr': ('''probe kernel.function("vfs_read") {
+  if (pid() == target() && $count == 5) printf("%s %d\\n", symname(addr()), addr() == stack(0))
+}
+probe kernel.function("vfs_read").return {
+  if (pid() == target() && $return == 5) {
+    printf("%s %d\\n", symname(addr()), addr() == stack(0)); exit()
+  }
+}''', 'vfs_read 1\nksys_read 1\n'),
     # kprobe.function(): no $vars; the same kprobe
     'kprobe': ('''global n
 probe kprobe.function("vfs_read") { if (pid() == target()) n++ }
@@ -525,7 +549,8 @@ def test_kprobes_guest(tmp_path):
     for (name, (_, want)), r in zip(KPROBE_CASES.items(), batch):
         out = re.sub(r'=0x[0-9a-f]{9,16}\b', '=PTR', r.stdout)
         if want is None:
-            check_backtrace(r.stdout)
+            {'rbt': check_return_backtrace, 'sbt': check_sprint_backtrace}.get(
+                name, check_backtrace)(r.stdout)
             out = want
         assert (name, out, r.stderr, r.rc) == (name, want, '', 0)
 
@@ -548,6 +573,124 @@ def check_backtrace(out):
     assert matches[0].group(3) == '0', out
     assert all(int(m.group(3), 16) < int(m.group(4), 16) for m in matches), out
     assert bt == ''.join(m.group(1) + ' ' for m in matches), out
+
+
+def check_return_backtrace(out):
+    """A .return's print_backtrace(), as runtime/sym.c prints it: the
+    probed function's entry after "Returning from: ", then after
+    "Returning to  : " the frames from where it returns to (ksys_read);
+    backtrace() those frames' addresses."""
+    lines = out.split('\n')[:-1]
+    assert len(lines) > 3 and lines[0].startswith('Returning from: ') and \
+        lines[1].startswith('Returning to  : '), out
+    came = BT_FRAME.fullmatch(lines[0][len('Returning from: '):])
+    frames = [lines[1][len('Returning to  : '):]] + lines[2:-1]
+    matches = [BT_FRAME.fullmatch(f) for f in frames]
+    assert came and came.group(2, 3) == ('vfs_read', '0') and all(matches), out
+    assert matches[0].group(2) == 'ksys_read', out
+    assert lines[-1] == ''.join(m.group(1) + ' ' for m in matches), out
+
+
+def check_sprint_backtrace(out):
+    """sprint_backtrace() at vfs_read's entry: "name+0xoff [kernel]" a
+    frame, vfs_read+0x0 then ksys_read; symname() of the first frame and
+    symdata() of the second as runtime/sym.c."""
+    *frames, syms = out.split('\n')[:-1]
+    matches = [re.fullmatch(r'([A-Za-z_][\w.]*)\+0x([0-9a-f]+) \[kernel\]', f)
+               for f in frames]
+    assert len(frames) > 2 and all(matches), out
+    assert frames[0] == 'vfs_read+0x0 [kernel]', out
+    assert matches[1].group(1) == 'ksys_read', out
+    assert re.fullmatch(r'vfs_read ksys_read\+0x%s/0x[0-9a-f]+ \[kernel\]'
+                        % matches[1].group(2), syms), out
+
+
+def check_frames(out, n):
+    """n frames or more of print_backtrace() (each within its symbol), then
+    backtrace(): their addresses as %#x, each followed by a space."""
+    lines = out.split('\n')[:-1]
+    frames, bt = lines[:-1], lines[-1]
+    matches = [BT_FRAME.fullmatch(f) for f in frames]
+    assert len(frames) >= n and all(matches), out
+    assert all(int(m.group(3), 16) < int(m.group(4), 16) for m in matches), out
+    assert bt == ''.join(m.group(1) + ' ' for m in matches), out
+    return [m.group(2) for m in matches], [m.group(1) for m in matches]
+
+
+def test_backtrace_tracepoint():
+    """A kernel.trace point's stack starts at the tracepoint's caller (the
+    program's and bpf_trace_run's frames left out); callers(n) frames 0 to
+    n, stack(n) frame n, sprint_backtrace() a "name+0xoff [kernel]" line a
+    frame, symname(), symdata() and modname() as runtime/sym.c (hex where
+    there is no symbol, modname() an error), past the stack's end the
+    module runtime's error."""
+    out, err, rc = stap('-e', 'probe kernel.trace("sched_process_exec") { '
+                        'if (pid() == target()) { print_backtrace(); println(backtrace()); '
+                        'println(callers(1)); printf("%#x\\n", stack(1)); println(callers(-1)); '
+                        'print(sprint_backtrace()); a = stack(1); '
+                        'println(symname(a), "|", symdata(a), "|", symname(0), "|", symdata(-1), '
+                        '"|", modname(a)); try { println(modname(1)) } catch (m) { println(m) } '
+                        'println(callers(40)) } }', '-c', '/bin/true')
+    lines = out.split('\n')
+    k = lines.index(next(x for x in lines if not x.startswith(' ')))
+    names, addrs = check_frames('\n'.join(lines[:k + 1]) + '\n', 3)
+    assert 'bprm_execve' in names[:3] and '__x64_sys_execve' in names, out
+    assert not any(n.startswith('bpf_') for n in names), out
+    frames = [BT_FRAME.fullmatch(f) for f in lines[:k]]
+    assert lines[k + 1:k + 4] == [' '.join(addrs[:2]), addrs[1], ' '.join(addrs)], out
+    assert lines[k + 4:k + 4 + len(frames)] == [
+        f'{m.group(2)}+0x{m.group(3)} [kernel]' for m in frames], out
+    assert lines[k + 4 + len(frames):] == [
+        f'{names[1]}|{names[1]}+0x{frames[1].group(3)}/0x{frames[1].group(4)} [kernel]'
+        '|0x0|0xffffffffffffffff|kernel', 'Cannot determine kernel module name', ''], out
+    assert re.fullmatch(r"(?:stap: warning: no kernel trace headers.*\n)?"
+                        r"ERROR: cannot unwind to depth 40 near identifier 'callers' at "
+                        r"\S+/context_symbols.stp:\d+:\d+\n"
+                        r"WARNING: Number of errors: 1, skipped probes: 0\n"
+                        r"Pass 5: run failed.  \[man error::pass5\]\n", err), err
+    assert rc == 1
+
+
+def test_user_mode(uprog):
+    """user_mode(): 1 in a uprobe, 0 at begin and at a tracepoint (no
+    registers there in the module runtime), at timer.profile the
+    interrupted context's (the -c command spinning in user mode, once it
+    has exec'd: not the fork's instants in user mode before)."""
+    assert stap('-c', str(uprog), '-e', f'probe process("{uprog}").function("one") {{ '
+                'println(user_mode()) }') == ('1\n', '', 0)
+    out, err, rc = stap('-c', "sh -c 'while :; do :; done'", '-e',
+                        'global execd probe begin { printf("begin %d\\n", user_mode()) } '
+                        'probe kernel.trace("sched_process_exec") { if (pid() == target()) { '
+                        'printf("trace %d\\n", user_mode()); execd = 1 } } '
+                        'probe timer.profile { if (execd && pid() == target() && user_mode()) { '
+                        'println("profile 1"); exit() } }')
+    assert (out, rc) == ('begin 0\ntrace 0\nprofile 1\n', 0), err
+
+
+def test_addr(uprog):
+    """addr(): 0 without registers (begin, a tracepoint), at timer.profile
+    the interrupted ip, frame 0 of the kernel stack (the -c command in the
+    kernel); a pass-3 error in a process probe."""
+    out, err, rc = stap('-c', 'dd if=/dev/zero of=/dev/null bs=1M status=none', '-e',
+                        'probe begin { printf("begin %d\\n", addr()) } '
+                        'probe kernel.trace("sched_process_exec") { if (pid() == target()) '
+                        'printf("trace %d\\n", addr()) } '
+                        'probe timer.profile { if (pid() == target() && !user_mode()) { '
+                        'printf("profile %d %d\\n", addr() == stack(0), addr() < 0); exit() } }')
+    assert (out, rc) == ('begin 0\ntrace 0\nprofile 1 1\n', 0), err
+    out, err, rc = stap('-p3', '-e', f'probe process("{uprog}").function("one") {{ '
+                        'println(addr()) }')
+    assert rc == 1 and 'the function addr() in a process probe is not supported' in err, err
+
+
+def test_backtrace_profile():
+    """timer.profile and perf.*: the interrupted context's stack, none where
+    it was user mode (as the module runtime); the first kernel one each."""
+    for point in ('timer.profile', 'perf.sw.cpu_clock.sample(100000)'):
+        out, err, rc = stap('-e', f'global n probe {point} {{ b = backtrace(); '
+                            'if (b != "" && !n++) { print_backtrace(); println(b); exit() } }')
+        assert (err, rc) == ('', 0), point
+        check_frames(out, 1)
 
 
 # ---- perf.* ----------------------------------------------------------------------

@@ -66,6 +66,9 @@ struct {
 	__uint(max_entries, 1 << 20);
 } stp_rb SEC(".maps");
 
+/* the scratch's tmp[]: twice MAXSTRINGLEN, 1 KB at least */
+#define STP_TMPLEN (2 * STP_MAXSTR > 1024 ? 2 * STP_MAXSTR : 1024)
+
 struct stp_scratch {
 	long err;		/* an error is raised: 1 one try can catch, 2 one that
 				 * leaves the handler (MAXACTION), 3 abort() (not
@@ -80,7 +83,8 @@ struct stp_scratch {
 	} quote;
 	char errmsg[STP_MAXSTR];	/* its message, as catch (msg) sees it */
 	char s[STP_NSTR][STP_MAXSTR];
-	char tmp[2 * STP_MAXSTR];	/* stp_strlen's copy, and room past a slot */
+	char tmp[STP_TMPLEN];	/* stp_strlen's copy, room past a slot; from the
+				 * end, the state of string and symbol scans */
 };
 
 /* One entry per CPU (an array, not per-CPU: values above 32 KB); the
@@ -406,6 +410,11 @@ static __always_inline void stp_stat_get(void *map, struct stp_stat *out)
 	}
 }
 
+/* each step of a loop a call of fn, which the verifier checks once: its
+ * state is best kept in the scratch (a verifier before 6.2 takes a context
+ * on the stack as unchanged by the loop) */
+static long (*bpf_loop)(__u32 nr, void *fn, void *ctx, __u64 flags) = (void *)181;
+
 #ifdef STP_QUOTE
 /*
  * user_string_quoted(): runtime/tapset_support.c's stp_text_buf() with
@@ -414,7 +423,6 @@ static __always_inline void stp_stat_get(void *map, struct stp_stat *out)
  * an escape that does not fit left out, "..." after the quote when cut.
  * One character a bpf_loop() step: the verifier checks the step once.
  */
-static long (*bpf_loop)(__u32 nr, void *fn, void *ctx, __u64 flags) = (void *)181;
 
 /* the callback's context: on the stack, pointers only (the verifier
  * then sees the same state at every step); the counters in S->quote */
@@ -510,16 +518,13 @@ static long stp_quote_step(__u32 k, struct stp_qctx *c)
 	return 0;
 }
 
-/* dst: the string at user address addr quoted; -1 (dst untouched) on a
- * fault */
-static __always_inline long stp_user_quoted(struct stp_scratch *S, char *dst, long addr)
+/* dst: S->tmp quoted */
+static __always_inline void stp_quote_tmp(struct stp_scratch *S, char *dst)
 {
 	struct stp_qctx c = { S, dst };
 	struct stp_quote *q = &S->quote;
 	long cut;
 
-	if (bpf_probe_read_user_str(S->tmp, STP_MAXSTR - 1, (void *)addr) < 0)
-		return -1;
 	*q = (struct stp_quote){ 0, STP_MAXSTR - 1, 1, STP_MAXSTR - 3, 0, 0, 0 };
 	dst[0] = '"';
 	bpf_loop(STP_MAXSTR, stp_quote_step, &c, 0);
@@ -537,7 +542,24 @@ static __always_inline long stp_user_quoted(struct stp_scratch *S, char *dst, lo
 		q->o++;
 	}
 	dst[q->o & STP_MASK] = 0;
+}
+
+/* dst: the string at user address addr quoted; -1 (dst untouched) on a
+ * fault */
+static __always_inline long stp_user_quoted(struct stp_scratch *S, char *dst, long addr)
+{
+	if (bpf_probe_read_user_str(S->tmp, STP_MAXSTR - 1, (void *)addr) < 0)
+		return -1;
+	stp_quote_tmp(S, dst);
 	return 0;
+}
+
+/* string_quoted(src) into dst */
+static __always_inline void stp_string_quoted(struct stp_scratch *S, char *dst, const char *src)
+{
+	if (bpf_probe_read_kernel_str(S->tmp, STP_MAXSTR, src) < 0)
+		S->tmp[0] = 0;
+	stp_quote_tmp(S, dst);
 }
 #endif /* STP_QUOTE */
 

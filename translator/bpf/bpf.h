@@ -46,10 +46,14 @@ struct bgen {
 	bool need_hex;		/* $$parms or a fault's message calls stp_hex() (bpf_core.c) */
 	bool at_entry;		/* writing a .return probe's entry half (bpf_uprobe.c) */
 	struct strbuf pfn;	/* probefunc()'s table: each program's function */
-	bool need_pfn;		/* probefunc() is called */
+	bool need_pfn;		/* probefunc() or pp() is called */
+	struct strbuf ppt;	/* pp()'s table: each program's probe point */
+	bool need_pp;		/* pp() is called */
 	bool need_task;		/* ppid(), pexecname(): bpf_tapfn.c's task reads */
+	bool need_strpos;	/* strpos(), isinstr(): bpf_tapfn.c's search */
 	bool need_quote;	/* user_string_quoted(): stapbpf.h's STP_QUOTE part */
-	bool need_bt;		/* backtrace(), print_backtrace() (bpf_tapfn.c) */
+	bool need_kstack;	/* backtrace() and the like (bpf_stack.c) */
+	bool need_ksym;		/* symname(), symdata(), sprint_backtrace() (bpf_stack.c) */
 	bool no_ctx;		/* in a foreach body's own function: no ctx there */
 	bool fentry;		/* writing a kprobe point's fentry/fexit twin */
 	bool fentry_bad;	/* ... which cannot be had (not an error) */
@@ -120,6 +124,11 @@ const char *bg_var_ref(struct bgen *g, const struct var *v);
 bool bt_has(const struct func *f);
 const char *bt_call(struct bgen *g, struct node *n);
 void bt_types(struct bgen *g, struct strbuf *c);
+/* bpf_stack.c: kernel backtraces (backtrace(), print_backtrace(),
+ * callers(), stack()), as bt_* above */
+bool bs_has(const struct func *f);
+const char *bs_call(struct bgen *g, struct node *n);
+void bs_types(struct bgen *g, struct strbuf *c);
 
 /* bpf_maps.c: global arrays as BPF hash maps */
 /* a handler's locals, declared (in scratch when it has a foreach) */

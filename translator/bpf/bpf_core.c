@@ -299,6 +299,7 @@ void bc_types(struct bgen *g, struct strbuf *c)
 	if (g->need_hex)
 		emit_hex(c);
 	bt_types(g, c);
+	bs_types(g, c);
 	if (!g->core)
 		return;
 	sb_puts(c, "/* the kernel's types as far as the script reads them (CO-RE) */\n");

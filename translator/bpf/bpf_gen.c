@@ -734,6 +734,9 @@ static const struct builtin {
 	  "(long)((bpf_ktime_get_ns() + stp_real_offset) / 1000000000)" },
 	{ "local_clock_ns", 0, T_LONG, "(long)bpf_ktime_get_ns()" },
 	{ "target", 0, T_LONG, "stp_target" },
+	{ "task_current", 0, T_LONG, "(long)((__u64 (*)(void))35)()" },	/* get_current_task */
+	{ "jiffies", 0, T_LONG, "(long)((__u64 (*)(void))118)()" },	/* jiffies64 */
+	{ "isdigit", 1, T_LONG, "({ const char *p_ = %s; (long)(p_[0] >= '0' && p_[0] <= '9'); })" },
 	{ "strlen", 1, T_LONG, "stp_strlen(S, %s)" },
 	{ "warn", 1, T_UNKNOWN, "stp_warn(%s)" },
 	{ NULL, 0, T_UNKNOWN, NULL },
@@ -764,16 +767,29 @@ static const char *probefunc(struct bgen *g)
 	return t;
 }
 
+/* pp(): the running program's probe point, from bpf_out.c's stp_ppt[] */
+static const char *pp(struct bgen *g)
+{
+	const char *t = tmp(g);
+
+	g->need_pfn = true;
+	g->need_pp = true;
+	bg_line(g, "char *%s = %s;", t, bg_slot(g));
+	bg_line(g, "stp_pp(%s, S->pp);", t);
+	return t;
+}
+
 bool bg_has_builtin(const struct func *f)
 {
 	static const char *const special[][2] = {
 		{ "error", "1" }, { "abort", "0" }, { "kernel_string", "1" }, { "probefunc", "0" },
+		{ "pp", "0" },
 	};
 
 	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
 		if (!strcmp(f->name, special[i][0]) && f->nparams == special[i][1][0] - '0')
 			return true;
-	if (bt_has(f))
+	if (bt_has(f) || bs_has(f))
 		return true;
 	for (const struct builtin *b = builtins; b->name; b++)
 		if (!strcmp(b->name, f->name) && b->nargs == f->nparams)
@@ -807,7 +823,11 @@ static const char *builtin(struct bgen *g, struct node *n)
 	}
 	if (!strcmp(n->op, "probefunc") && !n->func->nparams && probefunc_here(g))
 		return probefunc(g);
-	t = bt_call(g, n);
+	if (!strcmp(n->op, "pp") && !n->func->nparams)
+		return pp(g);
+	t = bs_call(g, n);
+	if (!t)
+		t = bt_call(g, n);
 	if (t)
 		return t;
 	for (b = builtins; b->name; b++)

@@ -264,11 +264,15 @@ static void pfn_row(struct bgen *g, const struct rprobe *r, int id)
 
 	sb_printf(&g->pfn, "%s\t[%d] = ", g->pfn.len ? ",\n" : "", id);
 	sb_c_string(&g->pfn, f);
+	sb_printf(&g->ppt, "%s\t[%d] = ", g->ppt.len ? ",\n" : "", id);
+	sb_c_string(&g->ppt, r->pp);
 }
 
-/* the table and stp_probefunc(), before the handlers that call it */
+/* the tables and stp_probefunc(), stp_pp(), before the handlers that call them */
 static void pfn_table(struct bgen *g, struct strbuf *c, int npoints)
 {
+	size_t width = 1;
+
 	if (!g->need_pfn)
 		return;
 	sb_printf(c, "static const char stp_pfn[%d][STP_MAXSTR < 128 ? STP_MAXSTR : 128] = {\n"
@@ -277,6 +281,18 @@ static void pfn_table(struct bgen *g, struct strbuf *c, int npoints)
 		  "\tdst[0] = 0;\n\tif (i >= 0 && i < %d)\n"
 		  "\t\tbpf_probe_read_kernel_str(dst, sizeof(stp_pfn[0]), stp_pfn[i]);\n}\n\n",
 		  npoints, g->pfn.buf ? g->pfn.buf : "", npoints);
+	if (!g->need_pp)
+		return;
+	for (const struct rprobe *r = g->s->rprobes; r; r = r->next)
+		if (strlen(r->pp) + 1 > width)
+			width = strlen(r->pp) + 1;
+	/* pp()'s: the probe points, as long as the longest (MAXSTRINGLEN at most) */
+	sb_printf(c, "static const char stp_ppt[%d][STP_MAXSTR < %zu ? STP_MAXSTR : %zu] = {\n"
+		  "%s\n};\n\n"
+		  "static __always_inline void stp_pp(char *dst, long i)\n{\n"
+		  "\tdst[0] = 0;\n\tif (i >= 0 && i < %d)\n"
+		  "\t\tbpf_probe_read_kernel_str(dst, sizeof(stp_ppt[0]), stp_ppt[i]);\n}\n\n",
+		  npoints, width, width, g->ppt.buf ? g->ppt.buf : "", npoints);
 }
 
 /* Each probe point: a program of its kind, and its metadata line. */
@@ -386,6 +402,7 @@ int bpf_translate(struct session *s)
 	pfn_table(&g, &c, id);
 	sb_free(&g.pfn);
 	sb_free(&g.ftwins);
+	sb_free(&g.ppt);
 	sb_puts(&c, "STP_PADS\n");
 	sb_printf(&g.meta, "maxstr %s\n", define(s, "MAXSTRINGLEN", "512"));
 	sb_puts(&c, "\n");

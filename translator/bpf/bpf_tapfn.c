@@ -3,12 +3,12 @@
  * C, written for --runtime=bpf with the module runtime's results and
  * error messages: the user_string family (bpf_probe_read_user_str: the
  * same length limits and "user string copy fault -14 at 0x..." as
- * tapsets/linux/syscall_support.stp), ppid() and pexecname() (the current
- * task's real_parent, its offsets CO-RE relocated), and in kernel function
- * entry probes backtrace() and print_backtrace() (bpf_get_stack(): the
- * same unwind from the kprobe's registers as runtime/sym.c's; the loader,
- * staprun/stapbpf_sym.c, names print_backtrace()'s frames). bpf_gen.c's
- * builtin() asks here first; bt_types() writes the C they need.
+ * tapsets/linux/syscall_support.stp), string_quoted(), substr(),
+ * stringat(), strpos(), isinstr(), kernel_string_n() and kernel_long()
+ * and the like (runtime/deref.c's faults), ppid() and pexecname() (the
+ * current task's real_parent, its offsets CO-RE relocated); backtraces
+ * are bpf_stack.c's. bpf_gen.c's builtin() asks here first; bt_types()
+ * writes the C they need.
  */
 #include <string.h>
 
@@ -23,7 +23,11 @@ bool bt_has(const struct func *f)
 {
 	static const struct { const char *name; int n; } fns[] = {
 		{ "user_string_n", 2 }, { "user_string", 2 }, { "user_string_quoted", 1 },
-		{ "ppid", 0 }, { "pexecname", 0 }, { "backtrace", 0 }, { "print_backtrace", 0 },
+		{ "string_quoted", 1 }, { "kernel_string_n", 2 }, { "kernel_long", 1 },
+		{ "kernel_int", 1 }, { "kernel_short", 1 }, { "kernel_char", 1 },
+		{ "kernel_pointer", 1 }, { "substr", 3 }, { "stringat", 2 }, { "strpos", 2 },
+		{ "isinstr", 2 },
+		{ "ppid", 0 }, { "pexecname", 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
@@ -77,38 +81,102 @@ static const char *user_string_quoted(struct bgen *g, struct node *n)
 	return t;
 }
 
-/* a handler (its ctx at hand) of kernel function entry probes only: the
- * kernel stack bpf_get_stack() unwinds from the kprobe's registers */
-static bool kstack_here(struct bgen *g)
+/* string_quoted(str): escaped as user_string_quoted() */
+static const char *string_quoted(struct bgen *g, struct node *n)
 {
-	int k = 0;
+	const char *s = bg_expr(g, n->args), *t = new_tmp(g);
 
-	if (g->func || !g->probe || g->no_ctx || g->at_entry)
-		return false;
-	for (const struct rprobe *r = g->s->rprobes; r; r = r->next)
-		if (r->probe == g->probe && (k++, !bu_is_kprobe(r) || r->ret))
-			return false;
-	return k > 0;
+	g->need_quote = true;
+	bg_line(g, "char *%s = %s;", t, bg_slot(g));
+	bg_line(g, "stp_string_quoted(S, %s, %s);", t, s);
+	return t;
 }
 
-static const char *kstack(struct bgen *g, struct node *n, bool print)
+/* kernel_string_n(addr, n): n bytes at most (0 or less: read, then
+ * empty), as runtime/deref.c's stp_kernel_string() */
+static const char *kernel_string_n(struct bgen *g, struct node *n)
 {
-	const char *t;
+	const char *addr = bg_expr(g, n->args), *len = bg_expr(g, n->args->next);
+	const char *t = new_tmp(g), *l = new_tmp(g);
 
-	if (!kstack_here(g)) {
-		bg_unsupported(g, n, arena_printf(g->s->arena, "the function %s() outside the "
-						  "handler of kernel function entry probes", n->op));
-		return "0";
-	}
-	g->need_bt = true;
-	if (print) {
-		bg_line(g, "stp_print_bt(ctx);");
-		return "0L";
-	}
-	g->need_hex = true;
-	t = new_tmp(g);
+	bg_line(g, "long %s = %s > 0 && %s < STP_MAXSTR ? %s + 1 : STP_MAXSTR;", l, len, len, len);
 	bg_line(g, "char *%s = %s;", t, bg_slot(g));
-	bg_line(g, "stp_bt_str(S, ctx, %s);", t);
+	bg_line(g, "if (bpf_probe_read_kernel_str(%s, ((%s - 1) & STP_MASK) + 1, (void *)%s) < 0)",
+		t, l, addr);
+	bg_call_fault(g, n, "kernel string copy fault at ", addr);
+	bg_line(g, "if (%s <= 0)", len);
+	bg_line(g, "\t%s[0] = 0;", t);
+	return t;
+}
+
+/* kernel_long() and friends: sign-extended, "kernel <what> copy fault" */
+static const char *kernel_number(struct bgen *g, struct node *n)
+{
+	static const struct { const char *name, *type, *what; } nums[] = {
+		{ "kernel_long", "long", "long" }, { "kernel_int", "int", "int" },
+		{ "kernel_short", "short", "short" }, { "kernel_char", "signed char", "char" },
+		{ "kernel_pointer", "long", "pointer" },
+	};
+	const char *addr, *t;
+
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		if (!is(n, nums[i].name, 1))
+			continue;
+		addr = bg_expr(g, n->args);
+		t = new_tmp(g);
+		bg_line(g, "%s %s_v = 0;", nums[i].type, t);
+		bg_line(g, "if (bpf_probe_read_kernel(&%s_v, sizeof(%s_v), (void *)%s) < 0)", t, t,
+			addr);
+		bg_call_fault(g, n, arena_printf(g->s->arena, "kernel %s copy fault at ",
+						 nums[i].what), addr);
+		bg_line(g, "long %s = %s_v;", t, t);
+		return t;
+	}
+	return NULL;
+}
+
+/* substr(str, start, length): strings.stp's, room for length bytes and
+ * the NUL computed with wrap-around */
+static const char *substr(struct bgen *g, struct node *n)
+{
+	const char *str = bg_expr(g, n->args), *start = bg_expr(g, n->args->next);
+	const char *len = bg_expr(g, n->args->next->next);
+	const char *t = new_tmp(g), *l = new_tmp(g), *room = new_tmp(g);
+
+	bg_line(g, "char *%s = %s;", t, bg_slot(g));
+	bg_line(g, "long %s = stp_strlen(S, %s), %s = (long)((__u64)%s + 1);", l, str, room, len);
+	bg_line(g, "%s[0] = 0;", t);
+	bg_line(g, "if (%s >= 0 && %s < %s && %s > 0)", start, start, l, room);
+	bg_line(g, "\tbpf_probe_read_kernel_str(%s, %s > STP_MAXSTR ? STP_MAXSTR : "
+		"((%s - 1) & STP_MASK) + 1, %s + (%s & STP_MASK));", t, room, room, str, start);
+	return t;
+}
+
+/* stringat(str, pos): the byte (a signed char), "Position out of bounds" */
+static const char *stringat(struct bgen *g, struct node *n)
+{
+	const char *str = bg_expr(g, n->args), *pos = bg_expr(g, n->args->next);
+	const char *t = new_tmp(g);
+
+	bg_line(g, "signed char %s_c = 0;", t);
+	bg_line(g, "if (%s < 0 || %s >= stp_strlen(S, %s))", pos, pos, str);
+	bg_fail(g, arena_printf(g->s->arena, "Position out of bounds near identifier '%s' at %s",
+				n->op, loc_str(g->s, n->func->loc)));
+	bg_line(g, "bpf_probe_read_kernel(&%s_c, 1, %s + (%s & STP_MASK));", t, str, pos);
+	bg_line(g, "long %s = %s_c;", t, t);
+	return t;
+}
+
+/* strpos(s1, s2) and isinstr(s1, s2): strstr()'s first match */
+static const char *strpos(struct bgen *g, struct node *n)
+{
+	const char *s1 = bg_expr(g, n->args), *s2 = bg_expr(g, n->args->next);
+	const char *t = new_tmp(g), *a = bg_slot(g), *b = bg_slot(g);
+
+	g->need_strpos = true;	/* copies in the scratch: a literal's .rodata is its size */
+	bg_line(g, "stp_strcpy(%s, %s);", a, s1);
+	bg_line(g, "stp_strcpy(%s, %s);", b, s2);
+	bg_line(g, "long %s = stp_strpos(S, %s, %s)%s;", t, a, b, n->op[0] == 'i' ? " >= 0" : "");
 	return t;
 }
 
@@ -124,8 +192,19 @@ const char *bt_call(struct bgen *g, struct node *n)
 		return user_string_err(g, n);
 	if (is(n, "user_string_quoted", 1))
 		return user_string_quoted(g, n);
-	if (is(n, "backtrace", 0) || is(n, "print_backtrace", 0))
-		return kstack(g, n, n->op[0] == 'p');
+	if (is(n, "string_quoted", 1))
+		return string_quoted(g, n);
+	if (is(n, "strpos", 2) || is(n, "isinstr", 2))
+		return strpos(g, n);
+	if (is(n, "substr", 3))
+		return substr(g, n);
+	if (is(n, "stringat", 2))
+		return stringat(g, n);
+	if (is(n, "kernel_string_n", 2))
+		return kernel_string_n(g, n);
+	t = kernel_number(g, n);
+	if (t)
+		return t;
 	if (is(n, "ppid", 0)) {
 		g->need_task = true;
 		t = new_tmp(g);
@@ -160,40 +239,30 @@ static void emit_task(struct strbuf *c)
 		"\tif (bpf_probe_read_kernel_str(dst, 16, p->comm) < 0)\n\t\tdst[0] = 0;\n}\n");
 }
 
-/* print_backtrace(): a record of the addresses (MAXBACKTRACE, 20, as the
- * module runtime's default) the loader prints; backtrace(): each as %#x
- * and a space. The first is the kprobe's address, where the module
- * runtime's kprobe handler sets the registers' ip (bpf_get_stack() has
- * the ip past the int3) */
-static void emit_bt(struct strbuf *c)
+/* strpos(): a bpf_loop() step a position of s1, its state in the scratch
+ * past stp_strlen()'s copy and before bpf_stack.c's symbol scan */
+static void emit_strpos(struct strbuf *c)
 {
-	sb_puts(c, "#define STP_REC_BT 0xffff0006u\n#define STP_MAXBT 20\n"
-		"static long (*stp_get_stack)(void *ctx, void *buf, __u32 size, __u64 flags) = "
-		"(void *)67;\n"
-		"static __u64 (*stp_func_ip)(void *ctx) = (void *)173;\n"
-		"static __always_inline void stp_print_bt(void *ctx)\n{\n"
-		"\tstruct { __u32 id, n; __u64 a[STP_MAXBT]; } *r = "
-		"bpf_ringbuf_reserve(&stp_rb, sizeof(*r), 0);\n\tlong k;\n\n"
-		"\tif (!r)\n\t\treturn;\n\tk = stp_get_stack(ctx, r->a, sizeof(r->a), 0);\n"
-		"\tr->id = STP_REC_BT;\n\tr->n = k > 0 ? (long)((__u64)k / 8) : 0;\n"
-		"\tif (r->n)\n\t\tr->a[0] = stp_func_ip(ctx);\n"
-		"\tbpf_ringbuf_submit(r, 0);\n}\n"
-		"static __always_inline void stp_bt_str(struct stp_scratch *S, void *ctx, char *dst)\n"
-		"{\n\t__u64 *a = (__u64 *)S->tmp;\n"
-		"\tlong k = stp_get_stack(ctx, S->tmp, STP_MAXBT * 8, 0), n = 0;\n\n"
-		"\tk = k > 0 ? (long)((__u64)k / 8) : 0;\n"
-		"\tif (k)\n\t\ta[0] = stp_func_ip(ctx);\n"
-		"\tfor (int i = 0; i < STP_MAXBT; i++) {\n"
-		"\t\tif (i >= k || n > STP_MAXSTR - 21)\n\t\t\tbreak;\n"
-		"\t\tn = stp_hex((struct stp_hexbuf *)dst, n, a[i]);\n"
-		"\t\tdst[n & STP_MASK] = ' ';\n\t\tn++;\n\t}\n"
-		"\tdst[n & STP_MASK] = 0;\n}\n");
+	sb_puts(c, "struct stp_posctx {\n\tconst char *s1, *s2;\n\tlong *st;\n};\n"
+		"static long stp_strpos_step(__u32 i, struct stp_posctx *c)\n{\n"
+		"\tlong *st = c->st;\n\n"
+		"\tif (i + st[1] > st[0])\n\t\treturn 1;\n"
+		"\tfor (long j = 0; j < STP_MAXSTR; j++) {\n"
+		"\t\tif (j >= st[1]) {\n\t\t\tst[2] = i;\n\t\t\treturn 1;\n\t\t}\n"
+		"\t\tif (c->s1[(i + j) & STP_MASK] != c->s2[j & STP_MASK])\n\t\t\tbreak;\n\t}\n"
+		"\treturn 0;\n}\n"
+		"static __always_inline long stp_strpos(struct stp_scratch *S, const char *s1, "
+		"const char *s2)\n{\n"
+		"\tlong *st = (long *)(S->tmp + STP_TMPLEN - 256);\n"
+		"\tstruct stp_posctx c = { s1, s2, st };\n\n"
+		"\tst[0] = stp_strlen(S, s1);\n\tst[1] = stp_strlen(S, s2);\n\tst[2] = -1;\n"
+		"\tbpf_loop(STP_MAXSTR, stp_strpos_step, &c, 0);\n\treturn st[2];\n}\n");
 }
 
 void bt_types(struct bgen *g, struct strbuf *c)
 {
 	if (g->need_task)
 		emit_task(c);
-	if (g->need_bt)
-		emit_bt(c);
+	if (g->need_strpos)
+		emit_strpos(c);
 }

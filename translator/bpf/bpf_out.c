@@ -188,19 +188,19 @@ static void fentry_handler(struct bgen *g, struct strbuf *c, struct probe *p,
 			   const struct rprobe *r, const char *name)
 {
 	struct strbuf twin;
-	bool bt = g->need_bt;
+	bool bt = g->need_kstack;
 
 	sb_init(&twin);
 	g->fentry = true;
 	g->fentry_bad = false;
-	g->need_bt = false;
+	g->need_kstack = false;
 	name = arena_printf(g->s->arena, "%s_f", name);
 	handler_of(g, &twin, p, r, name);
 	g->fentry = false;
 	/* backtrace() there would show the trampoline's frames: none */
-	if (g->need_bt)
+	if (g->need_kstack)
 		g->fentry_bad = true;
-	g->need_bt = g->need_bt || bt;
+	g->need_kstack = g->need_kstack || bt;
 	if (!g->fentry_bad) {
 		sb_puts(c, twin.buf ? twin.buf : "");
 		sb_printf(&g->ftwins, "\n%s\n", name);

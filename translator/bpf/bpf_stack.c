@@ -127,6 +127,9 @@ static const char *addr(struct bgen *g, struct node *n)
 		} else if (bu_is_kprobe(r) && !r->ret) {
 			g->need_kstack = true;
 			here = "(long)stp_func_ip(ctx)";
+		} else if (bu_is_kprobe(r) && g->fentry) {	/* fexit: no pt_regs */
+			bg_unsupported(g, n, "the function addr() in an fexit program");
+			return "0";
 		} else if (bu_is_kprobe(r) || user_mode_of(r) == -1) {
 			here = "(long)((__u64 *)ctx)[16]";
 		}

@@ -508,6 +508,9 @@ FENTRY_WHY = (' through fentry/fexit: only kernel.function() and module().functi
 FENTRY_NONE = {
     'bt': 'ERROR: cannot probe kernel.function("vfs_read").call' + FENTRY_WHY,
     'kprobe': 'ERROR: cannot probe kprobe.function("vfs_read")' + FENTRY_WHY,
+    'rbt': 'ERROR: cannot probe kernel.function("vfs_read").return' + FENTRY_WHY,
+    'sbt': 'ERROR: cannot probe kernel.function("vfs_read").call' + FENTRY_WHY,
+    'addr': 'ERROR: cannot probe kernel.function("vfs_read").call' + FENTRY_WHY,
 }
 
 

@@ -69,6 +69,7 @@ const char *bg_errlabel(struct bgen *g);
 void bg_fault_msg(struct bgen *g, const char *pre, const char *post, const char *near,
 		  const char *addr);
 void bg_fault(struct bgen *g, const struct node *n, const char *addr);
+void bg_deref_fault(struct bgen *g, const struct node *d, const char *addr);
 /* the next statement: a fault at addr of tapset function call n, near
  * the function ("PRE0x... [man error::fault]") */
 void bg_call_fault(struct bgen *g, const struct node *n, const char *pre, const char *addr);
@@ -84,7 +85,8 @@ bool bg_has_builtin(const struct func *f);
 void bg_function(struct bgen *g, struct strbuf *out, struct func *f);
 const char *bg_hex(struct bgen *g, const char *p, size_t n);
 
-/* bpf_core.c: the walk of d from acc with CO-RE relocated offsets (false:
+/* bpf_core.c: the walk of d (of the N_DEREF at) from acc with CO-RE
+ * relocated offsets (false:
  * not relocatable, nothing written); the types it uses, as C, into c */
 bool bc_deref(struct bgen *g, const struct deref *d, const char *acc,
 	      const struct node *at);

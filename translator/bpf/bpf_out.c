@@ -380,6 +380,12 @@ static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, in
 	case PK_NONE:	/* said by points_unsupported() */
 		return;
 	}
+	{	/* for the loader's messages: what a rejected program is */
+		const char *w = arena_printf(g->s->arena, "%s (%s)", r->pp,
+					     loc_str(g->s, r->probe->loc));
+
+		sb_printf(&g->meta, "where stp_p%d %s\n", id, bg_hex(g, w, strlen(w)));
+	}
 	sb_printf(c, "SEC(\"%s\") int stp_p%d(void *ctx)\n{\n", sec, id);
 	sb_puts(c, "\tstruct stp_scratch *S;\n\n");
 	if (gated)

@@ -38,7 +38,8 @@ struct bgen {
 	int nfmt, nmsg;
 	int errors;
 	struct bcore *core;	/* bpf_core.c: the kernel types read (CO-RE) */
-	struct var *lv;		/* a handler's locals kept in scratch (LV[]), or NULL */
+	struct var *lv;		/* a handler's or function's locals kept in scratch
+				 * (LV[]), or NULL */
 	struct strbuf ldecl;	/* their declarations, again in foreach bodies */
 	const char *errlabel;	/* where a raised error goes: a catch, or NULL (out) */
 	struct strbuf protos;	/* the script functions' declarations */
@@ -126,6 +127,7 @@ void bt_types(struct bgen *g, struct strbuf *c);
 /* bpf_maps.c: global arrays as BPF hash maps */
 /* a handler's locals, declared (in scratch when it has a foreach) */
 void bm_locals(struct bgen *g, struct probe *p);
+bool bm_fn_locals(struct bgen *g, struct func *f, struct strbuf *out);
 void bm_decl(struct bgen *g, struct strbuf *c, struct var *v);
 void bm_prelude(struct bgen *g, struct strbuf *c);
 const char *bm_read(struct bgen *g, struct node *n);

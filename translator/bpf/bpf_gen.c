@@ -179,7 +179,7 @@ const char *bg_var_ref(struct bgen *g, const struct var *v)
 {
 	int i = 0;
 
-	if (!v->global && g->lv && v->type != T_STRING && !g->func)
+	if (!v->global && g->lv && v->type != T_STRING)
 		for (const struct var *l = g->lv; l; l = l->next, i++)
 			if (l == v)
 				return arena_printf(g->s->arena, "LV[%d]", i);
@@ -1158,7 +1158,7 @@ void bg_function(struct bgen *g, struct strbuf *out, struct func *f)
 	sb_puts(out, sig.buf);
 	sb_free(&sig);
 	sb_puts(out, "\n{\n\tlong rv = 0;\n");
-	for (struct var *v = f->locals; v; v = v->next) {
+	for (struct var *v = bm_fn_locals(g, f, out) ? NULL : f->locals; v; v = v->next) {
 		if (v->type == T_STRING) {
 			const char *slot = bg_slot(g);
 
@@ -1179,4 +1179,5 @@ void bg_function(struct bgen *g, struct strbuf *out, struct func *f)
 	sb_free(&body);
 	g->body = saved;
 	g->func = NULL;
+	g->lv = NULL;
 }

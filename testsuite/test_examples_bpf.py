@@ -11,6 +11,7 @@ import subprocess
 
 import pytest
 
+import kbtf
 from conftest import STAP
 from examples import examples, rel
 from examples_bpf import clear_failure, copy_tree, load_record, outcome, run_all
@@ -110,3 +111,15 @@ def test_unsupported_point_said_before_its_handler():
                           'supported by --runtime=bpf yet: use the kernel module '
                           'runtime (--runtime=kernel)\n'), err
     assert err.count(': error: ') == 1, err
+
+
+def test_address_of_cast_member():
+    """&@cast(0, "T")[1] is sizeof(T) and &...->m its offset, relocated for
+    this kernel (general/sizeof.stp printed an address on the BPF stack)."""
+    parsed = kbtf.parse(open('/sys/kernel/btf/vmlinux', 'rb').read())
+    size = next(s for kind, name_off, _, members, s in parsed[0][1:]
+                if kind == kbtf.KIND_STRUCT and members and
+                parsed[1](name_off) == 'task_struct')
+    out = stap('-e', 'probe begin { println(&@cast(0, "task_struct", "kernel")[1]) '
+               'println(&@cast(0, "task_struct", "kernel")->pid) exit() }')
+    assert out == (f'{size}\n{kbtf.member_offset(parsed, "task_struct", "pid")}\n', '', 0)

@@ -546,6 +546,8 @@ const char *bg_expr(struct bgen *g, struct node *n)
 		bg_line(g, "stp_strcat(S, %s, %s);", a, bg_expr(g, n->b));
 		return a;
 	case N_UNARY:
+		if (n->op[0] == '&' && n->a->kind == N_DEREF)	/* DEREF_ADDR: its address */
+			return bg_expr(g, n->a);
 		a = bg_expr(g, n->a);
 		t = tmp(g);
 		if (n->op[0] == '-')

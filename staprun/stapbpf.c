@@ -74,6 +74,7 @@ struct probe {
 	char twin[160];			/* kprobe: its fentry/fexit twin, or "" */
 	bool fentry, skip;		/* kprobe: the twin taken; left out */
 	char *pp;			/* kprobe: the probe point, for messages */
+	char *where;			/* "PP (FILE:LINE:COL)": a rejected one's */
 	long long ptype, pconfig;	/* perf: the event (arg its period) */
 	int pfreq;			/* perf: arg is a frequency (.hz) */
 	struct bpf_program *bp;
@@ -113,6 +114,8 @@ struct loader {
 	int nerrors;
 	FILE *out;
 	struct stapbpf_kprobes kp;	/* tracefs kretprobes, BTF for fentry */
+	char rejected[160];		/* the program the kernel refused, if said */
+	bool complex;			/* ... as too complex for the verifier */
 };
 
 static volatile sig_atomic_t got_signal;
@@ -274,6 +277,10 @@ static int parse_meta(struct loader *L, char *meta)
 			L->hists[id].step = step;
 			L->hists[id].nb = n;
 			L->hists[id].row = voff;
+		} else if (sscanf(line, "where %159s %n", a, &n) == 1 && n > 0) {
+			for (int i = 0; i < L->nprobes; i++)
+				if (!strcmp(L->probes[i].prog, a))
+					L->probes[i].where = unhex(line + n, &len);
 		} else if (sscanf(line, "twin %159s %159s", a, b) == 2) {
 			for (int i = 0; i < L->nprobes; i++)
 				if (!strcmp(L->probes[i].prog, a))
@@ -396,12 +403,55 @@ static int on_record(void *ctx, void *data, size_t size)
 /* ---- libbpf ------------------------------------------------------------------ */
 static struct loader *print_loader;
 
+/* libbpf's "prog 'NAME': ..." warnings of a failed load: which program,
+ * and whether the verifier's log says it gave up on its complexity (a
+ * kernel says so with E2BIG, or EFAULT for "the sequence of N jumps") */
+static void note_rejection(struct loader *L, const char *fmt, va_list ap)
+{
+	char *text = NULL;
+	const char *p;
+	va_list aq;
+
+	va_copy(aq, ap);
+	if (vasprintf(&text, fmt, aq) < 0)
+		text = NULL;
+	va_end(aq);
+	if (!text)
+		return;
+	p = strstr(text, "prog '");
+	if (!L->rejected[0] && p)
+		sscanf(p + 6, "%159[^']", L->rejected);
+	if (strstr(text, "LOAD LOG") && (strstr(text, " is too complex") ||
+					 strstr(text, "BPF program is too large") ||
+					 strstr(text, "too many states")))
+		L->complex = true;
+	free(text);
+}
+
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	if (print_loader && level == LIBBPF_WARN && strstr(fmt, "prog '"))
+		note_rejection(print_loader, fmt, ap);
 	if (!print_loader || print_loader->verbose < 2 ||
 	    (level == LIBBPF_DEBUG && print_loader->verbose < 3))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
+}
+
+/* "the probe PP (FILE:LINE:COL)" whose program the kernel refused, or
+ * what if not known */
+static const char *rejected_probe(struct loader *L, const char *what)
+{
+	static char buf[4200];
+
+	for (int i = 0; i < L->nprobes; i++)
+		if (L->rejected[0] && L->probes[i].where &&
+		    (!strcmp(L->probes[i].prog, L->rejected) ||
+		     !strcmp(L->probes[i].twin, L->rejected))) {
+			snprintf(buf, sizeof(buf), "the probe %s", L->probes[i].where);
+			return buf;
+		}
+	return what;
 }
 
 /* Can this kernel run kprobes (the kprobe PMU, or tracefs's
@@ -820,16 +870,17 @@ int main(int argc, char **argv)
 	if (!choose_programs(&L, fentry))
 		goto out;
 	err = bpf_object__load(L.obj);
-	if (err == -E2BIG) {
-		fprintf(stderr, "ERROR: the script is too complex for the kernel's BPF "
-			"verifier (long loops, string operations in loops): use the kernel "
-			"module runtime (--runtime=kernel)%s\n",
+	if (err == -E2BIG || (err && L.complex)) {
+		fprintf(stderr, "ERROR: %s is too complex for the kernel's BPF verifier "
+			"(long loops, string operations in loops): use the kernel module "
+			"runtime (--runtime=kernel)%s\n", rejected_probe(&L, "the script"),
 			L.verbose < 2 ? "; -vv shows the verifier's log" : "");
 		goto out;
 	}
 	if (err) {
-		fprintf(stderr, "ERROR: the kernel refused the BPF program: %s%s\n",
-			strerror(-err), L.verbose < 2 ? " (-vv shows the verifier's log)" : "");
+		fprintf(stderr, "ERROR: the kernel refused %s: %s%s\n",
+			rejected_probe(&L, "the BPF program"), strerror(-err),
+			L.verbose < 2 ? " (-vv shows the verifier's log)" : "");
 		goto out;
 	}
 	L.state = find_global(&L, "stp_state");

@@ -38,7 +38,8 @@ struct bgen {
 	int nfmt, nmsg;
 	int errors;
 	struct bcore *core;	/* bpf_core.c: the kernel types read (CO-RE) */
-	struct var *lv;		/* a handler's locals kept in scratch (LV[]), or NULL */
+	struct var *lv;		/* a handler's or function's locals kept in scratch
+				 * (LV[]), or NULL */
 	struct strbuf ldecl;	/* their declarations, again in foreach bodies */
 	const char *errlabel;	/* where a raised error goes: a catch, or NULL (out) */
 	struct strbuf protos;	/* the script functions' declarations */
@@ -73,6 +74,7 @@ const char *bg_errlabel(struct bgen *g);
 void bg_fault_msg(struct bgen *g, const char *pre, const char *post, const char *near,
 		  const char *addr);
 void bg_fault(struct bgen *g, const struct node *n, const char *addr);
+void bg_deref_fault(struct bgen *g, const struct node *d, const char *addr);
 /* the next statement: a fault at addr of tapset function call n, near
  * the function ("PRE0x... [man error::fault]") */
 void bg_call_fault(struct bgen *g, const struct node *n, const char *pre, const char *addr);
@@ -88,7 +90,8 @@ bool bg_has_builtin(const struct func *f);
 void bg_function(struct bgen *g, struct strbuf *out, struct func *f);
 const char *bg_hex(struct bgen *g, const char *p, size_t n);
 
-/* bpf_core.c: the walk of d from acc with CO-RE relocated offsets (false:
+/* bpf_core.c: the walk of d (of the N_DEREF at) from acc with CO-RE
+ * relocated offsets (false:
  * not relocatable, nothing written); the types it uses, as C, into c */
 bool bc_deref(struct bgen *g, const struct deref *d, const char *acc,
 	      const struct node *at);
@@ -133,6 +136,7 @@ void bs_types(struct bgen *g, struct strbuf *c);
 /* bpf_maps.c: global arrays as BPF hash maps */
 /* a handler's locals, declared (in scratch when it has a foreach) */
 void bm_locals(struct bgen *g, struct probe *p);
+bool bm_fn_locals(struct bgen *g, struct func *f, struct strbuf *out);
 void bm_decl(struct bgen *g, struct strbuf *c, struct var *v);
 void bm_prelude(struct bgen *g, struct strbuf *c);
 const char *bm_read(struct bgen *g, struct node *n);

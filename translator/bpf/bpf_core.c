@@ -197,7 +197,7 @@ bool bc_deref(struct bgen *g, const struct deref *d, const char *acc, const stru
 			flush(g, &ch, acc);
 			bg_line(g, "if (bpf_probe_read_kernel(&%s, 8, (void *)%s))", acc, acc);
 			g->indent++;
-			bg_fault(g, at, acc);
+			bg_deref_fault(g, at, acc);
 			g->indent--;
 		} else if (e->op == DC_MEMBER) {
 			use_member(g, d->btf, e->type, e->name, e->mtype);

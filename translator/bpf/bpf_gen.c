@@ -133,6 +133,30 @@ void bg_fault(struct bgen *g, const struct node *n, const char *addr)
 				  loc_str(g->s, n->loc)), addr);
 }
 
+static bool is_cast(const struct node *n)
+{
+	return n && n->kind == N_CALL && n->op && !strcmp(n->op, "@cast");
+}
+
+/* a read fault at addr of the target expression d ($v->..., @cast(...)->...
+ * or an autocast v->...), near what the module runtime's tr_deref.c names */
+void bg_deref_fault(struct bgen *g, const struct node *d, const char *addr)
+{
+	struct loc at = is_cast(d->a) ? d->a->loc : d->args ? d->args->loc : d->loc;
+	const char *op = is_cast(d->a) ? "@cast" : !d->args ? "$" :
+			 d->args->kind == N_MEMBER ? "->" : "[";
+
+	if (d->a->kind == N_TARGET) {
+		bg_fault(g, d->a, addr);
+		return;
+	}
+	if (!is_cast(d->a) && d->args && d->args->kind == N_MEMBER && d->args->num)
+		at.col = (int)d->args->num;
+	bg_fault_msg(g, "read fault [man error::fault] at ", "",
+		     arena_printf(g->s->arena, " near operator '%s' at %s", op,
+				  loc_str(g->s, at)), addr);
+}
+
 void bg_unsupported(struct bgen *g, const struct node *n, const char *what)
 {
 	if (g->fentry) {	/* an fentry twin: the point just has none */
@@ -155,7 +179,7 @@ const char *bg_var_ref(struct bgen *g, const struct var *v)
 {
 	int i = 0;
 
-	if (!v->global && g->lv && v->type != T_STRING && !g->func)
+	if (!v->global && g->lv && v->type != T_STRING)
 		for (const struct var *l = g->lv; l; l = l->next, i++)
 			if (l == v)
 				return arena_printf(g->s->arena, "LV[%d]", i);
@@ -337,19 +361,27 @@ static const char *deref(struct bgen *g, struct node *n)
 	const char *acc;
 	const char *rd = d && d->user ? "stp_probe_read_user" : "bpf_probe_read_kernel";
 
-	if (!d || d->bit_size || d->res == DR_PRETTY || !n->a ||
-	    n->a->kind != N_TARGET) {
-		bg_unsupported(g, n, "this target expression");
+	if (!d || d->bit_size || d->res == DR_PRETTY || !n->a) {
+		bg_unsupported(g, n, !d ? "this target expression (its type is unknown)" :
+			       d->bit_size ? "reading a bit field" :
+			       "pretty printing a target expression ($var$, $$vars...)");
 		return "0";
 	}
-	acc = target(g, n->a);
-	for (int i = bc_deref(g, d, acc, n->a) ? d->nsteps : 0; i < d->nsteps; i++) {
+	if (n->a->kind == N_TARGET) {
+		acc = target(g, n->a);
+	} else {	/* @cast(v, ...)->..., or an autocast v->...: from v */
+		const char *v = bg_expr(g, is_cast(n->a) ? n->a->args : n->a);
+
+		acc = tmp(g);
+		bg_line(g, "long %s = %s;", acc, v);
+	}
+	for (int i = bc_deref(g, d, acc, n) ? d->nsteps : 0; i < d->nsteps; i++) {
 		const struct dstep *st = &d->steps[i];
 
 		if (st->op == DS_LOAD) {
 			bg_line(g, "if (%s(&%s, 8, (void *)%s))", rd, acc, acc);
 			g->indent++;
-			bg_fault(g, n->a, acc);
+			bg_deref_fault(g, n, acc);
 			g->indent--;
 		} else if (st->op == DS_ADD) {
 			bg_line(g, "%s += %lldLL;", acc, (long long)st->n);
@@ -363,7 +395,7 @@ static const char *deref(struct bgen *g, struct node *n)
 		bg_line(g, "__u64 %s = 0;", v);
 		bg_line(g, "if (%s(&%s, %d, (void *)%s))", rd, v, d->width, acc);
 		g->indent++;
-		bg_fault(g, n->a, acc);
+		bg_deref_fault(g, n, acc);
 		g->indent--;
 		bg_line(g, "%s = %s;", acc, widen(g, v, d->width, d->is_signed));
 	}
@@ -425,7 +457,11 @@ static const char *assign(struct bgen *g, struct node *n)
 	if (n->a->kind == N_INDEX && n->a->var && n->a->var->global)
 		return bm_assign(g, n, arith);
 	if (n->a->kind != N_VAR) {
-		bg_unsupported(g, n->a, "this assignment");
+		bg_unsupported(g, n->a, n->a->kind == N_TARGET ?
+			       arena_printf(g->s->arena, "writing the target variable %s",
+					    n->a->op) :
+			       n->a->kind == N_DEREF ? "writing a target expression" :
+			       "this assignment");
 		return "0";
 	}
 	dst = var_ref(g, n->a->var);
@@ -510,6 +546,8 @@ const char *bg_expr(struct bgen *g, struct node *n)
 		bg_line(g, "stp_strcat(S, %s, %s);", a, bg_expr(g, n->b));
 		return a;
 	case N_UNARY:
+		if (n->op[0] == '&' && n->a->kind == N_DEREF)	/* DEREF_ADDR: its address */
+			return bg_expr(g, n->a);
 		a = bg_expr(g, n->a);
 		t = tmp(g);
 		if (n->op[0] == '-')
@@ -544,7 +582,8 @@ const char *bg_expr(struct bgen *g, struct node *n)
 		break;
 	}
 	bg_unsupported(g, n, n->kind == N_TARGET || n->kind == N_DEREF ?
-		       "this target variable" : n->op ?
+		       "this target variable" : n->kind == N_EMBEDDED_EXPR ?
+		       "an embedded C expression (%{ ... %})" : n->op ?
 		       arena_printf(ar, "'%s'", n->op) : "this expression");
 	return "0";
 }
@@ -1141,7 +1180,7 @@ void bg_function(struct bgen *g, struct strbuf *out, struct func *f)
 	sb_puts(out, sig.buf);
 	sb_free(&sig);
 	sb_puts(out, "\n{\n\tlong rv = 0;\n");
-	for (struct var *v = f->locals; v; v = v->next) {
+	for (struct var *v = bm_fn_locals(g, f, out) ? NULL : f->locals; v; v = v->next) {
 		if (v->type == T_STRING) {
 			const char *slot = bg_slot(g);
 
@@ -1162,4 +1201,5 @@ void bg_function(struct bgen *g, struct strbuf *out, struct func *f)
 	sb_free(&body);
 	g->body = saved;
 	g->func = NULL;
+	g->lv = NULL;
 }

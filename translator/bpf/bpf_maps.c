@@ -418,6 +418,42 @@ void bm_locals(struct bgen *g, struct probe *p)
 	}
 }
 
+/* A script function's locals (parameters too) in LV[] and string slots
+ * when its body has a foreach, as a handler's (bm_locals()), so that the
+ * foreach's iteration can be a global function the verifier checks once:
+ * their declarations into out; false (C locals) without a foreach. */
+bool bm_fn_locals(struct bgen *g, struct func *f, struct strbuf *out)
+{
+	int i = 0;
+
+	sb_free(&g->ldecl);
+	sb_init(&g->ldecl);
+	g->lv = holds(f->body, N_FOREACH, N_FOREACH) ? f->locals : NULL;
+	if (!g->lv)
+		return false;
+	for (struct var *v = f->locals; v; v = v->next, i++) {
+		const char *sl = bg_slot(g);	/* one slot per local: LV[i] is in it */
+
+		if (!i) {
+			sb_printf(&g->ldecl, "\tlong *LV = (void *)%s;\n", sl);
+			sb_printf(out, "\tlong *LV = (void *)%s;\n", sl);
+		}
+		if (v->type == T_STRING) {
+			sl = bg_slot(g);
+			sb_printf(&g->ldecl, "\tchar *l_%s = %s;\n", v->name, sl);
+			sb_printf(out, "\tchar *l_%s = %s;\n", v->name, sl);
+			if (v->param)
+				sb_printf(out, "\tstp_strcpy(l_%s, a_%s);\n", v->name, v->name);
+			else
+				sb_printf(out, "\tl_%s[0] = 0;\n", v->name);
+		} else {
+			sb_printf(out, "\tLV[%d] = %s%s;\n", i, v->param ? "l_" : "0",
+				  v->param ? v->name : "");
+		}
+	}
+	return true;
+}
+
 bool bm_foreach(struct bgen *g, struct node *n, int label,
 		void (*body)(struct bgen *g, struct node *n, int label))
 {
@@ -531,7 +567,7 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 		  "\tif (first)\n\t\tc->first = 1;\n\tc->found = 0;\n"
 		  "\tbpf_for_each_map_elem(&g_%s, stp_fe_cb_%d, &x, 0);\n"
 		  "\treturn c->found;\n}\n\n", id, id, fe, A, id);
-	infn = g->lv && !g->func && !holds(n->d, N_TARGET, N_DEREF) &&
+	infn = g->lv && !holds(n->d, N_TARGET, N_DEREF) &&
 	       !holds(n->d, N_RETURN, N_RETURN);
 	bg_line(g, "struct stp_fe_%d *fe%d = (void *)%s;", id, id, fe);
 	if (left)

@@ -220,6 +220,8 @@ static void handler(struct bgen *g, struct strbuf *c, struct probe *p)
 			if (!npoints++)
 				one = r;
 		}
+	if (!npoints)	/* optional points that resolved to none: never runs */
+		return;
 	if (npoints <= 1 || !reads_targets(p->body)) {
 		handler_of(g, c, p, npoints == 1 ? one : NULL, handler_name(g, p, 0));
 		if (fentry && g->errors == errors)
@@ -295,48 +297,110 @@ static void pfn_table(struct bgen *g, struct strbuf *c, int npoints)
 		  npoints, width, width, g->ppt.buf ? g->ppt.buf : "", npoints);
 }
 
-/* Each probe point: a program of its kind, and its metadata line. */
-static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, int id)
-{
-	const char *fam = r->family, *sec = NULL, *pop = NULL;
-	bool gated = true;
+enum point_kind { PK_NONE, PK_CORE, PK_NEVER, PK_TIMER, PK_TRACE, PK_UPROBE,
+		  PK_KPROBE, PK_PERF, PK_PROFILE };
 
-	if (!strcmp(fam, "begin") || !strcmp(fam, "end") || !strcmp(fam, "error")) {
-		sec = "raw_tp";
-		gated = false;
-		sb_printf(&g->meta, "probe %s stp_p%d %lld\n", fam, id, (long long)r->order);
-	} else if (!strcmp(fam, "never")) {
-		return;
-	} else if (!strcmp(fam, "timer") && r->period_ns > 0) {
-		sec = "perf_event";
-		sb_printf(&g->meta, "probe timer stp_p%d %lld\n", id, (long long)r->period_ns);
-	} else if (!strcmp(fam, "kernel.trace") && r->tp_name) {
-		sec = arena_printf(g->s->arena, "raw_tp/%s", r->tp_name);
-		sb_printf(&g->meta, "probe trace stp_p%d 0\n", id);
-	} else if (!strcmp(fam, "process.function") && r->binary && r->symbol &&
-		   !strpbrk(r->binary, " \n") && !strpbrk(r->symbol, " \n")) {
-		sec = "uprobe";	/* the loader attaches it to the function */
-		pop = bu_entry(g, c, r, id);	/* first: the entry's values */
-		bu_meta(g, r, arena_printf(g->s->arena, "stp_p%d", id), r->ret);
-	} else if (bu_is_kprobe(r)) {
-		sec = r->ret ? "kretprobe" : "kprobe";	/* the loader attaches it */
-		pop = bu_entry(g, c, r, id);	/* first: the entry's values */
-		bu_meta(g, r, arena_printf(g->s->arena, "stp_p%d", id), r->ret);
-	} else if (!strcmp(fam, "perf") && r->perf_period > 0) {
-		sec = "perf_event";	/* every CPU; .hz: a frequency */
-		sb_printf(&g->meta, "probe perf stp_p%d %lld %lld %lld %d\n", id,
-			  (long long)r->perf_period, (long long)r->perf_type,
-			  (long long)r->perf_config, r->perf_freq ? 1 : 0);
-	} else if (!strcmp(fam, "timer.profile") && r->perf_type == 1) {
-		sec = "perf_event";
-		sb_printf(&g->meta, "probe profile stp_p%d %lld\n", id,
-			  (long long)r->perf_period);
-	} else {
+/* The kind of program point r gets (PK_NONE: none this runtime has). */
+static enum point_kind point_kind(const struct rprobe *r)
+{
+	const char *fam = r->family;
+
+	if (!strcmp(fam, "begin") || !strcmp(fam, "end") || !strcmp(fam, "error"))
+		return PK_CORE;
+	if (!strcmp(fam, "never"))
+		return PK_NEVER;
+	if (!strcmp(fam, "timer") && r->period_ns > 0)
+		return PK_TIMER;
+	if (!strcmp(fam, "kernel.trace") && r->tp_name)
+		return PK_TRACE;
+	if (!strcmp(fam, "process.function") && r->binary && r->symbol &&
+	    !strpbrk(r->binary, " \n") && !strpbrk(r->symbol, " \n"))
+		return PK_UPROBE;
+	if (bu_is_kprobe(r))
+		return PK_KPROBE;
+	if (!strcmp(fam, "perf") && r->perf_period > 0)
+		return PK_PERF;
+	if (!strcmp(fam, "timer.profile") && r->perf_type == 1)
+		return PK_PROFILE;
+	return PK_NONE;
+}
+
+/* Does p have a point of no kind this runtime has (said by
+ * points_unsupported(); its handler, reading that family's context, is
+ * not written)? */
+static bool probe_unsupported(const struct bgen *g, const struct probe *p)
+{
+	for (const struct rprobe *r = g->s->rprobes; r; r = r->next)
+		if (r->probe == p && point_kind(r) == PK_NONE)
+			return true;
+	return false;
+}
+
+/* The points of no kind this runtime has, each an error, before any
+ * handler is written: the family is what to report, not the constructs of
+ * its handlers (a procfs probe's $value, a netfilter one's $verdict). */
+static void points_unsupported(struct bgen *g)
+{
+	for (const struct rprobe *r = g->s->rprobes; r; r = r->next) {
+		if (point_kind(r) != PK_NONE)
+			continue;
 		diag_error(g->s, r->point ? r->point->loc : r->probe->loc,
 			   "probe point %s is not supported by --runtime=bpf yet: use the "
 			   "kernel module runtime (--runtime=kernel)", r->pp);
 		g->errors++;
+	}
+}
+
+/* Each probe point: a program of its kind, and its metadata line. */
+static void program(struct bgen *g, struct strbuf *c, const struct rprobe *r, int id)
+{
+	const char *fam = r->family, *sec = "", *pop = NULL;
+	bool gated = true;
+
+	switch (point_kind(r)) {
+	case PK_CORE:
+		sec = "raw_tp";
+		gated = false;
+		sb_printf(&g->meta, "probe %s stp_p%d %lld\n", fam, id, (long long)r->order);
+		break;
+	case PK_TIMER:
+		sec = "perf_event";
+		sb_printf(&g->meta, "probe timer stp_p%d %lld\n", id, (long long)r->period_ns);
+		break;
+	case PK_TRACE:
+		sec = arena_printf(g->s->arena, "raw_tp/%s", r->tp_name);
+		sb_printf(&g->meta, "probe trace stp_p%d 0\n", id);
+		break;
+	case PK_UPROBE:
+		sec = "uprobe";	/* the loader attaches it to the function */
+		pop = bu_entry(g, c, r, id);	/* first: the entry's values */
+		bu_meta(g, r, arena_printf(g->s->arena, "stp_p%d", id), r->ret);
+		break;
+	case PK_KPROBE:
+		sec = r->ret ? "kretprobe" : "kprobe";	/* the loader attaches it */
+		pop = bu_entry(g, c, r, id);	/* first: the entry's values */
+		bu_meta(g, r, arena_printf(g->s->arena, "stp_p%d", id), r->ret);
+		break;
+	case PK_PERF:
+		sec = "perf_event";	/* every CPU; .hz: a frequency */
+		sb_printf(&g->meta, "probe perf stp_p%d %lld %lld %lld %d\n", id,
+			  (long long)r->perf_period, (long long)r->perf_type,
+			  (long long)r->perf_config, r->perf_freq ? 1 : 0);
+		break;
+	case PK_PROFILE:
+		sec = "perf_event";
+		sb_printf(&g->meta, "probe profile stp_p%d %lld\n", id,
+			  (long long)r->perf_period);
+		break;
+	case PK_NEVER:
+	case PK_NONE:	/* said by points_unsupported() */
 		return;
+	}
+	{	/* for the loader's messages: what a rejected program is */
+		const char *w = arena_printf(g->s->arena, "%s (%s)", r->pp,
+					     loc_str(g->s, r->probe->loc));
+
+		sb_printf(&g->meta, "where stp_p%d %s\n", id, bg_hex(g, w, strlen(w)));
 	}
 	sb_printf(c, "SEC(\"%s\") int stp_p%d(void *ctx)\n{\n", sec, id);
 	sb_puts(c, "\tstruct stp_scratch *S;\n\n");
@@ -378,9 +442,10 @@ int bpf_translate(struct session *s)
 		}
 		bg_function(&g, &code, f);
 	}
+	points_unsupported(&g);
 	for (struct probe *p = s->probes; p; p = p->next) {
 		p->index = index++;
-		if (!nbad || !alias_missing(p))
+		if ((!nbad || !alias_missing(p)) && !probe_unsupported(&g, p))
 			handler(&g, &code, p);
 	}
 	for (struct rprobe *r = s->rprobes; r; r = r->next)

@@ -10,8 +10,10 @@
  * variants defined to print "@@TP system name (TP_PROTO)" markers, so that
  * wrapper macros, token pasting and config conditionals work as in a kernel
  * build. The header results are cached with the size and mtime of every
- * header read. A tracepoint with no shipped header gets the system "" and
- * the parameter names of the BTF function __bpf_trace_<its class> when that
+ * header read. Without headers, the running kernel's tracefs
+ * (events/SYSTEM/NAME) gives the systems. A tracepoint with no shipped
+ * header gets the system "" (or tracefs's) and the parameter names of its
+ * BTF function __traceiter_<name>, else of __bpf_trace_<its class> when that
  * is unambiguous, else arg1..argN.
  */
 #include <dirent.h>
@@ -603,7 +605,62 @@ static void warn(struct session *s, const char *what, const char *where)
 			what, where);
 }
 
-/* Scan the headers (cached); false if there are none to scan. */
+/* ---- the running kernel's tracefs ----------------------------------------- */
+
+static int by_name_then_system(const void *a, const void *b)
+{
+	const struct hdr_tp *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->system, y->system);
+}
+
+/* The events of tracefs, events/SYSTEM/NAME, as a table of systems without
+ * parameter names (nargs -1: name_args() takes the names from the BTF); the
+ * running kernel's only, so a kernel without headers installed (this
+ * project's BPF hosts) still has its kernel.trace("SYSTEM:NAME") names. */
+static bool tracefs_table(struct session *s, struct hdr_table *t)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing/events",
+					     "/sys/kernel/debug/tracing/events" };
+	struct utsname u;
+	DIR *d = NULL;
+	const char *root = NULL;
+	struct dirent *e;
+
+	if (uname(&u) || strcmp(u.release, s->kernel_release))
+		return false;
+	for (size_t i = 0; !d && i < sizeof(roots) / sizeof(roots[0]); i++)
+		d = opendir(root = roots[i]);
+	if (!d)
+		return false;
+	while ((e = readdir(d))) {
+		const char *sys = arena_strdup(s->arena, e->d_name);
+		const char *path = arena_printf(s->arena, "%s/%s", root, sys);
+		struct dirent *ev;
+		DIR *sd;
+
+		if (sys[0] == '.' || !is_dir(e, path) || !(sd = opendir(path)))
+			continue;
+		while ((ev = readdir(sd))) {
+			const char *evpath = arena_printf(s->arena, "%s/%s", path, ev->d_name);
+
+			if (ev->d_name[0] != '.' && is_dir(ev, evpath))
+				table_add(t, &(struct hdr_tp){
+					.system = sys,
+					.name = arena_strdup(s->arena, ev->d_name),
+					.nargs = -1 });
+		}
+		closedir(sd);
+	}
+	closedir(d);
+	if (t->n)	/* a name in two systems: the first system's, always */
+		qsort(t->v, t->n, sizeof(*t->v), by_name_then_system);
+	return t->n > 0;
+}
+
+/* Scan the headers (cached), else the running kernel's tracefs; false if
+ * there are none to scan. */
 static bool header_table(struct session *s, struct hdr_table *t)
 {
 	const char *src = source_dir(s), *dir = kbtf_cache_dir(s), *cache;
@@ -611,6 +668,8 @@ static bool header_table(struct session *s, struct hdr_table *t)
 	char *out;
 
 	if (!src) {
+		if (tracefs_table(s, t))
+			return true;
 		warn(s, "no kernel trace headers (include/trace/events) for ",
 		     s->kernel_release);
 		return false;
@@ -650,6 +709,8 @@ struct merge {
 	struct hdr_table t;		/* sorted by name */
 	struct bpf_fn *fns;		/* the __bpf_trace_<class> functions */
 	size_t nfns;
+	struct bpf_fn *iters;		/* the __traceiter_<name> ones, sorted */
+	size_t niters;
 };
 
 static int hdr_by_name(const void *a, const void *b)
@@ -705,6 +766,23 @@ static bool same_names(const struct btf *btf, const struct btf_type *a,
 	return true;
 }
 
+static int fn_by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct bpf_fn *)a)->name, ((const struct bpf_fn *)b)->name);
+}
+
+/* The tracepoint's own __traceiter_NAME(void *__data, TP_PROTO), which
+ * names the parameters as its declaration does, if of the same types. */
+static const struct btf_type *iter_proto(struct merge *m, const char *name,
+					 const struct btf_type *proto)
+{
+	const struct bpf_fn key = { name, NULL };
+	const struct bpf_fn *f = m->niters ? bsearch(&key, m->iters, m->niters,
+						     sizeof(key), fn_by_name) : NULL;
+
+	return f && same_params(proto, f->proto) ? f->proto : NULL;
+}
+
 /* The __bpf_trace_ function of the tracepoint's class: the one named after
  * it, else the only parameter-name list among those of the same types. */
 static const struct btf_type *class_proto(struct merge *m, const char *name,
@@ -734,6 +812,8 @@ static void name_args(struct merge *m, struct kcat_tracepoint *tp,
 
 	tp->system = h ? h->system : "";
 	if (!h || h->nargs != tp->nargs)
+		cls = iter_proto(m, tp->name, proto);
+	if ((!h || h->nargs != tp->nargs) && !cls)
 		cls = class_proto(m, tp->name, proto);
 	for (int k = 0; k < tp->nargs; k++) {
 		const char *name = NULL;
@@ -774,26 +854,38 @@ static struct kcat_tracepoint *make_tp(struct merge *m, const char *name,
 	return tp;
 }
 
+static void fn_add(struct bpf_fn **v, size_t *n, size_t *cap, struct bpf_fn f)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 1024;
+		*v = realloc(*v, sizeof(**v) * *cap);
+		if (!*v)
+			abort();
+	}
+	(*v)[(*n)++] = f;
+}
+
+/* The functions __bpf_trace_<class> and __traceiter_<name> (since 5.10). */
 static void collect_bpf_fns(struct merge *m)
 {
 	__u32 n = btf__type_cnt(m->btf);
-	size_t cap = 1024;
+	size_t fcap = 0, icap = 0;
 
-	m->fns = malloc(sizeof(*m->fns) * cap);
-	for (__u32 i = 1; m->fns && i < n; i++) {
+	for (__u32 i = 1; i < n; i++) {
 		const struct btf_type *t = btf__type_by_id(m->btf, i);
 		const char *name = btf__name_by_offset(m->btf, t->name_off);
 
-		if (!btf_is_func(t) || strncmp(name, "__bpf_trace_", 12))
+		if (!btf_is_func(t))
 			continue;
-		if (m->nfns == cap)
-			m->fns = realloc(m->fns, sizeof(*m->fns) * (cap *= 2));
-		if (m->fns)
-			m->fns[m->nfns++] = (struct bpf_fn){
-				name + 12, btf__type_by_id(m->btf, t->type) };
+		if (!strncmp(name, "__bpf_trace_", 12))
+			fn_add(&m->fns, &m->nfns, &fcap, (struct bpf_fn){
+				name + 12, btf__type_by_id(m->btf, t->type) });
+		else if (!strncmp(name, "__traceiter_", 12))
+			fn_add(&m->iters, &m->niters, &icap, (struct bpf_fn){
+				name + 12, btf__type_by_id(m->btf, t->type) });
 	}
-	if (!m->fns)
-		abort();
+	if (m->niters)
+		qsort(m->iters, m->niters, sizeof(*m->iters), fn_by_name);
 }
 
 static int by_system_then_name(const void *a, const void *b)
@@ -850,6 +942,7 @@ struct kcat_tracepoint **ktrace_load(struct session *s, const struct btf *btf,
 		qsort(v, *n, sizeof(*v), by_system_then_name);
 	free(m.t.v);
 	free(m.fns);
+	free(m.iters);
 	sb_free(&m.t.stamps);
 	return arena_vector(s, v, *n);
 }

@@ -51,6 +51,7 @@ struct bgen {
 	bool need_quote;	/* user_string_quoted(): stapbpf.h's STP_QUOTE part */
 	bool need_bt;		/* backtrace(), print_backtrace() (bpf_tapfn.c) */
 	bool no_ctx;		/* in a foreach body's own function: no ctx there */
+	bool need_sc;		/* the syscall tapset's helpers (bpf_syscall.c) */
 };
 
 void bg_line(struct bgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -113,6 +114,10 @@ const char *bg_var_ref(struct bgen *g, const struct var *v);
 bool bt_has(const struct func *f);
 const char *bt_call(struct bgen *g, struct node *n);
 void bt_types(struct bgen *g, struct strbuf *c);
+/* bpf_syscall.c: the same for the syscall tapsets' helpers (_sc_i()...) */
+bool bs_has(const struct func *f);
+const char *bs_call(struct bgen *g, struct node *n);
+void bs_types(struct bgen *g, struct strbuf *c);
 
 /* bpf_maps.c: global arrays as BPF hash maps */
 /* a handler's locals, declared (in scratch when it has a foreach) */

@@ -29,7 +29,7 @@ bool bt_has(const struct func *f)
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
 		if (!strcmp(f->name, fns[i].name) && f->nparams == fns[i].n)
 			return true;
-	return false;
+	return bs_has(f);
 }
 
 static const char *new_tmp(struct bgen *g)
@@ -47,7 +47,8 @@ static const char *user_string_n(struct bgen *g, struct node *n)
 	bg_line(g, "long %s = %s < 0 ? 1 : %s > STP_MAXSTR - 2 ? STP_MAXSTR - 1 : %s + 1;",
 		l, len, len, len);
 	bg_line(g, "char *%s = %s;", t, bg_slot(g));
-	bg_line(g, "if (bpf_probe_read_user_str(%s, %s & STP_MASK, (void *)%s) < 0)", t, l, addr);
+	bg_line(g, "if (!STP_UOK(%s, %s) || "
+		   "bpf_probe_read_user_str(%s, %s & STP_MASK, (void *)%s) < 0)", addr, l, t, l, addr);
 	bg_call_fault(g, n, "user string copy fault -14 at ", addr);
 	return t;
 }
@@ -59,7 +60,8 @@ static const char *user_string_err(struct bgen *g, struct node *n)
 	const char *t = new_tmp(g);
 
 	bg_line(g, "char *%s = %s;", t, bg_slot(g));
-	bg_line(g, "if (bpf_probe_read_user_str(%s, STP_MAXSTR - 1, (void *)%s) < 0)", t, addr);
+	bg_line(g, "if (!STP_UOK(%s, STP_MAXSTR - 1) || "
+		   "bpf_probe_read_user_str(%s, STP_MAXSTR - 1, (void *)%s) < 0)", addr, t, addr);
 	bg_line(g, "\tstp_strcpy(%s, %s);", t, err);
 	return t;
 }
@@ -139,7 +141,7 @@ const char *bt_call(struct bgen *g, struct node *n)
 		bg_line(g, "stp_pexecname(%s);", t);
 		return t;
 	}
-	return NULL;
+	return bs_call(g, n);
 }
 
 /* the current task's parent, by a flavor of task_struct of our own (libbpf
@@ -196,4 +198,5 @@ void bt_types(struct bgen *g, struct strbuf *c)
 		emit_task(c);
 	if (g->need_bt)
 		emit_bt(c);
+	bs_types(g, c);
 }

@@ -99,3 +99,31 @@ def test_syscalls_verified_host(tmp_path):
         r = subprocess.run([str(STAPRUN), f'sc_{name}.bpf.o'], capture_output=True, text=True,
                            cwd=tmp_path, timeout=60)
         assert (name, r.stdout, r.stderr, r.returncode) == (name, 'loaded\n', '', 0)
+
+
+def test_syscall_helpers_source():
+    """The wrappers' first argument (di) is the user pt_regs: the entry
+    keeps it for the script functions (_sc_s()), reads the arguments from
+    it, .return its ax; the decoders and errno names are tables."""
+    out, err, rc = stap('-p3', '-e', 'probe syscall.openat { printf("%s\\n", argstr) } '
+                        'probe nd_syscall.close.return { println(retstr) }')
+    assert (err, rc) == ('', 0)
+    assert 'S->uregs = ((__u64 *)ctx)[14];' in out
+    assert 'stp_sc_arg(((__u64 *)ctx)[14], ((long)3LL), 0);' in out
+    assert re.search(r'= stp_sc_arg\(S->uregs, t\d+, 0\);', out)
+    assert '= ((long *)ctx)[10];' in out
+    assert '\t{ 0x80000, 9, "O_CLOEXEC" },' in out
+    assert '\t[2] = "ENOENT",' in out
+
+
+@pytest.mark.parametrize('script,message', [
+    ('probe timer.s(1) { println(_sc_i(1)) }',
+     'the function _sc_i() outside kernel function probes'),
+    ('probe kernel.function("vfs_read").return { println(_sc_p(2)) }',
+     'the function _sc_p() in a .return probe (outside @entry())'),
+    ('probe begin { _sc_use_uregs() }',
+     'the function _sc_use_uregs() outside the handler of kernel function probes'),
+])
+def test_syscall_helpers_unsupported(script, message):
+    out, err, rc = stap('-p3', '-e', script)
+    assert rc == 1 and message + ' is not supported by --runtime=bpf' in err, err

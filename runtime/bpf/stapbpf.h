@@ -85,7 +85,8 @@ struct stp_scratch {
 		long i, inlen, o, outlen, cut, cutlen, ch, buf;
 	} quote;
 	unsigned long uregs;	/* a syscall probe's user pt_regs (_sc_use_uregs()) */
-	long scf[3];		/* a flag decoder's length, value and table (bpf_syscall.c) */
+	long scf[4];		/* a flag decoder's length, value, table and found
+				 * (bpf_syscall.c) */
 	char errmsg[STP_MAXSTR];	/* its message, as catch (msg) sees it */
 	char s[STP_NSTR][STP_MAXSTR];
 	char tmp[2 * STP_MAXSTR];	/* stp_strlen's copy, and room past a slot */

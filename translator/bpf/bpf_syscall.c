@@ -33,6 +33,47 @@ static const struct scf open_flags[] = {
 	F(01000000, "O_NOATIME"), F(02000000, "O_CLOEXEC"), F(010000000, "O_PATH"),
 	{ 0, NULL }
 };
+static const struct scf at_flags[] = {
+	F(0x100, "AT_SYMLINK_NOFOLLOW"), F(0x200, "AT_REMOVEDIR"), F(0x400, "AT_SYMLINK_FOLLOW"),
+	F(0x800, "AT_NO_AUTOMOUNT"), F(0x1000, "AT_EMPTY_PATH"), { 0, NULL }
+};
+static const struct scf access_modes[] = {
+	F(4, "R_OK"), F(2, "W_OK"), F(1, "X_OK"), { 0, NULL }
+};
+static const struct scf seek_whence[] = {
+	F(0, "SEEK_SET"), F(1, "SEEK_CUR"), F(2, "SEEK_END"), F(3, "SEEK_DATA"),
+	F(4, "SEEK_HOLE"), { 0, NULL }
+};
+static const struct scf wait4_opts[] = {
+	F(1, "WNOHANG"), F(4, "WEXITED"), F(2, "WSTOPPED"), F(8, "WCONTINUED"),
+	F(0x1000000, "WNOWAIT"), F(0x20000000, "__WNOTHREAD"), F(0x40000000, "__WALL"),
+	F(0x80000000, "__WCLONE"), { 0, NULL }
+};
+static const struct scf prot_flags[] = {
+	F(1, "PROT_READ"), F(2, "PROT_WRITE"), F(4, "PROT_EXEC"), F(8, "PROT_SEM"),
+	F(0x1000000, "PROT_GROWSDOWN"), F(0x2000000, "PROT_GROWSUP"), { 0, NULL }
+};
+static const struct scf prio_which[] = {
+	F(0, "PRIO_PROCESS"), F(1, "PRIO_PGRP"), F(2, "PRIO_USER"), { 0, NULL }
+};
+static const struct scf mfd_flags[] = {
+	F(1, "MFD_CLOEXEC"), F(2, "MFD_ALLOW_SEALING"), F(0x80000, "O_CLOEXEC"), { 0, NULL }
+};
+static const struct scf splice_flags[] = {
+	F(1, "SPLICE_F_MOVE"), F(2, "SPLICE_F_NONBLOCK"), F(4, "SPLICE_F_MORE"),
+	F(8, "SPLICE_F_GIFT"), { 0, NULL }
+};
+/* the signals as 4.8 names and orders them (syscall_support.stp's) */
+static const struct scf signals[] = {
+	F(0, "SIG_0"), F(1, "SIGHUP"), F(2, "SIGINT"), F(3, "SIGQUIT"), F(4, "SIGILL"),
+	F(5, "SIGTRAP"), F(6, "SIGABRT"), F(7, "SIGBUS"), F(8, "SIGFPE"), F(9, "SIGKILL"),
+	F(10, "SIGUSR1"), F(11, "SIGSEGV"), F(13, "SIGPIPE"), F(12, "SIGUSR2"),
+	F(14, "SIGALRM"), F(15, "SIGTERM"), F(17, "SIGCHLD"), F(18, "SIGCONT"),
+	F(19, "SIGSTOP"), F(20, "SIGTSTP"), F(21, "SIGTTIN"), F(22, "SIGTTOU"),
+	F(23, "SIGURG"), F(24, "SIGXCPU"), F(25, "SIGXFSZ"), F(26, "SIGVTALRM"),
+	F(27, "SIGPROF"), F(28, "SIGWINCH"), F(29, "SIGIO/SIGPOLL"), F(30, "SIGPWR"),
+	F(31, "SIGSYS"), F(0x85, "TRACESYSGOOD"), { 0, NULL }
+};
 #undef F
 
 /* errno.stp's names, 1 to 131 (EDEADLK for 35) */
@@ -63,12 +104,26 @@ static const char *const errnames[] = {
 #undef E
 #define NERRNAMES ((int)(sizeof(errnames) / sizeof(errnames[0])))
 
-/* the decoders of a table: their names and tables */
+/* the decoders of a table: their names and tables, how they decode (the
+ * or-ed flags, the name for 0 or NULL: "0x0"; or one value, 'l'), the
+ * width of the value (the module runtime's cast) */
 static const struct {
 	const char *fn;
 	const struct scf *t;
+	char kind;
+	const char *zero;
+	int bits;
 } decoders[] = {
-	{ "_sys_open_flag_str", open_flags },
+	{ "_sys_open_flag_str", open_flags, 'f', NULL, 32 },
+	{ "_at_flag_str", at_flags, 'f', NULL, 64 },
+	{ "_access_mode_str", access_modes, 'f', "F_OK", 32 },
+	{ "_seek_whence_str", seek_whence, 'l', NULL, 32 },
+	{ "_wait4_opt_str", wait4_opts, 'f', NULL, 32 },
+	{ "_mprotect_prot_str", prot_flags, 'f', "PROT_NONE", 64 },
+	{ "_priority_which_str", prio_which, 'l', NULL, 32 },
+	{ "_mfd_flags_str", mfd_flags, 'f', NULL, 32 },
+	{ "_stp_splice_flags_str", splice_flags, 'f', NULL, 32 },
+	{ "_signal_name", signals, 'l', NULL, 32 },
 };
 #define NDECODERS (sizeof(decoders) / sizeof(decoders[0]))
 
@@ -306,13 +361,26 @@ static void emit_decoders(struct strbuf *c)
 		"\tif (!(e->val & S->scf[1]))\n\t\treturn 0;\n"
 		"\tstp_scsep(c->out, &len);\n\tstp_putn(c->out, &len, e->name, e->len & 31);\n"
 		"\tS->scf[0] = len;\n\tS->scf[1] &= ~e->val;\n\treturn 0;\n}\n"
+		"static long stp_scl_step(__u32 i, struct stp_scfctx *c)\n{\n"
+		"\tstruct stp_scratch *S = c->S;\n"
+		"\tconst struct stp_scf *e = &stp_scf[(S->scf[2] + i) & (STP_SCF_N - 1)];\n"
+		"\tlong len = S->scf[0];\n\n"
+		"\tif (e->val != S->scf[1])\n\t\treturn 0;\n"
+		"\tstp_putn(c->out, &len, e->name, e->len & 31);\n"
+		"\tS->scf[0] = len;\n\tS->scf[3] = 1;\n\treturn 1;\n}\n"
+		"/* val's flags (lookup 0), or the name of the entry equal to val (1), as\n"
+		" * stp_sc_flags() and stp_sc_lookup() */\n"
 		"static __always_inline void stp_scflags(struct stp_scratch *S, char *dst, long *len, "
-		"long start, long n, unsigned long val)\n{\n"
+		"long start, long n, unsigned long val, int lookup)\n{\n"
 		"\tstruct stp_scfctx c = { S, dst };\n\n"
-		"\tif (!val) {\n\t\tstp_putn(dst, len, \"0x0\", 3);\n\t\treturn;\n\t}\n"
+		"\tif (!val && !lookup) {\n\t\tstp_putn(dst, len, \"0x0\", 3);\n\t\treturn;\n\t}\n"
 		"\tS->scf[0] = *len;\n\tS->scf[1] = val;\n\tS->scf[2] = start;\n"
-		"\tbpf_loop(n, stp_scf_step, &c, 0);\n\t*len = S->scf[0];\n"
-		"\tif (S->scf[1]) {\n\t\tstp_scsep(dst, len);\n"
+		"\tS->scf[3] = 0;\n"
+		"\tbpf_loop(n, lookup ? (void *)stp_scl_step : (void *)stp_scf_step, &c, 0);\n"
+		"\t*len = S->scf[0];\n"
+		"\tif (lookup && !S->scf[3])\n"
+		"\t\tstp_sfmt_long(dst, len, val, 'x', STP_F_ALT, 0, -1);\n"
+		"\telse if (!lookup && S->scf[1]) {\n\t\tstp_scsep(dst, len);\n"
 		"\t\tstp_sfmt_long(dst, len, S->scf[1], 'x', STP_F_ALT, 0, -1);\n\t}\n}\n");
 	for (size_t i = 0; i < NDECODERS; i++) {
 		int k = 0;
@@ -326,11 +394,18 @@ static void emit_decoders(struct strbuf *c)
 				  "\telse if ((f & 3) == 2)\n\t\tstp_putn(dst, &len, \"O_RDWR\", 6);\n"
 				  "\telse\n\t\tstp_putn(dst, &len, \"O_RDONLY\", 8);\n"
 				  "\tf = (int)f & ~3;\n\tif (f) {\n\t\tstp_put(dst, &len, '|');\n"
-				  "\t\tstp_scflags(S, dst, &len, %d, %d, (unsigned int)f);\n\t}\n",
+				  "\t\tstp_scflags(S, dst, &len, %d, %d, (unsigned int)f, 0);\n\t}\n",
 				  start[i], k);
+		else if (decoders[i].zero)
+			sb_printf(c, "\tif (!(%s)f)\n\t\tstp_putn(dst, &len, \"%s\", %zu);\n"
+				  "\telse\n\t\tstp_scflags(S, dst, &len, %d, %d, (%s)f, 0);\n",
+				  decoders[i].bits == 32 ? "unsigned int" : "unsigned long",
+				  decoders[i].zero, strlen(decoders[i].zero), start[i], k,
+				  decoders[i].bits == 32 ? "unsigned int" : "unsigned long");
 		else
-			sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, (unsigned int)f);\n",
-				  start[i], k);
+			sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, (%s)f, %d);\n", start[i], k,
+				  decoders[i].bits == 32 ? "unsigned int" : "unsigned long",
+				  decoders[i].kind == 'l');
 		sb_puts(c, "\tstp_sfmt_end(dst, len);\n}\n");
 	}
 }

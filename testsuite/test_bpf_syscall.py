@@ -14,22 +14,14 @@ import subprocess
 import pytest
 
 import guest
-from conftest import STAP, STAPRUN
+from conftest import STAPRUN
+from test_bpf_probes import stap
 
 
 @pytest.fixture(autouse=True)
 def as_root():
     """make check runs as root (README); loading BPF needs it."""
     assert os.geteuid() == 0, 'test_bpf_syscall.py loads BPF programs: run it as root'
-
-
-TRACE_WARNING = re.compile(r'stap: warning: no kernel trace headers .*\n')
-
-
-def stap(*args, timeout=120, cwd=None):
-    r = subprocess.run([str(STAP), '--runtime=bpf', *args], capture_output=True,
-                       text=True, timeout=timeout, cwd=cwd)
-    return r.stdout, TRACE_WARNING.sub('', r.stderr), r.returncode
 
 
 # the scripts: argstr of the common calls (open flags, a %#o mode, a
@@ -53,20 +45,22 @@ probe nd_syscall.read, nd_syscall.write {
 }
 COMMANDS = {'dd': 'dd if=in.txt bs=5 count=2 status=none of=out.txt',
             'fail': 'dd if=nofile status=none'}
+DD_FAILED = ("dd: failed to open 'nofile': No such file or directory\n"
+             'WARNING: Child process exited with status 1\n')
 # 4.8's stdout (user addresses as PTR), stderr and status
 UPSTREAM = {
     ('entry', 'dd'): ('openat(AT_FDCWD, "/etc/ld.so.cache", O_RDONLY|O_CLOEXEC)\nclose(3)\nopenat(AT_FDCWD, "/lib/x86_64-linux-gnu/libc.so.6", O_RDONLY|O_CLOEXEC)\nread(3, PTR, 832)\nclose(3)\nopenat(AT_FDCWD, "in.txt", O_RDONLY)\nclose(3)\nopenat(AT_FDCWD, "out.txt", O_WRONLY|O_CREAT|O_TRUNC, 0666)\nclose(3)\nread(0, PTR, 5)\nwrite(1, "hello", 5)\nread(0, PTR, 5)\nwrite(1, " worl", 5)\nclose(0)\nclose(1)\nclose(2)\n',
         '', 0),
     ('entry', 'fail'): ('openat(AT_FDCWD, "/etc/ld.so.cache", O_RDONLY|O_CLOEXEC)\nclose(3)\nopenat(AT_FDCWD, "/lib/x86_64-linux-gnu/libc.so.6", O_RDONLY|O_CLOEXEC)\nread(3, PTR, 832)\nclose(3)\nopenat(AT_FDCWD, "nofile", O_RDONLY)\nwrite(2, "dd: ", 4)\nwrite(2, "failed to open \'nofile\'", 23)\nwrite(2, ": No such file or directory", 27)\nwrite(2, "\\n", 1)\nclose(2)\n',
-        "dd: failed to open 'nofile': No such file or directory\nWARNING: Child process exited with status 1\n", 1),
+        DD_FAILED, 1),
     ('ret', 'dd'): ('openat = 3\nclose = 0\nopenat = 3\nread = 832\nclose = 0\nopenat = 3\nclose = 0\nopenat = 3\nclose = 0\nread = 5\nwrite = 5\nread = 5\nwrite = 5\nclose = 0\nclose = 0\nclose = 0\n',
         '', 0),
     ('ret', 'fail'): ('openat = 3\nclose = 0\nopenat = 3\nread = 832\nclose = 0\nopenat = -2 (ENOENT)\nwrite = 4\nwrite = 23\nwrite = 27\nwrite = 1\nclose = 0\n',
-        "dd: failed to open 'nofile': No such file or directory\nWARNING: Child process exited with status 1\n", 1),
+        DD_FAILED, 1),
     ('vars', 'dd'): ('openat dfd=-100 AT_FDCWD "/etc/ld.so.cache" flags=0x80000 O_RDONLY|O_CLOEXEC mode=00\nopenat dfd=-100 AT_FDCWD "/lib/x86_64-linux-gnu/libc.so.6" flags=0x80000 O_RDONLY|O_CLOEXEC mode=00\nread fd=3 count=832\nopenat dfd=-100 AT_FDCWD "in.txt" flags=0x0 O_RDONLY mode=00\nopenat dfd=-100 AT_FDCWD "out.txt" flags=0x241 O_WRONLY|O_CREAT|O_TRUNC mode=0666\nread fd=0 count=5\nwrite fd=1 count=5\nread fd=0 count=5\nwrite fd=1 count=5\n',
         '', 0),
     ('vars', 'fail'): ('openat dfd=-100 AT_FDCWD "/etc/ld.so.cache" flags=0x80000 O_RDONLY|O_CLOEXEC mode=00\nopenat dfd=-100 AT_FDCWD "/lib/x86_64-linux-gnu/libc.so.6" flags=0x80000 O_RDONLY|O_CLOEXEC mode=00\nread fd=3 count=832\nopenat dfd=-100 AT_FDCWD "nofile" flags=0x0 O_RDONLY mode=00\nwrite fd=2 count=4\nwrite fd=2 count=23\nwrite fd=2 count=27\nwrite fd=2 count=1\n',
-        "dd: failed to open 'nofile': No such file or directory\nWARNING: Child process exited with status 1\n", 1),
+        DD_FAILED, 1),
 }
 USER_PTR = re.compile(r'0x(55|56|7f)[0-9a-f]{10}\b')
 
@@ -208,3 +202,20 @@ def test_syscall_decoders_host():
     """The flag decoders, signal and errno names under --runtime=bpf here,
     as the module runtime's."""
     assert stap('-e', DECODERS) == (DECODERS_OUT, '', 0)
+
+
+def test_user_numbers_host():
+    """user_int() and the like (the tapset's user_*_error() here): a fault,
+    also where access_ok() refuses the read, the module runtime's error
+    (its output in the 6.1 guest, recorded once)."""
+    script = '''probe begin {
+  printf("%d %d\\n", user_int(0), user_uint32(16))
+  try { println(user_int_error(8)) } catch (m) { println(m) }
+  println(user_long_error(0x7ffffffff000 - 4))
+}'''
+    out, err, rc = stap('-e', script)
+    assert (out, rc) == ('0 0\nread fault [man error::fault] at 0x8\n', 1)
+    assert re.fullmatch(r"ERROR: read fault \[man error::fault\] at 0x7fffffffeffc near "
+                        r"identifier 'user_long_error' at \S+/tapsets/uconversions.stp:156:10\n"
+                        r"WARNING: Number of errors: 1, skipped probes: 0\n"
+                        r"Pass 5: run failed.  \[man error::pass5\]\n", err), err

@@ -219,3 +219,17 @@ def test_user_numbers_host():
                         r"identifier 'user_long_error' at \S+/tapsets/uconversions.stp:156:10\n"
                         r"WARNING: Number of errors: 1, skipped probes: 0\n"
                         r"Pass 5: run failed.  \[man error::pass5\]\n", err), err
+
+
+def test_syscall_tracepoint_alias_host(tmp_path):
+    """An alias on the raw_syscalls tracepoints (clone.return: the number
+    from $regs' orig_ax, _sc_compat_task(), $ret) runs on this host: the
+    fork of the command's subshell, in the command (its child's return
+    of 0, and the loader's fork of the command, filtered out)."""
+    krel = guest.kernel_release()
+    script = ('probe syscall.clone.return { if (pid() == target() && retval > 0) '
+              'printf("%s %s %s\\n", name, retstr, errno_str(retval)) }')
+    assert stap('-p4', '-r', krel, '-m', 'clone', '-e', script, cwd=tmp_path) == ('', '', 0)
+    r = subprocess.run([str(STAPRUN), '-c', 'sh -c "(/bin/true); /bin/true"', 'clone.bpf.o'],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert re.fullmatch(r'clone [1-9]\d* \n', r.stdout) and (r.stderr, r.returncode) == ('', 0), r

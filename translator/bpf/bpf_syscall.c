@@ -5,8 +5,10 @@
  * results: the readers of a system call's arguments (_sc_i() and
  * friends: the user pt_regs the __x64_sys_NAME and __ia32_sys_NAME
  * wrappers take as their first argument, read with
- * bpf_probe_read_kernel, x86-64's or a 32-bit task's registers), its
- * return value (_sc_ret(), the kretprobe's ax), errno_str()/errno_p(),
+ * bpf_probe_read_kernel, x86-64's or a 32-bit task's registers; in the
+ * aliases on the raw_syscalls tracepoints their first argument, and
+ * _sc_regs_nr() its orig_ax), its return value (_sc_ret(), the
+ * kretprobe's ax), errno_str()/errno_p(),
  * user_buffer_quoted() (stapbpf.h's quoting in its buffer mode) and the
  * flag decoders argstr shows, each a table of names (struct stp_scf)
  * of the x86-64 kernel's values. bpf_tapfn.c asks here (bs_has,
@@ -134,6 +136,8 @@ static const struct {
 	{ "_sc_use_uregs", 0 }, { "_sc_i", 1 }, { "_sc_u", 1 }, { "_sc_l", 1 },
 	{ "_sc_ul", 1 }, { "_sc_p", 1 }, { "_sc32_u", 1 }, { "_sc_ret", 0 },
 	{ "errno_str", 1 }, { "errno_p", 1 }, { "user_buffer_quoted", 3 },
+	{ "_sc_set_uregs", 1 }, { "_sc_regs_nr", 1 }, { "_sc_tp_none", 1 },
+	{ "_sc_compat_task", 0 },
 };
 
 bool bs_has(const struct func *f)
@@ -152,12 +156,13 @@ static const char *new_tmp(struct bgen *g)
 	return arena_printf(g->s->arena, "t%d", g->ntmp++);
 }
 
-/* The kind of kprobes the code being written runs in: 1 the entry of
+/* The kind of probes the code being written runs in: 1 the entry of
  * kernel functions (also a .return probe's entry half, @entry()), 2
- * their return, 0 neither or not known (a function, another probe). */
+ * their return, 3 the raw_syscalls tracepoints (their first argument the
+ * user pt_regs), 0 none of these or not known (a function, another probe). */
 static int kprobe_kind(struct bgen *g)
 {
-	int k = 0;
+	int k = 0, kr;
 
 	if (g->at_entry)
 		return 1;
@@ -166,9 +171,16 @@ static int kprobe_kind(struct bgen *g)
 	for (const struct rprobe *r = g->s->rprobes; r; r = r->next) {
 		if (r->probe != g->probe)
 			continue;
-		if (!bu_is_kprobe(r) || (k && k != (r->ret ? 2 : 1)))
+		if (!strcmp(r->family, "kernel.trace") && r->tp_name &&
+		    (!strcmp(r->tp_name, "sys_enter") || !strcmp(r->tp_name, "sys_exit")))
+			kr = 3;
+		else if (bu_is_kprobe(r))
+			kr = r->ret ? 2 : 1;
+		else
 			return 0;
-		k = r->ret ? 2 : 1;
+		if (k && k != kr)
+			return 0;
+		k = kr;
 	}
 	return k;
 }
@@ -193,6 +205,8 @@ static const char *sc_arg(struct bgen *g, struct node *n)
 		return unsupported(g, n, "outside kernel function probes");
 	if (kind == 1)
 		regs = "((__u64 *)ctx)[14]";
+	else if (kind == 3)
+		regs = "((__u64 *)ctx)[0]";
 	g->need_sc = true;
 	if (!strcmp(n->op, "_sc32_u")) {
 		bg_line(g, "long %s = (long)(__u32)stp_sc_arg(%s, %s, 1);", t, regs, k);
@@ -237,12 +251,33 @@ const char *bs_call(struct bgen *g, struct node *n)
 		kind = kprobe_kind(g);
 		if (!kind)
 			return unsupported(g, n, "outside the handler of kernel function probes");
-		if (kind == 1 && !g->at_entry)
-			bg_line(g, "S->uregs = ((__u64 *)ctx)[14];");
+		if ((kind == 1 || kind == 3) && !g->at_entry)
+			bg_line(g, "S->uregs = ((__u64 *)ctx)[%d];", kind == 1 ? 14 : 0);
 		return "0L";
 	}
+	if (!strcmp(n->op, "_sc_set_uregs")) {
+		bg_line(g, "S->uregs = %s;", bg_expr(g, n->args));
+		return "0L";
+	}
+	if (!strcmp(n->op, "_sc_compat_task")) {
+		g->need_sc = true;
+		t = new_tmp(g);
+		bg_line(g, "long %s = stp_sc_compat_call();", t);
+		return t;
+	}
+	if (!strcmp(n->op, "_sc_regs_nr") || !strcmp(n->op, "_sc_tp_none")) {
+		a = bg_expr(g, n->args);
+		t = new_tmp(g);
+		if (n->op[4] == 't')	/* (nr || 1): never fires */
+			bg_line(g, "long %s = 1;", t);
+		else	/* orig_ax; -1 when unreadable */
+			bg_line(g, "long %s = -1;\nbpf_probe_read_kernel(&%s, 8, (__u64 *)%s + 15);",
+				t, t, a);
+		return t;
+	}
 	if (!strcmp(n->op, "_sc_ret")) {
-		if (!kprobe_kind(g) || g->at_entry)
+		kind = kprobe_kind(g);
+		if (!kind || kind == 3 || g->at_entry)
 			return unsupported(g, n, "outside the handler of kernel function probes");
 		t = new_tmp(g);
 		bg_line(g, "long %s = ((long *)ctx)[10];", t);
@@ -281,6 +316,16 @@ static void emit_args(struct strbuf *c)
 		"} __attribute__((preserve_access_index));\n"
 		"struct task_struct___stpsc {\n\tstruct mm_struct___stpsc *mm;\n"
 		"} __attribute__((preserve_access_index));\n"
+		"struct thread_info___stpsc {\n\tunsigned int status;\n"
+		"} __attribute__((preserve_access_index));\n"
+		"struct task_struct___stpct {\n\tstruct thread_info___stpsc thread_info;\n"
+		"} __attribute__((preserve_access_index));\n"
+		"/* in_compat_syscall(): an ia32 call (TS_COMPAT in thread_info.status) */\n"
+		"static __always_inline long stp_sc_compat_call(void)\n{\n"
+		"\tstruct task_struct___stpct *t = ((void *(*)(void))35)();\n"
+		"\tunsigned int s = 0;\n\n"
+		"\tbpf_probe_read_kernel(&s, 4, &t->thread_info.status);\n"
+		"\treturn (s & 2) != 0;\n}\n"
 		"static __always_inline long stp_sc_compat(void)\n{\n"
 		"\tstruct task_struct___stpsc *t = ((void *(*)(void))35)();\n"
 		"\tstruct mm_struct___stpsc *mm = 0;\n\tunsigned char f = 0;\n\n"

@@ -76,6 +76,34 @@ static const struct scf signals[] = {
 	F(27, "SIGPROF"), F(28, "SIGWINCH"), F(29, "SIGIO/SIGPOLL"), F(30, "SIGPWR"),
 	F(31, "SIGSYS"), F(0x85, "TRACESYSGOOD"), { 0, NULL }
 };
+static const struct scf msg_flags[] = {
+	F(1, "MSG_OOB"), F(2, "MSG_PEEK"), F(4, "MSG_DONTROUTE"), F(8, "MSG_CTRUNC"),
+	F(0x10, "MSG_PROBE"), F(0x20, "MSG_TRUNC"), F(0x40, "MSG_DONTWAIT"), F(0x80, "MSG_EOR"),
+	F(0x100, "MSG_WAITALL"), F(0x200, "MSG_FIN"), F(0x400, "MSG_SYN"),
+	F(0x800, "MSG_CONFIRM"), F(0x1000, "MSG_RST"), F(0x2000, "MSG_ERRQUEUE"),
+	F(0x4000, "MSG_NOSIGNAL"), F(0x8000, "MSG_MORE"), F(0x10000, "MSG_WAITFORONE"),
+	F(0x20000, "MSG_SENDPAGE_NOTLAST"), F(0x20000000, "MSG_FASTOPEN"),
+	F(0x40000000, "MSG_CMSG_CLOEXEC"), { 0, NULL }
+};
+static const struct scf rlimits[] = {
+	F(0xffffffff, "RLIM_INFINITY"), F(0, "RLIMIT_CPU"), F(1, "RLIMIT_FSIZE"),
+	F(2, "RLIMIT_DATA"), F(3, "RLIMIT_STACK"), F(4, "RLIMIT_CORE"), F(5, "RLIMIT_RSS"),
+	F(6, "RLIMIT_NPROC"), F(7, "RLIMIT_NOFILE"), F(8, "RLIMIT_MEMLOCK"), F(9, "RLIMIT_AS"),
+	F(10, "RLIMIT_LOCKS"), F(11, "RLIMIT_SIGPENDING"), F(12, "RLIMIT_MSGQUEUE"),
+	F(13, "RLIMIT_NICE"), F(14, "RLIMIT_RTPRIO"), F(15, "RLIMIT_RTTIME"),
+	F(16, "RLIM_NLIMITS"), { 0, NULL }
+};
+static const struct scf itimers[] = {
+	F(0, "ITIMER_REAL"), F(1, "ITIMER_VIRTUAL"), F(2, "ITIMER_PROF"), { 0, NULL }
+};
+static const struct scf fadvice[] = {
+	F(0, "POSIX_FADV_NORMAL"), F(1, "POSIX_FADV_RANDOM"), F(2, "POSIX_FADV_SEQUENTIAL"),
+	F(3, "POSIX_FADV_WILLNEED"), F(4, "POSIX_FADV_DONTNEED"), F(5, "POSIX_FADV_NOREUSE"),
+	{ 0, NULL }
+};
+static const struct scf xattr_flags[] = {
+	F(1, "XATTR_CREATE"), F(2, "XATTR_REPLACE"), { 0, NULL }
+};
 #undef F
 
 /* errno.stp's names, 1 to 131 (EDEADLK for 35) */
@@ -126,6 +154,11 @@ static const struct {
 	{ "_mfd_flags_str", mfd_flags, 'f', NULL, 32 },
 	{ "_stp_splice_flags_str", splice_flags, 'f', NULL, 32 },
 	{ "_signal_name", signals, 'l', NULL, 32 },
+	{ "_msg_flags_str", msg_flags, 'f', NULL, 64 },	/* MSG_CMSG_COMPAT not shown */
+	{ "_rlimit_resource_str", rlimits, 'l', NULL, 32 },
+	{ "_itimer_which_str", itimers, 'l', NULL, 32 },
+	{ "_fadvice_advice_str", fadvice, 'l', NULL, 32 },
+	{ "_stp_xattr_flags_str", xattr_flags, 'f', NULL, 32 },
 };
 #define NDECODERS (sizeof(decoders) / sizeof(decoders[0]))
 
@@ -447,6 +480,9 @@ static void emit_decoders(struct strbuf *c)
 				  decoders[i].bits == 32 ? "unsigned int" : "unsigned long",
 				  decoders[i].zero, strlen(decoders[i].zero), start[i], k,
 				  decoders[i].bits == 32 ? "unsigned int" : "unsigned long");
+		else if (decoders[i].t == msg_flags)	/* 4.8 leaves MSG_CMSG_COMPAT out */
+			sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, (unsigned long)f & "
+				  "~0x80000000UL, 0);\n", start[i], k);
 		else
 			sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, (%s)f, %d);\n", start[i], k,
 				  decoders[i].bits == 32 ? "unsigned int" : "unsigned long",

@@ -795,6 +795,22 @@ static int usage(void)
 	return 1;
 }
 
+/* -c's command ended with status: a failure is said as stapio says it */
+static bool child_failed(int status)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status)) {
+		fprintf(stderr, "WARNING: Child process exited with status %d\n",
+			WEXITSTATUS(status));
+		return true;
+	}
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, "WARNING: Child process exited with signal %d (%s)\n",
+			WTERMSIG(status), strsignal(WTERMSIG(status)));
+		return true;
+	}
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct loader L = { .out = stdout, .kp = { .nbtfs = -1 } };
@@ -808,6 +824,8 @@ int main(int argc, char **argv)
 	const char *command = NULL;
 	long target_pid = 0;
 	pid_t child = 0;
+	int status = 0;
+	bool failed = false;
 
 	while ((c = getopt(argc, argv, "+vwo:s:c:x:")) != -1) {
 		switch (c) {
@@ -984,8 +1002,9 @@ int main(int argc, char **argv)
 	while (!L.exiting && !got_signal && !*L.state) {
 		if (ring_buffer__poll(rb, 100) > 0)
 			fflush(L.out);
-		if (child && waitpid(child, NULL, WNOHANG) == child) {
+		if (child && waitpid(child, &status, WNOHANG) == child) {
 			child = 0;	/* -c: the command ended, so does the session */
+			failed = child_failed(status);
 			break;
 		}
 	}
@@ -1006,7 +1025,7 @@ int main(int argc, char **argv)
 	fflush(L.out);
 	if (L.nerrors && !L.quiet)
 		fprintf(stderr, "WARNING: Number of errors: %d, skipped probes: 0\n", L.nerrors);
-	rc = L.nerrors ? 1 : 0;
+	rc = L.nerrors || failed ? 1 : 0;
 	if (child) {	/* the session ended first: the command goes too */
 		kill(child, SIGTERM);
 		waitpid(child, NULL, 0);

@@ -48,6 +48,11 @@ static void *(*bpf_ringbuf_reserve)(void *rb, __u64 size, __u64 flags) = (void *
 static void (*bpf_ringbuf_submit)(void *data, __u64 flags) = (void *)132;
 
 #define STP_MASK (STP_MAXSTR - 1)
+/* may n bytes at user address a be read: the kernel's access_ok() (x86-64,
+ * TASK_SIZE_MAX of 4-level paging), which the module runtime's user
+ * string reads check first (a string within n bytes of the top of the
+ * user stack is a fault there) */
+#define STP_UOK(a, n) ((unsigned long)(a) <= 0x7ffffffff000UL - (unsigned long)(n))
 
 /* Record types of the ring buffer besides printf formats (0...). */
 #define STP_REC_EXIT 0xffff0001u	/* exit() */
@@ -78,9 +83,13 @@ struct stp_scratch {
 	long ent[24];		/* a .return probe's parameters (16) and @entry()
 				 * values (8), saved at the entry */
 	long pp;		/* the running program's index in stp_pfn[] */
-	struct stp_quote {	/* user_string_quoted()'s counters (STP_QUOTE) */
-		long i, inlen, o, outlen, cut, cutlen, ch;
+	struct stp_quote {	/* user_string_quoted()'s counters (STP_QUOTE);
+				 * buf: user_buffer_quoted()'s, NULs escaped */
+		long i, inlen, o, outlen, cut, cutlen, ch, buf;
 	} quote;
+	unsigned long uregs;	/* a syscall probe's user pt_regs (_sc_use_uregs()) */
+	long scf[4];		/* a flag decoder's length, value, table and found
+				 * (bpf_syscall.c) */
 	char errmsg[STP_MAXSTR];	/* its message, as catch (msg) sees it */
 	char s[STP_NSTR][STP_MAXSTR];
 	char tmp[STP_TMPLEN];	/* stp_strlen's copy, room past a slot; from the
@@ -104,6 +113,7 @@ static __always_inline struct stp_scratch *stp_enter(void)
 	if (S) {
 		S->err = 0;
 		S->act = 0;
+		S->uregs = 0;
 	}
 	return S;
 }
@@ -253,7 +263,9 @@ static __always_inline void stp_putn(char *dst, long *len, const char *src, long
 		n = STP_MAXSTR - 1 - l;
 	if (n <= 0 || n > STP_MAXSTR - 1)
 		return;
-	bpf_probe_read_kernel(dst + (l & STP_MASK), n, src);
+	/* n & STP_MASK is n: the mask for 6.1's verifier, which loses n's
+	 * bounds on some paths */
+	bpf_probe_read_kernel(dst + (l & STP_MASK), n & STP_MASK, src);
 	*len = l + n;
 }
 
@@ -272,21 +284,30 @@ static __always_inline void stp_fill(char *dst, long *len, char c, long n)
 	stp_putn(dst, len, c == '0' ? stp_zeros : stp_spaces, n);
 }
 
-static __always_inline void stp_sfmt_long(char *dst, long *len, long v, char conv,
-					  long flags, long width, long prec)
+/* a number's conversion: a global function, which the verifier checks
+ * once rather than at each of a format's conversions (d a slot: room for
+ * two strings past it) */
+struct stp_sbuf { char s[2 * STP_MAXSTR]; };
+
+__attribute__((noinline)) long stp_sfmt_num(struct stp_sbuf *d, long l, long v, long cf,
+					     long wp)
 {
-	char digits[24], head[4], out[24];
+	char digits[24], head[4], out[24], *dst, conv = (char)cf;
+	long *len = &l, flags = cf >> 8, width = (int)wp, prec = wp >> 32;
 	int nhead = 0, ndig = 0;
 	unsigned long num = v, base = 10;
 	int is_signed = 0, upper = conv == 'X';
 
+	if (!d)
+		return l;
+	dst = d->s;
 	if (conv == 'c') {
 		if (!(flags & STP_F_LEFT))
 			stp_fill(dst, len, ' ', width - 1);
 		stp_put(dst, len, (char)v);
 		if (flags & STP_F_LEFT)
 			stp_fill(dst, len, ' ', width - 1);
-		return;
+		return l;
 	}
 	if (conv == 'd' || conv == 'i')
 		is_signed = 1;
@@ -334,6 +355,15 @@ static __always_inline void stp_sfmt_long(char *dst, long *len, long v, char con
 		stp_putn(dst, len, out, ndig);
 	if (flags & STP_F_LEFT)
 		stp_fill(dst, len, ' ', width);
+	return l;
+}
+
+static __always_inline void stp_sfmt_long(char *dst, long *len, long v, char conv,
+					  long flags, long width, long prec)
+{
+	/* BPF has five arguments: conv and flags, width and prec packed */
+	*len = stp_sfmt_num((struct stp_sbuf *)dst, *len, v, (unsigned char)conv | flags << 8,
+			    (long)(__u32)width | prec << 32);
 }
 
 static __always_inline void stp_sfmt_str(struct stp_scratch *S, char *dst, long *len,
@@ -468,10 +498,23 @@ static long stp_quote_step(__u32 k, struct stp_qctx *c)
 		len = 1;
 	ch = len > 1 ? v : b;
 	q->ch = ch;
-	if (ch == 0 || q->outlen <= 0)
+	if ((ch == 0 && !q->buf) || q->outlen <= 0)
 		return 1;
 	q->i += len;
 	q->inlen -= len;
+	if (ch == 0) {	/* a buffer's NUL: "\0", budgeted as four bytes */
+		if (!q->cut && q->outlen - 3 < 4) {
+			q->cut = q->o;
+			q->cutlen = 4;
+		}
+		if (q->outlen < 4)
+			return 1;
+		c->out[q->o & STP_MASK] = '\\';
+		c->out[(q->o + 1) & STP_MASK] = '0';
+		q->o += 2;
+		q->outlen -= 4;
+		return 0;
+	}
 	if (len == 1 && ch < 0x80 && ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\') {
 		c->out[q->o & STP_MASK] = ch;
 		q->o++;
@@ -518,14 +561,13 @@ static long stp_quote_step(__u32 k, struct stp_qctx *c)
 	return 0;
 }
 
-/* dst: S->tmp quoted */
-static __always_inline void stp_quote_tmp(struct stp_scratch *S, char *dst)
+/* dst: S->tmp's q->inlen bytes quoted in q->outlen (and the quotes) */
+static __always_inline void stp_quote_run(struct stp_scratch *S, char *dst)
 {
 	struct stp_qctx c = { S, dst };
 	struct stp_quote *q = &S->quote;
 	long cut;
 
-	*q = (struct stp_quote){ 0, STP_MAXSTR - 1, 1, STP_MAXSTR - 3, 0, 0, 0 };
 	dst[0] = '"';
 	bpf_loop(STP_MAXSTR, stp_quote_step, &c, 0);
 	if (q->ch && q->inlen > 0) {
@@ -544,11 +586,19 @@ static __always_inline void stp_quote_tmp(struct stp_scratch *S, char *dst)
 	dst[q->o & STP_MASK] = 0;
 }
 
+/* dst: S->tmp, a string, quoted */
+static __always_inline void stp_quote_tmp(struct stp_scratch *S, char *dst)
+{
+	S->quote = (struct stp_quote){ 0, STP_MAXSTR - 1, 1, STP_MAXSTR - 3, 0, 0, 0, 0 };
+	stp_quote_run(S, dst);
+}
+
 /* dst: the string at user address addr quoted; -1 (dst untouched) on a
  * fault */
 static __always_inline long stp_user_quoted(struct stp_scratch *S, char *dst, long addr)
 {
-	if (bpf_probe_read_user_str(S->tmp, STP_MAXSTR - 1, (void *)addr) < 0)
+	if (!STP_UOK(addr, STP_MAXSTR - 1) ||
+	    bpf_probe_read_user_str(S->tmp, STP_MAXSTR - 1, (void *)addr) < 0)
 		return -1;
 	stp_quote_tmp(S, dst);
 	return 0;

@@ -60,6 +60,7 @@ struct bgen {
 	bool fentry_bad;	/* ... which cannot be had (not an error) */
 	bool entry_twin;	/* bu_entry(): the entry program's twin written */
 	struct strbuf ftwins;	/* "\nNAME\n"... the fentry handlers written */
+	bool need_sc;		/* the syscall tapset's helpers (bpf_syscall.c) */
 };
 
 void bg_line(struct bgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -132,6 +133,10 @@ void bt_types(struct bgen *g, struct strbuf *c);
 bool bs_has(const struct func *f);
 const char *bs_call(struct bgen *g, struct node *n);
 void bs_types(struct bgen *g, struct strbuf *c);
+/* bpf_syscall.c: the same for the syscall tapsets' helpers (_sc_i()...) */
+bool bsc_has(const struct func *f);
+const char *bsc_call(struct bgen *g, struct node *n);
+void bsc_types(struct bgen *g, struct strbuf *c);
 
 /* bpf_maps.c: global arrays as BPF hash maps */
 /* a handler's locals, declared (in scratch when it has a foreach) */

@@ -169,7 +169,7 @@ static void handler_of(struct bgen *g, struct strbuf *c, struct probe *p,
 	sb_init(&body);
 	g->body = &body;
 	g->ntmp = 0;
-	g->rp = r && (r->nargs || r->ret_arg) ? r : NULL;
+	g->rp = r && (r->nargs || r->ret_arg || (r->ret && bu_is_kprobe(r))) ? r : NULL;
 	g->probe = p;
 	g->errlabel = NULL;
 	bm_locals(g, p);

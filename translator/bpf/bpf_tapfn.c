@@ -19,8 +19,30 @@ static bool is(const struct node *n, const char *name, int nparams)
 	return !strcmp(n->op, name) && n->func->nparams == nparams;
 }
 
+/* uconversions.stp's user_*_error(addr): the size and sign of the number */
+static const struct { const char *name; int size, is_signed; } unums[] = {
+	{ "user_char_error", 1, 1 }, { "user_short_error", 2, 1 },
+	{ "user_ushort_error", 2, 0 }, { "user_int_error", 4, 1 },
+	{ "user_uint_error", 4, 0 }, { "user_long_error", 8, 1 },
+	{ "user_ulong_error", 8, 0 }, { "user_int8_error", 1, 1 },
+	{ "user_uint8_error", 1, 0 }, { "user_int16_error", 2, 1 },
+	{ "user_uint16_error", 2, 0 }, { "user_int32_error", 4, 1 },
+	{ "user_uint32_error", 4, 0 }, { "user_int64_error", 8, 1 },
+	{ "user_uint64_error", 8, 0 },
+};
+
+static int unum(const struct func *f)
+{
+	for (size_t i = 0; f->nparams == 1 && i < sizeof(unums) / sizeof(unums[0]); i++)
+		if (!strcmp(f->name, unums[i].name))
+			return (int)i;
+	return -1;
+}
+
 bool bt_has(const struct func *f)
 {
+	if (unum(f) >= 0)
+		return true;
 	static const struct { const char *name; int n; } fns[] = {
 		{ "user_string_n", 2 }, { "user_string", 2 }, { "user_string_quoted", 1 },
 		{ "string_quoted", 1 }, { "kernel_string_n", 2 }, { "kernel_long", 1 },
@@ -33,7 +55,7 @@ bool bt_has(const struct func *f)
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
 		if (!strcmp(f->name, fns[i].name) && f->nparams == fns[i].n)
 			return true;
-	return false;
+	return bsc_has(f);
 }
 
 static const char *new_tmp(struct bgen *g)
@@ -51,8 +73,30 @@ static const char *user_string_n(struct bgen *g, struct node *n)
 	bg_line(g, "long %s = %s < 0 ? 1 : %s > STP_MAXSTR - 2 ? STP_MAXSTR - 1 : %s + 1;",
 		l, len, len, len);
 	bg_line(g, "char *%s = %s;", t, bg_slot(g));
-	bg_line(g, "if (bpf_probe_read_user_str(%s, %s & STP_MASK, (void *)%s) < 0)", t, l, addr);
+	bg_line(g, "if (!STP_UOK(%s, %s) || "
+		   "bpf_probe_read_user_str(%s, %s & STP_MASK, (void *)%s) < 0)", addr, l, t, l, addr);
 	bg_call_fault(g, n, "user string copy fault -14 at ", addr);
+	return t;
+}
+
+/* user_int_error(addr) and the like: the number (zero- or sign-extended);
+ * a fault (also where access_ok() refuses it) the module runtime's read
+ * fault, near the function */
+static const char *user_number(struct bgen *g, struct node *n, int k)
+{
+	static const char *const types[] = { "", "char", "short", "", "int", "", "", "", "long" };
+	const char *addr = bg_expr(g, n->args), *t = new_tmp(g), *v = new_tmp(g);
+	int size = unums[k].size;
+
+	bg_line(g, "%s %s %s = 0;", unums[k].is_signed ? "signed" : "unsigned", types[size], v);
+	bg_line(g, "if (!STP_UOK(%s, %d) || stp_probe_read_user(&%s, %d, (void *)%s) < 0)",
+		addr, size, v, size, addr);
+	g->indent++;
+	bg_fault_msg(g, "read fault [man error::fault] at ", "",
+		     arena_printf(g->s->arena, " near identifier '%s' at %s", n->op,
+				  loc_str(g->s, n->func->loc)), addr);
+	g->indent--;
+	bg_line(g, "long %s = %s;", t, v);
 	return t;
 }
 
@@ -63,7 +107,8 @@ static const char *user_string_err(struct bgen *g, struct node *n)
 	const char *t = new_tmp(g);
 
 	bg_line(g, "char *%s = %s;", t, bg_slot(g));
-	bg_line(g, "if (bpf_probe_read_user_str(%s, STP_MAXSTR - 1, (void *)%s) < 0)", t, addr);
+	bg_line(g, "if (!STP_UOK(%s, STP_MAXSTR - 1) || "
+		   "bpf_probe_read_user_str(%s, STP_MAXSTR - 1, (void *)%s) < 0)", addr, t, addr);
 	bg_line(g, "\tstp_strcpy(%s, %s);", t, err);
 	return t;
 }
@@ -186,6 +231,8 @@ const char *bt_call(struct bgen *g, struct node *n)
 
 	if (!n->func->body || n->func->body->kind != N_EMBEDDED_STMT)
 		return NULL;
+	if (unum(n->func) >= 0)
+		return user_number(g, n, unum(n->func));
 	if (is(n, "user_string_n", 2))
 		return user_string_n(g, n);
 	if (is(n, "user_string", 2))
@@ -218,7 +265,7 @@ const char *bt_call(struct bgen *g, struct node *n)
 		bg_line(g, "stp_pexecname(%s);", t);
 		return t;
 	}
-	return NULL;
+	return bsc_call(g, n);
 }
 
 /* the current task's parent, by a flavor of task_struct of our own (libbpf
@@ -265,4 +312,5 @@ void bt_types(struct bgen *g, struct strbuf *c)
 		emit_task(c);
 	if (g->need_strpos)
 		emit_strpos(c);
+	bsc_types(g, c);
 }

@@ -203,7 +203,13 @@ RET_RANGES = ('        alternative locations: [0xffffffff81366a52,0xffffffff8136
     ('kernel.statement("vfs_read@fs/read_write.c:461")', '$ret', 66, '0xffffffff81366a3c',
      ['        dieoffset: 0x32cb818 from /usr/lib/debug/boot/vmlinux-KVER',
       '        function: vfs_read at fs/read_write.c:461:8', RET_RANGES]),
-    ('kernel.function("vfs_read").return', '@entry($ret)', 59, '0xffffffff813669e0',
+    ('kernel.function("vfs_read").return', '@entry($ret)', 59, '0xffffffff813669e5',
+     ['        dieoffset: 0x32cb818 from /usr/lib/debug/boot/vmlinux-KVER',
+      '        function: vfs_read at fs/read_write.c:451:1', RET_RANGES]),
+    ('kernel.function("vfs_read").return', '$ret', 52, '0xffffffff813669e5',
+     ['        dieoffset: 0x32cb818 from /usr/lib/debug/boot/vmlinux-KVER',
+      '        function: vfs_read at fs/read_write.c:451:1', RET_RANGES]),
+    ('kernel.function("vfs_read").call', '$ret', 50, '0xffffffff813669e5',
      ['        dieoffset: 0x32cb818 from /usr/lib/debug/boot/vmlinux-KVER',
       '        function: vfs_read at fs/read_write.c:451:1', RET_RANGES]),
 ])
@@ -212,9 +218,9 @@ def test_optimized_out_as_upstream(dbg, krel, point, var, col, pc, details):
     ("not accessible at this address (pc: ...) [man error::dwarf]"),
     then its lines byte for byte: the variable's DIE and file, the
     function and source position of the pc (its line-table row), the
-    ranges where the variable has a location (4.8 names the pc of
-    @entry's read 0xffffffff813669e5, after the call to __fentry__; its
-    other lines are these)."""
+    ranges where the variable has a location. A function's variables,
+    its .return's entry values and @entry's too, are read after the call
+    to __fentry__: 4.8 names that pc (0xffffffff813669e5), not the entry."""
     r = stap(['-p2', '-r', krel, '-e', f'probe {point} {{ println({var}) }}'], dbg)
     assert r.returncode == 1
     shown = point.replace('"vfs_read"', '"vfs_read@fs/read_write.c:450"')

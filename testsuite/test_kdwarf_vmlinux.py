@@ -194,6 +194,31 @@ def test_cast_found_through_dwarf(dbg, krel):
         "thread_info, __state, stack, " in r.stderr
 
 
+# a module probe's @cast naming no module: the module's DWARF, with no
+# kernel fallback, as 4.8 (its words recorded with the debuginfo)
+@pytest.mark.parametrize('point,cast,said', [
+    ('module("9p").function("v9fs_vfs_lookup")', '@cast($dir, "struct p9_fid")->fid', None),
+    ('module("ext4").function("ext4_file_open")',
+     '@cast($inode, "struct ext4_sb_info")->s_mount_opt', None),
+    ('module("ext4").function("ext4_file_open")', '@cast($inode, "struct p9_fid")->fid',
+     "type definition 'struct p9_fid' not found in 'ext4'"),
+    ('module("9p").function("v9fs_vfs_lookup")',
+     '@cast($dir, "struct ext4_sb_info")->s_mount_opt',
+     "type definition 'struct ext4_sb_info' not found in '9p'"),
+    ('module("9pnet").function("p9_client_create")', '@cast(0, "nosuch_t")->x',
+     "type definition 'nosuch_t' not found in '9pnet'"),
+])
+def test_module_cast_default_as_upstream(dbg, krel, point, cast, said):
+    r = stap(['-p2', '-r', krel, '-e', f'probe {point} {{ println({cast}) }}'], dbg)
+    if said is None:
+        assert r.returncode == 0, r.stderr
+        assert '/* pc=<' in r.stdout
+    else:
+        assert r.returncode == 1
+        col = len(f'probe {point} {{ println(') + 1
+        assert r.stderr.splitlines()[0] == f'<input>:1:{col}: error: {said}'
+
+
 RET_RANGES = ('        alternative locations: [0xffffffff81366a52,0xffffffff81366a8d], '
               '[0xffffffff81366ad1,0xffffffff81366b55], [0xffffffff81366b55,0xffffffff81366b95], '
               '[0xffffffff81366c36,0xffffffff81366c42], [0xffffffff81366c47,0xffffffff81366c73]')

@@ -25,6 +25,7 @@ struct resolver;
 /* A resolved probe: one per concrete probe point (probepoint.c). What is
  * common to every family, then each family's own data. */
 struct kcat_arg;
+struct ubin;
 struct uprobe_info;
 struct rprobe {
 	const struct family *fam;	/* the family that resolved it */
@@ -55,6 +56,7 @@ struct rprobe {
 	int nargs;
 	const struct kcat_arg *args;
 	const char *binary;	/* a user-space program or library it probes */
+	struct ubin *kmod_dwarf;	/* module("M") read through DWARF: M's */
 	union {			/* the family's own data */
 		struct {	/* begin, end, error */
 			int64_t order;	/* begin(N)/end(N)/error(N) */

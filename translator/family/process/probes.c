@@ -55,7 +55,9 @@ static struct uprobe_info *new_info(struct session *s, struct rprobe *rp, struct
 	rp->kind = RP_UPROBE;
 	if (ubin_is_kernel(b))
 		rp->flags = (rp->flags & ~RF_USER) | RF_ENTRY;
-	else
+	if (ubin_is_kernel(b) && !ubin_is_vmlinux(b))
+		rp->kmod_dwarf = b;
+	else if (!ubin_is_kernel(b))
 		rp->binary = ubin_path(b);
 	return rp->u;
 }

@@ -45,6 +45,8 @@ RUN = sorted(EXPECTED)
 BOTH_CASES = HERE / 'kboth'
 BOTH = json.loads((BOTH_CASES / 'expected.json').read_text())
 BOTH_RUN = [f'{n}_{way}' for n in sorted(BOTH) for way in ('dwarf', 'btf')]
+# kvmlinux/ cases whose output is 4.8's with BTF only too
+BTF_TOO = ['fncopy']
 DEFAULT_PATH = '+:.debug:/usr/lib/debug:/var/cache/abrt-di/usr/lib/debug:build'
 ADDR = re.compile(r'0x[0-9a-f]{8,16}')
 DEC = re.compile(r'(?<![0-9A-Za-z])-?[0-9]{13,20}(?![0-9])')
@@ -311,6 +313,8 @@ def run(dbg, krel, tmp_path_factory):
     old = os.environ['SYSTEMTAP_DEBUGINFO_PATH']
     for n in BOTH:
         build_module(f'kv_{n}_btf', (BOTH_CASES / f'{n}.stp').read_text(), krel, d)
+    for n in BTF_TOO:
+        build_module(f'kv_{n}_btf', (CASES / f'{n}.stp').read_text(), krel, d)
     os.environ['SYSTEMTAP_DEBUGINFO_PATH'] = dbg
     try:
         for n in RUN:
@@ -320,7 +324,7 @@ def run(dbg, krel, tmp_path_factory):
     finally:
         os.environ['SYSTEMTAP_DEBUGINFO_PATH'] = old
     build_mismatched(d, krel)
-    names = RUN + BOTH_RUN
+    names = RUN + BOTH_RUN + [f'{n}_btf' for n in BTF_TOO]
     commands = [f"{STAPRUN} -c 'cat /etc/hostname' kv_{n}.ko" for n in names]
     commands += [f'{STAPRUN} kv_bad.ko', 'dmesg | grep stap:']
     batch = guest.run_batch(commands, scratch=str(d), timeout=60)
@@ -375,6 +379,13 @@ def norm(text):
 @pytest.mark.parametrize('name', RUN)
 def test_run_as_upstream(run, name):
     r, want = run[name], EXPECTED[name]
+    assert (norm(r.stdout), r.stderr, r.rc) == (norm(want['stdout']), want['stderr'], want['rc'])
+
+
+@pytest.mark.parametrize('name', BTF_TOO)
+def test_run_as_upstream_with_btf(run, name):
+    """The BTF implementation prints what 4.8 prints with the debuginfo."""
+    r, want = run[f'{name}_btf'], EXPECTED[name]
     assert (norm(r.stdout), r.stderr, r.rc) == (norm(want['stdout']), want['stderr'], want['rc'])
 
 

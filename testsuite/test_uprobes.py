@@ -8,7 +8,8 @@
 # parameters, @entry, wildcards, statements by FILE:LINE with locals and by
 # address (-O0 only), SDT
 # marks with $argN and $$name, struct members through pointers, globals
-# by @var, @cast to the program's types, the pretty printers, target(),
+# by @var, @cast to the program's types (also in functions the probe calls,
+# copied for it as 4.8 copies them, fncast.stp), the pretty printers, target(),
 # usymname()/umodname() of uaddr(),
 # the faults of bad pointers, guru writes of locals, members, globals
 # and parameters (guru.stp, with -g), and a function of libc, as process("LIB")

@@ -479,8 +479,9 @@ static bool cast_has_module(const struct rprobe *r)
  * kernel's types in a kernel function or statement, or NULL where 4.8
  * has no module to look in (begin, timer, kprobe, perf...: "type
  * definition 'T' not found in ''"). A function's (p NULL) are the
- * kernel's: 4.8 gives it the module of the DWARF probes calling it, and
- * castctx.c refuses it where 4.8 does, by the call graph. */
+ * kernel's: 4.8 gives it the module of the DWARF probes calling it (a
+ * copy for a probe, resolve.c, passes that probe), and castctx.c refuses
+ * it where 4.8 does, by the call graph. */
 static void cast_context(struct session *s, const struct probe *p, struct walk *w)
 {
 	const struct rprobe *first = NULL;
@@ -517,6 +518,16 @@ bool elab_cast_probe_module(struct session *s, const struct probe *p)
 
 	cast_context(s, p, &w);
 	return w.ubin != NULL;
+}
+
+/* Are p's types for such a @cast other than the kernel's (a module's or
+ * a program's: a function holding one is copied for p, resolve.c)? */
+bool elab_cast_own_types(struct session *s, const struct probe *p)
+{
+	struct walk w;
+
+	cast_context(s, p, &w);
+	return w.ubin && *w.ubin;
 }
 
 /* headers -> the program built to read their types (s->header_progs) */
@@ -757,8 +768,7 @@ static const char *resolve(struct session *s, struct probe *p, struct node *n,
 		return NULL;
 	}
 	if (!p)
-		return arena_printf(s->arena, "target variable '%s' used in a function: "
-				    "target variables belong to probe handlers", n->a->op);
+		return arena_printf(s->arena, ELAB_TARGET_IN_FUNCTION, n->a->op);
 	for (const struct rprobe *r = s->rprobes; r; r = r->next)
 		npoints += r->probe == p;
 	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
@@ -1174,8 +1184,7 @@ bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
 		}
 	}
 	if (!p) {
-		diag_error(s, n->loc, "target variable '%s' used in a function: target variables belong to probe handlers",
-			   n->op);
+		diag_error(s, n->loc, ELAB_TARGET_IN_FUNCTION, n->op);
 		return false;
 	}
 	for (const struct rprobe *r = s->rprobes; r; r = r->next) {

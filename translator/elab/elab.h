@@ -310,6 +310,15 @@ const struct autocast *elab_cast_addr(struct session *s, struct probe *p,
 				      struct node *n);
 bool elab_no_points(struct session *s, struct probe *p);
 bool elab_cast_probe_module(struct session *s, const struct probe *p);
+bool elab_cast_own_types(struct session *s, const struct probe *p);
+/* a $var in a function no probe copied (4.8: "unresolved target-symbol
+ * expression"), with its name */
+#define ELAB_TARGET_IN_FUNCTION "unresolved target-symbol expression: target variable '%s' " \
+	"in a function that no function or statement probe calls directly"
+
+/* castctx.c: what makes 4.8 copy a function for a probe */
+bool elab_holds_target(const struct node *n);
+const struct node *elab_bare_cast(const struct node *n);
 void elab_check_cast_functions(struct session *s);	/* castctx.c */
 bool elab_defined(struct session *s, struct probe *p, struct node *n);
 /* n->deref for $var$ (one variable) or $$parms$ (the arguments of the

@@ -242,8 +242,7 @@ void elab_target(struct session *s, struct probe *p, struct node *n,
 
 	n->type = elab_target_type(n);
 	if (!p) {
-		diag_error(s, n->loc, "target variable '%s' used in a function: target variables belong to probe handlers",
-			   n->op);
+		diag_error(s, n->loc, ELAB_TARGET_IN_FUNCTION, n->op);
 		return;
 	}
 	if (claimed(s, p, n, written))

@@ -313,6 +313,9 @@ bool elab_cast_probe_module(struct session *s, const struct probe *p);
 bool elab_cast_own_types(struct session *s, const struct probe *p);
 /* a $var in a function no probe copied (4.8: "unresolved target-symbol
  * expression"), with its name */
+/* @entry outside .return probes, in 4.8's words */
+#define ELAB_ENTRY_NOT_RETURN "internal error: @entry is only valid in .return probes"
+bool elab_all_return(struct session *s, const struct probe *p);
 #define ELAB_TARGET_IN_FUNCTION "unresolved target-symbol expression: target variable '%s' " \
 	"in a function that no function or statement probe calls directly"
 

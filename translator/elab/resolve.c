@@ -700,6 +700,12 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		}
 		if (rewrite_var(s, n))
 			goto target;
+		if (!strcmp(n->op, "@entry") && entry_in_uprobes(s, sc->func ? NULL : sc->probe) &&
+		    !elab_all_return(s, sc->probe)) {	/* 4.8 refuses it there too */
+			diag_error(s, n->loc, ELAB_ENTRY_NOT_RETURN);
+			resolve_list(s, sc, n->args);
+			break;
+		}
 		/* process probes: @entry of parameters and literals is the
 		 * expression itself; kernel return probes: tr_entry.c */
 		if (entry_in_uprobes(s, sc->func ? NULL : sc->probe) && rewrite_entry(s, n)) {

@@ -390,10 +390,11 @@ static struct var *clone_params(struct session *s, const struct var *v, int n)
 	return head;
 }
 
-/* Keep f's body and parameters as parsed when a probe may copy it. */
+/* Keep f's body and parameters as parsed when a probe may copy it
+ * (decided once, before f is first resolved). */
 static void keep_pristine(struct session *s, struct func *f)
 {
-	if (f->pristine || f->copy_of || !f->body || f->body->kind == N_EMBEDDED_STMT ||
+	if (f->used || f->pristine || f->copy_of || !f->body || f->body->kind == N_EMBEDDED_STMT ||
 	    (!elab_holds_target(f->body) && !elab_bare_cast(f->body)))
 		return;
 	f->pristine = ast_clone(s, f->body, NULL);

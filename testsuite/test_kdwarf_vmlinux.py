@@ -37,6 +37,7 @@ import pytest
 
 import guest
 from conftest import STAP, STAPRUN, build_module
+from test_btf_deref import MODULE_CAST_DEFAULT
 
 HERE = Path(__file__).resolve().parent
 CASES = HERE / 'kvmlinux'
@@ -198,15 +199,7 @@ def test_cast_found_through_dwarf(dbg, krel):
 
 # a module probe's @cast naming no module: the module's DWARF, with no
 # kernel fallback, as 4.8 (its words recorded with the debuginfo)
-@pytest.mark.parametrize('point,cast,said', [
-    ('module("9p").function("v9fs_vfs_lookup")', '@cast($dir, "struct p9_fid")->fid', None),
-    ('module("ext4").function("ext4_file_open")',
-     '@cast($inode, "struct ext4_sb_info")->s_mount_opt', None),
-    ('module("ext4").function("ext4_file_open")', '@cast($inode, "struct p9_fid")->fid',
-     "type definition 'struct p9_fid' not found in 'ext4'"),
-    ('module("9p").function("v9fs_vfs_lookup")',
-     '@cast($dir, "struct ext4_sb_info")->s_mount_opt',
-     "type definition 'struct ext4_sb_info' not found in '9p'"),
+@pytest.mark.parametrize('point,cast,said', MODULE_CAST_DEFAULT + [
     ('module("9pnet").function("p9_client_create")', '@cast(0, "nosuch_t")->x',
      "type definition 'nosuch_t' not found in '9pnet'"),
 ])

@@ -408,13 +408,14 @@ static void keep_pristine(struct session *s, struct func *f)
  * naming no module whose types are p's module's or program's (a kernel
  * probe's are the kernel's, the function's own: castctx.c), and the
  * call goes to the copy. Anything else calls f itself, where a $var is
- * unresolved. Overloaded functions are not copied.
+ * unresolved. Of overloads, the first alone is copied (as 4.8: its
+ * copy never goes on to the others), and none that `next` chains.
  */
 static struct func *func_copy(struct session *s, struct func *f, struct probe *p)
 {
 	struct func *c;
 
-	if (!p || f->overload_next || f->chained || f->copy_of)
+	if (!p || f->chained || f->copy_of)
 		return f;
 	keep_pristine(s, f);
 	if (!f->pristine || !elab_cast_probe_module(s, p) ||

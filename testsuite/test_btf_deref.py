@@ -92,17 +92,45 @@ def test_cast_without_module_refused(krel, point):
         '      | ' + ' ' * (col - 1) + '^'], r.stderr
 
 
-@pytest.mark.parametrize('point', ['kernel.function("vfs_read")',
-                                   'kernel.function("vfs_read").return',
-                                   'module("9pnet").function("p9_client_create")'])
-def test_cast_without_module_in_a_function_probe(krel, point):
+@pytest.mark.parametrize('point,module', [('kernel.function("vfs_read")', 'kernel'),
+                                          ('kernel.function("vfs_read").return', 'kernel'),
+                                          ('module("9pnet").function("p9_client_create")',
+                                           '9pnet')])
+def test_cast_without_module_in_a_function_probe(krel, point, module):
     r = run_stap(['-p2', '-r', krel, '-e', f'probe {point} {{ println({NO_MODULE}, '
                   '&@cast(0, "file")) }'])
     assert r.returncode == 0, r.stderr
-    # 4.8 names the module it looked in
+    # 4.8 names the module it looked in: a module probe's own (its DWARF
+    # there; here its BTF, split on the kernel's), with no kernel fallback
     r = run_stap(['-p2', '-r', krel, '-e', f'probe {point} {{ println(@cast(0, "nosuch_t")->x) }}'])
     assert r.returncode == 1
-    assert "error: type definition 'nosuch_t' not found in 'kernel'\n" in r.stderr, r.stderr
+    assert f"error: type definition 'nosuch_t' not found in '{module}'\n" in r.stderr, r.stderr
+
+
+# 4.8 with the debuginfo: "type definition 'struct p9_fid' not found in 'ext4'"
+# (each module's types, not another's nor only the kernel's);
+# test_kdwarf_vmlinux.py checks them with the debuginfo
+MODULE_CAST_DEFAULT = [
+    ('module("9p").function("v9fs_vfs_lookup")', '@cast($dir, "struct p9_fid")->fid', None),
+    ('module("ext4").function("ext4_file_open")',
+     '@cast($inode, "struct ext4_sb_info")->s_mount_opt', None),
+    ('module("ext4").function("ext4_file_open")', '@cast($inode, "struct p9_fid")->fid',
+     "type definition 'struct p9_fid' not found in 'ext4'"),
+    ('module("9p").function("v9fs_vfs_lookup")',
+     '@cast($dir, "struct ext4_sb_info")->s_mount_opt',
+     "type definition 'struct ext4_sb_info' not found in '9p'"),
+]
+
+
+@pytest.mark.parametrize('point,cast,said', MODULE_CAST_DEFAULT)
+def test_cast_without_module_reads_the_module_btf(krel, point, cast, said):
+    r = run_stap(['-p2', '-r', krel, '-e', f'probe {point} {{ println({cast}) }}'])
+    if said is None:
+        assert r.returncode == 0, r.stderr
+    else:
+        assert r.returncode == 1
+        col = len(f'probe {point} {{ println(') + 1
+        assert r.stderr.splitlines()[0] == f'<input>:1:{col}: error: {said}'
 
 
 def test_error_points_at_the_member_arrow(krel):

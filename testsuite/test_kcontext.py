@@ -385,7 +385,7 @@ def test_entry_outside_return_probes(krel, script):
     # 4.8: "internal error: @entry is only valid in .return probes"
     r = run_stap(['-p2', '-r', krel, '-e', script])
     assert r.returncode == 1
-    assert 'error: @entry is only valid in .return probes' in r.stderr, r.stderr
+    assert 'error: internal error: @entry is only valid in .return probes' in r.stderr, r.stderr
 
 
 # ---- recording 4.8's outputs ---------------------------------------------

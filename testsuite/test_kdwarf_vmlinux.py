@@ -37,6 +37,7 @@ import pytest
 
 import guest
 from conftest import STAP, STAPRUN, build_module
+from test_btf_deref import MODULE_CAST_DEFAULT
 
 HERE = Path(__file__).resolve().parent
 CASES = HERE / 'kvmlinux'
@@ -45,6 +46,8 @@ RUN = sorted(EXPECTED)
 BOTH_CASES = HERE / 'kboth'
 BOTH = json.loads((BOTH_CASES / 'expected.json').read_text())
 BOTH_RUN = [f'{n}_{way}' for n in sorted(BOTH) for way in ('dwarf', 'btf')]
+# kvmlinux/ cases whose output is 4.8's with BTF only too
+BTF_TOO = ['fncopy']
 DEFAULT_PATH = '+:.debug:/usr/lib/debug:/var/cache/abrt-di/usr/lib/debug:build'
 ADDR = re.compile(r'0x[0-9a-f]{8,16}')
 DEC = re.compile(r'(?<![0-9A-Za-z])-?[0-9]{13,20}(?![0-9])')
@@ -194,6 +197,23 @@ def test_cast_found_through_dwarf(dbg, krel):
         "thread_info, __state, stack, " in r.stderr
 
 
+# a module probe's @cast naming no module: the module's DWARF, with no
+# kernel fallback, as 4.8 (its words recorded with the debuginfo)
+@pytest.mark.parametrize('point,cast,said', MODULE_CAST_DEFAULT + [
+    ('module("9pnet").function("p9_client_create")', '@cast(0, "nosuch_t")->x',
+     "type definition 'nosuch_t' not found in '9pnet'"),
+])
+def test_module_cast_default_as_upstream(dbg, krel, point, cast, said):
+    r = stap(['-p2', '-r', krel, '-e', f'probe {point} {{ println({cast}) }}'], dbg)
+    if said is None:
+        assert r.returncode == 0, r.stderr
+        assert '/* pc=<' in r.stdout
+    else:
+        assert r.returncode == 1
+        col = len(f'probe {point} {{ println(') + 1
+        assert r.stderr.splitlines()[0] == f'<input>:1:{col}: error: {said}'
+
+
 RET_RANGES = ('        alternative locations: [0xffffffff81366a52,0xffffffff81366a8d], '
               '[0xffffffff81366ad1,0xffffffff81366b55], [0xffffffff81366b55,0xffffffff81366b95], '
               '[0xffffffff81366c36,0xffffffff81366c42], [0xffffffff81366c47,0xffffffff81366c73]')
@@ -203,7 +223,13 @@ RET_RANGES = ('        alternative locations: [0xffffffff81366a52,0xffffffff8136
     ('kernel.statement("vfs_read@fs/read_write.c:461")', '$ret', 66, '0xffffffff81366a3c',
      ['        dieoffset: 0x32cb818 from /usr/lib/debug/boot/vmlinux-KVER',
       '        function: vfs_read at fs/read_write.c:461:8', RET_RANGES]),
-    ('kernel.function("vfs_read").return', '@entry($ret)', 59, '0xffffffff813669e0',
+    ('kernel.function("vfs_read").return', '@entry($ret)', 59, '0xffffffff813669e5',
+     ['        dieoffset: 0x32cb818 from /usr/lib/debug/boot/vmlinux-KVER',
+      '        function: vfs_read at fs/read_write.c:451:1', RET_RANGES]),
+    ('kernel.function("vfs_read").return', '$ret', 52, '0xffffffff813669e5',
+     ['        dieoffset: 0x32cb818 from /usr/lib/debug/boot/vmlinux-KVER',
+      '        function: vfs_read at fs/read_write.c:451:1', RET_RANGES]),
+    ('kernel.function("vfs_read").call', '$ret', 50, '0xffffffff813669e5',
      ['        dieoffset: 0x32cb818 from /usr/lib/debug/boot/vmlinux-KVER',
       '        function: vfs_read at fs/read_write.c:451:1', RET_RANGES]),
 ])
@@ -212,9 +238,9 @@ def test_optimized_out_as_upstream(dbg, krel, point, var, col, pc, details):
     ("not accessible at this address (pc: ...) [man error::dwarf]"),
     then its lines byte for byte: the variable's DIE and file, the
     function and source position of the pc (its line-table row), the
-    ranges where the variable has a location (4.8 names the pc of
-    @entry's read 0xffffffff813669e5, after the call to __fentry__; its
-    other lines are these)."""
+    ranges where the variable has a location. A function's variables,
+    its .return's entry values and @entry's too, are read after the call
+    to __fentry__: 4.8 names that pc (0xffffffff813669e5), not the entry."""
     r = stap(['-p2', '-r', krel, '-e', f'probe {point} {{ println({var}) }}'], dbg)
     assert r.returncode == 1
     shown = point.replace('"vfs_read"', '"vfs_read@fs/read_write.c:450"')
@@ -280,6 +306,8 @@ def run(dbg, krel, tmp_path_factory):
     old = os.environ['SYSTEMTAP_DEBUGINFO_PATH']
     for n in BOTH:
         build_module(f'kv_{n}_btf', (BOTH_CASES / f'{n}.stp').read_text(), krel, d)
+    for n in BTF_TOO:
+        build_module(f'kv_{n}_btf', (CASES / f'{n}.stp').read_text(), krel, d)
     os.environ['SYSTEMTAP_DEBUGINFO_PATH'] = dbg
     try:
         for n in RUN:
@@ -289,7 +317,7 @@ def run(dbg, krel, tmp_path_factory):
     finally:
         os.environ['SYSTEMTAP_DEBUGINFO_PATH'] = old
     build_mismatched(d, krel)
-    names = RUN + BOTH_RUN
+    names = RUN + BOTH_RUN + [f'{n}_btf' for n in BTF_TOO]
     commands = [f"{STAPRUN} -c 'cat /etc/hostname' kv_{n}.ko" for n in names]
     commands += [f'{STAPRUN} kv_bad.ko', 'dmesg | grep stap:']
     batch = guest.run_batch(commands, scratch=str(d), timeout=60)
@@ -344,6 +372,13 @@ def norm(text):
 @pytest.mark.parametrize('name', RUN)
 def test_run_as_upstream(run, name):
     r, want = run[name], EXPECTED[name]
+    assert (norm(r.stdout), r.stderr, r.rc) == (norm(want['stdout']), want['stderr'], want['rc'])
+
+
+@pytest.mark.parametrize('name', BTF_TOO)
+def test_run_as_upstream_with_btf(run, name):
+    """The BTF implementation prints what 4.8 prints with the debuginfo."""
+    r, want = run[f'{name}_btf'], EXPECTED[name]
     assert (norm(r.stdout), r.stderr, r.rc) == (norm(want['stdout']), want['stderr'], want['rc'])
 
 

@@ -8,7 +8,8 @@
 # parameters, @entry, wildcards, statements by FILE:LINE with locals and by
 # address (-O0 only), SDT
 # marks with $argN and $$name, struct members through pointers, globals
-# by @var, @cast to the program's types, the pretty printers, target(),
+# by @var, @cast to the program's types (also in functions the probe calls,
+# copied for it as 4.8 copies them, fncast.stp), the pretty printers, target(),
 # usymname()/umodname() of uaddr(),
 # the faults of bad pointers, guru writes of locals, members, globals
 # and parameters (guru.stp, with -g), and a function of libc, as process("LIB")
@@ -263,6 +264,11 @@ def test_errors(tmp_path):
     assert err('probe process("./uprog_O0").mark("start") { println($arg3) }') == \
         ("<input>:1:53: error: target variable '$arg3' is not available in "
          'process("@DIR@/uprog_O0").statement(0x12af): the marker has 1 argument')
+    # 4.8: "internal error: @entry is only valid in .return probes"
+    assert err('probe process("./uprog_O0").function("add") { println(@entry($a)) }') == \
+        '<input>:1:55: error: internal error: @entry is only valid in .return probes'
+    assert err('probe process("./uprog_O0").mark("start") { println(@entry(1)) }') == \
+        '<input>:1:53: error: internal error: @entry is only valid in .return probes'
     assert err('probe process("./nosuch").function("add") { println(1) }') == \
         """<input>:1:7: error: no match for probe point 'process("./nosuch").function("add")'"""
     assert err('probe process("./uprog_O0").function("nosuch") { println(1) }') == \

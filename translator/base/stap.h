@@ -199,6 +199,7 @@ struct session {
 	struct rprobe *rprobes;
 	struct embed *embeds;
 	int nrprobes;
+	int nfunc_copies;	/* resolve.c: functions copied for a probe */
 	int maxnesting;
 	struct rx_prog **regexes;	/* compiled =~ literals (regex.c) */
 	int nregexes;

@@ -15,8 +15,11 @@
  * probe's copy too. Checked on the hosts compared (`stap -p2` with the
  * kernel's debuginfo): testsuite/semok/cast_fn_*, semko/cast_fn_*.
  *
- * deref.c resolves such a @cast in the kernel's types; this pass, once
- * every name is bound, reports the functions 4.8 refuses.
+ * resolve.c makes those copies where the types differ from the kernel's
+ * (a module's or a program's probe) or a $var is read; a function a
+ * kernel probe would copy for its @cast alone stays one, resolved in the
+ * kernel's types (deref.c), and this pass, once every name is bound,
+ * reports the functions 4.8 refuses.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +60,7 @@ static bool is_bare_cast(const struct node *n)
 }
 
 /* The first @cast without a module in the list n (calls not followed). */
-static const struct node *bare_cast(const struct node *n)
+const struct node *elab_bare_cast(const struct node *n)
 {
 	for (; n; n = n->next) {
 		const struct node *kids[5] = { n->args, n->a, n->b, n->c, n->d }, *k;
@@ -65,14 +68,14 @@ static const struct node *bare_cast(const struct node *n)
 		if (is_bare_cast(n))
 			return n;
 		for (int i = 0; i < 5; i++)
-			if (kids[i] && (k = bare_cast(kids[i])))
+			if (kids[i] && (k = elab_bare_cast(kids[i])))
 				return k;
 	}
 	return NULL;
 }
 
 /* Does the list n name a target variable ($var, $$parms...)? */
-static bool has_target(const struct node *n)
+bool elab_holds_target(const struct node *n)
 {
 	for (; n; n = n->next) {
 		const struct node *kids[5] = { n->args, n->a, n->b, n->c, n->d };
@@ -80,7 +83,7 @@ static bool has_target(const struct node *n)
 		if (n->kind == N_TARGET)
 			return true;
 		for (int i = 0; i < 5; i++)
-			if (kids[i] && has_target(kids[i]))
+			if (kids[i] && elab_holds_target(kids[i]))
 				return true;
 	}
 	return false;
@@ -127,7 +130,7 @@ static void walk_probe(struct castctx *c, const struct probe *p)
 	memset(c->copied, 0, (size_t)c->n);
 	walk_calls(c, p->body, true);
 	for (int i = 0; i < c->n; i++)
-		if (c->copied[i])
+		if (c->copied[i] && c->ok[i])	/* a $var's copy: not checked here */
 			for (int g = 0; g < c->n; g++)
 				c->ok[i][g] |= c->reach[g];
 }
@@ -173,8 +176,8 @@ void elab_check_cast_functions(struct session *s)
 		const struct func *f = c.f[i];
 
 		c.ok[i] = NULL;
-		c.cast[i] = f->body && f->body->kind != N_EMBEDDED_STMT ? bare_cast(f->body) : NULL;
-		c.copies[i] = c.cast[i] || (f->body && has_target(f->body));
+		c.cast[i] = f->body && f->body->kind != N_EMBEDDED_STMT ? elab_bare_cast(f->body) : NULL;
+		c.copies[i] = c.cast[i] || (f->body && elab_holds_target(f->body));
 		any |= c.cast[i] != NULL;
 	}
 	if (!any)

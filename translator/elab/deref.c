@@ -41,6 +41,8 @@ struct walk {
 	const char *err;
 	struct loc err_loc;
 	const char *ubin;	/* a process probe's binary: @cast's default */
+	const char *kmod;	/* a module probe's module: @cast's default */
+	struct ubin *kbin;	/* ... read through its DWARF, or NULL: its BTF */
 	bool cast_first;	/* a first [i] indexes from acc, as @cast's */
 };
 
@@ -471,36 +473,61 @@ static bool cast_has_module(const struct rprobe *r)
 	return false;
 }
 
-/* @cast's module when the script names none: the binary of p's first
- * process("PATH") point (4.8 looks the types up there), "" for the
- * kernel's types in a kernel or module function or statement, or NULL
- * where 4.8 has no module to look in (begin, timer, kprobe, perf...:
- * "type definition 'T' not found in ''"). A function's (p NULL) are the
- * kernel's: 4.8 gives it the module of the DWARF probes calling it, and
- * castctx.c refuses it where 4.8 does, by the call graph. */
-static const char *cast_context(struct session *s, const struct probe *p)
+/* @cast's module when the script names none, into w: the binary of p's
+ * first process("PATH") point (4.8 looks the types up there), a module
+ * probe's module (its DWARF or its BTF, as 4.8 its DWARF), "" for the
+ * kernel's types in a kernel function or statement, or NULL where 4.8
+ * has no module to look in (begin, timer, kprobe, perf...: "type
+ * definition 'T' not found in ''"). A function's (p NULL) are the
+ * kernel's: 4.8 gives it the module of the DWARF probes calling it (a
+ * copy for a probe, resolve.c, passes that probe), and castctx.c refuses
+ * it where 4.8 does, by the call graph. */
+static void cast_context(struct session *s, const struct probe *p, struct walk *w)
 {
-	const char *bin = NULL;
-	bool any = false;
+	const struct rprobe *first = NULL;
 
+	w->ubin = "";
+	w->kmod = NULL;
+	w->kbin = NULL;
 	if (!p)
-		return "";
+		return;
 	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
 		if (r->probe != p)
 			continue;
-		if (!cast_has_module(r))
-			return NULL;
-		any = true;
-		if (!bin && (r->flags & RF_DWARF))
-			bin = r->binary;
+		if (!cast_has_module(r)) {
+			w->ubin = NULL;
+			return;
+		}
+		if (!first)
+			first = r;
 	}
-	return bin ? bin : any ? "" : NULL;
+	if (!first)
+		w->ubin = NULL;
+	else if (first->kmod_dwarf)
+		w->kmod = w->ubin = ubin_kmod(first->kmod_dwarf), w->kbin = first->kmod_dwarf;
+	else if (first->module && !strncmp(first->family, "module.", 7))
+		w->kmod = w->ubin = first->module;
+	else if (first->flags & RF_DWARF && first->binary)
+		w->ubin = first->binary;
 }
 
 /* Does p give a @cast naming no module one (castctx.c)? */
 bool elab_cast_probe_module(struct session *s, const struct probe *p)
 {
-	return cast_context(s, p) != NULL;
+	struct walk w;
+
+	cast_context(s, p, &w);
+	return w.ubin != NULL;
+}
+
+/* Are p's types for such a @cast other than the kernel's (a module's or
+ * a program's: a function holding one is copied for p, resolve.c)? */
+bool elab_cast_own_types(struct session *s, const struct probe *p)
+{
+	struct walk w;
+
+	cast_context(s, p, &w);
+	return w.ubin && *w.ubin;
 }
 
 /* headers -> the program built to read their types (s->header_progs) */
@@ -592,7 +619,11 @@ static bool cast_type(struct walk *w, struct node *cast)
 			    "type definition '%s' not found in ''", name));
 	if (!mod && !*w->ubin)	/* a kernel function's: the kernel's */
 		mname = "kernel";
-	if (!mod && *w->ubin) {	/* else the kernel's, when the program has none */
+	if (!mod && w->kbin)	/* a module's, through its DWARF */
+		return cast_user_type(w, cast, name, w->kmod, w->kbin);
+	if (!mod && w->kmod)	/* through its BTF, as it were named */
+		mname = w->kmod;
+	if (!mod && *w->ubin && !w->kmod) {	/* else the kernel's, when the program has none */
 		struct walk before = *w;
 
 		if (cast_user_type(w, cast, name, w->ubin, NULL))
@@ -610,7 +641,7 @@ static bool cast_type(struct walk *w, struct node *cast)
 		if (kb)
 			return cast_user_type(w, cast, name, mname, kb);
 	}
-	if (mod && strncmp(mname, "kernel", 6)) {
+	if ((mod || w->kmod) && strncmp(mname, "kernel", 6)) {
 		/* a module's own BTF, split on the kernel's; "<header>" ignored */
 		const char *m = arena_strndup(w->s->arena, mname, strcspn(mname, "<"));
 		struct ubin *kb;
@@ -672,13 +703,14 @@ static struct loc part_op_loc(const struct node *n, struct loc at)
 
 /* Walk n for one point r (NULL for @cast); the deref in *d. */
 static bool walk_one(struct session *s, const struct rprobe *r, struct node *n,
-		     struct deref *d, const char **err, struct loc *at, const char *ubin)
+		     struct deref *d, const char **err, struct loc *at, const struct probe *cp)
 {
-	struct walk w = { .s = s, .d = d, .ubin = ubin };
+	struct walk w = { .s = s, .d = d };
 
 	memset(d, 0, sizeof(*d));
 	d->addr = n->flags & DEREF_ADDR;
 	if (is_cast(n->a)) {
+		cast_context(s, cp, &w);
 		w.cast_first = true;
 		if (!cast_type(&w, n->a))
 			goto out;
@@ -730,14 +762,13 @@ static const char *resolve(struct session *s, struct probe *p, struct node *n,
 	int npoints = 0;
 
 	if (is_cast(n->a)) {
-		if (!walk_one(s, NULL, n, d, &err, at, cast_context(s, p)))
+		if (!walk_one(s, NULL, n, d, &err, at, p))
 			return err;
 		n->deref = d;
 		return NULL;
 	}
 	if (!p)
-		return arena_printf(s->arena, "target variable '%s' used in a function: "
-				    "target variables belong to probe handlers", n->a->op);
+		return arena_printf(s->arena, ELAB_TARGET_IN_FUNCTION, n->a->op);
 	for (const struct rprobe *r = s->rprobes; r; r = r->next)
 		npoints += r->probe == p;
 	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
@@ -1009,10 +1040,11 @@ bool elab_autocast(struct session *s, struct node *n, const struct autocast *t,
 void elab_cast_alone(struct session *s, struct probe *p, struct node *n)
 {
 	struct deref d = { 0 };
-	struct walk w = { .s = s, .d = &d, .ubin = cast_context(s, p) };
+	struct walk w = { .s = s, .d = &d };
 	unsigned int id;
 	const struct btf_type *t;
 
+	cast_context(s, p, &w);
 	if (elab_no_points(s, p))
 		return;
 	if (!cast_type(&w, n)) {
@@ -1048,9 +1080,10 @@ void elab_cast_alone(struct session *s, struct probe *p, struct node *n)
 const struct autocast *elab_cast_addr(struct session *s, struct probe *p, struct node *n)
 {
 	struct deref d = { 0 };
-	struct walk w = { .s = s, .d = &d, .ubin = cast_context(s, p) };
+	struct walk w = { .s = s, .d = &d };
 	struct autocast *t;
 
+	cast_context(s, p, &w);
 	if (elab_no_points(s, p))
 		return NULL;
 	if (!cast_type(&w, n)) {
@@ -1107,8 +1140,9 @@ bool elab_defined(struct session *s, struct probe *p, struct node *n)
 			return false;	/* 4.8: typed after @defined is decided */
 		if (is_cast(n)) {
 			struct deref d = { 0 };
-			struct walk w = { .s = s, .d = &d, .ubin = cast_context(s, p) };
+			struct walk w = { .s = s, .d = &d };
 
+			cast_context(s, p, &w);
 			if (!cast_type(&w, n))
 				return false;
 		}
@@ -1150,8 +1184,7 @@ bool elab_pretty_target(struct session *s, struct probe *p, struct node *n)
 		}
 	}
 	if (!p) {
-		diag_error(s, n->loc, "target variable '%s' used in a function: target variables belong to probe handlers",
-			   n->op);
+		diag_error(s, n->loc, ELAB_TARGET_IN_FUNCTION, n->op);
 		return false;
 	}
 	for (const struct rprobe *r = s->rprobes; r; r = r->next) {

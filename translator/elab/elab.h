@@ -25,6 +25,7 @@ struct resolver;
 /* A resolved probe: one per concrete probe point (probepoint.c). What is
  * common to every family, then each family's own data. */
 struct kcat_arg;
+struct ubin;
 struct uprobe_info;
 struct rprobe {
 	const struct family *fam;	/* the family that resolved it */
@@ -55,6 +56,7 @@ struct rprobe {
 	int nargs;
 	const struct kcat_arg *args;
 	const char *binary;	/* a user-space program or library it probes */
+	struct ubin *kmod_dwarf;	/* module("M") read through DWARF: M's */
 	union {			/* the family's own data */
 		struct {	/* begin, end, error */
 			int64_t order;	/* begin(N)/end(N)/error(N) */
@@ -308,6 +310,18 @@ const struct autocast *elab_cast_addr(struct session *s, struct probe *p,
 				      struct node *n);
 bool elab_no_points(struct session *s, struct probe *p);
 bool elab_cast_probe_module(struct session *s, const struct probe *p);
+bool elab_cast_own_types(struct session *s, const struct probe *p);
+/* a $var in a function no probe copied (4.8: "unresolved target-symbol
+ * expression"), with its name */
+/* @entry outside .return probes, in 4.8's words */
+#define ELAB_ENTRY_NOT_RETURN "internal error: @entry is only valid in .return probes"
+bool elab_all_return(struct session *s, const struct probe *p);
+#define ELAB_TARGET_IN_FUNCTION "unresolved target-symbol expression: target variable '%s' " \
+	"in a function that no function or statement probe calls directly"
+
+/* castctx.c: what makes 4.8 copy a function for a probe */
+bool elab_holds_target(const struct node *n);
+const struct node *elab_bare_cast(const struct node *n);
 void elab_check_cast_functions(struct session *s);	/* castctx.c */
 bool elab_defined(struct session *s, struct probe *p, struct node *n);
 /* n->deref for $var$ (one variable) or $$parms$ (the arguments of the

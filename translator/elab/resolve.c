@@ -367,6 +367,76 @@ static void note_variance(struct node *n)
 		v->variance_shift = (int)n->args->next->num;
 }
 
+/* The probe whose $vars and module-less @casts the scope reads: its
+ * own, or a function copy's; NULL in a function not copied. */
+static struct probe *scope_probe(const struct scope *sc)
+{
+	return sc->func ? sc->func->probe : sc->probe;
+}
+
+/* f's parameters as parsed (a fresh list of nparams). */
+static struct var *clone_params(struct session *s, const struct var *v, int n)
+{
+	struct var *head = NULL, **tail = &head;
+
+	for (int i = 0; i < n && v; i++, v = v->next) {
+		struct var *c = arena_alloc(s->arena, sizeof(*c));
+
+		*c = *v;
+		c->next = NULL;
+		*tail = c;
+		tail = &c->next;
+	}
+	return head;
+}
+
+/* Keep f's body and parameters as parsed when a probe may copy it
+ * (decided once, before f is first resolved). */
+static void keep_pristine(struct session *s, struct func *f)
+{
+	if (f->used || f->pristine || f->copy_of || !f->body || f->body->kind == N_EMBEDDED_STMT ||
+	    (!elab_holds_target(f->body) && !elab_bare_cast(f->body)))
+		return;
+	f->pristine = ast_clone(s, f->body, NULL);
+	f->pristine_params = clone_params(s, f->params, f->nparams);
+}
+
+/*
+ * As 4.8: a function a function or statement probe p (kernel, module,
+ * process DWARF) calls directly, or that a copy made for p calls, is
+ * copied for p when it holds a $var (read at p's points) or a @cast
+ * naming no module whose types are p's module's or program's (a kernel
+ * probe's are the kernel's, the function's own: castctx.c), and the
+ * call goes to the copy. Anything else calls f itself, where a $var is
+ * unresolved. Of overloads, the first alone is copied (as 4.8: its
+ * copy never goes on to the others), and none that `next` chains.
+ */
+static struct func *func_copy(struct session *s, struct func *f, struct probe *p)
+{
+	struct func *c;
+
+	if (!p || f->chained || f->copy_of)
+		return f;
+	keep_pristine(s, f);
+	if (!f->pristine || !elab_cast_probe_module(s, p) ||
+	    (!elab_holds_target(f->pristine) && !elab_cast_own_types(s, p)))
+		return f;
+	for (c = f->copies; c; c = c->next_copy)
+		if (c->probe == p)
+			return c;
+	c = arena_alloc(s->arena, sizeof(*c));
+	*c = (struct func){ .name = arena_printf(s->arena, "__clone_probe_%d_of___global_%s__overload_0",
+						 ++s->nfunc_copies, f->name),
+			    .loc = f->loc, .type = f->type, .nparams = f->nparams,
+			    .params = clone_params(s, f->pristine_params, f->nparams),
+			    .body = ast_clone(s, f->pristine, NULL), .tapset = f->tapset,
+			    .private = f->private, .priority = f->priority,
+			    .probe = p, .copy_of = f, .next_copy = f->copies, .next = f->next };
+	f->copies = c;
+	f->next = c;	/* after f in its file: collected as f is */
+	return c;
+}
+
 static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 {
 	struct func *f;
@@ -400,6 +470,7 @@ static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 	    strstr(f->body->str, "/* guru */") && !(n->loc.src && n->loc.src->tapset))
 		diag_error(s, n->loc, "function may not be used unless -g is specified");
 	f = overload_chain(s, f, n->loc.src);
+	f = func_copy(s, f, scope_probe(sc));
 	n->func = f;
 	use_func(s, f);
 }
@@ -626,11 +697,17 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 	case N_CALL:
 		if (!strcmp(n->op, "@cast")) {
 			resolve_node(s, sc, n->args, false);
-			elab_cast_alone(s, sc->func ? NULL : sc->probe, n);
+			elab_cast_alone(s, scope_probe(sc), n);
 			break;
 		}
 		if (rewrite_var(s, n))
 			goto target;
+		if (!strcmp(n->op, "@entry") && entry_in_uprobes(s, sc->func ? NULL : sc->probe) &&
+		    !elab_all_return(s, sc->probe)) {	/* 4.8 refuses it there too */
+			diag_error(s, n->loc, ELAB_ENTRY_NOT_RETURN);
+			resolve_list(s, sc, n->args);
+			break;
+		}
 		/* process probes: @entry of parameters and literals is the
 		 * expression itself; kernel return probes: tr_entry.c */
 		if (entry_in_uprobes(s, sc->func ? NULL : sc->probe) && rewrite_entry(s, n)) {
@@ -652,7 +729,7 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 			const struct autocast *t;
 
 			resolve_node(s, sc, cast->args, false);
-			t = elab_cast_addr(s, sc->func ? NULL : sc->probe, cast);
+			t = elab_cast_addr(s, scope_probe(sc), cast);
 			if (t) {
 				*n = *cast->args;
 				n->next = next;
@@ -731,7 +808,7 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		break;
 	case N_TARGET:
 target:
-		elab_target(s, sc->func ? NULL : sc->probe, n, written);
+		elab_target(s, scope_probe(sc), n, written);
 		break;
 	case N_INDEX:
 		resolve_index(s, sc, n, written);
@@ -765,7 +842,7 @@ target:
 					resolve_node(s, sc, c->a, false);
 			if (n->a->kind == N_CALL)	/* @cast's operand */
 				resolve_node(s, sc, n->a->args, false);
-			elab_deref(s, sc->func ? NULL : sc->probe, n, written);
+			elab_deref(s, scope_probe(sc), n, written);
 			break;
 		}
 		/* an autocast: typed with the values' types (autocast.c) */
@@ -810,6 +887,7 @@ static void use_func(struct session *s, struct func *f)
 
 	if (f->used)
 		return;
+	keep_pristine(s, f);
 	f->used = true;
 	for (struct file_ast *t = s->tapset_asts; t; t = t->next)
 		for (struct func *g = t->funcs; g; g = g->next)
@@ -817,7 +895,7 @@ static void use_func(struct session *s, struct func *f)
 				t->used = true;
 	f->locals = f->params;
 	if (f->body->kind == N_BLOCK)
-		opt_fold(s, NULL, &f->body);
+		opt_fold(s, f->probe, &f->body);
 	sc.locals = &f->locals;
 	sc.func = f;
 	if (f->body->kind == N_EMBEDDED_STMT)

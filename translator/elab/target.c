@@ -242,8 +242,7 @@ void elab_target(struct session *s, struct probe *p, struct node *n,
 
 	n->type = elab_target_type(n);
 	if (!p) {
-		diag_error(s, n->loc, "target variable '%s' used in a function: target variables belong to probe handlers",
-			   n->op);
+		diag_error(s, n->loc, ELAB_TARGET_IN_FUNCTION, n->op);
 		return;
 	}
 	if (claimed(s, p, n, written))
@@ -339,6 +338,21 @@ bool entry_in_uprobes(struct session *s, struct probe *p)
 	return probe_all(s, p, RF_USER);
 }
 
+/* Is every point of p a .return (where @entry is valid)? */
+bool elab_all_return(struct session *s, const struct probe *p)
+{
+	bool any = false;
+
+	for (const struct rprobe *r = p ? s->rprobes : NULL; r; r = r->next) {
+		if (r->probe != p)
+			continue;
+		if (!r->ret)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 /* @entry(expr): only in .return probes that keep it (kretprobes). */
 void elab_entry(struct session *s, struct probe *p, struct node *n)
 {
@@ -348,7 +362,7 @@ void elab_entry(struct session *s, struct probe *p, struct node *n)
 		if (r->probe == p && (!(r->flags & RF_ENTRY) || !r->ret))
 			bad = r;
 	if (!p || bad)
-		diag_error(s, n->loc, "@entry is only valid in .return probes");
+		diag_error(s, n->loc, ELAB_ENTRY_NOT_RETURN);
 	for (struct node *a = n->args; a; a = a->next)
 		if (a->kind == N_TARGET && !strcmp(a->op, "$return"))
 			diag_error(s, a->loc, "$return is not available at entry");

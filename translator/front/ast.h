@@ -172,6 +172,15 @@ struct func {
 	bool chained;		/* a `next` leads to or from it */
 	struct func *next;	/* in its file */
 	struct func *next_used;	/* in session->funcs */
+	/* 4.8's copies for a probe (resolve.c): a copy's probe, whose $vars
+	 * and module-less @casts it reads, and the function it copies; the
+	 * body and parameters as parsed, kept for copies; the copies */
+	struct probe *probe;
+	struct func *copy_of;
+	struct node *pristine;
+	struct var *pristine_params;
+	struct func *copies;	/* chained through next_copy */
+	struct func *next_copy;
 };
 
 struct probe {

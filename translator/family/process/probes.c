@@ -55,7 +55,9 @@ static struct uprobe_info *new_info(struct session *s, struct rprobe *rp, struct
 	rp->kind = RP_UPROBE;
 	if (ubin_is_kernel(b))
 		rp->flags = (rp->flags & ~RF_USER) | RF_ENTRY;
-	else
+	if (ubin_is_kernel(b) && !ubin_is_vmlinux(b))
+		rp->kmod_dwarf = b;
+	else if (!ubin_is_kernel(b))
 		rp->binary = ubin_path(b);
 	return rp->u;
 }
@@ -175,8 +177,7 @@ void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 {
 	static const char *const suffix[] = { "", ".call", ".return", ".inline" };
 	struct uprobe_info *u = new_info(s, rp, b);
-
-	bool kernel = ubin_is_kernel(b);
+	bool kernel = ubin_is_kernel(b), fentry;
 
 	u->bin = b;
 	u->func = f;
@@ -197,9 +198,12 @@ void uprobe_fill_function(struct session *s, struct rprobe *rp, struct ubin *b,
 		u->addr = f->entry;
 	/* its variables are read after the entry's call to __fentry__ (the
 	 * probe goes on that call, place_kernel()), as 4.8 */
-	if (kernel && !f->inlined && u->addr == f->entry && ubin_kcall_at(b, f->entry))
+	fentry = kernel && !f->inlined && u->addr == f->entry && ubin_kcall_at(b, f->entry);
+	if (fentry)
 		u->addr = f->entry + 5;
-	if (how == 2)
+	/* a .return's entry values: at its entry, or, as 4.8 reads them
+	 * (and names their pc), after that call, the same registers */
+	if (how == 2 && !fentry)
 		u->addr = f->entry;
 	rp->ret = how == 2;
 	rp->symbol = kernel ? ubin_outer_name(b, f) : f->name;	/* probefunc() */

@@ -123,3 +123,18 @@ def test_address_of_cast_member():
     out = stap('-e', 'probe begin { println(&@cast(0, "task_struct", "kernel")[1]) '
                'println(&@cast(0, "task_struct", "kernel")->pid) exit() }')
     assert out == (f'{size}\n{kbtf.member_offset(parsed, "task_struct", "pid")}\n', '', 0)
+
+
+def test_regex_match_is_a_pass3_error_said_once():
+    """=~ and !~ were written into the BPF C as they are, and clang's error
+    reached the user (general/regex.stp); they are a pass-3 error naming
+    the operator, said once although the probe's two points get a handler
+    each (syscall.open: open and openat)."""
+    out, err, rc = stap('-p4', '-e', 'probe syscall.open { if (filename =~ "a") '
+                        'println(filename) }')
+    assert (out, err, rc) == ('', (
+        '<input>:1:35: error: regular expression matching (=~) is not supported by '
+        '--runtime=bpf: use the kernel module runtime (--runtime=kernel)\n'
+        '    1 | probe syscall.open { if (filename =~ "a") println(filename) }\n'
+        '      |                                   ^\n'
+        'Pass 3: translation failed.  [man error::pass3]\n'), 1)

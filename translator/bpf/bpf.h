@@ -56,6 +56,8 @@ struct bgen {
 	bool need_kstack;	/* backtrace() and the like (bpf_stack.c) */
 	bool need_ksym;		/* symname(), symdata(), sprint_backtrace() (bpf_stack.c) */
 	bool no_ctx;		/* in a foreach body's own function: no ctx there */
+	const char **unsup;	/* "LOC: WHAT" of the unsupported constructs said, */
+	int nunsup;		/* ... each once (a handler per point repeats them) */
 	bool fentry;		/* writing a kprobe point's fentry/fexit twin */
 	bool fentry_bad;	/* ... which cannot be had (not an error) */
 	bool entry_twin;	/* bu_entry(): the entry program's twin written */

@@ -157,15 +157,35 @@ void bg_deref_fault(struct bgen *g, const struct node *d, const char *addr)
 				  loc_str(g->s, at)), addr);
 }
 
+/* Was what at n said already? A probe of several points reading $vars
+ * gets a handler each, and would say it once per point */
+static bool said_before(struct bgen *g, const struct node *n, const char *what)
+{
+	const char *key = arena_printf(g->s->arena, "%s: %s", loc_str(g->s, n->loc), what);
+	const char **v;
+
+	for (int i = 0; i < g->nunsup; i++)
+		if (!strcmp(g->unsup[i], key))
+			return true;
+	v = arena_alloc(g->s->arena, sizeof(*v) * (size_t)(g->nunsup + 1));
+	if (g->nunsup)
+		memcpy(v, g->unsup, sizeof(*v) * (size_t)g->nunsup);
+	v[g->nunsup++] = key;
+	g->unsup = v;
+	return false;
+}
+
 void bg_unsupported(struct bgen *g, const struct node *n, const char *what)
 {
 	if (g->fentry) {	/* an fentry twin: the point just has none */
 		g->fentry_bad = true;
 		return;
 	}
+	g->errors++;
+	if (said_before(g, n, what))
+		return;
 	diag_error(g->s, n->loc, "%s is not supported by --runtime=bpf: use the kernel "
 		   "module runtime (--runtime=kernel)", what);
-	g->errors++;
 }
 
 static const char *where(struct bgen *g, const struct node *n, const char *kind)
@@ -484,8 +504,16 @@ static const char *assign(struct bgen *g, struct node *n)
 
 static const char *compare(struct bgen *g, struct node *n)
 {
-	const char *a = bg_expr(g, n->a), *b = bg_expr(g, n->b), *t = tmp(g);
+	const char *a, *b, *t;
 
+	if (!strcmp(n->op, "=~") || !strcmp(n->op, "!~")) {
+		bg_unsupported(g, n, arena_printf(g->s->arena, "regular expression matching "
+						  "(%s)", n->op));
+		return "0";
+	}
+	a = bg_expr(g, n->a);
+	b = bg_expr(g, n->b);
+	t = tmp(g);
 	if (n->a->type == T_STRING)
 		bg_line(g, "long %s = stp_strcmp(%s, %s) %s 0;", t, a, b, n->op);
 	else

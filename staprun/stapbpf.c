@@ -114,6 +114,7 @@ struct loader {
 	int nerrors;
 	FILE *out;
 	struct stapbpf_kprobes kp;	/* tracefs kretprobes, BTF for fentry */
+	struct stapbpf_ksyms ksyms;	/* backtraces' symbols */
 	char rejected[160];		/* the program the kernel refused, if said */
 	bool complex;			/* ... as too complex for the verifier */
 };
@@ -392,7 +393,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		const uint64_t *a = (const uint64_t *)((char *)data + 8);
 
 		if (size >= 16)
-			stapbpf_print_backtrace(L->out, a + 1, arg < (size - 16) / 8 ?
+			stapbpf_print_backtrace(&L->ksyms, L->out, a + 1, arg < (size - 16) / 8 ?
 						arg : (size - 16) / 8, a[0]);
 	} else if (id < (uint32_t)L->nfmts) {
 		print_record(L, &L->fmts[id], (char *)data + 8, (char *)data + size);

@@ -25,11 +25,12 @@ struct row {
 	const char *s;
 };
 
-static char sort_vtype;
-
-static int row_cmp(const void *pa, const void *pb)
+/* rows by value, descending (vtype: 's' strings, 't' statistics'
+ * counts, else numbers), then in the order read */
+static int row_cmp(const void *pa, const void *pb, void *vt)
 {
 	const struct row *a = pa, *b = pb;
+	char sort_vtype = *(const char *)vt;
 	int c = 0;
 
 	if (sort_vtype == 's')
@@ -138,8 +139,7 @@ void stapbpf_display_array(struct bpf_object *obj, FILE *out, const char *name,
 		keep[nrows] = copy;
 		rows[nrows++] = r;
 	}
-	sort_vtype = vtype;
-	qsort(rows, nrows, sizeof(*rows), row_cmp);
+	qsort_r(rows, nrows, sizeof(*rows), row_cmp, &vtype);
 	for (size_t i = 0; i < nrows; i++) {
 		fprintf(out, "%s[", name);
 		print_key(out, kinds, rows[i].key, maxstr);

@@ -14,26 +14,22 @@
 
 #include "stapbpf_sym.h"
 
-struct ksym {
+struct stapbpf_ksym {
 	uint64_t addr;
 	size_t order;		/* its line: the first of aliases wins */
 	char *name, *mod;
 };
 
-static struct ksym *syms;
-static size_t nsyms;
-static int loaded;
-
 static int cmp(const void *a, const void *b)
 {
-	const struct ksym *x = a, *y = b;
+	const struct stapbpf_ksym *x = a, *y = b;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static void load(void)
+static void load(struct stapbpf_ksyms *K)
 {
 	FILE *f = fopen("/proc/kallsyms", "r");
 	char line[512], name[256], mod[128];
@@ -41,7 +37,7 @@ static void load(void)
 	uint64_t a;
 	char t;
 
-	loaded = 1;
+	K->loaded = 1;
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
@@ -51,51 +47,54 @@ static void load(void)
 		k = sscanf(line, "%" SCNx64 " %c %255s [%127[^]]]", &a, &t, name, mod);
 		if (k < 3 || !a)
 			continue;
-		if (nsyms == cap) {
-			struct ksym *n = realloc(syms, (cap = cap ? 2 * cap : 65536) * sizeof(*n));
+		if (K->nsyms == cap) {
+			struct stapbpf_ksym *n;
 
+			cap = cap ? 2 * cap : 65536;
+			n = realloc(K->syms, cap * sizeof(*n));
 			if (!n)
 				break;
-			syms = n;
+			K->syms = n;
 		}
-		syms[nsyms].addr = a;
-		syms[nsyms].order = nsyms;
-		syms[nsyms].name = strdup(name);
-		syms[nsyms].mod = strdup(mod[0] ? mod : "kernel");
-		if (!syms[nsyms].name || !syms[nsyms].mod)
+		K->syms[K->nsyms].addr = a;
+		K->syms[K->nsyms].order = K->nsyms;
+		K->syms[K->nsyms].name = strdup(name);
+		K->syms[K->nsyms].mod = strdup(mod[0] ? mod : "kernel");
+		if (!K->syms[K->nsyms].name || !K->syms[K->nsyms].mod)
 			break;
-		nsyms++;
+		K->nsyms++;
 	}
 	fclose(f);
-	qsort(syms, nsyms, sizeof(*syms), cmp);
+	qsort(K->syms, K->nsyms, sizeof(*K->syms), cmp);
 }
 
 /* the symbol holding addr and the next higher address, or NULL */
-static const struct ksym *lookup(uint64_t addr, uint64_t *end)
+static const struct stapbpf_ksym *lookup(const struct stapbpf_ksyms *K, uint64_t addr,
+					  uint64_t *end)
 {
-	size_t lo = 0, hi = nsyms, i;
+	size_t lo = 0, hi = K->nsyms, i;
 
 	while (lo < hi) {	/* the first symbol above addr */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (syms[mid].addr <= addr)
+		if (K->syms[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || lo == nsyms)
+	if (!lo || lo == K->nsyms)
 		return NULL;
-	*end = syms[lo].addr;
+	*end = K->syms[lo].addr;
 	i = lo - 1;
-	while (i && syms[i - 1].addr == syms[i].addr)
+	while (i && K->syms[i - 1].addr == K->syms[i].addr)
 		i--;
-	return &syms[i];
+	return &K->syms[i];
 }
 
-static void frame(FILE *out, uint64_t pc)
+static void frame(const struct stapbpf_ksyms *K, FILE *out, uint64_t pc)
 {
 	uint64_t end;
-	const struct ksym *s = lookup(pc, &end);
+	const struct stapbpf_ksym *s = lookup(K, pc, &end);
 
 	if (!s)
 		fprintf(out, " 0x%" PRIx64 "\n", pc);
@@ -104,15 +103,15 @@ static void frame(FILE *out, uint64_t pc)
 			pc, s->name, pc - s->addr, end - s->addr, s->mod);
 }
 
-void stapbpf_print_backtrace(FILE *out, const uint64_t *pcs, size_t n, uint64_t from)
+void stapbpf_print_backtrace(struct stapbpf_ksyms *K, FILE *out, const uint64_t *pcs, size_t n, uint64_t from)
 {
-	if (!loaded)
-		load();
+	if (!K->loaded)
+		load(K);
 	if (from && n) {
 		fputs("Returning from: ", out);
-		frame(out, from);
+		frame(K, out, from);
 		fputs("Returning to  : ", out);
 	}
 	for (size_t i = 0; i < n; i++)
-		frame(out, pcs[i]);
+		frame(K, out, pcs[i]);
 }

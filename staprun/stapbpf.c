@@ -116,6 +116,7 @@ struct loader {
 	struct stapbpf_kprobes kp;	/* tracefs kretprobes, BTF for fentry */
 	struct stapbpf_ksyms ksyms;	/* backtraces' symbols */
 	char rejected[160];		/* the program the kernel refused, if said */
+	char rejected_pp[4200];		/* ... "the probe PP (FILE:LINE:COL)" */
 	bool complex;			/* ... as too complex for the verifier */
 };
 
@@ -443,14 +444,13 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
  * what if not known */
 static const char *rejected_probe(struct loader *L, const char *what)
 {
-	static char buf[4200];
-
 	for (int i = 0; i < L->nprobes; i++)
 		if (L->rejected[0] && L->probes[i].where &&
 		    (!strcmp(L->probes[i].prog, L->rejected) ||
 		     !strcmp(L->probes[i].twin, L->rejected))) {
-			snprintf(buf, sizeof(buf), "the probe %s", L->probes[i].where);
-			return buf;
+			snprintf(L->rejected_pp, sizeof(L->rejected_pp), "the probe %s",
+				 L->probes[i].where);
+			return L->rejected_pp;
 		}
 	return what;
 }

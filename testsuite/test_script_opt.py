@@ -56,6 +56,8 @@ def test_embedded_expressions_at_Og(krel):
 
 
 def test_forced_O0_builds(krel, tmp_path):
+    # -DSTP_SCRIPT_O0: the -O0 form of the handlers too
+    assert O0 in p3(krel, ['-g', '-DSTP_SCRIPT_O0', '-e', FORCED])
     r = run_stap(['-p4', '-g', '-DSTP_SCRIPT_O0', '-r', krel, '-e', FORCED],
                  cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stderr

@@ -1348,8 +1348,12 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 		  "#define STP_MAXNESTING MAXNESTING\n", s->maxnesting);
 	regex_defines(s, c);
 	family_defines(g, c);
-	/* a big script's code at -O0 (stp_runtime.h) */
+	/* a big script's code at -O0 (stp_runtime.h), or any with
+	 * -DSTP_SCRIPT_O0 (its handlers then in one function too) */
 	g->script_o0 = g->stubs.len + g->shared_code.len + o->code.len >= TR_O0_BYTES;
+	for (struct define *d = s->defines; d && !g->script_o0; d = d->next)
+		g->script_o0 = !strcmp(d->text, "STP_SCRIPT_O0") ||
+			       !strncmp(d->text, "STP_SCRIPT_O0=", 14);
 	if (g->script_o0)
 		sb_puts(c, "#ifndef STP_SCRIPT_O0\n#define STP_SCRIPT_O0\n#endif\n");
 	sb_puts(c, "#include \"stp_runtime.h\"\n\n");

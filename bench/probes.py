@@ -146,6 +146,18 @@ def first_command(tool):
             f'b=$(date +%s%N); kill $l; wait $l 2>/dev/null; echo $((b - a))')
 
 
+def best_timings(keys, batch):
+    """The least of each key's timings (a command's last number)."""
+    best = {}
+    for k, r in zip(keys, batch):
+        lines = [x for x in r.stdout.split() if x.isdigit()]
+        if r.rc not in (0, 130) or not lines:
+            raise RuntimeError(f'{k}: rc {r.rc}: {r.stdout[-300:]} {r.stderr[-300:]}')
+        v = int(lines[-1])
+        best[k] = min(best.get(k, v), v)
+    return best
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--n', type=int, default=200000, help='getppid calls per timing')
@@ -180,13 +192,7 @@ def main():
     finally:
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
-    best = {}
-    for k, r in zip(keys, batch):
-        lines = [x for x in r.stdout.split() if x.isdigit()]
-        if r.rc not in (0, 130) or not lines:
-            raise RuntimeError(f'{k}: rc {r.rc}: {r.stdout[-300:]} {r.stderr[-300:]}')
-        v = int(lines[-1])
-        best[k] = min(best.get(k, v), v)
+    best = best_timings(keys, batch)
     base = best[('base', None)]
     print(f'kernel {krel}, guest TCG 1 CPU -icount shift={ICOUNT_SHIFT}, N={args.n} '
           f'getppid calls, best of {args.rep}; '

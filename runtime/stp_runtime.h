@@ -398,7 +398,7 @@ static void stp_call_failed(struct stp_context *c, unsigned int at, unsigned int
 		stp_call_deep(c, def);					\
 		goto lbl;						\
 	}								\
-	memset(f, 0, sizeof(*f))
+	__builtin_memset(f, 0, sizeof(*f))
 
 #define STP_CALL(fn, f, at, def, lbl)					\
 	do {								\
@@ -563,23 +563,40 @@ static bool stp_is_myproc(void);
 
 /*
  * The generated code between STP_OPT_SCRIPT and STP_OPT_KERNEL (call
- * stubs, handlers, script functions) is compiled at -Og: gcc takes a
- * third less CPU on a big script than at -O2 (bench/csize.py), and the
- * work of a hit is mostly the runtime's. Embedded C (its compile-time
- * checks, clamp()'s signedness..., need -O2's folding) and the runtime
- * keep the kernel's flags; -DSTP_SCRIPT_O2 compiles everything so.
- * The script's small functions (lock sets, call stubs) are still
- * inlined, and the lock functions always: a hit of a one-statement
- * handler then costs 2-5% more than at -O2 (bench/probes.py's scripts
- * in the guest), 7-13% without.
+ * stubs, handlers, script functions) is compiled at -Og, or at -O0 when
+ * the translator defines STP_SCRIPT_O0: when that code is big (a tapset
+ * alias over hundreds of functions, like syscall.*), gcc's time is
+ * mostly its, and -O0 takes a third less (bench/csize.py); a small
+ * script's build is the runtime's, and its hits keep -Og's code. Embedded
+ * C (its compile-time checks, clamp()'s signedness..., need -O2's
+ * folding) and the runtime keep the kernel's flags; -DSTP_SCRIPT_O2
+ * compiles everything so.
+ * At -Og the script's small functions are still inlined, and the lock
+ * functions always: a hit of a one-statement handler then costs 2-5%
+ * more than at -O2 (bench/probes.py's scripts in the guest), 7-13%
+ * without. At -O0 nothing folds the kernel's compile-time checks inlined
+ * into the generated code (the fortified memset()'s __write_overflow()
+ * stays a call and fails the build): the generated code calls no
+ * fortified string function (__builtin_memset for frames,
+ * stp_str_copy()), and a function or handler that holds an embedded-C
+ * expression is compiled at -Og between STP_OPT_KERNEL STP_OPT_EXPR and
+ * STP_OPT_KERNEL STP_OPT_SCRIPT. Frames at -O0 stay small (at most 144
+ * bytes a generated function on the syscall.* one-liner).
  * The kernel's explicit -fno-* flags hold under the pragma.
  */
 #ifdef STP_SCRIPT_O2
+#undef STP_SCRIPT_O0
 #define STP_OPT_SCRIPT
+#define STP_OPT_EXPR
 #define STP_OPT_KERNEL
 #else
-#define STP_OPT_SCRIPT _Pragma("GCC push_options") \
+#define STP_OPT_EXPR _Pragma("GCC push_options") \
 	_Pragma("GCC optimize (\"Og\", \"inline-small-functions\", \"inline-functions-called-once\")")
+#ifdef STP_SCRIPT_O0
+#define STP_OPT_SCRIPT _Pragma("GCC push_options") _Pragma("GCC optimize (\"O0\")")
+#else
+#define STP_OPT_SCRIPT STP_OPT_EXPR
+#endif
 #define STP_OPT_KERNEL _Pragma("GCC pop_options")
 #endif
 

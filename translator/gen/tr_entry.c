@@ -36,8 +36,7 @@ static void entry_slot(struct entry_walk *w, struct node *n)
 	n->str = arena_printf(g->s->arena, "(%d * 8 + %d * MAXSTRINGLEN)",
 			      w->nlong, w->nstr);
 	if (n->type == T_STRING) {
-		tr_line(g, "strscpy((char *)c->entry_data + %s, %s, MAXSTRINGLEN);",
-			n->str, v);
+		tr_line(g, "stp_str_copy((char *)c->entry_data + %s, %s);", n->str, v);
 		w->nstr++;
 	} else {
 		tr_line(g, "*(int64_t *)((char *)c->entry_data + %s) = %s;", n->str, v);

@@ -183,12 +183,16 @@ void tr_shared_call(struct gen *g, struct node *n)
 		sb_printf(&g->shared_structs, "struct stp_locals_body_%d {\n", id);
 		body_members(g, &g->shared_structs);
 		sb_puts(&g->shared_structs, "};\n\n");
-		sb_printf(&g->shared_code, "/* the user's body of the probes at %s */\n"
+		bool expr = tr_has_embed_expr(n);	/* at -Og (stp_runtime.h) */
+
+		sb_printf(&g->shared_code, "%s/* the user's body of the probes at %s */\n"
 			  "static noinline bool body_%d(struct stp_context *__restrict__ c, "
 			  "struct stp_locals_body_%d *__restrict__ l)\n{\n%s"
-			  "out: __maybe_unused;\n\treturn c->last_error != NULL;\n%s}\n\n",
-			  loc_str(g->s, n->loc), id, id, body.buf ? body.buf : "",
-			  g->shared_next ? "next:\n\treturn true;\n" : "");
+			  "out: __maybe_unused;\n\treturn c->last_error != NULL;\n%s}\n%s\n",
+			  expr ? TR_OPT_EXPR_BEGIN : "", loc_str(g->s, n->loc), id, id,
+			  body.buf ? body.buf : "",
+			  g->shared_next ? "next:\n\treturn true;\n" : "",
+			  expr ? TR_OPT_EXPR_END : "");
 	}
 	sb_free(&key);
 	sb_free(&body);

@@ -282,15 +282,26 @@ static const char shorthands[] =
 	"/* a script function, its locals (l) in a frame of its own */\n"
 	"#define STP_FUNCTION(f) static void function_##f(struct stp_context *__restrict__ c, "
 	"struct stp_locals_fn_##f *__restrict__ l)\n"
-	"/* probe_N, the handler of table rows, runs probe_N_body in frame 0,\n"
-	" * zeroed; STP_PROBE_BODY(N) defines both and is followed by the body */\n"
+	"/* probe_N, the handler of table rows: STP_PROBE_BODY(N) { STP_PROBE_FRAME(N);\n"
+	" * body }, its locals (l) in frame 0, zeroed */\n";
+
+/* a small script's (at -Og): probe_N runs probe_N_body, which gets l as a
+ * restrict parameter, so that GCC keeps locals and globals in registers
+ * across loops; a big one's (at -O0, STP_SCRIPT_O0): one function */
+static const char probe_og[] =
 	"#define STP_PROBE_BODY(n) static noinline void probe_##n##_body(struct stp_context "
 	"*__restrict__ c, struct stp_locals_probe_##n *__restrict__ l); "
 	"static void __attribute__((unused)) probe_##n(struct stp_context *c) { "
-	"struct stp_locals_probe_##n *l = STP_FRAME(c, 0); memset(l, 0, sizeof(*l)); "
+	"struct stp_locals_probe_##n *l = STP_FRAME(c, 0); __builtin_memset(l, 0, sizeof(*l)); "
 	"probe_##n##_body(c, l); } "
 	"static noinline void probe_##n##_body(struct stp_context "
-	"*__restrict__ c, struct stp_locals_probe_##n *__restrict__ l)\n";
+	"*__restrict__ c, struct stp_locals_probe_##n *__restrict__ l)\n"
+	"#define STP_PROBE_FRAME(n) do { } while (0)\n";
+static const char probe_o0[] =
+	"#define STP_PROBE_BODY(n) static void __attribute__((unused)) "
+	"probe_##n(struct stp_context *__restrict__ c)\n"
+	"#define STP_PROBE_FRAME(n) struct stp_locals_probe_##n *__restrict__ l = STP_FRAME(c, 0); "
+	"__builtin_memset(l, 0, sizeof(*l))\n";
 
 static const char print_shorthands[] =
 	"/* the print family: the sink sk of a sprintf (into dst) or a print,\n"
@@ -331,6 +342,7 @@ static const char stub_shorthands[] =
 void tr_shorthands(struct gen *g, struct strbuf *c)
 {
 	sb_puts(c, shorthands);
+	sb_puts(c, g->script_o0 ? probe_o0 : probe_og);
 	if (g->used_print)
 		sb_puts(c, print_shorthands);
 	if (g->used_kp)

@@ -1055,7 +1055,7 @@ static void gen_function(struct gen *g, struct output *o, struct func *f)
 {
 	const char *st = tr_fn_cname(g, "stp_locals_fn_", f);
 	struct strbuf body;
-	bool embedded;
+	bool embedded, expr;
 
 	sb_init(&body);
 	begin_scope(g, &body, f);
@@ -1070,12 +1070,15 @@ static void gen_function(struct gen *g, struct output *o, struct func *f)
 	/* the frame comes as a restrict parameter (see gen_probe) */
 	sb_printf(&o->protos, "STP_FUNCTION(%s);\n", tr_fn_cname(g, "", f));
 	/* embedded C at the kernel's -O2: its compile-time checks (clamp()'s
-	 * signedness...) need -O2's folding */
+	 * signedness...) need -O2's folding; a function with an embedded-C
+	 * expression at -Og (stp_runtime.h) */
 	embedded = f->body->kind == N_EMBEDDED_STMT;
+	expr = !embedded && tr_has_embed_expr(f->body);
 	sb_printf(&o->code, "%sSTP_FUNCTION(%s)\n{\n%s"
 		  "out: __maybe_unused;\n}\n%s\n",
-		  embedded ? "STP_OPT_KERNEL\n" : "", tr_fn_cname(g, "", f),
-		  body.buf ? body.buf : "", embedded ? "STP_OPT_SCRIPT\n" : "");
+		  embedded ? "STP_OPT_KERNEL\n" : expr ? TR_OPT_EXPR_BEGIN : "",
+		  tr_fn_cname(g, "", f), body.buf ? body.buf : "",
+		  embedded ? "STP_OPT_SCRIPT\n" : expr ? TR_OPT_EXPR_END : "");
 	sb_free(&body);
 	sb_free(&g->tmps);
 }
@@ -1103,6 +1106,16 @@ static const char *handler_key(struct gen *g, struct probe *p, struct strbuf *bo
 	r = intern(g->s, k.buf, k.len);
 	sb_free(&k);
 	return r;
+}
+
+bool tr_has_embed_expr(const struct node *n)
+{
+	for (; n; n = n->next)
+		if (n->kind == N_EMBEDDED_EXPR || tr_has_embed_expr(n->a) ||
+		    tr_has_embed_expr(n->b) || tr_has_embed_expr(n->c) ||
+		    tr_has_embed_expr(n->d) || tr_has_embed_expr(n->args))
+			return true;
+	return false;
 }
 
 /* Does embedded C in n read CONTEXT->probe_name? */
@@ -1141,7 +1154,7 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 	const char *st = arena_printf(g->s->arena, "stp_locals_probe_%d", p->index);
 	struct strbuf body, lock, unlock, entry;
 	const char *key, *locked;
-	bool fresh = true;
+	bool fresh = true, expr;
 
 	sb_init(&body);
 	sb_init(&lock);
@@ -1175,10 +1188,14 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 		}
 		g->handlers[g->nhandlers++] = key;
 	}
+	/* -Og for embedded-C expressions (stp_runtime.h) */
+	expr = fresh && tr_has_embed_expr(p->body);
+	if (expr)
+		sb_puts(&o->code, TR_OPT_EXPR_BEGIN);
 	if (fresh && p->entry_size)	/* @entry values, evaluated at entry */
 		sb_printf(&o->code, "static void probe_%d_entry(struct stp_context *c)\n{\n"
 			  "\tstruct %s *l = STP_FRAME(c, 0);\n%s\n"
-			  "\tmemset(l, 0, sizeof(*l));\n%s"
+			  "\t__builtin_memset(l, 0, sizeof(*l));\n%s"
 			  "%s"
 			  "out: __maybe_unused;\n%s}\n\n",
 			  p->index, st, locked, lock.buf ? lock.buf : "", entry.buf,
@@ -1186,19 +1203,23 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 	sb_free(&entry);
 	if (fresh)
 		locals_struct(g, o, st, p->locals, T_UNKNOWN);
-	/* the body gets its locals as a restrict parameter, so that GCC
-	 * keeps locals and globals in registers across loops */
+	/* the handler and its locals, frame 0, zeroed: at -Og its body is
+	 * a function of its own that gets them as a restrict parameter, so
+	 * that GCC keeps locals and globals in registers across loops; at
+	 * -O0 one function (tr_sites.c STP_PROBE_BODY) */
 	if (fresh)
-		sb_printf(&o->code, "STP_PROBE_BODY(%d)\n{\n"
+		sb_printf(&o->code, "STP_PROBE_BODY(%d)\n{\n\tSTP_PROBE_FRAME(%d);\n"
 			  "%s%s"
 			  "%s%s%s"
 			  "out: __maybe_unused;\n%s}\n\n",
-			  p->index, locked, *locked ? "\n" : "",
+			  p->index, p->index, locked, *locked ? "\n" : "",
 			  /* pn(): the alias as the script named it, for derived probes */
 			  p->listed && g->pn_read ? arena_printf(g->s->arena, "\tc->probe_name = %s;\n",
 						   tr_cstr(g, p->listed)) : "",
 			  lock.buf ? lock.buf : "", body.buf ? body.buf : "",
 			  unlock.buf ? unlock.buf : "");
+	if (expr)
+		sb_puts(&o->code, TR_OPT_EXPR_END);
 	sb_free(&body);
 	sb_free(&lock);
 	sb_free(&unlock);
@@ -1243,7 +1264,7 @@ static void gen_display(struct gen *g, struct output *o, int index)
 			      NULL, T_UNKNOWN);
 		sb_printf(&o->code, "static void probe_%d(struct stp_context *c)\n{\n"
 			  "\tstruct stp_locals_probe_%d *l = STP_FRAME(c, 0);\n\n"
-			  "\tmemset(l, 0, sizeof(*l));\n%s}\n\n",
+			  "\t__builtin_memset(l, 0, sizeof(*l));\n%s}\n\n",
 			  index, index, body.buf);
 		tr_table_row(g, NULL, "STP_PROBE_END, .handler = probe_%d, .pp = \"end\", .order = 0",
 			     index);
@@ -1327,6 +1348,14 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 		  "#define STP_MAXNESTING MAXNESTING\n", s->maxnesting);
 	regex_defines(s, c);
 	family_defines(g, c);
+	/* a big script's code at -O0 (stp_runtime.h), or any with
+	 * -DSTP_SCRIPT_O0 (its handlers then in one function too) */
+	g->script_o0 = g->stubs.len + g->shared_code.len + o->code.len >= TR_O0_BYTES;
+	for (struct define *d = s->defines; d && !g->script_o0; d = d->next)
+		g->script_o0 = !strcmp(d->text, "STP_SCRIPT_O0") ||
+			       !strncmp(d->text, "STP_SCRIPT_O0=", 14);
+	if (g->script_o0)
+		sb_puts(c, "#ifndef STP_SCRIPT_O0\n#define STP_SCRIPT_O0\n#endif\n");
 	sb_puts(c, "#include \"stp_runtime.h\"\n\n");
 	tr_shorthands(g, c);
 	/* where run-time errors happen (c->last_stmt), by index */
@@ -1362,7 +1391,8 @@ static void assemble(struct gen *g, struct output *o, struct strbuf *c)
 	sb_puts(c, "};\n\n#define STP_LOCALS_SIZE (sizeof(union stp_locals) * (STP_MAXNESTING + 1))\n"
 		"#define STP_FRAME(c, n) ((void *)((char *)(c)->locals + sizeof(union stp_locals) * (n)))\n\n");
 	sb_puts(c, o->protos.buf ? o->protos.buf : "");
-	/* the script's code at -Og, embedded C at -O2 (stp_runtime.h) */
+	/* the script's code at -Og (-O0 if big), embedded C at -O2
+	 * (stp_runtime.h) */
 	sb_puts(c, "\nSTP_OPT_SCRIPT\n");
 	sb_puts(c, g->stubs.buf ? g->stubs.buf : "");
 	sb_puts(c, g->shared_code.buf ? g->shared_code.buf : "");

@@ -73,6 +73,7 @@ struct gen {
 	int ntargs, captargs;
 	struct strbuf stubs;	/* the call_ functions of script functions */
 	bool pn_read;		/* embedded C reads c->probe_name (pn()) */
+	bool script_o0;		/* the code is big: at -O0 (TR_O0_BYTES) */
 	/* tr_shared.c: the user's block of the handler being written, run by
 	 * body_<shared_id>; its variables (l->b.l_NAME in the handler); the
 	 * body_K functions and their locals structs, by key */
@@ -131,6 +132,15 @@ void tr_loop_body_at(struct gen *g, struct node *body, int label,
 void tr_unsupported(struct gen *g, const struct node *n);
 
 bool tr_has_effects(const struct node *n);
+/* Does n (and what follows it) hold an embedded-C expression? Its code
+ * is then compiled at -Og even in a big script (stp_runtime.h STP_OPT_EXPR), between
+ * TR_OPT_EXPR_BEGIN and TR_OPT_EXPR_END. */
+bool tr_has_embed_expr(const struct node *n);
+/* generated code (stubs, shared bodies, handlers and functions) from
+ * this size on is compiled at -O0 (STP_SCRIPT_O0) */
+#define TR_O0_BYTES (64 * 1024)
+#define TR_OPT_EXPR_BEGIN "STP_OPT_KERNEL\nSTP_OPT_EXPR\n"
+#define TR_OPT_EXPR_END "STP_OPT_KERNEL\nSTP_OPT_SCRIPT\n"
 
 /* tr_print.c: the print family; sprint*'s string into dst (NULL: a new
  * temporary). tr_into writes the string n into dst (tr_into_ok: it can). */

@@ -104,6 +104,247 @@ static const struct scf fadvice[] = {
 static const struct scf xattr_flags[] = {
 	F(1, "XATTR_CREATE"), F(2, "XATTR_REPLACE"), { 0, NULL }
 };
+/* the other decoders of the tapset (sc_flags_*.stp, syscall_support.stp), in
+ * its order, their values the 6.1 x86-64 kernel's */
+static const struct scf sc_arch_prctl_code[] = {
+	F(0x1001, "ARCH_SET_GS"), F(0x1002, "ARCH_SET_FS"), F(0x1003, "ARCH_GET_FS"),
+	F(0x1004, "ARCH_GET_GS"), F(0x1011, "ARCH_GET_CPUID"), F(0x1012, "ARCH_SET_CPUID"),
+	F(0x2001, "ARCH_MAP_VDSO_X32"), F(0x2002, "ARCH_MAP_VDSO_32"),
+	F(0x2003, "ARCH_MAP_VDSO_64"), { 0, NULL }
+};
+static const struct scf sc_epoll_create1_flag[] = {
+	F(0x80000, "EPOLL_CLOEXEC"), { 0, NULL }
+};
+static const struct scf sc_eventfd2_flag[] = {
+	F(0x800, "EFD_NONBLOCK"), F(0x80000, "EFD_CLOEXEC"), F(1, "EFD_SEMAPHORE"),
+	{ 0, NULL }
+};
+static const struct scf sc_faccessat2_flags[] = {
+	F(0x100, "AT_SYMLINK_NOFOLLOW"), F(0x200, "AT_EACCESS"), { 0, NULL }
+};
+static const struct scf sc_fanotify_mark_flags[] = {
+	F(1, "FAN_MARK_ADD"), F(2, "FAN_MARK_REMOVE"), F(0x80, "FAN_MARK_FLUSH"),
+	F(4, "FAN_MARK_DONT_FOLLOW"), F(8, "FAN_MARK_ONLYDIR"), F(0x10, "FAN_MARK_MOUNT"),
+	F(0x20, "FAN_MARK_IGNORED_MASK"), F(0x40, "FAN_MARK_IGNORED_SURV_MODIFY"),
+	{ 0, NULL }
+};
+static const struct scf sc_fcntl_cmd[] = {
+	F(0, "F_DUPFD"), F(1, "F_GETFD"), F(2, "F_SETFD"), F(3, "F_GETFL"),
+	F(4, "F_SETFL"), F(5, "F_GETLK"), F(6, "F_SETLK"), F(7, "F_SETLKW"),
+	F(8, "F_SETOWN"), F(9, "F_GETOWN"), F(0xa, "F_SETSIG"), F(0xb, "F_GETSIG"),
+	F(0xf, "F_SETOWN_EX"), F(0x10, "F_GETOWN_EX"), F(0x11, "F_GETOWNER_UIDS"),
+	F(0x400, "F_SETLEASE"), F(0x401, "F_GETLEASE"), F(0x406, "F_DUPFD_CLOEXEC"),
+	F(0x402, "F_NOTIFY"), F(0x407, "F_SETPIPE_SZ"), F(0x408, "F_GETPIPE_SZ"),
+	{ 0, NULL }
+};
+static const struct scf sc_finit_module_flags[] = {
+	F(1, "MODULE_INIT_IGNORE_MODVERSIONS"), F(2, "MODULE_INIT_IGNORE_VERMAGIC"),
+	{ 0, NULL }
+};
+static const struct scf sc_flock_cmd[] = {
+	F(1, "LOCK_SH"), F(2, "LOCK_EX"), F(4, "LOCK_NB"), F(8, "LOCK_UN"),
+	F(0x20, "LOCK_MAND"), F(0x40, "LOCK_READ"), F(0x80, "LOCK_WRITE"),
+	F(0xc0, "LOCK_RW"), { 0, NULL }
+};
+static const struct scf sc_futex_op[] = {
+	F(0, "FUTEX_WAIT"), F(1, "FUTEX_WAKE"), F(2, "FUTEX_FD"), F(3, "FUTEX_REQUEUE"),
+	F(4, "FUTEX_CMP_REQUEUE"), F(5, "FUTEX_WAKE_OP"), F(6, "FUTEX_LOCK_PI"),
+	F(7, "FUTEX_UNLOCK_PI"), F(8, "FUTEX_TRYLOCK_PI"), F(9, "FUTEX_WAIT_BITSET"),
+	F(0xa, "FUTEX_WAKE_BITSET"), F(0xb, "FUTEX_WAIT_REQUEUE_PI"),
+	F(0xc, "FUTEX_CMP_REQUEUE_PI"), F(0x80, "FUTEX_WAIT_PRIVATE"),
+	F(0x81, "FUTEX_WAKE_PRIVATE"), F(0x83, "FUTEX_REQUEUE_PRIVATE"),
+	F(0x84, "FUTEX_CMP_REQUEUE_PRIVATE"), F(0x85, "FUTEX_WAKE_OP_PRIVATE"),
+	F(0x86, "FUTEX_LOCK_PI_PRIVATE"), F(0x87, "FUTEX_UNLOCK_PI_PRIVATE"),
+	F(0x88, "FUTEX_TRYLOCK_PI_PRIVATE"), F(0x89, "FUTEX_WAIT_BITSET_PRIVATE"),
+	F(0x8a, "FUTEX_WAKE_BITSET_PRIVATE"), F(0x8b, "FUTEX_WAIT_REQUEUE_PI_PRIVATE"),
+	F(0x8c, "FUTEX_CMP_REQUEUE_PI_PRIVATE"), { 0, NULL }
+};
+static const struct scf sc_get_wc[] = {
+	F(0, "CLOCK_REALTIME"), F(1, "CLOCK_MONOTONIC"), F(2, "CLOCK_PROCESS_CPUTIME_ID"),
+	F(3, "CLOCK_THREAD_CPUTIME_ID"), F(4, "CLOCK_MONOTONIC_RAW"),
+	F(5, "CLOCK_REALTIME_COARSE"), F(6, "CLOCK_MONOTONIC_COARSE"),
+	F(7, "CLOCK_BOOTTIME"), F(8, "CLOCK_REALTIME_ALARM"), F(9, "CLOCK_BOOTTIME_ALARM"),
+	F(0xa, "CLOCK_SGI_CYCLE"), F(0xb, "CLOCK_TAI"), { 0, NULL }
+};
+static const struct scf sc_getrandom_flags[] = {
+	F(1, "GRND_NONBLOCK"), F(2, "GRND_RANDOM"), { 0, NULL }
+};
+static const struct scf sc_inotify_init1_flag[] = {
+	F(0x800, "IN_NONBLOCK"), F(0x80000, "IN_CLOEXEC"), { 0, NULL }
+};
+static const struct scf sc_inotify_watch_mask[] = {
+	F(1, "IN_ACCESS"), F(2, "IN_MODIFY"), F(4, "IN_ATTRIB"), F(8, "IN_CLOSE_WRITE"),
+	F(0x10, "IN_CLOSE_NOWRITE"), F(0x20, "IN_OPEN"), F(0x40, "IN_MOVED_FROM"),
+	F(0x80, "IN_MOVED_TO"), F(0x100, "IN_CREATE"), F(0x200, "IN_DELETE"),
+	F(0x400, "IN_DELETE_SELF"), F(0x800, "IN_MOVE_SELF"), F(0x2000, "IN_UNMOUNT"),
+	F(0x4000, "IN_Q_OVERFLOW"), F(0x8000, "IN_IGNORED"), F(0x1000000, "IN_ONLYDIR"),
+	F(0x2000000, "IN_DONT_FOLLOW"), F(0x4000000, "IN_EXCL_UNLINK"),
+	F(0x20000000, "IN_MASK_ADD"), F(0x40000000, "IN_ISDIR"),
+	F(0x80000000, "IN_ONESHOT"), { 0, NULL }
+};
+static const struct scf sc_kcmp_type[] = {
+	F(0, "KCMP_FILE"), F(1, "KCMP_VM"), F(2, "KCMP_FILES"), F(3, "KCMP_FS"),
+	F(4, "KCMP_SIGHAND"), F(5, "KCMP_IO"), F(6, "KCMP_SYSVSEM"), F(8, "KCMP_TYPES"),
+	{ 0, NULL }
+};
+static const struct scf sc_kexec_file_load_flags[] = {
+	F(1, "KEXEC_FILE_UNLOAD"), F(2, "KEXEC_FILE_ON_CRASH"),
+	F(4, "KEXEC_FILE_NO_INITRAMFS"), { 0, NULL }
+};
+static const struct scf sc_madvice_advice[] = {
+	F(0, "MADV_NORMAL"), F(1, "MADV_RANDOM"), F(2, "MADV_SEQUENTIAL"),
+	F(3, "MADV_WILLNEED"), F(4, "MADV_DONTNEED"), F(8, "MADV_FREE"),
+	F(9, "MADV_REMOVE"), F(0xa, "MADV_DONTFORK"), F(0xb, "MADV_DOFORK"),
+	F(0x64, "MADV_HWPOISON"), F(0x65, "MADV_SOFT_OFFLINE"), F(0xc, "MADV_MERGEABLE"),
+	F(0xd, "MADV_UNMERGEABLE"), F(0xe, "MADV_HUGEPAGE"), F(0xf, "MADV_NOHUGEPAGE"),
+	F(0x10, "MADV_DONTDUMP"), F(0x11, "MADV_DODUMP"), { 0, NULL }
+};
+static const struct scf sc_membarrier_cmd[] = {
+	F(0, "MEMBARRIER_CMD_QUERY"), F(1, "MEMBARRIER_CMD_SHARED"), { 0, NULL }
+};
+static const struct scf sc_mempolicy_flags[] = {
+	F(1, "MPOL_F_NODE"), F(2, "MPOL_F_ADDR"), F(4, "MPOL_F_MEMS_ALLOWED"), { 0, NULL }
+};
+static const struct scf sc_mlockall_flags[] = {
+	F(1, "MCL_CURRENT"), F(2, "MCL_FUTURE"), F(4, "MCL_ONFAULT"), { 0, NULL }
+};
+static const struct scf sc_module_flags[] = {
+	F(0x200, "O_TRUNC"), F(0x800, "O_NONBLOCK"), { 0, NULL }
+};
+static const struct scf sc_mountflags[] = {
+	F(1, "MS_RDONLY"), F(2, "MS_NOSUID"), F(4, "MS_NODEV"), F(8, "MS_NOEXEC"),
+	F(0x10, "MS_SYNCHRONOUS"), F(0x20, "MS_REMOUNT"), F(0x40, "MS_MANDLOCK"),
+	F(0x80, "MS_DIRSYNC"), F(0x400, "MS_NOATIME"), F(0x800, "MS_NODIRATIME"),
+	F(0x1000, "MS_BIND"), F(0x2000, "MS_MOVE"), F(0x4000, "MS_REC"),
+	F(0x8000, "MS_SILENT"), F(0x10000, "MS_POSIXACL"), F(0x20000, "MS_UNBINDABLE"),
+	F(0x40000, "MS_PRIVATE"), F(0x80000, "MS_SLAVE"), F(0x100000, "MS_SHARED"),
+	F(0x200000, "MS_RELATIME"), F(0x400000, "MS_KERNMOUNT"),
+	F(0x800000, "MS_I_VERSION"), F(0x1000000, "MS_STRICTATIME"), { 0, NULL }
+};
+static const struct scf sc_mremap_flags[] = {
+	F(1, "MREMAP_MAYMOVE"), F(2, "MREMAP_FIXED"), { 0, NULL }
+};
+static const struct scf sc_msync_flag[] = {
+	F(1, "MS_ASYNC"), F(2, "MS_INVALIDATE"), F(4, "MS_SYNC"), { 0, NULL }
+};
+static const struct scf sc_opoll_op[] = {
+	F(1, "EPOLL_CTL_ADD"), F(3, "EPOLL_CTL_MOD"), F(2, "EPOLL_CTL_DEL"), { 0, NULL }
+};
+static const struct scf sc_perf_event_open_flags[] = {
+	F(1, "PERF_FLAG_FD_NO_GROUP"), F(2, "PERF_FLAG_FD_OUTPUT"),
+	F(4, "PERF_FLAG_PID_CGROUP"), F(8, "PERF_FLAG_FD_CLOEXEC"), { 0, NULL }
+};
+static const struct scf sc_pkey_alloc_init_val[] = {
+	F(1, "PKEY_DISABLE_ACCESS"), F(2, "PKEY_DISABLE_WRITE"), { 0, NULL }
+};
+static const struct scf sc_preadv2_flags[] = {
+	F(1, "RWF_HIPRI"), { 0, NULL }
+};
+static const struct scf sc_ptrace_arch_request[] = {
+	F(0xc, "PTRACE_GETREGS"), F(0xd, "PTRACE_SETREGS"), F(0xe, "PTRACE_GETFPREGS"),
+	F(0xf, "PTRACE_SETFPREGS"), F(0x12, "PTRACE_GETFPXREGS"),
+	F(0x13, "PTRACE_SETFPXREGS"), F(0x15, "PTRACE_OLDSETOPTIONS"),
+	F(0x19, "PTRACE_GET_THREAD_AREA"), F(0x1a, "PTRACE_SET_THREAD_AREA"),
+	F(0x1e, "PTRACE_ARCH_PRCTL"), F(0x1f, "PTRACE_SYSEMU"),
+	F(0x20, "PTRACE_SYSEMU_SINGLESTEP"), F(0x21, "PTRACE_SINGLEBLOCK"), { 0, NULL }
+};
+static const struct scf sc_reboot_magic[] = {
+	F(0xfee1dead, "LINUX_REBOOT_MAGIC1"), F(0x28121969, "LINUX_REBOOT_MAGIC2"),
+	F(0x5121996, "LINUX_REBOOT_MAGIC2A"), F(0x16041998, "LINUX_REBOOT_MAGIC2B"),
+	F(0x20112000, "LINUX_REBOOT_MAGIC2C"), { 0, NULL }
+};
+static const struct scf sc_renameat2_flags[] = {
+	F(1, "RENAME_NOREPLACE"), F(2, "RENAME_EXCHANGE"), F(4, "RENAME_WHITEOUT"),
+	{ 0, NULL }
+};
+static const struct scf sc_rusage_who[] = {
+	F(0, "RUSAGE_SELF"), F(0xffffffff, "RUSAGE_CHILDREN"),
+	F(0xfffffffe, "RUSAGE_BOTH"), F(1, "RUSAGE_THREAD"), { 0, NULL }
+};
+static const struct scf sc_seccomp_op[] = {
+	F(0, "SECCOMP_SET_MODE_STRICT"), F(1, "SECCOMP_SET_MODE_FILTER"), { 0, NULL }
+};
+static const struct scf sc_shmat_flags[] = {
+	F(0x1000, "SHM_RDONLY"), F(0x2000, "SHM_RND"), F(0x4000, "SHM_REMAP"),
+	F(0x8000, "SHM_EXEC"), { 0, NULL }
+};
+static const struct scf sc_shutdown_how[] = {
+	F(0, "SHUT_RD"), F(1, "SHUT_WR"), F(2, "SHUT_RDWR"), { 0, NULL }
+};
+static const struct scf sc_sighandler[] = {
+	F(0, "SIG_DFL"), F(1, "SIG_IGN"), { 0, NULL }
+};
+static const struct scf sc_signalfd4_flags[] = {
+	F(0x800, "SFD_NONBLOCK"), F(0x80000, "SFD_CLOEXEC"), { 0, NULL }
+};
+static const struct scf sc_sigprocmask_how[] = {
+	F(0, "SIG_BLOCK"), F(1, "SIG_UNBLOCK"), F(2, "SIG_SETMASK"), { 0, NULL }
+};
+static const struct scf sc_sock_family[] = {
+	F(0, "PF_UNSPEC"), F(1, "PF_LOCAL"), F(2, "PF_INET"), F(3, "PF_AX25"),
+	F(4, "PF_IPX"), F(5, "PF_APPLETALK"), F(6, "PF_NETROM"), F(7, "PF_BRIDGE"),
+	F(8, "PF_ATMPVC"), F(9, "PF_X25"), F(0xa, "PF_INET6"), F(0xb, "PF_ROSE"),
+	F(0xc, "PF_DECnet"), F(0xd, "PF_NETBEUI"), F(0xe, "PF_SECURITY"), F(0xf, "PF_KEY"),
+	F(0x10, "PF_NETLINK"), F(0x11, "PF_PACKET"), F(0x12, "PF_ASH"),
+	F(0x13, "PF_ECONET"), F(0x14, "PF_ATMSVC"), F(0x15, "PF_RDS"), F(0x16, "PF_SNA"),
+	F(0x17, "PF_IRDA"), F(0x18, "PF_PPPOX"), F(0x19, "PF_WANPIPE"), F(0x1a, "PF_LLC"),
+	F(0x1b, "PF_IB"), F(0x1c, "PF_MPLS"), F(0x1d, "PF_CAN"), F(0x1e, "PF_TIPC"),
+	F(0x1f, "PF_BLUETOOTH"), F(0x20, "PF_IUCV"), F(0x21, "PF_RXRPC"),
+	F(0x22, "PF_ISDN"), F(0x23, "PF_PHONET"), F(0x24, "PF_IEEE802154"),
+	F(0x25, "PF_CAIF"), F(0x26, "PF_ALG"), F(0x27, "PF_NFC"), F(0x28, "PF_VSOCK"),
+	F(0x29, "PF_KCM"), F(0x2a, "PF_QIPCRTR"), F(0x2b, "PF_SMC"), F(0x2c, "PF_XDP"),
+	{ 0, NULL }
+};
+static const struct scf sc_sock_flags[] = {
+	F(0x800, "SOCK_NONBLOCK"), F(0x80000, "SOCK_CLOEXEC"), { 0, NULL }
+};
+static const struct scf sc_sockopt_level[] = {
+	F(0, "SOL_IP"), F(1, "SOL_SOCKET"), F(6, "SOL_TCP"), F(0x11, "SOL_UDP"),
+	F(0x29, "SOL_IPV6"), F(0x3a, "SOL_ICMPV6"), F(0x84, "SOL_SCTP"),
+	F(0x88, "SOL_UDPLITE"), F(0xff, "SOL_RAW"), F(0x100, "SOL_IPX"),
+	F(0x101, "SOL_AX25"), F(0x102, "SOL_ATALK"), F(0x103, "SOL_NETROM"),
+	F(0x104, "SOL_ROSE"), F(0x105, "SOL_DECNET"), F(0x106, "SOL_X25"),
+	F(0x107, "SOL_PACKET"), F(0x108, "SOL_ATM"), F(0x109, "SOL_AAL"),
+	F(0x10a, "SOL_IRDA"), F(0x10b, "SOL_NETBEUI"), F(0x10c, "SOL_LLC"),
+	F(0x10d, "SOL_DCCP"), F(0x10e, "SOL_NETLINK"), F(0x10f, "SOL_TIPC"),
+	F(0x110, "SOL_RXRPC"), F(0x111, "SOL_PPPOL2TP"), F(0x112, "SOL_BLUETOOTH"),
+	F(0x113, "SOL_PNPIPE"), F(0x114, "SOL_RDS"), F(0x115, "SOL_IUCV"),
+	F(0x116, "SOL_CAIF"), F(0x117, "SOL_ALG"), F(0x118, "SOL_NFC"), { 0, NULL }
+};
+static const struct scf sc_fallocate_mode[] = {
+	F(1, "FALLOC_FL_KEEP_SIZE"), F(2, "FALLOC_FL_PUNCH_HOLE"),
+	F(4, "FALLOC_FL_NO_HIDE_STALE"), F(8, "FALLOC_FL_COLLAPSE_RANGE"),
+	F(0x10, "FALLOC_FL_ZERO_RANGE"), { 0, NULL }
+};
+static const struct scf sc_mlock2[] = {
+	F(1, "MLOCK_ONFAULT"), { 0, NULL }
+};
+static const struct scf sc_msgflg[] = {
+	F(0x1000, "MSG_NOERROR"), F(0x2000, "MSG_EXCEPT"), F(0x800, "IPC_NOWAIT"),
+	{ 0, NULL }
+};
+static const struct scf sc_timerfd_flags[] = {
+	F(1, "TFD_TIMER_ABSTIME"), F(2, "TFD_TIMER_CANCEL_ON_SET"),
+	F(0x80000, "TFD_CLOEXEC"), F(0x800, "TFD_NONBLOCK"), { 0, NULL }
+};
+static const struct scf sc_sync_file_range_flags[] = {
+	F(1, "SYNC_FILE_RANGE_WAIT_BEFORE"), F(2, "SYNC_FILE_RANGE_WRITE"),
+	F(4, "SYNC_FILE_RANGE_WAIT_AFTER"), { 0, NULL }
+};
+static const struct scf sc_sys_pipe2_flag[] = {
+	F(0x800, "O_NONBLOCK"), F(0x80000, "O_CLOEXEC"), F(0x4000, "O_DIRECT"),
+	{ 0, NULL }
+};
+static const struct scf sc_umountflags[] = {
+	F(1, "MNT_FORCE"), F(2, "MNT_DETACH"), F(4, "MNT_EXPIRE"), F(8, "UMOUNT_NOFOLLOW"),
+	{ 0, NULL }
+};
+static const struct scf sc_userfaultfd_flags[] = {
+	F(0x800, "O_NONBLOCK"), F(0x80000, "O_CLOEXEC"), { 0, NULL }
+};
+static const struct scf sc_waitid_which[] = {
+	F(0, "P_ALL"), F(1, "P_PID"), F(2, "P_PGID"), { 0, NULL }
+};
 #undef F
 
 /* errno.stp's names, 1 to 131 (EDEADLK for 35) */
@@ -159,8 +400,58 @@ static const struct {
 	{ "_itimer_which_str", itimers, 'l', NULL, 32 },
 	{ "_fadvice_advice_str", fadvice, 'l', NULL, 32 },
 	{ "_stp_xattr_flags_str", xattr_flags, 'f', NULL, 32 },
+	{ "_arch_prctl_code_str", sc_arch_prctl_code, 'l', NULL, 32 },
+	{ "_epoll_create1_flag_str", sc_epoll_create1_flag, 'f', NULL, 32 },
+	{ "_eventfd2_flag_str", sc_eventfd2_flag, 'f', NULL, 32 },
+	{ "_faccessat2_flags_str", sc_faccessat2_flags, 'f', NULL, 32 },
+	{ "_fanotify_mark_flags_str", sc_fanotify_mark_flags, 'f', NULL, 32 },
+	{ "_fcntl_cmd_str", sc_fcntl_cmd, 'l', NULL, 32 },
+	{ "_finit_module_flags_str", sc_finit_module_flags, 'f', NULL, 32 },
+	{ "_flock_cmd_str", sc_flock_cmd, 'f', NULL, 32 },
+	{ "_futex_op_str", sc_futex_op, 'l', NULL, 32 },
+	{ "_get_wc_str", sc_get_wc, 'l', NULL, 32 },
+	{ "_getrandom_flags_str", sc_getrandom_flags, 'f', NULL, 32 },
+	{ "_inotify_init1_flag_str", sc_inotify_init1_flag, 'f', NULL, 32 },
+	{ "_inotify_watch_mask_str", sc_inotify_watch_mask, 'f', NULL, 32 },
+	{ "_kcmp_type_str", sc_kcmp_type, 'l', NULL, 32 },
+	{ "_kexec_file_load_flags_str", sc_kexec_file_load_flags, 'f', NULL, 64 },
+	{ "_madvice_advice_str", sc_madvice_advice, 'l', NULL, 32 },
+	{ "_membarrier_cmd_str", sc_membarrier_cmd, 'l', NULL, 32 },
+	{ "_mempolicy_flags_str", sc_mempolicy_flags, 'f', NULL, 64 },
+	{ "_mlockall_flags_str", sc_mlockall_flags, 'f', NULL, 32 },
+	{ "_module_flags_str", sc_module_flags, 'f', NULL, 32 },
+	{ "_mountflags_str", sc_mountflags, 'f', NULL, 64 },
+	{ "_mremap_flags", sc_mremap_flags, 'f', NULL, 32 },
+	{ "_msync_flag_str", sc_msync_flag, 'f', NULL, 32 },
+	{ "_opoll_op_str", sc_opoll_op, 'l', NULL, 32 },
+	{ "_perf_event_open_flags_str", sc_perf_event_open_flags, 'f', NULL, 64 },
+	{ "_pkey_alloc_init_val_str", sc_pkey_alloc_init_val, 'f', NULL, 32 },
+	{ "_preadv2_flags_str", sc_preadv2_flags, 'f', NULL, 32 },
+	{ "_ptrace_arch_request_str", sc_ptrace_arch_request, 'l', NULL, 64 },
+	{ "_reboot_magic_str", sc_reboot_magic, 'l', NULL, 32 },
+	{ "_renameat2_flags_str", sc_renameat2_flags, 'f', NULL, 32 },
+	{ "_rusage_who_str", sc_rusage_who, 'l', NULL, 32 },
+	{ "_seccomp_op_str", sc_seccomp_op, 'l', NULL, 32 },
+	{ "_shmat_flags_str", sc_shmat_flags, 'f', NULL, 64 },
+	{ "_shutdown_how_str", sc_shutdown_how, 'l', NULL, 32 },
+	{ "_sighandler_str", sc_sighandler, 'l', NULL, 64 },
+	{ "_signalfd4_flags_str", sc_signalfd4_flags, 'f', NULL, 32 },
+	{ "_sigprocmask_how_str", sc_sigprocmask_how, 'l', NULL, 64 },
+	{ "_sock_family_str", sc_sock_family, 'l', NULL, 32 },
+	{ "_sock_flags_str", sc_sock_flags, 'f', NULL, 32 },
+	{ "_sockopt_level_str", sc_sockopt_level, 'l', NULL, 64 },
+	{ "_stp_fallocate_mode_str", sc_fallocate_mode, 'f', NULL, 32 },
+	{ "_stp_mlock2_str", sc_mlock2, 'f', NULL, 32 },
+	{ "_stp_msgflg_str", sc_msgflg, 'f', NULL, 32 },
+	{ "_stp_timerfd_flags_str", sc_timerfd_flags, 'f', NULL, 32 },
+	{ "_sync_file_range_flags_str", sc_sync_file_range_flags, 'f', NULL, 32 },
+	{ "_sys_pipe2_flag_str", sc_sys_pipe2_flag, 'f', NULL, 32 },
+	{ "_umountflags_str", sc_umountflags, 'f', NULL, 32 },
+	{ "_userfaultfd_flags_str", sc_userfaultfd_flags, 'f', NULL, 32 },
+	{ "_waitid_which_str", sc_waitid_which, 'l', NULL, 32 },
 };
 #define NDECODERS (sizeof(decoders) / sizeof(decoders[0]))
+_Static_assert(NDECODERS <= 128, "struct bgen's scd_used[] holds 128 decoders");
 
 static const struct {
 	const char *name;
@@ -334,8 +625,10 @@ const char *bsc_call(struct bgen *g, struct node *n)
 		return t;
 	}
 	for (size_t i = 0; i < NDECODERS; i++)
-		if (!strcmp(n->op, decoders[i].fn))
+		if (!strcmp(n->op, decoders[i].fn)) {
+			g->scd_used[i / 64] |= 1ULL << (i % 64);
 			bg_line(g, "stp_scd_%zu(S, %s, %s);", i, t, a);
+		}
 	return t;
 }
 
@@ -409,21 +702,33 @@ static void emit_bufq(struct strbuf *c)
 		"\tstp_quote_run(S, dst);\n\treturn 0;\n}\n");
 }
 
-/* the flag decoders: one table stp_scf[] (each decoder's entries from
- * its start); stp_scflags() appends the names of those val has, as
+/* the flag decoders: one table stp_scf[] of those called (each decoder's
+ * entries from its start, the size a power of two the index is masked
+ * to); stp_scflags() appends the names of those val has, as
  * runtime/stp_scflags.h's stp_sc_flags(), an entry a bpf_loop() step
  * (its counters in S->scf: the verifier checks the step once);
  * stp_scd_I() is decoder I */
-static void emit_decoders(struct strbuf *c)
+static bool scd_used(const struct bgen *g, size_t i)
 {
-	int start[NDECODERS], n = 0;
+	return g->scd_used[i / 64] & 1ULL << (i % 64);
+}
 
-	sb_puts(c, "#define STP_SCF_N 256\n"
-		"struct stp_scf { unsigned long val; long len; char name[24]; };\n"
-		"static const struct stp_scf stp_scf[STP_SCF_N] = {\n");
+static void emit_decoders(struct bgen *g, struct strbuf *c)
+{
+	int start[NDECODERS], n = 0, size = 1;
+
+	for (size_t i = 0; i < NDECODERS; i++)
+		for (const struct scf *t = decoders[i].t; scd_used(g, i) && t->name; t++)
+			n++;
+	while (size < n)
+		size *= 2;
+	sb_printf(c, "#define STP_SCF_N %d\n"
+		  "struct stp_scf { unsigned long val; long len; char name[32]; };\n"
+		  "static const struct stp_scf stp_scf[STP_SCF_N] = {\n", size);
+	n = 0;
 	for (size_t i = 0; i < NDECODERS; i++) {
 		start[i] = n;
-		for (const struct scf *t = decoders[i].t; t->name; t++, n++)
+		for (const struct scf *t = decoders[i].t; scd_used(g, i) && t->name; t++, n++)
 			sb_printf(c, "\t{ %#lx, %zu, \"%s\" },\n", t->val, strlen(t->name),
 				  t->name);
 	}
@@ -463,6 +768,8 @@ static void emit_decoders(struct strbuf *c)
 	for (size_t i = 0; i < NDECODERS; i++) {
 		int k = 0;
 
+		if (!scd_used(g, i))
+			continue;
 		while (decoders[i].t[k].name)
 			k++;
 		sb_printf(c, "static __always_inline void stp_scd_%zu(struct stp_scratch *S, "
@@ -499,5 +806,6 @@ void bsc_types(struct bgen *g, struct strbuf *c)
 	emit_errno(c);
 	if (g->need_quote)
 		emit_bufq(c);
-	emit_decoders(c);
+	if (g->scd_used[0] || g->scd_used[1])
+		emit_decoders(g, c);
 }

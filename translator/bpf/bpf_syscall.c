@@ -76,6 +76,19 @@ static const struct scf signals[] = {
 	F(27, "SIGPROF"), F(28, "SIGWINCH"), F(29, "SIGIO/SIGPOLL"), F(30, "SIGPWR"),
 	F(31, "SIGSYS"), F(0x85, "TRACESYSGOOD"), { 0, NULL }
 };
+/* the same signals as the bits of a sigset_t (signal s bit s - 1) */
+static const struct scf sigset_bits[] = {
+	F(0x1, "SIGHUP"), F(0x2, "SIGINT"), F(0x4, "SIGQUIT"), F(0x8, "SIGILL"),
+	F(0x10, "SIGTRAP"), F(0x20, "SIGABRT"), F(0x40, "SIGBUS"), F(0x80, "SIGFPE"),
+	F(0x100, "SIGKILL"), F(0x200, "SIGUSR1"), F(0x400, "SIGSEGV"),
+	F(0x1000, "SIGPIPE"), F(0x800, "SIGUSR2"), F(0x2000, "SIGALRM"),
+	F(0x4000, "SIGTERM"), F(0x10000, "SIGCHLD"), F(0x20000, "SIGCONT"),
+	F(0x40000, "SIGSTOP"), F(0x80000, "SIGTSTP"), F(0x100000, "SIGTTIN"),
+	F(0x200000, "SIGTTOU"), F(0x400000, "SIGURG"), F(0x800000, "SIGXCPU"),
+	F(0x1000000, "SIGXFSZ"), F(0x2000000, "SIGVTALRM"), F(0x4000000, "SIGPROF"),
+	F(0x8000000, "SIGWINCH"), F(0x10000000, "SIGIO/SIGPOLL"), F(0x20000000, "SIGPWR"),
+	F(0x40000000, "SIGSYS"), { 0, NULL }
+};
 static const struct scf msg_flags[] = {
 	F(1, "MSG_OOB"), F(2, "MSG_PEEK"), F(4, "MSG_DONTROUTE"), F(8, "MSG_CTRUNC"),
 	F(0x10, "MSG_PROBE"), F(0x20, "MSG_TRUNC"), F(0x40, "MSG_DONTWAIT"), F(0x80, "MSG_EOR"),
@@ -376,8 +389,9 @@ static const char *const errnames[] = {
 #define NERRNAMES ((int)(sizeof(errnames) / sizeof(errnames[0])))
 
 /* the decoders of a table: their names and tables, how they decode (the
- * or-ed flags, the name for 0 or NULL: "0x0"; or one value, 'l'), the
- * width of the value (the module runtime's cast) */
+ * or-ed flags, the name for 0 or NULL: "0x0"; one value, 'l'; the named
+ * signals of a sigset_t's first word in brackets, 's'), the width of the
+ * value (the module runtime's cast) */
 static const struct {
 	const char *fn;
 	const struct scf *t;
@@ -400,6 +414,7 @@ static const struct {
 	{ "_itimer_which_str", itimers, 'l', NULL, 32 },
 	{ "_fadvice_advice_str", fadvice, 'l', NULL, 32 },
 	{ "_stp_xattr_flags_str", xattr_flags, 'f', NULL, 32 },
+	{ "_stp_sigmask_str", sigset_bits, 's', NULL, 64 },	/* "[SIGINT|...]" */
 	{ "_arch_prctl_code_str", sc_arch_prctl_code, 'l', NULL, 32 },
 	{ "_epoll_create1_flag_str", sc_epoll_create1_flag, 'f', NULL, 32 },
 	{ "_eventfd2_flag_str", sc_eventfd2_flag, 'f', NULL, 32 },
@@ -461,7 +476,9 @@ static const struct {
 	{ "_sc_ul", 1 }, { "_sc_p", 1 }, { "_sc32_u", 1 }, { "_sc_ret", 0 },
 	{ "errno_str", 1 }, { "errno_p", 1 }, { "user_buffer_quoted", 3 },
 	{ "_sc_set_uregs", 1 }, { "_sc_regs_nr", 1 }, { "_sc_tp_none", 1 },
-	{ "_sc_compat_task", 0 },
+	{ "_sc_compat_task", 0 }, { "_sc_user_ptr", 1 }, { "_stp_sigset_u", 1 },
+	{ "_struct_timespec_u", 2 }, { "_struct_timeval_u", 2 }, { "__sc_pair32x2_u", 1 },
+	{ "_struct_timezone_u", 1 }, { "_struct_rlimit_u", 1 },
 };
 
 bool bsc_has(const struct func *f)
@@ -564,6 +581,34 @@ static const char *buffer_quoted(struct bgen *g, struct node *n)
 	return t;
 }
 
+/* the user structures (_struct_timespec_u() and the like): "NULL", 0x...
+ * on a fault, else their fields as the module runtime shows them; a user
+ * sigset_t (_stp_sigset_u()) decoded as _stp_sigmask_str() */
+static const char *user_struct(struct bgen *g, struct node *n)
+{
+	static const char *const names[][2] = {
+		{ "_struct_timespec_u", "s" }, { "_struct_timeval_u", "v" },
+		{ "__sc_pair32x2_u", "p" }, { "_struct_timezone_u", "z" },
+		{ "_struct_rlimit_u", "r" },
+	};
+	const char *a = bg_expr(g, n->args), *k = "1", *t = new_tmp(g);
+
+	if (n->args->next)
+		k = bg_expr(g, n->args->next);
+	g->need_sc = true;
+	bg_line(g, "char *%s = %s;", t, bg_slot(g));
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(n->op, names[i][0]))
+			bg_line(g, "stp_sc_struct(S, %s, %s, %s, '%s');", t, a, k, names[i][1]);
+	for (size_t i = 0; i < NDECODERS && !strcmp(n->op, "_stp_sigset_u"); i++)
+		if (decoders[i].t == sigset_bits) {
+			g->scd_used[i / 64] |= 1ULL << (i % 64);
+			bg_line(g, "if (!stp_sc_in(S, %s, %s, 8))\n\tstp_scd_%zu(S, %s, "
+				"*(long *)S->tmp);", t, a, i, t);
+		}
+	return t;
+}
+
 const char *bsc_call(struct bgen *g, struct node *n)
 {
 	const char *t, *a;
@@ -609,6 +654,16 @@ const char *bsc_call(struct bgen *g, struct node *n)
 	}
 	if (!strcmp(n->op, "user_buffer_quoted"))
 		return buffer_quoted(g, n);
+	if (!strcmp(n->op, "_sc_user_ptr")) {
+		g->need_sc = true;
+		a = bg_expr(g, n->args);
+		t = new_tmp(g);
+		bg_line(g, "long %s = stp_sc_uptr(%s);", t, a);
+		return t;
+	}
+	if (!strcmp(n->op, "_stp_sigset_u") || !strncmp(n->op, "_struct_", 8) ||
+	    !strcmp(n->op, "__sc_pair32x2_u"))
+		return user_struct(g, n);
 	if (n->op[0] == '_' && n->op[1] == 's' && n->op[2] == 'c')
 		return sc_arg(g, n);
 	g->need_sc = true;
@@ -669,6 +724,59 @@ static void emit_args(struct strbuf *c)
 		"\treturn compat ? (__u32)v : v;\n}\n");
 }
 
+/* _sc_user_ptr() (-1 on a fault); stp_sc_in(): n (8 or 16) bytes at
+ * user address addr in S->tmp, else "NULL" for 0 or 0x... on a fault
+ * written (-1), as the tapset's stp_sc_copy_in(); stp_sc_struct(): the
+ * user structures, the tapset's formats (kind: timeSpec, timeVal, a Pair
+ * of 32-bit pairs, timeZone, Rlimit; n timespecs or timevals, 1 or 2) */
+static void emit_struct(struct strbuf *c)
+{
+	sb_puts(c, "static __always_inline long stp_sc_uptr(long addr)\n{\n"
+		"\tunsigned long v = 0;\n\n"
+		"\tif (!STP_UOK(addr, 8) || stp_probe_read_user(&v, 8, (void *)addr) < 0)\n"
+		"\t\treturn -1;\n\treturn v;\n}\n"
+		"static __always_inline long stp_sc_in(struct stp_scratch *S, char *dst, "
+		"long addr, long n)\n{\n\tlong len = 0;\n\n"
+		"\tif (!addr)\n\t\tstp_putn(dst, &len, \"NULL\", 4);\n"
+		"\telse if (!STP_UOK(addr, n) || stp_probe_read_user(S->tmp, n == 16 ? 16 : 8, "
+		"(void *)addr) < 0)\n"
+		"\t\tstp_sfmt_long(dst, &len, addr, 'x', STP_F_ALT, 0, -1);\n"
+		"\telse\n\t\treturn 0;\n\tstp_sfmt_end(dst, len);\n\treturn -1;\n}\n"
+		"static __always_inline void stp_sc_struct(struct stp_scratch *S, char *dst, "
+		"long addr, long n, int kind)\n{\n"
+		"\tint *v = (int *)S->tmp;\n\tlong *l = (long *)S->tmp, len = 0;\n\n"
+		"\tif ((kind == 's' || kind == 'v') && (n < 1 || n > 2)) {\n"
+		"\t\tstp_putn(dst, &len, \"NULL\", 4);\n\t\tstp_sfmt_end(dst, len);\n"
+		"\t\treturn;\n\t}\n"
+		"\tif (stp_sc_in(S, dst, addr, kind == 'z' || (n == 1 && kind != 'p' && "
+		"kind != 'r') ? 8 : 16))\n\t\treturn;\n"
+		"\tstp_put(dst, &len, '[');\n"
+		"\tif (kind == 'z') {\n"
+		"\t\tstp_sfmt_long(dst, &len, v[0], 'd', 0, 0, -1);\n"
+		"\t\tstp_putn(dst, &len, \", \", 2);\n"
+		"\t\tstp_sfmt_long(dst, &len, v[1], 'd', 0, 0, -1);\n"
+		"\t} else if (kind == 'r') {\n"
+		"\t\tstp_sfmt_long(dst, &len, l[0], 'd', 0, 0, -1);\n"
+		"\t\tstp_put(dst, &len, ',');\n"
+		"\t\tstp_sfmt_long(dst, &len, l[1], 'd', 0, 0, -1);\n"
+		"\t} else {\n"
+		"\t\tfor (int i = 0; i < 2; i++) {\n"
+		"\t\t\tint sec = v[2 * i], frac = v[2 * i + 1];\n\n"
+		"\t\t\tif (i && kind != 'p') {\n\t\t\t\tif (n < 2)\n\t\t\t\t\tbreak;\n"
+		"\t\t\t\tstp_putn(dst, &len, \"][\", 2);\n"
+		"\t\t\t} else if (i) {\n\t\t\t\tstp_put(dst, &len, ',');\n\t\t\t}\n"
+		"\t\t\tif (kind == 's' && (frac == 0x3fffffff || frac == 0x3ffffffe)) {\n"
+		"\t\t\t\tif (frac == 0x3fffffff)\n"
+		"\t\t\t\t\tstp_putn(dst, &len, \"UTIME_NOW\", 9);\n"
+		"\t\t\t\telse\n\t\t\t\t\tstp_putn(dst, &len, \"UTIME_OMIT\", 10);\n"
+		"\t\t\t\tcontinue;\n\t\t\t}\n"
+		"\t\t\tstp_sfmt_long(dst, &len, sec, 'd', 0, 0, -1);\n"
+		"\t\t\tstp_put(dst, &len, '.');\n"
+		"\t\t\tstp_sfmt_long(dst, &len, frac, 'd', STP_F_ZERO, kind == 's' ? 9 : 6, -1);\n"
+		"\t\t}\n\t}\n"
+		"\tstp_put(dst, &len, ']');\n\tstp_sfmt_end(dst, len);\n}\n");
+}
+
 /* errno_str(), errno_p(): the names by number */
 static void emit_errno(struct strbuf *c)
 {
@@ -713,6 +821,15 @@ static bool scd_used(const struct bgen *g, size_t i)
 	return g->scd_used[i / 64] & 1ULL << (i % 64);
 }
 
+static unsigned long table_mask(const struct scf *t)
+{
+	unsigned long m = 0;
+
+	for (; t->name; t++)
+		m |= t->val;
+	return m;
+}
+
 static void emit_decoders(struct bgen *g, struct strbuf *c)
 {
 	int start[NDECODERS], n = 0, size = 1;
@@ -736,7 +853,7 @@ static void emit_decoders(struct bgen *g, struct strbuf *c)
 		"struct stp_scfctx { struct stp_scratch *S; char *out; };\n"
 		"static __always_inline void stp_scsep(char *dst, long *len)\n{\n"
 		"\tchar e = *len > 0 ? dst[(*len - 1) & STP_MASK] : '|';\n\n"
-		"\tif (e != '|' && e != ' ')\n\t\tstp_put(dst, len, '|');\n}\n"
+		"\tif (e != '|' && e != ' ' && e != '[')\n\t\tstp_put(dst, len, '|');\n}\n"
 		"static long stp_scf_step(__u32 i, struct stp_scfctx *c)\n{\n"
 		"\tstruct stp_scratch *S = c->S;\n"
 		"\tconst struct stp_scf *e = &stp_scf[(S->scf[2] + i) & (STP_SCF_N - 1)];\n"
@@ -787,6 +904,12 @@ static void emit_decoders(struct bgen *g, struct strbuf *c)
 				  decoders[i].bits == 32 ? "unsigned int" : "unsigned long",
 				  decoders[i].zero, strlen(decoders[i].zero), start[i], k,
 				  decoders[i].bits == 32 ? "unsigned int" : "unsigned long");
+		else if (decoders[i].kind == 's')	/* stp_sc_sigset_str() */
+			sb_printf(c, "\tf &= %#lx;\n\tif (!f)\n\t\tstp_putn(dst, &len, \"[EMPTY]\", 7);\n"
+				  "\telse {\n\t\tstp_put(dst, &len, '[');\n"
+				  "\t\tstp_scflags(S, dst, &len, %d, %d, f, 0);\n"
+				  "\t\tstp_put(dst, &len, ']');\n\t}\n", table_mask(decoders[i].t),
+				  start[i], k);
 		else if (decoders[i].t == msg_flags)	/* 4.8 leaves MSG_CMSG_COMPAT out */
 			sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, (unsigned long)f & "
 				  "~0x80000000UL, 0);\n", start[i], k);
@@ -803,6 +926,7 @@ void bsc_types(struct bgen *g, struct strbuf *c)
 	if (!g->need_sc)
 		return;
 	emit_args(c);
+	emit_struct(c);
 	emit_errno(c);
 	if (g->need_quote)
 		emit_bufq(c);

@@ -358,6 +358,77 @@ static const struct scf sc_userfaultfd_flags[] = {
 static const struct scf sc_waitid_which[] = {
 	F(0, "P_ALL"), F(1, "P_PID"), F(2, "P_PGID"), { 0, NULL }
 };
+static const struct scf sc_clock_nanosleep_flags[] = {
+	F(1, "TIMER_ABSTIME"), { 0, NULL }
+};
+static const struct scf sc_bpf_cmd[] = {
+	F(0, "BPF_MAP_CREATE"), F(1, "BPF_MAP_LOOKUP_ELEM"), F(2, "BPF_MAP_UPDATE_ELEM"),
+	F(3, "BPF_MAP_DELETE_ELEM"), F(4, "BPF_MAP_GET_NEXT_KEY"), F(5, "BPF_PROG_LOAD"),
+	{ 0, NULL }
+};
+static const struct scf sc_fanotify_mark_mask[] = {
+	F(1, "FAN_ACCESS"), F(2, "FAN_MODIFY"), F(8, "FAN_CLOSE_WRITE"),
+	F(0x10, "FAN_CLOSE_NOWRITE"), F(0x20, "FAN_OPEN"), F(0x4000, "FAN_Q_OVERFLOW"),
+	F(0x10000, "FAN_OPEN_PERM"), F(0x20000, "FAN_ACCESS_PERM"),
+	F(0x40000000, "FAN_ONDIR"), F(0x8000000, "FAN_EVENT_ON_CHILD"), { 0, NULL }
+};
+static const struct scf sc_kexec_flags[] = {
+	F(1, "KEXEC_ON_CRASH"), F(2, "KEXEC_PRESERVE_CONTEXT"),
+	F(0x30000, "KEXEC_ARCH_386"), F(0x3e0000, "KEXEC_ARCH_X86_64"),
+	F(0x140000, "KEXEC_ARCH_PPC"), F(0x150000, "KEXEC_ARCH_PPC64"),
+	F(0x320000, "KEXEC_ARCH_IA_64"), F(0x280000, "KEXEC_ARCH_ARM"),
+	F(0x160000, "KEXEC_ARCH_S390"), F(0x2a0000, "KEXEC_ARCH_SH"),
+	F(0xa0000, "KEXEC_ARCH_MIPS_LE"), F(0x80000, "KEXEC_ARCH_MIPS"), { 0, NULL }
+};
+static const struct scf sc_ptrace_options[] = {
+	F(0x100000, "PTRACE_O_EXITKILL"), F(8, "PTRACE_O_TRACECLONE"),
+	F(0x10, "PTRACE_O_TRACEEXEC"), F(0x40, "PTRACE_O_TRACEEXIT"),
+	F(2, "PTRACE_O_TRACEFORK"), F(1, "PTRACE_O_TRACESYSGOOD"),
+	F(4, "PTRACE_O_TRACEVFORK"), F(0x20, "PTRACE_O_TRACEVFORKDONE"),
+	F(0x80, "PTRACE_O_TRACESECCOMP"), { 0, NULL }
+};
+static const struct scf sc_reboot_flag[] = {
+	F(0x1234567, "LINUX_REBOOT_CMD_RESTART"), F(0xcdef0123, "LINUX_REBOOT_CMD_HALT"),
+	F(0x89abcdef, "LINUX_REBOOT_CMD_CAD_ON"), F(0, "LINUX_REBOOT_CMD_CAD_OFF"),
+	F(0x4321fedc, "LINUX_REBOOT_CMD_POWER_OFF"),
+	F(0xa1b2c3d4, "LINUX_REBOOT_CMD_RESTART2"),
+	F(0xd000fce2, "LINUX_REBOOT_CMD_SW_SUSPEND"),
+	F(0x45584543, "LINUX_REBOOT_CMD_KEXEC"), { 0, NULL }
+};
+static const struct scf sc_seccomp_flags[] = {
+	F(1, "SECCOMP_FILTER_FLAG_TSYNC"), { 0, NULL }
+};
+static const struct scf sc_sockopt_optname[] = {
+	F(1, "SO_DEBUG"), F(2, "SO_REUSEADDR"), F(3, "SO_TYPE"), F(4, "SO_ERROR"),
+	F(5, "SO_DONTROUTE"), F(6, "SO_BROADCAST"), F(7, "SO_SNDBUF"), F(8, "SO_RCVBUF"),
+	F(0x20, "SO_SNDBUFFORCE"), F(0x21, "SO_RCVBUFFORCE"), F(9, "SO_KEEPALIVE"),
+	F(0xa, "SO_OOBINLINE"), F(0xb, "SO_NO_CHECK"), F(0xc, "SO_PRIORITY"),
+	F(0xd, "SO_LINGER"), F(0xe, "SO_BSDCOMPAT"), F(0xf, "SO_REUSEPORT"),
+	F(0x10, "SO_PASSCRED"), F(0x11, "SO_PEERCRED"), F(0x12, "SO_RCVLOWAT"),
+	F(0x13, "SO_SNDLOWAT"), F(0x16, "SO_SECURITY_AUTHENTICATION"),
+	F(0x17, "SO_SECURITY_ENCRYPTION_TRANSPORT"),
+	F(0x18, "SO_SECURITY_ENCRYPTION_NETWORK"), F(0x19, "SO_BINDTODEVICE"),
+	F(0x1a, "SO_ATTACH_FILTER"), F(0x1b, "SO_DETACH_FILTER"), F(0x1c, "SO_PEERNAME"),
+	F(0x1e, "SO_ACCEPTCONN"), F(0x1f, "SO_PEERSEC"), F(0x22, "SO_PASSSEC"),
+	F(0x24, "SO_MARK"), F(0x26, "SO_PROTOCOL"), F(0x27, "SO_DOMAIN"),
+	F(0x28, "SO_RXQ_OVFL"), F(0x29, "SO_WIFI_STATUS"), F(0x2a, "SO_PEEK_OFF"),
+	F(0x2b, "SO_NOFCS"), F(0x2c, "SO_LOCK_FILTER"), F(0x2d, "SO_SELECT_ERR_QUEUE"),
+	F(0x2e, "SO_BUSY_POLL"), F(0x2f, "SO_MAX_PACING_RATE"),
+	F(0x30, "SO_BPF_EXTENSIONS"), F(0x31, "SO_INCOMING_CPU"), F(0x32, "SO_ATTACH_BPF"),
+	F(0x33, "SO_ATTACH_REUSEPORT_CBPF"), F(0x34, "SO_ATTACH_REUSEPORT_EBPF"),
+	F(0x35, "SO_CNX_ADVICE"), F(0x36, "SCM_TIMESTAMPING_OPT_STATS"),
+	F(0x37, "SO_MEMINFO"), F(0x38, "SO_INCOMING_NAPI_ID"), F(0x39, "SO_COOKIE"),
+	F(0x3a, "SCM_TIMESTAMPING_PKTINFO"), F(0x3b, "SO_PEERGROUPS"),
+	F(0x3c, "SO_ZEROCOPY"), F(0x3d, "SO_TXTIME"), F(0x3e, "SO_BINDTOIFINDEX"),
+	F(0x1d, "SO_TIMESTAMP_OLD"), F(0x23, "SO_TIMESTAMPNS_OLD"),
+	F(0x25, "SO_TIMESTAMPING_OLD"), F(0x3f, "SO_TIMESTAMP_NEW"),
+	F(0x40, "SO_TIMESTAMPNS_NEW"), F(0x41, "SO_TIMESTAMPING_NEW"),
+	F(0x42, "SO_RCVTIMEO_NEW"), F(0x43, "SO_SNDTIMEO_NEW"), { 0, NULL }
+};
+static const struct scf sc_statx_mask[] = {
+	F(0x6000, "AT_STATX_SYNC_TYPE"), F(0, "AT_STATX_SYNC_AS_STAT"),
+	F(0x2000, "AT_STATX_FORCE_SYNC"), F(0x4000, "AT_STATX_DONT_SYNC"), { 0, NULL }
+};
 #undef F
 
 /* errno.stp's names, 1 to 131 (EDEADLK for 35) */
@@ -391,7 +462,7 @@ static const char *const errnames[] = {
 /* the decoders of a table: their names and tables, how they decode (the
  * or-ed flags, the name for 0 or NULL: "0x0"; one value, 'l'; the named
  * signals of a sigset_t's first word in brackets, 's'), the width of the
- * value (the module runtime's cast) */
+ * value (the module runtime's cast; -32 an int's sign extended) */
 static const struct {
 	const char *fn;
 	const struct scf *t;
@@ -415,6 +486,16 @@ static const struct {
 	{ "_fadvice_advice_str", fadvice, 'l', NULL, 32 },
 	{ "_stp_xattr_flags_str", xattr_flags, 'f', NULL, 32 },
 	{ "_stp_sigmask_str", sigset_bits, 's', NULL, 64 },	/* "[SIGINT|...]" */
+	{ "_stp_clock_nanosleep_flags_str", sc_clock_nanosleep_flags, 'l', NULL, 32 },
+	{ "_bpf_cmd_str", sc_bpf_cmd, 'l', NULL, -32 },
+	{ "_fanotify_mark_mask_str", sc_fanotify_mark_mask, 'f', NULL, 64 },
+	{ "_kexec_flags_str", sc_kexec_flags, 'f', "KEXEC_ARCH_DEFAULT", 64 },
+	{ "_ptrace_options_str", sc_ptrace_options, 'f', NULL, 64 },
+	{ "_reboot_flag_str", sc_reboot_flag, 'l', NULL, 32 },
+	{ "_seccomp_flags_str", sc_seccomp_flags, 'l', NULL, 32 },
+	{ "_sockopt_optname_str", sc_sockopt_optname, 'l', NULL, 64 },
+	{ "_statx_mask_str", sc_statx_mask, 'l', NULL, -32 },
+	{ "_dup3_flag_str", open_flags, 'f', NULL, 32 },
 	{ "_arch_prctl_code_str", sc_arch_prctl_code, 'l', NULL, 32 },
 	{ "_epoll_create1_flag_str", sc_epoll_create1_flag, 'f', NULL, 32 },
 	{ "_eventfd2_flag_str", sc_eventfd2_flag, 'f', NULL, 32 },
@@ -821,6 +902,12 @@ static bool scd_used(const struct bgen *g, size_t i)
 	return g->scd_used[i / 64] & 1ULL << (i % 64);
 }
 
+/* the module runtime's cast of a decoder's value: -32 (long)(int) */
+static const char *cast(int bits)
+{
+	return bits == 32 ? "unsigned int" : bits < 0 ? "long)(int" : "unsigned long";
+}
+
 static unsigned long table_mask(const struct scf *t)
 {
 	unsigned long m = 0;
@@ -891,7 +978,7 @@ static void emit_decoders(struct bgen *g, struct strbuf *c)
 			k++;
 		sb_printf(c, "static __always_inline void stp_scd_%zu(struct stp_scratch *S, "
 			  "char *dst, long f)\n{\n\tlong len = 0;\n\n", i);
-		if (decoders[i].t == open_flags)	/* the access mode, then the others */
+		if (!strcmp(decoders[i].fn, "_sys_open_flag_str"))	/* the access mode, then the rest */
 			sb_printf(c, "\tif ((f & 3) == 1)\n\t\tstp_putn(dst, &len, \"O_WRONLY\", 8);\n"
 				  "\telse if ((f & 3) == 2)\n\t\tstp_putn(dst, &len, \"O_RDWR\", 6);\n"
 				  "\telse\n\t\tstp_putn(dst, &len, \"O_RDONLY\", 8);\n"
@@ -901,9 +988,9 @@ static void emit_decoders(struct bgen *g, struct strbuf *c)
 		else if (decoders[i].zero)
 			sb_printf(c, "\tif (!(%s)f)\n\t\tstp_putn(dst, &len, \"%s\", %zu);\n"
 				  "\telse\n\t\tstp_scflags(S, dst, &len, %d, %d, (%s)f, 0);\n",
-				  decoders[i].bits == 32 ? "unsigned int" : "unsigned long",
+				  cast(decoders[i].bits),
 				  decoders[i].zero, strlen(decoders[i].zero), start[i], k,
-				  decoders[i].bits == 32 ? "unsigned int" : "unsigned long");
+				  cast(decoders[i].bits));
 		else if (decoders[i].kind == 's')	/* stp_sc_sigset_str() */
 			sb_printf(c, "\tf &= %#lx;\n\tif (!f)\n\t\tstp_putn(dst, &len, \"[EMPTY]\", 7);\n"
 				  "\telse {\n\t\tstp_put(dst, &len, '[');\n"
@@ -915,7 +1002,7 @@ static void emit_decoders(struct bgen *g, struct strbuf *c)
 				  "~0x80000000UL, 0);\n", start[i], k);
 		else
 			sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, (%s)f, %d);\n", start[i], k,
-				  decoders[i].bits == 32 ? "unsigned int" : "unsigned long",
+				  cast(decoders[i].bits),
 				  decoders[i].kind == 'l');
 		sb_puts(c, "\tstp_sfmt_end(dst, len);\n}\n");
 	}

@@ -429,6 +429,31 @@ static const struct scf sc_statx_mask[] = {
 	F(0x6000, "AT_STATX_SYNC_TYPE"), F(0, "AT_STATX_SYNC_AS_STAT"),
 	F(0x2000, "AT_STATX_FORCE_SYNC"), F(0x4000, "AT_STATX_DONT_SYNC"), { 0, NULL }
 };
+/* the IPC commands (after "IPC_64|"), scheduling policies (after
+ * "SCHED_RESET_ON_FORK|"), ioprio's whos */
+static const struct scf sc_shmctl_cmd[] = {
+	F(0, "IPC_RMID"), F(1, "IPC_SET"), F(2, "IPC_STAT"), F(3, "IPC_INFO"), F(0xb, "GETPID"),
+	F(0xc, "GETVAL"), F(0xd, "GETALL"), F(0xe, "GETNCNT"), F(0xf, "GETZCNT"),
+	F(0x10, "SETVAL"), F(0x11, "SETALL"), F(0x12, "SEM_STAT"), F(0x13, "SEM_INFO"),
+	{ 0, NULL }
+};
+static const struct scf sc_semctl_cmd[] = {
+	F(3, "IPC_INFO"), F(0x13, "SEM_INFO"), F(0x12, "SEM_STAT"), F(0xd, "GETALL"),
+	F(0xc, "GETVAL"), F(0xb, "GETPID"), F(0xe, "GETNCNT"), F(0xf, "GETZCNT"),
+	F(2, "IPC_STAT"), F(0x10, "SETVAL"), F(0x11, "SETALL"), F(0, "IPC_RMID"), F(1, "IPC_SET"),
+	{ 0, NULL }
+};
+static const struct scf sc_msgctl_cmd[] = {
+	F(0, "IPC_RMID"), F(1, "IPC_SET"), F(2, "IPC_STAT"), F(3, "IPC_INFO"), F(0xb, "MSG_STAT"),
+	F(0xc, "MSG_INFO"), { 0, NULL }
+};
+static const struct scf sc_sched_policy[] = {
+	F(0, "SCHED_OTHER"), F(1, "SCHED_FIFO"), F(2, "SCHED_RR"), F(3, "SCHED_BATCH"),
+	F(5, "SCHED_IDLE"), F(6, "SCHED_DEADLINE"), { 0, NULL }
+};
+static const struct scf sc_ioprio_which[] = {
+	F(1, "IOPRIO_WHO_PROCESS"), F(2, "IOPRIO_WHO_PGRP"), F(3, "IOPRIO_WHO_USER"), { 0, NULL }
+};
 #undef F
 
 /* errno.stp's names, 1 to 131 (EDEADLK for 35) */
@@ -461,7 +486,9 @@ static const char *const errnames[] = {
 
 /* the decoders of a table: their names and tables, how they decode (the
  * or-ed flags, the name for 0 or NULL: "0x0"; one value, 'l'; the named
- * signals of a sigset_t's first word in brackets, 's'), the width of the
+ * signals of a sigset_t's first word in brackets, 's'; one value after
+ * "IPC_64|" when it has IPC_64, 'i', or "SCHED_RESET_ON_FORK|", 'r'; one
+ * value, else its decimal, 'd'), the width of the
  * value (the module runtime's cast; -32 an int's sign extended) */
 static const struct {
 	const char *fn;
@@ -496,6 +523,11 @@ static const struct {
 	{ "_sockopt_optname_str", sc_sockopt_optname, 'l', NULL, 64 },
 	{ "_statx_mask_str", sc_statx_mask, 'l', NULL, -32 },
 	{ "_dup3_flag_str", open_flags, 'f', NULL, 32 },
+	{ "_shmctl_cmd_str", sc_shmctl_cmd, 'i', NULL, 32 },
+	{ "_semctl_cmd", sc_semctl_cmd, 'i', NULL, 32 },
+	{ "_stp_msgctl_cmd_str", sc_msgctl_cmd, 'i', NULL, 32 },
+	{ "_sched_policy_str", sc_sched_policy, 'r', NULL, 32 },
+	{ "_stp_ioprio_which_str", sc_ioprio_which, 'd', NULL, -32 },
 	{ "_arch_prctl_code_str", sc_arch_prctl_code, 'l', NULL, 32 },
 	{ "_epoll_create1_flag_str", sc_epoll_create1_flag, 'f', NULL, 32 },
 	{ "_eventfd2_flag_str", sc_eventfd2_flag, 'f', NULL, 32 },
@@ -745,7 +777,7 @@ const char *bsc_call(struct bgen *g, struct node *n)
 	if (!strcmp(n->op, "_stp_sigset_u") || !strncmp(n->op, "_struct_", 8) ||
 	    !strcmp(n->op, "__sc_pair32x2_u"))
 		return user_struct(g, n);
-	if (n->op[0] == '_' && n->op[1] == 's' && n->op[2] == 'c')
+	if (!strncmp(n->op, "_sc_", 4) || !strcmp(n->op, "_sc32_u"))	/* _sc_i() ... */
 		return sc_arg(g, n);
 	g->need_sc = true;
 	g->need_quote = true;	/* stapbpf.h's bpf_loop() */
@@ -965,7 +997,9 @@ static void emit_decoders(struct bgen *g, struct strbuf *c)
 		"\tS->scf[3] = 0;\n"
 		"\tbpf_loop(n, lookup ? (void *)stp_scl_step : (void *)stp_scf_step, &c, 0);\n"
 		"\t*len = S->scf[0];\n"
-		"\tif (lookup && !S->scf[3])\n"
+		"\tif (lookup == 2 && !S->scf[3])\n"
+		"\t\tstp_sfmt_long(dst, len, val, 'd', 0, 0, -1);\n"
+		"\telse if (lookup && !S->scf[3])\n"
 		"\t\tstp_sfmt_long(dst, len, val, 'x', STP_F_ALT, 0, -1);\n"
 		"\telse if (!lookup && S->scf[1]) {\n\t\tstp_scsep(dst, len);\n"
 		"\t\tstp_sfmt_long(dst, len, S->scf[1], 'x', STP_F_ALT, 0, -1);\n\t}\n}\n");
@@ -997,13 +1031,22 @@ static void emit_decoders(struct bgen *g, struct strbuf *c)
 				  "\t\tstp_scflags(S, dst, &len, %d, %d, f, 0);\n"
 				  "\t\tstp_put(dst, &len, ']');\n\t}\n", table_mask(decoders[i].t),
 				  start[i], k);
+		else if (decoders[i].kind == 'i' || decoders[i].kind == 'r')
+			sb_printf(c, "\tif (%s(f & %#x)) {\n\t\tstp_putn(dst, &len, \"%s|\", %d);\n"
+				  "\t\tf &= ~%#xL;\n\t}\n"
+				  "\tstp_scflags(S, dst, &len, %d, %d, (unsigned int)f, 1);\n",
+				  decoders[i].kind == 'r' ? "(int)f > 0 && " : "",
+				  decoders[i].kind == 'r' ? 0x40000000 : 0x100,
+				  decoders[i].kind == 'r' ? "SCHED_RESET_ON_FORK" : "IPC_64",
+				  decoders[i].kind == 'r' ? 20 : 7,
+				  decoders[i].kind == 'r' ? 0x40000000 : 0x100, start[i], k);
 		else if (decoders[i].t == msg_flags)	/* 4.8 leaves MSG_CMSG_COMPAT out */
 			sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, (unsigned long)f & "
 				  "~0x80000000UL, 0);\n", start[i], k);
 		else
 			sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, (%s)f, %d);\n", start[i], k,
 				  cast(decoders[i].bits),
-				  decoders[i].kind == 'l');
+				  decoders[i].kind == 'l' ? 1 : decoders[i].kind == 'd' ? 2 : 0);
 		sb_puts(c, "\tstp_sfmt_end(dst, len);\n}\n");
 	}
 }

@@ -9,9 +9,11 @@
  * aliases on the raw_syscalls tracepoints their first argument, and
  * _sc_regs_nr() its orig_ax), its return value (_sc_ret(), the
  * kretprobe's ax), errno_str()/errno_p(),
- * user_buffer_quoted() (stapbpf.h's quoting in its buffer mode) and the
- * flag decoders argstr shows, each a table of names (struct stp_scf)
- * of the x86-64 kernel's values. bpf_tapfn.c asks here (bsc_has,
+ * user_buffer_quoted() (stapbpf.h's quoting in its buffer mode), the
+ * user structures of time, itimers, rlimits and signal sets
+ * (_struct_timespec_u() and the like) and the flag decoders argstr
+ * shows, each a table of names (struct stp_scf) of the x86-64 kernel's
+ * values. bpf_tapfn.c asks here (bsc_has,
  * bsc_call); bsc_types() writes the C they need.
  */
 #include <errno.h>

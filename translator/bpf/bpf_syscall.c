@@ -696,6 +696,13 @@ static const char *buffer_quoted(struct bgen *g, struct node *n)
 	return t;
 }
 
+/* decoder i, its entries and function written (emit_decoders()) */
+static size_t use_decoder(struct bgen *g, size_t i)
+{
+	g->scd_used[i / 64] |= 1ULL << (i % 64);
+	return i;
+}
+
 /* the user structures (_struct_timespec_u() and the like): "NULL", 0x...
  * on a fault, else their fields as the module runtime shows them; a user
  * sigset_t (_stp_sigset_u()) decoded as _stp_sigmask_str() */
@@ -717,9 +724,8 @@ static const char *user_struct(struct bgen *g, struct node *n)
 			bg_line(g, "stp_sc_struct(S, %s, %s, %s, '%s');", t, a, k, names[i][1]);
 	for (size_t i = 0; i < NDECODERS && !strcmp(n->op, "_stp_sigset_u"); i++)
 		if (decoders[i].t == sigset_bits) {
-			g->scd_used[i / 64] |= 1ULL << (i % 64);
 			bg_line(g, "if (!stp_sc_in(S, %s, %s, 8))\n\tstp_scd_%zu(S, %s, "
-				"*(long *)S->tmp);", t, a, i, t);
+				"*(long *)S->tmp);", t, a, use_decoder(g, i), t);
 		}
 	return t;
 }
@@ -795,10 +801,8 @@ const char *bsc_call(struct bgen *g, struct node *n)
 		return t;
 	}
 	for (size_t i = 0; i < NDECODERS; i++)
-		if (!strcmp(n->op, decoders[i].fn)) {
-			g->scd_used[i / 64] |= 1ULL << (i % 64);
-			bg_line(g, "stp_scd_%zu(S, %s, %s);", i, t, a);
-		}
+		if (!strcmp(n->op, decoders[i].fn))
+			bg_line(g, "stp_scd_%zu(S, %s, %s);", use_decoder(g, i), t, a);
 	return t;
 }
 

@@ -456,6 +456,31 @@ static const struct scf sc_sched_policy[] = {
 static const struct scf sc_ioprio_which[] = {
 	F(1, "IOPRIO_WHO_PROCESS"), F(2, "IOPRIO_WHO_PGRP"), F(3, "IOPRIO_WHO_USER"), { 0, NULL }
 };
+/* the clone flags (the exit signal in the low byte), IPC get flags (the
+ * mode in the low bits), swapon's (the priority) */
+static const struct scf sc_clone_flags[] = {
+	F(0x100, "CLONE_VM"), F(0x200, "CLONE_FS"), F(0x400, "CLONE_FILES"),
+	F(0x800, "CLONE_SIGHAND"), F(0x2000, "CLONE_PTRACE"), F(0x4000, "CLONE_VFORK"),
+	F(0x8000, "CLONE_PARENT"), F(0x10000, "CLONE_THREAD"), F(0x20000, "CLONE_NEWNS"),
+	F(0x40000, "CLONE_SYSVSEM"), F(0x80000, "CLONE_SETTLS"),
+	F(0x100000, "CLONE_PARENT_SETTID"), F(0x200000, "CLONE_CHILD_CLEARTID"),
+	F(0x400000, "CLONE_DETACHED"), F(0x800000, "CLONE_UNTRACED"),
+	F(0x1000000, "CLONE_CHILD_SETTID"), F(0x4000000, "CLONE_NEWUTS"),
+	F(0x8000000, "CLONE_NEWIPC"), F(0x10000000, "CLONE_NEWUSER"),
+	F(0x20000000, "CLONE_NEWPID"), F(0x40000000, "CLONE_NEWNET"), F(0x80000000, "CLONE_IO"),
+	{ 0, NULL }
+};
+static const struct scf sc_sem_flags[] = {
+	F(0x200, "IPC_CREAT"), F(0x400, "IPC_EXCL"), { 0, NULL }
+};
+static const struct scf sc_shmget_flags[] = {
+	F(0x200, "IPC_CREAT"), F(0x400, "IPC_EXCL"), F(0x800, "SHM_HUGETLB"),
+	F(0x1000, "SHM_NORESERVE"), { 0, NULL }
+};
+static const struct scf sc_swapon_flags[] = {
+	F(0x8000, "SWAP_FLAG_PREFER"), F(0x10000, "SWAP_FLAG_DISCARD"),
+	F(0x20000, "SWAP_FLAG_DISCARD_ONCE"), F(0x40000, "SWAP_FLAG_DISCARD_PAGES"), { 0, NULL }
+};
 #undef F
 
 /* errno.stp's names, 1 to 131 (EDEADLK for 35) */
@@ -490,7 +515,11 @@ static const char *const errnames[] = {
  * or-ed flags, the name for 0 or NULL: "0x0"; one value, 'l'; the named
  * signals of a sigset_t's first word in brackets, 's'; one value after
  * "IPC_64|" when it has IPC_64, 'i', or "SCHED_RESET_ON_FORK|", 'r'; one
- * value, else its decimal, 'd'), the width of the
+ * value, else its decimal, 'd'; the flags above the low byte, then "|" and
+ * its signal, 'c'; the flags above the low 9 bits, then their mode as %#o
+ * after "|" (none when it has no flags: 'm', "0x0": 'M'); the flags above
+ * the low 15 bits, then "|" and the priority in them with
+ * SWAP_FLAG_PREFER, 'w'), the width of the
  * value (the module runtime's cast; -32 an int's sign extended) */
 static const struct {
 	const char *fn;
@@ -530,6 +559,11 @@ static const struct {
 	{ "_stp_msgctl_cmd_str", sc_msgctl_cmd, 'i', NULL, 32 },
 	{ "_sched_policy_str", sc_sched_policy, 'r', NULL, 32 },
 	{ "_stp_ioprio_which_str", sc_ioprio_which, 'd', NULL, -32 },
+	{ "_sc_ns_flags_str", sc_clone_flags, 'c', NULL, 64 },
+	{ "__fork_flags", sc_clone_flags, 'c', NULL, 64 },
+	{ "__sem_flags", sc_sem_flags, 'm', NULL, 64 },
+	{ "_stp_shmget_flags_str", sc_shmget_flags, 'M', NULL, 32 },
+	{ "_swapon_flags_str", sc_swapon_flags, 'w', NULL, 32 },
 	{ "_arch_prctl_code_str", sc_arch_prctl_code, 'l', NULL, 32 },
 	{ "_epoll_create1_flag_str", sc_epoll_create1_flag, 'f', NULL, 32 },
 	{ "_eventfd2_flag_str", sc_eventfd2_flag, 'f', NULL, 32 },
@@ -700,6 +734,9 @@ static const char *buffer_quoted(struct bgen *g, struct node *n)
 static size_t use_decoder(struct bgen *g, size_t i)
 {
 	g->scd_used[i / 64] |= 1ULL << (i % 64);
+	for (size_t j = 0; j < NDECODERS && decoders[i].kind == 'c'; j++)
+		if (decoders[j].t == signals)	/* the exit signal's name */
+			g->scd_used[j / 64] |= 1ULL << (j % 64);
 	return i;
 }
 
@@ -785,7 +822,8 @@ const char *bsc_call(struct bgen *g, struct node *n)
 	if (!strcmp(n->op, "_stp_sigset_u") || !strncmp(n->op, "_struct_", 8) ||
 	    !strcmp(n->op, "__sc_pair32x2_u"))
 		return user_struct(g, n);
-	if (!strncmp(n->op, "_sc_", 4) || !strcmp(n->op, "_sc32_u"))	/* _sc_i() ... */
+	/* the argument readers: _sc_i(), _sc_ul(), _sc32_u() ... */
+	if (!strncmp(n->op, "_sc", 3) && strspn(n->op + 3, "_iulp32") == strlen(n->op + 3))
 		return sc_arg(g, n);
 	g->need_sc = true;
 	g->need_quote = true;	/* stapbpf.h's bpf_loop() */
@@ -957,7 +995,7 @@ static unsigned long table_mask(const struct scf *t)
 
 static void emit_decoders(struct bgen *g, struct strbuf *c)
 {
-	int start[NDECODERS], n = 0, size = 1;
+	int start[NDECODERS], n = 0, size = 1, sig = 0, nsig = 0;
 
 	for (size_t i = 0; i < NDECODERS; i++)
 		for (const struct scf *t = decoders[i].t; scd_used(g, i) && t->name; t++)
@@ -969,6 +1007,9 @@ static void emit_decoders(struct bgen *g, struct strbuf *c)
 		  "static const struct stp_scf stp_scf[STP_SCF_N] = {\n", size);
 	n = 0;
 	for (size_t i = 0; i < NDECODERS; i++) {
+		if (decoders[i].t == signals && scd_used(g, i))
+			for (sig = n; decoders[i].t[nsig].name; nsig++)
+				;
 		start[i] = n;
 		for (const struct scf *t = decoders[i].t; scd_used(g, i) && t->name; t++, n++)
 			sb_printf(c, "\t{ %#lx, %zu, \"%s\" },\n", t->val, strlen(t->name),
@@ -1046,7 +1087,24 @@ static void emit_decoders(struct bgen *g, struct strbuf *c)
 				  decoders[i].kind == 'r' ? "SCHED_RESET_ON_FORK" : "IPC_64",
 				  decoders[i].kind == 'r' ? 20 : 7,
 				  decoders[i].kind == 'r' ? 0x40000000 : 0x100, start[i], k);
-		else if (decoders[i].t == msg_flags)	/* 4.8 leaves MSG_CMSG_COMPAT out */
+		else if (decoders[i].kind == 'c')
+			sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, (unsigned long)f & ~0xffUL, 0);\n"
+				  "\tif (f & 0xff) {\n\t\tstp_put(dst, &len, '|');\n"
+				  "\t\tstp_scflags(S, dst, &len, %d, %d, f & 0xff, 1);\n\t}\n",
+				  start[i], k, start[sig], nsig);
+		else if (strchr("mMw", decoders[i].kind)) {
+			unsigned long low = decoders[i].kind == 'w' ? 0x7fff : 0777;
+
+			sb_printf(c, "\t%sstp_scflags(S, dst, &len, %d, %d, (%s)f & ~%#lxUL, 0);\n",
+				  decoders[i].kind == 'm' ? "if (f & ~0777L)\n\t\t" : "", start[i], k,
+				  cast(decoders[i].bits), low);
+			if (decoders[i].kind == 'w')
+				sb_puts(c, "\tif (f & 0x8000) {\n\t\tstp_put(dst, &len, '|');\n"
+					"\t\tstp_sfmt_long(dst, &len, f & 0x7fff, 'd', 0, 0, -1);\n\t}\n");
+			else
+				sb_puts(c, "\tif (f & 0777) {\n\t\tif (len)\n\t\t\tstp_put(dst, &len, '|');\n"
+					"\t\tstp_sfmt_long(dst, &len, f & 0777, 'o', STP_F_ALT, 0, -1);\n\t}\n");
+		} else if (decoders[i].t == msg_flags)	/* 4.8 leaves MSG_CMSG_COMPAT out */
 			sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, (unsigned long)f & "
 				  "~0x80000000UL, 0);\n", start[i], k);
 		else

@@ -348,7 +348,7 @@ _stp_fallocate_mode_str _stp_mlock2_str _stp_msgflg_str _stp_timerfd_flags_str
 _sync_file_range_flags_str _sys_pipe2_flag_str _umountflags_str _userfaultfd_flags_str
 _waitid_which_str _shmctl_cmd_str _semctl_cmd _stp_msgctl_cmd_str _sched_policy_str
 _stp_ioprio_which_str _sc_ns_flags_str __fork_flags __sem_flags _stp_shmget_flags_str
-_swapon_flags_str'''.split()
+_swapon_flags_str _sock_type_str'''.split()
 MORE_VALUES = [0, 1, 2, 3, 4, 5, 8, 0x85, 0x100, 0x1200, 0x80000, 0x1000000, 0x40000003,
                0xffffffff, -1, 0x100000000, 29, 0x80042, 0x3000007, 0x80000001, 16, 0xc0020000,
                0x1002, 0xfee1dead, 0x28121969, 0x4321fedc, 0x6000, 66, 0x3e0000, 0xfffffffe,

@@ -481,6 +481,10 @@ static const struct scf sc_swapon_flags[] = {
 	F(0x8000, "SWAP_FLAG_PREFER"), F(0x10000, "SWAP_FLAG_DISCARD"),
 	F(0x20000, "SWAP_FLAG_DISCARD_ONCE"), F(0x40000, "SWAP_FLAG_DISCARD_PAGES"), { 0, NULL }
 };
+static const struct scf sc_sock_type[] = {
+	F(1, "SOCK_STREAM"), F(2, "SOCK_DGRAM"), F(3, "SOCK_RAW"), F(4, "SOCK_RDM"),
+	F(5, "SOCK_SEQPACKET"), F(6, "SOCK_DCCP"), F(0xa, "SOCK_PACKET"), { 0, NULL }
+};
 #undef F
 
 /* errno.stp's names, 1 to 131 (EDEADLK for 35) */
@@ -519,7 +523,8 @@ static const char *const errnames[] = {
  * its signal, 'c'; the flags above the low 9 bits, then their mode as %#o
  * after "|" (none when it has no flags: 'm', "0x0": 'M'); the flags above
  * the low 15 bits, then "|" and the priority in them with
- * SWAP_FLAG_PREFER, 'w'), the width of the
+ * SWAP_FLAG_PREFER, 'w'; a socket's type, then SOCK_CLOEXEC, SOCK_NONBLOCK
+ * and the rest, 't'), the width of the
  * value (the module runtime's cast; -32 an int's sign extended) */
 static const struct {
 	const char *fn;
@@ -564,6 +569,7 @@ static const struct {
 	{ "__sem_flags", sc_sem_flags, 'm', NULL, 64 },
 	{ "_stp_shmget_flags_str", sc_shmget_flags, 'M', NULL, 32 },
 	{ "_swapon_flags_str", sc_swapon_flags, 'w', NULL, 32 },
+	{ "_sock_type_str", sc_sock_type, 't', NULL, 32 },
 	{ "_arch_prctl_code_str", sc_arch_prctl_code, 'l', NULL, 32 },
 	{ "_epoll_create1_flag_str", sc_epoll_create1_flag, 'f', NULL, 32 },
 	{ "_eventfd2_flag_str", sc_eventfd2_flag, 'f', NULL, 32 },
@@ -1044,6 +1050,7 @@ static void emit_decoders(struct bgen *g, struct strbuf *c)
 		"\tS->scf[3] = 0;\n"
 		"\tbpf_loop(n, lookup ? (void *)stp_scl_step : (void *)stp_scf_step, &c, 0);\n"
 		"\t*len = S->scf[0];\n"
+		"\tif (lookup == 3)\n\t\treturn;\n"
 		"\tif (lookup == 2 && !S->scf[3])\n"
 		"\t\tstp_sfmt_long(dst, len, val, 'd', 0, 0, -1);\n"
 		"\telse if (lookup && !S->scf[3])\n"
@@ -1087,6 +1094,17 @@ static void emit_decoders(struct bgen *g, struct strbuf *c)
 				  decoders[i].kind == 'r' ? "SCHED_RESET_ON_FORK" : "IPC_64",
 				  decoders[i].kind == 'r' ? 20 : 7,
 				  decoders[i].kind == 'r' ? 0x40000000 : 0x100, start[i], k);
+		else if (decoders[i].kind == 't')	/* the type found or not (lookup 3) */
+			sb_printf(c, "\tunsigned int t = f & 0xf, rest = f & ~0xfU;\n\n"
+				  "\tstp_scflags(S, dst, &len, %d, %d, t, 3);\n"
+				  "\tif (!S->scf[3])\n\t\trest |= t;\n"
+				  "\tif (rest & 0x80000) {\n\t\tif (len)\n\t\t\tstp_put(dst, &len, '|');\n"
+				  "\t\tstp_putn(dst, &len, \"SOCK_CLOEXEC\", 12);\n\t\trest &= ~0x80000;\n\t}\n"
+				  "\tif (rest & 0x800) {\n\t\tif (len)\n\t\t\tstp_put(dst, &len, '|');\n"
+				  "\t\tstp_putn(dst, &len, \"SOCK_NONBLOCK\", 13);\n\t\trest &= ~0x800;\n\t}\n"
+				  "\tif (rest || !len) {\n\t\tif (len)\n\t\t\tstp_put(dst, &len, '|');\n"
+				  "\t\tstp_sfmt_long(dst, &len, rest, 'x', STP_F_ALT, 0, -1);\n\t}\n",
+				  start[i], k);
 		else if (decoders[i].kind == 'c')
 			sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, (unsigned long)f & ~0xffUL, 0);\n"
 				  "\tif (f & 0xff) {\n\t\tstp_put(dst, &len, '|');\n"

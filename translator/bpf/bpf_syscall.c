@@ -485,6 +485,15 @@ static const struct scf sc_sock_type[] = {
 	F(1, "SOCK_STREAM"), F(2, "SOCK_DGRAM"), F(3, "SOCK_RAW"), F(4, "SOCK_RDM"),
 	F(5, "SOCK_SEQPACKET"), F(6, "SOCK_DCCP"), F(0xa, "SOCK_PACKET"), { 0, NULL }
 };
+static const struct scf sc_sock_protocol[] = {
+	F(0, "IPPROTO_IP"), F(1, "IPPROTO_ICMP"), F(2, "IPPROTO_IGMP"), F(4, "IPPROTO_IPIP"),
+	F(6, "IPPROTO_TCP"), F(8, "IPPROTO_EGP"), F(0xc, "IPPROTO_PUP"), F(0x11, "IPPROTO_UDP"),
+	F(0x16, "IPPROTO_IDP"), F(0x1d, "IPPROTO_TP"), F(0x21, "IPPROTO_DCCP"),
+	F(0x29, "IPPROTO_IPV6"), F(0x2e, "IPPROTO_RSVP"), F(0x2f, "IPPROTO_GRE"),
+	F(0x32, "IPPROTO_ESP"), F(0x33, "IPPROTO_AH"), F(0x5c, "IPPROTO_MTP"),
+	F(0x62, "IPPROTO_ENCAP"), F(0x67, "IPPROTO_PIM"), F(0x6c, "IPPROTO_COMP"),
+	F(0x84, "IPPROTO_SCTP"), F(0x88, "IPPROTO_UDPLITE"), F(0xff, "IPPROTO_RAW"), { 0, NULL }
+};
 #undef F
 
 /* errno.stp's names, 1 to 131 (EDEADLK for 35) */
@@ -570,6 +579,8 @@ static const struct {
 	{ "_stp_shmget_flags_str", sc_shmget_flags, 'M', NULL, 32 },
 	{ "_swapon_flags_str", sc_swapon_flags, 'w', NULL, 32 },
 	{ "_sock_type_str", sc_sock_type, 't', NULL, 32 },
+	/* _sock_protocol_str(family, protocol): PF_INET's and PF_INET6's */
+	{ "_sock_protocol_str", sc_sock_protocol, 'd', NULL, 64 },
 	{ "_arch_prctl_code_str", sc_arch_prctl_code, 'l', NULL, 32 },
 	{ "_epoll_create1_flag_str", sc_epoll_create1_flag, 'f', NULL, 32 },
 	{ "_eventfd2_flag_str", sc_eventfd2_flag, 'f', NULL, 32 },
@@ -633,7 +644,7 @@ static const struct {
 	{ "_sc_set_uregs", 1 }, { "_sc_regs_nr", 1 }, { "_sc_tp_none", 1 },
 	{ "_sc_compat_task", 0 }, { "_sc_user_ptr", 1 }, { "_stp_sigset_u", 1 },
 	{ "_struct_timespec_u", 2 }, { "_struct_timeval_u", 2 }, { "__sc_pair32x2_u", 1 },
-	{ "_struct_timezone_u", 1 }, { "_struct_rlimit_u", 1 },
+	{ "_struct_timezone_u", 1 }, { "_struct_rlimit_u", 1 }, { "_sock_protocol_str", 2 },
 };
 
 bool bsc_has(const struct func *f)
@@ -845,7 +856,13 @@ const char *bsc_call(struct bgen *g, struct node *n)
 		return t;
 	}
 	for (size_t i = 0; i < NDECODERS; i++)
-		if (!strcmp(n->op, decoders[i].fn))
+		if (!strcmp(n->op, decoders[i].fn) && n->args->next) {	/* _sock_protocol_str() */
+			const char *p = bg_expr(g, n->args->next);
+
+			bg_line(g, "if (%s == 2 || %s == 10) {\n\tstp_scd_%zu(S, %s, %s);\n} else {\n"
+				"\tlong len = 0;\n\n\tstp_sfmt_long(%s, &len, %s, 'd', 0, 0, -1);\n"
+				"\tstp_sfmt_end(%s, len);\n}", a, a, use_decoder(g, i), t, p, t, p, t);
+		} else if (!strcmp(n->op, decoders[i].fn))
 			bg_line(g, "stp_scd_%zu(S, %s, %s);", use_decoder(g, i), t, a);
 	return t;
 }

@@ -330,8 +330,10 @@ def test_syscall_return_wildcards_build():
 # the decoders added for issue 20's remaining aliases (bpf_syscall.c's
 # tables of the tapset's single-table decoders, the signal masks and the
 # like), each of more values; the module runtime's output in the 6.1 guest
-# is corpus/bpf-syscall-decoders.txt (recorded once with
-# `record_bpf_syscall.py`, this file's MORE_DECODERS run as a module)
+# is corpus/bpf-syscall-decoders.txt (recorded once: more_decoders_script()
+# of MORE_DECODERS built with conftest.build_module() and run by staprun in
+# the guest; a line "I NAME OUTPUT" per value and decoder, then the user
+# structures' lines)
 MORE_DECODERS = '''
 _stp_sigmask_str _stp_clock_nanosleep_flags_str _bpf_cmd_str _fanotify_mark_mask_str
 _kexec_flags_str _ptrace_options_str _reboot_flag_str _seccomp_flags_str _sockopt_optname_str

@@ -374,8 +374,8 @@ probe begin {{
   printf("%s %s %s\\n", _struct_timeval_u(0, 1), _struct_timeval_u(8, 2), _struct_timeval_u(8, 0))
   printf("%s %s %s %s\\n", __sc_pair32x2_u(0), __sc_pair32x2_u(32), _struct_timezone_u(0),
          _struct_timezone_u(40))
-  printf("%s %s %s %s %d\\n", _struct_rlimit_u(0), _struct_rlimit_u(48), _stp_sigset_u(0),
-         _stp_sigset_u(56), _sc_user_ptr(64))
+  printf("%s %s %s %s\\n", _struct_rlimit_u(0), _struct_rlimit_u(48), _stp_sigset_u(0),
+         _stp_sigset_u(56))
   exit()
 }}
 '''
@@ -461,12 +461,14 @@ def refused_aliases():
 
 
 def test_syscall_refused_count():
-    """The aliases still refused: 34 of syscall.* and the same 34 of
+    """The aliases still refused: 36 of syscall.* and the same 36 of
     nd_syscall.* (130 each before the decoders, structures and signal sets
-    of session 12); a helper lost shows as a higher count."""
+    of session 12; execve and execveat among them: _sc_user_ptr() is not
+    written, as __get_argv()'s loop over it is too complex for 6.1's
+    verifier); a helper lost shows as a higher count."""
     refused = refused_aliases()
     sc = sorted(a for a in refused if a.startswith('syscall.'))
-    assert (len(sc), len(refused)) == (34, 68), refused
+    assert (len(sc), len(refused)) == (36, 72), refused
     assert sorted('nd_' + a for a in sc) == sorted(a for a in refused if a.startswith('nd_'))
 
 

@@ -359,18 +359,18 @@ def test_syscall_alias_unsupported():
     embedded C this runtime does not have (bpf_syscall.c has the common
     ones: test_bpf_syscall.py): one error per alias used, naming it and
     the function, at the user's probe."""
-    out, err, rc = stap('-p3', '-e', 'probe syscall.sigaltstack, nd_syscall.nanosleep { '
+    out, err, rc = stap('-p3', '-e', 'probe syscall.sigaltstack, nd_syscall.sysinfo { '
                         'printf("%s\\n", name) }')
     assert (out, rc) == ('', 1)
     tail = (' (embedded C); use kernel.trace("sys_enter") and kernel.trace("sys_exit") ($id, '
             '$regs, $ret), or the kernel module runtime (--runtime=kernel)\n')
     head = '<input>:1:1: error: the probe alias '
-    line = ('    1 | probe syscall.sigaltstack, nd_syscall.nanosleep { printf("%s\\n", name) }\n'
+    line = ('    1 | probe syscall.sigaltstack, nd_syscall.sysinfo { printf("%s\\n", name) }\n'
             '      | ^\n')
     assert err == (head + 'syscall.sigaltstack is not supported by --runtime=bpf: its body '
                    'calls _stp_sigaltstack_u()' + tail + line +
-                   head + 'nd_syscall.nanosleep is not supported by --runtime=bpf: its body '
-                   'calls _struct_timespec_u()' + tail + line +
+                   head + 'nd_syscall.sysinfo is not supported by --runtime=bpf: its body '
+                   'calls _struct_sysinfo_u()' + tail + line +
                    'Pass 3: translation failed.  [man error::pass3]\n')
 
 

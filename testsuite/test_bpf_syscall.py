@@ -325,3 +325,165 @@ def test_syscall_return_wildcards_build():
     assert all(re.fullmatch(r'the probe alias \S+ is not supported by --runtime=bpf: its body '
                             r'calls \w+\(\) \(embedded C\); .*', m)
                for m in re.findall(r'error: (.*)', err)), err
+
+
+# the decoders added for issue 20's remaining aliases (bpf_syscall.c's
+# tables of the tapset's single-table decoders, the signal masks and the
+# like), each of more values; the module runtime's output in the 6.1 guest
+# is corpus/bpf-syscall-decoders.txt (recorded once: more_decoders_script()
+# of MORE_DECODERS built with conftest.build_module() and run by staprun in
+# the guest; a line "I NAME OUTPUT" per value and decoder, then the user
+# structures' lines)
+MORE_DECODERS = '''
+_stp_sigmask_str _stp_clock_nanosleep_flags_str _bpf_cmd_str _fanotify_mark_mask_str
+_kexec_flags_str _ptrace_options_str _reboot_flag_str _seccomp_flags_str _sockopt_optname_str
+_statx_mask_str _dup3_flag_str _arch_prctl_code_str _epoll_create1_flag_str _eventfd2_flag_str
+_faccessat2_flags_str _fanotify_mark_flags_str _fcntl_cmd_str _finit_module_flags_str
+_flock_cmd_str _futex_op_str _get_wc_str _getrandom_flags_str _inotify_init1_flag_str
+_inotify_watch_mask_str _kcmp_type_str _kexec_file_load_flags_str _madvice_advice_str
+_membarrier_cmd_str _mempolicy_flags_str _mlockall_flags_str _module_flags_str _mountflags_str
+_mremap_flags _msync_flag_str _opoll_op_str _perf_event_open_flags_str _pkey_alloc_init_val_str
+_preadv2_flags_str _ptrace_arch_request_str _reboot_magic_str _renameat2_flags_str
+_rusage_who_str _seccomp_op_str _shmat_flags_str _shutdown_how_str _sighandler_str
+_signalfd4_flags_str _sigprocmask_how_str _sock_family_str _sock_flags_str _sockopt_level_str
+_stp_fallocate_mode_str _stp_mlock2_str _stp_msgflg_str _stp_timerfd_flags_str
+_sync_file_range_flags_str _sys_pipe2_flag_str _umountflags_str _userfaultfd_flags_str
+_waitid_which_str _shmctl_cmd_str _semctl_cmd _stp_msgctl_cmd_str _sched_policy_str
+_stp_ioprio_which_str _sc_ns_flags_str __fork_flags __sem_flags _stp_shmget_flags_str
+_swapon_flags_str _sock_type_str'''.split()
+MORE_VALUES = [0, 1, 2, 3, 4, 5, 8, 0x85, 0x100, 0x1200, 0x80000, 0x1000000, 0x40000003,
+               0xffffffff, -1, 0x100000000, 29, 0x80042, 0x3000007, 0x80000001, 16, 0xc0020000,
+               0x1002, 0xfee1dead, 0x28121969, 0x4321fedc, 0x6000, 66, 0x3e0000, 0xfffffffe,
+               0x800, 0x8000000]
+
+
+def more_decoders_script(names):
+    """a begin probe printing each decoder of names for MORE_VALUES, then
+    the user structures' NULL and fault outputs"""
+    vals = '\n'.join(f'  v[{i}] = {x}' for i, x in enumerate(MORE_VALUES))
+    calls = '\n'.join(f'    printf("%d {n} %s\\n", i, {n}(x))' for n in names)
+    return f'''global v
+probe begin {{
+{vals}
+  for (i = 0; i < {len(MORE_VALUES)}; i++) {{
+    x = v[i]
+{calls}
+  }}
+  printf("%s %s %s %s\\n", _struct_timespec_u(0, 1), _struct_timespec_u(8, 1),
+         _struct_timespec_u(16, 3), _struct_timespec_u(24, 2))
+  printf("%s %s %s\\n", _struct_timeval_u(0, 1), _struct_timeval_u(8, 2), _struct_timeval_u(8, 0))
+  printf("%s %s %s %s\\n", __sc_pair32x2_u(0), __sc_pair32x2_u(32), _struct_timezone_u(0),
+         _struct_timezone_u(40))
+  printf("%s %s %s %s\\n", _struct_rlimit_u(0), _struct_rlimit_u(48), _stp_sigset_u(0),
+         _stp_sigset_u(56))
+  exit()
+}}
+'''
+
+
+def more_decoders_golden():
+    with open(os.path.join(os.path.dirname(__file__), 'corpus',
+                           'bpf-syscall-decoders.txt')) as f:
+        return f.read()
+
+
+@pytest.mark.parametrize('part', range(4))
+def test_more_decoders_host(part):
+    """The other decoders (a quarter of them a run) and the user
+    structures' NULL and fault outputs under --runtime=bpf here, as the
+    module runtime's."""
+    names = MORE_DECODERS[part::4]
+    want = ''.join(line + '\n' for line in more_decoders_golden().splitlines()
+                   if len(line.split(' ', 2)) < 2 or line.split(' ', 2)[1] in names
+                   or not line.split(' ', 1)[0].isdigit())
+    assert stap('-e', more_decoders_script(names)) == (want, '', 0)
+
+
+# the user structures of real calls, in the guest: nanosleep's timespec,
+# utimensat's pair, prlimit64's rlimit, timer_settime's itimerspec,
+# rt_sigprocmask's sigset_t (4.8's formats; user addresses masked)
+STRUCT_SCRIPT = '''probe syscall.clock_nanosleep, syscall.nanosleep, syscall.utimensat, syscall.prlimit64,
+      syscall.timer_settime, syscall.rt_sigprocmask, syscall.setitimer {
+  if (pid() == target()) printf("%s(%s)\\n", name, argstr)
+}'''
+STRUCT_COMMANDS = {'sleep': 'sleep 0.01', 'touch': 'touch -d @1 t.txt',
+                   'prlimit': 'prlimit --nofile=1024:2048 true', 'timeout': 'timeout 5 true'}
+# the module runtime's output in the 6.1 guest (recorded once; its first
+# line, staprun's child's rt_sigprocmask before it execs the command, which
+# the BPF loader's child does not make, left out)
+STRUCT_UPSTREAM = {
+    'sleep': 'prlimit64(0, RLIMIT_STACK, NULL, PTR)\n'
+             'clock_nanosleep(CLOCK_REALTIME, 0x0, [0.000000000], PTR)\n',
+    'touch': 'prlimit64(0, RLIMIT_STACK, NULL, PTR)\n'
+             'utimensat(0, 0x0, [1.000000000][0.000000000], 0x0)\n',
+    'prlimit': 'prlimit64(0, RLIMIT_STACK, NULL, PTR)\n'
+               'prlimit64(0, RLIMIT_NOFILE, [1024,2048], 0x0)\n'
+               'prlimit64(0, RLIMIT_STACK, NULL, PTR)\n',
+    'timeout': 'prlimit64(0, RLIMIT_STACK, NULL, PTR)\n'
+               'rt_sigprocmask(SIG_UNBLOCK, [SIGCHLD], 0x0, 8)\n'
+               'rt_sigprocmask(SIG_UNBLOCK, [SIGALRM], 0x0, 8)\n'
+               'timer_settime(0, 0, [0.000000,0.000000], 0x0)\n'
+               'rt_sigprocmask(SIG_BLOCK, [SIGHUP|SIGINT|SIGQUIT|SIGALRM|SIGTERM|SIGCHLD], PTR, 8)\n',
+}
+
+
+def test_syscall_structs_guest(tmp_path):
+    """The user structures of real calls in the 6.1 test guest, as the
+    module runtime shows them."""
+    krel = guest.kernel_release()
+    assert stap('-p4', '-r', krel, '-m', 'sc_structs', '-e', STRUCT_SCRIPT, cwd=tmp_path) == (
+        '', '', 0)
+    batch = guest.run_batch([f"rm -f t.txt; {STAPRUN} -c '{cmd}' sc_structs.bpf.o"
+                             for cmd in STRUCT_COMMANDS.values()], scratch=str(tmp_path),
+                            timeout=120)
+    guest.check_kernel_healthy(batch)
+    for name, r in zip(STRUCT_COMMANDS, batch):
+        got = (USER_PTR.sub('PTR', r.stdout), r.stderr, r.rc)
+        assert (name, got) == (name, (STRUCT_UPSTREAM[name], '', 0))
+
+
+def refused_aliases():
+    """The syscall.* and nd_syscall.* aliases (for the 6.1 guest's kernel)
+    this runtime refuses, each with the embedded-C function it lacks; in
+    groups of fewer than 50 aliases (the errors shown are at most 50)."""
+    krel = guest.kernel_release()
+    refused = {}
+    for prefix in ('syscall', 'nd_syscall'):
+        for letters in ('s', 'abcdefghijklmnopqrtuvwxyz'):
+            points = ', '.join(f'{prefix}.{c}* ?' for c in letters)
+            out, err, rc = stap('-p3', '-r', krel, '-e', f'probe {points} '
+                                '{ printf("%s(%s)\\n", name, argstr) }')
+            found = re.findall(r'the probe alias (\S+) is not supported by --runtime=bpf: its '
+                               r'body calls (\w+)\(\)', err)
+            assert 0 < len(found) < 50 and rc == 1, err
+            refused.update(found)
+    return refused
+
+
+def test_syscall_refused_count():
+    """The aliases still refused: 36 of syscall.* and the same 36 of
+    nd_syscall.* (130 each before the decoders, structures and signal sets
+    of session 12; execve and execveat among them: _sc_user_ptr() is not
+    written, as __get_argv()'s loop over it is too complex for 6.1's
+    verifier); a helper lost shows as a higher count."""
+    refused = refused_aliases()
+    sc = sorted(a for a in refused if a.startswith('syscall.'))
+    assert (len(sc), len(refused)) == (36, 72), refused
+    assert sorted('nd_' + a for a in sc) == sorted(a for a in refused if a.startswith('nd_'))
+
+
+# _sock_protocol_str(family, protocol): the names of PF_INET's and
+# PF_INET6's only, else the decimal (the module runtime's output in the
+# 6.1 guest, recorded once)
+PROTOCOLS = '''probe begin {
+  printf("%s %s %s %s\\n", _sock_protocol_str(2, 6), _sock_protocol_str(10, 255),
+         _sock_protocol_str(1, 6), _sock_protocol_str(2, -3))
+  printf("%s %s %s\\n", _sock_protocol_str(2, 0x100000006), _sock_protocol_str(10, 0),
+         _sock_protocol_str(16, 0))
+  exit()
+}'''
+
+
+def test_sock_protocol_host():
+    assert stap('-e', PROTOCOLS) == ('IPPROTO_TCP IPPROTO_RAW 6 -3\n4294967302 IPPROTO_IP 0\n',
+                                     '', 0)

@@ -63,6 +63,7 @@ struct bgen {
 	bool entry_twin;	/* bu_entry(): the entry program's twin written */
 	struct strbuf ftwins;	/* "\nNAME\n"... the fentry handlers written */
 	bool need_sc;		/* the syscall tapset's helpers (bpf_syscall.c) */
+	unsigned long long scd_used[2];	/* ... the flag decoders called, by index */
 };
 
 void bg_line(struct bgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -9,9 +9,11 @@
  * aliases on the raw_syscalls tracepoints their first argument, and
  * _sc_regs_nr() its orig_ax), its return value (_sc_ret(), the
  * kretprobe's ax), errno_str()/errno_p(),
- * user_buffer_quoted() (stapbpf.h's quoting in its buffer mode) and the
- * flag decoders argstr shows, each a table of names (struct stp_scf)
- * of the x86-64 kernel's values. bpf_tapfn.c asks here (bsc_has,
+ * user_buffer_quoted() (stapbpf.h's quoting in its buffer mode), the
+ * user structures of time, itimers, rlimits and signal sets
+ * (_struct_timespec_u() and the like) and the flag decoders argstr
+ * shows, each a table of names (struct stp_scf) of the x86-64 kernel's
+ * values. bpf_tapfn.c asks here (bsc_has,
  * bsc_call); bsc_types() writes the C they need.
  */
 #include <errno.h>
@@ -76,6 +78,19 @@ static const struct scf signals[] = {
 	F(27, "SIGPROF"), F(28, "SIGWINCH"), F(29, "SIGIO/SIGPOLL"), F(30, "SIGPWR"),
 	F(31, "SIGSYS"), F(0x85, "TRACESYSGOOD"), { 0, NULL }
 };
+/* the same signals as the bits of a sigset_t (signal s bit s - 1) */
+static const struct scf sigset_bits[] = {
+	F(0x1, "SIGHUP"), F(0x2, "SIGINT"), F(0x4, "SIGQUIT"), F(0x8, "SIGILL"),
+	F(0x10, "SIGTRAP"), F(0x20, "SIGABRT"), F(0x40, "SIGBUS"), F(0x80, "SIGFPE"),
+	F(0x100, "SIGKILL"), F(0x200, "SIGUSR1"), F(0x400, "SIGSEGV"),
+	F(0x1000, "SIGPIPE"), F(0x800, "SIGUSR2"), F(0x2000, "SIGALRM"),
+	F(0x4000, "SIGTERM"), F(0x10000, "SIGCHLD"), F(0x20000, "SIGCONT"),
+	F(0x40000, "SIGSTOP"), F(0x80000, "SIGTSTP"), F(0x100000, "SIGTTIN"),
+	F(0x200000, "SIGTTOU"), F(0x400000, "SIGURG"), F(0x800000, "SIGXCPU"),
+	F(0x1000000, "SIGXFSZ"), F(0x2000000, "SIGVTALRM"), F(0x4000000, "SIGPROF"),
+	F(0x8000000, "SIGWINCH"), F(0x10000000, "SIGIO/SIGPOLL"), F(0x20000000, "SIGPWR"),
+	F(0x40000000, "SIGSYS"), { 0, NULL }
+};
 static const struct scf msg_flags[] = {
 	F(1, "MSG_OOB"), F(2, "MSG_PEEK"), F(4, "MSG_DONTROUTE"), F(8, "MSG_CTRUNC"),
 	F(0x10, "MSG_PROBE"), F(0x20, "MSG_TRUNC"), F(0x40, "MSG_DONTWAIT"), F(0x80, "MSG_EOR"),
@@ -103,6 +118,381 @@ static const struct scf fadvice[] = {
 };
 static const struct scf xattr_flags[] = {
 	F(1, "XATTR_CREATE"), F(2, "XATTR_REPLACE"), { 0, NULL }
+};
+/* the other decoders of the tapset (sc_flags_*.stp, syscall_support.stp), in
+ * its order, their values the 6.1 x86-64 kernel's */
+static const struct scf sc_arch_prctl_code[] = {
+	F(0x1001, "ARCH_SET_GS"), F(0x1002, "ARCH_SET_FS"), F(0x1003, "ARCH_GET_FS"),
+	F(0x1004, "ARCH_GET_GS"), F(0x1011, "ARCH_GET_CPUID"), F(0x1012, "ARCH_SET_CPUID"),
+	F(0x2001, "ARCH_MAP_VDSO_X32"), F(0x2002, "ARCH_MAP_VDSO_32"),
+	F(0x2003, "ARCH_MAP_VDSO_64"), { 0, NULL }
+};
+static const struct scf sc_epoll_create1_flag[] = {
+	F(0x80000, "EPOLL_CLOEXEC"), { 0, NULL }
+};
+static const struct scf sc_eventfd2_flag[] = {
+	F(0x800, "EFD_NONBLOCK"), F(0x80000, "EFD_CLOEXEC"), F(1, "EFD_SEMAPHORE"),
+	{ 0, NULL }
+};
+static const struct scf sc_faccessat2_flags[] = {
+	F(0x100, "AT_SYMLINK_NOFOLLOW"), F(0x200, "AT_EACCESS"), { 0, NULL }
+};
+static const struct scf sc_fanotify_mark_flags[] = {
+	F(1, "FAN_MARK_ADD"), F(2, "FAN_MARK_REMOVE"), F(0x80, "FAN_MARK_FLUSH"),
+	F(4, "FAN_MARK_DONT_FOLLOW"), F(8, "FAN_MARK_ONLYDIR"), F(0x10, "FAN_MARK_MOUNT"),
+	F(0x20, "FAN_MARK_IGNORED_MASK"), F(0x40, "FAN_MARK_IGNORED_SURV_MODIFY"),
+	{ 0, NULL }
+};
+static const struct scf sc_fcntl_cmd[] = {
+	F(0, "F_DUPFD"), F(1, "F_GETFD"), F(2, "F_SETFD"), F(3, "F_GETFL"),
+	F(4, "F_SETFL"), F(5, "F_GETLK"), F(6, "F_SETLK"), F(7, "F_SETLKW"),
+	F(8, "F_SETOWN"), F(9, "F_GETOWN"), F(0xa, "F_SETSIG"), F(0xb, "F_GETSIG"),
+	F(0xf, "F_SETOWN_EX"), F(0x10, "F_GETOWN_EX"), F(0x11, "F_GETOWNER_UIDS"),
+	F(0x400, "F_SETLEASE"), F(0x401, "F_GETLEASE"), F(0x406, "F_DUPFD_CLOEXEC"),
+	F(0x402, "F_NOTIFY"), F(0x407, "F_SETPIPE_SZ"), F(0x408, "F_GETPIPE_SZ"),
+	{ 0, NULL }
+};
+static const struct scf sc_finit_module_flags[] = {
+	F(1, "MODULE_INIT_IGNORE_MODVERSIONS"), F(2, "MODULE_INIT_IGNORE_VERMAGIC"),
+	{ 0, NULL }
+};
+static const struct scf sc_flock_cmd[] = {
+	F(1, "LOCK_SH"), F(2, "LOCK_EX"), F(4, "LOCK_NB"), F(8, "LOCK_UN"),
+	F(0x20, "LOCK_MAND"), F(0x40, "LOCK_READ"), F(0x80, "LOCK_WRITE"),
+	F(0xc0, "LOCK_RW"), { 0, NULL }
+};
+static const struct scf sc_futex_op[] = {
+	F(0, "FUTEX_WAIT"), F(1, "FUTEX_WAKE"), F(2, "FUTEX_FD"), F(3, "FUTEX_REQUEUE"),
+	F(4, "FUTEX_CMP_REQUEUE"), F(5, "FUTEX_WAKE_OP"), F(6, "FUTEX_LOCK_PI"),
+	F(7, "FUTEX_UNLOCK_PI"), F(8, "FUTEX_TRYLOCK_PI"), F(9, "FUTEX_WAIT_BITSET"),
+	F(0xa, "FUTEX_WAKE_BITSET"), F(0xb, "FUTEX_WAIT_REQUEUE_PI"),
+	F(0xc, "FUTEX_CMP_REQUEUE_PI"), F(0x80, "FUTEX_WAIT_PRIVATE"),
+	F(0x81, "FUTEX_WAKE_PRIVATE"), F(0x83, "FUTEX_REQUEUE_PRIVATE"),
+	F(0x84, "FUTEX_CMP_REQUEUE_PRIVATE"), F(0x85, "FUTEX_WAKE_OP_PRIVATE"),
+	F(0x86, "FUTEX_LOCK_PI_PRIVATE"), F(0x87, "FUTEX_UNLOCK_PI_PRIVATE"),
+	F(0x88, "FUTEX_TRYLOCK_PI_PRIVATE"), F(0x89, "FUTEX_WAIT_BITSET_PRIVATE"),
+	F(0x8a, "FUTEX_WAKE_BITSET_PRIVATE"), F(0x8b, "FUTEX_WAIT_REQUEUE_PI_PRIVATE"),
+	F(0x8c, "FUTEX_CMP_REQUEUE_PI_PRIVATE"), { 0, NULL }
+};
+static const struct scf sc_get_wc[] = {
+	F(0, "CLOCK_REALTIME"), F(1, "CLOCK_MONOTONIC"), F(2, "CLOCK_PROCESS_CPUTIME_ID"),
+	F(3, "CLOCK_THREAD_CPUTIME_ID"), F(4, "CLOCK_MONOTONIC_RAW"),
+	F(5, "CLOCK_REALTIME_COARSE"), F(6, "CLOCK_MONOTONIC_COARSE"),
+	F(7, "CLOCK_BOOTTIME"), F(8, "CLOCK_REALTIME_ALARM"), F(9, "CLOCK_BOOTTIME_ALARM"),
+	F(0xa, "CLOCK_SGI_CYCLE"), F(0xb, "CLOCK_TAI"), { 0, NULL }
+};
+static const struct scf sc_getrandom_flags[] = {
+	F(1, "GRND_NONBLOCK"), F(2, "GRND_RANDOM"), { 0, NULL }
+};
+static const struct scf sc_inotify_init1_flag[] = {
+	F(0x800, "IN_NONBLOCK"), F(0x80000, "IN_CLOEXEC"), { 0, NULL }
+};
+static const struct scf sc_inotify_watch_mask[] = {
+	F(1, "IN_ACCESS"), F(2, "IN_MODIFY"), F(4, "IN_ATTRIB"), F(8, "IN_CLOSE_WRITE"),
+	F(0x10, "IN_CLOSE_NOWRITE"), F(0x20, "IN_OPEN"), F(0x40, "IN_MOVED_FROM"),
+	F(0x80, "IN_MOVED_TO"), F(0x100, "IN_CREATE"), F(0x200, "IN_DELETE"),
+	F(0x400, "IN_DELETE_SELF"), F(0x800, "IN_MOVE_SELF"), F(0x2000, "IN_UNMOUNT"),
+	F(0x4000, "IN_Q_OVERFLOW"), F(0x8000, "IN_IGNORED"), F(0x1000000, "IN_ONLYDIR"),
+	F(0x2000000, "IN_DONT_FOLLOW"), F(0x4000000, "IN_EXCL_UNLINK"),
+	F(0x20000000, "IN_MASK_ADD"), F(0x40000000, "IN_ISDIR"),
+	F(0x80000000, "IN_ONESHOT"), { 0, NULL }
+};
+static const struct scf sc_kcmp_type[] = {
+	F(0, "KCMP_FILE"), F(1, "KCMP_VM"), F(2, "KCMP_FILES"), F(3, "KCMP_FS"),
+	F(4, "KCMP_SIGHAND"), F(5, "KCMP_IO"), F(6, "KCMP_SYSVSEM"), F(8, "KCMP_TYPES"),
+	{ 0, NULL }
+};
+static const struct scf sc_kexec_file_load_flags[] = {
+	F(1, "KEXEC_FILE_UNLOAD"), F(2, "KEXEC_FILE_ON_CRASH"),
+	F(4, "KEXEC_FILE_NO_INITRAMFS"), { 0, NULL }
+};
+static const struct scf sc_madvice_advice[] = {
+	F(0, "MADV_NORMAL"), F(1, "MADV_RANDOM"), F(2, "MADV_SEQUENTIAL"),
+	F(3, "MADV_WILLNEED"), F(4, "MADV_DONTNEED"), F(8, "MADV_FREE"),
+	F(9, "MADV_REMOVE"), F(0xa, "MADV_DONTFORK"), F(0xb, "MADV_DOFORK"),
+	F(0x64, "MADV_HWPOISON"), F(0x65, "MADV_SOFT_OFFLINE"), F(0xc, "MADV_MERGEABLE"),
+	F(0xd, "MADV_UNMERGEABLE"), F(0xe, "MADV_HUGEPAGE"), F(0xf, "MADV_NOHUGEPAGE"),
+	F(0x10, "MADV_DONTDUMP"), F(0x11, "MADV_DODUMP"), { 0, NULL }
+};
+static const struct scf sc_membarrier_cmd[] = {
+	F(0, "MEMBARRIER_CMD_QUERY"), F(1, "MEMBARRIER_CMD_SHARED"), { 0, NULL }
+};
+static const struct scf sc_mempolicy_flags[] = {
+	F(1, "MPOL_F_NODE"), F(2, "MPOL_F_ADDR"), F(4, "MPOL_F_MEMS_ALLOWED"), { 0, NULL }
+};
+static const struct scf sc_mlockall_flags[] = {
+	F(1, "MCL_CURRENT"), F(2, "MCL_FUTURE"), F(4, "MCL_ONFAULT"), { 0, NULL }
+};
+static const struct scf sc_module_flags[] = {
+	F(0x200, "O_TRUNC"), F(0x800, "O_NONBLOCK"), { 0, NULL }
+};
+static const struct scf sc_mountflags[] = {
+	F(1, "MS_RDONLY"), F(2, "MS_NOSUID"), F(4, "MS_NODEV"), F(8, "MS_NOEXEC"),
+	F(0x10, "MS_SYNCHRONOUS"), F(0x20, "MS_REMOUNT"), F(0x40, "MS_MANDLOCK"),
+	F(0x80, "MS_DIRSYNC"), F(0x400, "MS_NOATIME"), F(0x800, "MS_NODIRATIME"),
+	F(0x1000, "MS_BIND"), F(0x2000, "MS_MOVE"), F(0x4000, "MS_REC"),
+	F(0x8000, "MS_SILENT"), F(0x10000, "MS_POSIXACL"), F(0x20000, "MS_UNBINDABLE"),
+	F(0x40000, "MS_PRIVATE"), F(0x80000, "MS_SLAVE"), F(0x100000, "MS_SHARED"),
+	F(0x200000, "MS_RELATIME"), F(0x400000, "MS_KERNMOUNT"),
+	F(0x800000, "MS_I_VERSION"), F(0x1000000, "MS_STRICTATIME"), { 0, NULL }
+};
+static const struct scf sc_mremap_flags[] = {
+	F(1, "MREMAP_MAYMOVE"), F(2, "MREMAP_FIXED"), { 0, NULL }
+};
+static const struct scf sc_msync_flag[] = {
+	F(1, "MS_ASYNC"), F(2, "MS_INVALIDATE"), F(4, "MS_SYNC"), { 0, NULL }
+};
+static const struct scf sc_opoll_op[] = {
+	F(1, "EPOLL_CTL_ADD"), F(3, "EPOLL_CTL_MOD"), F(2, "EPOLL_CTL_DEL"), { 0, NULL }
+};
+static const struct scf sc_perf_event_open_flags[] = {
+	F(1, "PERF_FLAG_FD_NO_GROUP"), F(2, "PERF_FLAG_FD_OUTPUT"),
+	F(4, "PERF_FLAG_PID_CGROUP"), F(8, "PERF_FLAG_FD_CLOEXEC"), { 0, NULL }
+};
+static const struct scf sc_pkey_alloc_init_val[] = {
+	F(1, "PKEY_DISABLE_ACCESS"), F(2, "PKEY_DISABLE_WRITE"), { 0, NULL }
+};
+static const struct scf sc_preadv2_flags[] = {
+	F(1, "RWF_HIPRI"), { 0, NULL }
+};
+static const struct scf sc_ptrace_arch_request[] = {
+	F(0xc, "PTRACE_GETREGS"), F(0xd, "PTRACE_SETREGS"), F(0xe, "PTRACE_GETFPREGS"),
+	F(0xf, "PTRACE_SETFPREGS"), F(0x12, "PTRACE_GETFPXREGS"),
+	F(0x13, "PTRACE_SETFPXREGS"), F(0x15, "PTRACE_OLDSETOPTIONS"),
+	F(0x19, "PTRACE_GET_THREAD_AREA"), F(0x1a, "PTRACE_SET_THREAD_AREA"),
+	F(0x1e, "PTRACE_ARCH_PRCTL"), F(0x1f, "PTRACE_SYSEMU"),
+	F(0x20, "PTRACE_SYSEMU_SINGLESTEP"), F(0x21, "PTRACE_SINGLEBLOCK"), { 0, NULL }
+};
+static const struct scf sc_reboot_magic[] = {
+	F(0xfee1dead, "LINUX_REBOOT_MAGIC1"), F(0x28121969, "LINUX_REBOOT_MAGIC2"),
+	F(0x5121996, "LINUX_REBOOT_MAGIC2A"), F(0x16041998, "LINUX_REBOOT_MAGIC2B"),
+	F(0x20112000, "LINUX_REBOOT_MAGIC2C"), { 0, NULL }
+};
+static const struct scf sc_renameat2_flags[] = {
+	F(1, "RENAME_NOREPLACE"), F(2, "RENAME_EXCHANGE"), F(4, "RENAME_WHITEOUT"),
+	{ 0, NULL }
+};
+static const struct scf sc_rusage_who[] = {
+	F(0, "RUSAGE_SELF"), F(0xffffffff, "RUSAGE_CHILDREN"),
+	F(0xfffffffe, "RUSAGE_BOTH"), F(1, "RUSAGE_THREAD"), { 0, NULL }
+};
+static const struct scf sc_seccomp_op[] = {
+	F(0, "SECCOMP_SET_MODE_STRICT"), F(1, "SECCOMP_SET_MODE_FILTER"), { 0, NULL }
+};
+static const struct scf sc_shmat_flags[] = {
+	F(0x1000, "SHM_RDONLY"), F(0x2000, "SHM_RND"), F(0x4000, "SHM_REMAP"),
+	F(0x8000, "SHM_EXEC"), { 0, NULL }
+};
+static const struct scf sc_shutdown_how[] = {
+	F(0, "SHUT_RD"), F(1, "SHUT_WR"), F(2, "SHUT_RDWR"), { 0, NULL }
+};
+static const struct scf sc_sighandler[] = {
+	F(0, "SIG_DFL"), F(1, "SIG_IGN"), { 0, NULL }
+};
+static const struct scf sc_signalfd4_flags[] = {
+	F(0x800, "SFD_NONBLOCK"), F(0x80000, "SFD_CLOEXEC"), { 0, NULL }
+};
+static const struct scf sc_sigprocmask_how[] = {
+	F(0, "SIG_BLOCK"), F(1, "SIG_UNBLOCK"), F(2, "SIG_SETMASK"), { 0, NULL }
+};
+static const struct scf sc_sock_family[] = {
+	F(0, "PF_UNSPEC"), F(1, "PF_LOCAL"), F(2, "PF_INET"), F(3, "PF_AX25"),
+	F(4, "PF_IPX"), F(5, "PF_APPLETALK"), F(6, "PF_NETROM"), F(7, "PF_BRIDGE"),
+	F(8, "PF_ATMPVC"), F(9, "PF_X25"), F(0xa, "PF_INET6"), F(0xb, "PF_ROSE"),
+	F(0xc, "PF_DECnet"), F(0xd, "PF_NETBEUI"), F(0xe, "PF_SECURITY"), F(0xf, "PF_KEY"),
+	F(0x10, "PF_NETLINK"), F(0x11, "PF_PACKET"), F(0x12, "PF_ASH"),
+	F(0x13, "PF_ECONET"), F(0x14, "PF_ATMSVC"), F(0x15, "PF_RDS"), F(0x16, "PF_SNA"),
+	F(0x17, "PF_IRDA"), F(0x18, "PF_PPPOX"), F(0x19, "PF_WANPIPE"), F(0x1a, "PF_LLC"),
+	F(0x1b, "PF_IB"), F(0x1c, "PF_MPLS"), F(0x1d, "PF_CAN"), F(0x1e, "PF_TIPC"),
+	F(0x1f, "PF_BLUETOOTH"), F(0x20, "PF_IUCV"), F(0x21, "PF_RXRPC"),
+	F(0x22, "PF_ISDN"), F(0x23, "PF_PHONET"), F(0x24, "PF_IEEE802154"),
+	F(0x25, "PF_CAIF"), F(0x26, "PF_ALG"), F(0x27, "PF_NFC"), F(0x28, "PF_VSOCK"),
+	F(0x29, "PF_KCM"), F(0x2a, "PF_QIPCRTR"), F(0x2b, "PF_SMC"), F(0x2c, "PF_XDP"),
+	{ 0, NULL }
+};
+static const struct scf sc_sock_flags[] = {
+	F(0x800, "SOCK_NONBLOCK"), F(0x80000, "SOCK_CLOEXEC"), { 0, NULL }
+};
+static const struct scf sc_sockopt_level[] = {
+	F(0, "SOL_IP"), F(1, "SOL_SOCKET"), F(6, "SOL_TCP"), F(0x11, "SOL_UDP"),
+	F(0x29, "SOL_IPV6"), F(0x3a, "SOL_ICMPV6"), F(0x84, "SOL_SCTP"),
+	F(0x88, "SOL_UDPLITE"), F(0xff, "SOL_RAW"), F(0x100, "SOL_IPX"),
+	F(0x101, "SOL_AX25"), F(0x102, "SOL_ATALK"), F(0x103, "SOL_NETROM"),
+	F(0x104, "SOL_ROSE"), F(0x105, "SOL_DECNET"), F(0x106, "SOL_X25"),
+	F(0x107, "SOL_PACKET"), F(0x108, "SOL_ATM"), F(0x109, "SOL_AAL"),
+	F(0x10a, "SOL_IRDA"), F(0x10b, "SOL_NETBEUI"), F(0x10c, "SOL_LLC"),
+	F(0x10d, "SOL_DCCP"), F(0x10e, "SOL_NETLINK"), F(0x10f, "SOL_TIPC"),
+	F(0x110, "SOL_RXRPC"), F(0x111, "SOL_PPPOL2TP"), F(0x112, "SOL_BLUETOOTH"),
+	F(0x113, "SOL_PNPIPE"), F(0x114, "SOL_RDS"), F(0x115, "SOL_IUCV"),
+	F(0x116, "SOL_CAIF"), F(0x117, "SOL_ALG"), F(0x118, "SOL_NFC"), { 0, NULL }
+};
+static const struct scf sc_fallocate_mode[] = {
+	F(1, "FALLOC_FL_KEEP_SIZE"), F(2, "FALLOC_FL_PUNCH_HOLE"),
+	F(4, "FALLOC_FL_NO_HIDE_STALE"), F(8, "FALLOC_FL_COLLAPSE_RANGE"),
+	F(0x10, "FALLOC_FL_ZERO_RANGE"), { 0, NULL }
+};
+static const struct scf sc_mlock2[] = {
+	F(1, "MLOCK_ONFAULT"), { 0, NULL }
+};
+static const struct scf sc_msgflg[] = {
+	F(0x1000, "MSG_NOERROR"), F(0x2000, "MSG_EXCEPT"), F(0x800, "IPC_NOWAIT"),
+	{ 0, NULL }
+};
+static const struct scf sc_timerfd_flags[] = {
+	F(1, "TFD_TIMER_ABSTIME"), F(2, "TFD_TIMER_CANCEL_ON_SET"),
+	F(0x80000, "TFD_CLOEXEC"), F(0x800, "TFD_NONBLOCK"), { 0, NULL }
+};
+static const struct scf sc_sync_file_range_flags[] = {
+	F(1, "SYNC_FILE_RANGE_WAIT_BEFORE"), F(2, "SYNC_FILE_RANGE_WRITE"),
+	F(4, "SYNC_FILE_RANGE_WAIT_AFTER"), { 0, NULL }
+};
+static const struct scf sc_sys_pipe2_flag[] = {
+	F(0x800, "O_NONBLOCK"), F(0x80000, "O_CLOEXEC"), F(0x4000, "O_DIRECT"),
+	{ 0, NULL }
+};
+static const struct scf sc_umountflags[] = {
+	F(1, "MNT_FORCE"), F(2, "MNT_DETACH"), F(4, "MNT_EXPIRE"), F(8, "UMOUNT_NOFOLLOW"),
+	{ 0, NULL }
+};
+static const struct scf sc_userfaultfd_flags[] = {
+	F(0x800, "O_NONBLOCK"), F(0x80000, "O_CLOEXEC"), { 0, NULL }
+};
+static const struct scf sc_waitid_which[] = {
+	F(0, "P_ALL"), F(1, "P_PID"), F(2, "P_PGID"), { 0, NULL }
+};
+static const struct scf sc_clock_nanosleep_flags[] = {
+	F(1, "TIMER_ABSTIME"), { 0, NULL }
+};
+static const struct scf sc_bpf_cmd[] = {
+	F(0, "BPF_MAP_CREATE"), F(1, "BPF_MAP_LOOKUP_ELEM"), F(2, "BPF_MAP_UPDATE_ELEM"),
+	F(3, "BPF_MAP_DELETE_ELEM"), F(4, "BPF_MAP_GET_NEXT_KEY"), F(5, "BPF_PROG_LOAD"),
+	{ 0, NULL }
+};
+static const struct scf sc_fanotify_mark_mask[] = {
+	F(1, "FAN_ACCESS"), F(2, "FAN_MODIFY"), F(8, "FAN_CLOSE_WRITE"),
+	F(0x10, "FAN_CLOSE_NOWRITE"), F(0x20, "FAN_OPEN"), F(0x4000, "FAN_Q_OVERFLOW"),
+	F(0x10000, "FAN_OPEN_PERM"), F(0x20000, "FAN_ACCESS_PERM"),
+	F(0x40000000, "FAN_ONDIR"), F(0x8000000, "FAN_EVENT_ON_CHILD"), { 0, NULL }
+};
+static const struct scf sc_kexec_flags[] = {
+	F(1, "KEXEC_ON_CRASH"), F(2, "KEXEC_PRESERVE_CONTEXT"),
+	F(0x30000, "KEXEC_ARCH_386"), F(0x3e0000, "KEXEC_ARCH_X86_64"),
+	F(0x140000, "KEXEC_ARCH_PPC"), F(0x150000, "KEXEC_ARCH_PPC64"),
+	F(0x320000, "KEXEC_ARCH_IA_64"), F(0x280000, "KEXEC_ARCH_ARM"),
+	F(0x160000, "KEXEC_ARCH_S390"), F(0x2a0000, "KEXEC_ARCH_SH"),
+	F(0xa0000, "KEXEC_ARCH_MIPS_LE"), F(0x80000, "KEXEC_ARCH_MIPS"), { 0, NULL }
+};
+static const struct scf sc_ptrace_options[] = {
+	F(0x100000, "PTRACE_O_EXITKILL"), F(8, "PTRACE_O_TRACECLONE"),
+	F(0x10, "PTRACE_O_TRACEEXEC"), F(0x40, "PTRACE_O_TRACEEXIT"),
+	F(2, "PTRACE_O_TRACEFORK"), F(1, "PTRACE_O_TRACESYSGOOD"),
+	F(4, "PTRACE_O_TRACEVFORK"), F(0x20, "PTRACE_O_TRACEVFORKDONE"),
+	F(0x80, "PTRACE_O_TRACESECCOMP"), { 0, NULL }
+};
+static const struct scf sc_reboot_flag[] = {
+	F(0x1234567, "LINUX_REBOOT_CMD_RESTART"), F(0xcdef0123, "LINUX_REBOOT_CMD_HALT"),
+	F(0x89abcdef, "LINUX_REBOOT_CMD_CAD_ON"), F(0, "LINUX_REBOOT_CMD_CAD_OFF"),
+	F(0x4321fedc, "LINUX_REBOOT_CMD_POWER_OFF"),
+	F(0xa1b2c3d4, "LINUX_REBOOT_CMD_RESTART2"),
+	F(0xd000fce2, "LINUX_REBOOT_CMD_SW_SUSPEND"),
+	F(0x45584543, "LINUX_REBOOT_CMD_KEXEC"), { 0, NULL }
+};
+static const struct scf sc_seccomp_flags[] = {
+	F(1, "SECCOMP_FILTER_FLAG_TSYNC"), { 0, NULL }
+};
+static const struct scf sc_sockopt_optname[] = {
+	F(1, "SO_DEBUG"), F(2, "SO_REUSEADDR"), F(3, "SO_TYPE"), F(4, "SO_ERROR"),
+	F(5, "SO_DONTROUTE"), F(6, "SO_BROADCAST"), F(7, "SO_SNDBUF"), F(8, "SO_RCVBUF"),
+	F(0x20, "SO_SNDBUFFORCE"), F(0x21, "SO_RCVBUFFORCE"), F(9, "SO_KEEPALIVE"),
+	F(0xa, "SO_OOBINLINE"), F(0xb, "SO_NO_CHECK"), F(0xc, "SO_PRIORITY"),
+	F(0xd, "SO_LINGER"), F(0xe, "SO_BSDCOMPAT"), F(0xf, "SO_REUSEPORT"),
+	F(0x10, "SO_PASSCRED"), F(0x11, "SO_PEERCRED"), F(0x12, "SO_RCVLOWAT"),
+	F(0x13, "SO_SNDLOWAT"), F(0x16, "SO_SECURITY_AUTHENTICATION"),
+	F(0x17, "SO_SECURITY_ENCRYPTION_TRANSPORT"),
+	F(0x18, "SO_SECURITY_ENCRYPTION_NETWORK"), F(0x19, "SO_BINDTODEVICE"),
+	F(0x1a, "SO_ATTACH_FILTER"), F(0x1b, "SO_DETACH_FILTER"), F(0x1c, "SO_PEERNAME"),
+	F(0x1e, "SO_ACCEPTCONN"), F(0x1f, "SO_PEERSEC"), F(0x22, "SO_PASSSEC"),
+	F(0x24, "SO_MARK"), F(0x26, "SO_PROTOCOL"), F(0x27, "SO_DOMAIN"),
+	F(0x28, "SO_RXQ_OVFL"), F(0x29, "SO_WIFI_STATUS"), F(0x2a, "SO_PEEK_OFF"),
+	F(0x2b, "SO_NOFCS"), F(0x2c, "SO_LOCK_FILTER"), F(0x2d, "SO_SELECT_ERR_QUEUE"),
+	F(0x2e, "SO_BUSY_POLL"), F(0x2f, "SO_MAX_PACING_RATE"),
+	F(0x30, "SO_BPF_EXTENSIONS"), F(0x31, "SO_INCOMING_CPU"), F(0x32, "SO_ATTACH_BPF"),
+	F(0x33, "SO_ATTACH_REUSEPORT_CBPF"), F(0x34, "SO_ATTACH_REUSEPORT_EBPF"),
+	F(0x35, "SO_CNX_ADVICE"), F(0x36, "SCM_TIMESTAMPING_OPT_STATS"),
+	F(0x37, "SO_MEMINFO"), F(0x38, "SO_INCOMING_NAPI_ID"), F(0x39, "SO_COOKIE"),
+	F(0x3a, "SCM_TIMESTAMPING_PKTINFO"), F(0x3b, "SO_PEERGROUPS"),
+	F(0x3c, "SO_ZEROCOPY"), F(0x3d, "SO_TXTIME"), F(0x3e, "SO_BINDTOIFINDEX"),
+	F(0x1d, "SO_TIMESTAMP_OLD"), F(0x23, "SO_TIMESTAMPNS_OLD"),
+	F(0x25, "SO_TIMESTAMPING_OLD"), F(0x3f, "SO_TIMESTAMP_NEW"),
+	F(0x40, "SO_TIMESTAMPNS_NEW"), F(0x41, "SO_TIMESTAMPING_NEW"),
+	F(0x42, "SO_RCVTIMEO_NEW"), F(0x43, "SO_SNDTIMEO_NEW"), { 0, NULL }
+};
+static const struct scf sc_statx_mask[] = {
+	F(0x6000, "AT_STATX_SYNC_TYPE"), F(0, "AT_STATX_SYNC_AS_STAT"),
+	F(0x2000, "AT_STATX_FORCE_SYNC"), F(0x4000, "AT_STATX_DONT_SYNC"), { 0, NULL }
+};
+/* the IPC commands (after "IPC_64|"), scheduling policies (after
+ * "SCHED_RESET_ON_FORK|"), ioprio's whos */
+static const struct scf sc_shmctl_cmd[] = {
+	F(0, "IPC_RMID"), F(1, "IPC_SET"), F(2, "IPC_STAT"), F(3, "IPC_INFO"), F(0xb, "GETPID"),
+	F(0xc, "GETVAL"), F(0xd, "GETALL"), F(0xe, "GETNCNT"), F(0xf, "GETZCNT"),
+	F(0x10, "SETVAL"), F(0x11, "SETALL"), F(0x12, "SEM_STAT"), F(0x13, "SEM_INFO"),
+	{ 0, NULL }
+};
+static const struct scf sc_semctl_cmd[] = {
+	F(3, "IPC_INFO"), F(0x13, "SEM_INFO"), F(0x12, "SEM_STAT"), F(0xd, "GETALL"),
+	F(0xc, "GETVAL"), F(0xb, "GETPID"), F(0xe, "GETNCNT"), F(0xf, "GETZCNT"),
+	F(2, "IPC_STAT"), F(0x10, "SETVAL"), F(0x11, "SETALL"), F(0, "IPC_RMID"), F(1, "IPC_SET"),
+	{ 0, NULL }
+};
+static const struct scf sc_msgctl_cmd[] = {
+	F(0, "IPC_RMID"), F(1, "IPC_SET"), F(2, "IPC_STAT"), F(3, "IPC_INFO"), F(0xb, "MSG_STAT"),
+	F(0xc, "MSG_INFO"), { 0, NULL }
+};
+static const struct scf sc_sched_policy[] = {
+	F(0, "SCHED_OTHER"), F(1, "SCHED_FIFO"), F(2, "SCHED_RR"), F(3, "SCHED_BATCH"),
+	F(5, "SCHED_IDLE"), F(6, "SCHED_DEADLINE"), { 0, NULL }
+};
+static const struct scf sc_ioprio_which[] = {
+	F(1, "IOPRIO_WHO_PROCESS"), F(2, "IOPRIO_WHO_PGRP"), F(3, "IOPRIO_WHO_USER"), { 0, NULL }
+};
+/* the clone flags (the exit signal in the low byte), IPC get flags (the
+ * mode in the low bits), swapon's (the priority) */
+static const struct scf sc_clone_flags[] = {
+	F(0x100, "CLONE_VM"), F(0x200, "CLONE_FS"), F(0x400, "CLONE_FILES"),
+	F(0x800, "CLONE_SIGHAND"), F(0x2000, "CLONE_PTRACE"), F(0x4000, "CLONE_VFORK"),
+	F(0x8000, "CLONE_PARENT"), F(0x10000, "CLONE_THREAD"), F(0x20000, "CLONE_NEWNS"),
+	F(0x40000, "CLONE_SYSVSEM"), F(0x80000, "CLONE_SETTLS"),
+	F(0x100000, "CLONE_PARENT_SETTID"), F(0x200000, "CLONE_CHILD_CLEARTID"),
+	F(0x400000, "CLONE_DETACHED"), F(0x800000, "CLONE_UNTRACED"),
+	F(0x1000000, "CLONE_CHILD_SETTID"), F(0x4000000, "CLONE_NEWUTS"),
+	F(0x8000000, "CLONE_NEWIPC"), F(0x10000000, "CLONE_NEWUSER"),
+	F(0x20000000, "CLONE_NEWPID"), F(0x40000000, "CLONE_NEWNET"), F(0x80000000, "CLONE_IO"),
+	{ 0, NULL }
+};
+static const struct scf sc_sem_flags[] = {
+	F(0x200, "IPC_CREAT"), F(0x400, "IPC_EXCL"), { 0, NULL }
+};
+static const struct scf sc_shmget_flags[] = {
+	F(0x200, "IPC_CREAT"), F(0x400, "IPC_EXCL"), F(0x800, "SHM_HUGETLB"),
+	F(0x1000, "SHM_NORESERVE"), { 0, NULL }
+};
+static const struct scf sc_swapon_flags[] = {
+	F(0x8000, "SWAP_FLAG_PREFER"), F(0x10000, "SWAP_FLAG_DISCARD"),
+	F(0x20000, "SWAP_FLAG_DISCARD_ONCE"), F(0x40000, "SWAP_FLAG_DISCARD_PAGES"), { 0, NULL }
+};
+static const struct scf sc_sock_type[] = {
+	F(1, "SOCK_STREAM"), F(2, "SOCK_DGRAM"), F(3, "SOCK_RAW"), F(4, "SOCK_RDM"),
+	F(5, "SOCK_SEQPACKET"), F(6, "SOCK_DCCP"), F(0xa, "SOCK_PACKET"), { 0, NULL }
+};
+static const struct scf sc_sock_protocol[] = {
+	F(0, "IPPROTO_IP"), F(1, "IPPROTO_ICMP"), F(2, "IPPROTO_IGMP"), F(4, "IPPROTO_IPIP"),
+	F(6, "IPPROTO_TCP"), F(8, "IPPROTO_EGP"), F(0xc, "IPPROTO_PUP"), F(0x11, "IPPROTO_UDP"),
+	F(0x16, "IPPROTO_IDP"), F(0x1d, "IPPROTO_TP"), F(0x21, "IPPROTO_DCCP"),
+	F(0x29, "IPPROTO_IPV6"), F(0x2e, "IPPROTO_RSVP"), F(0x2f, "IPPROTO_GRE"),
+	F(0x32, "IPPROTO_ESP"), F(0x33, "IPPROTO_AH"), F(0x5c, "IPPROTO_MTP"),
+	F(0x62, "IPPROTO_ENCAP"), F(0x67, "IPPROTO_PIM"), F(0x6c, "IPPROTO_COMP"),
+	F(0x84, "IPPROTO_SCTP"), F(0x88, "IPPROTO_UDPLITE"), F(0xff, "IPPROTO_RAW"), { 0, NULL }
 };
 #undef F
 
@@ -135,8 +525,16 @@ static const char *const errnames[] = {
 #define NERRNAMES ((int)(sizeof(errnames) / sizeof(errnames[0])))
 
 /* the decoders of a table: their names and tables, how they decode (the
- * or-ed flags, the name for 0 or NULL: "0x0"; or one value, 'l'), the
- * width of the value (the module runtime's cast) */
+ * or-ed flags, the name for 0 or NULL: "0x0"; one value, 'l'; the named
+ * signals of a sigset_t's first word in brackets, 's'; one value after
+ * "IPC_64|" when it has IPC_64, 'i', or "SCHED_RESET_ON_FORK|", 'r'; one
+ * value, else its decimal, 'd'; the flags above the low byte, then "|" and
+ * its signal, 'c'; the flags above the low 9 bits, then their mode as %#o
+ * after "|" (none when it has no flags: 'm', "0x0": 'M'); the flags above
+ * the low 15 bits, then "|" and the priority in them with
+ * SWAP_FLAG_PREFER, 'w'; a socket's type, then SOCK_CLOEXEC, SOCK_NONBLOCK
+ * and the rest, 't'), the width of the
+ * value (the module runtime's cast; -32 an int's sign extended) */
 static const struct {
 	const char *fn;
 	const struct scf *t;
@@ -159,9 +557,86 @@ static const struct {
 	{ "_itimer_which_str", itimers, 'l', NULL, 32 },
 	{ "_fadvice_advice_str", fadvice, 'l', NULL, 32 },
 	{ "_stp_xattr_flags_str", xattr_flags, 'f', NULL, 32 },
+	{ "_stp_sigmask_str", sigset_bits, 's', NULL, 64 },	/* "[SIGINT|...]" */
+	{ "_stp_clock_nanosleep_flags_str", sc_clock_nanosleep_flags, 'l', NULL, 32 },
+	{ "_bpf_cmd_str", sc_bpf_cmd, 'l', NULL, -32 },
+	{ "_fanotify_mark_mask_str", sc_fanotify_mark_mask, 'f', NULL, 64 },
+	{ "_kexec_flags_str", sc_kexec_flags, 'f', "KEXEC_ARCH_DEFAULT", 64 },
+	{ "_ptrace_options_str", sc_ptrace_options, 'f', NULL, 64 },
+	{ "_reboot_flag_str", sc_reboot_flag, 'l', NULL, 32 },
+	{ "_seccomp_flags_str", sc_seccomp_flags, 'l', NULL, 32 },
+	{ "_sockopt_optname_str", sc_sockopt_optname, 'l', NULL, 64 },
+	{ "_statx_mask_str", sc_statx_mask, 'l', NULL, -32 },
+	{ "_dup3_flag_str", open_flags, 'f', NULL, 32 },
+	{ "_shmctl_cmd_str", sc_shmctl_cmd, 'i', NULL, 32 },
+	{ "_semctl_cmd", sc_semctl_cmd, 'i', NULL, 32 },
+	{ "_stp_msgctl_cmd_str", sc_msgctl_cmd, 'i', NULL, 32 },
+	{ "_sched_policy_str", sc_sched_policy, 'r', NULL, 32 },
+	{ "_stp_ioprio_which_str", sc_ioprio_which, 'd', NULL, -32 },
+	{ "_sc_ns_flags_str", sc_clone_flags, 'c', NULL, 64 },
+	{ "__fork_flags", sc_clone_flags, 'c', NULL, 64 },
+	{ "__sem_flags", sc_sem_flags, 'm', NULL, 64 },
+	{ "_stp_shmget_flags_str", sc_shmget_flags, 'M', NULL, 32 },
+	{ "_swapon_flags_str", sc_swapon_flags, 'w', NULL, 32 },
+	{ "_sock_type_str", sc_sock_type, 't', NULL, 32 },
+	/* _sock_protocol_str(family, protocol): PF_INET's and PF_INET6's */
+	{ "_sock_protocol_str", sc_sock_protocol, 'd', NULL, 64 },
+	{ "_arch_prctl_code_str", sc_arch_prctl_code, 'l', NULL, 32 },
+	{ "_epoll_create1_flag_str", sc_epoll_create1_flag, 'f', NULL, 32 },
+	{ "_eventfd2_flag_str", sc_eventfd2_flag, 'f', NULL, 32 },
+	{ "_faccessat2_flags_str", sc_faccessat2_flags, 'f', NULL, 32 },
+	{ "_fanotify_mark_flags_str", sc_fanotify_mark_flags, 'f', NULL, 32 },
+	{ "_fcntl_cmd_str", sc_fcntl_cmd, 'l', NULL, 32 },
+	{ "_finit_module_flags_str", sc_finit_module_flags, 'f', NULL, 32 },
+	{ "_flock_cmd_str", sc_flock_cmd, 'f', NULL, 32 },
+	{ "_futex_op_str", sc_futex_op, 'l', NULL, 32 },
+	{ "_get_wc_str", sc_get_wc, 'l', NULL, 32 },
+	{ "_getrandom_flags_str", sc_getrandom_flags, 'f', NULL, 32 },
+	{ "_inotify_init1_flag_str", sc_inotify_init1_flag, 'f', NULL, 32 },
+	{ "_inotify_watch_mask_str", sc_inotify_watch_mask, 'f', NULL, 32 },
+	{ "_kcmp_type_str", sc_kcmp_type, 'l', NULL, 32 },
+	{ "_kexec_file_load_flags_str", sc_kexec_file_load_flags, 'f', NULL, 64 },
+	{ "_madvice_advice_str", sc_madvice_advice, 'l', NULL, 32 },
+	{ "_membarrier_cmd_str", sc_membarrier_cmd, 'l', NULL, 32 },
+	{ "_mempolicy_flags_str", sc_mempolicy_flags, 'f', NULL, 64 },
+	{ "_mlockall_flags_str", sc_mlockall_flags, 'f', NULL, 32 },
+	{ "_module_flags_str", sc_module_flags, 'f', NULL, 32 },
+	{ "_mountflags_str", sc_mountflags, 'f', NULL, 64 },
+	{ "_mremap_flags", sc_mremap_flags, 'f', NULL, 32 },
+	{ "_msync_flag_str", sc_msync_flag, 'f', NULL, 32 },
+	{ "_opoll_op_str", sc_opoll_op, 'l', NULL, 32 },
+	{ "_perf_event_open_flags_str", sc_perf_event_open_flags, 'f', NULL, 64 },
+	{ "_pkey_alloc_init_val_str", sc_pkey_alloc_init_val, 'f', NULL, 32 },
+	{ "_preadv2_flags_str", sc_preadv2_flags, 'f', NULL, 32 },
+	{ "_ptrace_arch_request_str", sc_ptrace_arch_request, 'l', NULL, 64 },
+	{ "_reboot_magic_str", sc_reboot_magic, 'l', NULL, 32 },
+	{ "_renameat2_flags_str", sc_renameat2_flags, 'f', NULL, 32 },
+	{ "_rusage_who_str", sc_rusage_who, 'l', NULL, 32 },
+	{ "_seccomp_op_str", sc_seccomp_op, 'l', NULL, 32 },
+	{ "_shmat_flags_str", sc_shmat_flags, 'f', NULL, 64 },
+	{ "_shutdown_how_str", sc_shutdown_how, 'l', NULL, 32 },
+	{ "_sighandler_str", sc_sighandler, 'l', NULL, 64 },
+	{ "_signalfd4_flags_str", sc_signalfd4_flags, 'f', NULL, 32 },
+	{ "_sigprocmask_how_str", sc_sigprocmask_how, 'l', NULL, 64 },
+	{ "_sock_family_str", sc_sock_family, 'l', NULL, 32 },
+	{ "_sock_flags_str", sc_sock_flags, 'f', NULL, 32 },
+	{ "_sockopt_level_str", sc_sockopt_level, 'l', NULL, 64 },
+	{ "_stp_fallocate_mode_str", sc_fallocate_mode, 'f', NULL, 32 },
+	{ "_stp_mlock2_str", sc_mlock2, 'f', NULL, 32 },
+	{ "_stp_msgflg_str", sc_msgflg, 'f', NULL, 32 },
+	{ "_stp_timerfd_flags_str", sc_timerfd_flags, 'f', NULL, 32 },
+	{ "_sync_file_range_flags_str", sc_sync_file_range_flags, 'f', NULL, 32 },
+	{ "_sys_pipe2_flag_str", sc_sys_pipe2_flag, 'f', NULL, 32 },
+	{ "_umountflags_str", sc_umountflags, 'f', NULL, 32 },
+	{ "_userfaultfd_flags_str", sc_userfaultfd_flags, 'f', NULL, 32 },
+	{ "_waitid_which_str", sc_waitid_which, 'l', NULL, 32 },
 };
 #define NDECODERS (sizeof(decoders) / sizeof(decoders[0]))
+_Static_assert(NDECODERS <= 128, "struct bgen's scd_used[] holds 128 decoders");
 
+/* the other helpers and their arity (no _sc_user_ptr(): the tapset's
+ * __get_argv() loop over it, execve's argv, is too complex for 6.1's
+ * verifier, and the aliases are better refused at pass 3) */
 static const struct {
 	const char *name;
 	int n;
@@ -170,7 +645,9 @@ static const struct {
 	{ "_sc_ul", 1 }, { "_sc_p", 1 }, { "_sc32_u", 1 }, { "_sc_ret", 0 },
 	{ "errno_str", 1 }, { "errno_p", 1 }, { "user_buffer_quoted", 3 },
 	{ "_sc_set_uregs", 1 }, { "_sc_regs_nr", 1 }, { "_sc_tp_none", 1 },
-	{ "_sc_compat_task", 0 },
+	{ "_sc_compat_task", 0 }, { "_stp_sigset_u", 1 },
+	{ "_struct_timespec_u", 2 }, { "_struct_timeval_u", 2 }, { "__sc_pair32x2_u", 1 },
+	{ "_struct_timezone_u", 1 }, { "_struct_rlimit_u", 1 }, { "_sock_protocol_str", 2 },
 };
 
 bool bsc_has(const struct func *f)
@@ -273,6 +750,43 @@ static const char *buffer_quoted(struct bgen *g, struct node *n)
 	return t;
 }
 
+/* decoder i, its entries and function written (emit_decoders()) */
+static size_t use_decoder(struct bgen *g, size_t i)
+{
+	g->scd_used[i / 64] |= 1ULL << (i % 64);
+	for (size_t j = 0; j < NDECODERS && decoders[i].kind == 'c'; j++)
+		if (decoders[j].t == signals)	/* the exit signal's name */
+			g->scd_used[j / 64] |= 1ULL << (j % 64);
+	return i;
+}
+
+/* the user structures (_struct_timespec_u() and the like): "NULL", 0x...
+ * on a fault, else their fields as the module runtime shows them; a user
+ * sigset_t (_stp_sigset_u()) decoded as _stp_sigmask_str() */
+static const char *user_struct(struct bgen *g, struct node *n)
+{
+	static const char *const names[][2] = {
+		{ "_struct_timespec_u", "s" }, { "_struct_timeval_u", "v" },
+		{ "__sc_pair32x2_u", "p" }, { "_struct_timezone_u", "z" },
+		{ "_struct_rlimit_u", "r" },
+	};
+	const char *a = bg_expr(g, n->args), *k = "1", *t = new_tmp(g);
+
+	if (n->args->next)
+		k = bg_expr(g, n->args->next);
+	g->need_sc = true;
+	bg_line(g, "char *%s = %s;", t, bg_slot(g));
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(n->op, names[i][0]))
+			bg_line(g, "stp_sc_struct(S, %s, %s, %s, '%s');", t, a, k, names[i][1]);
+	for (size_t i = 0; i < NDECODERS && !strcmp(n->op, "_stp_sigset_u"); i++)
+		if (decoders[i].t == sigset_bits) {
+			bg_line(g, "if (!stp_sc_in(S, %s, %s, 8))\n\tstp_scd_%zu(S, %s, "
+				"*(long *)S->tmp);", t, a, use_decoder(g, i), t);
+		}
+	return t;
+}
+
 const char *bsc_call(struct bgen *g, struct node *n)
 {
 	const char *t, *a;
@@ -318,7 +832,11 @@ const char *bsc_call(struct bgen *g, struct node *n)
 	}
 	if (!strcmp(n->op, "user_buffer_quoted"))
 		return buffer_quoted(g, n);
-	if (n->op[0] == '_' && n->op[1] == 's' && n->op[2] == 'c')
+	if (!strcmp(n->op, "_stp_sigset_u") || !strncmp(n->op, "_struct_", 8) ||
+	    !strcmp(n->op, "__sc_pair32x2_u"))
+		return user_struct(g, n);
+	/* the argument readers: _sc_i(), _sc_ul(), _sc32_u() ... */
+	if (!strncmp(n->op, "_sc", 3) && strspn(n->op + 3, "_iulp32") == strlen(n->op + 3))
 		return sc_arg(g, n);
 	g->need_sc = true;
 	g->need_quote = true;	/* stapbpf.h's bpf_loop() */
@@ -334,8 +852,14 @@ const char *bsc_call(struct bgen *g, struct node *n)
 		return t;
 	}
 	for (size_t i = 0; i < NDECODERS; i++)
-		if (!strcmp(n->op, decoders[i].fn))
-			bg_line(g, "stp_scd_%zu(S, %s, %s);", i, t, a);
+		if (!strcmp(n->op, decoders[i].fn) && n->args->next) {	/* _sock_protocol_str() */
+			const char *p = bg_expr(g, n->args->next);
+
+			bg_line(g, "if (%s == 2 || %s == 10) {\n\tstp_scd_%zu(S, %s, %s);\n} else {\n"
+				"\tlong len = 0;\n\n\tstp_sfmt_long(%s, &len, %s, 'd', 0, 0, -1);\n"
+				"\tstp_sfmt_end(%s, len);\n}", a, a, use_decoder(g, i), t, p, t, p, t);
+		} else if (!strcmp(n->op, decoders[i].fn))
+			bg_line(g, "stp_scd_%zu(S, %s, %s);", use_decoder(g, i), t, a);
 	return t;
 }
 
@@ -376,6 +900,55 @@ static void emit_args(struct strbuf *c)
 		"\treturn compat ? (__u32)v : v;\n}\n");
 }
 
+/* stp_sc_in(): n (8 or 16) bytes at
+ * user address addr in S->tmp, else "NULL" for 0 or 0x... on a fault
+ * written (-1), as the tapset's stp_sc_copy_in(); stp_sc_struct(): the
+ * user structures, the tapset's formats (kind: timeSpec, timeVal, a Pair
+ * of 32-bit pairs, timeZone, Rlimit; n timespecs or timevals, 1 or 2) */
+static void emit_struct(struct strbuf *c)
+{
+	sb_puts(c, "static __always_inline long stp_sc_in(struct stp_scratch *S, char *dst, "
+		"long addr, long n)\n{\n\tlong len = 0;\n\n"
+		"\tif (!addr)\n\t\tstp_putn(dst, &len, \"NULL\", 4);\n"
+		"\telse if (!STP_UOK(addr, n) || stp_probe_read_user(S->tmp, n == 16 ? 16 : 8, "
+		"(void *)addr) < 0)\n"
+		"\t\tstp_sfmt_long(dst, &len, addr, 'x', STP_F_ALT, 0, -1);\n"
+		"\telse\n\t\treturn 0;\n\tstp_sfmt_end(dst, len);\n\treturn -1;\n}\n"
+		"static __always_inline void stp_sc_struct(struct stp_scratch *S, char *dst, "
+		"long addr, long n, int kind)\n{\n"
+		"\tint *v = (int *)S->tmp;\n\tlong *l = (long *)S->tmp, len = 0;\n\n"
+		"\tif ((kind == 's' || kind == 'v') && (n < 1 || n > 2)) {\n"
+		"\t\tstp_putn(dst, &len, \"NULL\", 4);\n\t\tstp_sfmt_end(dst, len);\n"
+		"\t\treturn;\n\t}\n"
+		"\tif (stp_sc_in(S, dst, addr, kind == 'z' || (n == 1 && kind != 'p' && "
+		"kind != 'r') ? 8 : 16))\n\t\treturn;\n"
+		"\tstp_put(dst, &len, '[');\n"
+		"\tif (kind == 'z') {\n"
+		"\t\tstp_sfmt_long(dst, &len, v[0], 'd', 0, 0, -1);\n"
+		"\t\tstp_putn(dst, &len, \", \", 2);\n"
+		"\t\tstp_sfmt_long(dst, &len, v[1], 'd', 0, 0, -1);\n"
+		"\t} else if (kind == 'r') {\n"
+		"\t\tstp_sfmt_long(dst, &len, l[0], 'd', 0, 0, -1);\n"
+		"\t\tstp_put(dst, &len, ',');\n"
+		"\t\tstp_sfmt_long(dst, &len, l[1], 'd', 0, 0, -1);\n"
+		"\t} else {\n"
+		"\t\tfor (int i = 0; i < 2; i++) {\n"
+		"\t\t\tint sec = v[2 * i], frac = v[2 * i + 1];\n\n"
+		"\t\t\tif (i && kind != 'p') {\n\t\t\t\tif (n < 2)\n\t\t\t\t\tbreak;\n"
+		"\t\t\t\tstp_putn(dst, &len, \"][\", 2);\n"
+		"\t\t\t} else if (i) {\n\t\t\t\tstp_put(dst, &len, ',');\n\t\t\t}\n"
+		"\t\t\tif (kind == 's' && (frac == 0x3fffffff || frac == 0x3ffffffe)) {\n"
+		"\t\t\t\tif (frac == 0x3fffffff)\n"
+		"\t\t\t\t\tstp_putn(dst, &len, \"UTIME_NOW\", 9);\n"
+		"\t\t\t\telse\n\t\t\t\t\tstp_putn(dst, &len, \"UTIME_OMIT\", 10);\n"
+		"\t\t\t\tcontinue;\n\t\t\t}\n"
+		"\t\t\tstp_sfmt_long(dst, &len, sec, 'd', 0, 0, -1);\n"
+		"\t\t\tstp_put(dst, &len, '.');\n"
+		"\t\t\tstp_sfmt_long(dst, &len, frac, 'd', STP_F_ZERO, kind == 's' ? 9 : 6, -1);\n"
+		"\t\t}\n\t}\n"
+		"\tstp_put(dst, &len, ']');\n\tstp_sfmt_end(dst, len);\n}\n");
+}
+
 /* errno_str(), errno_p(): the names by number */
 static void emit_errno(struct strbuf *c)
 {
@@ -409,21 +982,51 @@ static void emit_bufq(struct strbuf *c)
 		"\tstp_quote_run(S, dst);\n\treturn 0;\n}\n");
 }
 
-/* the flag decoders: one table stp_scf[] (each decoder's entries from
- * its start); stp_scflags() appends the names of those val has, as
+/* the flag decoders: one table stp_scf[] of those called (each decoder's
+ * entries from its start, the size a power of two the index is masked
+ * to); stp_scflags() appends the names of those val has, as
  * runtime/stp_scflags.h's stp_sc_flags(), an entry a bpf_loop() step
  * (its counters in S->scf: the verifier checks the step once);
  * stp_scd_I() is decoder I */
-static void emit_decoders(struct strbuf *c)
+static bool scd_used(const struct bgen *g, size_t i)
 {
-	int start[NDECODERS], n = 0;
+	return g->scd_used[i / 64] & 1ULL << (i % 64);
+}
 
-	sb_puts(c, "#define STP_SCF_N 256\n"
-		"struct stp_scf { unsigned long val; long len; char name[24]; };\n"
-		"static const struct stp_scf stp_scf[STP_SCF_N] = {\n");
+/* the module runtime's cast of a decoder's value: -32 (long)(int) */
+static const char *cast(int bits)
+{
+	return bits == 32 ? "unsigned int" : bits < 0 ? "long)(int" : "unsigned long";
+}
+
+static unsigned long table_mask(const struct scf *t)
+{
+	unsigned long m = 0;
+
+	for (; t->name; t++)
+		m |= t->val;
+	return m;
+}
+
+static void emit_decoders(struct bgen *g, struct strbuf *c)
+{
+	int start[NDECODERS], n = 0, size = 1, sig = 0, nsig = 0;
+
+	for (size_t i = 0; i < NDECODERS; i++)
+		for (const struct scf *t = decoders[i].t; scd_used(g, i) && t->name; t++)
+			n++;
+	while (size < n)
+		size *= 2;
+	sb_printf(c, "#define STP_SCF_N %d\n"
+		  "struct stp_scf { unsigned long val; long len; char name[32]; };\n"
+		  "static const struct stp_scf stp_scf[STP_SCF_N] = {\n", size);
+	n = 0;
 	for (size_t i = 0; i < NDECODERS; i++) {
+		if (decoders[i].t == signals && scd_used(g, i))
+			for (sig = n; decoders[i].t[nsig].name; nsig++)
+				;
 		start[i] = n;
-		for (const struct scf *t = decoders[i].t; t->name; t++, n++)
+		for (const struct scf *t = decoders[i].t; scd_used(g, i) && t->name; t++, n++)
 			sb_printf(c, "\t{ %#lx, %zu, \"%s\" },\n", t->val, strlen(t->name),
 				  t->name);
 	}
@@ -431,7 +1034,7 @@ static void emit_decoders(struct strbuf *c)
 		"struct stp_scfctx { struct stp_scratch *S; char *out; };\n"
 		"static __always_inline void stp_scsep(char *dst, long *len)\n{\n"
 		"\tchar e = *len > 0 ? dst[(*len - 1) & STP_MASK] : '|';\n\n"
-		"\tif (e != '|' && e != ' ')\n\t\tstp_put(dst, len, '|');\n}\n"
+		"\tif (e != '|' && e != ' ' && e != '[')\n\t\tstp_put(dst, len, '|');\n}\n"
 		"static long stp_scf_step(__u32 i, struct stp_scfctx *c)\n{\n"
 		"\tstruct stp_scratch *S = c->S;\n"
 		"\tconst struct stp_scf *e = &stp_scf[(S->scf[2] + i) & (STP_SCF_N - 1)];\n"
@@ -456,18 +1059,23 @@ static void emit_decoders(struct strbuf *c)
 		"\tS->scf[3] = 0;\n"
 		"\tbpf_loop(n, lookup ? (void *)stp_scl_step : (void *)stp_scf_step, &c, 0);\n"
 		"\t*len = S->scf[0];\n"
-		"\tif (lookup && !S->scf[3])\n"
+		"\tif (lookup == 3)\n\t\treturn;\n"
+		"\tif (lookup == 2 && !S->scf[3])\n"
+		"\t\tstp_sfmt_long(dst, len, val, 'd', 0, 0, -1);\n"
+		"\telse if (lookup && !S->scf[3])\n"
 		"\t\tstp_sfmt_long(dst, len, val, 'x', STP_F_ALT, 0, -1);\n"
 		"\telse if (!lookup && S->scf[1]) {\n\t\tstp_scsep(dst, len);\n"
 		"\t\tstp_sfmt_long(dst, len, S->scf[1], 'x', STP_F_ALT, 0, -1);\n\t}\n}\n");
 	for (size_t i = 0; i < NDECODERS; i++) {
 		int k = 0;
 
+		if (!scd_used(g, i))
+			continue;
 		while (decoders[i].t[k].name)
 			k++;
 		sb_printf(c, "static __always_inline void stp_scd_%zu(struct stp_scratch *S, "
 			  "char *dst, long f)\n{\n\tlong len = 0;\n\n", i);
-		if (decoders[i].t == open_flags)	/* the access mode, then the others */
+		if (!strcmp(decoders[i].fn, "_sys_open_flag_str"))	/* the access mode, then the rest */
 			sb_printf(c, "\tif ((f & 3) == 1)\n\t\tstp_putn(dst, &len, \"O_WRONLY\", 8);\n"
 				  "\telse if ((f & 3) == 2)\n\t\tstp_putn(dst, &len, \"O_RDWR\", 6);\n"
 				  "\telse\n\t\tstp_putn(dst, &len, \"O_RDONLY\", 8);\n"
@@ -477,16 +1085,59 @@ static void emit_decoders(struct strbuf *c)
 		else if (decoders[i].zero)
 			sb_printf(c, "\tif (!(%s)f)\n\t\tstp_putn(dst, &len, \"%s\", %zu);\n"
 				  "\telse\n\t\tstp_scflags(S, dst, &len, %d, %d, (%s)f, 0);\n",
-				  decoders[i].bits == 32 ? "unsigned int" : "unsigned long",
+				  cast(decoders[i].bits),
 				  decoders[i].zero, strlen(decoders[i].zero), start[i], k,
-				  decoders[i].bits == 32 ? "unsigned int" : "unsigned long");
-		else if (decoders[i].t == msg_flags)	/* 4.8 leaves MSG_CMSG_COMPAT out */
+				  cast(decoders[i].bits));
+		else if (decoders[i].kind == 's')	/* stp_sc_sigset_str() */
+			sb_printf(c, "\tf &= %#lx;\n\tif (!f)\n\t\tstp_putn(dst, &len, \"[EMPTY]\", 7);\n"
+				  "\telse {\n\t\tstp_put(dst, &len, '[');\n"
+				  "\t\tstp_scflags(S, dst, &len, %d, %d, f, 0);\n"
+				  "\t\tstp_put(dst, &len, ']');\n\t}\n", table_mask(decoders[i].t),
+				  start[i], k);
+		else if (decoders[i].kind == 'i' || decoders[i].kind == 'r')
+			sb_printf(c, "\tif (%s(f & %#x)) {\n\t\tstp_putn(dst, &len, \"%s|\", %d);\n"
+				  "\t\tf &= ~%#xL;\n\t}\n"
+				  "\tstp_scflags(S, dst, &len, %d, %d, (unsigned int)f, 1);\n",
+				  decoders[i].kind == 'r' ? "(int)f > 0 && " : "",
+				  decoders[i].kind == 'r' ? 0x40000000 : 0x100,
+				  decoders[i].kind == 'r' ? "SCHED_RESET_ON_FORK" : "IPC_64",
+				  decoders[i].kind == 'r' ? 20 : 7,
+				  decoders[i].kind == 'r' ? 0x40000000 : 0x100, start[i], k);
+		else if (decoders[i].kind == 't')	/* the type found or not (lookup 3) */
+			sb_printf(c, "\tunsigned int t = f & 0xf, rest = f & ~0xfU;\n\n"
+				  "\tstp_scflags(S, dst, &len, %d, %d, t, 3);\n"
+				  "\tif (!S->scf[3])\n\t\trest |= t;\n"
+				  "\tif (rest & 0x80000) {\n\t\tif (len)\n\t\t\tstp_put(dst, &len, '|');\n"
+				  "\t\tstp_putn(dst, &len, \"SOCK_CLOEXEC\", 12);\n\t\trest &= ~0x80000;\n\t}\n"
+				  "\tif (rest & 0x800) {\n\t\tif (len)\n\t\t\tstp_put(dst, &len, '|');\n"
+				  "\t\tstp_putn(dst, &len, \"SOCK_NONBLOCK\", 13);\n\t\trest &= ~0x800;\n\t}\n"
+				  "\tif (rest || !len) {\n\t\tif (len)\n\t\t\tstp_put(dst, &len, '|');\n"
+				  "\t\tstp_sfmt_long(dst, &len, rest, 'x', STP_F_ALT, 0, -1);\n\t}\n",
+				  start[i], k);
+		else if (decoders[i].kind == 'c')
+			sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, (unsigned long)f & ~0xffUL, 0);\n"
+				  "\tif (f & 0xff) {\n\t\tstp_put(dst, &len, '|');\n"
+				  "\t\tstp_scflags(S, dst, &len, %d, %d, f & 0xff, 1);\n\t}\n",
+				  start[i], k, start[sig], nsig);
+		else if (strchr("mMw", decoders[i].kind)) {
+			unsigned long low = decoders[i].kind == 'w' ? 0x7fff : 0777;
+
+			sb_printf(c, "\t%sstp_scflags(S, dst, &len, %d, %d, (%s)f & ~%#lxUL, 0);\n",
+				  decoders[i].kind == 'm' ? "if (f & ~0777L)\n\t\t" : "", start[i], k,
+				  cast(decoders[i].bits), low);
+			if (decoders[i].kind == 'w')
+				sb_puts(c, "\tif (f & 0x8000) {\n\t\tstp_put(dst, &len, '|');\n"
+					"\t\tstp_sfmt_long(dst, &len, f & 0x7fff, 'd', 0, 0, -1);\n\t}\n");
+			else
+				sb_puts(c, "\tif (f & 0777) {\n\t\tif (len)\n\t\t\tstp_put(dst, &len, '|');\n"
+					"\t\tstp_sfmt_long(dst, &len, f & 0777, 'o', STP_F_ALT, 0, -1);\n\t}\n");
+		} else if (decoders[i].t == msg_flags)	/* 4.8 leaves MSG_CMSG_COMPAT out */
 			sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, (unsigned long)f & "
 				  "~0x80000000UL, 0);\n", start[i], k);
 		else
 			sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, (%s)f, %d);\n", start[i], k,
-				  decoders[i].bits == 32 ? "unsigned int" : "unsigned long",
-				  decoders[i].kind == 'l');
+				  cast(decoders[i].bits),
+				  decoders[i].kind == 'l' ? 1 : decoders[i].kind == 'd' ? 2 : 0);
 		sb_puts(c, "\tstp_sfmt_end(dst, len);\n}\n");
 	}
 }
@@ -496,8 +1147,10 @@ void bsc_types(struct bgen *g, struct strbuf *c)
 	if (!g->need_sc)
 		return;
 	emit_args(c);
+	emit_struct(c);
 	emit_errno(c);
 	if (g->need_quote)
 		emit_bufq(c);
-	emit_decoders(c);
+	if (g->scd_used[0] || g->scd_used[1])
+		emit_decoders(g, c);
 }

@@ -14,6 +14,7 @@
  * object is the one gcc makes from the .mod.c. Whatever does not match
  * the expected forms makes no template, and the .mod.c is compiled.
  */
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,10 @@
 #define PH_SYM "STPSYMNAMEPLACEHOLDERXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"
 #define PH_CRC "305419896"	/* 0x12345678 */
 #define VERSIONS "static const struct modversion_info ____versions[]"
+/* shapes kept for one kernel tree: a .mod.c whose other parts differ
+ * from module to module (a kernel's other form of the table) is not
+ * compiled twice for every module for ever */
+#define MAX_TEMPLATES 8
 
 /* The .mod.c's __versions entries: [*begin, *end) of text, the lines
  * "\t{ 0x%x, \"%s\" },". False if the table is not in that form; no
@@ -328,6 +333,19 @@ int kmodc_build(struct session *s, const char *recipe, const char *kdir, const c
 	return rc;
 }
 
+/* the templates kept for a recipe */
+static size_t templates(struct session *s, const char *recipe)
+{
+	glob_t g;
+	size_t n;
+
+	if (glob(arena_printf(s->arena, "%s.*.mod.s", recipe), GLOB_NOSORT, NULL, &g))
+		return 0;
+	n = g.gl_pathc;
+	globfree(&g);
+	return n;
+}
+
 void kmodc_learn(struct session *s, const char *recipe, const char *kdir, const char *line)
 {
 	const char *mod = s->module_name, *b, *e, *path, *c_path, *s_path, *tmp;
@@ -337,7 +355,8 @@ void kmodc_learn(struct session *s, const char *recipe, const char *kdir, const 
 
 	text = read_file(arena_printf(s->arena, "%s/%s.mod.c", s->tmpdir, mod), &len);
 	path = text ? template_path(s, recipe, line, text) : NULL;
-	if (!path || access(path, F_OK) == 0 || !versions_span(text, &b, &e)) {
+	if (!path || access(path, F_OK) == 0 || !versions_span(text, &b, &e) ||
+	    templates(s, recipe) >= MAX_TEMPLATES) {
 		free(text);
 		return;
 	}

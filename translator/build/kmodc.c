@@ -273,11 +273,10 @@ static char *instantiate(const char *tmpl, const char *mod, const char *b, const
 		if (label) {
 			/* a whole object: its .size, between its label and the
 			 * .type before it, is the string's */
-			const char *sz = out.buf + size_at;
+			const char *sz = size_at != (size_t)-1 ? out.buf + size_at : "";
 			long k = trailing_number(sz, strcspn(sz, "\n"), "\t.size\t");
 
-			ok = size_at != (size_t)-1 && k == (long)(n - 10) &&
-			     !strncmp(out.buf + size_at + 7, label, label_n - 1);
+			ok = k == (long)(n - 10) && !strncmp(sz + 7, label, label_n - 1);
 			ok = ok && fix_string(&out, size_at, &p, plen, mlen);
 		} else {
 			ok = fix_string(&out, (size_t)-1, &p, plen, mlen);

@@ -140,9 +140,9 @@ def main():
                 up = statistics.median(
                     pass4([UPSTREAM, '-v', '-p4', '-R', rt, '-r', kb] + args, up_dir,
                           work, debuginfo=True)[0] for _ in range(opts.runs))
-            print(f'{name:18} {size:10} {cpu:11.1f} '
-                  f'{up if up is not None else float("nan"):10.1f} '
-                  f'{up / cpu if up else float("nan"):9.1f} {real:12.1f}', flush=True)
+            print(f'{name:18} {size:10} {cpu:11.2f} '
+                  f'{up if up is not None else float("nan"):10.2f} '
+                  f'{up / cpu if up else float("nan"):9.2f} {real:12.1f}', flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

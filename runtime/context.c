@@ -174,7 +174,9 @@ static bool stp_run_probe_full(const struct stp_probe *p,
 	preempt_disable();
 	c = stp_contexts[smp_processor_id()];
 	if (atomic_cmpxchg(&c->busy, 0, 1)) {
+#ifdef STP_TIMING	/* as 4.8's INTERRUPTIBLE mode: counted with -t only */
 		atomic_inc(&stp_reentrant_count);
+#endif
 		goto out;
 	}
 	c->probe_point = p->pp;

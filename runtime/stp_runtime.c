@@ -58,8 +58,10 @@ static bool stp_may_run(enum stp_probe_kind kind);	/* session.c */
 #ifdef STP_HAVE_NETFILTER
 #include "netfilter.c"
 #endif
-#include "hwbkpt.c"
+#include "hwbkpt.c"	/* its kernel-symbol part in every module */
+#ifdef STP_HAVE_TIMERS
 #include "timers.c"
+#endif
 
 /*
  * The module's probe families, in the order SystemTap 4.8 registers its
@@ -96,11 +98,15 @@ static const struct stp_family {
 #ifdef STP_HAVE_PERF
 	{ &stp_perf_family, 3 },
 #endif
+#ifdef STP_HAVE_HWBKPT
 	{ &stp_hwbkpt_family, 2 },
+#endif
 #ifdef STP_HAVE_PROCFS
 	{ &stp_procfs_family, 1 },
 #endif
+#ifdef STP_HAVE_TIMERS
 	{ &stp_timers_family, 0 },
+#endif
 };
 
 /* Module load: the first error fails it (stp_families_free() then). */

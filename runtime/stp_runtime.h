@@ -568,9 +568,12 @@ static bool stp_is_myproc(void);
  * alias over hundreds of functions, like syscall.*), gcc's time is
  * mostly its, and -O0 takes a third less (bench/csize.py); a small
  * script's build is the runtime's, and its hits keep -Og's code. Embedded
- * C (its compile-time checks, clamp()'s signedness..., need -O2's
- * folding) and the runtime keep the kernel's flags; -DSTP_SCRIPT_O2
- * compiles everything so.
+ * C (its compile-time checks, clamp()'s signedness..., need -O2's or
+ * -O1's folding) and the runtime keep the kernel's flags, except that an
+ * embedded-C function (between STP_OPT_KERNEL STP_OPT_EMBED and
+ * STP_OPT_KERNEL STP_OPT_SCRIPT) is compiled at -O1 with STP_SCRIPT_O0
+ * (a fifth less time than at -O2 on syscall.*'s 142); -DSTP_SCRIPT_O2
+ * compiles everything at -O2.
  * At -Og the script's small functions are still inlined, and the lock
  * functions always: a hit of a one-statement handler then costs 2-5%
  * more than at -O2 (bench/probes.py's scripts in the guest), 7-13%
@@ -588,14 +591,17 @@ static bool stp_is_myproc(void);
 #undef STP_SCRIPT_O0
 #define STP_OPT_SCRIPT
 #define STP_OPT_EXPR
+#define STP_OPT_EMBED
 #define STP_OPT_KERNEL
 #else
 #define STP_OPT_EXPR _Pragma("GCC push_options") \
 	_Pragma("GCC optimize (\"Og\", \"inline-small-functions\", \"inline-functions-called-once\")")
 #ifdef STP_SCRIPT_O0
 #define STP_OPT_SCRIPT _Pragma("GCC push_options") _Pragma("GCC optimize (\"O0\")")
+#define STP_OPT_EMBED _Pragma("GCC push_options") _Pragma("GCC optimize (\"O1\")")
 #else
 #define STP_OPT_SCRIPT STP_OPT_EXPR
+#define STP_OPT_EMBED _Pragma("GCC push_options")
 #endif
 #define STP_OPT_KERNEL _Pragma("GCC pop_options")
 #endif

@@ -10,7 +10,7 @@ from conftest import STAP, run_stap
 
 PROG = STAP
 FAMILIES = {
-    'timer': ('probe timer.s(1) { println(1) }', []),
+    'timer': ('probe timer.s(1) { println(1) }', ['TIMERS']),
     'kprobe': ('probe kprobe.function("vfs_read") { println(pid()) }', ['KPROBES']),
     'kretprobe': ('probe kernel.function("vfs_read").return { println($return) }',
                   ['KPROBES']),
@@ -24,12 +24,14 @@ FAMILIES = {
     'perf': ('probe perf.sw.cpu_clock { println(1) }', ['PERF']),
     'procfs_read': ('probe procfs("x").read { $value = "a" }', ['PROCFS']),
     'procfs_write': ('probe procfs("y").write { println($value) }', ['PROCFS']),
-    'hwbkpt': ('probe kernel.data("jiffies").write { println(1) }', []),
+    'hwbkpt': ('probe kernel.data("jiffies").write { println(1) }', ['HWBKPT']),
     'all': ('probe kprobe.function("vfs_read"), process.begin, kernel.trace("sched:sched_switch"), '
             f'perf.sw.cpu_clock, procfs("x").read, process("{PROG}").function("main") {{ println(1) }}',
             ['KPROBES', 'UPROBES', 'UPROC', 'TRACEPOINTS', 'PERF', 'PROCFS']),
-    'ustack': ('probe timer.s(1) { print_ubacktrace(); println(usymname(uaddr())) }', []),
-    'kstack': ('probe timer.s(1) { print_backtrace(); println(symname(addr())) }', []),
+    'ustack': ('probe timer.s(1) { print_ubacktrace(); println(usymname(uaddr())) }',
+               ['TIMERS']),
+    'kstack': ('probe timer.s(1) { print_backtrace(); println(symname(addr())) }',
+               ['TIMERS']),
     'regex': ('probe begin { println("abc" =~ "b+") }', []),
     'stats': ('global s probe begin { s <<< 1; print(@hist_log(s)); println(@avg(s)) }', []),
     'sorted': ('global m probe begin { m["a"] = 1; foreach (k in m-) println(k) }', []),

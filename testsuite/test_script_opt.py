@@ -1,7 +1,8 @@
 # test_script_opt.py - the optimisation level of the generated code
 # (issue 17, runtime/stp_runtime.h): a big script's handlers, stubs and
 # functions are compiled at -O0 (the translator defines STP_SCRIPT_O0),
-# a small script's at -Og; embedded C stays at the kernel's -O2, and a
+# a small script's at -Og; embedded C stays at the kernel's -O2 (an
+# embedded-C function of a big script at -O1: STP_OPT_EMBED), and a
 # function or handler holding an embedded-C expression at -Og. At -O0 the
 # generated code must call no fortified string function (their
 # compile-time checks are folded only when optimising): modules with the
@@ -41,6 +42,17 @@ def test_big_script_at_O0_small_at_Og(krel):
     small = p3(krel, ['hanoi.stp'], cwd=REPO / 'testsuite' / 'diff' / 'functions')
     assert 'define STP_SCRIPT_O0' not in small
     assert '\nSTP_OPT_SCRIPT\n' in small
+
+
+def test_embedded_functions_between_embed_marks(krel):
+    for c in (p3(krel, ['-e', ONELINER]), p3(krel, ['-e', 'probe begin { println(ctime(0)) }'])):
+        f = re.search(r'STP_OPT_KERNEL\nSTP_OPT_EMBED\nSTP_FUNCTION\(ctime__1\)\n.*?\n\}\n'
+                      r'STP_OPT_KERNEL\nSTP_OPT_SCRIPT\n', c, re.S)
+        assert f, c[-3000:]
+    rt = (REPO / 'runtime' / 'stp_runtime.h').read_text()
+    o0 = rt[rt.index('#ifdef STP_SCRIPT_O0\n#define STP_OPT_SCRIPT'):]
+    assert re.match(r'[^\n]*\n[^\n]*\n#define STP_OPT_EMBED _Pragma\("GCC push_options"\) '
+                    r'_Pragma\("GCC optimize \(\\"O1\\"\)"\)\n#else\n', o0), o0[:400]
 
 
 def test_embedded_expressions_at_Og(krel):

@@ -12,6 +12,11 @@ int kbuild(struct session *s);
 /* kdirect.c: kbuild's commands run without make once make has run them */
 int kdirect_build(struct session *s, const char *kdir, const char *flags, const char *log,
 		  int (*make)(struct session *, const char *, const char *));
+/* kmodc.c: the .mod.o from a kept assembly of its .mod.c's shape (the
+ * recipe's .mod.o line, placeholders kept: kmodc_line) */
+const char *kmodc_line(const char *recipe, size_t *n);
+int kmodc_build(struct session *s, const char *recipe, const char *kdir, const char *line);
+void kmodc_learn(struct session *s, const char *recipe, const char *kdir, const char *line);
 int run_module(struct session *s);
 /* sign.c: --sign-module, after kbuild (its key made once) */
 int sign_module(struct session *s);

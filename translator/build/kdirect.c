@@ -8,7 +8,8 @@
  * placeholders, and kept in $SYSTEMTAP_DIR/cache/kbuild/KEY; later
  * builds run them with sh in the tree as make would, without make
  * reading the kernel's Makefiles and running its compiler-option probes
- * (about a second of CPU a module). KEY hashes what the commands depend
+ * (about a second of CPU a module); the .mod.o comes from assembly kept
+ * beside them where it can (kmodc.c). KEY hashes what the commands depend
  * on: the tree (its Makefile, .config, Module.symvers, modpost), the
  * environment kbuild reads and this stap. Only with the module cache on
  * (so not with -m, -k, -B or --disable-cache, which use make).
@@ -130,7 +131,7 @@ static char *unescape(const char *text)
  * commands. Nothing is kept if a step's command is missing, or the
  * module's name could be mistaken for other text.
  */
-static void capture(struct session *s, const char *path, const char *flags)
+static void capture(struct session *s, const char *path, const char *kdir, const char *flags)
 {
 	const char *name = s->module_name;
 	struct strbuf out;
@@ -170,16 +171,21 @@ static void capture(struct session *s, const char *path, const char *flags)
 	if (i == sizeof(steps) / sizeof(steps[0]) && strstr(out.buf, P_FLAGS)) {
 		const char *tmp = arena_printf(s->arena, "%s.%d.tmp", path, (int)getpid());
 
+		const char *line;
+		size_t n;
+
 		if (write_file(tmp, out.buf, out.len) < 0 || rename(tmp, path) < 0)
 			unlink(tmp);
+		else if ((line = kmodc_line(out.buf, &n)))
+			kmodc_learn(s, path, kdir, arena_strndup(s->arena, line, n));
 	}
 	sb_free(&out);
 }
 
-/* Run the kept commands; make's status: 0, else 2 as make's on a failed
- * step. */
-static int replay(struct session *s, const char *kdir, const char *recipe, const char *flags,
-		  const char *log)
+/* Run text, commands of the recipe, with sh in the tree; make's status:
+ * 0, else 2 as make's on a failed step. The log is started or appended. */
+static int run_sh(struct session *s, const char *kdir, const char *text, size_t len,
+		  const char *flags, const char *log, bool append)
 {
 	struct strbuf sh, t1, t2;
 	int status;
@@ -189,7 +195,7 @@ static int replay(struct session *s, const char *kdir, const char *recipe, const
 	sb_init(&t1);
 	sb_init(&t2);
 	sb_puts(&sh, "set -e\n");
-	replace_into(&t1, recipe, strlen(recipe), P_FLAGS, flags);
+	replace_into(&t1, text, len, P_FLAGS, flags);
 	replace_into(&t2, t1.buf, t1.len, P_DIR, s->tmpdir);
 	replace_into(&sh, t2.buf, t2.len, P_MOD, s->module_name);
 	sb_free(&t1);
@@ -200,7 +206,7 @@ static int replay(struct session *s, const char *kdir, const char *recipe, const
 		return -1;
 	}
 	if (pid == 0) {
-		FILE *f = s->verbose > 1 ? NULL : freopen(log, "w", stdout);
+		FILE *f = s->verbose > 1 ? NULL : freopen(log, append ? "a" : "w", stdout);
 
 		if (f)
 			dup2(fileno(stdout), 2);
@@ -218,6 +224,32 @@ static int replay(struct session *s, const char *kdir, const char *recipe, const
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 2;
 }
 
+/* Run the kept commands, the .mod.o's from kmodc.c's assembly when it
+ * can (else gcc's, and kmodc.c learns the .mod.c's shape). */
+static int replay(struct session *s, const char *kdir, const char *path, const char *recipe,
+		  const char *flags, const char *log)
+{
+	size_t n, before;
+	const char *line = kmodc_line(recipe, &n);
+	char *mod_o;
+	int rc;
+
+	if (!line)
+		return run_sh(s, kdir, recipe, strlen(recipe), flags, log, false);
+	before = (size_t)(line - recipe);
+	mod_o = strndup(line, n);
+	rc = mod_o ? run_sh(s, kdir, recipe, before, flags, log, false) : -1;
+	if (rc == 0 && kmodc_build(s, path, kdir, mod_o) != 0) {
+		rc = run_sh(s, kdir, line, n, flags, log, true);
+		if (rc == 0)
+			kmodc_learn(s, path, kdir, mod_o);
+	}
+	if (rc == 0 && line[n])
+		rc = run_sh(s, kdir, line + n + 1, strlen(line + n + 1), flags, log, true);
+	free(mod_o);
+	return rc;
+}
+
 int kdirect_build(struct session *s, const char *kdir, const char *flags, const char *log,
 		  int (*make)(struct session *, const char *, const char *))
 {
@@ -227,13 +259,13 @@ int kdirect_build(struct session *s, const char *kdir, const char *flags, const 
 	int rc;
 
 	if (recipe && *recipe) {
-		rc = replay(s, kdir, recipe, flags, log);
+		rc = replay(s, kdir, path, recipe, flags, log);
 		free(recipe);
 		return rc;
 	}
 	free(recipe);
 	rc = make(s, kdir, log);
 	if (rc == 0 && path)
-		capture(s, path, flags);
+		capture(s, path, kdir, flags);
 	return rc;
 }

@@ -44,7 +44,7 @@ static void emit_data(struct gen *g, struct strbuf *code, const struct rprobe *r
 {
 	(void)code;
 	(void)id;
-	tr_table_row(g, NULL, "STP_PROBE_HWBKPT, .handler = probe_%d, .pp = %s, "
+	tr_table_row(g, "HWBKPT", "STP_PROBE_HWBKPT, .handler = probe_%d, .pp = %s, "
 		     ".symbol = %s, .hw_addr = 0x%llxULL, .hw_len = %lld, .hw_rw = %d, "
 		     ".optional = %s, .maxactive = -1",
 		     r->probe->index, tr_cstr(g, r->pp),
@@ -65,4 +65,5 @@ const struct family family_hwbkpt = {
 	.shapes = data_shapes,
 	.resolve = resolve_data,
 	.emit = emit_data,
+	.runtime = "HWBKPT",
 };

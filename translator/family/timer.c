@@ -176,11 +176,11 @@ static void emit_timer(struct gen *g, struct strbuf *code, const struct rprobe *
 		return;
 	}
 	if (r->kind == RP_JIFFIES)	/* an hrtimer of N jiffies, converted with the kernel's HZ */
-		tr_table_row(g, NULL, "STP_PROBE_TIMER, .handler = probe_%d, .pp = %s, "
+		tr_table_row(g, "TIMERS", "STP_PROBE_TIMER, .handler = probe_%d, .pp = %s, "
 			     ".jiffies = %lldULL, .randomize = %lldULL", r->probe->index,
 			     tr_cstr(g, r->pp), (long long)r->jiffies, (long long)r->randomize);
 	else
-		tr_table_row(g, NULL, "STP_PROBE_TIMER, .handler = probe_%d, .pp = %s, .order = 0, "
+		tr_table_row(g, "TIMERS", "STP_PROBE_TIMER, .handler = probe_%d, .pp = %s, .order = 0, "
 			     ".period_ns = %lldULL, .randomize = %lldULL", r->probe->index,
 			     tr_cstr(g, r->pp), (long long)r->period_ns, (long long)r->randomize);
 }
@@ -206,4 +206,5 @@ const struct family family_timer = {
 	.resolve = resolve_timer,
 	.unprivileged = timer_unprivileged,
 	.emit = emit_timer,
+	.runtime = "TIMERS",
 };

@@ -1069,16 +1069,16 @@ static void gen_function(struct gen *g, struct output *o, struct func *f)
 	locals_struct(g, o, st, f->locals, f->type);
 	/* the frame comes as a restrict parameter (see gen_probe) */
 	sb_printf(&o->protos, "STP_FUNCTION(%s);\n", tr_fn_cname(g, "", f));
-	/* embedded C at the kernel's -O2: its compile-time checks (clamp()'s
-	 * signedness...) need -O2's folding; a function with an embedded-C
-	 * expression at -Og (stp_runtime.h) */
+	/* embedded C at the kernel's -O2 (at -O1 in a big script): its
+	 * compile-time checks (clamp()'s signedness...) need the folding; a
+	 * function with an embedded-C expression at -Og (stp_runtime.h) */
 	embedded = f->body->kind == N_EMBEDDED_STMT;
 	expr = !embedded && tr_has_embed_expr(f->body);
 	sb_printf(&o->code, "%sSTP_FUNCTION(%s)\n{\n%s"
 		  "out: __maybe_unused;\n}\n%s\n",
-		  embedded ? "STP_OPT_KERNEL\n" : expr ? TR_OPT_EXPR_BEGIN : "",
+		  embedded ? TR_OPT_EMBED_BEGIN : expr ? TR_OPT_EXPR_BEGIN : "",
 		  tr_fn_cname(g, "", f), body.buf ? body.buf : "",
-		  embedded ? "STP_OPT_SCRIPT\n" : expr ? TR_OPT_EXPR_END : "");
+		  embedded || expr ? TR_OPT_EXPR_END : "");
 	sb_free(&body);
 	sb_free(&g->tmps);
 }

@@ -141,6 +141,8 @@ bool tr_has_embed_expr(const struct node *n);
 #define TR_O0_BYTES (64 * 1024)
 #define TR_OPT_EXPR_BEGIN "STP_OPT_KERNEL\nSTP_OPT_EXPR\n"
 #define TR_OPT_EXPR_END "STP_OPT_KERNEL\nSTP_OPT_SCRIPT\n"
+/* an embedded-C function: -O2, -O1 with STP_SCRIPT_O0 (STP_OPT_EMBED) */
+#define TR_OPT_EMBED_BEGIN "STP_OPT_KERNEL\nSTP_OPT_EMBED\n"
 
 /* tr_print.c: the print family; sprint*'s string into dst (NULL: a new
  * temporary). tr_into writes the string n into dst (tr_into_ok: it can). */

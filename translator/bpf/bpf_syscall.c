@@ -634,9 +634,8 @@ static const struct {
 #define NDECODERS (sizeof(decoders) / sizeof(decoders[0]))
 _Static_assert(NDECODERS <= 128, "struct bgen's scd_used[] holds 128 decoders");
 
-/* the other helpers and their arity (no _sc_user_ptr(): the tapset's
- * __get_argv() loop over it, execve's argv, is too complex for 6.1's
- * verifier, and the aliases are better refused at pass 3) */
+/* the other helpers and their arity (_sc_user_ptr() and the user
+ * sockaddr... in bpf_syscall2.c, which also writes __get_argv()) */
 static const struct {
 	const char *name;
 	int n;
@@ -658,7 +657,7 @@ bool bsc_has(const struct func *f)
 	for (size_t i = 0; i < NDECODERS; i++)
 		if (!strcmp(f->name, decoders[i].fn) && f->nparams == 1)
 			return true;
-	return false;
+	return bsc2_has(f);
 }
 
 static const char *new_tmp(struct bgen *g)
@@ -794,6 +793,8 @@ const char *bsc_call(struct bgen *g, struct node *n)
 
 	if (!bsc_has(n->func))
 		return NULL;
+	if (bsc2_has(n->func))
+		return bsc2_call(g, n);
 	if (!strcmp(n->op, "_sc_use_uregs")) {
 		kind = kprobe_kind(g);
 		if (!kind)
@@ -1153,4 +1154,5 @@ void bsc_types(struct bgen *g, struct strbuf *c)
 		emit_bufq(c);
 	if (g->scd_used[0] || g->scd_used[1])
 		emit_decoders(g, c);
+	bsc2_types(g, c);
 }

@@ -1,0 +1,274 @@
+/*
+ * bpf_syscall2.c - more of the syscall.* and nd_syscall.* tapsets'
+ * embedded-C helpers for --runtime=bpf (bpf_syscall.c has the argument
+ * readers, the flag decoders and the time structures): a user sockaddr
+ * (_struct_sockaddr_u()), execve's argument and environment arrays
+ * (__get_argv() over _sc_user_ptr(), one bpf_loop() step an entry, which
+ * 6.1's verifier checks once), struct tms, and the numeric readers of
+ * pipe's fds, utime's times and ptrace's int; each with the module
+ * runtime's output (tapsets/linux/syscall_support.stp). bpf_syscall.c
+ * asks here (bsc2_has, bsc2_call, bsc2_types).
+ */
+#include <string.h>
+
+#include "bpf.h"
+
+enum {
+	SC2_SOCKADDR = 1,	/* stp_sc_sockaddr() */
+	SC2_ARGV = 2,		/* stp_sc_argv() */
+	SC2_TMS = 4,		/* stp_sc_tms() */
+};
+
+static const struct {
+	const char *name;
+	int n;
+} fns2[] = {
+	{ "_struct_sockaddr_u", 2 }, { "_sc_user_ptr", 1 }, { "__sc_int32", 1 },
+	{ "_fildes_index_u", 2 }, { "__sc_utimbuf_field", 2 }, { "_struct_tms_u", 1 },
+};
+
+bool bsc2_has(const struct func *f)
+{
+	for (size_t i = 0; i < sizeof(fns2) / sizeof(fns2[0]); i++)
+		if (!strcmp(f->name, fns2[i].name) && f->nparams == fns2[i].n)
+			return true;
+	return false;
+}
+
+static const char *new_tmp(struct bgen *g)
+{
+	return arena_printf(g->s->arena, "t%d", g->ntmp++);
+}
+
+/* __get_argv(argv, first): the tapset's script function, written here
+ * as one loop the verifier accepts; NULL for other calls */
+const char *bsc2_script(struct bgen *g, struct node *n)
+{
+	const char *argv, *first, *t;
+
+	if (!n->func || strcmp(n->func->name, "__get_argv") || n->func->nparams != 2 ||
+	    n->func->type != T_STRING)
+		return NULL;
+	argv = bg_expr(g, n->args);
+	first = bg_expr(g, n->args->next);
+	t = new_tmp(g);
+	g->need_sc = true;
+	g->need_quote = true;
+	g->sc2_used |= SC2_ARGV;
+	bg_line(g, "char *%s = %s;", t, bg_slot(g));
+	bg_line(g, "stp_sc_argv(S, %s, %s, %s, %s);", t, bg_slot(g), argv, first);
+	return t;
+}
+
+const char *bsc2_call(struct bgen *g, struct node *n)
+{
+	const char *a, *b = NULL, *t;
+
+	if (!bsc2_has(n->func))
+		return NULL;
+	g->need_sc = true;
+	a = bg_expr(g, n->args);
+	if (n->args->next)
+		b = bg_expr(g, n->args->next);
+	t = new_tmp(g);
+	if (!strcmp(n->op, "_struct_sockaddr_u")) {
+		g->need_quote = true;	/* the abstract name's escapes */
+		g->sc2_used |= SC2_SOCKADDR;
+		bg_line(g, "char *%s = %s;", t, bg_slot(g));
+		bg_line(g, "stp_sc_sockaddr(S, %s, %s, %s, %s);", t, bg_slot(g), a, b);
+	} else if (!strcmp(n->op, "_struct_tms_u")) {
+		g->sc2_used |= SC2_TMS;
+		bg_line(g, "char *%s = %s;", t, bg_slot(g));
+		bg_line(g, "stp_sc_tms(S, %s, %s);", t, a);
+	} else if (!strcmp(n->op, "__sc_int32")) {
+		bg_line(g, "long %s = (long)(int)%s;", t, a);
+	} else if (!strcmp(n->op, "_sc_user_ptr")) {	/* -1 on a fault */
+		bg_line(g, "long %s = 0;", t);
+		bg_line(g, "if (!STP_UOK(%s, 8) || stp_probe_read_user(&%s, 8, (void *)%s) < 0)\n"
+			"\t%s = -1;", a, t, a, t);
+	} else {	/* _fildes_index_u(), __sc_utimbuf_field(): 0 when unreadable */
+		int fd = n->op[1] == 'f';
+
+		bg_line(g, "long %s = 0;", t);
+		bg_line(g, "if (%s && %s && STP_UOK(%s, %d)) {", a, fd ? arena_printf(
+				g->s->arena, "(%s == 0 || %s == 1)", b, b) : "1", a, fd ? 8 : 16);
+		if (fd)
+			bg_line(g, "\tint v[2] = { 0, 0 };\n\n"
+				"\tif (!stp_probe_read_user(v, 8, (void *)%s))\n"
+				"\t\t%s = %s ? v[1] : v[0];", a, t, b);
+		else
+			bg_line(g, "\tlong v[2] = { 0, 0 };\n\n"
+				"\tif (!stp_probe_read_user(v, 16, (void *)%s))\n"
+				"\t\t%s = %s ? v[1] : v[0];", a, t, b);
+		bg_line(g, "}");
+	}
+	return t;
+}
+
+/*
+ * stp_sc_sockaddr(): the len bytes (clamped to 0...128 as an unsigned
+ * value) of the user sockaddr at addr in S->tmp (zeroed past them), shown
+ * by family as the tapset: AF_INET's %pI4 and port, AF_INET6's %pI6 and
+ * port, AF_UNIX's path (an abstract name's bytes escaped as
+ * stp_text_buf() with buffer = 1, unquoted, after "\000", in
+ * MAXSTRINGLEN - 18), AF_NETLINK's and AF_PACKET's fields, else the
+ * family and length; "NULL"; "{...}" on a fault. tx: a slot for the
+ * name's text.
+ */
+static void emit_sockaddr(struct strbuf *c)
+{
+	sb_puts(c, "static __always_inline void stp_sc_hexbyte(char *dst, long *len, long b)\n{\n"
+		"\tlong h = (b >> 4) & 15, l = b & 15;\n\n"
+		"\tstp_put(dst, len, h < 10 ? '0' + h : 'a' + h - 10);\n"
+		"\tstp_put(dst, len, l < 10 ? '0' + l : 'a' + l - 10);\n}\n"
+		"static __always_inline void stp_sc_sockaddr(struct stp_scratch *S, char *dst, "
+		"char *tx, long addr, long salen)\n{\n"
+		"\tunsigned char *u = (unsigned char *)S->tmp;\n"
+		"\tunsigned long n = (unsigned long)salen > 128 ? 128 : salen;\n"
+		"\tlong len = 0, fam;\n\n"
+		"\tif (!addr) {\n\t\tstp_putn(dst, &len, \"NULL\", 4);\n"
+		"\t\tstp_sfmt_end(dst, len);\n\t\treturn;\n\t}\n"
+		"\tfor (int i = 0; i < 16; i++)\n\t\t((__u64 *)S->tmp)[i] = 0;\n"
+		"\tif (!STP_UOK(addr, n) || (n && stp_probe_read_user(S->tmp, n & 255, "
+		"(void *)addr) < 0)) {\n"
+		"\t\tfor (int i = 0; i < 16; i++)\n\t\t\t((__u64 *)S->tmp)[i] = 0;\n"
+		"\t\tstp_putn(dst, &len, \"{...}\", 5);\n"
+		"\t\tstp_sfmt_end(dst, len);\n\t\treturn;\n\t}\n"
+		"\tfam = u[0] | u[1] << 8;\n"
+		"\tif (fam == 2 && n == 16) {\n"
+		"\t\tstp_putn(dst, &len, \"{AF_INET, \", 10);\n"
+		"\t\tfor (int i = 0; i < 4; i++) {\n"
+		"\t\t\tif (i)\n\t\t\t\tstp_put(dst, &len, '.');\n"
+		"\t\t\tstp_sfmt_long(dst, &len, u[4 + i], 'd', 0, 0, -1);\n\t\t}\n"
+		"\t\tstp_putn(dst, &len, \", \", 2);\n"
+		"\t\tstp_sfmt_long(dst, &len, u[2] << 8 | u[3], 'd', 0, 0, -1);\n"
+		"\t\tstp_put(dst, &len, '}');\n"
+		"\t} else if (fam == 10 && n == 28) {\n"
+		"\t\tstp_putn(dst, &len, \"{AF_INET6, \", 11);\n"
+		"\t\tfor (int i = 0; i < 16; i++) {\n"
+		"\t\t\tif (i && !(i & 1))\n\t\t\t\tstp_put(dst, &len, ':');\n"
+		"\t\t\tstp_sc_hexbyte(dst, &len, u[8 + i]);\n\t\t}\n"
+		"\t\tstp_putn(dst, &len, \", \", 2);\n"
+		"\t\tstp_sfmt_long(dst, &len, u[2] << 8 | u[3], 'd', 0, 0, -1);\n"
+		"\t\tstp_put(dst, &len, '}');\n"
+		"\t} else if (fam == 1 && n >= 4 && !u[2]) {\n"
+		"\t\tstruct stp_qctx qc = { S, tx };\n"
+		"\t\tlong k;\n\n"
+		"\t\tS->quote = (struct stp_quote){ 3, n - 2 > 125 ? 125 : n - 2, 0, "
+		"STP_MAXSTR - 1, 0, 0, 0, 1 };\n"
+		"\t\tbpf_loop(STP_MAXSTR, stp_quote_step, &qc, 0);\n"
+		"\t\tk = S->quote.o;\n"
+		"\t\tif (k > STP_MAXSTR - 18)\n\t\t\tk = STP_MAXSTR - 18;\n"
+		"\t\tstp_putn(dst, &len, \"{AF_UNIX, \\\"\\\\000\", 15);\n"
+		"\t\tstp_putn(dst, &len, tx, k);\n"
+		"\t\tstp_putn(dst, &len, \"\\\"}\", 2);\n"
+		"\t} else if (fam == 1 && n >= 4) {\n"
+		"\t\tlong k;\n\n"
+		"\t\tu[127] = 0;\n"
+		"\t\tk = bpf_probe_read_kernel_str(tx, 126, S->tmp + 2);\n"
+		"\t\tstp_putn(dst, &len, \"{AF_UNIX, \\\"\", 11);\n"
+		"\t\tstp_putn(dst, &len, tx, k - 1);\n"
+		"\t\tstp_putn(dst, &len, \"\\\"}\", 2);\n"
+		"\t} else if (fam == 16 && n == 12) {\n"
+		"\t\tstp_putn(dst, &len, \"{AF_NETLINK, pid=\", 17);\n"
+		"\t\tstp_sfmt_long(dst, &len, ((int *)S->tmp)[1], 'd', 0, 0, -1);\n"
+		"\t\tstp_putn(dst, &len, \", groups=\", 9);\n"
+		"\t\tstp_sfmt_long(dst, &len, ((__u32 *)S->tmp)[2], 'x', STP_F_ZERO, 8, -1);\n"
+		"\t\tstp_put(dst, &len, '}');\n"
+		"\t} else if (fam == 17 && n == 20) {\n"
+		"\t\tunsigned long hw = ((__u32 *)S->tmp)[3] | (unsigned long)"
+		"((__u32 *)S->tmp)[4] << 32;\n\n"
+		"\t\tstp_putn(dst, &len, \"{AF_PACKET, proto=\", 18);\n"
+		"\t\tstp_sfmt_long(dst, &len, u[2] | u[3] << 8, 'd', 0, 0, -1);\n"
+		"\t\tstp_putn(dst, &len, \", ind=\", 6);\n"
+		"\t\tstp_sfmt_long(dst, &len, ((int *)S->tmp)[1], 'd', 0, 0, -1);\n"
+		"\t\tstp_putn(dst, &len, \", hatype=\", 9);\n"
+		"\t\tstp_sfmt_long(dst, &len, u[8] | u[9] << 8, 'd', 0, 0, -1);\n"
+		"\t\tstp_putn(dst, &len, \", pkttype=\", 10);\n"
+		"\t\tstp_sfmt_long(dst, &len, u[10], 'd', 0, 0, -1);\n"
+		"\t\tstp_putn(dst, &len, \", halen=\", 8);\n"
+		"\t\tstp_sfmt_long(dst, &len, u[11], 'd', 0, 0, -1);\n"
+		"\t\tstp_putn(dst, &len, \", addr=\", 7);\n"
+		"\t\tstp_sfmt_long(dst, &len, hw, 'x', STP_F_ALT, 0, -1);\n"
+		"\t\tstp_put(dst, &len, '}');\n"
+		"\t} else {\n"
+		"\t\tstp_putn(dst, &len, \"{unknown sockaddr with \", 23);\n"
+		"\t\tif (n >= 2) {\n\t\t\tstp_putn(dst, &len, \"sa=\", 3);\n"
+		"\t\t\tstp_sfmt_long(dst, &len, fam, 'd', 0, 0, -1);\n"
+		"\t\t\tstp_putn(dst, &len, \", \", 2);\n\t\t}\n"
+		"\t\tstp_putn(dst, &len, \"salen=\", 6);\n"
+		"\t\tstp_sfmt_long(dst, &len, n, 'd', 0, 0, -1);\n"
+		"\t\tstp_put(dst, &len, '}');\n\t}\n"
+		"\tstp_sfmt_end(dst, len);\n}\n");
+}
+
+/*
+ * stp_sc_argv(): the tapset's __get_argv(): "[" and the quoted strings
+ * of the NULL-terminated user array at argv (from entry first), ", "
+ * between them, an unreadable entry its address and the end, the end
+ * also when an entry adds nothing (the string full), then "]". One entry
+ * a bpf_loop() step, its state in S->scf (the array's address, the
+ * length, the length after the last entry); tq: a slot for an entry.
+ */
+static void emit_argv(struct strbuf *c)
+{
+	sb_puts(c, "struct stp_argvctx { struct stp_scratch *S; char *dst; char *tq; };\n"
+		"static long stp_argv_step(__u32 i, struct stp_argvctx *c)\n{\n"
+		"\tstruct stp_scratch *S = c->S;\n"
+		"\tunsigned long argv = S->scf[0], v = 0;\n"
+		"\tlong len = S->scf[1], last = S->scf[2];\n\n"
+		"\t(void)i;\n"
+		"\tif (!argv)\n\t\treturn 1;\n"
+		"\tif (!STP_UOK(argv, 8) || stp_probe_read_user(&v, 8, (void *)argv) < 0) {\n"
+		"\t\tif (last)\n\t\t\tstp_putn(c->dst, &len, \", \", 2);\n"
+		"\t\tstp_sfmt_long(c->dst, &len, argv, 'x', STP_F_ALT, 0, -1);\n"
+		"\t\tS->scf[1] = len;\n\t\treturn 1;\n\t}\n"
+		"\tif (!v)\n\t\treturn 1;\n"
+		"\tif (last)\n\t\tstp_putn(c->dst, &len, \", \", 2);\n"
+		"\tif (stp_user_quoted(S, c->tq, v) < 0)\n"
+		"\t\tstp_sfmt_long(c->dst, &len, v, 'x', STP_F_ALT, 0, -1);\n"
+		"\telse\n\t\tstp_putn(c->dst, &len, c->tq, S->quote.o);\n"
+		"\tS->scf[1] = len;\n"
+		"\tif (len == last)\n\t\treturn 1;\n"
+		"\tS->scf[2] = len;\n\tS->scf[0] = argv + 8;\n\treturn 0;\n}\n"
+		"static __always_inline void stp_sc_argv(struct stp_scratch *S, char *dst, "
+		"char *tq, long argv, long first)\n{\n"
+		"\tstruct stp_argvctx c = { S, dst, tq };\n\n"
+		"\tdst[0] = '[';\n"
+		"\tif (first && argv)\n\t\targv += 8 * first;\n"
+		"\tS->scf[0] = argv;\n\tS->scf[1] = 1;\n\tS->scf[2] = 0;\n"
+		"\tbpf_loop(STP_MAXSTR, stp_argv_step, &c, 0);\n"
+		"\tS->scf[0] = S->scf[1];\n"
+		"\tstp_put(dst, &S->scf[0], ']');\n"
+		"\tstp_sfmt_end(dst, S->scf[0]);\n}\n");
+}
+
+/* stp_sc_tms(): a user struct tms, "{tms_utime=N, tms_stime=N,
+ * tms_cutime=N, tms_cstime=N}"; NULL; 0x... on a fault */
+static void emit_tms(struct strbuf *c)
+{
+	static const char *const f[] = { "utime", "stime", "cutime", "cstime" };
+
+	sb_puts(c, "static __always_inline void stp_sc_tms(struct stp_scratch *S, char *dst, "
+		"long addr)\n{\n\tunsigned long v[4] = { 0, 0, 0, 0 };\n\tlong len = 0;\n\n"
+		"\t(void)S;\n"
+		"\tif (!addr)\n\t\tstp_putn(dst, &len, \"NULL\", 4);\n"
+		"\telse if (!STP_UOK(addr, 32) || stp_probe_read_user(v, 32, (void *)addr) < 0)\n"
+		"\t\tstp_sfmt_long(dst, &len, addr, 'x', STP_F_ALT, 0, -1);\n"
+		"\telse {\n");
+	for (int i = 0; i < 4; i++)
+		sb_printf(c, "\t\tstp_putn(dst, &len, \"%stms_%s=\", %zu);\n"
+			  "\t\tstp_sfmt_long(dst, &len, v[%d], 'u', 0, 0, -1);\n",
+			  i ? ", " : "{", f[i], strlen(f[i]) + 5 + (i ? 2 : 1), i);
+	sb_puts(c, "\t\tstp_put(dst, &len, '}');\n\t}\n\tstp_sfmt_end(dst, len);\n}\n");
+}
+
+void bsc2_types(struct bgen *g, struct strbuf *c)
+{
+	if (g->sc2_used & SC2_SOCKADDR)
+		emit_sockaddr(c);
+	if (g->sc2_used & SC2_ARGV)
+		emit_argv(c);
+	if (g->sc2_used & SC2_TMS)
+		emit_tms(c);
+}

@@ -494,6 +494,68 @@ static const struct scf sc_sock_protocol[] = {
 	F(0x62, "IPPROTO_ENCAP"), F(0x67, "IPPROTO_PIM"), F(0x6c, "IPPROTO_COMP"),
 	F(0x84, "IPPROTO_SCTP"), F(0x88, "IPPROTO_UDPLITE"), F(0xff, "IPPROTO_RAW"), { 0, NULL }
 };
+/* mmap's flags (MAP_HUGE_* first, kind 'h'), ptrace's arch_prctl codes,
+ * an I/O priority's classes ('o'), quotactl's commands ('q'), fanotify_init's
+ * classes then flags ('n'), the mempolicy flags then modes ('p') */
+static const struct scf sc_mmap_flags[] = {
+	F(1, "MAP_SHARED"), F(2, "MAP_PRIVATE"), F(0x10, "MAP_FIXED"), F(0x20, "MAP_ANONYMOUS"),
+	F(0x100, "MAP_GROWSDOWN"), F(0x800, "MAP_DENYWRITE"), F(0x1000, "MAP_EXECUTABLE"),
+	F(0x2000, "MAP_LOCKED"), F(0x4000, "MAP_NORESERVE"), F(0x8000, "MAP_POPULATE"),
+	F(0x10000, "MAP_NONBLOCK"), F(0x20000, "MAP_STACK"), F(0x40000, "MAP_HUGETLB"),
+	F(0x40, "MAP_32BIT"), { 0, NULL }	/* MAP_UNINITIALIZED: a MAP_HUGE_* bit */
+};
+static const struct scf sc_ptrace_arch_prctl[] = {
+	F(0x1001, "ARCH_SET_GS"), F(0x1002, "ARCH_SET_FS"), F(0x1003, "ARCH_GET_FS"),
+	F(0x1004, "ARCH_GET_GS"), { 0, NULL }
+};
+static const struct scf sc_ioprio_class[] = {
+	F(0, "IOPRIO_CLASS_NONE"), F(1, "IOPRIO_CLASS_RT"), F(2, "IOPRIO_CLASS_BE"),
+	F(3, "IOPRIO_CLASS_IDLE"), { 0, NULL }
+};
+static const struct scf sc_quotactl_cmd[] = {
+	F(0x800001, "Q_SYNC"), F(0x800002, "Q_QUOTAON"), F(0x800003, "Q_QUOTAOFF"),
+	F(0x800004, "Q_GETFMT"), F(0x800005, "Q_GETINFO"), F(0x800006, "Q_SETINFO"),
+	F(0x800007, "Q_GETQUOTA"), F(0x800008, "Q_SETQUOTA"), F(0x5801, "Q_XQUOTAON"),
+	F(0x5802, "Q_XQUOTAOFF"), F(0x5803, "Q_XGETQUOTA"), F(0x5804, "Q_XSETQLIM"),
+	F(0x5805, "Q_XGETQSTAT"), F(0x5806, "Q_XQUOTARM"), F(0x5807, "Q_XQUOTASYNC"),
+	F(0x5808, "Q_XGETQSTATV"), { 0, NULL }
+};
+static const struct scf sc_fanotify_class[] = {
+	F(0, "FAN_CLASS_NOTIF"), F(4, "FAN_CLASS_CONTENT"), F(8, "FAN_CLASS_PRE_CONTENT"),
+	{ 0, NULL }
+};
+static const struct scf sc_fanotify_init[] = {
+	F(1, "FAN_CLOEXEC"), F(2, "FAN_NONBLOCK"), F(0x10, "FAN_UNLIMITED_QUEUE"),
+	F(0x20, "FAN_UNLIMITED_MARKS"), { 0, NULL }
+};
+static const struct scf sc_mempolicy_flag[] = {
+	F(0x8000, "MPOL_F_STATIC_NODES"), F(0x4000, "MPOL_F_RELATIVE_NODES"), { 0, NULL }
+};
+static const struct scf sc_ptrace_request[] = {
+	F(0, "PTRACE_TRACEME"), F(1, "PTRACE_PEEKTEXT"), F(2, "PTRACE_PEEKDATA"),
+	F(3, "PTRACE_PEEKUSR"), F(4, "PTRACE_POKETEXT"), F(5, "PTRACE_POKEDATA"),
+	F(6, "PTRACE_POKEUSR"), F(7, "PTRACE_CONT"), F(8, "PTRACE_KILL"),
+	F(9, "PTRACE_SINGLESTEP"), F(16, "PTRACE_ATTACH"), F(17, "PTRACE_DETACH"),
+	F(24, "PTRACE_SYSCALL"), F(0x4200, "PTRACE_SETOPTIONS"), F(0x4201, "PTRACE_GETEVENTMSG"),
+	F(0x4202, "PTRACE_GETSIGINFO"), F(0x4203, "PTRACE_SETSIGINFO"),
+	F(0x4204, "PTRACE_GETREGSET"), F(0x4205, "PTRACE_SETREGSET"), F(0x4206, "PTRACE_SEIZE"),
+	F(0x4207, "PTRACE_INTERRUPT"), F(0x4208, "PTRACE_LISTEN"),
+	F(0x4209, "PTRACE_PEEKSIGINFO"), F(0x420a, "PTRACE_GETSIGMASK"),
+	F(0x420b, "PTRACE_SETSIGMASK"), { 0, NULL }
+};
+static const struct scf sc_quota_type[] = {
+	F(1, "QFMT_VFS_OLD"), F(2, "QFMT_VFS_V0"), F(3, "QFMT_OCFS2"), F(4, "QFMT_VFS_V1"),
+	{ 0, NULL }
+};
+static const struct scf sc_sa_flags[] = {	/* a sigaction's */
+	F(1, "SA_NOCLDSTOP"), F(2, "SA_NOCLDWAIT"), F(0x80000000, "SA_RESETHAND"),
+	F(0x08000000, "SA_ONSTACK"), F(0x10000000, "SA_RESTART"), F(0x40000000, "SA_NODEFER"),
+	F(4, "SA_SIGINFO"), F(0x04000000, "SA_RESTORER"), { 0, NULL }
+};
+static const struct scf sc_mempolicy_mode[] = {
+	F(0, "MPOL_DEFAULT"), F(1, "MPOL_PREFERRED"), F(2, "MPOL_BIND"), F(3, "MPOL_INTERLEAVE"),
+	{ 0, NULL }
+};
 #undef F
 
 /* errno.stp's names, 1 to 131 (EDEADLK for 35) */
@@ -533,8 +595,10 @@ static const char *const errnames[] = {
  * after "|" (none when it has no flags: 'm', "0x0": 'M'); the flags above
  * the low 15 bits, then "|" and the priority in them with
  * SWAP_FLAG_PREFER, 'w'; a socket's type, then SOCK_CLOEXEC, SOCK_NONBLOCK
- * and the rest, 't'), the width of the
- * value (the module runtime's cast; -32 an int's sign extended) */
+ * and the rest, 't'; those of 'h', 'o', 'q', 'n', 'p' above, the last two
+ * with a second table, the next decoder's, whose name is no function's),
+ * the width of the value (the module runtime's cast; -32 an int's sign
+ * extended) */
 static const struct {
 	const char *fn;
 	const struct scf *t;
@@ -630,6 +694,17 @@ static const struct {
 	{ "_umountflags_str", sc_umountflags, 'f', NULL, 32 },
 	{ "_userfaultfd_flags_str", sc_userfaultfd_flags, 'f', NULL, 32 },
 	{ "_waitid_which_str", sc_waitid_which, 'l', NULL, 32 },
+	{ "_mmap_flags", sc_mmap_flags, 'h', NULL, 64 },
+	{ "_ptrace_arch_prctl_str", sc_ptrace_arch_prctl, 'l', NULL, 32 },
+	{ "_stp_ioprio_value_str", sc_ioprio_class, 'o', NULL, 32 },
+	{ "_quotactl_cmd_str", sc_quotactl_cmd, 'q', NULL, 32 },
+	{ "_fanotify_init_flags_str", sc_fanotify_class, 'n', NULL, 32 },
+	{ " fanotify_init flags", sc_fanotify_init, 'f', NULL, 32 },
+	{ "_mempolicy_mode_str", sc_mempolicy_mode, 'p', NULL, 32 },
+	{ " mempolicy flags", sc_mempolicy_flag, 'l', NULL, 32 },
+	{ " sigaction flags", sc_sa_flags, 'f', NULL, 64 },	/* _struct_sigaction_u() */
+	{ "_ptrace_request_str", sc_ptrace_request, 'l', NULL, 64 },
+	{ "_quotactl_quota_type_str", sc_quota_type, 'l', NULL, -32 },
 };
 #define NDECODERS (sizeof(decoders) / sizeof(decoders[0]))
 _Static_assert(NDECODERS <= 128, "struct bgen's scd_used[] holds 128 decoders");
@@ -647,6 +722,7 @@ static const struct {
 	{ "_sc_compat_task", 0 }, { "_stp_sigset_u", 1 },
 	{ "_struct_timespec_u", 2 }, { "_struct_timeval_u", 2 }, { "__sc_pair32x2_u", 1 },
 	{ "_struct_timezone_u", 1 }, { "_struct_rlimit_u", 1 }, { "_sock_protocol_str", 2 },
+	{ "_struct_sigaction_u", 1 },
 };
 
 bool bsc_has(const struct func *f)
@@ -753,6 +829,8 @@ static const char *buffer_quoted(struct bgen *g, struct node *n)
 static size_t use_decoder(struct bgen *g, size_t i)
 {
 	g->scd_used[i / 64] |= 1ULL << (i % 64);
+	if (decoders[i].kind == 'n' || decoders[i].kind == 'p')	/* its second table */
+		g->scd_used[(i + 1) / 64] |= 1ULL << ((i + 1) % 64);
 	for (size_t j = 0; j < NDECODERS && decoders[i].kind == 'c'; j++)
 		if (decoders[j].t == signals)	/* the exit signal's name */
 			g->scd_used[j / 64] |= 1ULL << (j % 64);
@@ -783,6 +861,47 @@ static const char *user_struct(struct bgen *g, struct node *n)
 			bg_line(g, "if (!stp_sc_in(S, %s, %s, 8))\n\tstp_scd_%zu(S, %s, "
 				"*(long *)S->tmp);", t, a, use_decoder(g, i), t);
 		}
+	return t;
+}
+
+/* decoder fn's index */
+static size_t decoder(const char *fn)
+{
+	size_t i = 0;
+
+	while (i < NDECODERS - 1 && strcmp(decoders[i].fn, fn))
+		i++;
+	return i;
+}
+
+/* _struct_sigaction_u(): "SIG_DFL", "SIG_IGN", else the handler, its SA_
+ * flags, the restorer and the mask, as the tapset (the kernel's struct
+ * sigaction of x86-64, 32 bytes); NULL; 0x... on a fault. Each decoder
+ * writes into a slot of its own, then appended. */
+static const char *user_sigaction(struct bgen *g, struct node *n)
+{
+	const char *a = bg_expr(g, n->args), *t = new_tmp(g), *u = bg_slot(g);
+	size_t fl = use_decoder(g, decoder(" sigaction flags"));
+	size_t ms = use_decoder(g, decoder("_stp_sigmask_str"));
+
+	g->need_sc = true;
+	bg_line(g, "char *%s = %s;", t, bg_slot(g));
+	bg_line(g, "if (!stp_sc_in(S, %s, %s, 32)) {", t, a);
+	bg_line(g, "\tunsigned long h = ((long *)S->tmp)[0], fl = ((long *)S->tmp)[1];\n"
+		"\tunsigned long rs = ((long *)S->tmp)[2], m = ((long *)S->tmp)[3];\n"
+		"\tlong len = 0;\n");
+	bg_line(g, "\tif (h <= 1) {\n\t\tstp_putn(%s, &len, h ? \"SIG_IGN\" : \"SIG_DFL\", 7);\n"
+		"\t} else {", t);
+	bg_line(g, "\t\tstp_sfmt_long(%s, &len, h, 'x', STP_F_ALT, 0, -1);\n"
+		"\t\tstp_putn(%s, &len, \", \", 2);", t, t);
+	bg_line(g, "\t\tstp_scd_%zu(S, %s, fl);\n"
+		"\t\tstp_putn(%s, &len, S->tmp, stp_strlen(S, %s));", fl, u, t, u);
+	bg_line(g, "\t\tstp_putn(%s, &len, \", \", 2);\n"
+		"\t\tstp_sfmt_long(%s, &len, rs, 'x', STP_F_ALT, 0, -1);\n"
+		"\t\tstp_putn(%s, &len, \", \", 2);", t, t, t);
+	bg_line(g, "\t\tstp_scd_%zu(S, %s, m);\n"
+		"\t\tstp_putn(%s, &len, S->tmp, stp_strlen(S, %s));\n\t}", ms, u, t, u);
+	bg_line(g, "\tstp_sfmt_end(%s, len);\n}", t);
 	return t;
 }
 
@@ -833,6 +952,8 @@ const char *bsc_call(struct bgen *g, struct node *n)
 	}
 	if (!strcmp(n->op, "user_buffer_quoted"))
 		return buffer_quoted(g, n);
+	if (!strcmp(n->op, "_struct_sigaction_u"))
+		return user_sigaction(g, n);
 	if (!strcmp(n->op, "_stp_sigset_u") || !strncmp(n->op, "_struct_", 8) ||
 	    !strcmp(n->op, "__sc_pair32x2_u"))
 		return user_struct(g, n);
@@ -901,7 +1022,7 @@ static void emit_args(struct strbuf *c)
 		"\treturn compat ? (__u32)v : v;\n}\n");
 }
 
-/* stp_sc_in(): n (8 or 16) bytes at
+/* stp_sc_in(): n (8, 16 or 32) bytes at
  * user address addr in S->tmp, else "NULL" for 0 or 0x... on a fault
  * written (-1), as the tapset's stp_sc_copy_in(); stp_sc_struct(): the
  * user structures, the tapset's formats (kind: timeSpec, timeVal, a Pair
@@ -911,7 +1032,7 @@ static void emit_struct(struct strbuf *c)
 	sb_puts(c, "static __always_inline long stp_sc_in(struct stp_scratch *S, char *dst, "
 		"long addr, long n)\n{\n\tlong len = 0;\n\n"
 		"\tif (!addr)\n\t\tstp_putn(dst, &len, \"NULL\", 4);\n"
-		"\telse if (!STP_UOK(addr, n) || stp_probe_read_user(S->tmp, n == 16 ? 16 : 8, "
+		"\telse if (!STP_UOK(addr, n) ||\n\t\t stp_probe_read_user(S->tmp, n == 16 || n == 32 ? n : 8, "
 		"(void *)addr) < 0)\n"
 		"\t\tstp_sfmt_long(dst, &len, addr, 'x', STP_F_ALT, 0, -1);\n"
 		"\telse\n\t\treturn 0;\n\tstp_sfmt_end(dst, len);\n\treturn -1;\n}\n"
@@ -1007,6 +1128,53 @@ static unsigned long table_mask(const struct scf *t)
 	for (; t->name; t++)
 		m |= t->val;
 	return m;
+}
+
+static int table_len(const struct scf *t)
+{
+	int k = 0;
+
+	while (t[k].name)
+		k++;
+	return k;
+}
+
+/* the decoders of kinds 'h', 'o', 'q', 'n', 'p' (their tables at start,
+ * k entries; a second at start2, k2) */
+static void emit_decoder2(struct strbuf *c, char kind, int start, int k, int start2, int k2)
+{
+	if (kind == 'h')	/* "MAP_HUGE_2MB|" of bits 26-31, then the flags */
+		sb_printf(c, "\tunsigned long h = (f >> 26) & 0x3f;\n\n"
+			  "\tif (h) {\n\t\tstp_putn(dst, &len, \"MAP_HUGE_\", 9);\n"
+			  "\t\tstp_sfmt_long(dst, &len, 1L << (h %% 10), 'u', 0, 0, -1);\n"
+			  "\t\tif (h >= 10)\n\t\t\tstp_put(dst, &len, h < 20 ? 'K' : h < 30 ? 'M' : "
+			  "h < 40 ? 'G' : h < 50 ? 'T' : h < 60 ? 'P' : 'E');\n"
+			  "\t\tif (h >= 10)\n\t\t\tstp_put(dst, &len, 'B');\n"
+			  "\t\tstp_put(dst, &len, '|');\n\t}\n"
+			  "\tstp_scflags(S, dst, &len, %d, %d, f & ~(0x3fUL << 26), 0);\n", start, k);
+	else if (kind == 'o')	/* the class, then "|" and the low 13 bits */
+		sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, ((unsigned int)f >> 13) & 7, 1);\n"
+			  "\tstp_put(dst, &len, '|');\n"
+			  "\tstp_sfmt_long(dst, &len, f & 0x1fff, 'u', 0, 0, -1);\n", start, k);
+	else if (kind == 'q')	/* the command, then its quota type */
+		sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, (unsigned int)f >> 8, 1);\n"
+			  "\tif ((f & 0xff) < 2) {\n"
+			  "\t\tstp_putn(dst, &len, f & 0xff ? \"|GRPQUOTA\" : \"|USRQUOTA\", 9);\n"
+			  "\t} else {\n\t\tstp_put(dst, &len, '|');\n"
+			  "\t\tstp_sfmt_long(dst, &len, f & 0xff, 'x', STP_F_ALT, 0, -1);\n\t}\n",
+			  start, k);
+	else if (kind == 'n')	/* the class, then "|" and the other flags */
+		sb_printf(c, "\tunsigned int v = f;\n\n"
+			  "\tstp_scflags(S, dst, &len, %d, %d, v & 0xc, 1);\n"
+			  "\tif (v & ~0xcU) {\n\t\tstp_put(dst, &len, '|');\n"
+			  "\t\tstp_scflags(S, dst, &len, %d, %d, v & ~0xcU, 0);\n\t}\n",
+			  start, k, start2, k2);
+	else	/* 'p': the mode's flags and "|", then the mode */
+		sb_printf(c, "\tunsigned int v = f;\n\n"
+			  "\tif (v != 0xffffffffU && (v & 0xe000)) {\n"
+			  "\t\tstp_scflags(S, dst, &len, %d, %d, v & 0xe000, 1);\n"
+			  "\t\tstp_put(dst, &len, '|');\n\t\tv &= ~0xe000U;\n\t}\n"
+			  "\tstp_scflags(S, dst, &len, %d, %d, v, 1);\n", start2, k2, start, k);
 }
 
 static void emit_decoders(struct bgen *g, struct strbuf *c)
@@ -1132,6 +1300,9 @@ static void emit_decoders(struct bgen *g, struct strbuf *c)
 			else
 				sb_puts(c, "\tif (f & 0777) {\n\t\tif (len)\n\t\t\tstp_put(dst, &len, '|');\n"
 					"\t\tstp_sfmt_long(dst, &len, f & 0777, 'o', STP_F_ALT, 0, -1);\n\t}\n");
+		} else if (strchr("hoqnp", decoders[i].kind)) {
+			emit_decoder2(c, decoders[i].kind, start[i], k, start[i + 1 < NDECODERS ?
+				      i + 1 : i], table_len(decoders[i + 1 < NDECODERS ? i + 1 : i].t));
 		} else if (decoders[i].t == msg_flags)	/* 4.8 leaves MSG_CMSG_COMPAT out */
 			sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, (unsigned long)f & "
 				  "~0x80000000UL, 0);\n", start[i], k);

@@ -16,19 +16,85 @@
 enum {
 	SC2_SOCKADDR = 1,	/* stp_sc_sockaddr() */
 	SC2_ARGV = 2,		/* stp_sc_argv() */
-	SC2_TMS = 4,		/* stp_sc_tms() */
+	/* 4 << i: structs[i] */
 };
+
+/* the user structures shown field by field: a field's text before it,
+ * its offset and size (bytes), its bits (shift and width, 0: all), its
+ * conversion ('d', 'u', 'x' as %#lx, 'S' a stack_t's SS_* flags) */
+struct sc2_field {
+	const char *pre;
+	int off, size, shift, bits;
+	char conv;
+};
+#define FLD(p, o, s, c) { p, o, s, 0, 0, c }
+static const struct sc2_field tms_fields[] = {
+	FLD("{tms_utime=", 0, 8, 'u'), FLD(", tms_stime=", 8, 8, 'u'),
+	FLD(", tms_cutime=", 16, 8, 'u'), FLD(", tms_cstime=", 24, 8, 'u'), { NULL, 0, 0, 0, 0, 0 }
+};
+static const struct sc2_field sysinfo_fields[] = {
+	FLD("{uptime=", 0, 8, 'd'), FLD(", loads=[", 8, 8, 'u'), FLD(", ", 16, 8, 'u'),
+	FLD(", ", 24, 8, 'u'), FLD("], totalram=", 32, 8, 'u'), FLD(", freeram=", 40, 8, 'u'),
+	FLD(", sharedram=", 48, 8, 'u'), FLD(", bufferram=", 56, 8, 'u'),
+	FLD(", totalswap=", 64, 8, 'u'), FLD(", freeswap=", 72, 8, 'u'),
+	FLD(", procs=", 80, 2, 'u'), { NULL, 0, 0, 0, 0, 0 }
+};
+static const struct sc2_field sched_attr_fields[] = {
+	FLD("{size=", 0, 4, 'u'), FLD(", sched_policy=", 4, 4, 'u'),
+	FLD(", sched_flags=", 8, 8, 'u'), FLD(", sched_nice=", 16, 4, 'd'),
+	FLD(", sched_priority=", 20, 4, 'u'), FLD(", sched_runtime=", 24, 8, 'u'),
+	FLD(", sched_deadline=", 32, 8, 'u'), FLD(", sched_period=", 40, 8, 'u'),
+	{ NULL, 0, 0, 0, 0, 0 }
+};
+static const struct sc2_field user_desc_fields[] = {
+	FLD("{entry_number=", 0, 4, 'u'), FLD(", base_addr=", 4, 4, 'u'),
+	FLD(", limit=", 8, 4, 'u'), { ", seg_32bit=", 12, 4, 0, 1, 'u' },
+	{ ", contents=", 12, 4, 1, 2, 'u' }, { ", read_exec_only=", 12, 4, 3, 1, 'u' },
+	{ ", limit_in_pages=", 12, 4, 4, 1, 'u' }, { ", seg_not_present=", 12, 4, 5, 1, 'u' },
+	{ ", useable=", 12, 4, 6, 1, 'u' }, { ", lm=", 12, 4, 7, 1, 'u' }, { NULL, 0, 0, 0, 0, 0 }
+};
+static const struct sc2_field sigaltstack_fields[] = {
+	FLD("{ss_sp=", 0, 8, 'x'), FLD(", ss_flags=", 8, 4, 'S'), FLD(", ss_size=", 16, 8, 'u'),
+	{ NULL, 0, 0, 0, 0, 0 }
+};
+#undef FLD
+
+/* the structures: the tapset function, the C function, its size, whether
+ * 0 shows as NULL (else 0x0), its fields */
+static const struct {
+	const char *fn, *c;
+	int size, null_name;
+	const struct sc2_field *f;
+} structs[] = {
+	{ "_struct_tms_u", "stp_sc_tms", 32, 1, tms_fields },
+	{ "_struct_sysinfo_u", "stp_sc_sysinfo", 112, 1, sysinfo_fields },
+	{ "_struct_sched_attr_u", "stp_sc_sched_attr", 56, 1, sched_attr_fields },
+	{ "_struct_user_desc_u", "stp_sc_user_desc", 16, 1, user_desc_fields },
+	{ "_stp_sigaltstack_u", "stp_sc_sigaltstack", 24, 0, sigaltstack_fields },
+};
+#define NSTRUCTS (sizeof(structs) / sizeof(structs[0]))
 
 static const struct {
 	const char *name;
 	int n;
 } fns2[] = {
 	{ "_struct_sockaddr_u", 2 }, { "_sc_user_ptr", 1 }, { "__sc_int32", 1 },
-	{ "_fildes_index_u", 2 }, { "__sc_utimbuf_field", 2 }, { "_struct_tms_u", 1 },
+	{ "_fildes_index_u", 2 }, { "__sc_utimbuf_field", 2 },
 };
+
+/* the index in structs[] of the user structure fn, else -1 */
+static int user_struct2(const char *fn)
+{
+	for (size_t i = 0; i < NSTRUCTS; i++)
+		if (!strcmp(fn, structs[i].fn))
+			return (int)i;
+	return -1;
+}
 
 bool bsc2_has(const struct func *f)
 {
+	if (f->nparams == 1 && user_struct2(f->name) >= 0)
+		return true;
 	for (size_t i = 0; i < sizeof(fns2) / sizeof(fns2[0]); i++)
 		if (!strcmp(f->name, fns2[i].name) && f->nparams == fns2[i].n)
 			return true;
@@ -76,10 +142,10 @@ const char *bsc2_call(struct bgen *g, struct node *n)
 		g->sc2_used |= SC2_SOCKADDR;
 		bg_line(g, "char *%s = %s;", t, bg_slot(g));
 		bg_line(g, "stp_sc_sockaddr(S, %s, %s, %s, %s);", t, bg_slot(g), a, b);
-	} else if (!strcmp(n->op, "_struct_tms_u")) {
-		g->sc2_used |= SC2_TMS;
+	} else if (user_struct2(n->op) >= 0) {
+		g->sc2_used |= 4U << user_struct2(n->op);
 		bg_line(g, "char *%s = %s;", t, bg_slot(g));
-		bg_line(g, "stp_sc_tms(S, %s, %s);", t, a);
+		bg_line(g, "%s(S, %s, %s);", structs[user_struct2(n->op)].c, t, a);
 	} else if (!strcmp(n->op, "__sc_int32")) {
 		bg_line(g, "long %s = (long)(int)%s;", t, a);
 	} else if (!strcmp(n->op, "_sc_user_ptr")) {	/* -1 on a fault */
@@ -243,23 +309,35 @@ static void emit_argv(struct strbuf *c)
 		"\tstp_sfmt_end(dst, S->scf[0]);\n}\n");
 }
 
-/* stp_sc_tms(): a user struct tms, "{tms_utime=N, tms_stime=N,
- * tms_cutime=N, tms_cstime=N}"; NULL; 0x... on a fault */
-static void emit_tms(struct strbuf *c)
+/* stp_sc_NAME(): the user structure i at addr, "{...=N, ...}" as the
+ * tapset's snprintf() of its fields; NULL (or 0x0); 0x... on a fault */
+static void emit_fields(struct strbuf *c, size_t i)
 {
-	static const char *const f[] = { "utime", "stime", "cutime", "cstime" };
+	sb_printf(c, "static __always_inline void %s(struct stp_scratch *S, char *dst, "
+		  "long addr)\n{\n\tunsigned char *u = (unsigned char *)S->tmp;\n"
+		  "\tlong len = 0, v;\n\n"
+		  "\tif (!addr && %d)\n\t\tstp_putn(dst, &len, \"NULL\", 4);\n"
+		  "\telse if (!addr || !STP_UOK(addr, %d) || "
+		  "stp_probe_read_user(S->tmp, %d, (void *)addr) < 0)\n"
+		  "\t\tstp_sfmt_long(dst, &len, addr, 'x', STP_F_ALT, 0, -1);\n"
+		  "\telse {\n", structs[i].c, structs[i].null_name, structs[i].size,
+		  structs[i].size);
+	for (const struct sc2_field *f = structs[i].f; f->pre; f++) {
+		const char *ty = f->size == 2 ? "__u16" : f->size == 8 ? "long" :
+				 f->conv == 'd' || f->conv == 'S' ? "int" : "__u32";
 
-	sb_puts(c, "static __always_inline void stp_sc_tms(struct stp_scratch *S, char *dst, "
-		"long addr)\n{\n\tunsigned long v[4] = { 0, 0, 0, 0 };\n\tlong len = 0;\n\n"
-		"\t(void)S;\n"
-		"\tif (!addr)\n\t\tstp_putn(dst, &len, \"NULL\", 4);\n"
-		"\telse if (!STP_UOK(addr, 32) || stp_probe_read_user(v, 32, (void *)addr) < 0)\n"
-		"\t\tstp_sfmt_long(dst, &len, addr, 'x', STP_F_ALT, 0, -1);\n"
-		"\telse {\n");
-	for (int i = 0; i < 4; i++)
-		sb_printf(c, "\t\tstp_putn(dst, &len, \"%stms_%s=\", %zu);\n"
-			  "\t\tstp_sfmt_long(dst, &len, v[%d], 'u', 0, 0, -1);\n",
-			  i ? ", " : "{", f[i], strlen(f[i]) + 5 + (i ? 2 : 1), i);
+		sb_printf(c, "\t\tstp_putn(dst, &len, \"%s\", %zu);\n"
+			  "\t\tv = *(%s *)(u + %d);\n", f->pre, strlen(f->pre), ty, f->off);
+		if (f->bits)
+			sb_printf(c, "\t\tv = (v >> %d) & %#x;\n", f->shift, (1 << f->bits) - 1);
+		if (f->conv == 'S')	/* stp_sc_lookup() of SS_ONSTACK, SS_DISABLE */
+			sb_puts(c, "\t\tif (v == 1 || v == 2)\n\t\t\tstp_putn(dst, &len, "
+				"v == 1 ? \"SS_ONSTACK\" : \"SS_DISABLE\", 10);\n\t\telse\n"
+				"\t\t\tstp_sfmt_long(dst, &len, v, 'x', STP_F_ALT, 0, -1);\n");
+		else
+			sb_printf(c, "\t\tstp_sfmt_long(dst, &len, v, '%c', %s, 0, -1);\n",
+				  f->conv, f->conv == 'x' ? "STP_F_ALT" : "0");
+	}
 	sb_puts(c, "\t\tstp_put(dst, &len, '}');\n\t}\n\tstp_sfmt_end(dst, len);\n}\n");
 }
 
@@ -269,6 +347,7 @@ void bsc2_types(struct bgen *g, struct strbuf *c)
 		emit_sockaddr(c);
 	if (g->sc2_used & SC2_ARGV)
 		emit_argv(c);
-	if (g->sc2_used & SC2_TMS)
-		emit_tms(c);
+	for (size_t i = 0; i < NSTRUCTS; i++)
+		if (g->sc2_used & 4U << i)
+			emit_fields(c, i);
 }

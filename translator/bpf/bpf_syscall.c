@@ -547,6 +547,27 @@ static const struct scf sc_quota_type[] = {
 	F(1, "QFMT_VFS_OLD"), F(2, "QFMT_VFS_V0"), F(3, "QFMT_OCFS2"), F(4, "QFMT_VFS_V1"),
 	{ 0, NULL }
 };
+static const struct scf sc_elf_note_type[] = {
+	F(1, "NT_PRSTATUS"), F(2, "NT_PRFPREG"), F(3, "NT_PRPSINFO"), F(4, "NT_TASKSTRUCT"),
+	F(6, "NT_AUXV"), F(0x53494749, "NT_SIGINFO"), F(0x46494c45, "NT_FILE"),
+	F(0x46e62b7f, "NT_PRXFPREG"), F(0x100, "NT_PPC_VMX"), F(0x101, "NT_PPC_SPE"),
+	F(0x102, "NT_PPC_VSX"), F(0x200, "NT_386_TLS"), F(0x201, "NT_386_IOPERM"),
+	F(0x202, "NT_X86_XSTATE"), F(0x300, "NT_S390_HIGH_GPRS"), F(0x301, "NT_S390_TIMER"),
+	F(0x302, "NT_S390_TODCMP"), F(0x303, "NT_S390_TODPREG"), F(0x304, "NT_S390_CTRS"),
+	F(0x305, "NT_S390_PREFIX"), F(0x306, "NT_S390_LAST_BREAK"),
+	F(0x307, "NT_S390_SYSTEM_CALL"), F(0x308, "NT_S390_TDB"), F(0x309, "NT_S390_VXRS_LOW"),
+	F(0x30a, "NT_S390_VXRS_HIGH"), F(0x400, "NT_ARM_VFP"), F(0x401, "NT_ARM_TLS"),
+	F(0x402, "NT_ARM_HW_BREAK"), F(0x403, "NT_ARM_HW_WATCH"), F(0x404, "NT_ARM_SYSTEM_CALL"),
+	{ 0, NULL }
+};
+static const struct scf sc_futex_wake_ops[] = {
+	F(0, "FUTEX_OP_SET"), F(1, "FUTEX_OP_ADD"), F(2, "FUTEX_OP_OR"), F(3, "FUTEX_OP_ANDN"),
+	F(4, "FUTEX_OP_XOR"), { 0, NULL }
+};
+static const struct scf sc_futex_wake_cmps[] = {
+	F(0, "FUTEX_OP_CMP_EQ"), F(1, "FUTEX_OP_CMP_NE"), F(2, "FUTEX_OP_CMP_LT"),
+	F(3, "FUTEX_OP_CMP_LE"), F(4, "FUTEX_OP_CMP_GT"), F(5, "FUTEX_OP_CMP_GE"), { 0, NULL }
+};
 static const struct scf sc_sa_flags[] = {	/* a sigaction's */
 	F(1, "SA_NOCLDSTOP"), F(2, "SA_NOCLDWAIT"), F(0x80000000, "SA_RESETHAND"),
 	F(0x08000000, "SA_ONSTACK"), F(0x10000000, "SA_RESTART"), F(0x40000000, "SA_NODEFER"),
@@ -595,7 +616,7 @@ static const char *const errnames[] = {
  * after "|" (none when it has no flags: 'm', "0x0": 'M'); the flags above
  * the low 15 bits, then "|" and the priority in them with
  * SWAP_FLAG_PREFER, 'w'; a socket's type, then SOCK_CLOEXEC, SOCK_NONBLOCK
- * and the rest, 't'; those of 'h', 'o', 'q', 'n', 'p' above, the last two
+ * and the rest, 't'; those of 'h', 'o', 'q', 'n', 'p', 'u' above, the last 3
  * with a second table, the next decoder's, whose name is no function's),
  * the width of the value (the module runtime's cast; -32 an int's sign
  * extended) */
@@ -705,6 +726,9 @@ static const struct {
 	{ " sigaction flags", sc_sa_flags, 'f', NULL, 64 },	/* _struct_sigaction_u() */
 	{ "_ptrace_request_str", sc_ptrace_request, 'l', NULL, 64 },
 	{ "_quotactl_quota_type_str", sc_quota_type, 'l', NULL, -32 },
+	{ "_elf_note_type_str", sc_elf_note_type, 'l', NULL, 64 },
+	{ "_futex_wake_op_str", sc_futex_wake_ops, 'u', NULL, 32 },
+	{ " futex_wake_op cmps", sc_futex_wake_cmps, 'l', NULL, 32 },
 };
 #define NDECODERS (sizeof(decoders) / sizeof(decoders[0]))
 _Static_assert(NDECODERS <= 128, "struct bgen's scd_used[] holds 128 decoders");
@@ -829,7 +853,7 @@ static const char *buffer_quoted(struct bgen *g, struct node *n)
 static size_t use_decoder(struct bgen *g, size_t i)
 {
 	g->scd_used[i / 64] |= 1ULL << (i % 64);
-	if (decoders[i].kind == 'n' || decoders[i].kind == 'p')	/* its second table */
+	if (strchr("npu", decoders[i].kind))	/* its second table */
 		g->scd_used[(i + 1) / 64] |= 1ULL << ((i + 1) % 64);
 	for (size_t j = 0; j < NDECODERS && decoders[i].kind == 'c'; j++)
 		if (decoders[j].t == signals)	/* the exit signal's name */
@@ -1139,7 +1163,7 @@ static int table_len(const struct scf *t)
 	return k;
 }
 
-/* the decoders of kinds 'h', 'o', 'q', 'n', 'p' (their tables at start,
+/* the decoders of kinds 'h', 'o', 'q', 'n', 'p', 'u' (their tables at start,
  * k entries; a second at start2, k2) */
 static void emit_decoder2(struct strbuf *c, char kind, int start, int k, int start2, int k2)
 {
@@ -1169,6 +1193,18 @@ static void emit_decoder2(struct strbuf *c, char kind, int start, int k, int sta
 			  "\tif (v & ~0xcU) {\n\t\tstp_put(dst, &len, '|');\n"
 			  "\t\tstp_scflags(S, dst, &len, %d, %d, v & ~0xcU, 0);\n\t}\n",
 			  start, k, start2, k2);
+	else if (kind == 'u')	/* FUTEX_WAKE_OP's: "{op, oparg, cmp, cmparg}" */
+		sb_printf(c, "\tunsigned int e = f;\n\n\tstp_put(dst, &len, '{');\n"
+			  "\tif (e & 0x80000000U)\n"
+			  "\t\tstp_putn(dst, &len, \"FUTEX_OP_OPARG_SHIFT|\", 21);\n"
+			  "\tstp_scflags(S, dst, &len, %d, %d, (e >> 28) & 7, 1);\n"
+			  "\tstp_putn(dst, &len, \", \", 2);\n"
+			  "\tstp_sfmt_long(dst, &len, (int)(e << 8) >> 20, 'd', 0, 0, -1);\n"
+			  "\tstp_putn(dst, &len, \", \", 2);\n"
+			  "\tstp_scflags(S, dst, &len, %d, %d, (e >> 24) & 15, 1);\n"
+			  "\tstp_putn(dst, &len, \", \", 2);\n"
+			  "\tstp_sfmt_long(dst, &len, (int)(e << 20) >> 20, 'd', 0, 0, -1);\n"
+			  "\tstp_put(dst, &len, '}');\n", start, k, start2, k2);
 	else	/* 'p': the mode's flags and "|", then the mode */
 		sb_printf(c, "\tunsigned int v = f;\n\n"
 			  "\tif (v != 0xffffffffU && (v & 0xe000)) {\n"
@@ -1300,7 +1336,7 @@ static void emit_decoders(struct bgen *g, struct strbuf *c)
 			else
 				sb_puts(c, "\tif (f & 0777) {\n\t\tif (len)\n\t\t\tstp_put(dst, &len, '|');\n"
 					"\t\tstp_sfmt_long(dst, &len, f & 0777, 'o', STP_F_ALT, 0, -1);\n\t}\n");
-		} else if (strchr("hoqnp", decoders[i].kind)) {
+		} else if (strchr("hoqnpu", decoders[i].kind)) {
 			emit_decoder2(c, decoders[i].kind, start[i], k, start[i + 1 < NDECODERS ?
 				      i + 1 : i], table_len(decoders[i + 1 < NDECODERS ? i + 1 : i].t));
 		} else if (decoders[i].t == msg_flags)	/* 4.8 leaves MSG_CMSG_COMPAT out */

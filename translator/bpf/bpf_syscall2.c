@@ -21,7 +21,8 @@ enum {
 
 /* the user structures shown field by field: a field's text before it,
  * its offset and size (bytes), its bits (shift and width, 0: all), its
- * conversion ('d', 'u', 'x' as %#lx, 'S' a stack_t's SS_* flags) */
+ * conversion ('d', 'u', 'x' as %#lx, 'S' a stack_t's SS_* flags); size 0:
+ * the text alone */
 struct sc2_field {
 	const char *pre;
 	int off, size, shift, bits;
@@ -53,6 +54,18 @@ static const struct sc2_field user_desc_fields[] = {
 	{ ", limit_in_pages=", 12, 4, 4, 1, 'u' }, { ", seg_not_present=", 12, 4, 5, 1, 'u' },
 	{ ", useable=", 12, 4, 6, 1, 'u' }, { ", lm=", 12, 4, 7, 1, 'u' }, { NULL, 0, 0, 0, 0, 0 }
 };
+static const struct sc2_field dqblk_fields[] = {
+	FLD("{dqb_bhardlimit=", 0, 8, 'u'), FLD(", dqb_bsoftlimit=", 8, 8, 'u'),
+	FLD(", dqb_curspace=", 16, 8, 'u'), FLD(", dqb_ihardlimit=", 24, 8, 'u'),
+	FLD(", dqb_isoftlimit=", 32, 8, 'u'), FLD(", ...", 0, 0, 0), { NULL, 0, 0, 0, 0, 0 }
+};
+static const struct sc2_field dqinfo_fields[] = {
+	FLD("{dqi_bgrace=", 0, 8, 'u'), FLD(", dqi_igrace=", 8, 8, 'u'),
+	FLD(", dqi_flags=", 16, 4, 'd'), FLD(", dqi_valid=", 20, 4, 'd'), { NULL, 0, 0, 0, 0, 0 }
+};
+static const struct sc2_field iovec_fields[] = {
+	FLD("[{", 0, 8, 'x'), FLD(", ", 8, 8, 'u'), FLD("}", 0, 0, 0), { NULL, 0, 0, 0, 0, 0 }
+};
 static const struct sc2_field sigaltstack_fields[] = {
 	FLD("{ss_sp=", 0, 8, 'x'), FLD(", ss_flags=", 8, 4, 'S'), FLD(", ss_size=", 16, 8, 'u'),
 	{ NULL, 0, 0, 0, 0, 0 }
@@ -71,6 +84,9 @@ static const struct {
 	{ "_struct_sched_attr_u", "stp_sc_sched_attr", 56, 1, sched_attr_fields },
 	{ "_struct_user_desc_u", "stp_sc_user_desc", 16, 1, user_desc_fields },
 	{ "_stp_sigaltstack_u", "stp_sc_sigaltstack", 24, 0, sigaltstack_fields },
+	{ "_struct_dqblk_u", "stp_sc_dqblk", 72, 1, dqblk_fields },
+	{ "_struct_dqinfo_u", "stp_sc_dqinfo", 24, 1, dqinfo_fields },
+	{ "_ptrace_iovec_u", "stp_sc_iovec", 16, 1, iovec_fields },	/* "[{...}]" */
 };
 #define NSTRUCTS (sizeof(structs) / sizeof(structs[0]))
 
@@ -326,8 +342,10 @@ static void emit_fields(struct strbuf *c, size_t i)
 		const char *ty = f->size == 2 ? "__u16" : f->size == 8 ? "long" :
 				 f->conv == 'd' || f->conv == 'S' ? "int" : "__u32";
 
-		sb_printf(c, "\t\tstp_putn(dst, &len, \"%s\", %zu);\n"
-			  "\t\tv = *(%s *)(u + %d);\n", f->pre, strlen(f->pre), ty, f->off);
+		sb_printf(c, "\t\tstp_putn(dst, &len, \"%s\", %zu);\n", f->pre, strlen(f->pre));
+		if (!f->size)
+			continue;
+		sb_printf(c, "\t\tv = *(%s *)(u + %d);\n", ty, f->off);
 		if (f->bits)
 			sb_printf(c, "\t\tv = (v >> %d) & %#x;\n", f->shift, (1 << f->bits) - 1);
 		if (f->conv == 'S')	/* stp_sc_lookup() of SS_ONSTACK, SS_DISABLE */
@@ -338,7 +356,8 @@ static void emit_fields(struct strbuf *c, size_t i)
 			sb_printf(c, "\t\tstp_sfmt_long(dst, &len, v, '%c', %s, 0, -1);\n",
 				  f->conv, f->conv == 'x' ? "STP_F_ALT" : "0");
 	}
-	sb_puts(c, "\t\tstp_put(dst, &len, '}');\n\t}\n\tstp_sfmt_end(dst, len);\n}\n");
+	sb_printf(c, "\t\tstp_put(dst, &len, '%c');\n\t}\n\tstp_sfmt_end(dst, len);\n}\n",
+		  structs[i].f == iovec_fields ? ']' : '}');
 }
 
 void bsc2_types(struct bgen *g, struct strbuf *c)

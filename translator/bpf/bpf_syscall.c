@@ -568,6 +568,11 @@ static const struct scf sc_futex_wake_cmps[] = {
 	F(0, "FUTEX_OP_CMP_EQ"), F(1, "FUTEX_OP_CMP_NE"), F(2, "FUTEX_OP_CMP_LT"),
 	F(3, "FUTEX_OP_CMP_LE"), F(4, "FUTEX_OP_CMP_GT"), F(5, "FUTEX_OP_CMP_GE"), { 0, NULL }
 };
+static const struct scf sc_adj_modes[] = {	/* a timex's */
+	F(1, "ADJ_OFFSET"), F(2, "ADJ_FREQUENCY"), F(4, "ADJ_MAXERROR"), F(8, "ADJ_ESTERROR"),
+	F(0x10, "ADJ_STATUS"), F(0x20, "ADJ_TIMECONST"), F(0x4000, "ADJ_TICK"),
+	F(0x8001, "ADJ_OFFSET_SINGLESHOT"), { 0, NULL }
+};
 static const struct scf sc_sa_flags[] = {	/* a sigaction's */
 	F(1, "SA_NOCLDSTOP"), F(2, "SA_NOCLDWAIT"), F(0x80000000, "SA_RESETHAND"),
 	F(0x08000000, "SA_ONSTACK"), F(0x10000000, "SA_RESTART"), F(0x40000000, "SA_NODEFER"),
@@ -729,6 +734,7 @@ static const struct {
 	{ "_elf_note_type_str", sc_elf_note_type, 'l', NULL, 64 },
 	{ "_futex_wake_op_str", sc_futex_wake_ops, 'u', NULL, 32 },
 	{ " futex_wake_op cmps", sc_futex_wake_cmps, 'l', NULL, 32 },
+	{ " timex modes", sc_adj_modes, 'f', NULL, 32 },	/* _struct_timex_u() */
 };
 #define NDECODERS (sizeof(decoders) / sizeof(decoders[0]))
 _Static_assert(NDECODERS <= 128, "struct bgen's scd_used[] holds 128 decoders");
@@ -746,7 +752,7 @@ static const struct {
 	{ "_sc_compat_task", 0 }, { "_stp_sigset_u", 1 },
 	{ "_struct_timespec_u", 2 }, { "_struct_timeval_u", 2 }, { "__sc_pair32x2_u", 1 },
 	{ "_struct_timezone_u", 1 }, { "_struct_rlimit_u", 1 }, { "_sock_protocol_str", 2 },
-	{ "_struct_sigaction_u", 1 },
+	{ "_struct_sigaction_u", 1 }, { "_struct_timex_u", 1 },
 };
 
 bool bsc_has(const struct func *f)
@@ -929,6 +935,35 @@ static const char *user_sigaction(struct bgen *g, struct node *n)
 	return t;
 }
 
+/* _struct_timex_u(): a user struct timex as the tapset reads it on 6.1
+ * (old_timex32, 132 bytes): "{", its modes (after "|" unless 0), then its
+ * fields, each sign-extended and shown unsigned (status as an int) */
+static const char *user_timex(struct bgen *g, struct node *n)
+{
+	static const struct { const char *name; int i; } f[] = {
+		{ "constant", 6 }, { "esterror", 4 }, { "freq", 2 }, { "maxerror", 3 },
+		{ "offset", 1 }, { "precision", 7 }, { "status", 5 }, { "tick", 11 },
+		{ "tolerance", 8 },
+	};
+	const char *a = bg_expr(g, n->args), *t = new_tmp(g), *u = bg_slot(g);
+
+	g->need_sc = true;
+	bg_line(g, "char *%s = %s;", t, bg_slot(g));
+	bg_line(g, "if (!stp_sc_in(S, %s, %s, 132)) {", t, a);
+	bg_line(g, "\tint x[12];\n\tlong len = 0;\n\n"
+		"\tfor (int i = 0; i < 12; i++)\n\t\tx[i] = ((int *)S->tmp)[i];");
+	bg_line(g, "\tstp_scd_%zu(S, %s, (unsigned int)x[0]);\n\tstp_put(%s, &len, '{');\n"
+		"\tif (x[0])\n\t\tstp_put(%s, &len, '|');\n"
+		"\tstp_putn(%s, &len, S->tmp, stp_strlen(S, %s));",
+		use_decoder(g, decoder(" timex modes")), u, t, t, t, u);
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		bg_line(g, "\tstp_putn(%s, &len, \", %s=\", %zu);\n"
+			"\tstp_sfmt_long(%s, &len, x[%d], '%c', 0, 0, -1);", t, f[i].name,
+			strlen(f[i].name) + 3, t, f[i].i, f[i].i == 5 ? 'd' : 'u');
+	bg_line(g, "\tstp_put(%s, &len, '}');\n\tstp_sfmt_end(%s, len);\n}", t, t);
+	return t;
+}
+
 const char *bsc_call(struct bgen *g, struct node *n)
 {
 	const char *t, *a;
@@ -978,6 +1013,8 @@ const char *bsc_call(struct bgen *g, struct node *n)
 		return buffer_quoted(g, n);
 	if (!strcmp(n->op, "_struct_sigaction_u"))
 		return user_sigaction(g, n);
+	if (!strcmp(n->op, "_struct_timex_u"))
+		return user_timex(g, n);
 	if (!strcmp(n->op, "_stp_sigset_u") || !strncmp(n->op, "_struct_", 8) ||
 	    !strcmp(n->op, "__sc_pair32x2_u"))
 		return user_struct(g, n);
@@ -1046,7 +1083,7 @@ static void emit_args(struct strbuf *c)
 		"\treturn compat ? (__u32)v : v;\n}\n");
 }
 
-/* stp_sc_in(): n (8, 16 or 32) bytes at
+/* stp_sc_in(): n (8 to 255) bytes at
  * user address addr in S->tmp, else "NULL" for 0 or 0x... on a fault
  * written (-1), as the tapset's stp_sc_copy_in(); stp_sc_struct(): the
  * user structures, the tapset's formats (kind: timeSpec, timeVal, a Pair
@@ -1056,7 +1093,7 @@ static void emit_struct(struct strbuf *c)
 	sb_puts(c, "static __always_inline long stp_sc_in(struct stp_scratch *S, char *dst, "
 		"long addr, long n)\n{\n\tlong len = 0;\n\n"
 		"\tif (!addr)\n\t\tstp_putn(dst, &len, \"NULL\", 4);\n"
-		"\telse if (!STP_UOK(addr, n) ||\n\t\t stp_probe_read_user(S->tmp, n == 16 || n == 32 ? n : 8, "
+		"\telse if (!STP_UOK(addr, n) ||\n\t\t stp_probe_read_user(S->tmp, n & 255, "
 		"(void *)addr) < 0)\n"
 		"\t\tstp_sfmt_long(dst, &len, addr, 'x', STP_F_ALT, 0, -1);\n"
 		"\telse\n\t\treturn 0;\n\tstp_sfmt_end(dst, len);\n\treturn -1;\n}\n"

@@ -17,6 +17,7 @@ enum {
 	SC2_SOCKADDR = 1,	/* stp_sc_sockaddr() */
 	SC2_ARGV = 2,		/* stp_sc_argv() */
 	/* 4 << i: structs[i] */
+	SC2_XATTR = 1 << 20,	/* stp_sc_xattr() */
 };
 
 /* the user structures shown field by field: a field's text before it,
@@ -95,7 +96,7 @@ static const struct {
 	int n;
 } fns2[] = {
 	{ "_struct_sockaddr_u", 2 }, { "_sc_user_ptr", 1 }, { "__sc_int32", 1 },
-	{ "_fildes_index_u", 2 }, { "__sc_utimbuf_field", 2 },
+	{ "_fildes_index_u", 2 }, { "__sc_utimbuf_field", 2 }, { "_stp_xattr_val_str", 2 },
 };
 
 /* the index in structs[] of the user structure fn, else -1 */
@@ -158,6 +159,10 @@ const char *bsc2_call(struct bgen *g, struct node *n)
 		g->sc2_used |= SC2_SOCKADDR;
 		bg_line(g, "char *%s = %s;", t, bg_slot(g));
 		bg_line(g, "stp_sc_sockaddr(S, %s, %s, %s, %s);", t, bg_slot(g), a, b);
+	} else if (!strcmp(n->op, "_stp_xattr_val_str")) {
+		g->sc2_used |= SC2_XATTR;
+		bg_line(g, "char *%s = %s;", t, bg_slot(g));
+		bg_line(g, "stp_sc_xattr(S, %s, %s, %s);", t, a, b);
 	} else if (user_struct2(n->op) >= 0) {
 		g->sc2_used |= 4U << user_struct2(n->op);
 		bg_line(g, "char *%s = %s;", t, bg_slot(g));
@@ -199,11 +204,7 @@ const char *bsc2_call(struct bgen *g, struct node *n)
  */
 static void emit_sockaddr(struct strbuf *c)
 {
-	sb_puts(c, "static __always_inline void stp_sc_hexbyte(char *dst, long *len, long b)\n{\n"
-		"\tlong h = (b >> 4) & 15, l = b & 15;\n\n"
-		"\tstp_put(dst, len, h < 10 ? '0' + h : 'a' + h - 10);\n"
-		"\tstp_put(dst, len, l < 10 ? '0' + l : 'a' + l - 10);\n}\n"
-		"static __always_inline void stp_sc_sockaddr(struct stp_scratch *S, char *dst, "
+	sb_puts(c, "static __always_inline void stp_sc_sockaddr(struct stp_scratch *S, char *dst, "
 		"char *tx, long addr, long salen)\n{\n"
 		"\tunsigned char *u = (unsigned char *)S->tmp;\n"
 		"\tunsigned long n = (unsigned long)salen > 128 ? 128 : salen;\n"
@@ -284,6 +285,38 @@ static void emit_sockaddr(struct strbuf *c)
 		"\tstp_sfmt_end(dst, len);\n}\n");
 }
 
+/* stp_sc_hexbyte(): two hex digits; stp_sc_xattr(): the first 50 bytes
+ * of an extended attribute's value (size long), quoted: printable ASCII
+ * as it is, the others as \xHH, a last NUL after a printable byte left
+ * out; 0x... of addr when none, or a fault */
+static void emit_hex_xattr(struct strbuf *c, bool xattr)
+{
+	sb_puts(c, "static __always_inline void stp_sc_hexbyte(char *dst, long *len, long b)\n{\n"
+		"\tlong h = (b >> 4) & 15, l = b & 15;\n\n"
+		"\tstp_put(dst, len, h < 10 ? '0' + h : 'a' + h - 10);\n"
+		"\tstp_put(dst, len, l < 10 ? '0' + l : 'a' + l - 10);\n}\n");
+	if (!xattr)
+		return;
+	sb_puts(c, "static __always_inline void stp_sc_xattr(struct stp_scratch *S, char *dst, "
+		"long addr, long size)\n{\n"
+		"\tunsigned long n = (unsigned long)size > 50 ? 50 : size;\n"
+		"\tunsigned char *b = (unsigned char *)S->tmp;\n\tlong len = 0;\n\n"
+		"\tif (!addr || !n || !STP_UOK(addr, n) || "
+		"stp_probe_read_user(S->tmp, n & 63, (void *)addr) < 0) {\n"
+		"\t\tstp_sfmt_long(dst, &len, addr, 'x', STP_F_ALT, 0, -1);\n"
+		"\t\tstp_sfmt_end(dst, len);\n\t\treturn;\n\t}\n"
+		"\tstp_put(dst, &len, '\"');\n"
+		"\tfor (unsigned long i = 0; i < 50 && i < n; i++) {\n"
+		"\t\tunsigned char ch = b[i];\n\n"
+		"\t\tif (ch >= ' ' && ch <= 0x7e) {\n\t\t\tstp_put(dst, &len, ch);\n"
+		"\t\t} else {\n\t\t\tstp_put(dst, &len, '\\\\');\n"
+		"\t\t\tstp_put(dst, &len, 'x');\n\t\t\tstp_sc_hexbyte(dst, &len, ch);\n\t\t}\n"
+		"\t}\n"
+		"\tif (n > 1 && !b[(n - 1) & 63] && b[(n - 2) & 63] >= ' ' && "
+		"b[(n - 2) & 63] <= 0x7e)\n\t\tlen -= 4;\n"
+		"\tstp_put(dst, &len, '\"');\n\tstp_sfmt_end(dst, len);\n}\n");
+}
+
 /*
  * stp_sc_argv(): the tapset's __get_argv(): "[" and the quoted strings
  * of the NULL-terminated user array at argv (from entry first), ", "
@@ -362,6 +395,8 @@ static void emit_fields(struct strbuf *c, size_t i)
 
 void bsc2_types(struct bgen *g, struct strbuf *c)
 {
+	if (g->sc2_used & (SC2_SOCKADDR | SC2_XATTR))
+		emit_hex_xattr(c, g->sc2_used & SC2_XATTR);
 	if (g->sc2_used & SC2_SOCKADDR)
 		emit_sockaddr(c);
 	if (g->sc2_used & SC2_ARGV)

@@ -288,7 +288,7 @@ static void emit_sockaddr(struct strbuf *c)
 /* stp_sc_hexbyte(): two hex digits; stp_sc_xattr(): the first 50 bytes
  * of an extended attribute's value (size long), quoted: printable ASCII
  * as it is, the others as \xHH, a last NUL after a printable byte left
- * out; 0x... of addr when none, or a fault */
+ * out; 0x... of addr when none, or a fault. A byte a bpf_loop() step. */
 static void emit_hex_xattr(struct strbuf *c, bool xattr)
 {
 	sb_puts(c, "static __always_inline void stp_sc_hexbyte(char *dst, long *len, long b)\n{\n"
@@ -297,21 +297,26 @@ static void emit_hex_xattr(struct strbuf *c, bool xattr)
 		"\tstp_put(dst, len, l < 10 ? '0' + l : 'a' + l - 10);\n}\n");
 	if (!xattr)
 		return;
-	sb_puts(c, "static __always_inline void stp_sc_xattr(struct stp_scratch *S, char *dst, "
+	sb_puts(c, "struct stp_xactx { struct stp_scratch *S; char *dst; };\n"
+		"static long stp_xattr_step(__u32 i, struct stp_xactx *c)\n{\n"
+		"\tstruct stp_scratch *S = c->S;\n\tlong len = S->scf[1];\n\tunsigned char ch;\n\n"
+		"\tif (i >= S->scf[2])\n\t\treturn 1;\n"
+		"\tch = ((unsigned char *)S->tmp)[i & 63];\n"
+		"\tif (ch >= ' ' && ch <= 0x7e) {\n\t\tstp_put(c->dst, &len, ch);\n"
+		"\t} else {\n\t\tstp_put(c->dst, &len, '\\\\');\n"
+		"\t\tstp_put(c->dst, &len, 'x');\n\t\tstp_sc_hexbyte(c->dst, &len, ch);\n\t}\n"
+		"\tS->scf[1] = len;\n\treturn 0;\n}\n"
+		"static __always_inline void stp_sc_xattr(struct stp_scratch *S, char *dst, "
 		"long addr, long size)\n{\n"
 		"\tunsigned long n = (unsigned long)size > 50 ? 50 : size;\n"
-		"\tunsigned char *b = (unsigned char *)S->tmp;\n\tlong len = 0;\n\n"
+		"\tunsigned char *b = (unsigned char *)S->tmp;\n"
+		"\tstruct stp_xactx c = { S, dst };\n\tlong len = 0;\n\n"
 		"\tif (!addr || !n || !STP_UOK(addr, n) || "
 		"stp_probe_read_user(S->tmp, n & 63, (void *)addr) < 0) {\n"
 		"\t\tstp_sfmt_long(dst, &len, addr, 'x', STP_F_ALT, 0, -1);\n"
 		"\t\tstp_sfmt_end(dst, len);\n\t\treturn;\n\t}\n"
-		"\tstp_put(dst, &len, '\"');\n"
-		"\tfor (unsigned long i = 0; i < 50 && i < n; i++) {\n"
-		"\t\tunsigned char ch = b[i];\n\n"
-		"\t\tif (ch >= ' ' && ch <= 0x7e) {\n\t\t\tstp_put(dst, &len, ch);\n"
-		"\t\t} else {\n\t\t\tstp_put(dst, &len, '\\\\');\n"
-		"\t\t\tstp_put(dst, &len, 'x');\n\t\t\tstp_sc_hexbyte(dst, &len, ch);\n\t\t}\n"
-		"\t}\n"
+		"\tdst[0] = '\"';\n\tS->scf[1] = 1;\n\tS->scf[2] = n;\n"
+		"\tbpf_loop(50, stp_xattr_step, &c, 0);\n\tlen = S->scf[1];\n"
 		"\tif (n > 1 && !b[(n - 1) & 63] && b[(n - 2) & 63] >= ' ' && "
 		"b[(n - 2) & 63] <= 0x7e)\n\t\tlen -= 4;\n"
 		"\tstp_put(dst, &len, '\"');\n\tstp_sfmt_end(dst, len);\n}\n");

@@ -141,6 +141,7 @@ void bs_types(struct bgen *g, struct strbuf *c);
 bool bsc_has(const struct func *f);
 const char *bsc_call(struct bgen *g, struct node *n);
 void bsc_types(struct bgen *g, struct strbuf *c);
+size_t bsc_decoder(struct bgen *g, const char *fn);
 /* bpf_syscall2.c: more of them (the user sockaddr...); bsc2_script(): the
  * value of a call of a tapset script function written there (__get_argv()),
  * else NULL */

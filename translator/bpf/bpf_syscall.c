@@ -573,6 +573,28 @@ static const struct scf sc_adj_modes[] = {	/* a timex's */
 	F(0x10, "ADJ_STATUS"), F(0x20, "ADJ_TIMECONST"), F(0x4000, "ADJ_TICK"),
 	F(0x8001, "ADJ_OFFSET_SINGLESHOT"), { 0, NULL }
 };
+/* a siginfo's generic codes, then those of some signals (signal << 8 | code) */
+static const struct scf sc_si_codes[] = {
+	F(0, "SI_USER"), F(0x80, "SI_KERNEL"), F(-1UL, "SI_QUEUE"), F(-2UL, "SI_TIMER"),
+	F(-3UL, "SI_MESGQ"), F(-4UL, "SI_ASYNCIO"), F(-5UL, "SI_SIGIO"), F(-6UL, "SI_TKILL"),
+	F(-7UL, "SI_DETHREAD"), { 0, NULL }
+};
+static const struct scf sc_si_sig_codes[] = {
+	F(0x401, "ILL_ILLOPC"), F(0x402, "ILL_ILLOPN"), F(0x403, "ILL_ILLADR"),
+	F(0x404, "ILL_ILLTRP"), F(0x405, "ILL_PRVOPC"), F(0x406, "ILL_PRVREG"),
+	F(0x407, "ILL_COPROC"), F(0x408, "ILL_BADSTK"), F(0x801, "FPE_INTDIV"),
+	F(0x802, "FPE_INTOVF"), F(0x803, "FPE_FLTDIV"), F(0x804, "FPE_FLTOVF"),
+	F(0x805, "FPE_FLTUND"), F(0x806, "FPE_FLTRES"), F(0x807, "FPE_FLTINV"),
+	F(0x808, "FPE_FLTSUB"), F(0xb01, "SEGV_MAPERR"), F(0xb02, "SEGV_ACCERR"),
+	F(0xb03, "SEGV_BNDERR"), F(0x701, "BUS_ADRALN"), F(0x702, "BUS_ADRERR"),
+	F(0x703, "BUS_OBJERR"), F(0x704, "BUS_MCEERR_AR"), F(0x705, "BUS_MCEERR_AO"),
+	F(0x501, "TRAP_BRKPT"), F(0x502, "TRAP_TRACE"), F(0x503, "TRAP_BRANCH"),
+	F(0x504, "TRAP_HWBKPT"), F(0x1101, "CLD_EXITED"), F(0x1102, "CLD_KILLED"),
+	F(0x1103, "CLD_DUMPED"), F(0x1104, "CLD_TRAPPED"), F(0x1105, "CLD_STOPPED"),
+	F(0x1106, "CLD_CONTINUED"), F(0x1d01, "POLL_IN"), F(0x1d02, "POLL_OUT"),
+	F(0x1d03, "POLL_MSG"), F(0x1d04, "POLL_ERR"), F(0x1d05, "POLL_PRI"),
+	F(0x1d06, "POLL_HUP"), F(0x1f01, "SYS_SECCOMP"), { 0, NULL }
+};
 static const struct scf sc_sa_flags[] = {	/* a sigaction's */
 	F(1, "SA_NOCLDSTOP"), F(2, "SA_NOCLDWAIT"), F(0x80000000, "SA_RESETHAND"),
 	F(0x08000000, "SA_ONSTACK"), F(0x10000000, "SA_RESTART"), F(0x40000000, "SA_NODEFER"),
@@ -735,6 +757,9 @@ static const struct {
 	{ "_futex_wake_op_str", sc_futex_wake_ops, 'u', NULL, 32 },
 	{ " futex_wake_op cmps", sc_futex_wake_cmps, 'l', NULL, 32 },
 	{ " timex modes", sc_adj_modes, 'f', NULL, 32 },	/* _struct_timex_u() */
+	{ " si_code", sc_si_codes, 'l', NULL, 64 },	/* _stp_siginfo_u() */
+	{ " si_code of a signal", sc_si_sig_codes, 'l', NULL, 64 },
+	{ " signal name", signals, 'l', NULL, 64 },
 };
 #define NDECODERS (sizeof(decoders) / sizeof(decoders[0]))
 _Static_assert(NDECODERS <= 128, "struct bgen's scd_used[] holds 128 decoders");
@@ -752,7 +777,6 @@ static const struct {
 	{ "_sc_compat_task", 0 }, { "_stp_sigset_u", 1 },
 	{ "_struct_timespec_u", 2 }, { "_struct_timeval_u", 2 }, { "__sc_pair32x2_u", 1 },
 	{ "_struct_timezone_u", 1 }, { "_struct_rlimit_u", 1 }, { "_sock_protocol_str", 2 },
-	{ "_struct_sigaction_u", 1 }, { "_struct_timex_u", 1 },
 };
 
 bool bsc_has(const struct func *f)
@@ -894,74 +918,15 @@ static const char *user_struct(struct bgen *g, struct node *n)
 	return t;
 }
 
-/* decoder fn's index */
-static size_t decoder(const char *fn)
+/* the decoder fn (its index), marked used: bpf_syscall2.c's structures
+ * call its stp_scd_I() */
+size_t bsc_decoder(struct bgen *g, const char *fn)
 {
 	size_t i = 0;
 
 	while (i < NDECODERS - 1 && strcmp(decoders[i].fn, fn))
 		i++;
-	return i;
-}
-
-/* _struct_sigaction_u(): "SIG_DFL", "SIG_IGN", else the handler, its SA_
- * flags, the restorer and the mask, as the tapset (the kernel's struct
- * sigaction of x86-64, 32 bytes); NULL; 0x... on a fault. Each decoder
- * writes into a slot of its own, then appended. */
-static const char *user_sigaction(struct bgen *g, struct node *n)
-{
-	const char *a = bg_expr(g, n->args), *t = new_tmp(g), *u = bg_slot(g);
-	size_t fl = use_decoder(g, decoder(" sigaction flags"));
-	size_t ms = use_decoder(g, decoder("_stp_sigmask_str"));
-
-	g->need_sc = true;
-	bg_line(g, "char *%s = %s;", t, bg_slot(g));
-	bg_line(g, "if (!stp_sc_in(S, %s, %s, 32)) {", t, a);
-	bg_line(g, "\tunsigned long h = ((long *)S->tmp)[0], fl = ((long *)S->tmp)[1];\n"
-		"\tunsigned long rs = ((long *)S->tmp)[2], m = ((long *)S->tmp)[3];\n"
-		"\tlong len = 0;\n");
-	bg_line(g, "\tif (h <= 1) {\n\t\tstp_putn(%s, &len, h ? \"SIG_IGN\" : \"SIG_DFL\", 7);\n"
-		"\t} else {", t);
-	bg_line(g, "\t\tstp_sfmt_long(%s, &len, h, 'x', STP_F_ALT, 0, -1);\n"
-		"\t\tstp_putn(%s, &len, \", \", 2);", t, t);
-	bg_line(g, "\t\tstp_scd_%zu(S, %s, fl);\n"
-		"\t\tstp_putn(%s, &len, S->tmp, stp_strlen(S, %s));", fl, u, t, u);
-	bg_line(g, "\t\tstp_putn(%s, &len, \", \", 2);\n"
-		"\t\tstp_sfmt_long(%s, &len, rs, 'x', STP_F_ALT, 0, -1);\n"
-		"\t\tstp_putn(%s, &len, \", \", 2);", t, t, t);
-	bg_line(g, "\t\tstp_scd_%zu(S, %s, m);\n"
-		"\t\tstp_putn(%s, &len, S->tmp, stp_strlen(S, %s));\n\t}", ms, u, t, u);
-	bg_line(g, "\tstp_sfmt_end(%s, len);\n}", t);
-	return t;
-}
-
-/* _struct_timex_u(): a user struct timex as the tapset reads it on 6.1
- * (old_timex32, 132 bytes): "{", its modes (after "|" unless 0), then its
- * fields, each sign-extended and shown unsigned (status as an int) */
-static const char *user_timex(struct bgen *g, struct node *n)
-{
-	static const struct { const char *name; int i; } f[] = {
-		{ "constant", 6 }, { "esterror", 4 }, { "freq", 2 }, { "maxerror", 3 },
-		{ "offset", 1 }, { "precision", 7 }, { "status", 5 }, { "tick", 11 },
-		{ "tolerance", 8 },
-	};
-	const char *a = bg_expr(g, n->args), *t = new_tmp(g), *u = bg_slot(g);
-
-	g->need_sc = true;
-	bg_line(g, "char *%s = %s;", t, bg_slot(g));
-	bg_line(g, "if (!stp_sc_in(S, %s, %s, 132)) {", t, a);
-	bg_line(g, "\tint x[12];\n\tlong len = 0;\n\n"
-		"\tfor (int i = 0; i < 12; i++)\n\t\tx[i] = ((int *)S->tmp)[i];");
-	bg_line(g, "\tstp_scd_%zu(S, %s, (unsigned int)x[0]);\n\tstp_put(%s, &len, '{');\n"
-		"\tif (x[0])\n\t\tstp_put(%s, &len, '|');\n"
-		"\tstp_putn(%s, &len, S->tmp, stp_strlen(S, %s));",
-		use_decoder(g, decoder(" timex modes")), u, t, t, t, u);
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		bg_line(g, "\tstp_putn(%s, &len, \", %s=\", %zu);\n"
-			"\tstp_sfmt_long(%s, &len, x[%d], '%c', 0, 0, -1);", t, f[i].name,
-			strlen(f[i].name) + 3, t, f[i].i, f[i].i == 5 ? 'd' : 'u');
-	bg_line(g, "\tstp_put(%s, &len, '}');\n\tstp_sfmt_end(%s, len);\n}", t, t);
-	return t;
+	return use_decoder(g, i);
 }
 
 const char *bsc_call(struct bgen *g, struct node *n)
@@ -1011,10 +976,6 @@ const char *bsc_call(struct bgen *g, struct node *n)
 	}
 	if (!strcmp(n->op, "user_buffer_quoted"))
 		return buffer_quoted(g, n);
-	if (!strcmp(n->op, "_struct_sigaction_u"))
-		return user_sigaction(g, n);
-	if (!strcmp(n->op, "_struct_timex_u"))
-		return user_timex(g, n);
 	if (!strcmp(n->op, "_stp_sigset_u") || !strncmp(n->op, "_struct_", 8) ||
 	    !strcmp(n->op, "__sc_pair32x2_u"))
 		return user_struct(g, n);

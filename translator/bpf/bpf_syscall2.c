@@ -97,6 +97,8 @@ static const struct {
 } fns2[] = {
 	{ "_struct_sockaddr_u", 2 }, { "_sc_user_ptr", 1 }, { "__sc_int32", 1 },
 	{ "_fildes_index_u", 2 }, { "__sc_utimbuf_field", 2 }, { "_stp_xattr_val_str", 2 },
+	{ "_struct_sigaction_u", 1 }, { "_struct_timex_u", 1 }, { "_stp_siginfo_u", 1 },
+	{ "_sc_compat_sigaction_u", 2 },
 };
 
 /* the index in structs[] of the user structure fn, else -1 */
@@ -143,12 +145,143 @@ const char *bsc2_script(struct bgen *g, struct node *n)
 	return t;
 }
 
+/* _struct_sigaction_u(): "SIG_DFL", "SIG_IGN", else the handler, its SA_
+ * flags, the restorer and the mask, as the tapset (the kernel's struct
+ * sigaction of x86-64, 32 bytes); NULL; 0x... on a fault. Each decoder
+ * writes into a slot of its own, then appended. _sc_compat_sigaction_u(a,
+ * old): a 32-bit task's, its rt_sigaction layout (handler, flags,
+ * restorer, a two-word mask) or with old its sigaction one (handler, a
+ * one-word mask, flags, restorer). */
+static const char *user_sigaction(struct bgen *g, struct node *n)
+{
+	const char *a = bg_expr(g, n->args), *o = NULL, *t = new_tmp(g), *u = bg_slot(g);
+	size_t fl = bsc_decoder(g, " sigaction flags");
+	size_t ms = bsc_decoder(g, "_stp_sigmask_str");
+
+	if (n->args->next)
+		o = bg_expr(g, n->args->next);
+	g->need_sc = true;
+	bg_line(g, "char *%s = %s;", t, bg_slot(g));
+	if (!o) {
+		bg_line(g, "if (!stp_sc_in(S, %s, %s, 32)) {", t, a);
+		bg_line(g, "\tunsigned long h = ((long *)S->tmp)[0], fl = ((long *)S->tmp)[1];\n"
+			"\tunsigned long rs = ((long *)S->tmp)[2], m = ((long *)S->tmp)[3];");
+	} else {
+		bg_line(g, "if (!stp_sc_in(S, %s, %s, %s ? 16 : 20)) {", t, a, o);
+		bg_line(g, "\t__u32 *w = (__u32 *)S->tmp;\n\tunsigned long h = w[0];\n"
+			"\tunsigned long fl = %s ? w[2] : w[1], rs = %s ? w[3] : w[2];\n"
+			"\tunsigned long m = %s ? w[1] : w[3] | (unsigned long)w[4] << 32;", o, o, o);
+	}
+	bg_line(g, "\tlong len = 0;\n");
+	bg_line(g, "\tif (h <= 1) {\n\t\tstp_putn(%s, &len, h ? \"SIG_IGN\" : \"SIG_DFL\", 7);\n"
+		"\t} else {", t);
+	bg_line(g, "\t\tstp_sfmt_long(%s, &len, h, 'x', STP_F_ALT, 0, -1);\n"
+		"\t\tstp_putn(%s, &len, \", \", 2);", t, t);
+	bg_line(g, "\t\tstp_scd_%zu(S, %s, fl);\n"
+		"\t\tstp_putn(%s, &len, S->tmp, stp_strlen(S, %s));", fl, u, t, u);
+	bg_line(g, "\t\tstp_putn(%s, &len, \", \", 2);\n"
+		"\t\tstp_sfmt_long(%s, &len, rs, 'x', STP_F_ALT, 0, -1);\n"
+		"\t\tstp_putn(%s, &len, \", \", 2);", t, t, t);
+	bg_line(g, "\t\tstp_scd_%zu(S, %s, m);\n"
+		"\t\tstp_putn(%s, &len, S->tmp, stp_strlen(S, %s));\n\t}", ms, u, t, u);
+	bg_line(g, "\tstp_sfmt_end(%s, len);\n}", t);
+	return t;
+}
+
+static const char *user_timex(struct bgen *g, struct node *n)
+{
+	static const struct { const char *name; int i; } f[] = {
+		{ "constant", 6 }, { "esterror", 4 }, { "freq", 2 }, { "maxerror", 3 },
+		{ "offset", 1 }, { "precision", 7 }, { "status", 5 }, { "tick", 11 },
+		{ "tolerance", 8 },
+	};
+	const char *a = bg_expr(g, n->args), *t = new_tmp(g), *u = bg_slot(g);
+
+	g->need_sc = true;
+	bg_line(g, "char *%s = %s;", t, bg_slot(g));
+	bg_line(g, "if (!stp_sc_in(S, %s, %s, 132)) {", t, a);
+	bg_line(g, "\tint x[12];\n\tlong len = 0;\n\n"
+		"\tfor (int i = 0; i < 12; i++)\n\t\tx[i] = ((int *)S->tmp)[i];");
+	bg_line(g, "\tstp_scd_%zu(S, %s, (unsigned int)x[0]);\n\tstp_put(%s, &len, '{');\n"
+		"\tif (x[0])\n\t\tstp_put(%s, &len, '|');\n"
+		"\tstp_putn(%s, &len, S->tmp, stp_strlen(S, %s));",
+		bsc_decoder(g, " timex modes"), u, t, t, t, u);
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		bg_line(g, "\tstp_putn(%s, &len, \", %s=\", %zu);\n"
+			"\tstp_sfmt_long(%s, &len, x[%d], '%c', 0, 0, -1);", t, f[i].name,
+			strlen(f[i].name) + 3, t, f[i].i, f[i].i == 5 ? 'd' : 'u');
+	bg_line(g, "\tstp_put(%s, &len, '}');\n\tstp_sfmt_end(%s, len);\n}", t, t);
+	return t;
+}
+
+/* _stp_siginfo_u(): a user siginfo_t (128 bytes) as the tapset shows it:
+ * "{si_signo=..., si_code=...", an unknown code followed by its name for
+ * some signals, then the fields of its kind, "}"; NULL; 0x... on a fault.
+ * x[]: its ints (signo, errno, code, pad, pid or tid, uid or overrun,
+ * status), ad: the long at 16 (si_addr, si_band). */
+static const char *user_siginfo(struct bgen *g, struct node *n)
+{
+	const char *a = bg_expr(g, n->args), *t = new_tmp(g), *u = bg_slot(g);
+	size_t codes = bsc_decoder(g, " si_code");
+	size_t sigcodes = bsc_decoder(g, " si_code of a signal");
+	size_t sig = bsc_decoder(g, " signal name");
+
+	g->need_sc = true;
+	bg_line(g, "char *%s = %s;", t, bg_slot(g));
+	bg_line(g, "if (!stp_sc_in(S, %s, %s, 128)) {", t, a);
+	bg_line(g, "\tint x[8];\n\tlong len = 0, ad = ((long *)S->tmp)[2];\n\n"
+		"\tfor (int i = 0; i < 8; i++)\n\t\tx[i] = ((int *)S->tmp)[i];\n"
+		"\tstp_putn(%s, &len, \"{si_signo=\", 10);\n\tstp_scd_%zu(S, %s, x[0]);\n"
+		"\tstp_putn(%s, &len, S->tmp, stp_strlen(S, %s));\n"
+		"\tstp_putn(%s, &len, \", si_code=\", 10);\n\tstp_scd_%zu(S, %s, x[2]);\n"
+		"\tstp_putn(%s, &len, S->tmp, stp_strlen(S, %s));",
+		t, sig, u, t, u, t, codes, u, t, u);
+	bg_line(g, "\tif (%s[0] == '0' && (x[0] == 4 || x[0] == 8 || x[0] == 11 || x[0] == 7 || "
+		"x[0] == 5 || x[0] == 17 || x[0] == 29 || x[0] == 31)) {\n"
+		"\t\t%s[0] = '0';\n"
+		"\t\tif (x[2] > 0 && x[2] < 256)\n\t\t\tstp_scd_%zu(S, %s, (long)x[0] << 8 | x[2]);\n"
+		"\t\tif (%s[0] != '0')\n\t\t\tstp_putn(%s, &len, S->tmp, stp_strlen(S, %s));\n"
+		"\t\telse\n\t\t\tstp_sfmt_long(%s, &len, x[2], 'x', STP_F_ALT, 0, -1);\n\t}",
+		u, u, sigcodes, u, u, t, u, t);
+	bg_line(g, "\tif (x[2] == -2) {\n\t\tstp_putn(%s, &len, \", si_tid=\", 9);\n"
+		"\t\tstp_sfmt_long(%s, &len, (unsigned int)x[4], 'x', STP_F_ALT, 0, -1);\n"
+		"\t\tstp_putn(%s, &len, \", si_overrun=\", 13);\n"
+		"\t\tstp_sfmt_long(%s, &len, x[5], 'd', 0, 0, -1);\n"
+		"\t} else if (x[2] <= 0 || x[0] == 17 || (x[0] != 4 && x[0] != 8 && x[0] != 11 && "
+		"x[0] != 7 && x[0] != 29 && (x[4] || x[5]))) {\n"
+		"\t\tstp_putn(%s, &len, \", si_pid=\", 9);\n"
+		"\t\tstp_sfmt_long(%s, &len, x[4], 'u', 0, 0, -1);\n"
+		"\t\tstp_putn(%s, &len, \", si_uid=\", 9);\n"
+		"\t\tstp_sfmt_long(%s, &len, (unsigned int)x[5], 'u', 0, 0, -1);\n\t}",
+		t, t, t, t, t, t, t, t);
+	bg_line(g, "\tif (x[2] > 0 && x[0] == 17) {\n"
+		"\t\tstp_putn(%s, &len, \", si_status=\", 12);\n"
+		"\t\tif (x[2] == 1) {\n\t\t\tstp_sfmt_long(%s, &len, x[6], 'd', 0, 0, -1);\n"
+		"\t\t} else {\n\t\t\tstp_scd_%zu(S, %s, x[6]);\n"
+		"\t\t\tstp_putn(%s, &len, S->tmp, stp_strlen(S, %s));\n\t\t}\n"
+		"\t} else if (x[2] > 0 && (x[0] == 4 || x[0] == 8 || x[0] == 11 || x[0] == 7)) {\n"
+		"\t\tstp_putn(%s, &len, \", si_addr=\", 10);\n"
+		"\t\tstp_sfmt_long(%s, &len, ad, 'x', STP_F_ALT, 0, -1);\n"
+		"\t} else if (x[2] > 0 && x[0] == 29 && x[2] <= 3) {\n"
+		"\t\tstp_putn(%s, &len, \", si_band=\", 10);\n"
+		"\t\tstp_sfmt_long(%s, &len, ad, 'd', 0, 0, -1);\n\t}",
+		t, t, sig, u, t, u, t, t, t, t);
+	bg_line(g, "\tstp_put(%s, &len, '}');\n\tstp_sfmt_end(%s, len);\n}", t, t);
+	return t;
+}
+
 const char *bsc2_call(struct bgen *g, struct node *n)
 {
 	const char *a, *b = NULL, *t;
 
 	if (!bsc2_has(n->func))
 		return NULL;
+	if (!strcmp(n->op, "_struct_sigaction_u") || !strcmp(n->op, "_sc_compat_sigaction_u"))
+		return user_sigaction(g, n);
+	if (!strcmp(n->op, "_struct_timex_u"))
+		return user_timex(g, n);
+	if (!strcmp(n->op, "_stp_siginfo_u"))
+		return user_siginfo(g, n);
 	g->need_sc = true;
 	a = bg_expr(g, n->args);
 	if (n->args->next)

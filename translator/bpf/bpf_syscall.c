@@ -886,8 +886,10 @@ static size_t use_decoder(struct bgen *g, size_t i)
 	if (strchr("npu", decoders[i].kind))	/* its second table */
 		g->scd_used[(i + 1) / 64] |= 1ULL << ((i + 1) % 64);
 	for (size_t j = 0; j < NDECODERS && decoders[i].kind == 'c'; j++)
-		if (decoders[j].t == signals)	/* the exit signal's name */
+		if (decoders[j].t == signals) {	/* the exit signal's name: the first */
 			g->scd_used[j / 64] |= 1ULL << (j % 64);
+			break;
+		}
 	return i;
 }
 
@@ -1225,7 +1227,7 @@ static void emit_decoders(struct bgen *g, struct strbuf *c)
 		  "static const struct stp_scf stp_scf[STP_SCF_N] = {\n", size);
 	n = 0;
 	for (size_t i = 0; i < NDECODERS; i++) {
-		if (decoders[i].t == signals && scd_used(g, i))
+		if (decoders[i].t == signals && scd_used(g, i) && !nsig)
 			for (sig = n; decoders[i].t[nsig].name; nsig++)
 				;
 		start[i] = n;

@@ -595,6 +595,90 @@ static const struct scf sc_si_sig_codes[] = {
 	F(0x1d03, "POLL_MSG"), F(0x1d04, "POLL_ERR"), F(0x1d05, "POLL_PRI"),
 	F(0x1d06, "POLL_HUP"), F(0x1f01, "SYS_SECCOMP"), { 0, NULL }
 };
+/* prctl's options and the values of their arguments (_prctl_argstr()) */
+static const struct scf sc_prctl_options[] = {
+	F(1, "PR_SET_PDEATHSIG"), F(2, "PR_GET_PDEATHSIG"), F(3, "PR_GET_DUMPABLE"),
+	F(4, "PR_SET_DUMPABLE"), F(5, "PR_GET_UNALIGN"), F(6, "PR_SET_UNALIGN"),
+	F(7, "PR_GET_KEEPCAPS"), F(8, "PR_SET_KEEPCAPS"), F(9, "PR_GET_FPEMU"),
+	F(0xa, "PR_SET_FPEMU"), F(0xb, "PR_GET_FPEXC"), F(0xc, "PR_SET_FPEXC"),
+	F(0xd, "PR_GET_TIMING"), F(0xe, "PR_SET_TIMING"), F(0xf, "PR_SET_NAME"),
+	F(0x10, "PR_GET_NAME"), F(0x13, "PR_GET_ENDIAN"), F(0x14, "PR_SET_ENDIAN"),
+	F(0x15, "PR_GET_SECCOMP"), F(0x16, "PR_SET_SECCOMP"), F(0x17, "PR_CAPBSET_READ"),
+	F(0x18, "PR_CAPBSET_DROP"), F(0x19, "PR_GET_TSC"), F(0x1a, "PR_SET_TSC"),
+	F(0x1b, "PR_GET_SECUREBITS"), F(0x1c, "PR_SET_SECUREBITS"),
+	F(0x1d, "PR_SET_TIMERSLACK"), F(0x1e, "PR_GET_TIMERSLACK"),
+	F(0x1f, "PR_TASK_PERF_EVENTS_DISABLE"), F(0x20, "PR_TASK_PERF_EVENTS_ENABLE"),
+	F(0x21, "PR_MCE_KILL"), F(0x22, "PR_MCE_KILL_GET"), F(0x23, "PR_SET_MM"),
+	F(0x59616d61, "PR_SET_PTRACER"), F(0x24, "PR_SET_CHILD_SUBREAPER"),
+	F(0x25, "PR_GET_CHILD_SUBREAPER"), F(0x26, "PR_SET_NO_NEW_PRIVS"),
+	F(0x27, "PR_GET_NO_NEW_PRIVS"), F(0x28, "PR_GET_TID_ADDRESS"),
+	F(0x29, "PR_SET_THP_DISABLE"), F(0x2a, "PR_GET_THP_DISABLE"),
+	F(0x2b, "PR_MPX_ENABLE_MANAGEMENT"), F(0x2c, "PR_MPX_DISABLE_MANAGEMENT"),
+	{ 0, NULL }
+};
+static const struct scf sc_prctl_unalign[] = {
+	F(1, "PR_UNALIGN_NOPRINT"), F(2, "PR_UNALIGN_SIGBUS"), { 0, NULL }
+};
+static const struct scf sc_prctl_fpemu[] = {
+	F(1, "PR_FPEMU_NOPRINT"), F(2, "PR_FPEMU_SIGFPE"), { 0, NULL }
+};
+static const struct scf sc_prctl_fpexc[] = {
+	F(0x80, "PR_FP_EXC_SW_ENABLE"), F(0x10000, "PR_FP_EXC_DIV"),
+	F(0x20000, "PR_FP_EXC_OVF"), F(0x40000, "PR_FP_EXC_UND"),
+	F(0x80000, "PR_FP_EXC_RES"), F(0x100000, "PR_FP_EXC_INV"),
+	F(0, "PR_FP_EXC_DISABLED"), F(1, "PR_FP_EXC_NONRECOV"), F(2, "PR_FP_EXC_ASYNC"),
+	F(3, "PR_FP_EXC_PRECISE"), { 0, NULL }
+};
+static const struct scf sc_prctl_timing[] = {
+	F(0, "PR_TIMING_STATISTICAL"), F(1, "PR_TIMING_TIMESTAMP"), { 0, NULL }
+};
+static const struct scf sc_prctl_endian[] = {
+	F(0, "PR_ENDIAN_BIG"), F(1, "PR_ENDIAN_LITTLE"), F(2, "PR_ENDIAN_PPC_LITTLE"),
+	{ 0, NULL }
+};
+static const struct scf sc_prctl_tsc[] = {
+	F(1, "PR_TSC_ENABLE"), F(2, "PR_TSC_SIGSEGV"), { 0, NULL }
+};
+static const struct scf sc_prctl_mce_kill[] = {
+	F(0, "PR_MCE_KILL_CLEAR"), F(1, "PR_MCE_KILL_SET"), { 0, NULL }
+};
+static const struct scf sc_prctl_mce_policy[] = {
+	F(0, "PR_MCE_KILL_LATE"), F(1, "PR_MCE_KILL_EARLY"), F(2, "PR_MCE_KILL_DEFAULT"),
+	{ 0, NULL }
+};
+static const struct scf sc_prctl_seccomp[] = {
+	F(0, "SECCOMP_MODE_DISABLED"), F(1, "SECCOMP_MODE_STRICT"),
+	F(2, "SECCOMP_MODE_FILTER"), { 0, NULL }
+};
+static const struct scf sc_prctl_set_mm[] = {
+	F(1, "PR_SET_MM_START_CODE"), F(2, "PR_SET_MM_END_CODE"),
+	F(3, "PR_SET_MM_START_DATA"), F(4, "PR_SET_MM_END_DATA"),
+	F(5, "PR_SET_MM_START_STACK"), F(6, "PR_SET_MM_START_BRK"), F(7, "PR_SET_MM_BRK"),
+	F(8, "PR_SET_MM_ARG_START"), F(9, "PR_SET_MM_ARG_END"),
+	F(0xa, "PR_SET_MM_ENV_START"), F(0xb, "PR_SET_MM_ENV_END"),
+	F(0xc, "PR_SET_MM_AUXV"), F(0xd, "PR_SET_MM_EXE_FILE"), F(0xe, "PR_SET_MM_MAP"),
+	F(0xf, "PR_SET_MM_MAP_SIZE"), { 0, NULL }
+};
+static const struct scf sc_prctl_caps[] = {
+	F(0, "CAP_CHOWN"), F(1, "CAP_DAC_OVERRIDE"), F(2, "CAP_DAC_READ_SEARCH"),
+	F(3, "CAP_FOWNER"), F(4, "CAP_FSETID"), F(5, "CAP_KILL"), F(6, "CAP_SETGID"),
+	F(7, "CAP_SETUID"), F(8, "CAP_SETPCAP"), F(9, "CAP_LINUX_IMMUTABLE"),
+	F(0xa, "CAP_NET_BIND_SERVICE"), F(0xb, "CAP_NET_BROADCAST"),
+	F(0xc, "CAP_NET_ADMIN"), F(0xd, "CAP_NET_RAW"), F(0xe, "CAP_IPC_LOCK"),
+	F(0xf, "CAP_IPC_OWNER"), F(0x10, "CAP_SYS_MODULE"), F(0x11, "CAP_SYS_RAWIO"),
+	F(0x12, "CAP_SYS_CHROOT"), F(0x13, "CAP_SYS_PTRACE"), F(0x14, "CAP_SYS_PACCT"),
+	F(0x15, "CAP_SYS_ADMIN"), F(0x16, "CAP_SYS_BOOT"), F(0x17, "CAP_SYS_NICE"),
+	F(0x18, "CAP_SYS_RESOURCE"), F(0x19, "CAP_SYS_TIME"), F(0x1a, "CAP_SYS_TTY_CONFIG"),
+	F(0x1b, "CAP_MKNOD"), F(0x1c, "CAP_LEASE"), F(0x1d, "CAP_AUDIT_WRITE"),
+	F(0x1e, "CAP_AUDIT_CONTROL"), F(0x1f, "CAP_SETFCAP"), F(0x20, "CAP_MAC_OVERRIDE"),
+	F(0x21, "CAP_MAC_ADMIN"), F(0x22, "CAP_SYSLOG"), F(0x23, "CAP_WAKE_ALARM"),
+	F(0x24, "CAP_BLOCK_SUSPEND"), F(0x25, "CAP_AUDIT_READ"), { 0, NULL }
+};
+static const struct scf sc_prctl_securebits[] = {
+	F(1, "SECBIT_NOROOT"), F(2, "SECBIT_NOROOT_LOCKED"), F(4, "SECBIT_NO_SETUID_FIXUP"),
+	F(8, "SECBIT_NO_SETUID_FIXUP_LOCKED"), F(0x10, "SECBIT_KEEP_CAPS"),
+	F(0x20, "SECBIT_KEEP_CAPS_LOCKED"), { 0, NULL }
+};
 static const struct scf sc_sa_flags[] = {	/* a sigaction's */
 	F(1, "SA_NOCLDSTOP"), F(2, "SA_NOCLDWAIT"), F(0x80000000, "SA_RESETHAND"),
 	F(0x08000000, "SA_ONSTACK"), F(0x10000000, "SA_RESTART"), F(0x40000000, "SA_NODEFER"),
@@ -760,6 +844,19 @@ static const struct {
 	{ " si_code", sc_si_codes, 'l', NULL, 64 },	/* _stp_siginfo_u() */
 	{ " si_code of a signal", sc_si_sig_codes, 'l', NULL, 64 },
 	{ " signal name", signals, 'l', NULL, 64 },
+	{ " prctl options", sc_prctl_options, 'l', NULL, 32 },	/* _prctl_argstr() */
+	{ " prctl unalign", sc_prctl_unalign, 'l', NULL, 64 },
+	{ " prctl fpemu", sc_prctl_fpemu, 'l', NULL, 64 },
+	{ " prctl fpexc", sc_prctl_fpexc, 'l', NULL, 64 },
+	{ " prctl timing", sc_prctl_timing, 'l', NULL, 64 },
+	{ " prctl endian", sc_prctl_endian, 'l', NULL, 64 },
+	{ " prctl tsc", sc_prctl_tsc, 'l', NULL, 64 },
+	{ " prctl mce_kill", sc_prctl_mce_kill, 'l', NULL, 64 },
+	{ " prctl mce_kill policy", sc_prctl_mce_policy, 'l', NULL, 64 },
+	{ " prctl seccomp", sc_prctl_seccomp, 'l', NULL, 64 },
+	{ " prctl set_mm", sc_prctl_set_mm, 'l', NULL, 64 },
+	{ " prctl caps", sc_prctl_caps, 'l', NULL, 64 },
+	{ " prctl securebits", sc_prctl_securebits, 'f', NULL, 64 },
 };
 #define NDECODERS (sizeof(decoders) / sizeof(decoders[0]))
 _Static_assert(NDECODERS <= 128, "struct bgen's scd_used[] holds 128 decoders");

@@ -98,7 +98,7 @@ static const struct {
 	{ "_struct_sockaddr_u", 2 }, { "_sc_user_ptr", 1 }, { "__sc_int32", 1 },
 	{ "_fildes_index_u", 2 }, { "__sc_utimbuf_field", 2 }, { "_stp_xattr_val_str", 2 },
 	{ "_struct_sigaction_u", 1 }, { "_struct_timex_u", 1 }, { "_stp_siginfo_u", 1 },
-	{ "_sc_compat_sigaction_u", 2 },
+	{ "_sc_compat_sigaction_u", 2 }, { "_prctl_argstr", 5 },
 };
 
 /* the index in structs[] of the user structure fn, else -1 */
@@ -270,6 +270,72 @@ static const char *user_siginfo(struct bgen *g, struct node *n)
 	return t;
 }
 
+/* _prctl_argstr(option, a2, a3, a4, a5): the option (0x... when unknown),
+ * then the arguments it reads, each as that option reads it (a name, a
+ * flag set, a number, 0x...), as the tapset's stp_scmisc_prctl_args();
+ * an option it does not know shows all four as 0x.... dec: a decoder's
+ * name into slot u, appended after ", " (a C fragment) */
+static const char *user_prctl(struct bgen *g, struct node *n)
+{
+	static const char *const ptype[][2] = {
+		{ "6", " prctl unalign" }, { "10", " prctl fpemu" }, { "12", " prctl fpexc" },
+		{ "14", " prctl timing" }, { "20", " prctl endian" }, { "26", " prctl tsc" },
+		{ "23 || o == 24", " prctl caps" }, { "28", " prctl securebits" },
+	};
+	const char *a[5], *t = new_tmp(g), *u = bg_slot(g);
+	struct node *arg = n->args;
+	const char *app = arena_printf(g->s->arena, "stp_putn(%s, &len, S->tmp, stp_strlen(S, %s));",
+				       t, u);
+
+	for (int i = 0; i < 5; i++, arg = arg->next)
+		a[i] = bg_expr(g, arg);
+	g->need_sc = true;
+	bg_line(g, "char *%s = %s;", t, bg_slot(g));
+	bg_line(g, "{\n\tunsigned int o = %s;\n\tunsigned long a2 = %s, a3 = %s;\n"
+		"\tlong len = 0;\n", a[0], a[1], a[2]);
+	bg_line(g, "\tstp_scd_%zu(S, %s, o);\n\t%s", bsc_decoder(g, " prctl options"), u, app);
+	bg_line(g, "\tif (o == 3 || o == 13 || o == 7 || o == 21 || o == 31 || o == 32 || "
+		"o == 30 || o == 34 || o == 39 || o == 42 || o == 43 || o == 44 || o == 27) {");
+	for (size_t i = 0; i < sizeof(ptype) / sizeof(ptype[0]); i++)
+		bg_line(g, "\t} else if (o == %s) {\n\t\tstp_putn(%s, &len, \", \", 2);\n"
+			"\t\tstp_scd_%zu(S, %s, a2);\n\t\t%s", ptype[i][0], t,
+			bsc_decoder(g, ptype[i][1]), u, app);
+	bg_line(g, "\t} else if (o == 0x59616d61) {\n"
+		"\t\tif (a2 == -1UL) {\n"
+		"\t\t\tstp_putn(%s, &len, \", PR_SET_PTRACER_ANY\", 20);\n"
+		"\t\t} else {\n\t\t\tstp_putn(%s, &len, \", \", 2);\n"
+		"\t\t\tstp_sfmt_long(%s, &len, a2, 'd', 0, 0, -1);\n\t\t}", t, t, t);
+	bg_line(g, "\t} else if (o == 1 || o == 2 || o == 5 || o == 9 || o == 11 || o == 15 || "
+		"o == 16 || o == 19 || o == 25 || o == 40 || o == 37 || o == 41) {\n"
+		"\t\tstp_putn(%s, &len, \", \", 2);\n"
+		"\t\tstp_sfmt_long(%s, &len, a2, 'x', STP_F_ALT, 0, -1);", t, t);
+	bg_line(g, "\t} else if (o == 4 || o == 8 || o == 36 || o == 38 || o == 29) {\n"
+		"\t\tstp_putn(%s, &len, \", \", 2);\n"
+		"\t\tstp_sfmt_long(%s, &len, a2, 'u', 0, 0, -1);", t, t);
+	bg_line(g, "\t} else if (o == 33) {\n\t\tstp_putn(%s, &len, \", \", 2);\n"
+		"\t\tstp_scd_%zu(S, %s, a2);\n\t\t%s\n"
+		"\t\tif (a2 == 1) {\n\t\t\tstp_putn(%s, &len, \", \", 2);\n"
+		"\t\t\tstp_scd_%zu(S, %s, a3);\n\t\t\t%s\n"
+		"\t\t} else if (a2) {\n\t\t\tstp_putn(%s, &len, \", \", 2);\n"
+		"\t\t\tstp_sfmt_long(%s, &len, a3, 'x', STP_F_ALT, 0, -1);\n\t\t}",
+		t, bsc_decoder(g, " prctl mce_kill"), u, app, t,
+		bsc_decoder(g, " prctl mce_kill policy"), u, app, t, t);
+	bg_line(g, "\t} else if (o == 22 || o == 35) {\n\t\tstp_putn(%s, &len, \", \", 2);\n"
+		"\t\tif (o == 22)\n\t\t\tstp_scd_%zu(S, %s, a2);\n"
+		"\t\telse\n\t\t\tstp_scd_%zu(S, %s, a2);\n\t\t%s\n"
+		"\t\tstp_putn(%s, &len, \", \", 2);\n"
+		"\t\tstp_sfmt_long(%s, &len, a3, 'x', STP_F_ALT, 0, -1);",
+		t, bsc_decoder(g, " prctl seccomp"), u, bsc_decoder(g, " prctl set_mm"), u, app,
+		t, t);
+	bg_line(g, "\t} else {\n\t\tunsigned long v[4] = { a2, a3, %s, %s };\n\n"
+		"\t\tfor (int i = 0; i < 4; i++) {\n"
+		"\t\t\tstp_putn(%s, &len, \", \", 2);\n"
+		"\t\t\tstp_sfmt_long(%s, &len, v[i], 'x', STP_F_ALT, 0, -1);\n\t\t}\n\t}",
+		a[3], a[4], t, t);
+	bg_line(g, "\tstp_sfmt_end(%s, len);\n}", t);
+	return t;
+}
+
 const char *bsc2_call(struct bgen *g, struct node *n)
 {
 	const char *a, *b = NULL, *t;
@@ -282,6 +348,8 @@ const char *bsc2_call(struct bgen *g, struct node *n)
 		return user_timex(g, n);
 	if (!strcmp(n->op, "_stp_siginfo_u"))
 		return user_siginfo(g, n);
+	if (!strcmp(n->op, "_prctl_argstr"))
+		return user_prctl(g, n);
 	g->need_sc = true;
 	a = bg_expr(g, n->args);
 	if (n->args->next)

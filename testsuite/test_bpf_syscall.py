@@ -462,16 +462,14 @@ def refused_aliases():
 
 
 def test_syscall_refused_count():
-    """The aliases still refused: 2 of syscall.* and the same 2 of
+    """The aliases still refused: 1 of syscall.* and the same 1 of
     nd_syscall.* (130 each before the decoders, structures and signal sets
     of session 12, 36 before the sockaddrs, __get_argv() and the rest of
-    session 13): prctl (_prctl_argstr()) and utime (ctime()); a helper
-    lost shows as a higher count."""
+    session 13): utime (ctime()); a helper lost shows as a higher count."""
     refused = refused_aliases()
     sc = sorted(a for a in refused if a.startswith('syscall.'))
-    assert refused == {'syscall.prctl': '_prctl_argstr', 'nd_syscall.prctl': '_prctl_argstr',
-                       'syscall.utime': 'ctime', 'nd_syscall.utime': 'ctime'}, refused
-    assert (len(sc), len(refused)) == (2, 4), refused
+    assert refused == {'syscall.utime': 'ctime', 'nd_syscall.utime': 'ctime'}, refused
+    assert (len(sc), len(refused)) == (1, 2), refused
     assert sorted('nd_' + a for a in sc) == sorted(a for a in refused if a.startswith('nd_'))
 
 
@@ -673,10 +671,11 @@ MORE_UPSTREAM = ('mmap2(0x0, 12345, PROT_READ|PROT_WRITE, MAP_HUGE_2MB|MAP_PRIVA
 MORE_PTR = re.compile(r'0x(55|56|7e|7f)[0-9a-f]{10}\b')
 
 
-# siginfo_t of rt_sigqueueinfo, rt_tgsigqueueinfo, rt_sigtimedwait, and a
+# siginfo_t of rt_sigqueueinfo, rt_tgsigqueueinfo, rt_sigtimedwait, a
 # 32-bit task's sigaction (_sc_compat_sigaction_u(), which the aliases of
-# the 32-bit calls use) of the 64-bit ones' structures, as MORE_DRIVER's
-# calls; the module runtime's output in the 6.1 guest (recorded once)
+# the 32-bit calls use) of the 64-bit ones' structures, and prctl's
+# options and arguments, as MORE_DRIVER's calls; the module runtime's
+# output in the 6.1 guest (recorded once)
 SIGINFO_DRIVER = MORE_DRIVER[:MORE_DRIVER.index('call(9, 0, 12345, 3')] + r'''call(9, 0, 12345, 3, 0x22, -1, 0)
 call(13, 23, addr(struct.pack('<QQQQ', 0x1234, 0x14000404, 0x5678, 0x4003)), 0, 8)
 call(13, 23, addr(struct.pack('<IIIII', 0x1234, 0x4000004, 0x5678, 0x4003, 0x1)), 0, 8)
@@ -695,6 +694,17 @@ call(297, 99999, 99999, 12, addr(struct.pack('<iiiiii', 12, 0, -6, 0, 77, 88) + 
 call(297, 99999, 99999, 12, 0x7000000000)
 call(128, addr(struct.pack('<Q', 1 << 22)), addr(struct.pack('<iiii', 23, 0, 0x80, 0) + bytes(112)),
      addr(bytes(16)), 8)
+pr = ctypes.CDLL(None).prctl
+pr.restype = ctypes.c_int
+pr.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+for args in [(3, 0, 0, 0, 0), (6, 2, 0, 0, 0), (6, 7, 0, 0, 0), (12, 0x80, 0, 0, 0), (14, 1, 0, 0, 0),
+             (20, 2, 0, 0, 0), (26, 1, 0, 0, 0), (23, 21, 0, 0, 0), (24, 99, 0, 0, 0),
+             (28, 0x41, 0, 0, 0), (28, 0, 0, 0, 0), (0x59616d61, 2**64 - 1, 0, 0, 0),
+             (0x59616d61, 2**64 - 5, 0, 0, 0), (1, 0, 0, 0, 0), (16, 0x1000, 0, 0, 0),
+             (4, 1, 0, 0, 0), (29, 2**64 - 1, 0, 0, 0), (33, 1, 2, 0, 0), (33, 0, 7, 0, 0),
+             (33, 5, 7, 0, 0), (22, 5, 0x10, 0, 0), (35, 99, 0x20, 0, 0), (35, 13, 0, 0, 0),
+             (1000, 1, 2, 3, 4), (2**32 - 1, 0, 0, 0, 5)]:
+    pr(*args)
 '''
 SIGINFO_SCRIPT = r'''global go
 probe syscall.mmap2 { if (pid() == target() && length == 12345) go = 1 }
@@ -703,7 +713,8 @@ probe syscall.rt_sigaction {
     printf("%s(%s) | %s | %s\n", name, argstr, _sc_compat_sigaction_u(act_uaddr, 0),
            _sc_compat_sigaction_u(act_uaddr, 1))
 }
-probe syscall.rt_sigqueueinfo, syscall.rt_tgsigqueueinfo, syscall.rt_sigtimedwait {
+probe syscall.rt_sigqueueinfo, syscall.rt_tgsigqueueinfo, syscall.rt_sigtimedwait,
+      syscall.prctl {
   if (go && pid() == target()) printf("%s(%s)\n", name, argstr)
 }
 '''
@@ -729,7 +740,32 @@ SIGINFO_UPSTREAM = ('rt_sigaction(SIGURG, {0x1234, SA_RESTART|SA_SIGINFO|SA_REST
     'rt_sigqueueinfo(99999, SIGUSR1, NULL)\n'
     'rt_tgsigqueueinfo(99999, 99999, SIGUSR2, {si_signo=SIGUSR2, si_code=SI_TKILL, si_pid=77, si_uid=88})\n'
     'rt_tgsigqueueinfo(99999, 99999, SIGUSR2, 0x7000000000)\n'
-    'rt_sigtimedwait([SIGURG], {si_signo=SIGURG, si_code=SI_KERNEL}, [0.000000000], 8)\n')
+    'rt_sigtimedwait([SIGURG], {si_signo=SIGURG, si_code=SI_KERNEL}, [0.000000000], 8)\n'
+    'prctl(PR_GET_DUMPABLE)\n'
+    'prctl(PR_SET_UNALIGN, PR_UNALIGN_SIGBUS)\n'
+    'prctl(PR_SET_UNALIGN, 0x7)\n'
+    'prctl(PR_SET_FPEXC, PR_FP_EXC_SW_ENABLE)\n'
+    'prctl(PR_SET_TIMING, PR_TIMING_TIMESTAMP)\n'
+    'prctl(PR_SET_ENDIAN, PR_ENDIAN_PPC_LITTLE)\n'
+    'prctl(PR_SET_TSC, PR_TSC_ENABLE)\n'
+    'prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN)\n'
+    'prctl(PR_CAPBSET_DROP, 0x63)\n'
+    'prctl(PR_SET_SECUREBITS, SECBIT_NOROOT|0x40)\n'
+    'prctl(PR_SET_SECUREBITS, 0x0)\n'
+    'prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY)\n'
+    'prctl(PR_SET_PTRACER, -5)\n'
+    'prctl(PR_SET_PDEATHSIG, 0x0)\n'
+    'prctl(PR_GET_NAME, 0x1000)\n'
+    'prctl(PR_SET_DUMPABLE, 1)\n'
+    'prctl(PR_SET_TIMERSLACK, 18446744073709551615)\n'
+    'prctl(PR_MCE_KILL, PR_MCE_KILL_SET, PR_MCE_KILL_DEFAULT)\n'
+    'prctl(PR_MCE_KILL, PR_MCE_KILL_CLEAR)\n'
+    'prctl(PR_MCE_KILL, 0x5, 0x7)\n'
+    'prctl(PR_SET_SECCOMP, 0x5, 0x10)\n'
+    'prctl(PR_SET_MM, 0x63, 0x20)\n'
+    'prctl(PR_SET_MM, PR_SET_MM_EXE_FILE, 0x0)\n'
+    'prctl(0x3e8, 0x1, 0x2, 0x3, 0x4)\n'
+    'prctl(0xffffffff, 0x0, 0x0, 0x0, 0x5)\n')
 
 
 def test_more_syscalls_guest(tmp_path):

@@ -4,10 +4,15 @@
  * readers, the flag decoders and the time structures): a user sockaddr
  * (_struct_sockaddr_u()), execve's argument and environment arrays
  * (__get_argv() over _sc_user_ptr(), one bpf_loop() step an entry, which
- * 6.1's verifier checks once), struct tms, and the numeric readers of
- * pipe's fds, utime's times and ptrace's int; each with the module
- * runtime's output (tapsets/linux/syscall_support.stp). bpf_syscall.c
- * asks here (bsc2_has, bsc2_call, bsc2_types).
+ * 6.1's verifier checks once), a sigaction (also a 32-bit task's), a
+ * siginfo_t, a timex, prctl's argstr, an extended attribute's value, the
+ * structures shown field by field (tms, sysinfo, sched_attr, user_desc,
+ * stack_t, quota blocks, an iovec), and the numeric readers of pipe's
+ * fds, utime's times and ptrace's int; each with the module runtime's
+ * output (tapsets/linux/syscall_support.stp and its kin). bpf_syscall.c
+ * asks here (bsc2_has, bsc2_call, bsc2_types), bpf_gen.c for
+ * __get_argv() (bsc2_script); the decoders used are bpf_syscall.c's
+ * (bsc_decoder).
  */
 #include <string.h>
 

@@ -64,6 +64,7 @@ struct bgen {
 	struct strbuf ftwins;	/* "\nNAME\n"... the fentry handlers written */
 	bool need_sc;		/* the syscall tapset's helpers (bpf_syscall.c) */
 	unsigned long long scd_used[2];	/* ... the flag decoders called, by index */
+	unsigned int sc2_used;	/* ... bpf_syscall2.c's helpers written */
 };
 
 void bg_line(struct bgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -140,6 +141,14 @@ void bs_types(struct bgen *g, struct strbuf *c);
 bool bsc_has(const struct func *f);
 const char *bsc_call(struct bgen *g, struct node *n);
 void bsc_types(struct bgen *g, struct strbuf *c);
+size_t bsc_decoder(struct bgen *g, const char *fn);
+/* bpf_syscall2.c: more of them (the user sockaddr...); bsc2_script(): the
+ * value of a call of a tapset script function written there (__get_argv()),
+ * else NULL */
+bool bsc2_has(const struct func *f);
+const char *bsc2_call(struct bgen *g, struct node *n);
+const char *bsc2_script(struct bgen *g, struct node *n);
+void bsc2_types(struct bgen *g, struct strbuf *c);
 
 /* bpf_maps.c: global arrays as BPF hash maps */
 /* a handler's locals, declared (in scratch when it has a foreach) */

@@ -934,6 +934,8 @@ static const char *call(struct bgen *g, struct node *n)
 		return builtin(g, n);
 	if (f->body->kind == N_EMBEDDED_STMT)
 		return builtin(g, n);
+	if ((t = bsc2_script(g, n)))
+		return t;
 	sb_init(&args);
 	sb_puts(&args, "S");
 	for (struct node *a = n->args; a; a = a->next)

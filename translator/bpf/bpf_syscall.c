@@ -494,6 +494,200 @@ static const struct scf sc_sock_protocol[] = {
 	F(0x62, "IPPROTO_ENCAP"), F(0x67, "IPPROTO_PIM"), F(0x6c, "IPPROTO_COMP"),
 	F(0x84, "IPPROTO_SCTP"), F(0x88, "IPPROTO_UDPLITE"), F(0xff, "IPPROTO_RAW"), { 0, NULL }
 };
+/* mmap's flags (MAP_HUGE_* first, kind 'h'), ptrace's arch_prctl codes,
+ * an I/O priority's classes ('o'), quotactl's commands ('q'), fanotify_init's
+ * classes then flags ('n'), the mempolicy flags then modes ('p') */
+static const struct scf sc_mmap_flags[] = {
+	F(1, "MAP_SHARED"), F(2, "MAP_PRIVATE"), F(0x10, "MAP_FIXED"), F(0x20, "MAP_ANONYMOUS"),
+	F(0x100, "MAP_GROWSDOWN"), F(0x800, "MAP_DENYWRITE"), F(0x1000, "MAP_EXECUTABLE"),
+	F(0x2000, "MAP_LOCKED"), F(0x4000, "MAP_NORESERVE"), F(0x8000, "MAP_POPULATE"),
+	F(0x10000, "MAP_NONBLOCK"), F(0x20000, "MAP_STACK"), F(0x40000, "MAP_HUGETLB"),
+	F(0x40, "MAP_32BIT"), { 0, NULL }	/* MAP_UNINITIALIZED: a MAP_HUGE_* bit */
+};
+static const struct scf sc_ptrace_arch_prctl[] = {
+	F(0x1001, "ARCH_SET_GS"), F(0x1002, "ARCH_SET_FS"), F(0x1003, "ARCH_GET_FS"),
+	F(0x1004, "ARCH_GET_GS"), { 0, NULL }
+};
+static const struct scf sc_ioprio_class[] = {
+	F(0, "IOPRIO_CLASS_NONE"), F(1, "IOPRIO_CLASS_RT"), F(2, "IOPRIO_CLASS_BE"),
+	F(3, "IOPRIO_CLASS_IDLE"), { 0, NULL }
+};
+static const struct scf sc_quotactl_cmd[] = {
+	F(0x800001, "Q_SYNC"), F(0x800002, "Q_QUOTAON"), F(0x800003, "Q_QUOTAOFF"),
+	F(0x800004, "Q_GETFMT"), F(0x800005, "Q_GETINFO"), F(0x800006, "Q_SETINFO"),
+	F(0x800007, "Q_GETQUOTA"), F(0x800008, "Q_SETQUOTA"), F(0x5801, "Q_XQUOTAON"),
+	F(0x5802, "Q_XQUOTAOFF"), F(0x5803, "Q_XGETQUOTA"), F(0x5804, "Q_XSETQLIM"),
+	F(0x5805, "Q_XGETQSTAT"), F(0x5806, "Q_XQUOTARM"), F(0x5807, "Q_XQUOTASYNC"),
+	F(0x5808, "Q_XGETQSTATV"), { 0, NULL }
+};
+static const struct scf sc_fanotify_class[] = {
+	F(0, "FAN_CLASS_NOTIF"), F(4, "FAN_CLASS_CONTENT"), F(8, "FAN_CLASS_PRE_CONTENT"),
+	{ 0, NULL }
+};
+static const struct scf sc_fanotify_init[] = {
+	F(1, "FAN_CLOEXEC"), F(2, "FAN_NONBLOCK"), F(0x10, "FAN_UNLIMITED_QUEUE"),
+	F(0x20, "FAN_UNLIMITED_MARKS"), { 0, NULL }
+};
+static const struct scf sc_mempolicy_flag[] = {
+	F(0x8000, "MPOL_F_STATIC_NODES"), F(0x4000, "MPOL_F_RELATIVE_NODES"), { 0, NULL }
+};
+static const struct scf sc_ptrace_request[] = {
+	F(0, "PTRACE_TRACEME"), F(1, "PTRACE_PEEKTEXT"), F(2, "PTRACE_PEEKDATA"),
+	F(3, "PTRACE_PEEKUSR"), F(4, "PTRACE_POKETEXT"), F(5, "PTRACE_POKEDATA"),
+	F(6, "PTRACE_POKEUSR"), F(7, "PTRACE_CONT"), F(8, "PTRACE_KILL"),
+	F(9, "PTRACE_SINGLESTEP"), F(16, "PTRACE_ATTACH"), F(17, "PTRACE_DETACH"),
+	F(24, "PTRACE_SYSCALL"), F(0x4200, "PTRACE_SETOPTIONS"), F(0x4201, "PTRACE_GETEVENTMSG"),
+	F(0x4202, "PTRACE_GETSIGINFO"), F(0x4203, "PTRACE_SETSIGINFO"),
+	F(0x4204, "PTRACE_GETREGSET"), F(0x4205, "PTRACE_SETREGSET"), F(0x4206, "PTRACE_SEIZE"),
+	F(0x4207, "PTRACE_INTERRUPT"), F(0x4208, "PTRACE_LISTEN"),
+	F(0x4209, "PTRACE_PEEKSIGINFO"), F(0x420a, "PTRACE_GETSIGMASK"),
+	F(0x420b, "PTRACE_SETSIGMASK"), { 0, NULL }
+};
+static const struct scf sc_quota_type[] = {
+	F(1, "QFMT_VFS_OLD"), F(2, "QFMT_VFS_V0"), F(3, "QFMT_OCFS2"), F(4, "QFMT_VFS_V1"),
+	{ 0, NULL }
+};
+static const struct scf sc_elf_note_type[] = {
+	F(1, "NT_PRSTATUS"), F(2, "NT_PRFPREG"), F(3, "NT_PRPSINFO"), F(4, "NT_TASKSTRUCT"),
+	F(6, "NT_AUXV"), F(0x53494749, "NT_SIGINFO"), F(0x46494c45, "NT_FILE"),
+	F(0x46e62b7f, "NT_PRXFPREG"), F(0x100, "NT_PPC_VMX"), F(0x101, "NT_PPC_SPE"),
+	F(0x102, "NT_PPC_VSX"), F(0x200, "NT_386_TLS"), F(0x201, "NT_386_IOPERM"),
+	F(0x202, "NT_X86_XSTATE"), F(0x300, "NT_S390_HIGH_GPRS"), F(0x301, "NT_S390_TIMER"),
+	F(0x302, "NT_S390_TODCMP"), F(0x303, "NT_S390_TODPREG"), F(0x304, "NT_S390_CTRS"),
+	F(0x305, "NT_S390_PREFIX"), F(0x306, "NT_S390_LAST_BREAK"),
+	F(0x307, "NT_S390_SYSTEM_CALL"), F(0x308, "NT_S390_TDB"), F(0x309, "NT_S390_VXRS_LOW"),
+	F(0x30a, "NT_S390_VXRS_HIGH"), F(0x400, "NT_ARM_VFP"), F(0x401, "NT_ARM_TLS"),
+	F(0x402, "NT_ARM_HW_BREAK"), F(0x403, "NT_ARM_HW_WATCH"), F(0x404, "NT_ARM_SYSTEM_CALL"),
+	{ 0, NULL }
+};
+static const struct scf sc_futex_wake_ops[] = {
+	F(0, "FUTEX_OP_SET"), F(1, "FUTEX_OP_ADD"), F(2, "FUTEX_OP_OR"), F(3, "FUTEX_OP_ANDN"),
+	F(4, "FUTEX_OP_XOR"), { 0, NULL }
+};
+static const struct scf sc_futex_wake_cmps[] = {
+	F(0, "FUTEX_OP_CMP_EQ"), F(1, "FUTEX_OP_CMP_NE"), F(2, "FUTEX_OP_CMP_LT"),
+	F(3, "FUTEX_OP_CMP_LE"), F(4, "FUTEX_OP_CMP_GT"), F(5, "FUTEX_OP_CMP_GE"), { 0, NULL }
+};
+static const struct scf sc_adj_modes[] = {	/* a timex's */
+	F(1, "ADJ_OFFSET"), F(2, "ADJ_FREQUENCY"), F(4, "ADJ_MAXERROR"), F(8, "ADJ_ESTERROR"),
+	F(0x10, "ADJ_STATUS"), F(0x20, "ADJ_TIMECONST"), F(0x4000, "ADJ_TICK"),
+	F(0x8001, "ADJ_OFFSET_SINGLESHOT"), { 0, NULL }
+};
+/* a siginfo's generic codes, then those of some signals (signal << 8 | code) */
+static const struct scf sc_si_codes[] = {
+	F(0, "SI_USER"), F(0x80, "SI_KERNEL"), F(-1UL, "SI_QUEUE"), F(-2UL, "SI_TIMER"),
+	F(-3UL, "SI_MESGQ"), F(-4UL, "SI_ASYNCIO"), F(-5UL, "SI_SIGIO"), F(-6UL, "SI_TKILL"),
+	F(-7UL, "SI_DETHREAD"), { 0, NULL }
+};
+static const struct scf sc_si_sig_codes[] = {
+	F(0x401, "ILL_ILLOPC"), F(0x402, "ILL_ILLOPN"), F(0x403, "ILL_ILLADR"),
+	F(0x404, "ILL_ILLTRP"), F(0x405, "ILL_PRVOPC"), F(0x406, "ILL_PRVREG"),
+	F(0x407, "ILL_COPROC"), F(0x408, "ILL_BADSTK"), F(0x801, "FPE_INTDIV"),
+	F(0x802, "FPE_INTOVF"), F(0x803, "FPE_FLTDIV"), F(0x804, "FPE_FLTOVF"),
+	F(0x805, "FPE_FLTUND"), F(0x806, "FPE_FLTRES"), F(0x807, "FPE_FLTINV"),
+	F(0x808, "FPE_FLTSUB"), F(0xb01, "SEGV_MAPERR"), F(0xb02, "SEGV_ACCERR"),
+	F(0xb03, "SEGV_BNDERR"), F(0x701, "BUS_ADRALN"), F(0x702, "BUS_ADRERR"),
+	F(0x703, "BUS_OBJERR"), F(0x704, "BUS_MCEERR_AR"), F(0x705, "BUS_MCEERR_AO"),
+	F(0x501, "TRAP_BRKPT"), F(0x502, "TRAP_TRACE"), F(0x503, "TRAP_BRANCH"),
+	F(0x504, "TRAP_HWBKPT"), F(0x1101, "CLD_EXITED"), F(0x1102, "CLD_KILLED"),
+	F(0x1103, "CLD_DUMPED"), F(0x1104, "CLD_TRAPPED"), F(0x1105, "CLD_STOPPED"),
+	F(0x1106, "CLD_CONTINUED"), F(0x1d01, "POLL_IN"), F(0x1d02, "POLL_OUT"),
+	F(0x1d03, "POLL_MSG"), F(0x1d04, "POLL_ERR"), F(0x1d05, "POLL_PRI"),
+	F(0x1d06, "POLL_HUP"), F(0x1f01, "SYS_SECCOMP"), { 0, NULL }
+};
+/* prctl's options and the values of their arguments (_prctl_argstr()) */
+static const struct scf sc_prctl_options[] = {
+	F(1, "PR_SET_PDEATHSIG"), F(2, "PR_GET_PDEATHSIG"), F(3, "PR_GET_DUMPABLE"),
+	F(4, "PR_SET_DUMPABLE"), F(5, "PR_GET_UNALIGN"), F(6, "PR_SET_UNALIGN"),
+	F(7, "PR_GET_KEEPCAPS"), F(8, "PR_SET_KEEPCAPS"), F(9, "PR_GET_FPEMU"),
+	F(0xa, "PR_SET_FPEMU"), F(0xb, "PR_GET_FPEXC"), F(0xc, "PR_SET_FPEXC"),
+	F(0xd, "PR_GET_TIMING"), F(0xe, "PR_SET_TIMING"), F(0xf, "PR_SET_NAME"),
+	F(0x10, "PR_GET_NAME"), F(0x13, "PR_GET_ENDIAN"), F(0x14, "PR_SET_ENDIAN"),
+	F(0x15, "PR_GET_SECCOMP"), F(0x16, "PR_SET_SECCOMP"), F(0x17, "PR_CAPBSET_READ"),
+	F(0x18, "PR_CAPBSET_DROP"), F(0x19, "PR_GET_TSC"), F(0x1a, "PR_SET_TSC"),
+	F(0x1b, "PR_GET_SECUREBITS"), F(0x1c, "PR_SET_SECUREBITS"),
+	F(0x1d, "PR_SET_TIMERSLACK"), F(0x1e, "PR_GET_TIMERSLACK"),
+	F(0x1f, "PR_TASK_PERF_EVENTS_DISABLE"), F(0x20, "PR_TASK_PERF_EVENTS_ENABLE"),
+	F(0x21, "PR_MCE_KILL"), F(0x22, "PR_MCE_KILL_GET"), F(0x23, "PR_SET_MM"),
+	F(0x59616d61, "PR_SET_PTRACER"), F(0x24, "PR_SET_CHILD_SUBREAPER"),
+	F(0x25, "PR_GET_CHILD_SUBREAPER"), F(0x26, "PR_SET_NO_NEW_PRIVS"),
+	F(0x27, "PR_GET_NO_NEW_PRIVS"), F(0x28, "PR_GET_TID_ADDRESS"),
+	F(0x29, "PR_SET_THP_DISABLE"), F(0x2a, "PR_GET_THP_DISABLE"),
+	F(0x2b, "PR_MPX_ENABLE_MANAGEMENT"), F(0x2c, "PR_MPX_DISABLE_MANAGEMENT"),
+	{ 0, NULL }
+};
+static const struct scf sc_prctl_unalign[] = {
+	F(1, "PR_UNALIGN_NOPRINT"), F(2, "PR_UNALIGN_SIGBUS"), { 0, NULL }
+};
+static const struct scf sc_prctl_fpemu[] = {
+	F(1, "PR_FPEMU_NOPRINT"), F(2, "PR_FPEMU_SIGFPE"), { 0, NULL }
+};
+static const struct scf sc_prctl_fpexc[] = {
+	F(0x80, "PR_FP_EXC_SW_ENABLE"), F(0x10000, "PR_FP_EXC_DIV"),
+	F(0x20000, "PR_FP_EXC_OVF"), F(0x40000, "PR_FP_EXC_UND"),
+	F(0x80000, "PR_FP_EXC_RES"), F(0x100000, "PR_FP_EXC_INV"),
+	F(0, "PR_FP_EXC_DISABLED"), F(1, "PR_FP_EXC_NONRECOV"), F(2, "PR_FP_EXC_ASYNC"),
+	F(3, "PR_FP_EXC_PRECISE"), { 0, NULL }
+};
+static const struct scf sc_prctl_timing[] = {
+	F(0, "PR_TIMING_STATISTICAL"), F(1, "PR_TIMING_TIMESTAMP"), { 0, NULL }
+};
+static const struct scf sc_prctl_endian[] = {
+	F(0, "PR_ENDIAN_BIG"), F(1, "PR_ENDIAN_LITTLE"), F(2, "PR_ENDIAN_PPC_LITTLE"),
+	{ 0, NULL }
+};
+static const struct scf sc_prctl_tsc[] = {
+	F(1, "PR_TSC_ENABLE"), F(2, "PR_TSC_SIGSEGV"), { 0, NULL }
+};
+static const struct scf sc_prctl_mce_kill[] = {
+	F(0, "PR_MCE_KILL_CLEAR"), F(1, "PR_MCE_KILL_SET"), { 0, NULL }
+};
+static const struct scf sc_prctl_mce_policy[] = {
+	F(0, "PR_MCE_KILL_LATE"), F(1, "PR_MCE_KILL_EARLY"), F(2, "PR_MCE_KILL_DEFAULT"),
+	{ 0, NULL }
+};
+static const struct scf sc_prctl_seccomp[] = {
+	F(0, "SECCOMP_MODE_DISABLED"), F(1, "SECCOMP_MODE_STRICT"),
+	F(2, "SECCOMP_MODE_FILTER"), { 0, NULL }
+};
+static const struct scf sc_prctl_set_mm[] = {
+	F(1, "PR_SET_MM_START_CODE"), F(2, "PR_SET_MM_END_CODE"),
+	F(3, "PR_SET_MM_START_DATA"), F(4, "PR_SET_MM_END_DATA"),
+	F(5, "PR_SET_MM_START_STACK"), F(6, "PR_SET_MM_START_BRK"), F(7, "PR_SET_MM_BRK"),
+	F(8, "PR_SET_MM_ARG_START"), F(9, "PR_SET_MM_ARG_END"),
+	F(0xa, "PR_SET_MM_ENV_START"), F(0xb, "PR_SET_MM_ENV_END"),
+	F(0xc, "PR_SET_MM_AUXV"), F(0xd, "PR_SET_MM_EXE_FILE"), F(0xe, "PR_SET_MM_MAP"),
+	F(0xf, "PR_SET_MM_MAP_SIZE"), { 0, NULL }
+};
+static const struct scf sc_prctl_caps[] = {
+	F(0, "CAP_CHOWN"), F(1, "CAP_DAC_OVERRIDE"), F(2, "CAP_DAC_READ_SEARCH"),
+	F(3, "CAP_FOWNER"), F(4, "CAP_FSETID"), F(5, "CAP_KILL"), F(6, "CAP_SETGID"),
+	F(7, "CAP_SETUID"), F(8, "CAP_SETPCAP"), F(9, "CAP_LINUX_IMMUTABLE"),
+	F(0xa, "CAP_NET_BIND_SERVICE"), F(0xb, "CAP_NET_BROADCAST"),
+	F(0xc, "CAP_NET_ADMIN"), F(0xd, "CAP_NET_RAW"), F(0xe, "CAP_IPC_LOCK"),
+	F(0xf, "CAP_IPC_OWNER"), F(0x10, "CAP_SYS_MODULE"), F(0x11, "CAP_SYS_RAWIO"),
+	F(0x12, "CAP_SYS_CHROOT"), F(0x13, "CAP_SYS_PTRACE"), F(0x14, "CAP_SYS_PACCT"),
+	F(0x15, "CAP_SYS_ADMIN"), F(0x16, "CAP_SYS_BOOT"), F(0x17, "CAP_SYS_NICE"),
+	F(0x18, "CAP_SYS_RESOURCE"), F(0x19, "CAP_SYS_TIME"), F(0x1a, "CAP_SYS_TTY_CONFIG"),
+	F(0x1b, "CAP_MKNOD"), F(0x1c, "CAP_LEASE"), F(0x1d, "CAP_AUDIT_WRITE"),
+	F(0x1e, "CAP_AUDIT_CONTROL"), F(0x1f, "CAP_SETFCAP"), F(0x20, "CAP_MAC_OVERRIDE"),
+	F(0x21, "CAP_MAC_ADMIN"), F(0x22, "CAP_SYSLOG"), F(0x23, "CAP_WAKE_ALARM"),
+	F(0x24, "CAP_BLOCK_SUSPEND"), F(0x25, "CAP_AUDIT_READ"), { 0, NULL }
+};
+static const struct scf sc_prctl_securebits[] = {
+	F(1, "SECBIT_NOROOT"), F(2, "SECBIT_NOROOT_LOCKED"), F(4, "SECBIT_NO_SETUID_FIXUP"),
+	F(8, "SECBIT_NO_SETUID_FIXUP_LOCKED"), F(0x10, "SECBIT_KEEP_CAPS"),
+	F(0x20, "SECBIT_KEEP_CAPS_LOCKED"), { 0, NULL }
+};
+static const struct scf sc_sa_flags[] = {	/* a sigaction's */
+	F(1, "SA_NOCLDSTOP"), F(2, "SA_NOCLDWAIT"), F(0x80000000, "SA_RESETHAND"),
+	F(0x08000000, "SA_ONSTACK"), F(0x10000000, "SA_RESTART"), F(0x40000000, "SA_NODEFER"),
+	F(4, "SA_SIGINFO"), F(0x04000000, "SA_RESTORER"), { 0, NULL }
+};
+static const struct scf sc_mempolicy_mode[] = {
+	F(0, "MPOL_DEFAULT"), F(1, "MPOL_PREFERRED"), F(2, "MPOL_BIND"), F(3, "MPOL_INTERLEAVE"),
+	{ 0, NULL }
+};
 #undef F
 
 /* errno.stp's names, 1 to 131 (EDEADLK for 35) */
@@ -533,8 +727,10 @@ static const char *const errnames[] = {
  * after "|" (none when it has no flags: 'm', "0x0": 'M'); the flags above
  * the low 15 bits, then "|" and the priority in them with
  * SWAP_FLAG_PREFER, 'w'; a socket's type, then SOCK_CLOEXEC, SOCK_NONBLOCK
- * and the rest, 't'), the width of the
- * value (the module runtime's cast; -32 an int's sign extended) */
+ * and the rest, 't'; those of 'h', 'o', 'q', 'n', 'p', 'u' above, the last 3
+ * with a second table, the next decoder's, whose name is no function's),
+ * the width of the value (the module runtime's cast; -32 an int's sign
+ * extended) */
 static const struct {
 	const char *fn;
 	const struct scf *t;
@@ -630,13 +826,43 @@ static const struct {
 	{ "_umountflags_str", sc_umountflags, 'f', NULL, 32 },
 	{ "_userfaultfd_flags_str", sc_userfaultfd_flags, 'f', NULL, 32 },
 	{ "_waitid_which_str", sc_waitid_which, 'l', NULL, 32 },
+	{ "_mmap_flags", sc_mmap_flags, 'h', NULL, 64 },
+	{ "_ptrace_arch_prctl_str", sc_ptrace_arch_prctl, 'l', NULL, 32 },
+	{ "_stp_ioprio_value_str", sc_ioprio_class, 'o', NULL, 32 },
+	{ "_quotactl_cmd_str", sc_quotactl_cmd, 'q', NULL, 32 },
+	{ "_fanotify_init_flags_str", sc_fanotify_class, 'n', NULL, 32 },
+	{ " fanotify_init flags", sc_fanotify_init, 'f', NULL, 32 },
+	{ "_mempolicy_mode_str", sc_mempolicy_mode, 'p', NULL, 32 },
+	{ " mempolicy flags", sc_mempolicy_flag, 'l', NULL, 32 },
+	{ " sigaction flags", sc_sa_flags, 'f', NULL, 64 },	/* _struct_sigaction_u() */
+	{ "_ptrace_request_str", sc_ptrace_request, 'l', NULL, 64 },
+	{ "_quotactl_quota_type_str", sc_quota_type, 'l', NULL, -32 },
+	{ "_elf_note_type_str", sc_elf_note_type, 'l', NULL, 64 },
+	{ "_futex_wake_op_str", sc_futex_wake_ops, 'u', NULL, 32 },
+	{ " futex_wake_op cmps", sc_futex_wake_cmps, 'l', NULL, 32 },
+	{ " timex modes", sc_adj_modes, 'f', NULL, 32 },	/* _struct_timex_u() */
+	{ " si_code", sc_si_codes, 'l', NULL, 64 },	/* _stp_siginfo_u() */
+	{ " si_code of a signal", sc_si_sig_codes, 'l', NULL, 64 },
+	{ " signal name", signals, 'l', NULL, 64 },
+	{ " prctl options", sc_prctl_options, 'l', NULL, 32 },	/* _prctl_argstr() */
+	{ " prctl unalign", sc_prctl_unalign, 'l', NULL, 64 },
+	{ " prctl fpemu", sc_prctl_fpemu, 'l', NULL, 64 },
+	{ " prctl fpexc", sc_prctl_fpexc, 'l', NULL, 64 },
+	{ " prctl timing", sc_prctl_timing, 'l', NULL, 64 },
+	{ " prctl endian", sc_prctl_endian, 'l', NULL, 64 },
+	{ " prctl tsc", sc_prctl_tsc, 'l', NULL, 64 },
+	{ " prctl mce_kill", sc_prctl_mce_kill, 'l', NULL, 64 },
+	{ " prctl mce_kill policy", sc_prctl_mce_policy, 'l', NULL, 64 },
+	{ " prctl seccomp", sc_prctl_seccomp, 'l', NULL, 64 },
+	{ " prctl set_mm", sc_prctl_set_mm, 'l', NULL, 64 },
+	{ " prctl caps", sc_prctl_caps, 'l', NULL, 64 },
+	{ " prctl securebits", sc_prctl_securebits, 'f', NULL, 64 },
 };
 #define NDECODERS (sizeof(decoders) / sizeof(decoders[0]))
 _Static_assert(NDECODERS <= 128, "struct bgen's scd_used[] holds 128 decoders");
 
-/* the other helpers and their arity (no _sc_user_ptr(): the tapset's
- * __get_argv() loop over it, execve's argv, is too complex for 6.1's
- * verifier, and the aliases are better refused at pass 3) */
+/* the other helpers and their arity (_sc_user_ptr() and the user
+ * sockaddr... in bpf_syscall2.c, which also writes __get_argv()) */
 static const struct {
 	const char *name;
 	int n;
@@ -658,7 +884,7 @@ bool bsc_has(const struct func *f)
 	for (size_t i = 0; i < NDECODERS; i++)
 		if (!strcmp(f->name, decoders[i].fn) && f->nparams == 1)
 			return true;
-	return false;
+	return bsc2_has(f);
 }
 
 static const char *new_tmp(struct bgen *g)
@@ -754,9 +980,13 @@ static const char *buffer_quoted(struct bgen *g, struct node *n)
 static size_t use_decoder(struct bgen *g, size_t i)
 {
 	g->scd_used[i / 64] |= 1ULL << (i % 64);
+	if (strchr("npu", decoders[i].kind))	/* its second table */
+		g->scd_used[(i + 1) / 64] |= 1ULL << ((i + 1) % 64);
 	for (size_t j = 0; j < NDECODERS && decoders[i].kind == 'c'; j++)
-		if (decoders[j].t == signals)	/* the exit signal's name */
+		if (decoders[j].t == signals) {	/* the exit signal's name: the first */
 			g->scd_used[j / 64] |= 1ULL << (j % 64);
+			break;
+		}
 	return i;
 }
 
@@ -787,6 +1017,17 @@ static const char *user_struct(struct bgen *g, struct node *n)
 	return t;
 }
 
+/* the decoder fn (its index), marked used: bpf_syscall2.c's structures
+ * call its stp_scd_I() */
+size_t bsc_decoder(struct bgen *g, const char *fn)
+{
+	size_t i = 0;
+
+	while (i < NDECODERS - 1 && strcmp(decoders[i].fn, fn))
+		i++;
+	return use_decoder(g, i);
+}
+
 const char *bsc_call(struct bgen *g, struct node *n)
 {
 	const char *t, *a;
@@ -794,6 +1035,8 @@ const char *bsc_call(struct bgen *g, struct node *n)
 
 	if (!bsc_has(n->func))
 		return NULL;
+	if (bsc2_has(n->func))
+		return bsc2_call(g, n);
 	if (!strcmp(n->op, "_sc_use_uregs")) {
 		kind = kprobe_kind(g);
 		if (!kind)
@@ -900,7 +1143,7 @@ static void emit_args(struct strbuf *c)
 		"\treturn compat ? (__u32)v : v;\n}\n");
 }
 
-/* stp_sc_in(): n (8 or 16) bytes at
+/* stp_sc_in(): n (8 to 255) bytes at
  * user address addr in S->tmp, else "NULL" for 0 or 0x... on a fault
  * written (-1), as the tapset's stp_sc_copy_in(); stp_sc_struct(): the
  * user structures, the tapset's formats (kind: timeSpec, timeVal, a Pair
@@ -910,7 +1153,7 @@ static void emit_struct(struct strbuf *c)
 	sb_puts(c, "static __always_inline long stp_sc_in(struct stp_scratch *S, char *dst, "
 		"long addr, long n)\n{\n\tlong len = 0;\n\n"
 		"\tif (!addr)\n\t\tstp_putn(dst, &len, \"NULL\", 4);\n"
-		"\telse if (!STP_UOK(addr, n) || stp_probe_read_user(S->tmp, n == 16 ? 16 : 8, "
+		"\telse if (!STP_UOK(addr, n) ||\n\t\t stp_probe_read_user(S->tmp, n & 255, "
 		"(void *)addr) < 0)\n"
 		"\t\tstp_sfmt_long(dst, &len, addr, 'x', STP_F_ALT, 0, -1);\n"
 		"\telse\n\t\treturn 0;\n\tstp_sfmt_end(dst, len);\n\treturn -1;\n}\n"
@@ -1008,6 +1251,65 @@ static unsigned long table_mask(const struct scf *t)
 	return m;
 }
 
+static int table_len(const struct scf *t)
+{
+	int k = 0;
+
+	while (t[k].name)
+		k++;
+	return k;
+}
+
+/* the decoders of kinds 'h', 'o', 'q', 'n', 'p', 'u' (their tables at start,
+ * k entries; a second at start2, k2) */
+static void emit_decoder2(struct strbuf *c, char kind, int start, int k, int start2, int k2)
+{
+	if (kind == 'h')	/* "MAP_HUGE_2MB|" of bits 26-31, then the flags */
+		sb_printf(c, "\tunsigned long h = (f >> 26) & 0x3f;\n\n"
+			  "\tif (h) {\n\t\tstp_putn(dst, &len, \"MAP_HUGE_\", 9);\n"
+			  "\t\tstp_sfmt_long(dst, &len, 1L << (h %% 10), 'u', 0, 0, -1);\n"
+			  "\t\tif (h >= 10)\n\t\t\tstp_put(dst, &len, h < 20 ? 'K' : h < 30 ? 'M' : "
+			  "h < 40 ? 'G' : h < 50 ? 'T' : h < 60 ? 'P' : 'E');\n"
+			  "\t\tif (h >= 10)\n\t\t\tstp_put(dst, &len, 'B');\n"
+			  "\t\tstp_put(dst, &len, '|');\n\t}\n"
+			  "\tstp_scflags(S, dst, &len, %d, %d, f & ~(0x3fUL << 26), 0);\n", start, k);
+	else if (kind == 'o')	/* the class, then "|" and the low 13 bits */
+		sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, ((unsigned int)f >> 13) & 7, 1);\n"
+			  "\tstp_put(dst, &len, '|');\n"
+			  "\tstp_sfmt_long(dst, &len, f & 0x1fff, 'u', 0, 0, -1);\n", start, k);
+	else if (kind == 'q')	/* the command, then its quota type */
+		sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, (unsigned int)f >> 8, 1);\n"
+			  "\tif ((f & 0xff) < 2) {\n"
+			  "\t\tstp_putn(dst, &len, f & 0xff ? \"|GRPQUOTA\" : \"|USRQUOTA\", 9);\n"
+			  "\t} else {\n\t\tstp_put(dst, &len, '|');\n"
+			  "\t\tstp_sfmt_long(dst, &len, f & 0xff, 'x', STP_F_ALT, 0, -1);\n\t}\n",
+			  start, k);
+	else if (kind == 'n')	/* the class, then "|" and the other flags */
+		sb_printf(c, "\tunsigned int v = f;\n\n"
+			  "\tstp_scflags(S, dst, &len, %d, %d, v & 0xc, 1);\n"
+			  "\tif (v & ~0xcU) {\n\t\tstp_put(dst, &len, '|');\n"
+			  "\t\tstp_scflags(S, dst, &len, %d, %d, v & ~0xcU, 0);\n\t}\n",
+			  start, k, start2, k2);
+	else if (kind == 'u')	/* FUTEX_WAKE_OP's: "{op, oparg, cmp, cmparg}" */
+		sb_printf(c, "\tunsigned int e = f;\n\n\tstp_put(dst, &len, '{');\n"
+			  "\tif (e & 0x80000000U)\n"
+			  "\t\tstp_putn(dst, &len, \"FUTEX_OP_OPARG_SHIFT|\", 21);\n"
+			  "\tstp_scflags(S, dst, &len, %d, %d, (e >> 28) & 7, 1);\n"
+			  "\tstp_putn(dst, &len, \", \", 2);\n"
+			  "\tstp_sfmt_long(dst, &len, (int)(e << 8) >> 20, 'd', 0, 0, -1);\n"
+			  "\tstp_putn(dst, &len, \", \", 2);\n"
+			  "\tstp_scflags(S, dst, &len, %d, %d, (e >> 24) & 15, 1);\n"
+			  "\tstp_putn(dst, &len, \", \", 2);\n"
+			  "\tstp_sfmt_long(dst, &len, (int)(e << 20) >> 20, 'd', 0, 0, -1);\n"
+			  "\tstp_put(dst, &len, '}');\n", start, k, start2, k2);
+	else	/* 'p': the mode's flags and "|", then the mode */
+		sb_printf(c, "\tunsigned int v = f;\n\n"
+			  "\tif (v != 0xffffffffU && (v & 0xe000)) {\n"
+			  "\t\tstp_scflags(S, dst, &len, %d, %d, v & 0xe000, 1);\n"
+			  "\t\tstp_put(dst, &len, '|');\n\t\tv &= ~0xe000U;\n\t}\n"
+			  "\tstp_scflags(S, dst, &len, %d, %d, v, 1);\n", start2, k2, start, k);
+}
+
 static void emit_decoders(struct bgen *g, struct strbuf *c)
 {
 	int start[NDECODERS], n = 0, size = 1, sig = 0, nsig = 0;
@@ -1022,7 +1324,7 @@ static void emit_decoders(struct bgen *g, struct strbuf *c)
 		  "static const struct stp_scf stp_scf[STP_SCF_N] = {\n", size);
 	n = 0;
 	for (size_t i = 0; i < NDECODERS; i++) {
-		if (decoders[i].t == signals && scd_used(g, i))
+		if (decoders[i].t == signals && scd_used(g, i) && !nsig)
 			for (sig = n; decoders[i].t[nsig].name; nsig++)
 				;
 		start[i] = n;
@@ -1131,6 +1433,9 @@ static void emit_decoders(struct bgen *g, struct strbuf *c)
 			else
 				sb_puts(c, "\tif (f & 0777) {\n\t\tif (len)\n\t\t\tstp_put(dst, &len, '|');\n"
 					"\t\tstp_sfmt_long(dst, &len, f & 0777, 'o', STP_F_ALT, 0, -1);\n\t}\n");
+		} else if (strchr("hoqnpu", decoders[i].kind)) {
+			emit_decoder2(c, decoders[i].kind, start[i], k, start[i + 1 < NDECODERS ?
+				      i + 1 : i], table_len(decoders[i + 1 < NDECODERS ? i + 1 : i].t));
 		} else if (decoders[i].t == msg_flags)	/* 4.8 leaves MSG_CMSG_COMPAT out */
 			sb_printf(c, "\tstp_scflags(S, dst, &len, %d, %d, (unsigned long)f & "
 				  "~0x80000000UL, 0);\n", start[i], k);
@@ -1153,4 +1458,5 @@ void bsc_types(struct bgen *g, struct strbuf *c)
 		emit_bufq(c);
 	if (g->scd_used[0] || g->scd_used[1])
 		emit_decoders(g, c);
+	bsc2_types(g, c);
 }

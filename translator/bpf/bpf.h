@@ -154,6 +154,8 @@ const char *bm_assign(struct bgen *g, struct node *n,
 					   const char *, const char *));
 const char *bm_lvalue(struct bgen *g, struct node *ix);
 void bm_delete(struct bgen *g, struct node *n);
+/* the code written before the handlers (loops' functions); the next id */
+struct strbuf *bm_code(int *id);
 /* foreach over a global array: false (an error given) if not possible */
 bool bm_foreach(struct bgen *g, struct node *n, int label,
 		void (*body)(struct bgen *g, struct node *n, int label));

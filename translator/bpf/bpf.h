@@ -136,6 +136,11 @@ void bt_types(struct bgen *g, struct strbuf *c);
 bool bs_has(const struct func *f);
 const char *bs_call(struct bgen *g, struct node *n);
 void bs_types(struct bgen *g, struct strbuf *c);
+/* bpf_strfn.c: the same for text_str(), tokenize(), str_replace(),
+ * strtol(), euid(), egid(), pgrp(), sid(), get_cycles(), ctime() */
+bool bx_has(const struct func *f);
+const char *bx_call(struct bgen *g, struct node *n);
+void bx_types(struct bgen *g, struct strbuf *c);
 /* bpf_syscall.c: the same for the syscall tapsets' helpers (_sc_i()...) */
 bool bsc_has(const struct func *f);
 const char *bsc_call(struct bgen *g, struct node *n);

@@ -33,11 +33,19 @@
 #   err_msg), user_string_n(), user_string_quoted(), string_quoted(),
 #   substr(), stringat(), strpos(), isinstr(), kernel_string_n(),
 #   kernel_long() and the like, ppid(), pexecname(),
-#   isdigit(), task_current(), jiffies(), pp(),
+#   isdigit(), task_current(), jiffies(), pp(), and bpf_strfn.c's
+#   text_str(), text_strn(), tokenize(), str_replace(), strtol(), euid(),
+#   egid(), pgrp(), sid(), get_cycles(), ctime(),
 #   and bpf_stack.c's backtrace(), print_backtrace(), sprint_backtrace(),
 #   callers(), stack(), symname(), symdata(), modname(), user_mode() and
 #   addr():
 #   tested in test_bpf_probes.py) and the script functions over them.
+# - get_cycles() is the monotonic clock in ns (BPF has no cycle counter):
+#   tapset/cycles only asserts it does not go back.
+# - user stacks (ubacktrace(), print_ubacktrace(), ucallers(), usymname()
+#   and the like) are pass-3 errors: bpf_get_stack()'s user stack follows
+#   frame pointers where the module runtime unwinds with .eh_frame.
+# - the ns_*() ids are pass-3 errors (no target namespace yet).
 # - a kernel.trace point's backtrace starts at the tracepoint's caller; the
 #   module runtime's starts with its own handler's frames (stack_trace_save).
 import os

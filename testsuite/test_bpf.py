@@ -35,7 +35,7 @@
 #   kernel_long() and the like, ppid(), pexecname(),
 #   isdigit(), task_current(), jiffies(), pp(), and bpf_strfn.c's
 #   text_str(), text_strn(), tokenize(), str_replace(), strtol(), euid(),
-#   egid(), pgrp(), sid(), get_cycles(), ctime(),
+#   egid(), pgrp(), sid(), the ns_*() ids, get_cycles(), ctime(),
 #   and bpf_stack.c's backtrace(), print_backtrace(), sprint_backtrace(),
 #   callers(), stack(), symname(), symdata(), modname(), user_mode() and
 #   addr():
@@ -45,7 +45,8 @@
 # - user stacks (ubacktrace(), print_ubacktrace(), ucallers(), usymname()
 #   and the like) are pass-3 errors: bpf_get_stack()'s user stack follows
 #   frame pointers where the module runtime unwinds with .eh_frame.
-# - the ns_*() ids are pass-3 errors (no target namespace yet).
+# - the ns_*() ids are in the loader's namespaces (stapio's in the module
+#   runtime); staprun's -N (--target-namespaces) is not there for BPF.
 # - a kernel.trace point's backtrace starts at the tracepoint's caller; the
 #   module runtime's starts with its own handler's frames (stack_trace_save).
 import os
@@ -414,6 +415,23 @@ def test_pgrp_sid_euid():
     out = stap('-e', 'probe begin { printf("%d %d %d %d\\n", pgrp(), sid(), euid(), egid()) '
                'exit() }')
     assert out == ('%d %d 0 0\n' % (os.getpgrp(), os.getsid(0)), '', 0)
+
+
+def test_ns_ids():
+    """The ns_*() ids are in the loader's namespaces (stapio's in the module
+    runtime): the initial ones here, so the plain ids; run in a pid
+    namespace of its own, the loader's pid there, and 0 for the process
+    group and session, whose leaders are outside it (pid_nr_ns())."""
+    script = ('probe begin { printf("%d %d %d %d %d %d %d %d %d\\n", ns_pid() - pid(), '
+              'ns_tid() - tid(), ns_ppid() - ppid(), ns_pgrp() - pgrp(), ns_sid() - sid(), '
+              'ns_uid() - uid(), ns_euid() - euid(), ns_gid() - gid(), ns_egid() - egid()) '
+              'exit() }')
+    assert stap('-e', script) == ('0 0 0 0 0 0 0 0 0\n', '', 0)
+    r = subprocess.run(['unshare', '--pid', '--fork', '--mount-proc', str(STAP), '--runtime=bpf',
+                        '-e', 'probe begin { printf("%d %d %d %d %d\\n", ns_pid() > 1, '
+                        'ns_pid() < pid(), ns_tid() == ns_pid(), ns_pgrp(), ns_sid()) exit() }'],
+                       capture_output=True, text=True, timeout=60)
+    assert (r.stdout, r.stderr, r.returncode) == ('1 1 1 0 0\n', '', 0)
 
 
 def test_loops_call_functions_and_fail():

@@ -6,7 +6,8 @@
  * in a map of its own, str_replace(), strtol() as the kernel's
  * simple_strtol()), and the context of context.stp, context_ids.stp and
  * time.stp (euid(), egid() from the task's cred, pgrp() and sid() from
- * its signal_struct's pids in the initial namespace, CO-RE relocated;
+ * its signal_struct's pids in the initial namespace, CO-RE relocated, the
+ * ns_*() ids in the loader's namespaces;
  * get_cycles(); ctime(epochsecs), runtime/tapset_support.c's stp_ctime()
  * without its loops). bpf_tapfn.c's bt_call() asks here (bx_call()).
  */
@@ -15,7 +16,7 @@
 #include "bpf.h"
 
 enum { NEED_TEXT = 1, NEED_TOK = 2, NEED_REPL = 4, NEED_STRTOL = 8, NEED_CRED = 16,
-       NEED_PGRP = 32, NEED_CTIME = 64 };
+       NEED_PGRP = 32, NEED_CTIME = 64, NEED_NS = 128 };
 static int need;	/* the helpers bx_types() writes */
 
 static const struct { const char *name; int n, need; } fns[] = {
@@ -24,6 +25,11 @@ static const struct { const char *name; int n, need; } fns[] = {
 	{ "strtol", 2, NEED_STRTOL }, { "euid", 0, NEED_CRED }, { "egid", 0, NEED_CRED },
 	{ "pgrp", 0, NEED_PGRP }, { "sid", 0, NEED_PGRP }, { "get_cycles", 0, 0 },
 	{ "ctime", 1, NEED_CTIME },
+	{ "ns_pid", 0, NEED_PGRP | NEED_NS }, { "ns_tid", 0, NEED_PGRP | NEED_NS },
+	{ "ns_ppid", 0, NEED_PGRP | NEED_NS }, { "ns_pgrp", 0, NEED_PGRP | NEED_NS },
+	{ "ns_sid", 0, NEED_PGRP | NEED_NS }, { "ns_uid", 0, NEED_CRED | NEED_NS },
+	{ "ns_euid", 0, NEED_CRED | NEED_NS }, { "ns_gid", 0, NEED_CRED | NEED_NS },
+	{ "ns_egid", 0, NEED_CRED | NEED_NS },
 };
 
 static int find(const struct func *f)
@@ -120,10 +126,22 @@ const char *bx_call(struct bgen *g, struct node *n)
 		bg_line(g, "long %s_r = stp_ctime(%s, %s);", t, t, a);
 		ctime_fail(g, n, arena_printf(g->s->arena, "%s_r", t), -1, "future");
 		ctime_fail(g, n, arena_printf(g->s->arena, "%s_r", t), -2, "past");
-	} else if (named(n, "euid") || named(n, "egid")) {
-		bg_line(g, "long %s = stp_cred_id(%d);", t, n->op[1] == 'g');
-	} else {	/* pgrp(), sid(): PIDTYPE_PGID, PIDTYPE_SID */
-		bg_line(g, "long %s = stp_pid_nr(%d);", t, named(n, "pgrp") ? 2 : 3);
+	} else if (named(n, "euid") || named(n, "egid")) {	/* cred's 1 euid, 3 egid */
+		bg_line(g, "long %s = stp_cred_id(%d);", t, n->op[1] == 'g' ? 3 : 1);
+	} else if (named(n, "pgrp") || named(n, "sid")) {	/* PIDTYPE_PGID, _SID */
+		bg_line(g, "long %s = stp_pid_nr(%d, 0, 0);", t, named(n, "pgrp") ? 2 : 3);
+	} else if (fns[k].need & NEED_CRED) {
+		/* ns_uid 0, ns_euid 1, ns_gid 2, ns_egid 3: the loader's user
+		 * namespace's map */
+		int which = named(n, "ns_euid") ? 1 : named(n, "ns_gid") ? 2 :
+			    named(n, "ns_egid") ? 3 : 0;
+
+		bg_line(g, "long %s = stp_ns_id(%d);", t, which);
+	} else {	/* ns_pid, ns_tid, ns_ppid, ns_pgrp, ns_sid: the loader's pid ns */
+		int type = named(n, "ns_tid") ? 0 : named(n, "ns_pgrp") ? 2 : named(n, "ns_sid") ? 3 : 1;
+
+		bg_line(g, "long %s = stp_pid_nr(%d, %d, stp_ns.ino);", t, type,
+			named(n, "ns_ppid"));
 	}
 	return t;
 }
@@ -268,39 +286,89 @@ static void emit_strtol(struct strbuf *c)
 
 /* euid(), egid(): the current task's cred (current_euid()), and pgrp(),
  * sid(): its signal_struct's pids[PIDTYPE_PGID or _SID] in the initial
- * namespace (numbers[0]), by flavors of the kernel's types (CO-RE) */
+ * namespace (numbers[0]), by flavors of the kernel's types (CO-RE); the
+ * ns_*() ids in the loader's namespaces (stapio's in the module runtime),
+ * which it writes in stp_ns (staprun/stapbpf_ns.c): a pid's number at the
+ * level whose namespace is the loader's (none: 0, as pid_nr_ns()), an id
+ * mapped up by the user namespace's extents (else
+ * the overflow id, 65534) */
 static void emit_task(struct strbuf *c, int which)
 {
 	sb_puts(c, "static void *(*stp_cur_task)(void) = (void *)35;\n");
+	if (which & NEED_NS)
+		sb_puts(c, "struct stp_nsinfo {\n\tlong ino, nuid, ngid;\n"
+			"\tlong uid_map[5][3], gid_map[5][3];\n};\n"
+			"struct stp_nsinfo stp_ns;\n");
 	if (which & NEED_CRED)
-		sb_puts(c, "struct cred___stpx {\n\tstruct { unsigned int val; } euid;\n"
-			"\tstruct { unsigned int val; } egid;\n} __attribute__((preserve_access_index));\n"
+		sb_puts(c, "struct cred___stpx {\n\tstruct { unsigned int val; } uid;\n"
+			"\tstruct { unsigned int val; } euid;\n"
+			"\tstruct { unsigned int val; } gid;\n"
+			"\tstruct { unsigned int val; } egid;\n"
+			"} __attribute__((preserve_access_index));\n"
 			"struct task_struct___stpc {\n\tstruct cred___stpx *cred;\n"
 			"} __attribute__((preserve_access_index));\n"
-			"static __always_inline long stp_cred_id(long gid)\n{\n"
+			"static __always_inline long stp_cred_id(long which)\n{\n"
 			"\tstruct task_struct___stpc *t = stp_cur_task();\n"
 			"\tstruct cred___stpx *cr = 0;\n\tunsigned int v = 0;\n\n"
 			"\tbpf_probe_read_kernel(&cr, 8, &t->cred);\n"
-			"\tif (gid)\n\t\tbpf_probe_read_kernel(&v, 4, &cr->egid);\n"
-			"\telse\n\t\tbpf_probe_read_kernel(&v, 4, &cr->euid);\n"
+			"\tif (which == 0)\n\t\tbpf_probe_read_kernel(&v, 4, &cr->uid);\n"
+			"\telse if (which == 1)\n\t\tbpf_probe_read_kernel(&v, 4, &cr->euid);\n"
+			"\telse if (which == 2)\n\t\tbpf_probe_read_kernel(&v, 4, &cr->gid);\n"
+			"\telse\n\t\tbpf_probe_read_kernel(&v, 4, &cr->egid);\n"
 			"\treturn v;\n}\n");
+	if ((which & NEED_CRED) && (which & NEED_NS))
+		sb_puts(c, "static __always_inline long stp_ns_id(long which)\n{\n"
+			"\tunsigned long id = (unsigned long)stp_cred_id(which);\n"
+			"\tlong n = which < 2 ? stp_ns.nuid : stp_ns.ngid;\n\n"
+			"\tfor (int i = 0; i < 5; i++) {\n"
+			"\t\tlong *e = which < 2 ? stp_ns.uid_map[i] : stp_ns.gid_map[i];\n\n"
+			"\t\tif (i >= n)\n\t\t\tbreak;\n"
+			"\t\tif (id >= (unsigned long)e[1] && id - (unsigned long)e[1] < "
+			"(unsigned long)e[2])\n"
+			"\t\t\treturn (long)(unsigned int)(e[0] + (id - e[1]));\n\t}\n"
+			"\treturn 65534;\n}\n");
 	if (which & NEED_PGRP)
-		sb_puts(c, "struct upid___stpx {\n\tint nr;\n} __attribute__((preserve_access_index));\n"
-			"struct pid___stpx {\n\tstruct upid___stpx numbers[1];\n"
+		sb_puts(c, "struct ns_common___stpx {\n\tunsigned int inum;\n"
+			"} __attribute__((preserve_access_index));\n"
+			"struct pid_namespace___stpx {\n\tstruct ns_common___stpx ns;\n"
+			"} __attribute__((preserve_access_index));\n"
+			"struct upid___stpx {\n\tint nr;\n\tstruct pid_namespace___stpx *ns;\n"
+			"} __attribute__((preserve_access_index));\n"
+			"struct pid___stpx {\n\tunsigned int level;\n"
+			"\tstruct upid___stpx numbers[1];\n"
 			"} __attribute__((preserve_access_index));\n"
 			"struct signal_struct___stpx {\n\tstruct pid___stpx *pids[4];\n"
 			"} __attribute__((preserve_access_index));\n"
-			"struct task_struct___stps {\n\tstruct signal_struct___stpx *signal;\n"
+			"struct task_struct___stps {\n\tstruct pid___stpx *thread_pid;\n"
+			"\tstruct signal_struct___stpx *signal;\n"
+			"\tstruct task_struct___stps *real_parent;\n"
 			"} __attribute__((preserve_access_index));\n"
-			"static __always_inline long stp_pid_nr(long type)\n{\n"
+			"/* __task_pid_nr_ns(): type 0 the thread's, else the signal_struct's\n"
+			" * pids[type]; the number in the namespace of inode ino (0: the initial) */\n"
+			"static __always_inline long stp_pid_nr(long type, long parent, long ino)\n{\n"
 			"\tstruct task_struct___stps *t = stp_cur_task();\n"
 			"\tstruct signal_struct___stpx *sig = 0;\n\tstruct pid___stpx *p = 0;\n"
-			"\tint nr = 0;\n\n"
-			"\tbpf_probe_read_kernel(&sig, 8, &t->signal);\n"
-			"\tif (!sig)\n\t\treturn 0;\n"
-			"\tbpf_probe_read_kernel(&p, 8, &sig->pids[type & 3]);\n"
+			"\tstruct pid_namespace___stpx *ns = 0;\n"
+			"\tunsigned int plevel = 0, inum = 0;\n\tint nr = 0;\n\n"
+			"\tif (parent)\n\t\tbpf_probe_read_kernel(&t, 8, &t->real_parent);\n"
+			"\tif (!type) {\n\t\tbpf_probe_read_kernel(&p, 8, &t->thread_pid);\n"
+			"\t} else {\n\t\tbpf_probe_read_kernel(&sig, 8, &t->signal);\n"
+			"\t\tif (!sig)\n\t\t\treturn 0;\n"
+			"\t\tbpf_probe_read_kernel(&p, 8, &sig->pids[type & 3]);\n\t}\n"
 			"\tif (!p)\n\t\treturn 0;\n"
-			"\tbpf_probe_read_kernel(&nr, 4, &p->numbers[0].nr);\n\treturn nr;\n}\n");
+			"\tbpf_probe_read_kernel(&plevel, 4, &p->level);\n"
+			"\tif (!ino) {\n"
+			"\t\tbpf_probe_read_kernel(&nr, 4, &p->numbers[0].nr);\n\t\treturn nr;\n\t}\n"
+			"\t/* the level whose namespace is the loader's */\n"
+			"\tfor (unsigned int l = 0; l < 33; l++) {\n"
+			"\t\tif (l > plevel)\n\t\t\tbreak;\n"
+			"\t\tns = 0;\n\t\tinum = 0;\n"
+			"\t\tbpf_probe_read_kernel(&ns, 8, &p->numbers[l].ns);\n"
+			"\t\tif (ns)\n\t\t\tbpf_probe_read_kernel(&inum, 4, &ns->ns.inum);\n"
+			"\t\tif (inum == (unsigned long)ino) {\n"
+			"\t\t\tbpf_probe_read_kernel(&nr, 4, &p->numbers[l].nr);\n"
+			"\t\t\treturn nr;\n\t\t}\n\t}\n"
+			"\treturn 0;\n}\n");
 }
 
 /*

@@ -42,9 +42,13 @@
 #   tested in test_bpf_probes.py) and the script functions over them.
 # - get_cycles() is the monotonic clock in ns (BPF has no cycle counter):
 #   tapset/cycles only asserts it does not go back.
-# - user stacks (ubacktrace(), print_ubacktrace(), ucallers(), usymname()
-#   and the like) are pass-3 errors: bpf_get_stack()'s user stack follows
-#   frame pointers where the module runtime unwinds with .eh_frame.
+# - user stacks (ubacktrace(), ucallers(), ustack(), uaddr(): bpf_ustack.c,
+#   tested in test_bpf_probes.py) follow frame pointers (bpf_get_stack())
+#   where the module runtime unwinds with .eh_frame: the same frames in
+#   code built with frame pointers, not past a function built without them
+#   (Debian's libc: the walk stops or goes astray there). The symbolic
+#   ones (print_ubacktrace(), sprint_ubacktrace(), print_ustack(),
+#   usymname(), usymdata()) are pass-3 errors.
 # - the ns_*() ids are in the loader's namespaces (stapio's in the module
 #   runtime); staprun's -N (--target-namespaces) is not there for BPF.
 # - a kernel.trace point's backtrace starts at the tracepoint's caller; the

@@ -778,3 +778,58 @@ def test_object_cache_headers(tmp_path):
     with open(rt / 'bpf' / 'stapbpf_maps.h', 'a') as f:
         f.write('/* changed */\n')
     assert run() == 4
+
+
+USTACK_PROG = r'''
+#include <stdio.h>
+#include <unistd.h>
+
+__attribute__((noinline)) long leaf(long x)
+{
+	printf("ret0 %p\n", __builtin_return_address(0));
+	return x + getppid();
+}
+
+__attribute__((noinline)) long mid(long x)
+{
+	long r = leaf(x + 1);
+
+	printf("ret1 %p\n", __builtin_return_address(0));
+	return r;
+}
+
+int main(void)
+{
+	printf("leaf %p\n", (void *)leaf);
+	return mid(1) > 0 ? 0 : 1;
+}
+'''
+
+
+def test_user_stack(tmp_path):
+    """ubacktrace(), ucallers(n), ustack(n) and uaddr() at a uprobe on a
+    function's entry, in a program built with frame pointers (the walk
+    bpf_get_stack() does): the probed function, the return addresses into
+    its caller and the caller's caller, as the program itself prints them
+    (__builtin_return_address); past the stack's end the module runtime's
+    error; at a tracepoint the user pc (frame 0)."""
+    src = tmp_path / 'fp.c'
+    src.write_text(USTACK_PROG)
+    prog = tmp_path / 'fp'
+    subprocess.run(['gcc', '-O0', '-fno-omit-frame-pointer', '-o', str(prog), str(src)],
+                   check=True)
+    out, err, rc = stap('-c', str(prog), '-e', f'probe process("{prog}").function("leaf") {{ '
+                        'printf("bt %s\\n", ubacktrace()); printf("c2 %s\\n", ucallers(2)); '
+                        'printf("pc 0x%x 0x%x\\n", uaddr(), ustack(1)); '
+                        'try { println(ucallers(25)) } catch (e) { printf("e %s\\n", e) } }')
+    assert (err, rc) == ('', 0)
+    got = dict(line.split(' ', 1) for line in out.splitlines())
+    frames = '%s %s %s' % (got['leaf'], got['ret0'], got['ret1'])
+    assert got['c2'] == frames
+    assert got['bt'].startswith(frames + ' ')
+    assert got['pc'] == '%s %s' % (got['leaf'], got['ret0'])
+    assert got['e'] == 'reached end of stack before unwinding to level 25'
+    out, err, rc = stap('-c', str(prog), '-e', 'probe kernel.trace("sys_enter") { '
+                        'if (pid() == target()) { println(uaddr() > 0 && ustack(0) == uaddr() '
+                        '&& uaddr() < 0x800000000000); exit() } }')
+    assert (out, rc) == ('1\n', 0), err

@@ -141,6 +141,13 @@ void bs_types(struct bgen *g, struct strbuf *c);
 bool bx_has(const struct func *f);
 const char *bx_call(struct bgen *g, struct node *n);
 void bx_types(struct bgen *g, struct strbuf *c);
+/* bpf_ustack.c: user stacks (ubacktrace(), ucallers(), ustack(), uaddr()),
+ * asked by bs_call(); has_stack: the handler's ctx has a stack */
+bool bus_has(const struct func *f);
+const char *bus_call(struct bgen *g, struct node *n, bool has_stack);
+void bus_types(struct bgen *g, struct strbuf *c);
+/* ucallers(n), ustack(n) (script functions) in a handler, or NULL */
+const char *bus_script(struct bgen *g, struct node *n);
 /* bpf_syscall.c: the same for the syscall tapsets' helpers (_sc_i()...) */
 bool bsc_has(const struct func *f);
 const char *bsc_call(struct bgen *g, struct node *n);

@@ -934,6 +934,9 @@ static const char *call(struct bgen *g, struct node *n)
 		return builtin(g, n);
 	if (f->body->kind == N_EMBEDDED_STMT)
 		return builtin(g, n);
+	t = bus_script(g, n);	/* ucallers(), ustack(): the handler's ctx */
+	if (t)
+		return t;
 	sb_init(&args);
 	sb_puts(&args, "S");
 	for (struct node *a = n->args; a; a = a->next)

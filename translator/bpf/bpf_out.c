@@ -429,8 +429,8 @@ int bpf_translate(struct session *s)
 		if (alias_unsupported(&g, p))
 			nbad++;
 	for (struct func *f = s->funcs; f; f = f->next_used) {
-		if (!f->body || f->body->kind == N_EMBEDDED_STMT)
-			continue;
+		if (!f->body || f->body->kind == N_EMBEDDED_STMT || bus_has(f))
+			continue;	/* ucallers(), ustack(): written in handlers */
 		if (nbad && !reached(&g, f))	/* only from those probes: not written */
 			continue;
 		if (reaches(f->body, f, 0)) {	/* BPF has no recursion */

@@ -82,6 +82,9 @@ void bg_deref_fault(struct bgen *g, const struct node *d, const char *addr);
 /* the next statement: a fault at addr of tapset function call n, near
  * the function ("PRE0x... [man error::fault]") */
 void bg_call_fault(struct bgen *g, const struct node *n, const char *pre, const char *addr);
+/* can the for or while loop n be a function per iteration (no $vars,
+ * return, nor calls that read the probe's context) */
+bool bg_loop_infn(const struct node *n);
 /* a loop iteration's MAXACTION check at n */
 void bg_act(struct bgen *g, const struct node *n);
 /* "not supported by --runtime=bpf" at n (a pass-3 error) */

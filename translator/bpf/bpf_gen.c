@@ -982,6 +982,13 @@ static bool ctx_free(const struct node *n)
 	return true;
 }
 
+bool bg_loop_infn(const struct node *n)
+{
+	if (n->kind == N_WHILE)
+		return ctx_free(n->a) && ctx_free(n->b);
+	return ctx_free(n->b) && ctx_free(n->c) && ctx_free(n->d);
+}
+
 /* A for or while loop whose locals are in scratch (g->lv): each iteration
  * a global function, which the verifier checks once rather than at each
  * iteration (as foreach's, bm_foreach()), called by a bpf_loop() step. It runs the step (after the
@@ -1053,7 +1060,7 @@ static void loop(struct bgen *g, struct node *n, struct node *cond,
 		bg_unsupported(g, n, "this loop nesting");
 		return;
 	}
-	if (g->lv && !g->at_entry && ctx_free(cond) && ctx_free(body) && ctx_free(step)) {
+	if (g->lv && !g->at_entry && bg_loop_infn(n)) {
 		loop_fn(g, n, cond, body, step, l);
 		return;
 	}

@@ -384,11 +384,33 @@ static bool holds(const struct node *n, int kind1, int kind2)
 	return false;
 }
 
-/* Does body hold a loop: a foreach, for or while (each iteration a global
- * function of its own, which sees the locals in scratch)? */
+/* the for and while loops under n that can be a function per iteration
+ * (*good) and that cannot (*bad) */
+static void count_loops(const struct node *n, int *good, int *bad)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_FOR || n->kind == N_WHILE)
+			++*(bg_loop_infn(n) ? good : bad);
+		count_loops(n->a, good, bad);
+		count_loops(n->b, good, bad);
+		count_loops(n->c, good, bad);
+		count_loops(n->d, good, bad);
+		count_loops(n->args, good, bad);
+	}
+}
+
+/* Are body's locals kept in scratch, so that its loops' iterations can be
+ * global functions of their own that see them: with a foreach, or with
+ * for/while loops that all can be (an inline loop over C locals is one
+ * the verifier can follow, its bound often a constant it sees) */
 static bool holds_loop(const struct node *body)
 {
-	return holds(body, N_FOREACH, N_FOR) || holds(body, N_WHILE, N_WHILE);
+	int good = 0, bad = 0;
+
+	if (holds(body, N_FOREACH, N_FOREACH))
+		return true;
+	count_loops(body, &good, &bad);
+	return good && !bad;
 }
 
 /* the code written before the handlers (foreach's and loops' functions),

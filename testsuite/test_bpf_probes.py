@@ -812,7 +812,8 @@ def test_user_stack(tmp_path):
     bpf_get_stack() does): the probed function, the return addresses into
     its caller and the caller's caller, as the program itself prints them
     (__builtin_return_address); past the stack's end the module runtime's
-    error; at a tracepoint the user pc (frame 0)."""
+    error; at a tracepoint the user pc (frame 0). Elsewhere (begin) they
+    are pass-3 errors."""
     src = tmp_path / 'fp.c'
     src.write_text(USTACK_PROG)
     prog = tmp_path / 'fp'
@@ -829,7 +830,9 @@ def test_user_stack(tmp_path):
     assert got['bt'].startswith(frames + ' ')
     assert got['pc'] == '%s %s' % (got['leaf'], got['ret0'])
     assert got['e'] == 'reached end of stack before unwinding to level 25'
-    out, err, rc = stap('-c', str(prog), '-e', 'probe kernel.trace("sys_enter") { '
+    out, err, rc = stap('-c', '/bin/true', '-e', 'probe kernel.trace("sys_enter") { '
                         'if (pid() == target()) { println(uaddr() > 0 && ustack(0) == uaddr() '
                         '&& uaddr() < 0x800000000000); exit() } }')
     assert (out, rc) == ('1\n', 0), err
+    out, err, rc = stap('-p3', '-e', 'probe begin { println(ucallers(1)) }')
+    assert rc == 1 and 'the function ucallers() outside the handler of kernel function' in err, err

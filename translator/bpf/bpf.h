@@ -144,10 +144,12 @@ void bs_types(struct bgen *g, struct strbuf *c);
 bool bx_has(const struct func *f);
 const char *bx_call(struct bgen *g, struct node *n);
 void bx_types(struct bgen *g, struct strbuf *c);
+/* has the handler being written a stack (else an error at n, false) */
+bool bs_stack_here(struct bgen *g, const struct node *n);
 /* bpf_ustack.c: user stacks (ubacktrace(), ucallers(), ustack(), uaddr()),
- * asked by bs_call(); has_stack: the handler's ctx has a stack */
+ * asked by bs_call() */
 bool bus_has(const struct func *f);
-const char *bus_call(struct bgen *g, struct node *n, bool has_stack);
+const char *bus_call(struct bgen *g, struct node *n);
 void bus_types(struct bgen *g, struct strbuf *c);
 /* ucallers(n), ustack(n) (script functions) in a handler, or NULL */
 const char *bus_script(struct bgen *g, struct node *n);

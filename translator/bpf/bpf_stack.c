@@ -75,6 +75,16 @@ static int kstack_kind(struct bgen *g)
 	return kind;
 }
 
+bool bs_stack_here(struct bgen *g, const struct node *n)
+{
+	if (kstack_kind(g) != KS_NONE)
+		return true;
+	bg_unsupported(g, n, arena_printf(g->s->arena, "the function %s() outside the handler "
+					  "of kernel function, kernel.trace, perf, "
+					  "timer.profile or process probes (of one kind)", n->op));
+	return false;
+}
+
 /* user_mode() at point r: 0 or 1, or -1 where the interrupted context's
  * registers tell (perf events, timer.profile), as the module runtime's
  * user_mode(regs) (no registers, as at begin, timers and tracepoints: 0) */
@@ -182,7 +192,7 @@ const char *bs_call(struct bgen *g, struct node *n)
 	if (!n->func->body || n->func->body->kind != N_EMBEDDED_STMT || !bs_has(n->func))
 		return NULL;
 	if (bus_has(n->func))	/* user stacks: bpf_ustack.c */
-		return bus_call(g, n, kstack_kind(g) != KS_NONE);
+		return bus_call(g, n);
 	if (is(n, "user_mode", 0))
 		return user_mode(g, n);
 	if (is(n, "addr", 0))
@@ -204,13 +214,8 @@ const char *bs_call(struct bgen *g, struct node *n)
 		return t;
 	}
 	kind = kstack_kind(g);
-	if (kind == KS_NONE) {
-		bg_unsupported(g, n, arena_printf(g->s->arena, "the function %s() outside the "
-						  "handler of kernel function, kernel.trace, "
-						  "perf, timer.profile or process probes "
-						  "(of one kind)", n->op));
+	if (!bs_stack_here(g, n))
 		return "0";
-	}
 	g->need_hex = true;
 	g->need_kstack = true;
 	if (is(n, "print_backtrace", 0)) {

@@ -57,7 +57,7 @@ static const char *new_tmp(struct bgen *g)
 	return arena_printf(g->s->arena, "t%d", g->ntmp++);
 }
 
-const char *bus_call(struct bgen *g, struct node *n, bool has_stack)
+const char *bus_call(struct bgen *g, struct node *n)
 {
 	const char *d = NULL, *k, *t;
 	int entry;
@@ -68,12 +68,12 @@ const char *bus_call(struct bgen *g, struct node *n, bool has_stack)
 	if (!bus_has(n->func) || !n->func->body ||
 	    (n->func->body->kind != N_EMBEDDED_STMT && op == n->op))
 		return NULL;
-	entry = has_stack ? at_uentry(g) : -1;
+	if (!bs_stack_here(g, n))
+		return "0";
+	entry = at_uentry(g);
 	if (entry < 0) {
-		bg_unsupported(g, n, arena_printf(g->s->arena, "the function %s() outside the "
-						  "handler of kernel function, kernel.trace, "
-						  "perf, timer.profile or process probes "
-						  "(of one kind)", n->op));
+		bg_unsupported(g, n, arena_printf(g->s->arena, "the function %s() in a handler "
+						  "of process function probes and others", n->op));
 		return "0";
 	}
 	g->need_hex = true;
@@ -115,7 +115,7 @@ const char *bus_script(struct bgen *g, struct node *n)
 
 	if (!f || f->kind == N_EMBEDDED_STMT || !bus_has(n->func) || !n->args)
 		return NULL;
-	v = bus_call(g, n, true);
+	v = bus_call(g, n);
 	if (!strcmp(v, "0"))
 		return v;
 	d = arena_printf(g->s->arena, "%s_d", v);

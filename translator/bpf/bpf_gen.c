@@ -991,10 +991,11 @@ bool bg_loop_infn(const struct node *n)
 
 /* A for or while loop whose locals are in scratch (g->lv): each iteration
  * a global function, which the verifier checks once rather than at each
- * iteration (as foreach's, bm_foreach()), called by a bpf_loop() step. It runs the step (after the
- * first), counts the action, tests the condition and runs the body,
- * returning 0 to go on, 1 at the end or a break, 2 on an error; the
- * actions are counted as the inline loop counts them. */
+ * iteration (as foreach's, bm_foreach()), called by a bpf_loop() step.
+ * It runs the step (after the first), counts the action, tests the
+ * condition and runs the body, returning 0 to go on, 1 at the end or a
+ * break, 2 on an error; the actions are counted as the inline loop
+ * counts them. */
 static void loop_fn(struct bgen *g, struct node *n, struct node *cond,
 		    struct node *body, struct node *step, int l)
 {

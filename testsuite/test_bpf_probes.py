@@ -4,9 +4,9 @@
 # program's DWARF, kernel.function()/module().function() kprobes (their
 # $params from the BTF; this host's kernel has no kprobes, the 6.1 test
 # guest runs them, and their fentry/fexit twins under STAP_BPF_ATTACH=fentry),
-# and perf.* probes. Host tests run as root (BPF works
-# here); the CO-RE guest test and the kprobe guest test boot the test
-# guest once each.
+# perf.* probes and user stacks. Host tests run as root (BPF works
+# here); the CO-RE guest test, the kprobe guest test and the guest test
+# of loops, strings and user stacks boot the test guest once each.
 import os
 import re
 import subprocess
@@ -836,3 +836,35 @@ def test_user_stack(tmp_path):
     assert (out, rc) == ('1\n', 0), err
     out, err, rc = stap('-p3', '-e', 'probe begin { println(ucallers(1)) }')
     assert rc == 1 and 'the function ucallers() outside the handler of kernel function' in err, err
+
+
+def test_loops_strings_ustack_guest(tmp_path):
+    """Objects built here run in the test guest (6.1, whose verifier has
+    bpf_loop() but takes its context on the stack as unchanged): a loop
+    bounded by a global (each iteration a global function), bpf_strfn.c's
+    string scans and the user stack at a uprobe on a function's entry,
+    where 6.1's frame-pointer walk misses the caller (put back from the
+    stack pointer)."""
+    diff = Path(__file__).resolve().parent / 'diff' / 'control'
+    assert stap('-p4', '-m', 'lg', '-DMAXACTION=20000', str(diff / 'loop_global_bound.stp'),
+                cwd=tmp_path) == ('', '', 0)
+    assert stap('-p4', '-m', 'st', '-e', 'probe begin { println(text_strn("a\\tb", 0, 1), " ", '
+                'str_replace("aXbX", "X", "--"), " ", strtol("-0x1f", 16), " ", '
+                'tokenize(",a,,b", ","), tokenize("", ","), " ", ctime(951782400)); exit() }',
+                cwd=tmp_path) == ('', '', 0)
+    src = tmp_path / 'fp.c'
+    src.write_text(USTACK_PROG)
+    subprocess.run(['gcc', '-O0', '-fno-omit-frame-pointer', '-o', str(tmp_path / 'fp'),
+                    str(src)], check=True)
+    assert stap('-p4', '-m', 'us', '-e', f'probe process("{tmp_path}/fp").function("leaf") {{ '
+                'printf("c2 %s\\n", ucallers(2)) }', cwd=tmp_path) == ('', '', 0)
+    batch = guest.run_batch([f'{STAPRUN} lg.bpf.o', f'{STAPRUN} st.bpf.o',
+                             f'{STAPRUN} -c ./fp us.bpf.o'], scratch=str(tmp_path), timeout=120)
+    guest.check_kernel_healthy(batch)
+    assert (batch[0].stdout, batch[0].stderr, batch[0].rc) == (
+        (diff / 'loop_global_bound.out').read_text(), '', 0)
+    assert (batch[1].stdout, batch[1].stderr, batch[1].rc) == (
+        '"a\\tb" a--b-- -31 ab Tue Feb 29 00:00:00 2000\n', '', 0)
+    got = dict(line.split(' ', 1) for line in batch[2].stdout.splitlines())
+    assert batch[2].rc == 0, batch[2].stderr
+    assert got['c2'] == '%s %s %s' % (got['leaf'], got['ret0'], got['ret1'])

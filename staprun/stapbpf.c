@@ -44,6 +44,7 @@
 #include "stapbpf_fmt.h"
 #include "stapbpf_kprobe.h"
 #include "stapbpf_maps.h"
+#include "stapbpf_ns.h"
 #include "stapbpf_sym.h"
 
 #define REC_EXIT 0xffff0001u
@@ -939,9 +940,12 @@ int main(int argc, char **argv)
 	}
 	{
 		long *tp = find_global(&L, "stp_target");
+		struct stapbpf_nsinfo *ns = find_global(&L, "stp_ns");
 
 		if (tp)
 			*tp = target_pid;
+		if (ns)
+			stapbpf_ns_fill(ns);
 	}
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mono);

@@ -33,11 +33,24 @@
 #   err_msg), user_string_n(), user_string_quoted(), string_quoted(),
 #   substr(), stringat(), strpos(), isinstr(), kernel_string_n(),
 #   kernel_long() and the like, ppid(), pexecname(),
-#   isdigit(), task_current(), jiffies(), pp(),
+#   isdigit(), task_current(), jiffies(), pp(), and bpf_strfn.c's
+#   text_str(), text_strn(), tokenize(), str_replace(), strtol(), euid(),
+#   egid(), pgrp(), sid(), the ns_*() ids, get_cycles(), ctime(),
 #   and bpf_stack.c's backtrace(), print_backtrace(), sprint_backtrace(),
 #   callers(), stack(), symname(), symdata(), modname(), user_mode() and
 #   addr():
 #   tested in test_bpf_probes.py) and the script functions over them.
+# - get_cycles() is the monotonic clock in ns (BPF has no cycle counter):
+#   tapset/cycles only asserts it does not go back.
+# - user stacks (ubacktrace(), ucallers(), ustack(), uaddr(): bpf_ustack.c,
+#   tested in test_bpf_probes.py) follow frame pointers (bpf_get_stack())
+#   where the module runtime unwinds with .eh_frame: the same frames in
+#   code built with frame pointers, not past a function built without them
+#   (Debian's libc: the walk stops or goes astray there). The symbolic
+#   ones (print_ubacktrace(), sprint_ubacktrace(), print_ustack(),
+#   usymname(), usymdata()) are pass-3 errors.
+# - the ns_*() ids are in the loader's namespaces (stapio's in the module
+#   runtime); staprun's -N (--target-namespaces) is not there for BPF.
 # - a kernel.trace point's backtrace starts at the tracepoint's caller; the
 #   module runtime's starts with its own handler's frames (stack_trace_save).
 import os
@@ -399,6 +412,54 @@ def test_try_catch_runtime_errors():
                    'Pass 5: run failed.  [man error::pass5]\n', 1)
 
 
+def test_pgrp_sid_euid():
+    """pgrp(), sid(), euid() and egid() from the current task (CO-RE reads
+    of its signal_struct and cred): begin runs in the loader, which is in
+    this test's process group and session, as root."""
+    out = stap('-e', 'probe begin { printf("%d %d %d %d\\n", pgrp(), sid(), euid(), egid()) '
+               'exit() }')
+    assert out == ('%d %d 0 0\n' % (os.getpgrp(), os.getsid(0)), '', 0)
+
+
+def test_ns_ids():
+    """The ns_*() ids are in the loader's namespaces (stapio's in the module
+    runtime): the initial ones here, so the plain ids; run in a pid
+    namespace of its own, the loader's pid there, and 0 for the process
+    group and session, whose leaders are outside it (pid_nr_ns())."""
+    script = ('probe begin { printf("%d %d %d %d %d %d %d %d %d\\n", ns_pid() - pid(), '
+              'ns_tid() - tid(), ns_ppid() - ppid(), ns_pgrp() - pgrp(), ns_sid() - sid(), '
+              'ns_uid() - uid(), ns_euid() - euid(), ns_gid() - gid(), ns_egid() - egid()) '
+              'exit() }')
+    assert stap('-e', script) == ('0 0 0 0 0 0 0 0 0\n', '', 0)
+    r = subprocess.run(['unshare', '--pid', '--fork', '--mount-proc', str(STAP), '--runtime=bpf',
+                        '-e', 'probe begin { printf("%d %d %d %d %d\\n", ns_pid() > 1, '
+                        'ns_pid() < pid(), ns_tid() == ns_pid(), ns_pgrp(), ns_sid()) exit() }'],
+                       capture_output=True, text=True, timeout=60)
+    assert (r.stdout, r.stderr, r.returncode) == ('1 1 1 0 0\n', '', 0)
+
+
+def test_loops_call_functions_and_fail():
+    """for/while loops written as a global function per iteration: a
+    function called in the body, break, continue, an error raised in the
+    body (caught by a try around the loop) and MAXACTION counted as the
+    inline loop counts it (one action per iteration)."""
+    out = stap('-e', 'global N = 6, a function sq(x) { return x * x } '
+               'probe begin { for (i = 0; i < N; i++) { if (i == 1) continue; '
+               'if (i == 4) break; a[i] = sq(i); printf("%d ", a[i]) } '
+               'j = N; while (j--) { printf("%d,", j) } println(""); '
+               'try { k = 0; while (k < N) { k++; if (k == 3) println(10 / (k - 3)) } } '
+               'catch (m) { println(k, " ", m) } '
+               'n = 0; while (n < 2 * N) n++; println(n); exit() }')
+    assert out == ('0 4 9 5,4,3,2,1,0,\n3 division by 0\n12\n', '', 0)
+    # four iterations and the last test: five actions
+    script = 'global N = %d probe begin { for (i = 0; i < N; i++) ; println(i) exit() }'
+    assert stap('-DMAXACTION=5', '-e', script % 4) == ('4\n', '', 0)
+    assert stap('-DMAXACTION=5', '-e', script % 5) == (
+        '', 'ERROR: MAXACTION exceeded near keyword at <input>:1:28\n'
+        'WARNING: Number of errors: 1, skipped probes: 0\n'
+        'Pass 5: run failed.  [man error::pass5]\n', 1)
+
+
 def test_uncaught_fault_and_warn():
     out = stap('-e', 'probe begin { warn("w1"); println(kernel_string(16)) }')
     assert out[0] == '' and out[2] == 1
@@ -497,6 +558,15 @@ DIFF_CASES = [
     'values/precedence', 'values/primes', 'values/shift_assign', 'values/shift_big',
     'values/shift_fold_range', 'values/shift_left', 'values/shift_neg',
     'values/shift_right', 'values/shortcircuit', 'values/ternary', 'values/unary',
+    # for/while loops bounded by globals, each iteration a global function
+    # (bpf_gen.c's loop_fn())
+    'control/loop_global_bound', 'arrays/local_index_expr',
+    # strings, ids and times of bpf_strfn.c
+    'strings/text_str', 'strings/text_strn', 'strings/escapes_more', 'strings/tokenize',
+    'strings/tokenize_delims', 'arrays/incr_elements', 'strings/str_replace',
+    'strings/str_replace_long', 'strings/strtol', 'strings/strtol_base0',
+    'strings/str_ctime', 'strings/str_ctime_big', 'tapset/ctime_now', 'tapset/ctime_range',
+    'tapset/cycles', 'tapset/ids_root',
     # global arrays, foreach and statistics rows (bpf_maps.c)
     'arrays/array_func_arg',
     'arrays/array_size',

@@ -4,9 +4,9 @@
 # program's DWARF, kernel.function()/module().function() kprobes (their
 # $params from the BTF; this host's kernel has no kprobes, the 6.1 test
 # guest runs them, and their fentry/fexit twins under STAP_BPF_ATTACH=fentry),
-# and perf.* probes. Host tests run as root (BPF works
-# here); the CO-RE guest test and the kprobe guest test boot the test
-# guest once each.
+# perf.* probes and user stacks. Host tests run as root (BPF works
+# here); the CO-RE guest test, the kprobe guest test and the guest test
+# of loops, strings and user stacks boot the test guest once each.
 import os
 import re
 import subprocess
@@ -354,26 +354,32 @@ def test_kprobe_unsupported(script, message):
     assert rc == 1 and message in err, err
 
 
-def test_syscall_alias_unsupported():
-    """The tapset's syscall.* and nd_syscall.* aliases whose bodies call
-    embedded C this runtime does not have (bpf_syscall.c and bpf_syscall2.c
-    have all but utime's ctime(): test_bpf_syscall.py): one error per
-    alias used, naming it and the function, at the user's probe (for the
-    6.1 guest's kernel: this host's has no kprobes, and utime's points are
-    kprobes)."""
+def test_alias_unsupported():
+    """A tapset alias whose body calls embedded C this runtime does not
+    have (every syscall.* and nd_syscall.* alias is built since session
+    13: test_bpf_syscall.py): one error naming the alias and the
+    function, at the user's probe, for the 6.1 guest's kernel."""
     out, err, rc = stap('-p3', '-r', guest.kernel_release(), '-e',
-                        'probe syscall.utime, nd_syscall.utime { '
-                        'printf("%s\\n", argstr) }')
+                        'probe scheduler.cpu_on { println(idle) }')
     assert (out, rc) == ('', 1)
-    tail = (' (embedded C); use kernel.trace("sys_enter") and kernel.trace("sys_exit") ($id, '
-            '$regs, $ret), or the kernel module runtime (--runtime=kernel)\n')
-    head = '<input>:1:1: error: the probe alias '
-    line = ('    1 | probe syscall.utime, nd_syscall.utime { printf("%s\\n", argstr) }\n'
-            '      | ^\n')
-    assert err == (head + 'syscall.utime is not supported by --runtime=bpf: its body '
-                   'calls ctime()' + tail + line +
-                   head + 'nd_syscall.utime is not supported by --runtime=bpf: its body '
-                   'calls ctime()' + tail + line +
+    assert err == ('<input>:1:1: error: the probe alias scheduler.cpu_on is not supported '
+                   'by --runtime=bpf: its body calls __sched_is_idle() (embedded C); use the '
+                   'kernel module runtime (--runtime=kernel)\n'
+                   '    1 | probe scheduler.cpu_on { println(idle) }\n'
+                   '      | ^\n'
+                   'Pass 3: translation failed.  [man error::pass3]\n')
+
+
+def test_alias_user_body_unsupported():
+    """A function this runtime lacks, called in the user's body of a probe
+    through an alias, is the error of that call, not the alias's."""
+    out, err, rc = stap('-p3', '-r', guest.kernel_release(), '-e',
+                        'probe syscall.utime { println(pn()) }')
+    assert (out, rc) == ('', 1)
+    assert err == ('<input>:1:31: error: the function pn() is not supported by --runtime=bpf: '
+                   'use the kernel module runtime (--runtime=kernel)\n'
+                   '    1 | probe syscall.utime { println(pn()) }\n'
+                   '      |                               ^\n'
                    'Pass 3: translation failed.  [man error::pass3]\n')
 
 
@@ -781,3 +787,93 @@ def test_object_cache_headers(tmp_path):
     with open(rt / 'bpf' / 'stapbpf_maps.h', 'a') as f:
         f.write('/* changed */\n')
     assert run() == 4
+
+
+USTACK_PROG = r'''
+#include <stdio.h>
+#include <unistd.h>
+
+__attribute__((noinline)) long leaf(long x)
+{
+	printf("ret0 %p\n", __builtin_return_address(0));
+	return x + getppid();
+}
+
+__attribute__((noinline)) long mid(long x)
+{
+	long r = leaf(x + 1);
+
+	printf("ret1 %p\n", __builtin_return_address(0));
+	return r;
+}
+
+int main(void)
+{
+	printf("leaf %p\n", (void *)leaf);
+	return mid(1) > 0 ? 0 : 1;
+}
+'''
+
+
+def test_user_stack(tmp_path):
+    """ubacktrace(), ucallers(n), ustack(n) and uaddr() at a uprobe on a
+    function's entry, in a program built with frame pointers (the walk
+    bpf_get_stack() does): the probed function, the return addresses into
+    its caller and the caller's caller, as the program itself prints them
+    (__builtin_return_address); past the stack's end the module runtime's
+    error; at a tracepoint the user pc (frame 0). Elsewhere (begin) they
+    are pass-3 errors."""
+    src = tmp_path / 'fp.c'
+    src.write_text(USTACK_PROG)
+    prog = tmp_path / 'fp'
+    subprocess.run(['gcc', '-O0', '-fno-omit-frame-pointer', '-o', str(prog), str(src)],
+                   check=True)
+    out, err, rc = stap('-c', str(prog), '-e', f'probe process("{prog}").function("leaf") {{ '
+                        'printf("bt %s\\n", ubacktrace()); printf("c2 %s\\n", ucallers(2)); '
+                        'printf("pc 0x%x 0x%x\\n", uaddr(), ustack(1)); '
+                        'try { println(ucallers(25)) } catch (e) { printf("e %s\\n", e) } }')
+    assert (err, rc) == ('', 0)
+    got = dict(line.split(' ', 1) for line in out.splitlines())
+    frames = '%s %s %s' % (got['leaf'], got['ret0'], got['ret1'])
+    assert got['c2'] == frames
+    assert got['bt'].startswith(frames + ' ')
+    assert got['pc'] == '%s %s' % (got['leaf'], got['ret0'])
+    assert got['e'] == 'reached end of stack before unwinding to level 25'
+    out, err, rc = stap('-c', '/bin/true', '-e', 'probe kernel.trace("sys_enter") { '
+                        'if (pid() == target()) { println(uaddr() > 0 && ustack(0) == uaddr() '
+                        '&& uaddr() < 0x800000000000); exit() } }')
+    assert (out, rc) == ('1\n', 0), err
+    out, err, rc = stap('-p3', '-e', 'probe begin { println(ucallers(1)) }')
+    assert rc == 1 and 'the function ucallers() outside the handler of kernel function' in err, err
+
+
+def test_loops_strings_ustack_guest(tmp_path):
+    """Objects built here run in the test guest (6.1, whose verifier has
+    bpf_loop() but takes its context on the stack as unchanged): a loop
+    bounded by a global (each iteration a global function), bpf_strfn.c's
+    string scans and the user stack at a uprobe on a function's entry,
+    where 6.1's frame-pointer walk misses the caller (put back from the
+    stack pointer)."""
+    diff = Path(__file__).resolve().parent / 'diff' / 'control'
+    assert stap('-p4', '-m', 'lg', '-DMAXACTION=20000', str(diff / 'loop_global_bound.stp'),
+                cwd=tmp_path) == ('', '', 0)
+    assert stap('-p4', '-m', 'st', '-e', 'probe begin { println(text_strn("a\\tb", 0, 1), " ", '
+                'str_replace("aXbX", "X", "--"), " ", strtol("-0x1f", 16), " ", '
+                'tokenize(",a,,b", ","), tokenize("", ","), " ", ctime(951782400)); exit() }',
+                cwd=tmp_path) == ('', '', 0)
+    src = tmp_path / 'fp.c'
+    src.write_text(USTACK_PROG)
+    subprocess.run(['gcc', '-O0', '-fno-omit-frame-pointer', '-o', str(tmp_path / 'fp'),
+                    str(src)], check=True)
+    assert stap('-p4', '-m', 'us', '-e', f'probe process("{tmp_path}/fp").function("leaf") {{ '
+                'printf("c2 %s\\n", ucallers(2)) }', cwd=tmp_path) == ('', '', 0)
+    batch = guest.run_batch([f'{STAPRUN} lg.bpf.o', f'{STAPRUN} st.bpf.o',
+                             f'{STAPRUN} -c ./fp us.bpf.o'], scratch=str(tmp_path), timeout=120)
+    guest.check_kernel_healthy(batch)
+    assert (batch[0].stdout, batch[0].stderr, batch[0].rc) == (
+        (diff / 'loop_global_bound.out').read_text(), '', 0)
+    assert (batch[1].stdout, batch[1].stderr, batch[1].rc) == (
+        '"a\\tb" a--b-- -31 ab Tue Feb 29 00:00:00 2000\n', '', 0)
+    got = dict(line.split(' ', 1) for line in batch[2].stdout.splitlines())
+    assert batch[2].rc == 0, batch[2].stderr
+    assert got['c2'] == '%s %s %s' % (got['leaf'], got['ret0'], got['ret1'])

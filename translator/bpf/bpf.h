@@ -83,6 +83,9 @@ void bg_deref_fault(struct bgen *g, const struct node *d, const char *addr);
 /* the next statement: a fault at addr of tapset function call n, near
  * the function ("PRE0x... [man error::fault]") */
 void bg_call_fault(struct bgen *g, const struct node *n, const char *pre, const char *addr);
+/* can the for or while loop n be a function per iteration (no $vars,
+ * return, nor calls that read the probe's context) */
+bool bg_loop_infn(const struct node *n);
 /* a loop iteration's MAXACTION check at n */
 void bg_act(struct bgen *g, const struct node *n);
 /* "not supported by --runtime=bpf" at n (a pass-3 error) */
@@ -137,6 +140,20 @@ void bt_types(struct bgen *g, struct strbuf *c);
 bool bs_has(const struct func *f);
 const char *bs_call(struct bgen *g, struct node *n);
 void bs_types(struct bgen *g, struct strbuf *c);
+/* bpf_strfn.c: the same for text_str(), tokenize(), str_replace(),
+ * strtol(), euid(), egid(), pgrp(), sid(), get_cycles(), ctime() */
+bool bx_has(const struct func *f);
+const char *bx_call(struct bgen *g, struct node *n);
+void bx_types(struct bgen *g, struct strbuf *c);
+/* has the handler being written a stack (else an error at n, false) */
+bool bs_stack_here(struct bgen *g, const struct node *n);
+/* bpf_ustack.c: user stacks (ubacktrace(), ucallers(), ustack(), uaddr()),
+ * asked by bs_call() */
+bool bus_has(const struct func *f);
+const char *bus_call(struct bgen *g, struct node *n);
+void bus_types(struct bgen *g, struct strbuf *c);
+/* ucallers(n), ustack(n) (script functions) in a handler, or NULL */
+const char *bus_script(struct bgen *g, struct node *n);
 /* bpf_syscall.c: the same for the syscall tapsets' helpers (_sc_i()...) */
 bool bsc_has(const struct func *f);
 const char *bsc_call(struct bgen *g, struct node *n);
@@ -163,6 +180,8 @@ const char *bm_assign(struct bgen *g, struct node *n,
 					   const char *, const char *));
 const char *bm_lvalue(struct bgen *g, struct node *ix);
 void bm_delete(struct bgen *g, struct node *n);
+/* the code written before the handlers (loops' functions); the next id */
+struct strbuf *bm_code(int *id);
 /* foreach over a global array: false (an error given) if not possible */
 bool bm_foreach(struct bgen *g, struct node *n, int label,
 		void (*body)(struct bgen *g, struct node *n, int label));

@@ -936,6 +936,9 @@ static const char *call(struct bgen *g, struct node *n)
 		return builtin(g, n);
 	if ((t = bsc2_script(g, n)))
 		return t;
+	t = bus_script(g, n);	/* ucallers(), ustack(): the handler's ctx */
+	if (t)
+		return t;
 	sb_init(&args);
 	sb_puts(&args, "S");
 	for (struct node *a = n->args; a; a = a->next)
@@ -963,6 +966,94 @@ void bg_act(struct bgen *g, const struct node *n)
 	g->indent--;
 }
 
+/* Can n (a loop's condition, body or step) be written in a function of
+ * its own: no $vars, @entry, return, nor a call that reads the probe's
+ * context (backtraces, the syscall helpers)? */
+static bool ctx_free(const struct node *n)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_TARGET || n->kind == N_DEREF || n->kind == N_RETURN)
+			return false;
+		if (n->kind == N_CALL && (!strcmp(n->op, "@entry") ||
+		    (n->func && (bs_has(n->func) || bsc_has(n->func)))))
+			return false;
+		if (!ctx_free(n->a) || !ctx_free(n->b) || !ctx_free(n->c) ||
+		    !ctx_free(n->d) || !ctx_free(n->args))
+			return false;
+	}
+	return true;
+}
+
+bool bg_loop_infn(const struct node *n)
+{
+	if (n->kind == N_WHILE)
+		return ctx_free(n->a) && ctx_free(n->b);
+	return ctx_free(n->b) && ctx_free(n->c) && ctx_free(n->d);
+}
+
+/* A for or while loop whose locals are in scratch (g->lv): each iteration
+ * a global function, which the verifier checks once rather than at each
+ * iteration (as foreach's, bm_foreach()), called by a bpf_loop() step.
+ * It runs the step (after the first), counts the action, tests the
+ * condition and runs the body, returning 0 to go on, 1 at the end or a
+ * break, 2 on an error; the actions are counted as the inline loop
+ * counts them. */
+static void loop_fn(struct bgen *g, struct node *n, struct node *cond,
+		    struct node *body, struct node *step, int l)
+{
+	struct strbuf fb, *saved = g->body, *code;
+	int saved_indent = g->indent, id;
+	const char *saved_err = g->errlabel, *rc;
+	bool saved_ctx = g->no_ctx;
+
+	code = bm_code(&id);
+	sb_init(&fb);
+	g->body = &fb;
+	g->indent = 1;
+	g->errlabel = NULL;	/* the function's out: returns 2 */
+	g->no_ctx = true;
+	if (step) {
+		bg_line(g, "if (!first) {");
+		g->indent++;
+		bg_expr(g, step);
+		g->indent--;
+		bg_line(g, "}");
+	}
+	bg_act(g, n);
+	if (cond)
+		bg_line(g, "if (!%s) return 1;", bg_expr(g, cond));
+	g->loops[g->nloops++] = -1 - l;	/* break returns 1, continue 0 */
+	bg_stmt(g, body);
+	g->nloops--;
+	bg_line(g, "return 0;");
+	/* no unused parameter: clang would pass it undefined, which the
+	 * verifier refuses */
+	sb_printf(code, "__attribute__((noinline)) long stp_loop_%d(%s)\n{\n"
+		  "\t__u32 cpu = bpf_get_smp_processor_id();\n"
+		  "\tstruct stp_scratch *S = bpf_map_lookup_elem(&stp_scratch, &cpu);\n"
+		  "\tvoid *ctx = 0;\n\n\tif (!S)\n\t\treturn 2;\n\t(void)ctx;\n"
+		  "%s%s\tgoto out;\nout:\n\treturn 2;\n}\n\n", id, step ? "long first" : "void",
+		  g->ldecl.buf ? g->ldecl.buf : "", fb.buf ? fb.buf : "");
+	sb_free(&fb);
+	g->body = saved;
+	g->indent = saved_indent;
+	g->errlabel = saved_err;
+	g->no_ctx = saved_ctx;
+	/* the iterations: a bpf_loop() whose callback the verifier checks
+	 * once, however big MAXACTION is; its result in the scratch, which a
+	 * verifier before 6.2 does not take as unchanged by the loop */
+	rc = bg_slot(g);
+	sb_printf(code, "static long stp_loop_cb_%d(__u32 i, void *unused)\n{\n"
+		  "\t__u32 cpu = bpf_get_smp_processor_id();\n"
+		  "\tstruct stp_scratch *S = bpf_map_lookup_elem(&stp_scratch, &cpu);\n\n"
+		  "\tif (!S)\n\t\treturn 1;\n"
+		  "\t*(long *)%s = stp_loop_%d(%s);\n\treturn *(long *)%s != 0;\n}\n\n",
+		  id, rc, id, step ? "i == 0" : "", rc);
+	bg_line(g, "*(long *)%s = 0;", rc);
+	bg_line(g, "bpf_loop(STP_MAXACTION + 2, stp_loop_cb_%d, 0, 0);", id);
+	bg_line(g, "if (*(long *)%s == 2) goto %s;", rc, bg_errlabel(g));
+}
+
 static void loop(struct bgen *g, struct node *n, struct node *cond,
 		 struct node *body, struct node *step)
 {
@@ -970,6 +1061,10 @@ static void loop(struct bgen *g, struct node *n, struct node *cond,
 
 	if (g->nloops == 64) {
 		bg_unsupported(g, n, "this loop nesting");
+		return;
+	}
+	if (g->lv && !g->at_entry && bg_loop_infn(n)) {
+		loop_fn(g, n, cond, body, step, l);
 		return;
 	}
 	bg_line(g, "for (int it%d = 0; it%d < STP_MAXACTION + 1; it%d++) {", l, l, l);

@@ -323,16 +323,16 @@ void bm_delete(struct bgen *g, struct node *n)
 void bm_prelude(struct bgen *g, struct strbuf *c)
 {
 	(void)g;
+	if (delete_cb_decl)	/* before the loop bodies' functions that call it */
+		sb_puts(c, "static long stp_delete_cb(void *map, void *key, void *val, void *ctx)\n"
+			"{\n\tbpf_map_delete_elem(map, key);\n\treturn 0;\n}\n\n");
+	delete_cb_decl = 0;
 	if (fe_code.buf)
 		sb_puts(c, fe_code.buf);
 	sb_free(&fe_code);
 	sb_init(&fe_code);
 	fe_count = 0;
 	hist_count = 0;
-	if (delete_cb_decl)
-		sb_puts(c, "static long stp_delete_cb(void *map, void *key, void *val, void *ctx)\n"
-			"{\n\tbpf_map_delete_elem(map, key);\n\treturn 0;\n}\n\n");
-	delete_cb_decl = 0;
 }
 
 /* a statistics row of every CPU together, for @count(a[k...]) and the
@@ -384,8 +384,45 @@ static bool holds(const struct node *n, int kind1, int kind2)
 	return false;
 }
 
-/* A handler's locals: C locals, or with a foreach in its body LV[] in
- * scratch slots (and string slots), so that the foreach's body can be a
+/* the for and while loops under n that can be a function per iteration
+ * (*good) and that cannot (*bad) */
+static void count_loops(const struct node *n, int *good, int *bad)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_FOR || n->kind == N_WHILE)
+			++*(bg_loop_infn(n) ? good : bad);
+		count_loops(n->a, good, bad);
+		count_loops(n->b, good, bad);
+		count_loops(n->c, good, bad);
+		count_loops(n->d, good, bad);
+		count_loops(n->args, good, bad);
+	}
+}
+
+/* Are body's locals kept in scratch, so that its loops' iterations can be
+ * global functions of their own that see them: with a foreach, or with
+ * for/while loops that all can be (an inline loop over C locals is one
+ * the verifier can follow, its bound often a constant it sees) */
+static bool holds_loop(const struct node *body)
+{
+	int good = 0, bad = 0;
+
+	if (holds(body, N_FOREACH, N_FOREACH))
+		return true;
+	count_loops(body, &good, &bad);
+	return good && !bad;
+}
+
+/* the code written before the handlers (foreach's and loops' functions),
+ * and the number of the next of them */
+struct strbuf *bm_code(int *id)
+{
+	*id = fe_count++;
+	return &fe_code;
+}
+
+/* A handler's locals: C locals, or with a loop in its body LV[] in
+ * scratch slots (and string slots), so that the loop's body can be a
  * function of its own that sees them. */
 void bm_locals(struct bgen *g, struct probe *p)
 {
@@ -393,7 +430,7 @@ void bm_locals(struct bgen *g, struct probe *p)
 
 	sb_free(&g->ldecl);
 	sb_init(&g->ldecl);
-	g->lv = holds(p->body, N_FOREACH, N_FOREACH) ? p->locals : NULL;
+	g->lv = holds_loop(p->body) ? p->locals : NULL;
 	for (struct var *v = p->locals; v; v = v->next)
 		n += v->type != T_STRING;
 	if (g->lv && n) {
@@ -419,16 +456,16 @@ void bm_locals(struct bgen *g, struct probe *p)
 }
 
 /* A script function's locals (parameters too) in LV[] and string slots
- * when its body has a foreach, as a handler's (bm_locals()), so that the
- * foreach's iteration can be a global function the verifier checks once:
- * their declarations into out; false (C locals) without a foreach. */
+ * when its body has a loop, as a handler's (bm_locals()), so that the
+ * loop's iteration can be a global function the verifier checks once:
+ * their declarations into out; false (C locals) without a loop. */
 bool bm_fn_locals(struct bgen *g, struct func *f, struct strbuf *out)
 {
 	int i = 0;
 
 	sb_free(&g->ldecl);
 	sb_init(&g->ldecl);
-	g->lv = holds(f->body, N_FOREACH, N_FOREACH) ? f->locals : NULL;
+	g->lv = holds_loop(f->body) ? f->locals : NULL;
 	if (!g->lv)
 		return false;
 	for (struct var *v = f->locals; v; v = v->next, i++) {

@@ -72,22 +72,28 @@ static bool reaches(const struct node *n, const struct func *f, int depth)
 }
 
 /* The first embedded-C function n calls, directly or through script
- * functions, that this runtime does not have; NULL if none. */
-static const struct func *missing_builtin(const struct node *n, int depth)
+ * functions, that this runtime does not have; NULL if none. Calls written
+ * in the file `user` (the user's probe body within an alias's) are left
+ * to the error of their own construct. */
+static const struct func *missing_builtin(const struct node *n, int depth,
+					  const struct source *user)
 {
 	const struct func *f;
 
 	for (; n && depth <= 64; n = n->next) {
-		if (n->kind == N_CALL && n->func && n->func->body) {
+		if (n->kind == N_CALL && n->func && n->func->body &&
+		    !(depth == 0 && n->loc.src == user)) {
 			if (n->func->body->kind == N_EMBEDDED_STMT && !bg_has_builtin(n->func))
 				return n->func;
 			if (n->func->body->kind != N_EMBEDDED_STMT &&
-			    (f = missing_builtin(n->func->body, depth + 1)))
+			    (f = missing_builtin(n->func->body, depth + 1, NULL)))
 				return f;
 		}
-		if ((f = missing_builtin(n->a, depth)) || (f = missing_builtin(n->b, depth)) ||
-		    (f = missing_builtin(n->c, depth)) || (f = missing_builtin(n->d, depth)) ||
-		    (f = missing_builtin(n->args, depth)))
+		if ((f = missing_builtin(n->a, depth, user)) ||
+		    (f = missing_builtin(n->b, depth, user)) ||
+		    (f = missing_builtin(n->c, depth, user)) ||
+		    (f = missing_builtin(n->d, depth, user)) ||
+		    (f = missing_builtin(n->args, depth, user)))
 			return f;
 	}
 	return NULL;
@@ -103,7 +109,7 @@ static const struct func *missing_builtin(const struct node *n, int depth)
  */
 static const struct func *alias_missing(const struct probe *p)
 {
-	return p->via && p->listed ? missing_builtin(p->body, 0) : NULL;
+	return p->via && p->listed ? missing_builtin(p->body, 0, p->loc.src) : NULL;
 }
 
 static bool alias_unsupported(struct bgen *g, struct probe *p)
@@ -429,8 +435,8 @@ int bpf_translate(struct session *s)
 		if (alias_unsupported(&g, p))
 			nbad++;
 	for (struct func *f = s->funcs; f; f = f->next_used) {
-		if (!f->body || f->body->kind == N_EMBEDDED_STMT)
-			continue;
+		if (!f->body || f->body->kind == N_EMBEDDED_STMT || bus_has(f))
+			continue;	/* ucallers(), ustack(): written in handlers */
 		if (nbad && !reached(&g, f))	/* only from those probes: not written */
 			continue;
 		if (reaches(f->body, f, 0)) {	/* BPF has no recursion */

@@ -13,7 +13,8 @@
  * print_backtrace()'s frames (staprun/stapbpf_sym.c); sprint_backtrace(),
  * symname(), symdata() and modname() (anywhere) are named in BPF, by the
  * kernel's sprint_symbol() through bpf_snprintf(); user_mode() and
- * addr() by the point's kind. bpf_gen.c's builtin() asks here first.
+ * addr() by the point's kind; user stacks are bpf_ustack.c's. bpf_gen.c's
+ * builtin() asks here first.
  */
 #include <string.h>
 
@@ -37,7 +38,7 @@ bool bs_has(const struct func *f)
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
 		if (!strcmp(f->name, fns[i].name) && f->nparams == fns[i].n)
 			return true;
-	return false;
+	return bus_has(f);
 }
 
 static int point_kind(const struct rprobe *r)
@@ -72,6 +73,16 @@ static int kstack_kind(struct bgen *g)
 		kind = k;
 	}
 	return kind;
+}
+
+bool bs_stack_here(struct bgen *g, const struct node *n)
+{
+	if (kstack_kind(g) != KS_NONE)
+		return true;
+	bg_unsupported(g, n, arena_printf(g->s->arena, "the function %s() outside the handler "
+					  "of kernel function, kernel.trace, perf, "
+					  "timer.profile or process probes (of one kind)", n->op));
+	return false;
 }
 
 /* user_mode() at point r: 0 or 1, or -1 where the interrupted context's
@@ -180,6 +191,8 @@ const char *bs_call(struct bgen *g, struct node *n)
 
 	if (!n->func->body || n->func->body->kind != N_EMBEDDED_STMT || !bs_has(n->func))
 		return NULL;
+	if (bus_has(n->func))	/* user stacks: bpf_ustack.c */
+		return bus_call(g, n);
 	if (is(n, "user_mode", 0))
 		return user_mode(g, n);
 	if (is(n, "addr", 0))
@@ -201,13 +214,8 @@ const char *bs_call(struct bgen *g, struct node *n)
 		return t;
 	}
 	kind = kstack_kind(g);
-	if (kind == KS_NONE) {
-		bg_unsupported(g, n, arena_printf(g->s->arena, "the function %s() outside the "
-						  "handler of kernel function, kernel.trace, "
-						  "perf, timer.profile or process probes "
-						  "(of one kind)", n->op));
+	if (!bs_stack_here(g, n))
 		return "0";
-	}
 	g->need_hex = true;
 	g->need_kstack = true;
 	if (is(n, "print_backtrace", 0)) {
@@ -340,6 +348,7 @@ void bs_types(struct bgen *g, struct strbuf *c)
 			"\tst->out = 0;\n\tst->k = k;\n"
 			"\tbpf_loop(STP_NBT, stp_bt_sym_step, &c, 0);\n"
 			"\tdst[st->out & STP_MASK] = 0;\n}\n");
+	bus_types(g, c);
 	sb_puts(c, "static __always_inline void stp_depth_error(struct stp_scratch *S, long loc, "
 		"long depth)\n{\n\tlong n = 0;\n\n");
 	sb_puts(c, "\tS->err = 1;\n\tS->errloc = loc;\n");

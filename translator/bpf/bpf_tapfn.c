@@ -7,7 +7,7 @@
  * stringat(), strpos(), isinstr(), kernel_string_n() and kernel_long()
  * and the like (runtime/deref.c's faults), ppid() and pexecname() (the
  * current task's real_parent, its offsets CO-RE relocated); backtraces
- * are bpf_stack.c's. bpf_gen.c's builtin() asks here first; bt_types()
+ * are bpf_stack.c's, more strings and context bpf_strfn.c's. bpf_gen.c's builtin() asks here first; bt_types()
  * writes the C they need.
  */
 #include <string.h>
@@ -55,7 +55,7 @@ bool bt_has(const struct func *f)
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
 		if (!strcmp(f->name, fns[i].name) && f->nparams == fns[i].n)
 			return true;
-	return bsc_has(f);
+	return bx_has(f) || bsc_has(f);
 }
 
 static const char *new_tmp(struct bgen *g)
@@ -265,7 +265,8 @@ const char *bt_call(struct bgen *g, struct node *n)
 		bg_line(g, "stp_pexecname(%s);", t);
 		return t;
 	}
-	return bsc_call(g, n);
+	t = bx_call(g, n);
+	return t ? t : bsc_call(g, n);
 }
 
 /* the current task's parent, by a flavor of task_struct of our own (libbpf
@@ -312,5 +313,6 @@ void bt_types(struct bgen *g, struct strbuf *c)
 		emit_task(c);
 	if (g->need_strpos)
 		emit_strpos(c);
+	bx_types(g, c);
 	bsc_types(g, c);
 }

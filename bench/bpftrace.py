@@ -70,10 +70,10 @@ def until_up(argv, cwd, env=None):
     return dt, p
 
 
-def stop(p):
+def stop(p, timeout=30):
     p.send_signal(signal.SIGINT)
     try:
-        p.communicate(timeout=30)
+        p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         p.kill()
         p.communicate()
@@ -101,7 +101,7 @@ def startup(work, repeat):
             env = env_cached if name != 'stap -e' else \
                 dict(os.environ, SYSTEMTAP_DIR=str(work / f'sd{i}'))
             dt, p = until_up(argv, work, env)
-            stop(p)
+            stop(p, 3)	# bpftrace 0.17 here may not end on SIGINT: killed
             times[name].append(dt)
     return {name: statistics.median(t) for name, t in times.items()}
 

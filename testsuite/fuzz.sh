@@ -41,6 +41,7 @@ cd "$srcdir"
 "$cc" -std=c11 -g -O1 -D_GNU_SOURCE -I runtime/transport \
 	-I translator/base -I translator/front -I translator/info \
 	-I translator/elab -I translator/gen -I translator/family -I translator/build \
+	-I translator/bpf \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer \
 	$srcs translator/front/fuzz_parse.c $elf -o "$build/fuzz_parse"

@@ -107,6 +107,35 @@ def test_early_clang_killed_on_pass2_error(tmp_path):
         assert not os.path.exists(f'/proc/{pid}'), 'the early clang was left running'
 
 
+def test_number_formatting_only_when_used(tmp_path):
+    """stp_sfmt_num(), a global BPF function clang compiles whether or not
+    it is called (half of a one-liner's compile), comes in through
+    stapbpf_sfmt.h only for C that formats a number in BPF; both run"""
+    out, err, rc = stap(tmp_path, '-p3', '-e', SCRIPT)
+    assert (err, rc) == ('', 0) and 'stapbpf_sfmt.h' not in out
+    fmt = 'probe begin { println(sprintf("%d|%5x|%-4o|", 42, 255, 8)); exit() }'
+    out, err, rc = stap(tmp_path, '-p3', '-e', fmt)
+    assert (err, rc) == ('', 0)
+    assert '\n#include "stapbpf_sfmt.h"\n\nstatic const char stp_meta[]' in out
+    assert stap(tmp_path, '-e', fmt) == ('42|   ff|10  |\n', '', 0)
+
+
+def test_whole_object_not_waiting_for_clang_exit(tmp_path):
+    """pass 5 starts once clang has written a whole object (the ELF's
+    section headers say where it ends), not when clang has exited: a
+    clang that writes one and then hangs with its output open is killed
+    and reaped, not waited for"""
+    assert stap(tmp_path, '-p4', '-m', 'upobj', '-e', SCRIPT, cwd=tmp_path) == ('', '', 0)
+    pidfile = tmp_path / 'clang.pid'
+    fake = tmp_path / 'clang'
+    fake.write_text(f'#!/bin/sh\necho $$ > {pidfile}\ncat > /dev/null\n'
+                    f'cat {tmp_path}/upobj.bpf.o\nexec sleep 600\n')
+    fake.chmod(0o755)
+    assert stap(tmp_path, '-e', SCRIPT, clang=str(fake)) == ('up\n', '', 0)
+    pid = int(pidfile.read_text())
+    assert not os.path.exists(f'/proc/{pid}'), 'the clang was left running'
+
+
 def test_p4_object_runs(tmp_path):
     assert stap(tmp_path, '-p4', '-m', 'upobj', '-e', SCRIPT, cwd=tmp_path) == ('', '', 0)
     r = subprocess.run([str(STAPRUN), str(tmp_path / 'upobj.bpf.o')], capture_output=True,

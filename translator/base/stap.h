@@ -191,6 +191,7 @@ struct session {
 	/* inputs */
 	struct source *user;
 	struct file_ast *user_ast, *tapset_asts;
+	struct tapset_index *tapset_index;	/* tapset.c: the lazy library load */
 	/* pass 2 results */
 	struct var *globals;
 	struct func *funcs;	/* used functions */

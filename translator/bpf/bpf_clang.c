@@ -12,7 +12,10 @@
  * while it loads; bpf_compile() then only feeds it. It is not started when
  * the cache held this command line's object last time (a hint, see
  * bpf_cache.c; a wrong hint costs time, never correctness), and it is
- * killed when the cache answers or a pass fails (bpf_clang_stop()).
+ * killed when the cache answers or a pass fails (bpf_clang_stop()). Once
+ * clang has written a whole object (its ELF section headers say where it
+ * ends), pass 5 starts without waiting for clang's exit, whose teardown
+ * of libLLVM's mappings took 5 ms: run_module() reaps it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -114,13 +117,48 @@ static bool write_all(int fd, const char *p, size_t n)
 	return true;
 }
 
-/* the object clang wrote on early.out; NULL if none */
-static char *read_all(int fd, size_t *len)
+static unsigned long long le(const char *p, int n)
+{
+	unsigned long long v = 0;
+
+	while (n--)
+		v = v << 8 | (unsigned char)p[n];
+	return v;
+}
+
+/* Is buf[0, len) a whole ELF64 object: does it end where its last section
+ * and its section header table end? */
+static bool whole_elf(const char *buf, size_t len)
+{
+	unsigned long long shoff, shnum, end;
+
+	if (len < 64 || memcmp(buf, "\177ELF\2\1", 6) || le(buf + 0x3a, 2) != 64)
+		return false;
+	shoff = le(buf + 0x28, 8);
+	shnum = le(buf + 0x3c, 2);
+	if (!shnum || shoff > len || (len - shoff) / 64 < shnum)
+		return false;
+	end = shoff + shnum * 64;
+	for (unsigned long long i = 0; i < shnum; i++) {
+		const char *sh = buf + shoff + i * 64;
+		unsigned long long off = le(sh + 0x18, 8), size = le(sh + 0x20, 8);
+
+		if (le(sh + 4, 4) != 8 && off + size > end)	/* 8: SHT_NOBITS */
+			end = off + size;
+	}
+	return end == len;
+}
+
+/* the object clang wrote on early.out; NULL if none. *whole: it ended
+ * as a whole object before clang closed its output (clang is exiting:
+ * its address space's teardown, 5 ms, need not be waited for) */
+static char *read_all(int fd, size_t *len, bool *whole)
 {
 	size_t cap = 1 << 16;
 	char *buf = malloc(cap);
 
 	*len = 0;
+	*whole = false;
 	while (buf) {
 		ssize_t r;
 
@@ -139,6 +177,10 @@ static char *read_all(int fd, size_t *len)
 		if (r == 0)
 			return buf;
 		*len += (size_t)r;
+		if (whole_elf(buf, *len)) {
+			*whole = true;
+			return buf;
+		}
 	}
 	free(buf);
 	return NULL;
@@ -151,14 +193,17 @@ static int run(struct session *s, const char *c, size_t clen, char **obj, size_t
 	const char *mark = arena_printf(s->arena, "# 1 \"%s\"\n", s->c_file);
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
 	int status = -1;
+	bool whole;
 
 	sigaction(SIGPIPE, &ign, &old);	/* clang gone: EPIPE, not death */
 	write_all(early.in, mark, strlen(mark));
 	write_all(early.in, c, clen);
 	sigaction(SIGPIPE, &old, NULL);
 	close_fd(&early.in);
-	*obj = read_all(early.out, olen);
+	*obj = read_all(early.out, olen, &whole);
 	close_fd(&early.out);
+	if (whole)	/* reaped by bpf_clang_stop(), once pass 5 has started */
+		return 0;
 	while (waitpid(early.pid, &status, 0) < 0 && errno == EINTR)
 		;
 	early.pid = -1;

@@ -478,6 +478,11 @@ int bpf_translate(struct session *s)
 	sb_printf(&g.meta, "maxstr %s\n", define(s, "MAXSTRINGLEN", "512"));
 	sb_puts(&c, "\n");
 	sb_puts(&c, code.buf ? code.buf : "");
+	/* a number formatted in BPF (sprintf, a decoder, an error message):
+	 * stp_sfmt_num(), a global function clang would compile even when
+	 * nothing calls it (a literal naming it at worst costs that time) */
+	if (c.buf && strstr(c.buf, "stp_sfmt_long("))
+		sb_puts(&c, "#include \"stapbpf_sfmt.h\"\n\n");
 	sb_puts(&c, "static const char stp_meta[] SEC(\".stapmeta\") STP_USED =\n");
 	for (const char *p = g.meta.buf, *e; p && *p; p = e + 1) {
 		e = strchr(p, '\n');

@@ -234,7 +234,7 @@ int elaborate(struct session *s)
 	int errors = s->errors;
 	struct probe **tail = &s->probes;
 
-	tapset_load(s);
+	tapset_load_needed(s);
 	if (s->errors > errors)
 		return s->errors - errors;
 	for (struct var *v = s->user_ast->globals; v; v = v->next) {

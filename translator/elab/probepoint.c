@@ -354,6 +354,7 @@ static void walk_shapes(struct session *s, struct suggest *g)
 			consider(g, &roots[j], 1);
 	}
 	consider_aliases(g, s->user_ast);
+	tapset_load_rest(s);	/* every alias is a candidate */
 	consider_aliases(g, s->tapset_asts);
 }
 

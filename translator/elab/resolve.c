@@ -124,9 +124,12 @@ static const char *suggest_func(struct session *s, const char *name,
 		"print", "println", "printf", "printd", "printdln", "sprint",
 		"sprintln", "sprintf", "sprintd", "sprintdln", NULL
 	};
-	struct file_ast *lists[2] = { s->user_ast, s->tapset_asts };
+	struct file_ast *lists[2];
 	struct nearest n;
 
+	tapset_load_rest(s);	/* every name is a candidate */
+	lists[0] = s->user_ast;
+	lists[1] = s->tapset_asts;
 	nearest_init(&n, name, strlen(name) > 4 ? 3 : 2);
 	for (int i = 0; builtins[i]; i++)
 		nearest_offer(&n, builtins[i]);

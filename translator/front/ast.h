@@ -244,6 +244,13 @@ struct source *source_from_file(struct session *s, const char *path, bool tapset
  * as "unresolved" (tapset_poisoned). */
 void tapset_load(struct session *s);
 bool tapset_poisoned(struct session *s, const char *name);
+/* The library files the script may need (tapset_load's list, only the
+ * files declaring a name the parsed sources use, to a fixed point), then
+ * the rest on demand (tapset_load_rest: suggestions need every name). */
+void tapset_load_needed(struct session *s);
+void tapset_load_rest(struct session *s);
+void tapset_want_tokens(struct session *s, const struct source *src,
+			const struct token_list *tl);
 
 /* ---- parse.c ------------------------------------------------------------ */
 struct file_ast *parse_source(struct session *s, const struct source *src);

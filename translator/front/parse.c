@@ -1417,6 +1417,7 @@ struct file_ast *parse_source(struct session *s, const struct source *src)
 		free(ps.toks.v);
 		return NULL;
 	}
+	tapset_want_tokens(s, src, &ps.toks);
 	if (!src->tapset && ps.toks.n == 1 && check_empty(s, src)) {
 		free(ps.toks.v);
 		return NULL;

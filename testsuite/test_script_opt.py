@@ -55,6 +55,24 @@ def test_embedded_functions_between_embed_marks(krel):
                     r'_Pragma\("GCC optimize \(\\"O1\\"\)"\)\n#else\n', o0), o0[:400]
 
 
+def test_consecutive_embedded_functions_share_marks(krel):
+    """The one-liner's embedded-C functions come in runs: each run is one
+    STP_OPT_EMBED bracket (a bracket closed and opened again with only
+    parameter #define/#undef lines between them was 8 KB of its C), and
+    only embedded-C functions are inside one."""
+    c = p3(krel, ['-e', ONELINER])
+    assert not re.search(r'STP_OPT_KERNEL\nSTP_OPT_SCRIPT\n\n(?:#(?:define|undef) STAP_ARG_'
+                         r'[^\n]*\n)*STP_OPT_KERNEL\nSTP_OPT_EMBED\n', c)
+    runs = re.findall(r'STP_OPT_KERNEL\nSTP_OPT_EMBED\n(.*?)STP_OPT_KERNEL\nSTP_OPT_SCRIPT\n',
+                      c, re.S)
+    inside = [f for r in runs for f in re.findall(r'^STP_FUNCTION\((\w+)\)\n', r, re.M)]
+    assert len(runs) < 20 and len(inside) > 140, (len(runs), len(inside))
+    for name in inside:	# the frame of an embedded-C function has no temporaries
+        body = c[c.index(f'STP_FUNCTION({name})\n{{'):]
+        body = body[:body.index('\nSTP_OUT;\n')]
+        assert 'STP_TRY(' not in body and 'stp_locs' not in body, body
+
+
 def test_embedded_expressions_at_Og(krel):
     c = p3(krel, ['-g', '-e', FORCED])
     # f and the begin probe hold an embedded-C expression: -Og around them

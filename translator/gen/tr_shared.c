@@ -188,7 +188,7 @@ void tr_shared_call(struct gen *g, struct node *n)
 		sb_printf(&g->shared_code, "%s/* the user's body of the probes at %s */\n"
 			  "static noinline bool body_%d(struct stp_context *__restrict__ c, "
 			  "struct stp_locals_body_%d *__restrict__ l)\n{\n%s"
-			  "out: __maybe_unused;\n\treturn c->last_error != NULL;\n%s}\n%s\n",
+			  "STP_OUT;\n\treturn c->last_error != NULL;\n%s}\n%s\n",
 			  expr ? TR_OPT_EXPR_BEGIN : "", loc_str(g->s, n->loc), id, id,
 			  body.buf ? body.buf : "",
 			  g->shared_next ? "next:\n\treturn true;\n" : "",
@@ -204,7 +204,9 @@ void tr_shared_call(struct gen *g, struct node *n)
 	g->err_label = saved_err;
 	g->body = saved_body;
 	g->shared_id = id;
-	if (!g->shared_next || !strcmp(g->err_label, "out"))
+	if (!strcmp(g->err_label, "out"))
+		tr_line(g, "STP_TRY(body_%d(c, &l->b));", id);
+	else if (!g->shared_next)
 		tr_line(g, "if (body_%d(c, &l->b)) goto %s;", id, g->err_label);
 	else	/* an error goes to the catch, a `next` ends the handler */
 		tr_line(g, "if (body_%d(c, &l->b)) {\n\t\tif (c->last_error)\n\t\t\tgoto %s;\n"

@@ -259,7 +259,10 @@ const char *tr_call(struct gen *g, struct node *n, const char *dst)
 		sb_printf(&call, ", %s%s", f->type == T_LONG ? "&" : "", t);
 	for (p = f->params, i = 0; p && p->param; p = p->next, i++)
 		sb_printf(&call, ", %s", args[i]);
-	tr_line(g, "if (%s)) goto %s;", call.buf, g->err_label);
+	if (!strcmp(g->err_label, "out"))
+		tr_line(g, "STP_TRY(%s));", call.buf);
+	else
+		tr_line(g, "if (%s)) goto %s;", call.buf, g->err_label);
 	sb_free(&call);
 	/* a loop-free function's actions are charged by its caller */
 	if (tr_func_count(g, f) >= 0)
@@ -279,6 +282,9 @@ static const char shorthands[] =
 	"#define STP_ACT_CHARGE(n, at) do { c->actionremaining -= (n); "
 	"if (unlikely(c->actionremaining <= 0)) { c->last_error = stp_msg_maxaction; "
 	"c->last_stmt = stp_locs[at]; goto out; } } while (0)\n"
+	"/* a call that failed ends this body too (at its STP_OUT) */\n"
+	"#define STP_TRY(call) do { if (call) goto out; } while (0)\n"
+	"#define STP_OUT out: __maybe_unused\n"
 	"/* a script function, its locals (l) in a frame of its own */\n"
 	"#define STP_FUNCTION(f) static void function_##f(struct stp_context *__restrict__ c, "
 	"struct stp_locals_fn_##f *__restrict__ l)\n"

@@ -910,6 +910,10 @@ struct output {
 		const char *members, *name;
 	} *frames;
 	int nframes;
+	/* the last function written was embedded C, its closing
+	 * TR_OPT_EXPR_END at code.buf + embed_end (reopen_embed) */
+	bool embed_open;
+	size_t embed_end;
 };
 
 /* A string parameter the function never assigns is passed by reference,
@@ -1051,6 +1055,26 @@ static void arg_defs(struct gen *g, struct strbuf *o, bool undef)
 	free(seen);
 }
 
+/* Consecutive embedded-C functions share one bracket: the last one's
+ * closing TR_OPT_EXPR_END is taken out again when only parameter
+ * #define and #undef lines were written since. */
+static bool reopen_embed(struct output *o)
+{
+	size_t n = strlen(TR_OPT_EXPR_END "\n"), at = o->embed_end;
+	const char *p, *nl;
+
+	if (!o->embed_open || at + n > o->code.len ||
+	    strncmp(o->code.buf + at, TR_OPT_EXPR_END "\n", n))
+		return false;
+	for (p = o->code.buf + at + n; *p; p = nl + 1)
+		if ((strncmp(p, "#define STAP_ARG_", 17) && strncmp(p, "#undef STAP_ARG_", 16)) ||
+		    !(nl = strchr(p, '\n')))
+			return false;
+	memmove(o->code.buf + at, o->code.buf + at + n, o->code.len - at - n + 1);
+	o->code.len -= n;
+	return true;
+}
+
 static void gen_function(struct gen *g, struct output *o, struct func *f)
 {
 	const char *st = tr_fn_cname(g, "stp_locals_fn_", f);
@@ -1075,10 +1099,13 @@ static void gen_function(struct gen *g, struct output *o, struct func *f)
 	embedded = f->body->kind == N_EMBEDDED_STMT;
 	expr = !embedded && tr_has_embed_expr(f->body);
 	sb_printf(&o->code, "%sSTP_FUNCTION(%s)\n{\n%s"
-		  "out: __maybe_unused;\n}\n%s\n",
-		  embedded ? TR_OPT_EMBED_BEGIN : expr ? TR_OPT_EXPR_BEGIN : "",
-		  tr_fn_cname(g, "", f), body.buf ? body.buf : "",
-		  embedded || expr ? TR_OPT_EXPR_END : "");
+		  "STP_OUT;\n}\n",
+		  embedded && reopen_embed(o) ? "" : embedded ? TR_OPT_EMBED_BEGIN :
+		  expr ? TR_OPT_EXPR_BEGIN : "",
+		  tr_fn_cname(g, "", f), body.buf ? body.buf : "");
+	o->embed_open = embedded;
+	o->embed_end = o->code.len;
+	sb_printf(&o->code, "%s\n", embedded || expr ? TR_OPT_EXPR_END : "");
 	sb_free(&body);
 	sb_free(&g->tmps);
 }
@@ -1197,7 +1224,7 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 			  "\tstruct %s *l = STP_FRAME(c, 0);\n%s\n"
 			  "\t__builtin_memset(l, 0, sizeof(*l));\n%s"
 			  "%s"
-			  "out: __maybe_unused;\n%s}\n\n",
+			  "STP_OUT;\n%s}\n\n",
 			  p->index, st, locked, lock.buf ? lock.buf : "", entry.buf,
 			  unlock.buf ? unlock.buf : "");
 	sb_free(&entry);
@@ -1211,7 +1238,7 @@ static bool gen_probe(struct gen *g, struct output *o, struct probe *p)
 		sb_printf(&o->code, "STP_PROBE_BODY(%d)\n{\n\tSTP_PROBE_FRAME(%d);\n"
 			  "%s%s"
 			  "%s%s%s"
-			  "out: __maybe_unused;\n%s}\n\n",
+			  "STP_OUT;\n%s}\n\n",
 			  p->index, p->index, locked, *locked ? "\n" : "",
 			  /* pn(): the alias as the script named it, for derived probes */
 			  p->listed && g->pn_read ? arena_printf(g->s->arena, "\tc->probe_name = %s;\n",

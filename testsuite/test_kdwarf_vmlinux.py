@@ -272,6 +272,34 @@ def test_target_forms_as_upstream(dbg, krel, options, script, rc, said):
     assert r.stderr.startswith(said), r.stderr
 
 
+CAPTURED = ('warning: confusing usage, value is captured as @entry({}) in .return probe '
+            '[man stapprobes] RETURN PROBES')
+
+
+@pytest.mark.parametrize('point,body,warned', [
+    # 4.8 with the debuginfo: "WARNING: confusing usage, value is captured
+    # as @entry($file->f_path->$$) in .return probe [man stapprobes] RETURN
+    # PROBES: identifier '$file' at <input>:1:52", once per expression
+    # (the second $file$ too), none for @entry(), $return or @defined()
+    ('kernel.function("vfs_read")',
+     'println($file->f_path$$, $pos[0], $file$, @entry($count), $return, $$parms, $file$, '
+     '@defined($buf))',
+     [(52, '$file->f_path->$$'), (69, '$pos[0]'), (78, '$file->$'), (111, '$$parms')]),
+    ('module("9p").function("v9fs_file_open")', 'println($inode->i_ino)',
+     [(64, '$inode->i_ino')]),
+])
+def test_return_param_warning_as_upstream(dbg, krel, point, body, warned):
+    """A parameter read in a .return probe is its entry value: 4.8's
+    warning, at each expression; -w leaves it out."""
+    script = f'probe {point}.return {{ {body} }}'
+    r = stap(['-p2', '-r', krel, '-e', script], dbg)
+    assert r.returncode == 0, r.stderr
+    assert [line for line in r.stderr.splitlines() if 'warning:' in line] == \
+        [f'<input>:1:{col}: ' + CAPTURED.format(e) for col, e in warned]
+    r = stap(['-w', '-p2', '-r', krel, '-e', script], dbg)
+    assert (r.returncode, r.stderr) == (0, '')
+
+
 def test_without_debuginfo_btf_as_before(krel):
     """The session's path (no kernel debuginfo): BTF, as before."""
     r = stap(['-r', krel, '-L', 'kernel.function("vfs_read")'],

@@ -442,7 +442,9 @@ static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 	struct func *f;
 	int nargs = 0;
 
+	s->in_entry += !strcmp(n->op, "@entry");
 	resolve_list(s, sc, n->args);
+	s->in_entry -= !strcmp(n->op, "@entry");
 	for (struct node *a = n->args; a; a = a->next)
 		nargs++;
 	if (!strcmp(n->op, "@entry")) {

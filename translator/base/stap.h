@@ -199,7 +199,7 @@ struct session {
 	struct rprobe *rprobes;
 	struct embed *embeds;
 	int nrprobes;
-	int nfunc_copies;	/* resolve.c: functions copied for a probe */
+	int nfunc_copies;	/* resolve.c: probes whose functions were copied */
 	int maxnesting;
 	struct rx_prog **regexes;	/* compiled =~ literals (regex.c) */
 	int nregexes;

@@ -424,9 +424,11 @@ static struct func *func_copy(struct session *s, struct func *f, struct probe *p
 	for (c = f->copies; c; c = c->next_copy)
 		if (c->probe == p)
 			return c;
+	if (!p->copy_number)
+		p->copy_number = ++s->nfunc_copies;
 	c = arena_alloc(s->arena, sizeof(*c));
-	*c = (struct func){ .name = arena_printf(s->arena, "__clone_probe_%d_of___global_%s__overload_0",
-						 ++s->nfunc_copies, f->name),
+	*c = (struct func){ .name = arena_printf(s->arena, "__clone_probe_%d_of___global_%s__overload_%d",
+						 p->copy_number, f->name, f->overload),
 			    .loc = f->loc, .type = f->type, .nparams = f->nparams,
 			    .params = clone_params(s, f->pristine_params, f->nparams),
 			    .body = ast_clone(s, f->pristine, NULL), .tapset = f->tapset,

@@ -272,6 +272,34 @@ def test_target_forms_as_upstream(dbg, krel, options, script, rc, said):
     assert r.stderr.startswith(said), r.stderr
 
 
+@pytest.mark.parametrize('point,var,said', [
+    # 4.8's first line with the debuginfo, byte for byte ("semantic error:
+    # unable to find local 'fdd', [man error::dwarf] ...: identifier '$fdd'
+    # at <input>:1:46"): the innermost scope's DIE (a lexical block's has no
+    # name), the probe's pc, the unit's file, five nearest names
+    ('kernel.function("ksys_read")', 'fdd',
+     "dieoffset 0x32ca2dd in kernel, near pc 0xffffffff81367550 in ksys_read fs/read_write.c "
+     "(alternatives: $fd, $f, $buf, $ret, $count))"),
+    ('kernel.function("vfs_read").return', 'zzz',
+     "dieoffset 0x32cb7a6 in kernel, near pc 0xffffffff813669e0 in vfs_read fs/read_write.c "
+     "(alternatives: $buf, $pos, $ret, $file, $count))"),
+    ('kernel.statement("filemap_read@mm/filemap.c:2800")', 'zzz',
+     "dieoffset 0x27dbeea in kernel, near pc 0xffffffff81285926 in <unknown> mm/filemap.c "
+     "(alternatives: $fsize, $bytes, $folio, $copied, $offset))"),
+    ('module("9p").function("v9fs_file_open")', 'zzz',
+     "dieoffset 0x80098 in 9p, near pc 0x15c30 in v9fs_file_open fs/9p/vfs_file.c "
+     "(alternatives: $err, $fid, $file, $inode, $omode))"),
+])
+def test_unknown_local_as_upstream(dbg, krel, point, var, said):
+    """A variable the scope does not hold: 4.8's words, which users
+    grep for."""
+    r = stap(['-p2', '-r', krel, '-e', f'probe {point} {{ println(${var}) }}'], dbg)
+    assert r.returncode == 1
+    col = len(f'probe {point} {{ println(') + 1
+    assert r.stderr.splitlines()[0] == (f"<input>:1:{col}: error: unable to find local '{var}', "
+                                        f"[man error::dwarf] {said}")
+
+
 CAPTURED = ('warning: confusing usage, value is captured as @entry({}) in .return probe '
             '[man stapprobes] RETURN PROBES')
 

@@ -123,6 +123,7 @@ struct targ {
 	int width;
 	bool is_signed;
 	const char *why;	/* when not available */
+	bool why_whole;		/* why is the whole message (4.8's words) */
 };
 /* stp_targ.width of a struct passed in registers: its size | this (the
  * runtime's value is the address of a copy, stp_uobj()) */

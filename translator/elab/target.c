@@ -234,6 +234,18 @@ static const char *param_hint(struct session *s, const struct rprobe *r, const c
 	return near.best ? arena_printf(s->arena, "; did you mean '$%s'?", near.best) : "";
 }
 
+/* Why n is not available at point r (the first of bad of total): 4.8's
+ * own words when the family gives them whole. */
+static const char *not_available(struct session *s, const struct node *n,
+				 const struct rprobe *r, const struct targ *t, int bad, int total)
+{
+	if (t->why_whole)
+		return t->why;
+	return arena_printf(s->arena, "target variable '%s' is not available in %s%s: %s%s",
+			    n->op, r->pp, more_points(s, bad, total), t->why,
+			    param_hint(s, r, n->op + 1));
+}
+
 /* name without its trailing '$' or "$$", then "->$" or "->$$" for them */
 static void capture_name(struct strbuf *sb, const char *name)
 {
@@ -389,16 +401,12 @@ void elab_target(struct session *s, struct probe *p, struct node *n,
 
 		d->loc = n->loc;
 		d->node = n;
-		d->msg = arena_printf(s->arena, "target variable '%s' is not available in %s%s: %s%s",
-				      n->op, first_bad->pp, more_points(s, bad, total), first.why,
-				      param_hint(s, first_bad, name));
+		d->msg = not_available(s, n, first_bad, &first, bad, total);
 		for (tail = &s->deferred; *tail; tail = &(*tail)->next)
 			;
 		*tail = d;
 	} else if (bad) {
-		diag_error(s, n->loc, "target variable '%s' is not available in %s%s: %s%s",
-			   n->op, first_bad->pp, more_points(s, bad, total), first.why,
-			   param_hint(s, first_bad, name));
+		diag_error(s, n->loc, "%s", not_available(s, n, first_bad, &first, bad, total));
 	} else if (!written) {
 		warn_capture(s, p, n, s->target_whole ? s->target_whole : n);
 	}

@@ -230,6 +230,11 @@ const char *uloc_setter(struct session *s, struct ubin *b, const struct ufunc *f
  * "function: F at FILE:LINE:COL", "alternative locations: [LO,HI], ..."). */
 const char *uloc_unavailable_detail(struct session *s, struct ubin *b, const struct ufunc *f,
 				    const struct uvar *v, uint64_t pc);
+/* 4.8's "unable to find local 'name'" message for a kernel or module
+ * variable that f's innermost scope at pc does not hold (its
+ * alternatives: the nearest names of that scope). */
+const char *uloc_unfound_local(struct session *s, struct ubin *b, const struct ufunc *f,
+			       const char *name, uint64_t pc);
 /* The same for the SDT operand text `arg` ("-4@%eax", "8@-24(%rbp)"). */
 const char *uloc_sdt_getter(struct session *s, const char *arg, const char **why);
 

@@ -548,6 +548,16 @@ static struct targ utarg_find(struct session *s, const struct rprobe *r, const c
 	v = find_var(u, name);
 	if (!v) {
 		t.why = kernel_wording(s, u, name, missing_var(s, u, name));
+		if (ubin_is_kernel(u->bin) && !strncmp(t.why, "no such variable", 16)) {
+			/* 4.8 names the probe's pc: a function's entry, not
+			 * the __fentry__ call's end where its variables are read */
+			uint64_t pc = u->func && u->addr == u->func->entry + 5 &&
+				      ubin_kcall_at(u->bin, u->func->entry) ? u->func->entry : u->addr;
+			const char *w = uloc_unfound_local(s, u->bin, u->func, name, pc);
+
+			t.why = w ? w : t.why;
+			t.why_whole = w != NULL;
+		}
 		return t;
 	}
 	t.width = type_width(ubin_btf(u->bin), v->type_id, &t.is_signed);

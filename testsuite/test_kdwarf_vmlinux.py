@@ -272,6 +272,34 @@ def test_target_forms_as_upstream(dbg, krel, options, script, rc, said):
     assert r.stderr.startswith(said), r.stderr
 
 
+ENTRY_P2 = """# globals
+__global_entry_tvar_entry_0:long [long, long]
+__global_entry_tvar_entry_0_ctr:long [long]
+# functions
+tid:long ()
+# probes
+kernel.function("ksys_read@fs/read_write.c:602").call /* pc=_stext+0x367550 */ \
+/* <- kernel.function("ksys_read@fs/read_write.c:602").return */
+  # locals
+  _entry_tvar_tid:long
+kernel.function("ksys_read@fs/read_write.c:602").return /* pc=_stext+0x367550 */ \
+/* <- kernel.function("ksys_read@fs/read_write.c:602").return */
+  # locals
+  _entry_tvar_tid:long
+  __global_entry_tvar_entry_0_tmp:long
+"""
+
+
+def test_entry_p2_as_upstream(dbg, krel):
+    """@entry in a kernel .return: 4.8's -p2 with the debuginfo, its
+    entry half as a .call probe with the entry value's globals (4.8 also
+    lists its variable's getter, __private__input___dwarf_tvar_get_fd_0,
+    which this translator does not make)."""
+    r = stap(['-p2', '-r', krel, '-e',
+              'probe kernel.function("ksys_read").return { println(@entry($fd)) }'], dbg)
+    assert (r.stdout, r.returncode) == (ENTRY_P2, 0), r.stderr
+
+
 @pytest.mark.parametrize('point,var,said', [
     # 4.8's first line with the debuginfo, byte for byte ("semantic error:
     # unable to find local 'fdd', [man error::dwarf] ...: identifier '$fdd'

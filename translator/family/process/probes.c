@@ -54,7 +54,7 @@ static struct uprobe_info *new_info(struct session *s, struct rprobe *rp, struct
 	rp->u->bin = b;
 	rp->kind = RP_UPROBE;
 	if (ubin_is_kernel(b))
-		rp->flags = (rp->flags & ~RF_USER) | RF_ENTRY;
+		rp->flags = (rp->flags & ~RF_USER) | RF_ENTRY | RF_KRETPROBE;
 	if (ubin_is_kernel(b) && !ubin_is_vmlinux(b))
 		rp->kmod_dwarf = b;
 	else if (!ubin_is_kernel(b))

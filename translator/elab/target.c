@@ -303,6 +303,7 @@ static void warn_capture(struct session *s, struct probe *p, const struct node *
 	struct strbuf sb;
 	const char *key;
 	size_t k = strlen(name);
+	bool any = false;
 
 	while (k && name[k - 1] == '$')
 		k--;
@@ -317,7 +318,10 @@ static void warn_capture(struct session *s, struct probe *p, const struct node *
 			return;
 		if (!all && targ_find(s, r, name).src < 0)
 			return;
+		any = true;
 	}
+	if (!any)
+		return;
 	sb_init(&sb);
 	capture_text(&sb, whole);
 	key = arena_printf(s->arena, "%p:%s", (void *)p, sb.buf);

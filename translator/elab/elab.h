@@ -359,10 +359,13 @@ int dump_probe_aliases(struct session *s);
 /* --dump-probe-types (probetypes.c) */
 int dump_probe_types(struct session *s, FILE *out);
 void elaborate_print(struct session *s, FILE *out);
-int rprobe_entry_count(const struct rprobe *r);
+int rprobe_entry_count(struct session *s, const struct rprobe *r);
 /* the @entry() nodes of the tree n (an @entry inside one is the same
  * value) into v[k...], in tree order (v NULL: only counted); k after them */
 int entry_nodes(const struct node *n, const struct node **v, int k);
+/* the same for p's body, then the bodies of its function copies (which
+ * its entry handler evaluates too); their count */
+int probe_entry_nodes(struct session *s, const struct probe *p, const struct node **v);
 
 /* ---- regex.c: regexes of =~ and !~ --------------------------------------- */
 #define RX_MAX_INSNS 2000	/* program size limit */

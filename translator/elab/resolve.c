@@ -439,6 +439,18 @@ static struct func *func_copy(struct session *s, struct func *f, struct probe *p
 	return c;
 }
 
+/* Does n read a function's parameter or local (which a .return's entry
+ * handler, evaluating @entry(n), does not have)? */
+static bool reads_locals(const struct node *n)
+{
+	for (; n; n = n->next)
+		if ((n->kind == N_VAR && n->var && !n->var->global) || reads_locals(n->a) ||
+		    reads_locals(n->b) || reads_locals(n->c) || reads_locals(n->d) ||
+		    reads_locals(n->args))
+			return true;
+	return false;
+}
+
 static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 {
 	struct func *f;
@@ -450,7 +462,10 @@ static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 	for (struct node *a = n->args; a; a = a->next)
 		nargs++;
 	if (!strcmp(n->op, "@entry")) {
-		elab_entry(s, sc->func ? NULL : sc->probe, n);
+		elab_entry(s, scope_probe(sc), n);
+		if (sc->func && sc->func->probe && reads_locals(n->args))
+			diag_error(s, n->loc, "'@entry' of a function's parameters or locals is "
+				   "not supported by this version yet");
 		return;
 	}
 	if (n->op[0] == '@') {
@@ -706,20 +721,20 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		}
 		if (rewrite_var(s, n))
 			goto target;
-		if (!strcmp(n->op, "@entry") && entry_in_uprobes(s, sc->func ? NULL : sc->probe) &&
-		    !elab_all_return(s, sc->probe)) {	/* 4.8 refuses it there too */
+		if (!strcmp(n->op, "@entry") && entry_in_uprobes(s, scope_probe(sc)) &&
+		    !elab_all_return(s, scope_probe(sc))) {	/* 4.8 refuses it there too */
 			diag_error(s, n->loc, ELAB_ENTRY_NOT_RETURN);
 			resolve_list(s, sc, n->args);
 			break;
 		}
 		/* process probes: @entry of parameters and literals is the
 		 * expression itself; kernel return probes: tr_entry.c */
-		if (entry_in_uprobes(s, sc->func ? NULL : sc->probe) && rewrite_entry(s, n)) {
+		if (entry_in_uprobes(s, scope_probe(sc)) && rewrite_entry(s, n)) {
 			resolve_node(s, sc, n, written);
 			break;
 		}
 		if (!strcmp(n->op, "@entry") &&
-		    entry_in_uprobes(s, sc->func ? NULL : sc->probe)) {	/* reported: its operand's errors too */
+		    entry_in_uprobes(s, scope_probe(sc))) {	/* reported: its operand's errors too */
 			resolve_list(s, sc, n->args);
 			break;
 		}

@@ -290,9 +290,10 @@ static void capture_text(struct strbuf *sb, const struct node *n)
 }
 
 /*
- * As 4.8 with the kernel's DWARF: a parameter read in a kernel or module
- * .return probe is its value at entry, which 4.8 warns of once per probe
- * and expression (whole: the $x->m or $x$ whose base is n).
+ * As 4.8: a parameter read through DWARF in a .return probe (kernel with
+ * its debuginfo, module, process) is its value at entry, which 4.8 warns
+ * of once per probe and expression (whole: the $x->m or $x$ whose base
+ * is n). Not with BTF, where 4.8 has no such probes.
  */
 static void warn_capture(struct session *s, struct probe *p, const struct node *n,
 			 const struct node *whole)
@@ -314,7 +315,7 @@ static void warn_capture(struct session *s, struct probe *p, const struct node *
 	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
 		if (r->probe != p)
 			continue;
-		if (!r->ret || (r->flags & (RF_DWARF | RF_ENTRY | RF_USER)) != (RF_DWARF | RF_ENTRY))
+		if (!r->ret || !(r->flags & RF_DWARF))
 			return;
 		if (!all && targ_find(s, r, name).src < 0)
 			return;

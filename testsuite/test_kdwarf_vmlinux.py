@@ -12,6 +12,7 @@
 # globals reads @var("name@kernel/fork.c") and a $file->...->len chain;
 # entryfn reads @entry values in function copies (4.8 fails it at pass
 # 3: its expected output is that of the values in the probe's body);
+# fnnext calls overloads chained by `next` that read $vars;
 # cast reads @cast(p, "T", "kernel") and "kernel<linux/sched.h>" and "9p"
 # types through the DWARF; inline fires at the inlined copies of
 # fdget_pos; parms prints $$parms$/$$parms$$ of points
@@ -49,7 +50,7 @@ BOTH_CASES = HERE / 'kboth'
 BOTH = json.loads((BOTH_CASES / 'expected.json').read_text())
 BOTH_RUN = [f'{n}_{way}' for n in sorted(BOTH) for way in ('dwarf', 'btf')]
 # kvmlinux/ cases whose output is 4.8's with BTF only too
-BTF_TOO = ['fncopy', 'entryfn']
+BTF_TOO = ['fncopy', 'entryfn', 'fnnext']
 DEFAULT_PATH = '+:.debug:/usr/lib/debug:/var/cache/abrt-di/usr/lib/debug:build'
 ADDR = re.compile(r'0x[0-9a-f]{8,16}')
 DEC = re.compile(r'(?<![0-9A-Za-z])-?[0-9]{13,20}(?![0-9])')

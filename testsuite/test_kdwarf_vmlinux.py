@@ -264,6 +264,10 @@ def test_optimized_out_as_upstream(dbg, krel, point, var, col, pc, details):
     (['-g'], 'probe kernel.function("vfs_read") { $count = 1 }', 0, ''),
     (['--skip-badvars'], 'probe kernel.statement("vfs_read@fs/read_write.c:461") { println($ret) }',
      0, "<input>:1:66: warning: bad $context variable '$ret' being substituted with literal 0\n"),
+    # 4.8: "WARNING: Bad $context variable being substituted with literal
+    # 0: identifier '$file' at <input>:1:45" for a member it lacks too
+    (['--skip-badvars'], 'probe kernel.function("vfs_read") { println($file->nosuch) }',
+     0, "<input>:1:45: warning: bad $context variable '$file' being substituted with literal 0\n"),
     ([], 'probe kernel.function("vfs_read") { $count = 1 }',
      1, '<input>:1:37: error: write to target variable not permitted; need stap -g\n'),
 ])

@@ -12,7 +12,8 @@
 # globals reads @var("name@kernel/fork.c") and a $file->...->len chain;
 # entryfn reads @entry values in function copies (4.8 fails it at pass
 # 3: its expected output is that of the values in the probe's body);
-# fnnext calls overloads chained by `next` that read $vars;
+# fnnext calls overloads chained by `next` that read $vars; jiffies
+# reads @var of a global the DWARF only declares;
 # cast reads @cast(p, "T", "kernel") and "kernel<linux/sched.h>" and "9p"
 # types through the DWARF; inline fires at the inlined copies of
 # fdget_pos; parms prints $$parms$/$$parms$$ of points

@@ -69,6 +69,8 @@ struct uvar {
 	const char *type;	/* as upstream's -L prints it */
 	unsigned int type_id;	/* in ubin_btf() */
 	uint64_t die;
+	uint64_t addr;		/* a global only declared (the kernel's jiffies,
+				 * which the linker script defines): its symbol's */
 	bool param;
 };
 

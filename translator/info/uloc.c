@@ -368,6 +368,12 @@ static const char *var_location(struct session *s, struct ubin *b, const struct 
 			return NULL;
 		}
 	}
+	if (!dwarf_attr_integrate(d, DW_AT_location, &at) && v->addr) {
+		*ops = arena_alloc(s->arena, sizeof(**ops));
+		**ops = (Dwarf_Op){ .atom = DW_OP_addr, .number = v->addr };
+		*n = 1;
+		return NULL;
+	}
 	if (!dwarf_attr_integrate(d, DW_AT_location, &at))
 		return "it was optimized out";
 	k = dwarf_getlocation_addr(&at, pc, ops, n, 1);

@@ -901,15 +901,7 @@ void elab_deref(struct session *s, struct probe *p, struct node *n, bool written
 	}
 	err = resolve(s, p, n, &at);
 	if (err && s->skip_badvars && !written && !is_cast(n->a)) {
-		/* --skip-badvars: 0 for the whole access, as 4.8 */
-		diag_warn(s, n->a->loc, "bad $context variable '%s' being substituted with literal 0",
-			  n->a->op);
-		n->kind = N_NUM;
-		n->num = 0;
-		n->type = T_LONG;
-		n->a = NULL;
-		n->args = NULL;
-		n->deref = NULL;
+		elab_skip_badvar(s, n, n->a);	/* the whole access, as 4.8 */
 		return;
 	}
 	if (err) {

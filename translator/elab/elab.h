@@ -211,6 +211,8 @@ struct targ targ_find(struct session *s, const struct rprobe *r, const char *nam
 bool targ_lvalue(struct session *s, const struct rprobe *r, const char *name);
 /* Check the target variable n ($name, $$parms...) used in probe p (NULL
  * in a function) against every resolved point of p; sets n->type. */
+/* --skip-badvars: the failing access n of target variable t becomes 0 */
+void elab_skip_badvar(struct session *s, struct node *n, const struct node *t);
 void elab_target(struct session *s, struct probe *p, struct node *n,
 		 bool written);
 enum type elab_target_type(const struct node *n);

@@ -234,6 +234,20 @@ static const char *param_hint(struct session *s, const struct rprobe *r, const c
 	return near.best ? arena_printf(s->arena, "; did you mean '$%s'?", near.best) : "";
 }
 
+/* --skip-badvars: n, an access of the target variable t that fails, is
+ * 0, with 4.8's warning. */
+void elab_skip_badvar(struct session *s, struct node *n, const struct node *t)
+{
+	diag_warn(s, t->loc, "bad $context variable '%s' being substituted with literal 0",
+		  t->op);
+	n->kind = N_NUM;
+	n->num = 0;
+	n->type = T_LONG;
+	n->a = NULL;
+	n->args = NULL;
+	n->deref = NULL;
+}
+
 /* Why n is not available at point r (the first of bad of total): 4.8's
  * own words when the family gives them whole. */
 static const char *not_available(struct session *s, const struct node *n,
@@ -390,13 +404,8 @@ void elab_target(struct session *s, struct probe *p, struct node *n,
 		}
 	}
 	if (bad && bad == total && !written && s->skip_badvars) {
-		/* --skip-badvars: 0 instead, as 4.8 (every probe of p lacks it) */
-		diag_warn(s, n->loc, "bad $context variable '%s' being substituted with literal 0",
-			  n->op);
-		n->kind = N_NUM;
-		n->num = 0;
-		n->type = T_LONG;
-		n->deref = NULL;
+		/* every probe of p lacks it */
+		elab_skip_badvar(s, n, n);
 		return;
 	}
 	if (bad && s->defer_targets && !written) {

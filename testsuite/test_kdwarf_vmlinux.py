@@ -298,14 +298,27 @@ kernel.function("ksys_read@fs/read_write.c:602").return /* pc=_stext+0x367550 */
 """
 
 
-def test_entry_p2_as_upstream(dbg, krel):
-    """@entry in a kernel .return: 4.8's -p2 with the debuginfo, its
-    entry half as a .call probe with the entry value's globals (4.8 also
-    lists its variable's getter, __private__input___dwarf_tvar_get_fd_0,
-    which this translator does not make)."""
-    r = stap(['-p2', '-r', krel, '-e',
-              'probe kernel.function("ksys_read").return { println(@entry($fd)) }'], dbg)
-    assert (r.stdout, r.returncode) == (ENTRY_P2, 0), r.stderr
+ENTRY_P2_9P = ENTRY_P2.replace(
+    'kernel.function("ksys_read@fs/read_write.c:602")',
+    'module("9p").function("v9fs_file_open@fs/9p/vfs_file.c:42")').replace(
+    '.call /* pc=_stext+0x367550 */', '.call /* pc=.text+0x5bd0 */').replace(
+    '/* pc=_stext+0x367550 */', '/* pc=<9p:v9fs_file_open+0> */')
+
+
+@pytest.mark.parametrize('script,shown', [
+    ('probe kernel.function("ksys_read").return { println(@entry($fd)) }', ENTRY_P2),
+    # 4.8 names a module's .call half by section and offset
+    ('probe module("9p").function("v9fs_file_open").return { println(@entry($file)) }',
+     ENTRY_P2_9P),
+])
+def test_entry_p2_as_upstream(dbg, krel, script, shown):
+    """@entry in a kernel or module .return: 4.8's -p2 with the
+    debuginfo, its entry half as a .call probe with the entry value's
+    globals (4.8 also lists its variable's getter,
+    __private__input___dwarf_tvar_get_fd_0, which this translator does
+    not make)."""
+    r = stap(['-p2', '-r', krel, '-e', script], dbg)
+    assert (r.stdout, r.returncode) == (shown, 0), r.stderr
 
 
 @pytest.mark.parametrize('point,var,said', [

@@ -40,6 +40,8 @@ struct rprobe {
 	const char *pp;		/* canonical probe point text */
 	const char *marks;	/* "?" or "!" of the point as written, or "" */
 	const char *note;	/* -p2 comment after pp, or NULL */
+	const char *entry_note;	/* the same of 4.8's .call half of a .return
+				 * (-p2 shows @entry so), when not note */
 	const char *from;	/* the probe's points as written (-p2 "<-") */
 	const char *label;	/* as stap -l prints it */
 	const char *family;	/* "kernel.function", "timer.jiffies": messages */

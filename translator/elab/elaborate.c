@@ -481,7 +481,8 @@ void elaborate_print(struct session *s, FILE *out)
 			r->fam->p2_show(s, r, &note, &from);
 		if (rprobe_entry_count(s, r))
 			fprintf(out, "%.*s.call%s /* <- %s */\n  # locals\n  _entry_tvar_tid:long\n",
-				(int)strlen(r->pp) - 7, r->pp, note ? note : "", from);
+				(int)strlen(r->pp) - 7, r->pp,
+				r->entry_note ? r->entry_note : note ? note : "", from);
 		fprintf(out, "%s%s%s /* <- %s */\n", r->pp, r->marks, note ? note : "", from);
 		print_entry_probe(s, out, r, &k);
 	}

@@ -865,6 +865,13 @@ static Elf_Scn *kmod_section(struct ubin *b, uint64_t addr, GElf_Shdr *sh)
 	return NULL;
 }
 
+uint64_t ubin_section_offset(struct ubin *b, uint64_t addr)
+{
+	GElf_Shdr sh;
+
+	return kmod_section(b, addr, &sh) ? addr - sh.sh_addr : addr;
+}
+
 /*
  * Where a module's address is once loaded, as the kernel resolves it: the
  * symbol (a function, or a variable) holding it, and the offset in it;

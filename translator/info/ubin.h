@@ -112,6 +112,8 @@ void ubin_kmod_symbol_funcs(struct ubin *b, const char *glob);
 struct kstab *ubin_kstab(struct ubin *b);
 /* The name of the section holding addr, "" if none. */
 const char *ubin_section_of(struct ubin *b, uint64_t addr);
+/* addr's offset in that section */
+uint64_t ubin_section_offset(struct ubin *b, uint64_t addr);
 const char *ubin_kmod(const struct ubin *b);
 /* The module as the probe point names it (pp()): the path, or the name. */
 void ubin_set_label(struct ubin *b, const char *label);

@@ -160,6 +160,9 @@ static void place_kernel(struct session *s, struct rprobe *rp, struct uprobe_inf
 	u->ksym = arena_printf(s->arena, "%s:%s", ubin_kmod(u->bin), sym);
 	rp->note = arena_printf(s->arena, " /* pc=<%s+%llu> */", u->ksym,
 				(unsigned long long)u->offset);
+	/* 4.8 names its .call half's pc by section and offset */
+	rp->entry_note = arena_printf(s->arena, " /* pc=%s+0x%llx */", ubin_section_of(u->bin, at),
+				      (unsigned long long)ubin_section_offset(u->bin, at));
 }
 
 /* Is f (of the kernel or a module) optimized code, placed at its entry

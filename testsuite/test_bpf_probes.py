@@ -152,13 +152,23 @@ def test_uprobe_parms(uprog):
         '', 0)
 
 
+def return_warning(script, expr, last=False):
+    """4.8's pass-2 warning (its words) at expr in a .return probe's body
+    (its first or last place in the one-line script)."""
+    col = (script.rindex(expr) if last else script.index(expr)) + 1
+    return (f'<input>:1:{col}: warning: confusing usage, value is captured as @entry({expr}) '
+            f'in .return probe [man stapprobes] RETURN PROBES\n'
+            f'    1 | {script}\n      | {" " * (col - 1)}^\n')
+
+
 def test_uprobe_return_params(uprog, tmp_path):
     """$params in a .return probe: their values at the entry (saved by an
     entry uprobe per thread, a stack of them for recursive calls), as the
     module runtime's; @entry() alike."""
     script = (f'probe process("{uprog}").function("one").return {{ '
               'printf("one(%d) = %d %d\\n", $v, $return, @entry($v + 1)) }')
-    assert stap('-c', str(uprog), '-e', script) == ('one(-5) = -5 -4\n', '', 0)
+    assert stap('-c', str(uprog), '-e', script) == ('one(-5) = -5 -4\n',
+                                                    return_warning(script, '$v'), 0)
     (tmp_path / 'rec.c').write_text(
         'int work(int x, long y) { if (x > 0 && x < 3) return work(x + 1, y * 2) + 1; '
         'return x + (int)y; }\nint main(int c, char **v) { (void)v; '
@@ -168,7 +178,8 @@ def test_uprobe_return_params(uprog, tmp_path):
     script = (f'probe process("{tmp_path}/rec").function("work").return {{ '
               'printf("work(%d, %d) = %d\\n", $x, $y, $return) }')
     assert stap('-c', str(tmp_path / 'rec'), '-e', script) == (
-        'work(3, -20) = -17\nwork(2, -10) = -16\nwork(1, -5) = -15\n', '', 0)
+        'work(3, -20) = -17\nwork(2, -10) = -16\nwork(1, -5) = -15\n',
+        return_warning(script, '$x') + return_warning(script, '$y'), 0)
 
 
 def test_uprobe_return_parms(uprog):
@@ -179,9 +190,10 @@ def test_uprobe_return_parms(uprog):
               f'probe process("{uprog}").function("one").return {{ println($$parms, " ", '
               '$return) }')
     out, err, rc = stap('-c', str(uprog), '-e', script)
+    warned = return_warning(script, '$$parms') + return_warning(script, '$$parms', True)
     assert (re.sub(r'p=0x[0-9a-f]+ ', 'p=PTR ', out), err, rc) == (
         'v=0xfffffffb -5\n'
-        'a=0xffffffff b=0x2 c=0x7a d=0xffff p=PTR f=0x6 g=0x4d h=0xfffffff8\n', '', 0)
+        'a=0xffffffff b=0x2 c=0x7a d=0xffff p=PTR f=0x6 g=0x4d h=0xfffffff8\n', warned, 0)
 
 
 # user_string() and friends on a uprobe's char * (stack buffers: the

@@ -10,6 +10,10 @@
 # `staprun -c 'cat /etc/hostname'`; module9p probes the 9p module the
 # guest's root is mounted with, through its debug .ko in /usr/lib/debug;
 # globals reads @var("name@kernel/fork.c") and a $file->...->len chain;
+# entryfn reads @entry values in function copies (4.8 fails it at pass
+# 3: its expected output is that of the values in the probe's body);
+# fnnext calls overloads chained by `next` that read $vars; jiffies
+# reads @var of a global the DWARF only declares;
 # cast reads @cast(p, "T", "kernel") and "kernel<linux/sched.h>" and "9p"
 # types through the DWARF; inline fires at the inlined copies of
 # fdget_pos; parms prints $$parms$/$$parms$$ of points
@@ -47,7 +51,7 @@ BOTH_CASES = HERE / 'kboth'
 BOTH = json.loads((BOTH_CASES / 'expected.json').read_text())
 BOTH_RUN = [f'{n}_{way}' for n in sorted(BOTH) for way in ('dwarf', 'btf')]
 # kvmlinux/ cases whose output is 4.8's with BTF only too
-BTF_TOO = ['fncopy']
+BTF_TOO = ['fncopy', 'entryfn', 'fnnext']
 DEFAULT_PATH = '+:.debug:/usr/lib/debug:/var/cache/abrt-di/usr/lib/debug:build'
 ADDR = re.compile(r'0x[0-9a-f]{8,16}')
 DEC = re.compile(r'(?<![0-9A-Za-z])-?[0-9]{13,20}(?![0-9])')
@@ -261,6 +265,10 @@ def test_optimized_out_as_upstream(dbg, krel, point, var, col, pc, details):
     (['-g'], 'probe kernel.function("vfs_read") { $count = 1 }', 0, ''),
     (['--skip-badvars'], 'probe kernel.statement("vfs_read@fs/read_write.c:461") { println($ret) }',
      0, "<input>:1:66: warning: bad $context variable '$ret' being substituted with literal 0\n"),
+    # 4.8: "WARNING: Bad $context variable being substituted with literal
+    # 0: identifier '$file' at <input>:1:45" for a member it lacks too
+    (['--skip-badvars'], 'probe kernel.function("vfs_read") { println($file->nosuch) }',
+     0, "<input>:1:45: warning: bad $context variable '$file' being substituted with literal 0\n"),
     ([], 'probe kernel.function("vfs_read") { $count = 1 }',
      1, '<input>:1:37: error: write to target variable not permitted; need stap -g\n'),
 ])
@@ -270,6 +278,103 @@ def test_target_forms_as_upstream(dbg, krel, options, script, rc, said):
     r = stap(options + ['-p2', '-r', krel, '-e', script], dbg)
     assert r.returncode == rc, r.stderr
     assert r.stderr.startswith(said), r.stderr
+
+
+ENTRY_P2 = """# globals
+__global_entry_tvar_entry_0:long [long, long]
+__global_entry_tvar_entry_0_ctr:long [long]
+# functions
+tid:long ()
+# probes
+kernel.function("ksys_read@fs/read_write.c:602").call /* pc=_stext+0x367550 */ \
+/* <- kernel.function("ksys_read@fs/read_write.c:602").return */
+  # locals
+  _entry_tvar_tid:long
+kernel.function("ksys_read@fs/read_write.c:602").return /* pc=_stext+0x367550 */ \
+/* <- kernel.function("ksys_read@fs/read_write.c:602").return */
+  # locals
+  _entry_tvar_tid:long
+  __global_entry_tvar_entry_0_tmp:long
+"""
+
+
+ENTRY_P2_9P = ENTRY_P2.replace(
+    'kernel.function("ksys_read@fs/read_write.c:602")',
+    'module("9p").function("v9fs_file_open@fs/9p/vfs_file.c:42")').replace(
+    '.call /* pc=_stext+0x367550 */', '.call /* pc=.text+0x5bd0 */').replace(
+    '/* pc=_stext+0x367550 */', '/* pc=<9p:v9fs_file_open+0> */')
+
+
+@pytest.mark.parametrize('script,shown', [
+    ('probe kernel.function("ksys_read").return { println(@entry($fd)) }', ENTRY_P2),
+    # 4.8 names a module's .call half by section and offset
+    ('probe module("9p").function("v9fs_file_open").return { println(@entry($file)) }',
+     ENTRY_P2_9P),
+])
+def test_entry_p2_as_upstream(dbg, krel, script, shown):
+    """@entry in a kernel or module .return: 4.8's -p2 with the
+    debuginfo, its entry half as a .call probe with the entry value's
+    globals (4.8 also lists its variable's getter,
+    __private__input___dwarf_tvar_get_fd_0, which this translator does
+    not make)."""
+    r = stap(['-p2', '-r', krel, '-e', script], dbg)
+    assert (r.stdout, r.returncode) == (shown, 0), r.stderr
+
+
+@pytest.mark.parametrize('point,var,said', [
+    # 4.8's first line with the debuginfo, byte for byte ("semantic error:
+    # unable to find local 'fdd', [man error::dwarf] ...: identifier '$fdd'
+    # at <input>:1:46"): the innermost scope's DIE (a lexical block's has no
+    # name), the probe's pc, the unit's file, five nearest names
+    ('kernel.function("ksys_read")', 'fdd',
+     "dieoffset 0x32ca2dd in kernel, near pc 0xffffffff81367550 in ksys_read fs/read_write.c "
+     "(alternatives: $fd, $f, $buf, $ret, $count))"),
+    ('kernel.function("vfs_read").return', 'zzz',
+     "dieoffset 0x32cb7a6 in kernel, near pc 0xffffffff813669e0 in vfs_read fs/read_write.c "
+     "(alternatives: $buf, $pos, $ret, $file, $count))"),
+    ('kernel.statement("filemap_read@mm/filemap.c:2800")', 'zzz',
+     "dieoffset 0x27dbeea in kernel, near pc 0xffffffff81285926 in <unknown> mm/filemap.c "
+     "(alternatives: $fsize, $bytes, $folio, $copied, $offset))"),
+    ('module("9p").function("v9fs_file_open")', 'zzz',
+     "dieoffset 0x80098 in 9p, near pc 0x15c30 in v9fs_file_open fs/9p/vfs_file.c "
+     "(alternatives: $err, $fid, $file, $inode, $omode))"),
+])
+def test_unknown_local_as_upstream(dbg, krel, point, var, said):
+    """A variable the scope does not hold: 4.8's words, which users
+    grep for."""
+    r = stap(['-p2', '-r', krel, '-e', f'probe {point} {{ println(${var}) }}'], dbg)
+    assert r.returncode == 1
+    col = len(f'probe {point} {{ println(') + 1
+    assert r.stderr.splitlines()[0] == (f"<input>:1:{col}: error: unable to find local '{var}', "
+                                        f"[man error::dwarf] {said}")
+
+
+CAPTURED = ('warning: confusing usage, value is captured as @entry({}) in .return probe '
+            '[man stapprobes] RETURN PROBES')
+
+
+@pytest.mark.parametrize('point,body,warned', [
+    # 4.8 with the debuginfo: "WARNING: confusing usage, value is captured
+    # as @entry($file->f_path->$$) in .return probe [man stapprobes] RETURN
+    # PROBES: identifier '$file' at <input>:1:52", once per expression
+    # (the second $file$ too), none for @entry(), $return or @defined()
+    ('kernel.function("vfs_read")',
+     'println($file->f_path$$, $pos[0], $file$, @entry($count), $return, $$parms, $file$, '
+     '@defined($buf))',
+     [(52, '$file->f_path->$$'), (69, '$pos[0]'), (78, '$file->$'), (111, '$$parms')]),
+    ('module("9p").function("v9fs_file_open")', 'println($inode->i_ino)',
+     [(64, '$inode->i_ino')]),
+])
+def test_return_param_warning_as_upstream(dbg, krel, point, body, warned):
+    """A parameter read in a .return probe is its entry value: 4.8's
+    warning, at each expression; -w leaves it out."""
+    script = f'probe {point}.return {{ {body} }}'
+    r = stap(['-p2', '-r', krel, '-e', script], dbg)
+    assert r.returncode == 0, r.stderr
+    assert [line for line in r.stderr.splitlines() if 'warning:' in line] == \
+        [f'<input>:1:{col}: ' + CAPTURED.format(e) for col, e in warned]
+    r = stap(['-w', '-p2', '-r', krel, '-e', script], dbg)
+    assert (r.returncode, r.stderr) == (0, '')
 
 
 def test_without_debuginfo_btf_as_before(krel):

@@ -200,7 +200,7 @@ struct session {
 	struct rprobe *rprobes;
 	struct embed *embeds;
 	int nrprobes;
-	int nfunc_copies;	/* resolve.c: functions copied for a probe */
+	int nfunc_copies;	/* resolve.c: probes whose functions were copied */
 	int maxnesting;
 	struct rx_prog **regexes;	/* compiled =~ literals (regex.c) */
 	int nregexes;
@@ -229,6 +229,13 @@ struct session {
 	 * until elision shows whether their statement stays (as 4.8) */
 	struct deferred_error *deferred;
 	int defer_targets;		/* inside an expression statement */
+	/* elab/target.c: the $x->m or $x$ whose base is being checked (its
+	 * whole text for 4.8's .return warning), inside @entry() if > 0, and
+	 * the "probe: expression" pairs warned of */
+	const struct node *target_whole;
+	int in_entry;
+	const char **capture_warned;
+	int ncapture_warned;
 	/* elab/: errors of typed accesses ($x->m), said in 4.8's order with
 	 * the autocasts' (elab/autocast.c) */
 	struct deferred_error *typed_errs;

@@ -887,7 +887,9 @@ void elab_deref(struct session *s, struct probe *p, struct node *n, bool written
 	if (!is_cast(n->a)) {
 		int before = s->errors;
 
+		s->target_whole = n;
 		elab_target(s, p, n->a, false);	/* the base's own errors first */
+		s->target_whole = NULL;
 		if (s->errors > before)
 			return;
 		if (n->a->kind == N_NUM) {	/* --skip-badvars: all of it is 0 */
@@ -898,6 +900,10 @@ void elab_deref(struct session *s, struct probe *p, struct node *n, bool written
 		}
 	}
 	err = resolve(s, p, n, &at);
+	if (err && s->skip_badvars && !written && !is_cast(n->a)) {
+		elab_skip_badvar(s, n, n->a);	/* the whole access, as 4.8 */
+		return;
+	}
 	if (err) {
 		elab_defer_typed(s, n, at, err);
 		return;

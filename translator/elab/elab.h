@@ -40,6 +40,8 @@ struct rprobe {
 	const char *pp;		/* canonical probe point text */
 	const char *marks;	/* "?" or "!" of the point as written, or "" */
 	const char *note;	/* -p2 comment after pp, or NULL */
+	const char *entry_note;	/* the same of 4.8's .call half of a .return
+				 * (-p2 shows @entry so), when not note */
 	const char *from;	/* the probe's points as written (-p2 "<-") */
 	const char *label;	/* as stap -l prints it */
 	const char *family;	/* "kernel.function", "timer.jiffies": messages */
@@ -123,6 +125,7 @@ struct targ {
 	int width;
 	bool is_signed;
 	const char *why;	/* when not available */
+	bool why_whole;		/* why is the whole message (4.8's words) */
 };
 /* stp_targ.width of a struct passed in registers: its size | this (the
  * runtime's value is the address of a copy, stp_uobj()) */
@@ -210,6 +213,8 @@ struct targ targ_find(struct session *s, const struct rprobe *r, const char *nam
 bool targ_lvalue(struct session *s, const struct rprobe *r, const char *name);
 /* Check the target variable n ($name, $$parms...) used in probe p (NULL
  * in a function) against every resolved point of p; sets n->type. */
+/* --skip-badvars: the failing access n of target variable t becomes 0 */
+void elab_skip_badvar(struct session *s, struct node *n, const struct node *t);
 void elab_target(struct session *s, struct probe *p, struct node *n,
 		 bool written);
 enum type elab_target_type(const struct node *n);
@@ -358,10 +363,13 @@ int dump_probe_aliases(struct session *s);
 /* --dump-probe-types (probetypes.c) */
 int dump_probe_types(struct session *s, FILE *out);
 void elaborate_print(struct session *s, FILE *out);
-int rprobe_entry_count(const struct rprobe *r);
+int rprobe_entry_count(struct session *s, const struct rprobe *r);
 /* the @entry() nodes of the tree n (an @entry inside one is the same
  * value) into v[k...], in tree order (v NULL: only counted); k after them */
 int entry_nodes(const struct node *n, const struct node **v, int k);
+/* the same for p's body, then the bodies of its function copies (which
+ * its entry handler evaluates too); their count */
+int probe_entry_nodes(struct session *s, const struct probe *p, const struct node **v);
 
 /* ---- regex.c: regexes of =~ and !~ --------------------------------------- */
 #define RX_MAX_INSNS 2000	/* program size limit */

@@ -383,11 +383,21 @@ int entry_nodes(const struct node *n, const struct node **v, int k)
 	return k;
 }
 
+int probe_entry_nodes(struct session *s, const struct probe *p, const struct node **v)
+{
+	int k = entry_nodes(p->body, v, 0);
+
+	for (const struct func *f = s->funcs; f; f = f->next_used)
+		if (f->probe == p && f->copy_of)
+			k = entry_nodes(f->body, v, k);
+	return k;
+}
+
 /* How many @entry() values a kernel .return probe saves at entry (its
  * entry half, as 4.8 makes one); 0 for any other probe. */
-int rprobe_entry_count(const struct rprobe *r)
+int rprobe_entry_count(struct session *s, const struct rprobe *r)
 {
-	return entry_shown(r) ? entry_nodes(r->probe->body, NULL, 0) : 0;
+	return entry_shown(r) ? probe_entry_nodes(s, r->probe, NULL) : 0;
 }
 
 static int entry_globals(struct session *s, FILE *out)
@@ -395,11 +405,11 @@ static int entry_globals(struct session *s, FILE *out)
 	int k = 0;
 
 	for (struct rprobe *r = s->rprobes; r; r = r->next) {
-		int n = entry_shown(r) ? entry_nodes(r->probe->body, NULL, 0) : 0;
+		int n = rprobe_entry_count(s, r);
 		const struct node **v = n ? arena_alloc(s->arena, sizeof(*v) * (size_t)n) : NULL;
 
 		if (n)
-			entry_nodes(r->probe->body, v, 0);
+			probe_entry_nodes(s, r->probe, v);
 		for (int i = 0; i < n; i++, k++) {
 			if (!k)
 				fputs("# globals\n", out);
@@ -414,7 +424,7 @@ static int entry_globals(struct session *s, FILE *out)
 static void print_entry_probe(struct session *s, FILE *out, const struct rprobe *r,
 			      int *k)
 {
-	int n = entry_shown(r) ? entry_nodes(r->probe->body, NULL, 0) : 0;
+	int n = rprobe_entry_count(s, r);
 	const struct node **v;
 
 	if (!n) {
@@ -422,7 +432,7 @@ static void print_entry_probe(struct session *s, FILE *out, const struct rprobe 
 		return;
 	}
 	v = arena_alloc(s->arena, sizeof(*v) * (size_t)n);
-	entry_nodes(r->probe->body, v, 0);
+	probe_entry_nodes(s, r->probe, v);
 	fputs("  # locals\n  _entry_tvar_tid:long\n", out);
 	for (int i = 0; i < n; i++)
 		fprintf(out, "  __global_entry_tvar_entry_%d_tmp:%s\n", (*k)++,
@@ -469,9 +479,10 @@ void elaborate_print(struct session *s, FILE *out)
 
 		if (!note && r->fam->p2_show)
 			r->fam->p2_show(s, r, &note, &from);
-		if (entry_shown(r) && entry_nodes(r->probe->body, NULL, 0))
+		if (rprobe_entry_count(s, r))
 			fprintf(out, "%.*s.call%s /* <- %s */\n  # locals\n  _entry_tvar_tid:long\n",
-				(int)strlen(r->pp) - 7, r->pp, note ? note : "", from);
+				(int)strlen(r->pp) - 7, r->pp,
+				r->entry_note ? r->entry_note : note ? note : "", from);
 		fprintf(out, "%s%s%s /* <- %s */\n", r->pp, r->marks, note ? note : "", from);
 		print_entry_probe(s, out, r, &k);
 	}

@@ -71,7 +71,7 @@ static void collect_vars(struct session *s, const struct rprobe *r,
 	for (struct var *v = r->probe->locals; v; v = v->next)
 		n++;
 	l->vars = arena_alloc(s->arena, sizeof(*l->vars) * (size_t)n);
-	if (rprobe_entry_count(r))
+	if (rprobe_entry_count(s, r))
 		l->vars[l->nvars++] = "_entry_tvar_tid:long";
 	if (r->fam->listed_locals)
 		tracepoint_arg_locals(s, r, r->probe->body, l);
@@ -119,7 +119,7 @@ int list_probes(struct session *s, FILE *out)
 	size_t n = 0, i, j;
 
 	for (struct rprobe *r = s->rprobes; r; r = r->next)
-		n += rprobe_entry_count(r) ? 2 : 1;
+		n += rprobe_entry_count(s, r) ? 2 : 1;
 	if (!n)
 		return 1;
 	v = arena_alloc(s->arena, sizeof(*v) * n);
@@ -127,7 +127,7 @@ int list_probes(struct session *s, FILE *out)
 	for (struct rprobe *r = s->rprobes; r; r = r->next, i++) {
 		v[i].label = r->probe->listed ? r->probe->listed : r->label;
 		v[i].order = i;
-		if (rprobe_entry_count(r)) {	/* the entry half first */
+		if (rprobe_entry_count(s, r)) {	/* the entry half first */
 			v[i].vars = arena_alloc(s->arena, sizeof(*v[i].vars));
 			v[i].vars[0] = "_entry_tvar_tid:long";
 			v[i].nvars = 1;

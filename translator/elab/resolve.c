@@ -394,14 +394,58 @@ static struct var *clone_params(struct session *s, const struct var *v, int n)
 }
 
 /* Keep f's body and parameters as parsed when a probe may copy it
- * (decided once, before f is first resolved). */
-static void keep_pristine(struct session *s, struct func *f)
+ * (decided once, before f is first resolved): f holds what a copy
+ * reads, or (force) an overload before it goes on to f with `next`. */
+static void keep_pristine(struct session *s, struct func *f, bool force)
 {
 	if (f->used || f->pristine || f->copy_of || !f->body || f->body->kind == N_EMBEDDED_STMT ||
-	    (!elab_holds_target(f->body) && !elab_bare_cast(f->body)))
+	    (!force && !elab_holds_target(f->body) && !elab_bare_cast(f->body)))
 		return;
 	f->pristine = ast_clone(s, f->body, NULL);
 	f->pristine_params = clone_params(s, f->params, f->nparams);
+}
+
+/* A `next` statement in n (not yet resolved: it goes on to the overload
+ * after its function) */
+static bool has_next(const struct node *n)
+{
+	for (; n; n = n->next)
+		if (n->kind == N_NEXT || has_next(n->a) || has_next(n->b) || has_next(n->c) ||
+		    has_next(n->d) || has_next(n->args))
+			return true;
+	return false;
+}
+
+/* The overload after f that f's `next` goes on to (NULL: none, or f was
+ * resolved already). */
+static struct func *next_overload(struct func *f)
+{
+	return f->overload_next && !f->used && f->body && f->body->kind != N_EMBEDDED_STMT &&
+	       has_next(f->body) ? f->overload_next : NULL;
+}
+
+/* Does f's copy for p read anything of p's? */
+static bool copy_reads_probe(struct session *s, const struct func *f, struct probe *p)
+{
+	return f->pristine && (elab_holds_target(f->pristine) ||
+			       (elab_bare_cast(f->pristine) && elab_cast_own_types(s, p)));
+}
+
+static struct func *copy_one(struct session *s, struct func *f, struct probe *p)
+{
+	struct func *c = arena_alloc(s->arena, sizeof(*c));
+
+	*c = (struct func){ .name = arena_printf(s->arena, "__clone_probe_%d_of___global_%s__overload_%d",
+						 p->copy_number, f->name, f->overload),
+			    .loc = f->loc, .type = f->type, .nparams = f->nparams,
+			    .params = clone_params(s, f->pristine_params, f->nparams),
+			    .body = ast_clone(s, f->pristine, NULL), .tapset = f->tapset,
+			    .private = f->private, .priority = f->priority,
+			    .overload = f->overload,
+			    .probe = p, .copy_of = f, .next_copy = f->copies, .next = f->next };
+	f->copies = c;
+	f->next = c;	/* after f in its file: collected as f is */
+	return c;
 }
 
 /*
@@ -411,33 +455,48 @@ static void keep_pristine(struct session *s, struct func *f)
  * naming no module whose types are p's module's or program's (a kernel
  * probe's are the kernel's, the function's own: castctx.c), and the
  * call goes to the copy. Anything else calls f itself, where a $var is
- * unresolved. Of overloads, the first alone is copied (as 4.8: its
- * copy never goes on to the others), and none that `next` chains.
+ * unresolved. Of overloads, the first is copied (as 4.8: its copy never
+ * goes on to the others), with those its `next` goes on to, in turn,
+ * when one of them holds such a thing (4.8 copies those that hold one).
  */
 static struct func *func_copy(struct session *s, struct func *f, struct probe *p)
 {
-	struct func *c;
+	struct func *c, *first = NULL, **link = &first;
+	bool reads = false;
 
-	if (!p || f->chained || f->copy_of)
+	if (!p || f->copy_of)
 		return f;
-	keep_pristine(s, f);
-	if (!f->pristine || !elab_cast_probe_module(s, p) ||
-	    (!elab_holds_target(f->pristine) && !elab_cast_own_types(s, p)))
+	keep_pristine(s, f, false);
+	for (struct func *m = next_overload(f) ? f : NULL; m; m = next_overload(m))
+		keep_pristine(s, m, true);
+	for (struct func *m = f; m; m = m->pristine ? next_overload(m) : NULL)
+		reads |= copy_reads_probe(s, m, p);
+	if (!reads || !elab_cast_probe_module(s, p))
 		return f;
 	for (c = f->copies; c; c = c->next_copy)
 		if (c->probe == p)
 			return c;
-	c = arena_alloc(s->arena, sizeof(*c));
-	*c = (struct func){ .name = arena_printf(s->arena, "__clone_probe_%d_of___global_%s__overload_0",
-						 ++s->nfunc_copies, f->name),
-			    .loc = f->loc, .type = f->type, .nparams = f->nparams,
-			    .params = clone_params(s, f->pristine_params, f->nparams),
-			    .body = ast_clone(s, f->pristine, NULL), .tapset = f->tapset,
-			    .private = f->private, .priority = f->priority,
-			    .probe = p, .copy_of = f, .next_copy = f->copies, .next = f->next };
-	f->copies = c;
-	f->next = c;	/* after f in its file: collected as f is */
-	return c;
+	if (!p->copy_number)
+		p->copy_number = ++s->nfunc_copies;
+	for (struct func *m = f; m && m->pristine; m = next_overload(m)) {
+		*link = copy_one(s, m, p);
+		link = &(*link)->overload_next;
+	}
+	for (c = first; c; c = c->overload_next)
+		c->overload_first = first;
+	return first;
+}
+
+/* Does n read a function's parameter or local (which a .return's entry
+ * handler, evaluating @entry(n), does not have)? */
+static bool reads_locals(const struct node *n)
+{
+	for (; n; n = n->next)
+		if ((n->kind == N_VAR && n->var && !n->var->global) || reads_locals(n->a) ||
+		    reads_locals(n->b) || reads_locals(n->c) || reads_locals(n->d) ||
+		    reads_locals(n->args))
+			return true;
+	return false;
 }
 
 static void resolve_call(struct session *s, struct scope *sc, struct node *n)
@@ -445,11 +504,16 @@ static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 	struct func *f;
 	int nargs = 0;
 
+	s->in_entry += !strcmp(n->op, "@entry");
 	resolve_list(s, sc, n->args);
+	s->in_entry -= !strcmp(n->op, "@entry");
 	for (struct node *a = n->args; a; a = a->next)
 		nargs++;
 	if (!strcmp(n->op, "@entry")) {
-		elab_entry(s, sc->func ? NULL : sc->probe, n);
+		elab_entry(s, scope_probe(sc), n);
+		if (sc->func && sc->func->probe && reads_locals(n->args))
+			diag_error(s, n->loc, "'@entry' of a function's parameters or locals is "
+				   "not supported by this version yet");
 		return;
 	}
 	if (n->op[0] == '@') {
@@ -705,20 +769,20 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n,
 		}
 		if (rewrite_var(s, n))
 			goto target;
-		if (!strcmp(n->op, "@entry") && entry_in_uprobes(s, sc->func ? NULL : sc->probe) &&
-		    !elab_all_return(s, sc->probe)) {	/* 4.8 refuses it there too */
+		if (!strcmp(n->op, "@entry") && entry_in_uprobes(s, scope_probe(sc)) &&
+		    !elab_all_return(s, scope_probe(sc))) {	/* 4.8 refuses it there too */
 			diag_error(s, n->loc, ELAB_ENTRY_NOT_RETURN);
 			resolve_list(s, sc, n->args);
 			break;
 		}
 		/* process probes: @entry of parameters and literals is the
 		 * expression itself; kernel return probes: tr_entry.c */
-		if (entry_in_uprobes(s, sc->func ? NULL : sc->probe) && rewrite_entry(s, n)) {
+		if (entry_in_uprobes(s, scope_probe(sc)) && rewrite_entry(s, n)) {
 			resolve_node(s, sc, n, written);
 			break;
 		}
 		if (!strcmp(n->op, "@entry") &&
-		    entry_in_uprobes(s, sc->func ? NULL : sc->probe)) {	/* reported: its operand's errors too */
+		    entry_in_uprobes(s, scope_probe(sc))) {	/* reported: its operand's errors too */
 			resolve_list(s, sc, n->args);
 			break;
 		}
@@ -890,7 +954,7 @@ static void use_func(struct session *s, struct func *f)
 
 	if (f->used)
 		return;
-	keep_pristine(s, f);
+	keep_pristine(s, f, false);
 	f->used = true;
 	for (struct file_ast *t = s->tapset_asts; t; t = t->next)
 		for (struct func *g = t->funcs; g; g = g->next)

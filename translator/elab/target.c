@@ -9,6 +9,8 @@
  * A target variable is a long everywhere: pointers are their address,
  * integers are narrowed to their type's width and sign.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "elab.h"
@@ -232,6 +234,129 @@ static const char *param_hint(struct session *s, const struct rprobe *r, const c
 	return near.best ? arena_printf(s->arena, "; did you mean '$%s'?", near.best) : "";
 }
 
+/* --skip-badvars: n, an access of the target variable t that fails, is
+ * 0, with 4.8's warning. */
+void elab_skip_badvar(struct session *s, struct node *n, const struct node *t)
+{
+	diag_warn(s, t->loc, "bad $context variable '%s' being substituted with literal 0",
+		  t->op);
+	n->kind = N_NUM;
+	n->num = 0;
+	n->type = T_LONG;
+	n->a = NULL;
+	n->args = NULL;
+	n->deref = NULL;
+}
+
+/* Why n is not available at point r (the first of bad of total): 4.8's
+ * own words when the family gives them whole. */
+static const char *not_available(struct session *s, const struct node *n,
+				 const struct rprobe *r, const struct targ *t, int bad, int total)
+{
+	if (t->why_whole)
+		return t->why;
+	return arena_printf(s->arena, "target variable '%s' is not available in %s%s: %s%s",
+			    n->op, r->pp, more_points(s, bad, total), t->why,
+			    param_hint(s, r, n->op + 1));
+}
+
+/* name without its trailing '$' or "$$", then "->$" or "->$$" for them */
+static void capture_name(struct strbuf *sb, const char *name)
+{
+	size_t len = strlen(name), k = len;
+
+	while (k && name[k - 1] == '$')
+		k--;
+	if (!k || len - k > 2)
+		k = len;
+	sb_putn(sb, name, k);
+	sb_puts(sb, len - k == 2 ? "->$$" : len - k == 1 ? "->$" : "");
+}
+
+/* expr as 4.8 prints it in its .return warning: a pretty print as a
+ * "->$" or "->$$" component ($fd->$, $file->f_path->$$, $pos[0]). */
+static void capture_text(struct strbuf *sb, const struct node *n)
+{
+	if (n->kind != N_DEREF) {
+		capture_name(sb, n->op);
+		return;
+	}
+	capture_text(sb, n->a);
+	for (const struct node *c = n->args; c; c = c->next) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f;
+
+		if (c->kind == N_MEMBER) {
+			sb_puts(sb, "->");
+			capture_name(sb, c->op);
+			continue;
+		}
+		f = open_memstream(&buf, &len);
+		if (f) {
+			ast_print_expr(f, c->a);
+			fclose(f);
+			sb_printf(sb, "[%s]", buf);
+		}
+		free(buf);
+	}
+	sb_puts(sb, n->flags == 2 ? "->$$" : n->flags == 1 ? "->$" : "");
+}
+
+/*
+ * As 4.8: a parameter read through DWARF in a .return probe (kernel with
+ * its debuginfo, module, process) is its value at entry, which 4.8 warns
+ * of once per probe and expression (whole: the $x->m or $x$ whose base
+ * is n). Not with BTF, where 4.8 has no such probes.
+ */
+static void warn_capture(struct session *s, struct probe *p, const struct node *n,
+			 const struct node *whole)
+{
+	const char *name = n->op + 1;
+	bool all = !strncmp(name, "$parms", 6) || !strncmp(name, "$vars", 5) ||
+		   !strncmp(name, "$locals", 7);
+	struct strbuf sb;
+	const char *key;
+	size_t k = strlen(name);
+	bool any = false;
+
+	while (k && name[k - 1] == '$')
+		k--;
+	name = arena_strndup(s->arena, name, k);
+
+	if (s->in_entry || (name[0] == '$' && !all))
+		return;
+	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
+		if (r->probe != p)
+			continue;
+		if (!r->ret || !(r->flags & RF_DWARF))
+			return;
+		if (!all && targ_find(s, r, name).src < 0)
+			return;
+		any = true;
+	}
+	if (!any)
+		return;
+	sb_init(&sb);
+	capture_text(&sb, whole);
+	key = arena_printf(s->arena, "%p:%s", (void *)p, sb.buf);
+	for (int i = 0; i < s->ncapture_warned; i++)
+		if (!strcmp(s->capture_warned[i], key))
+			goto out;
+	if (!(s->ncapture_warned & (s->ncapture_warned + 1))) {
+		const char **v = arena_alloc(s->arena, sizeof(*v) * (size_t)(s->ncapture_warned * 2 + 2));
+
+		if (s->ncapture_warned)
+			memcpy(v, s->capture_warned, sizeof(*v) * (size_t)s->ncapture_warned);
+		s->capture_warned = v;
+	}
+	s->capture_warned[s->ncapture_warned++] = key;
+	diag_warn(s, n->loc, "confusing usage, value is captured as @entry(%s) in .return probe "
+		  "[man stapprobes] RETURN PROBES", sb.buf);
+out:
+	sb_free(&sb);
+}
+
 void elab_target(struct session *s, struct probe *p, struct node *n,
 		 bool written)
 {
@@ -239,6 +364,7 @@ void elab_target(struct session *s, struct probe *p, struct node *n,
 	int bad = 0, total = 0;
 	const struct rprobe *first_bad = NULL;
 	struct targ first = { 0 };
+	int before;
 
 	n->type = elab_target_type(n);
 	if (!p) {
@@ -250,11 +376,17 @@ void elab_target(struct session *s, struct probe *p, struct node *n,
 	if (written && !elab_target_write(s, p, n))
 		return;
 	if (n->op[strlen(n->op) - 1] == '$' && strcmp(n->op, "$$")) {
+		before = s->errors;
 		elab_pretty_target(s, p, n);
+		if (s->errors == before)
+			warn_capture(s, p, n, s->target_whole ? s->target_whole : n);
 		return;
 	}
 	if (n->op[1] == '$') {
+		before = s->errors;
 		elab_pretty_all(s, p, n);
+		if (s->errors == before)
+			warn_capture(s, p, n, n);
 		return;
 	}
 	for (const struct rprobe *r = s->rprobes; r; r = r->next) {
@@ -272,13 +404,8 @@ void elab_target(struct session *s, struct probe *p, struct node *n,
 		}
 	}
 	if (bad && bad == total && !written && s->skip_badvars) {
-		/* --skip-badvars: 0 instead, as 4.8 (every probe of p lacks it) */
-		diag_warn(s, n->loc, "bad $context variable '%s' being substituted with literal 0",
-			  n->op);
-		n->kind = N_NUM;
-		n->num = 0;
-		n->type = T_LONG;
-		n->deref = NULL;
+		/* every probe of p lacks it */
+		elab_skip_badvar(s, n, n);
 		return;
 	}
 	if (bad && s->defer_targets && !written) {
@@ -288,16 +415,14 @@ void elab_target(struct session *s, struct probe *p, struct node *n,
 
 		d->loc = n->loc;
 		d->node = n;
-		d->msg = arena_printf(s->arena, "target variable '%s' is not available in %s%s: %s%s",
-				      n->op, first_bad->pp, more_points(s, bad, total), first.why,
-				      param_hint(s, first_bad, name));
+		d->msg = not_available(s, n, first_bad, &first, bad, total);
 		for (tail = &s->deferred; *tail; tail = &(*tail)->next)
 			;
 		*tail = d;
 	} else if (bad) {
-		diag_error(s, n->loc, "target variable '%s' is not available in %s%s: %s%s",
-			   n->op, first_bad->pp, more_points(s, bad, total), first.why,
-			   param_hint(s, first_bad, name));
+		diag_error(s, n->loc, "%s", not_available(s, n, first_bad, &first, bad, total));
+	} else if (!written) {
+		warn_capture(s, p, n, s->target_whole ? s->target_whole : n);
 	}
 }
 

@@ -201,6 +201,8 @@ struct probe {
 	/* its $$parms$ and the like differ between its points: each row
 	 * names its group of points alike (elab_pretty_group) */
 	bool pretty_groups;
+	int copy_number;	/* resolve.c: N of its function copies' names
+				 * (__clone_probe_N_of_...), 0: none yet */
 	struct probe *next;
 };
 

@@ -1455,6 +1455,7 @@ int translate(struct session *s)
 	g.pn_read = pn_read(s);
 	sb_puts(&o.code, embedded_defs);
 	arg_defs(&g, &o.code, false);
+	tr_entry_slots(&g);
 	for (struct func *f = s->funcs; f; f = f->next_used)
 		gen_function(&g, &o, f);
 	sb_puts(&o.code, embedded_undefs);

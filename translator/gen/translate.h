@@ -207,6 +207,8 @@ const char *tr_pretty(struct gen *g, const struct deref *d, const char *acc);
 const char *tr_pretty_target(struct gen *g, struct node *n);
 /* Write the evaluation of p's @entry expressions into body; returns the
  * bytes they need (a C expression) or NULL when p has none. */
+/* every probe's @entry slots (its own and its function copies'), first */
+void tr_entry_slots(struct gen *g);
 const char *tr_entry_handler(struct gen *g, struct probe *p, struct strbuf *body);
 const char *tr_entry_value(struct gen *g, struct node *n);
 

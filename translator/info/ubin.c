@@ -865,6 +865,13 @@ static Elf_Scn *kmod_section(struct ubin *b, uint64_t addr, GElf_Shdr *sh)
 	return NULL;
 }
 
+uint64_t ubin_section_offset(struct ubin *b, uint64_t addr)
+{
+	GElf_Shdr sh;
+
+	return kmod_section(b, addr, &sh) ? addr - sh.sh_addr : addr;
+}
+
 /*
  * Where a module's address is once loaded, as the kernel resolves it: the
  * symbol (a function, or a variable) holding it, and the offset in it;
@@ -1359,8 +1366,10 @@ int ubin_vars(struct session *s, struct ubin *b, const struct ufunc *f,
 	return n;
 }
 
-bool ubin_global(struct session *s, struct ubin *b, const char *name,
-		 const char *file, struct uvar *out)
+/* A global `name` of file `file` (NULL: any) with a location, or (decl)
+ * only declared there. */
+static bool find_global(struct session *s, struct ubin *b, const char *name,
+			const char *file, bool decl, struct uvar *out)
 {
 	Dwarf_Off off = 0, next;
 	size_t hsize;
@@ -1384,7 +1393,7 @@ bool ubin_global(struct session *s, struct ubin *b, const char *name,
 			const char *n = dwarf_diename(&c), *df;
 
 			if (dwarf_tag(&c) != DW_TAG_variable || !n || strcmp(n, name) ||
-			    !dwarf_hasattr_integrate(&c, DW_AT_location))
+			    !dwarf_hasattr_integrate(&c, decl ? DW_AT_declaration : DW_AT_location))
 				continue;
 			df = ubin_decl_file(b, &c);
 			if (file && !(df && ubin_file_matches(df, file)) &&
@@ -1395,4 +1404,20 @@ bool ubin_global(struct session *s, struct ubin *b, const char *name,
 		off = next;
 	}
 	return false;
+}
+
+/* As 4.8: a kernel global only declared in the DWARF (jiffies, which the
+ * linker script defines) is read at its symbol's address. */
+bool ubin_global(struct session *s, struct ubin *b, const char *name,
+		 const char *file, struct uvar *out)
+{
+	uint64_t addr;
+
+	if (find_global(s, b, name, file, false, out))
+		return true;
+	if (!b->vmlinux || !(addr = kstab_addr(ubin_kstab(b), name)) ||
+	    !find_global(s, b, name, file, true, out))
+		return false;
+	out->addr = addr;
+	return true;
 }

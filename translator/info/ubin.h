@@ -69,6 +69,8 @@ struct uvar {
 	const char *type;	/* as upstream's -L prints it */
 	unsigned int type_id;	/* in ubin_btf() */
 	uint64_t die;
+	uint64_t addr;		/* a global only declared (the kernel's jiffies,
+				 * which the linker script defines): its symbol's */
 	bool param;
 };
 
@@ -110,6 +112,8 @@ void ubin_kmod_symbol_funcs(struct ubin *b, const char *glob);
 struct kstab *ubin_kstab(struct ubin *b);
 /* The name of the section holding addr, "" if none. */
 const char *ubin_section_of(struct ubin *b, uint64_t addr);
+/* addr's offset in that section */
+uint64_t ubin_section_offset(struct ubin *b, uint64_t addr);
 const char *ubin_kmod(const struct ubin *b);
 /* The module as the probe point names it (pp()): the path, or the name. */
 void ubin_set_label(struct ubin *b, const char *label);
@@ -230,6 +234,11 @@ const char *uloc_setter(struct session *s, struct ubin *b, const struct ufunc *f
  * "function: F at FILE:LINE:COL", "alternative locations: [LO,HI], ..."). */
 const char *uloc_unavailable_detail(struct session *s, struct ubin *b, const struct ufunc *f,
 				    const struct uvar *v, uint64_t pc);
+/* 4.8's "unable to find local 'name'" message for a kernel or module
+ * variable that f's innermost scope at pc does not hold (its
+ * alternatives: the nearest names of that scope). */
+const char *uloc_unfound_local(struct session *s, struct ubin *b, const struct ufunc *f,
+			       const char *name, uint64_t pc);
 /* The same for the SDT operand text `arg` ("-4@%eax", "8@-24(%rbp)"). */
 const char *uloc_sdt_getter(struct session *s, const char *arg, const char **why);
 

@@ -368,6 +368,12 @@ static const char *var_location(struct session *s, struct ubin *b, const struct 
 			return NULL;
 		}
 	}
+	if (!dwarf_attr_integrate(d, DW_AT_location, &at) && v->addr) {
+		*ops = arena_alloc(s->arena, sizeof(**ops));
+		**ops = (Dwarf_Op){ .atom = DW_OP_addr, .number = v->addr };
+		*n = 1;
+		return NULL;
+	}
 	if (!dwarf_attr_integrate(d, DW_AT_location, &at))
 		return "it was optimized out";
 	k = dwarf_getlocation_addr(&at, pc, ops, n, 1);
@@ -412,6 +418,93 @@ const char *uloc_unavailable_detail(struct session *s, struct ubin *b, const str
 			sb_printf(&sb, "%s[%#llx,%#llx]", k ? ", " : "", (unsigned long long)lo,
 				  (unsigned long long)hi);
 	}
+	r = arena_strdup(s->arena, sb.buf);
+	sb_free(&sb);
+	return r;
+}
+
+/* The innermost lexical block of scope d holding pc (d itself if none). */
+static void innermost_scope(Dwarf_Die *d, uint64_t pc)
+{
+	Dwarf_Die c;
+	bool deeper = true;
+
+	while (deeper && dwarf_child(d, &c) == 0) {
+		deeper = false;
+		do {
+			if (dwarf_tag(&c) == DW_TAG_lexical_block && dwarf_haspc(&c, pc) > 0) {
+				*d = c;
+				deeper = true;
+				break;
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+}
+
+struct near_name {
+	const char *name;
+	int d;
+};
+
+static int near_cmp(const void *a, const void *b)
+{
+	const struct near_name *x = a, *y = b;
+
+	size_t lx = strlen(x->name), ly = strlen(y->name);
+
+	if (x->d != y->d)
+		return (x->d > y->d) - (x->d < y->d);
+	return lx != ly ? (lx > ly) - (lx < ly) : strcmp(x->name, y->name);
+}
+
+/*
+ * As 4.8 words it: "unable to find local 'NAME', [man error::dwarf]
+ * dieoffset OFF in MODULE, near pc PC in FUNCTION FILE (alternatives:
+ * $a, $b))", the scope being the innermost at pc, FILE its unit's, the
+ * alternatives the five names of that scope nearest to NAME (by edit
+ * distance, then the shorter, then by name: 4.8's order but for some
+ * ties), the last parenthesis doubled as 4.8's is.
+ */
+const char *uloc_unfound_local(struct session *s, struct ubin *b, const struct ufunc *f,
+			       const char *name, uint64_t pc)
+{
+	Dwarf_Die d, c, cu;
+	struct near_name *v = NULL;
+	int n = 0, cap = 0;
+	struct strbuf sb;
+	const char *r, *fn, *file;
+
+	if (!ubin_dwarf(b) || !f || !f->die || !dwarf_offdie(ubin_dwarf(b), f->die, &d))
+		return NULL;
+	innermost_scope(&d, pc);
+	if (dwarf_child(&d, &c) == 0) {
+		do {
+			const char *vn = dwarf_diename(&c);
+			int tag = dwarf_tag(&c);
+
+			if (!vn || (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter))
+				continue;
+			if (n == cap) {
+				cap = cap * 2 + 16;
+				v = realloc(v, sizeof(*v) * (size_t)cap);
+				if (!v)
+					return NULL;
+			}
+			v[n++] = (struct near_name){ vn, edit_distance(name, vn) };
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	qsort(v, (size_t)n, sizeof(*v), near_cmp);
+	fn = dwarf_diename(&d);
+	file = dwarf_diecu(&d, &cu, NULL, NULL) ? dwarf_diename(&cu) : NULL;
+	sb_init(&sb);
+	sb_printf(&sb, "unable to find local '%s', [man error::dwarf] dieoffset %#llx in %s, "
+		  "near pc %#llx in %s %s (", name, (unsigned long long)dwarf_dieoffset(&d),
+		  ubin_kmod(b) ? ubin_kmod(b) : "kernel", (unsigned long long)pc,
+		  fn ? fn : "<unknown>", file ? file : "<unknown>");
+	for (int i = 0; i < n && i < 5; i++)
+		sb_printf(&sb, "%s$%s", i ? ", " : "alternatives: ", v[i].name);
+	sb_puts(&sb, n ? "))" : "<no alternatives>)");
+	free(v);
 	r = arena_strdup(s->arena, sb.buf);
 	sb_free(&sb);
 	return r;

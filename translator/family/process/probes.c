@@ -54,7 +54,7 @@ static struct uprobe_info *new_info(struct session *s, struct rprobe *rp, struct
 	rp->u->bin = b;
 	rp->kind = RP_UPROBE;
 	if (ubin_is_kernel(b))
-		rp->flags = (rp->flags & ~RF_USER) | RF_ENTRY;
+		rp->flags = (rp->flags & ~RF_USER) | RF_ENTRY | RF_KRETPROBE;
 	if (ubin_is_kernel(b) && !ubin_is_vmlinux(b))
 		rp->kmod_dwarf = b;
 	else if (!ubin_is_kernel(b))
@@ -160,6 +160,9 @@ static void place_kernel(struct session *s, struct rprobe *rp, struct uprobe_inf
 	u->ksym = arena_printf(s->arena, "%s:%s", ubin_kmod(u->bin), sym);
 	rp->note = arena_printf(s->arena, " /* pc=<%s+%llu> */", u->ksym,
 				(unsigned long long)u->offset);
+	/* 4.8 names its .call half's pc by section and offset */
+	rp->entry_note = arena_printf(s->arena, " /* pc=%s+0x%llx */", ubin_section_of(u->bin, at),
+				      (unsigned long long)ubin_section_offset(u->bin, at));
 }
 
 /* Is f (of the kernel or a module) optimized code, placed at its entry
@@ -548,6 +551,16 @@ static struct targ utarg_find(struct session *s, const struct rprobe *r, const c
 	v = find_var(u, name);
 	if (!v) {
 		t.why = kernel_wording(s, u, name, missing_var(s, u, name));
+		if (ubin_is_kernel(u->bin) && !strncmp(t.why, "no such variable", 16)) {
+			/* 4.8 names the probe's pc: a function's entry, not
+			 * the __fentry__ call's end where its variables are read */
+			uint64_t pc = u->func && u->addr == u->func->entry + 5 &&
+				      ubin_kcall_at(u->bin, u->func->entry) ? u->func->entry : u->addr;
+			const char *w = uloc_unfound_local(s, u->bin, u->func, name, pc);
+
+			t.why = w ? w : t.why;
+			t.why_whole = w != NULL;
+		}
 		return t;
 	}
 	t.width = type_width(ubin_btf(u->bin), v->type_id, &t.is_signed);

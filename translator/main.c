@@ -1161,7 +1161,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag,
 
 static void cleanup(struct session *s)
 {
-	bpf_clang_stop();
+	session_child_stop(s);
 	if (!s->tmpdir)
 		return;
 	if (s->keep_tmp)

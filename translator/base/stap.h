@@ -49,6 +49,8 @@ void session_set_kernel(struct session *s, const char *r);
 char *read_stream(FILE *f, size_t *len);
 int write_file(const char *path, const char *data, size_t len);
 bool path_exists(const char *path);
+/* kill and reap s->child, if any, closing its pipe ends */
+void session_child_stop(struct session *s);
 char *self_dir(struct arena *a);	/* directory of /proc/self/exe */
 double now_ms(void);
 /* edits between two names, for "did you mean" hints (99: too long) */
@@ -150,6 +152,12 @@ struct session {
 	bool module_named;
 	bool no_global_display;	/* --no-global-var-display */
 	bool runtime_bpf;		/* --runtime=bpf (bpf/) */
+	/* a child process to end once pass 5 has started, or at exit
+	 * (bpf_clang.c's early clang): its pid (0: none) and, while it
+	 * runs, its pipe ends (-1: closed); session_child_stop() */
+	struct session_child {
+		int pid, in, out;
+	} child;
 	bool timing;			/* -t: the probe hit report */
 	bool suppress_time_limits;	/* --suppress-time-limits (-g) */
 	bool skip_badvars;		/* --skip-badvars */

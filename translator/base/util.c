@@ -5,11 +5,13 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -374,4 +376,23 @@ void nearest_offer(struct nearest *n, const char *cand)
 		n->best_d = d;
 		n->best = cand;
 	}
+}
+
+void session_child_stop(struct session *s)
+{
+	struct session_child *c = &s->child;
+
+	if (!c->pid)
+		return;
+	if (c->in >= 0)
+		close(c->in);
+	if (c->out >= 0)
+		close(c->out);
+	c->in = c->out = -1;
+	if (c->pid > 0) {
+		kill(c->pid, SIGKILL);
+		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	c->pid = 0;
 }

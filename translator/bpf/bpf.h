@@ -19,7 +19,7 @@ int bpf_compile(struct session *s);
 /* bpf_clang.c: start clang for pass 4 now, before pass 1 (when s will
  * reach pass 4 and the cache is not expected to answer); kill it, unused */
 void bpf_clang_start(struct session *s, int argc, char **argv);
-void bpf_clang_stop(void);
+void bpf_clang_stop(struct session *s);
 
 /* ---- internal to bpf/ ---------------------------------------------------- */
 struct bgen {

@@ -15,7 +15,8 @@
  * killed when the cache answers or a pass fails (bpf_clang_stop()). Once
  * clang has written a whole object (its ELF section headers say where it
  * ends), pass 5 starts without waiting for clang's exit, whose teardown
- * of libLLVM's mappings took 5 ms: run_module() reaps it.
+ * of libLLVM's mappings took 5 ms: run_module() reaps it (the session's
+ * child, session_child_stop()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,11 +27,6 @@
 #include <unistd.h>
 
 #include "bpf.h"
-
-static struct {
-	pid_t pid;	/* clang, reading the C from in, writing the object to out */
-	int in, out;
-} early = { -1, -1, -1 };
 
 static const char *clang_name(void)
 {
@@ -46,9 +42,10 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-/* clang reading stdin, writing stdout, as early.pid; -1 on error */
+/* clang reading stdin, writing stdout, as s->child; -1 on error */
 static int spawn(struct session *s)
 {
+	struct session_child *c = &s->child;
 	const char *clang = clang_name();
 	const char *inc = arena_printf(s->arena, "-I%s/bpf", s->runtime_dir);
 	const char *argv[] = { clang, "-target", "bpf", BPF_CLANG_OPT, "-g", "-w", inc,
@@ -62,8 +59,8 @@ static int spawn(struct session *s)
 		close(in[1]);
 		return -1;
 	}
-	early.pid = fork();
-	if (early.pid == 0) {
+	c->pid = fork();
+	if (c->pid == 0) {
 		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
 			_exit(126);
 		execvp(clang, (char *const *)argv);
@@ -71,11 +68,12 @@ static int spawn(struct session *s)
 	}
 	close(in[0]);
 	close(out[1]);
-	early.in = in[1];
-	early.out = out[0];
-	if (early.pid < 0) {
-		close_fd(&early.in);
-		close_fd(&early.out);
+	c->in = in[1];
+	c->out = out[0];
+	if (c->pid < 0) {
+		close_fd(&c->in);
+		close_fd(&c->out);
+		c->pid = 0;
 		return -1;
 	}
 	return 0;
@@ -90,16 +88,9 @@ void bpf_clang_start(struct session *s, int argc, char **argv)
 	spawn(s);	/* on failure, bpf_compile() tries again */
 }
 
-void bpf_clang_stop(void)
+void bpf_clang_stop(struct session *s)
 {
-	close_fd(&early.in);
-	close_fd(&early.out);
-	if (early.pid > 0) {
-		kill(early.pid, SIGKILL);
-		while (waitpid(early.pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
-	early.pid = -1;
+	session_child_stop(s);
 }
 
 static bool write_all(int fd, const char *p, size_t n)
@@ -149,7 +140,7 @@ static bool whole_elf(const char *buf, size_t len)
 	return end == len;
 }
 
-/* the object clang wrote on early.out; NULL if none. *whole: it ended
+/* the object clang wrote on fd; NULL if none. *whole: it ended
  * as a whole object before clang closed its output (clang is exiting:
  * its address space's teardown, 5 ms, need not be waited for) */
 static char *read_all(int fd, size_t *len, bool *whole)
@@ -192,21 +183,22 @@ static int run(struct session *s, const char *c, size_t clen, char **obj, size_t
 {
 	const char *mark = arena_printf(s->arena, "# 1 \"%s\"\n", s->c_file);
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	struct session_child *cc = &s->child;
 	int status = -1;
 	bool whole;
 
 	sigaction(SIGPIPE, &ign, &old);	/* clang gone: EPIPE, not death */
-	write_all(early.in, mark, strlen(mark));
-	write_all(early.in, c, clen);
+	write_all(cc->in, mark, strlen(mark));
+	write_all(cc->in, c, clen);
 	sigaction(SIGPIPE, &old, NULL);
-	close_fd(&early.in);
-	*obj = read_all(early.out, olen, &whole);
-	close_fd(&early.out);
-	if (whole)	/* reaped by bpf_clang_stop(), once pass 5 has started */
+	close_fd(&cc->in);
+	*obj = read_all(cc->out, olen, &whole);
+	close_fd(&cc->out);
+	if (whole)	/* reaped by session_child_stop(), once pass 5 has started */
 		return 0;
-	while (waitpid(early.pid, &status, 0) < 0 && errno == EINTR)
+	while (waitpid(cc->pid, &status, 0) < 0 && errno == EINTR)
 		;
-	early.pid = -1;
+	cc->pid = 0;
 	return status;
 }
 
@@ -219,17 +211,17 @@ int bpf_compile(struct session *s)
 	int status;
 
 	if (bpf_cache_get(s, clang, out)) {
-		bpf_clang_stop();
+		bpf_clang_stop(s);
 		s->ko_file = out;
 		return 0;
 	}
-	if (early.pid < 0 && spawn(s) < 0) {
+	if (!s->child.pid && spawn(s) < 0) {
 		diag_plain(s, "cannot run clang: %s", strerror(errno));
 		return 1;
 	}
 	c = read_file(s->c_file, &clen);
 	if (!c) {
-		bpf_clang_stop();
+		bpf_clang_stop(s);
 		diag_plain(s, "cannot read %s", s->c_file);
 		return 1;
 	}

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "build.h"
-#include "bpf.h"
 
 /* staprun [-v...] [-o F] [-S SIZE[,N]] [-s MB] [-c CMD] [-i] [-x PID] [-N PID] [-L|-D] [-w]
  * MODULE.ko [NAME=VALUE...]; -F is -L without -o, -D with it, as in 4.8 */
@@ -105,7 +104,7 @@ int run_module(struct session *s)
 			strerror(errno));
 		_exit(127);
 	}
-	bpf_clang_stop();	/* --runtime=bpf: clang, exiting after its output */
+	session_child_stop(s);	/* --runtime=bpf: clang, exiting after its output */
 	while ((w = waitpid(pid, &status, WNOHANG)) != pid) {
 		if (w < 0 && errno != EINTR)
 			return 1;

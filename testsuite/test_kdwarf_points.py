@@ -27,10 +27,19 @@ from test_kdwarf_vmlinux import CASES, dbg, stap  # noqa: F401 (fixture)
     ('-l', 'kernel.function("vfs_read@fs/read_write.c:450")', 'vfs_read_line.l'),
     ('-L', 'kernel.function("vfs_read").return', 'vfs_read_return.L'),
     ('-L', 'module("9p").statement("v9fs_file_open@fs/9p/vfs_file.c:*")', 'module9p_stmt.L'),
+    # 4.8's blacklist of files holds fs/seq_file.c: only fs/proc's seq_*
+    ('-l', 'kernel.function("seq_*@fs/*.c")', 'seq_fs.l'),
 ])
 def test_listing_as_upstream(dbg, krel, option, point, golden):
     r = stap(['-r', krel, option, point], dbg)
     assert (r.stdout, r.returncode) == ((CASES / golden).read_text(), 0), r.stderr
+
+
+def test_blacklisted_file_is_no_match(dbg, krel):
+    """Every function of fs/seq_file.c is in 4.8's blacklist of files:
+    listing that file matches nothing (4.8: no output, status 1)."""
+    r = stap(['-r', krel, '-l', 'kernel.function("*@fs/seq_file.c")'], dbg)
+    assert (r.stdout, r.returncode) == ('', 1), r.stderr
 
 
 @pytest.mark.parametrize('script,golden', [

@@ -377,9 +377,9 @@ void kdwarf_prepare(struct session *s, struct ubin *b, const char *fn, const cha
 /* 4.8's blacklist of kernel files (declaring a function) and sections. */
 static const char *const bl_files[] = {
 	"kernel/kprobes.c", "arch/*/kernel/kprobes.c", "arch/*/kernel/kprobes/*",
-	"*/include/asm/io.h", "*/include/asm/io_64.h", "*/include/asm/bitops.h",
-	"drivers/ide/ide-iops.c", "arch/*/kernel/paravirt.c", "*/include/asm/paravirt.h",
-	NULL
+	"*/include/asm/io.h", "*/include/asm/io-defs.h", "*/include/asm/io_64.h",
+	"*/include/asm/bitops.h", "drivers/ide/ide-iops.c", "arch/*/kernel/paravirt.c",
+	"*/include/asm/paravirt.h", "fs/seq_file.c", NULL
 };
 static const char *const bl_sections[] = {
 	"*.init.*", "*.exit.*", "*.devinit.*", "*.devexit.*", "*.cpuinit.*", "*.cpuexit.*",

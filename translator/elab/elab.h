@@ -153,6 +153,9 @@ void rp_fail(struct resolver *r, struct loc loc, const char *fmt, ...)
  * for none); *c then moves past it. NULL otherwise. */
 const struct pp_comp *pp_take(const struct pp_comp **c, const char *name, int arg);
 bool pp_is_glob(const char *p);	/* a glob, not one exact name? */
+/* The user binaries the session's probes name (r->binary), each once, at
+ * most max into out: their number. */
+int rp_binaries(struct session *s, const char **out, int max);
 
 /*
  * A probe family: everything the passes need to know of it. main.c hands

@@ -4,7 +4,8 @@
  * goes to each family (family/, through s->families) whose roots name
  * its first component; a wildcard in a component name is expanded over
  * the families' point shapes first. Here are also the helpers families
- * resolve with (rp_add, rp_fail, pp_take).
+ * resolve with (rp_add, rp_fail, pp_take), and rp_binaries() for
+ * the passes that carry the probed binaries' symbols.
  *
  * A point that names nothing is an error unless it is optional (? or !),
  * and under -l/-L nothing here is reported at all.
@@ -17,6 +18,21 @@
 #include "elab.h"
 
 /* ---- helpers -------------------------------------------------------------- */
+
+int rp_binaries(struct session *s, const char **out, int max)
+{
+	int n = 0;
+
+	for (const struct rprobe *r = s->rprobes; r && n < max; r = r->next) {
+		int k = 0;
+
+		while (r->binary && k < n && strcmp(out[k], r->binary))
+			k++;
+		if (r->binary && k == n)
+			out[n++] = r->binary;
+	}
+	return n;
+}
 
 void rp_fail(struct resolver *r, struct loc loc, const char *fmt, ...)
 {

@@ -242,6 +242,44 @@ const char *uloc_unfound_local(struct session *s, struct ubin *b, const struct u
 /* The same for the SDT operand text `arg` ("-4@%eax", "8@-24(%rbp)"). */
 const char *uloc_sdt_getter(struct session *s, const char *arg, const char **why);
 
+/* ---- uobjs.c: the user objects whose symbols a session carries ---- */
+#define UOBJ_MAX 64
+#define UOBJ_MAXSEGS 8
+
+/* One symbol (a function, data object or ifunc) at its link-time address. */
+struct usym {
+	uint64_t addr, size;
+	const char *name;
+	size_t index;		/* order in the symbol table: last one wins */
+};
+
+/* One object: its canonical path, symbols sorted by address (one per
+ * address, the last of the table), the end of the last, its segments and
+ * unwind sections. */
+struct uobj {
+	const char *path;
+	struct usym *syms;
+	size_t nsyms;
+	uint64_t sym_end;
+	bool is_dyn;
+	uint64_t file_size;
+	uint64_t seg[UOBJ_MAXSEGS][3];	/* offset, vaddr, filesz */
+	int nsegs;
+	unsigned char *eh, *hdr;
+	size_t eh_len, hdr_len;
+	uint64_t eh_addr, hdr_addr;
+	size_t nlines;		/* rows of its line table, 0: none */
+};
+
+/* The objects named with -d (ELF files; with warn, 4.8's warning for
+ * another name but "kernel"), the nbins binaries of process probes
+ * (elab's rp_binaries()), with --ldd the libraries they need: their
+ * canonical paths (UOBJ_MAX at most) into paths, their number returned. */
+int uobjs_collect(struct session *s, const char *const *bins, int nbins, const char **paths,
+		  bool warn);
+/* Read the object at path into o (zeroed by the caller); false: no ELF. */
+bool uobj_read(struct session *s, const char *path, struct uobj *o);
+
 /* ---- ulines.c ---- */
 /* The line table of the object at path as stp_uline_*_K arrays; false
  * (and nothing written) when it has none. */

@@ -46,12 +46,15 @@
 #include "stapbpf_maps.h"
 #include "stapbpf_ns.h"
 #include "stapbpf_sym.h"
+#include "stapbpf_usym.h"
 
 #define REC_EXIT 0xffff0001u
 #define REC_ERROR 0xffff0004u	/* u32 the place, char[maxstr] the message */
 #define REC_HIST 0xffff0003u
 #define REC_WARN 0xffff0005u	/* u32 unused, char[maxstr] the message */
 #define REC_BT 0xffff0006u	/* print_backtrace(): u32 n, u64 from, u64 addresses */
+#define REC_UBT 0xffff0007u	/* print_ubacktrace(): u32 brief, pid, n, u64 addresses */
+#define REC_USYMS 0xffff0008u	/* print_usyms(): u32 pid, char[maxstr] callers */
 
 struct piece {
 	char conv;		/* 0: literal */
@@ -116,6 +119,7 @@ struct loader {
 	FILE *out;
 	struct stapbpf_kprobes kp;	/* tracefs kretprobes, BTF for fentry */
 	struct stapbpf_ksyms ksyms;	/* backtraces' symbols */
+	struct stapbpf_usyms usyms;	/* user symbols (stapbpf_usym.c) */
 	char rejected[160];		/* the program the kernel refused, if said */
 	char rejected_pp[4200];		/* ... "the probe PP (FILE:LINE:COL)" */
 	bool complex;			/* ... as too complex for the verifier */
@@ -290,6 +294,8 @@ static int parse_meta(struct loader *L, char *meta)
 					snprintf(L->probes[i].twin, 160, "%s", b);
 		} else if (sscanf(line, "maxstr %d", &n) == 1) {
 			L->maxstr = n;
+			L->usyms.maxstr = n;
+		} else if (stapbpf_usyms_meta(&L->usyms, line)) {
 		} else if (strncmp(line, "stapbpf ", 8)) {
 			return -1;
 		}
@@ -327,11 +333,15 @@ static void print_record(struct loader *L, const struct fmt *fm, const char *d,
 		sp = (struct stp_spec){ .conv = p->conv, .flags = (u8)p->flags,
 					.width = w, .prec = pr };
 		if (p->type == 's') {
+			char *named;
+
 			if (d + L->maxstr > end)
 				return;
 			memcpy(str, d, (size_t)L->maxstr);	/* NUL-terminated */
 			str[L->maxstr] = '\0';
-			stp_emit_str(&sink, str, &sp);
+			named = stapbpf_usym_expand(&L->usyms, str);	/* usymname()... */
+			stp_emit_str(&sink, named ? named : str, &sp);
+			free(named);
 			d += L->maxstr;
 		} else {
 			if (d + 8 > end)
@@ -352,11 +362,13 @@ static void message(struct loader *L, const char *prefix, const char *msg, size_
 		    const char *near)
 {
 	size_t cap = (size_t)L->maxstr + 64, n;
-	char *buf = xcalloc(cap + 1, 1);
+	char *buf = xcalloc(cap + 1, 1), *text = xcalloc((size_t)L->maxstr + 1, 1), *named;
 
-	n = (size_t)snprintf(buf, cap, "%s%.*s%s", prefix,
-			     (int)strnlen(msg, size < (size_t)L->maxstr ? size : (size_t)L->maxstr),
-			     msg, near);
+	memcpy(text, msg, strnlen(msg, size < (size_t)L->maxstr ? size : (size_t)L->maxstr));
+	named = stapbpf_usym_expand(&L->usyms, text);
+	n = (size_t)snprintf(buf, cap, "%s%s%s", prefix, named ? named : text, near);
+	free(named);
+	free(text);
 	if (n > cap - 1)
 		n = cap - 1;
 	if (n && buf[n - 1] != '\n' && n < cap - 1)
@@ -391,6 +403,21 @@ static int on_record(void *ctx, void *data, size_t size)
 			L->nerrors++;
 			L->exiting = true;
 		}
+	} else if (id == REC_UBT && size >= 16) {
+		uint32_t pid, n;
+
+		memcpy(&pid, (char *)data + 8, 4);
+		memcpy(&n, (char *)data + 12, 4);
+		if (n > (size - 16) / 8)
+			n = (uint32_t)((size - 16) / 8);
+		stapbpf_print_ubt(&L->usyms, L->out, (int)pid, (int)arg,
+				  (const uint64_t *)((char *)data + 16), n);
+	} else if (id == REC_USYMS && size >= 8 + (size_t)L->maxstr) {
+		char *callers = xcalloc((size_t)L->maxstr + 1, 1);
+
+		memcpy(callers, (char *)data + 8, (size_t)L->maxstr);
+		stapbpf_print_usyms(&L->usyms, L->out, (int)arg, callers);
+		free(callers);
 	} else if (id == REC_BT) {
 		const uint64_t *a = (const uint64_t *)((char *)data + 8);
 
@@ -769,7 +796,13 @@ static void display(struct loader *L)
 		if (!p)
 			continue;
 		if (g->type == 's') {
-			fprintf(L->out, "%s=\"%.*s\"\n", g->name, L->maxstr, p);
+			char *text = xcalloc((size_t)L->maxstr + 1, 1), *named;
+
+			memcpy(text, p, strnlen(p, (size_t)L->maxstr));
+			named = stapbpf_usym_expand(&L->usyms, text);
+			fprintf(L->out, "%s=\"%s\"\n", g->name, named ? named : text);
+			free(named);
+			free(text);
 		} else {
 			memcpy(&v, p, 8);
 			fprintf(L->out, "%s=%lld\n", g->name, (long long)v);
@@ -938,6 +971,7 @@ int main(int argc, char **argv)
 		close(go[0]);
 		target_pid = child;
 	}
+	stapbpf_usyms_start(&L.usyms, (int)target_pid, command != NULL);
 	{
 		long *tp = find_global(&L, "stp_target");
 		struct stapbpf_nsinfo *ns = find_global(&L, "stp_ns");

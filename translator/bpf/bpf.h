@@ -55,6 +55,7 @@ struct bgen {
 	bool need_quote;	/* user_string_quoted(): stapbpf.h's STP_QUOTE part */
 	bool need_kstack;	/* backtrace() and the like (bpf_stack.c) */
 	bool need_ksym;		/* symname(), symdata(), sprint_backtrace() (bpf_stack.c) */
+	bool need_usym;		/* usymname(), print_ubacktrace()... (bpf_usym.c) */
 	bool no_ctx;		/* in a foreach body's own function: no ctx there */
 	const char **unsup;	/* "LOC: WHAT" of the unsupported constructs said, */
 	int nunsup;		/* ... each once (a handler per point repeats them) */
@@ -154,6 +155,17 @@ const char *bus_call(struct bgen *g, struct node *n);
 void bus_types(struct bgen *g, struct strbuf *c);
 /* ucallers(n), ustack(n) (script functions) in a handler, or NULL */
 const char *bus_script(struct bgen *g, struct node *n);
+/* bpf_usym.c: user symbols, named by the loader: usymname(), usymdata(),
+ * umodname(), print_usyms(), sprint_usyms() (bsy_call(), asked by
+ * bs_call()), and print_ubacktrace(), print_ubacktrace_brief(),
+ * sprint_ubacktrace() in a handler (bsy_stack(), asked by bus_call()
+ * with entry as stp_ustack()'s); bsy_meta(): the objects' symbol tables
+ * in the metadata */
+bool bsy_has(const struct func *f);
+const char *bsy_call(struct bgen *g, struct node *n);
+const char *bsy_stack(struct bgen *g, struct node *n, int entry);
+void bsy_types(struct bgen *g, struct strbuf *c);
+void bsy_meta(struct bgen *g);
 /* bpf_syscall.c: the same for the syscall tapsets' helpers (_sc_i()...) */
 bool bsc_has(const struct func *f);
 const char *bsc_call(struct bgen *g, struct node *n);

@@ -476,6 +476,7 @@ int bpf_translate(struct session *s)
 	sb_free(&g.ppt);
 	sb_puts(&c, "STP_PADS\n");
 	sb_printf(&g.meta, "maxstr %s\n", define(s, "MAXSTRINGLEN", "512"));
+	bsy_meta(&g);
 	sb_puts(&c, "\n");
 	sb_puts(&c, code.buf ? code.buf : "");
 	/* a number formatted in BPF (sprintf, a decoder, an error message):

@@ -13,7 +13,8 @@
  * print_backtrace()'s frames (staprun/stapbpf_sym.c); sprint_backtrace(),
  * symname(), symdata() and modname() (anywhere) are named in BPF, by the
  * kernel's sprint_symbol() through bpf_snprintf(); user_mode() and
- * addr() by the point's kind; user stacks are bpf_ustack.c's. bpf_gen.c's
+ * addr() by the point's kind; user stacks are bpf_ustack.c's, user
+ * symbols bpf_usym.c's. bpf_gen.c's
  * builtin() asks here first.
  */
 #include <string.h>
@@ -38,7 +39,7 @@ bool bs_has(const struct func *f)
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
 		if (!strcmp(f->name, fns[i].name) && f->nparams == fns[i].n)
 			return true;
-	return bus_has(f);
+	return bus_has(f) || bsy_has(f);
 }
 
 static int point_kind(const struct rprobe *r)
@@ -193,6 +194,8 @@ const char *bs_call(struct bgen *g, struct node *n)
 		return NULL;
 	if (bus_has(n->func))	/* user stacks: bpf_ustack.c */
 		return bus_call(g, n);
+	if (bsy_has(n->func))	/* user symbols: bpf_usym.c */
+		return bsy_call(g, n);
 	if (is(n, "user_mode", 0))
 		return user_mode(g, n);
 	if (is(n, "addr", 0))
@@ -306,7 +309,7 @@ static void emit_ksym(struct strbuf *c)
  * loader prints them); backtrace() and callers(): frames 0 to last (-1:
  * all) as %#x, separated (callers) or followed (backtrace) by a space.
  */
-void bs_types(struct bgen *g, struct strbuf *c)
+static void kstack_types(struct bgen *g, struct strbuf *c)
 {
 	if (g->need_ksym)
 		emit_ksym(c);
@@ -356,4 +359,10 @@ void bs_types(struct bgen *g, struct strbuf *c)
 		sb_printf(c, "\tstp_put(S->errmsg, &n, '%c');\n", *p);
 	sb_puts(c, "\tstp_sfmt_long(S->errmsg, &n, depth, 'd', 0, 0, -1);\n"
 		"\tS->errmsg[n & STP_MASK] = 0;\n}\n");
+}
+
+void bs_types(struct bgen *g, struct strbuf *c)
+{
+	kstack_types(g, c);
+	bsy_types(g, c);
 }

@@ -12,9 +12,9 @@
  * the caller's return address, at the stack pointer, is put after the
  * probed address, where the frame-pointer walk of a kernel before 6.12
  * misses it. The
- * symbolic ones (print_ubacktrace(), sprint_ubacktrace(), usymname(),
- * usymdata()) need the process's maps and ELF symbols, not in BPF: not
- * yet. bpf_stack.c's bs_call() asks here (bus_call()).
+ * symbolic ones (print_ubacktrace(), print_ubacktrace_brief(),
+ * sprint_ubacktrace()) are bpf_usym.c's over the same frames
+ * (bsy_stack()). bpf_stack.c's bs_call() asks here (bus_call()).
  */
 #include <string.h>
 
@@ -23,6 +23,8 @@
 static const struct { const char *name; int n; } fns[] = {
 	{ "ubacktrace", 0 }, { "__ucallers", 1 }, { "__ustack_at", 1 }, { "uaddr", 0 },
 	{ "ucallers", 1 }, { "ustack", 1 },	/* script functions: bus_script() */
+	{ "print_ubacktrace", 0 }, { "print_ubacktrace_brief", 0 },	/* bpf_usym.c's */
+	{ "sprint_ubacktrace", 0 },
 };
 
 bool bus_has(const struct func *f)
@@ -78,6 +80,8 @@ const char *bus_call(struct bgen *g, struct node *n)
 	}
 	g->need_hex = true;
 	g->need_kstack = true;	/* bpf_stack.c's stp_bt_str() */
+	if ((t = bsy_stack(g, n, entry)))
+		return t;
 	if (n->args)
 		d = bg_expr(g, n->args);	/* before the frames fill S->tmp */
 	k = new_tmp(g);

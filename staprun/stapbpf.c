@@ -55,6 +55,7 @@
 #define REC_BT 0xffff0006u	/* print_backtrace(): u32 n, u64 from, u64 addresses */
 #define REC_UBT 0xffff0007u	/* print_ubacktrace(): u32 brief, pid, n, u64 addresses */
 #define REC_USYMS 0xffff0008u	/* print_usyms(): u32 pid, char[maxstr] callers */
+#define REC_UPID 0xffff0009u	/* usymname()...: u32 pid, whose maps to read */
 
 struct piece {
 	char conv;		/* 0: literal */
@@ -403,6 +404,8 @@ static int on_record(void *ctx, void *data, size_t size)
 			L->nerrors++;
 			L->exiting = true;
 		}
+	} else if (id == REC_UPID) {
+		stapbpf_usyms_seen(&L->usyms, (int)arg);
 	} else if (id == REC_UBT && size >= 16) {
 		uint32_t pid, n;
 

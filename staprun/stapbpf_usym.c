@@ -5,12 +5,14 @@
  * module would carry (`-d`, `--ldd`, the probed binaries; metadata lines
  * "umod K SIZE DYN END PATH(hex)" and "usym K ADDR NAME", sorted by
  * address); the mappings are the process's /proc/PID/maps, read when one
- * of its addresses is first named and again when an address falls
- * outside them (a process that is gone keeps those read: an address
- * never read is printed as one where nothing is mapped). An object is
+ * of its addresses is first named (for a string, when the program made
+ * it: a REC_UPID record) and again when an address falls outside them (a
+ * process that is gone keeps those read: an address never read is
+ * printed as one where nothing is mapped). An object is
  * one of the tables when its file's name and size are the table's, as
  * the module runtime matches them; a frame in another object ends a
- * backtrace with 4.8's warning, once per path. Hex numbers are written
+ * backtrace with 4.8's warning, once per path (and "kernel" once for a
+ * backtrace taken without user registers, in a kernel probe). Hex numbers are written
  * as the kernel's "%#lx" writes them ("0x0" for zero).
  */
 #include <ctype.h>
@@ -233,6 +235,16 @@ static const struct umap *lookup(struct stapbpf_usyms *U, int pid, uint64_t pc,
 	return find_map(p, pc);
 }
 
+void stapbpf_usyms_seen(struct stapbpf_usyms *U, int pid)
+{
+	const struct stapbpf_upid *p;
+
+	for (p = U->pids; p && p->pid != pid; p = p->next)
+		;
+	if (!p)
+		lookup(U, pid, 0, &p);
+}
+
 static void locate(struct stapbpf_usyms *U, int pid, uint64_t pc, struct uloc *u)
 {
 	const struct stapbpf_upid *p;
@@ -367,10 +379,12 @@ static void frames(struct stapbpf_usyms *U, FILE *out, int pid, int fmt, const u
 	}
 }
 
-void stapbpf_print_ubt(struct stapbpf_usyms *U, FILE *out, int pid, int brief,
+void stapbpf_print_ubt(struct stapbpf_usyms *U, FILE *out, int pid, int fmt,
 		       const uint64_t *a, size_t n)
 {
-	frames(U, out, pid, brief ? BRIEF : FULL, a, n, NULL, 0);
+	if (fmt & 2)
+		warn_once(U, out, "kernel");
+	frames(U, out, pid, fmt & 1 ? BRIEF : FULL, a, n, NULL, 0);
 }
 
 /* usymdata(): as ustack.c's stp_usymdata() */
@@ -468,6 +482,9 @@ static void marker_text(struct stapbpf_usyms *U, char k, int pid, const char *wh
 		locate(U, pid, hex_value(what), &u);
 		snprintf(buf, cap, "%s", u.mapped ? u.path : "");
 		break;
+	case 'B':	/* no user registers: unwound from the task's */
+		warn_once(U, stdout, "kernel");
+		/* fall through */
 	case 'b':
 		for (const char *p = what; *p && n < MAXBT; ) {
 			char *e;

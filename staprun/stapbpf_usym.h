@@ -31,9 +31,11 @@ struct stapbpf_usyms {
 bool stapbpf_usyms_meta(struct stapbpf_usyms *U, const char *line);
 /* the session starts: its target (0: none), which -c started */
 void stapbpf_usyms_start(struct stapbpf_usyms *U, int target, bool fresh);
-/* print_ubacktrace() (brief 0) or print_ubacktrace_brief() (1) of pid's
- * n frames */
-void stapbpf_print_ubt(struct stapbpf_usyms *U, FILE *out, int pid, int brief,
+/* a string naming pid's addresses was made: its maps read, if not yet */
+void stapbpf_usyms_seen(struct stapbpf_usyms *U, int pid);
+/* print_ubacktrace() (fmt 0) or print_ubacktrace_brief() (1) of pid's n
+ * frames; fmt | 2: taken without user registers (a kernel probe) */
+void stapbpf_print_ubt(struct stapbpf_usyms *U, FILE *out, int pid, int fmt,
 		       const uint64_t *a, size_t n);
 /* print_usyms(callers) in pid */
 void stapbpf_print_usyms(struct stapbpf_usyms *U, FILE *out, int pid, const char *callers);

@@ -146,6 +146,9 @@ void bs_types(struct bgen *g, struct strbuf *c);
 bool bx_has(const struct func *f);
 const char *bx_call(struct bgen *g, struct node *n);
 void bx_types(struct bgen *g, struct strbuf *c);
+/* user_mode() at point r: 1, 0, or -1 where the interrupted context's
+ * registers tell (perf events, timer.profile) */
+int bs_user_mode_of(const struct rprobe *r);
 /* has the handler being written a stack (else an error at n, false) */
 bool bs_stack_here(struct bgen *g, const struct node *n);
 /* bpf_ustack.c: user stacks (ubacktrace(), ucallers(), ustack(), uaddr()),

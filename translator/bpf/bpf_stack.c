@@ -89,7 +89,7 @@ bool bs_stack_here(struct bgen *g, const struct node *n)
 /* user_mode() at point r: 0 or 1, or -1 where the interrupted context's
  * registers tell (perf events, timer.profile), as the module runtime's
  * user_mode(regs) (no registers, as at begin, timers and tracepoints: 0) */
-static int user_mode_of(const struct rprobe *r)
+int bs_user_mode_of(const struct rprobe *r)
 {
 	if (bu_is_uprobe(r))
 		return 1;
@@ -107,12 +107,12 @@ static const char *user_mode(struct bgen *g, struct node *n)
 	for (const struct rprobe *r = g->s->rprobes; r; r = r->next) {
 		if (r->probe != g->probe || (g->rp && r != g->rp))
 			continue;
-		if (mode != -2 && user_mode_of(r) != mode) {
+		if (mode != -2 && bs_user_mode_of(r) != mode) {
 			bg_unsupported(g, n, "the function user_mode() in a handler of points "
 				       "of different kinds");
 			return "0";
 		}
-		mode = user_mode_of(r);
+		mode = bs_user_mode_of(r);
 	}
 	/* the registers' cs (struct pt_regs, x86-64), the perf event's first member */
 	return mode == 1 ? "1L" : mode == -1 ? "(long)((((__u64 *)ctx)[17] & 3) != 0)" : "0L";
@@ -142,7 +142,7 @@ static const char *addr(struct bgen *g, struct node *n)
 		} else if (bu_is_kprobe(r) && g->fentry) {	/* fexit: no pt_regs */
 			bg_unsupported(g, n, "the function addr() in an fexit program");
 			return "0";
-		} else if (bu_is_kprobe(r) || user_mode_of(r) == -1) {
+		} else if (bu_is_kprobe(r) || bs_user_mode_of(r) == -1) {
 			here = "(long)((__u64 *)ctx)[16]";
 		}
 		if (!here || (v && strcmp(v, here))) {

@@ -48,7 +48,10 @@ static const char *marker(struct bgen *g, char k, const char *what, bool str)
 
 	bg_line(g, "char *%s = %s;", t, bg_slot(g));
 	bg_line(g, "%s[0] = 0;", t);
-	bg_line(g, "stp_umark(S, %s, '%c', %s, %d);", t, k, what, str);
+	if (k)
+		bg_line(g, "stp_umark(S, %s, '%c', %s, %d);", t, k, what, str);
+	else	/* what: "KIND, WHAT" */
+		bg_line(g, "stp_umark(S, %s, %s, %d);", t, what, str);
 	return t;
 }
 
@@ -76,9 +79,27 @@ const char *bsy_call(struct bgen *g, struct node *n)
 		      arena_printf(g->s->arena, "(void *)(__u64)%s", a), false);
 }
 
-/* print_ubacktrace(), print_ubacktrace_brief(), sprint_ubacktrace(): k
- * the C of stp_ustack()'s frames in S->tmp, entry as for it; NULL for
- * other functions */
+/* the C of "the probe has user registers" in the handler being written:
+ * the module runtime unwinds from the task's saved ones otherwise, with
+ * 4.8's warning that the kernel has no tables ("stap -d kernel") */
+static const char *user_regs(struct bgen *g)
+{
+	int mode = -2;
+
+	for (const struct rprobe *r = g->s->rprobes; r; r = r->next) {
+		if (r->probe != g->probe || (g->rp && r != g->rp))
+			continue;
+		if (mode != -2 && bs_user_mode_of(r) != mode)
+			mode = -1;
+		else
+			mode = bs_user_mode_of(r);
+	}
+	/* pt_regs' cs, a perf event's first member */
+	return mode == 1 ? "1" : mode == 0 ? "0" : "((((__u64 *)ctx)[17] & 3) != 0)";
+}
+
+/* print_ubacktrace(), print_ubacktrace_brief(), sprint_ubacktrace() in a
+ * handler, entry as for stp_ustack(); NULL for other functions */
 const char *bsy_stack(struct bgen *g, struct node *n, int entry)
 {
 	const char *t, *k;
@@ -88,7 +109,8 @@ const char *bsy_stack(struct bgen *g, struct node *n, int entry)
 		return NULL;
 	g->need_usym = true;
 	if (n->op[0] == 'p') {
-		bg_line(g, "stp_print_ubt(ctx, %d, %d);", entry, n->op[16] == '_');
+		bg_line(g, "stp_print_ubt(ctx, %d, %d | (%s ? 0 : 2));", entry, n->op[16] == '_',
+			user_regs(g));
 		return "0L";
 	}
 	k = new_tmp(g);
@@ -96,16 +118,21 @@ const char *bsy_stack(struct bgen *g, struct node *n, int entry)
 	t = new_tmp(g);
 	bg_line(g, "char *%s = %s;", t, bg_slot(g));
 	bg_line(g, "stp_bt_str(S, %s, %s, -1, 1);", t, k);
-	return marker(g, 'b', t, true);
+	if (!strcmp(user_regs(g), "1"))
+		return marker(g, 'b', t, true);
+	bg_line(g, "char %s_k = %s ? 'b' : 'B';", t, user_regs(g));
+	return marker(g, 0, arena_printf(g->s->arena, "%s_k, %s", t, t), true);
 }
 
-/* the loader's records (REC_UBT: format 0 full, 1 brief; REC_USYMS the
- * callers' string) and the markers */
+/* the loader's records (REC_UBT: format 0 full, 1 brief, | 2 without user
+ * registers; REC_USYMS the callers' string; REC_UPID a marker's pid) and
+ * the markers (sprint_ubacktrace()'s 'B' without user registers) */
 void bsy_types(struct bgen *g, struct strbuf *c)
 {
 	if (!g->need_usym)
 		return;
 	sb_puts(c, "#define STP_REC_UBT 0xffff0007u\n#define STP_REC_USYMS 0xffff0008u\n"
+		"#define STP_REC_UPID 0xffff0009u\n"
 		"static void *(*stp_task_btf)(void) = (void *)158;\n"
 		"static long (*stp_find_vma)(void *task, __u64 addr, void *cb, void *cx, "
 		"__u64 flags) = (void *)180;\n"
@@ -119,10 +146,14 @@ void bsy_types(struct bgen *g, struct strbuf *c)
 		"static __always_inline long stp_umapped(__u64 addr)\n{\n\tlong mapped = 0;\n\n"
 		"\tstp_find_vma(stp_task_btf(), addr, stp_umapped_cb, &mapped, 0);\n"
 		"\treturn mapped;\n}\n"
-		"/* dst = \"\\1\" k pid ':' and v in hex, or the string s, then \"\\2\" */\n"
+		"/* dst = \"\\1\" k pid ':' and v in hex, or the string s, then \"\\2\";\n"
+		" * the loader is told the pid, to read its maps while it runs */\n"
 		"static __always_inline void stp_umark(struct stp_scratch *S, char *dst, long k, "
 		"const void *v, long s)\n{\n"
-		"\tlong n;\n\n\tdst[0] = 1;\n\tdst[1] = k;\n"
+		"\tlong n;\n\t__u32 *r = bpf_ringbuf_reserve(&stp_rb, 8, 0);\n\n"
+		"\tif (r) {\n\t\tr[0] = STP_REC_UPID;\n"
+		"\t\tr[1] = bpf_get_current_pid_tgid() >> 32;\n\t\tbpf_ringbuf_submit(r, 0);\n\t}\n"
+		"\tdst[0] = 1;\n\tdst[1] = k;\n"
 		"\tn = stp_hex((struct stp_hexbuf *)dst, 2, bpf_get_current_pid_tgid() >> 32);\n"
 		"\tdst[n & STP_MASK] = ':';\n\tn++;\n"
 		"\tif (!s)\n\t\tn = stp_hex((struct stp_hexbuf *)dst, n, (__u64)v);\n"

@@ -56,6 +56,7 @@
 #define REC_UBT 0xffff0007u	/* print_ubacktrace(): u32 brief, pid, n, u64 addresses */
 #define REC_USYMS 0xffff0008u	/* print_usyms(): u32 pid, char[maxstr] callers */
 #define REC_UPID 0xffff0009u	/* usymname()...: u32 pid, whose maps to read */
+#define REC_UTEXT 0xffff000au	/* "<no user backtrace at PP>": char[maxstr] */
 
 struct piece {
 	char conv;		/* 0: literal */
@@ -404,6 +405,8 @@ static int on_record(void *ctx, void *data, size_t size)
 			L->nerrors++;
 			L->exiting = true;
 		}
+	} else if (id == REC_UTEXT) {
+		fprintf(L->out, "%.*s", (int)strnlen((char *)data + 8, size - 8), (char *)data + 8);
 	} else if (id == REC_UPID) {
 		stapbpf_usyms_seen(&L->usyms, (int)arg);
 	} else if (id == REC_UBT && size >= 16) {

@@ -382,7 +382,7 @@ static void frames(struct stapbpf_usyms *U, FILE *out, int pid, int fmt, const u
 void stapbpf_print_ubt(struct stapbpf_usyms *U, FILE *out, int pid, int fmt,
 		       const uint64_t *a, size_t n)
 {
-	if (fmt & 2)
+	if ((fmt & 2) && n)	/* a user task (a kernel thread has none) */
 		warn_once(U, out, "kernel");
 	frames(U, out, pid, fmt & 1 ? BRIEF : FULL, a, n, NULL, 0);
 }

@@ -46,9 +46,23 @@
 #   tested in test_bpf_probes.py) follow frame pointers (bpf_get_stack())
 #   where the module runtime unwinds with .eh_frame: the same frames in
 #   code built with frame pointers, not past a function built without them
-#   (Debian's libc: the walk stops or goes astray there). The symbolic
-#   ones (print_ubacktrace(), sprint_ubacktrace(), print_ustack(),
-#   usymname(), usymdata()) are pass-3 errors.
+#   (Debian's libc: the walk stops or goes astray there).
+# - the symbolic user functions (print_ubacktrace(), sprint_ubacktrace(),
+#   usymname(), usymdata(), umodname(), print_usyms(), print_ustack()...:
+#   bpf_usym.c, tested in test_bpf_ustack.py) are named by the loader from
+#   /proc/PID/maps, read while the process runs: a process that is gone
+#   before the loader reads its maps (one that exits right after the probe
+#   fires, before the loader has had the CPU) has its addresses written
+#   in the raw form of an address where nothing is mapped. Their strings
+#   are markers the loader replaces when it prints them: printed (print,
+#   printf with widths, an error, the exit display), joined (.) or through
+#   sprintf("%s") they are the module runtime's, but compared, measured
+#   (strlen()), cut (substr()) or padded by sprintf() in the script they
+#   are the marker, and a marker
+#   cut by MAXSTRINGLEN (sprint_ubacktrace() of many frames with a small
+#   MAXSTRINGLEN) names fewer frames. The frames are those of the
+#   frame-pointer walk (above): with --ldd the module runtime unwinds on
+#   through libc where this walk ends.
 # - the ns_*() ids are in the loader's namespaces (stapio's in the module
 #   runtime); staprun's -N (--target-namespaces) is not there for BPF.
 # - a kernel.trace point's backtrace starts at the tracepoint's caller; the

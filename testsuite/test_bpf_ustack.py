@@ -244,6 +244,17 @@ def test_user_symbols_ldd(tmp_path):
                    '%s+%#x/%#x [%s]\n' % (name, lpc - base - addr, size, libc))
 
 
+KERNEL_SCRIPT = '''
+probe kernel.trace("sys_enter") {
+	if (pid() == target() && $id == 230) {
+		print_ubacktrace()
+		print(sprint_ubacktrace())
+		println(usymdata(uaddr()), " ", umodname(uaddr()))
+	}
+}
+'''
+
+
 def canon(text):
     """Number the distinct randomized addresses in order of appearance."""
     seen = {}
@@ -253,19 +264,51 @@ def canon(text):
 
 
 def test_user_symbols_guest(krel, tmp_path):
-    """In the test guest (6.1), the same script on the same program under
+    """In the test guest (6.1), the same scripts on the same program under
     our module runtime (whose output is 4.8's: test_ustack.py) and as a
-    BPF object: the same output and warning, addresses aside (ASLR)."""
+    BPF object: the same output and warnings, addresses aside (ASLR); at a
+    uprobe, and at a tracepoint (its stack unwound from the saved user
+    registers)."""
     prog = build(tmp_path)
-    r = subprocess.run([str(STAP), '-p4', '-r', krel, '-m', 'us_mod', str(tmp_path / 'us.stp')],
-                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    assert stap('-p4', '-m', 'us_bpf', str(tmp_path / 'us.stp'), cwd=tmp_path) == ('', '', 0)
-    batch = guest.run_batch([f'{STAPRUN} -c "./prog maps_mod" us_mod.ko',
-                             f'{STAPRUN} -c "./prog maps_bpf" us_bpf.bpf.o'],
+    (tmp_path / 'kt.stp').write_text(KERNEL_SCRIPT)
+    for name in ('us', 'kt'):
+        r = subprocess.run([str(STAP), '-p4', '-r', krel, '-m', name + '_mod',
+                            str(tmp_path / (name + '.stp'))],
+                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        assert stap('-p4', '-m', name + '_bpf', str(tmp_path / (name + '.stp')),
+                    cwd=tmp_path) == ('', '', 0)
+    batch = guest.run_batch([f'{STAPRUN} -c "./prog maps" {name}_{kind}'
+                             for name in ('us', 'kt') for kind in ('mod.ko', 'bpf.bpf.o')],
                             scratch=str(tmp_path), timeout=120)
     guest.check_kernel_healthy(batch)
-    mod, bpf = batch
-    assert (mod.rc, bpf.rc) == (0, 0), (mod.stderr, bpf.stderr)
-    assert 'leaf+0x0/' in mod.stdout
-    assert (canon(bpf.stdout), bpf.stderr) == (canon(mod.stdout), mod.stderr)
+    for mod, bpf in (batch[0:2], batch[2:4]):
+        assert (mod.rc, bpf.rc) == (0, 0), (mod.stderr, bpf.stderr)
+        assert 'libc.so.6+0x' in mod.stdout
+        assert (canon(bpf.stdout), bpf.stderr) == (canon(mod.stdout), mod.stderr)
+    assert 'leaf+0x0/' in batch[0].stdout
+
+
+def test_user_symbols_kernel_probes(tmp_path):
+    """At a tracepoint in a user task the stack is unwound from its saved
+    registers, with 4.8's warning that the kernel has no tables, then the
+    warning for libc (no table: no -d, no process probe); in a kernel
+    thread the module runtime's "<no user backtrace at PP>" and no
+    warning."""
+    prog = build(tmp_path)
+    maps = tmp_path / 'maps'
+    out, err, rc = stap('-c', '%s %s' % (prog, maps), '-e',
+                        'probe kernel.trace("sys_enter") { if (pid() == target() && $id == 230) '
+                        '{ printf("pc %x\\n", uaddr()); print_ubacktrace(); '
+                        'print(sprint_ubacktrace()); exit() } }')
+    assert rc == 0, err
+    pc = int(re.match(r'pc ([0-9a-f]+)\n', out).group(1), 16)
+    libc, raw = libc_raw(maps.read_text(), pc)
+    assert out == 'pc %x\n' % pc + raw + '%#x [libc.so.6+%s]\n' % (
+        pc, raw.split('+')[1].split('/')[0])
+    assert err == LIBC_WARNING % 'kernel' + LIBC_WARNING % libc
+    out, err, rc = stap('-e', 'probe kernel.trace("sched_switch") { '
+                        'if (substr(execname(), 0, 8) == "kworker/") { print_ubacktrace(); '
+                        'print_ubacktrace_brief(); print(sprint_ubacktrace()); exit() } }')
+    assert (out, err, rc) == (
+        '<no user backtrace at kernel.trace("sched:sched_switch")>\n' * 3, '', 0)

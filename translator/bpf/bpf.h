@@ -69,6 +69,8 @@ struct bgen {
 };
 
 void bg_line(struct bgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* pp(): the running program's probe point, in a new slot */
+const char *bg_pp(struct bgen *g);
 /* a new string slot: the C expression of its buffer */
 const char *bg_slot(struct bgen *g);
 /* the error message text's index in the table; a run-time error there */

@@ -835,7 +835,7 @@ static const char *probefunc(struct bgen *g)
 }
 
 /* pp(): the running program's probe point, from bpf_out.c's stp_ppt[] */
-static const char *pp(struct bgen *g)
+const char *bg_pp(struct bgen *g)
 {
 	const char *t = tmp(g);
 
@@ -891,7 +891,7 @@ static const char *builtin(struct bgen *g, struct node *n)
 	if (!strcmp(n->op, "probefunc") && !n->func->nparams && probefunc_here(g))
 		return probefunc(g);
 	if (!strcmp(n->op, "pp") && !n->func->nparams)
-		return pp(g);
+		return bg_pp(g);
 	t = bs_call(g, n);
 	if (!t)
 		t = bt_call(g, n);

@@ -98,41 +98,66 @@ static const char *user_regs(struct bgen *g)
 	return mode == 1 ? "1" : mode == 0 ? "0" : "((((__u64 *)ctx)[17] & 3) != 0)";
 }
 
+/* "<no user backtrace at PP>\n", the module runtime's text where there
+ * is no user stack (a kernel thread), in a new slot */
+static const char *no_user(struct bgen *g)
+{
+	const char *pp = bg_pp(g), *t = new_tmp(g);
+
+	bg_line(g, "char *%s = %s;", t, bg_slot(g));
+	bg_line(g, "stp_no_ubt(S, %s, %s);", t, pp);
+	return t;
+}
+
 /* print_ubacktrace(), print_ubacktrace_brief(), sprint_ubacktrace() in a
  * handler, entry as for stp_ustack(); NULL for other functions */
 const char *bsy_stack(struct bgen *g, struct node *n, int entry)
 {
-	const char *t, *k;
+	const char *t, *k, *m;
 
 	if (strcmp(n->op, "print_ubacktrace") && strcmp(n->op, "print_ubacktrace_brief") &&
 	    strcmp(n->op, "sprint_ubacktrace"))
 		return NULL;
 	g->need_usym = true;
+	k = new_tmp(g);
 	if (n->op[0] == 'p') {
-		bg_line(g, "stp_print_ubt(ctx, %d, %d | (%s ? 0 : 2));", entry, n->op[16] == '_',
-			user_regs(g));
+		bg_line(g, "long %s = stp_print_ubt(ctx, %d, %d | (%s ? 0 : 2));", k, entry,
+			n->op[16] == '_', user_regs(g));
+		bg_line(g, "if (!%s) {", k);
+		g->indent++;
+		bg_line(g, "stp_print_text(%s);", no_user(g));
+		g->indent--;
+		bg_line(g, "}");
 		return "0L";
 	}
-	k = new_tmp(g);
 	bg_line(g, "long %s = stp_ustack(ctx, (__u64 *)S->tmp, %d);", k, entry);
 	t = new_tmp(g);
 	bg_line(g, "char *%s = %s;", t, bg_slot(g));
 	bg_line(g, "stp_bt_str(S, %s, %s, -1, 1);", t, k);
-	if (!strcmp(user_regs(g), "1"))
-		return marker(g, 'b', t, true);
-	bg_line(g, "char %s_k = %s ? 'b' : 'B';", t, user_regs(g));
-	return marker(g, 0, arena_printf(g->s->arena, "%s_k, %s", t, t), true);
+	if (!strcmp(user_regs(g), "1")) {
+		m = marker(g, 'b', t, true);
+	} else {
+		bg_line(g, "char %s_k = %s ? 'b' : 'B';", t, user_regs(g));
+		m = marker(g, 0, arena_printf(g->s->arena, "%s_k, %s", t, t), true);
+	}
+	bg_line(g, "if (!%s) {", k);
+	g->indent++;
+	bg_line(g, "stp_strcpy(%s, %s);", m, no_user(g));
+	g->indent--;
+	bg_line(g, "}");
+	return m;
 }
 
 /* the loader's records (REC_UBT: format 0 full, 1 brief, | 2 without user
- * registers; REC_USYMS the callers' string; REC_UPID a marker's pid) and
+ * registers; REC_USYMS the callers' string; REC_UPID a marker's pid;
+ * REC_UTEXT a text printed as it is) and
  * the markers (sprint_ubacktrace()'s 'B' without user registers) */
 void bsy_types(struct bgen *g, struct strbuf *c)
 {
 	if (!g->need_usym)
 		return;
 	sb_puts(c, "#define STP_REC_UBT 0xffff0007u\n#define STP_REC_USYMS 0xffff0008u\n"
-		"#define STP_REC_UPID 0xffff0009u\n"
+		"#define STP_REC_UPID 0xffff0009u\n#define STP_REC_UTEXT 0xffff000au\n"
 		"static void *(*stp_task_btf)(void) = (void *)158;\n"
 		"static long (*stp_find_vma)(void *task, __u64 addr, void *cb, void *cx, "
 		"__u64 flags) = (void *)180;\n"
@@ -167,15 +192,29 @@ void bsy_types(struct bgen *g, struct strbuf *c)
 		"\tr->pid = bpf_get_current_pid_tgid() >> 32;\n"
 		"\tbpf_probe_read_kernel_str(r->s, STP_MAXSTR, callers);\n"
 		"\tbpf_ringbuf_submit(r, 0);\n}\n");
-	if (g->need_kstack)
-		sb_puts(c, "static __always_inline void stp_print_ubt(void *ctx, long entry, "
-			"long fmt)\n{\n"
-			"\tstruct { __u32 id, fmt, pid, n; __u64 a[STP_NBT]; } *r = "
-			"bpf_ringbuf_reserve(&stp_rb, sizeof(*r), 0);\n\n"
-			"\tif (!r)\n\t\treturn;\n\tr->id = STP_REC_UBT;\n\tr->fmt = fmt;\n"
-			"\tr->pid = bpf_get_current_pid_tgid() >> 32;\n"
-			"\tr->n = stp_ustack(ctx, r->a, entry);\n"
-			"\tbpf_ringbuf_submit(r, 0);\n}\n");
+	if (!g->need_kstack)
+		return;
+	sb_puts(c, "/* the frames in a record; their number, -1 when none was sent */\n"
+		"static __always_inline long stp_print_ubt(void *ctx, long entry, long fmt)\n{\n"
+		"\tstruct { __u32 id, fmt, pid, n; __u64 a[STP_NBT]; } *r = "
+		"bpf_ringbuf_reserve(&stp_rb, sizeof(*r), 0);\n\tlong n;\n\n"
+		"\tif (!r)\n\t\treturn -1;\n\tr->id = STP_REC_UBT;\n\tr->fmt = fmt;\n"
+		"\tr->pid = bpf_get_current_pid_tgid() >> 32;\n"
+		"\tn = r->n = stp_ustack(ctx, r->a, entry);\n"
+		"\tbpf_ringbuf_submit(r, 0);\n\treturn n;\n}\n"
+		"static __always_inline void stp_print_text(const char *s)\n{\n"
+		"\tstruct { __u32 id, pad; char s[STP_MAXSTR]; } *r = "
+		"bpf_ringbuf_reserve(&stp_rb, sizeof(*r), 0);\n\n"
+		"\tif (!r)\n\t\treturn;\n\tr->id = STP_REC_UTEXT;\n"
+		"\tbpf_probe_read_kernel_str(r->s, STP_MAXSTR, s);\n"
+		"\tbpf_ringbuf_submit(r, 0);\n}\n"
+		"static __always_inline void stp_no_ubt(struct stp_scratch *S, char *dst, "
+		"const char *pp)\n{\n\tlong n = 0;\n\n");
+	for (const char *p = "<no user backtrace at "; *p; p++)
+		sb_printf(c, "\tstp_put(dst, &n, '%c');\n", *p);
+	sb_puts(c, "\tdst[n & STP_MASK] = 0;\n\tstp_strcat(S, dst, pp);\n"
+		"\tn = stp_strlen(S, dst);\n\tstp_put(dst, &n, '>');\n\tstp_put(dst, &n, '\\n');\n"
+		"\tdst[n & STP_MASK] = 0;\n}\n");
 }
 
 /* can the name go in the metadata's C literal as it is */

@@ -786,7 +786,7 @@ static void display(struct loader *L)
 		struct agg st;
 
 		if (g->type == 'A') {
-			stapbpf_display_array(L->obj, L->out, g->name, g->sym, g->vtype,
+			stapbpf_display_array(L->obj, L->out, &L->usyms, g->name, g->sym, g->vtype,
 					      g->kinds, L->maxstr);
 			continue;
 		}

@@ -15,6 +15,7 @@
 
 #include "stapbpf_fmt.h"
 #include "stapbpf_maps.h"
+#include "stapbpf_usym.h"
 
 #define HASH_KEY_MAX 512	/* as STP_HASH_KEY_MAX */
 
@@ -44,7 +45,22 @@ static int row_cmp(const void *pa, const void *pb, void *vt)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-static void print_key(FILE *f, const char *kinds, const char *k, int maxstr)
+/* a string of at most maxstr bytes, its user symbols' markers replaced */
+static void print_str(FILE *f, struct stapbpf_usyms *U, const char *s, int maxstr)
+{
+	char *text = calloc((size_t)maxstr + 1, 1), *named;
+
+	if (!text)
+		return;
+	memcpy(text, s, strnlen(s, (size_t)maxstr));
+	named = stapbpf_usym_expand(U, text);
+	fputs(named ? named : text, f);
+	free(named);
+	free(text);
+}
+
+static void print_key(FILE *f, struct stapbpf_usyms *U, const char *kinds, const char *k,
+		      int maxstr)
 {
 	for (int i = 0; kinds[i]; i++) {
 		int64_t n;
@@ -52,7 +68,9 @@ static void print_key(FILE *f, const char *kinds, const char *k, int maxstr)
 		if (i)
 			putc(',', f);
 		if (kinds[i] == 's') {
-			fprintf(f, "\"%.*s\"", maxstr, k);
+			putc('"', f);
+			print_str(f, U, k, maxstr);
+			putc('"', f);
 			k += maxstr;
 		} else {
 			memcpy(&n, k, 8);
@@ -62,8 +80,9 @@ static void print_key(FILE *f, const char *kinds, const char *k, int maxstr)
 	}
 }
 
-void stapbpf_display_array(struct bpf_object *obj, FILE *out, const char *name,
-			   const char *sym, char vtype, const char *kinds, int maxstr)
+void stapbpf_display_array(struct bpf_object *obj, FILE *out, struct stapbpf_usyms *U,
+			   const char *name, const char *sym, char vtype, const char *kinds,
+			   int maxstr)
 {
 	struct bpf_map *m = bpf_object__find_map_by_name(obj, sym);
 	size_t ksize = 0, vsize, stride, nrows = 0, cap = 0;
@@ -142,14 +161,17 @@ void stapbpf_display_array(struct bpf_object *obj, FILE *out, const char *name,
 	qsort_r(rows, nrows, sizeof(*rows), row_cmp, &vtype);
 	for (size_t i = 0; i < nrows; i++) {
 		fprintf(out, "%s[", name);
-		print_key(out, kinds, rows[i].key, maxstr);
+		print_key(out, U, kinds, rows[i].key, maxstr);
 		if (vtype == 't')
 			fprintf(out, "] @count=%lld @min=%lld @max=%lld @sum=%lld @avg=%lld\n",
 				(long long)rows[i].count, (long long)rows[i].min,
 				(long long)rows[i].max, (long long)rows[i].sum,
 				(long long)(rows[i].sum / rows[i].count));
-		else if (vtype == 's')
-			fprintf(out, "]=\"%.*s\"\n", maxstr, rows[i].s);
+		else if (vtype == 's') {
+			fputs("]=\"", out);
+			print_str(out, U, rows[i].s, maxstr);
+			fputs("\"\n", out);
+		}
 		else
 			fprintf(out, "]=%lld\n", (long long)rows[i].v);
 	}

@@ -8,11 +8,14 @@
 #include <stdio.h>
 
 struct bpf_object;
+struct stapbpf_usyms;
 
 /* print array `name` (map sym: values of vtype l, s or t, keys of kinds
- * "ls...") as the module runtime's exit display does */
-void stapbpf_display_array(struct bpf_object *obj, FILE *out, const char *name,
-			   const char *sym, char vtype, const char *kinds, int maxstr);
+ * "ls...") as the module runtime's exit display does, the user symbols
+ * of its strings named (U) */
+void stapbpf_display_array(struct bpf_object *obj, FILE *out, struct stapbpf_usyms *U,
+			   const char *name, const char *sym, char vtype, const char *kinds,
+			   int maxstr);
 
 /* print(@hist_log(s)) / @hist_linear of scalar statistic map sym, or of
  * the row of map key key of an array's (the statistic at voff in it) */

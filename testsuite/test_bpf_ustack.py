@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 '''
 
 SCRIPT = '''
-global g
+global g, h
 probe process("%s").function("leaf") {
 	printf("pc %%x libc %%x\\n", uaddr(), ustack(4))
 	print_ubacktrace()
@@ -79,6 +79,7 @@ probe process("%s").function("leaf") {
 	print_usyms("0x1000  junk")
 	printf("[%%-8s|%%8s]\\n", usymname(a), usymname(ustack(1)))
 	g = usymname(ustack(2))
+	h[usymname(ustack(1))] = usymdata(ustack(2))
 }
 '''
 
@@ -164,8 +165,8 @@ def test_user_symbols(tmp_path):
     binary's table), libc's frame in the raw form that ends a backtrace,
     with 4.8's warning once; usymname(), usymdata() (a data object too),
     umodname() (its error where nothing is mapped, caught), the usyms and
-    ustack functions, a width applied to the name, and a global shown at
-    exit after the process is gone."""
+    ustack functions, a width applied to the name, and globals (an array's
+    key and value too) shown at exit after the process is gone."""
     prog = build(tmp_path)
     maps = tmp_path / 'maps'
     out, err, rc = stap('-c', '%s %s' % (prog, maps), str(tmp_path / 'us.stp'))
@@ -199,7 +200,9 @@ def test_user_symbols(tmp_path):
                    'table %s %s\n' % (data, prog) +
                    '0x1000 0x1000\ncaught: module cannot be found\n' + two + two +
                    ' 0x1000 : 0x1000\n junk : 0x0\n' +
-                   '[leaf    |     mid]\n' + 'g="top"\n')
+                   '[leaf    |     mid]\n' + 'g="top"\n' +
+                   'h["mid"]="%s [%s]"\n' % (line(*frames[2]).split(' : ')[1].split(' [')[0],
+                                             prog))
 
 
 def debug_file(path):

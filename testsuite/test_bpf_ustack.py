@@ -315,3 +315,12 @@ def test_user_symbols_kernel_probes(tmp_path):
                         'print_ubacktrace_brief(); print(sprint_ubacktrace()); exit() } }')
     assert (out, err, rc) == (
         '<no user backtrace at kernel.trace("sched:sched_switch")>\n' * 3, '', 0)
+
+
+def test_missing_object_warning():
+    """A -d name that is no ELF file: the module runtime's pass-3 warning,
+    whether or not the script names user addresses."""
+    for script in ('probe begin { exit() }', 'probe begin { println(usymname(0)) }'):
+        out, err, rc = stap('-p3', '-d', '/nonexistent/lib.so', '-e', script)
+        assert (err, rc) == ("WARNING: missing unwind/symbol data for module "
+                             "'/nonexistent/lib.so'\n", 0)

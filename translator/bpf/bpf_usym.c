@@ -227,16 +227,17 @@ static bool plain(const char *name)
 }
 
 /* the symbol tables of the objects the module runtime would carry, for
- * the loader: "umod K SIZE DYN END PATH(hex)" and "usym K ADDR NAME" */
+ * the loader: "umod K SIZE DYN END PATH(hex)" and "usym K ADDR NAME",
+ * when the script names user addresses; the module runtime's pass-3
+ * warning for a -d name that is no ELF file in any case */
 void bsy_meta(struct bgen *g)
 {
 	const char *paths[UOBJ_MAX], *bins[UOBJ_MAX];
 	int np, k = 0;
 
-	if (!g->need_usym)
-		return;
+	/* the module runtime's pass-3 warnings for -d names, whatever is called */
 	np = uobjs_collect(g->s, bins, rp_binaries(g->s, bins, UOBJ_MAX), paths, true);
-	for (int i = 0; i < np; i++) {
+	for (int i = 0; i < np && g->need_usym; i++) {
 		struct uobj o = { 0 };
 
 		if (!uobj_read(g->s, paths[i], &o))

@@ -364,12 +364,11 @@ static void message(struct loader *L, const char *prefix, const char *msg, size_
 		    const char *near)
 {
 	size_t cap = (size_t)L->maxstr + 64, n;
-	char *buf = xcalloc(cap + 1, 1), *text = xcalloc((size_t)L->maxstr + 1, 1), *named;
+	char *buf = xcalloc(cap + 1, 1);
+	char *text = stapbpf_usym_text(&L->usyms, msg,
+				       size < (size_t)L->maxstr ? size : (size_t)L->maxstr);
 
-	memcpy(text, msg, strnlen(msg, size < (size_t)L->maxstr ? size : (size_t)L->maxstr));
-	named = stapbpf_usym_expand(&L->usyms, text);
-	n = (size_t)snprintf(buf, cap, "%s%s%s", prefix, named ? named : text, near);
-	free(named);
+	n = (size_t)snprintf(buf, cap, "%s%s%s", prefix, text, near);
 	free(text);
 	if (n > cap - 1)
 		n = cap - 1;
@@ -802,12 +801,9 @@ static void display(struct loader *L)
 		if (!p)
 			continue;
 		if (g->type == 's') {
-			char *text = xcalloc((size_t)L->maxstr + 1, 1), *named;
+			char *text = stapbpf_usym_text(&L->usyms, p, (size_t)L->maxstr);
 
-			memcpy(text, p, strnlen(p, (size_t)L->maxstr));
-			named = stapbpf_usym_expand(&L->usyms, text);
-			fprintf(L->out, "%s=\"%s\"\n", g->name, named ? named : text);
-			free(named);
+			fprintf(L->out, "%s=\"%s\"\n", g->name, text);
 			free(text);
 		} else {
 			memcpy(&v, p, 8);

@@ -48,14 +48,9 @@ static int row_cmp(const void *pa, const void *pb, void *vt)
 /* a string of at most maxstr bytes, its user symbols' markers replaced */
 static void print_str(FILE *f, struct stapbpf_usyms *U, const char *s, int maxstr)
 {
-	char *text = calloc((size_t)maxstr + 1, 1), *named;
+	char *text = stapbpf_usym_text(U, s, (size_t)maxstr);
 
-	if (!text)
-		return;
-	memcpy(text, s, strnlen(s, (size_t)maxstr));
-	named = stapbpf_usym_expand(U, text);
-	fputs(named ? named : text, f);
-	free(named);
+	fputs(text, f);
 	free(text);
 }
 

@@ -545,3 +545,17 @@ char *stapbpf_usym_expand(struct stapbpf_usyms *U, const char *s)
 	free(what);
 	return out;
 }
+
+char *stapbpf_usym_text(struct stapbpf_usyms *U, const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+	char *text = xrealloc(NULL, n + 1), *named;
+
+	memcpy(text, s, n);
+	text[n] = 0;
+	named = stapbpf_usym_expand(U, text);
+	if (!named)
+		return text;
+	free(text);
+	return named;
+}

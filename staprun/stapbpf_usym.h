@@ -42,5 +42,7 @@ void stapbpf_print_usyms(struct stapbpf_usyms *U, FILE *out, int pid, const char
 /* s with its markers replaced by their text, truncated to MAXSTRINGLEN - 1
  * (malloc'd), or NULL when s has none */
 char *stapbpf_usym_expand(struct stapbpf_usyms *U, const char *s);
+/* the string of at most max bytes at s, its markers replaced (malloc'd) */
+char *stapbpf_usym_text(struct stapbpf_usyms *U, const char *s, size_t max);
 
 #endif /* STAPBPF_USYM_H */

@@ -9,7 +9,7 @@ PACKAGES="gcc make autoconf automake pkg-config libdw-dev libelf-dev
 libbpf-dev linux-headers-amd64 linux-image-amd64 qemu-system-x86
 busybox-static xz-utils cpio python3 python3-pytest groff-base openssl systemtap systemtap-doc
 systemtap-sdt-dev libc6-dbg
-clang libclang-rt-dev strace"
+clang libclang-rt-dev strace g++ llvm-14-dev libclang-14-dev"
 
 missing=""
 for p in $PACKAGES; do

@@ -8,7 +8,8 @@
 # leak, undefined behaviour), test failure or pass-3 crash fails the run;
 # reports are printed in full. The copy is removed on success and kept on
 # failure. Environment: SANITIZE_CC (default clang), PYTEST_ARGS (extra
-# pytest args), P3_JOBS (parallel pass-3 runs, default 2).
+# pytest args), P3_JOBS (parallel pass-3 runs, default 2). No stapbpfcc
+# (C++, and these tests compile no BPF).
 set -eu
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,7 +40,8 @@ fi
 cd "$work"
 echo "sanitize.sh: building with $cc $san"
 build_log=$work/build.log
-if ! { autoreconf -fi && ./configure CC="$cc" CFLAGS="-g -O1 $san" LDFLAGS="$san" &&
+if ! { autoreconf -fi && ./configure CC="$cc" CFLAGS="-g -O1 $san" LDFLAGS="$san" \
+	     --without-bpfcc &&
        make -j"$(nproc)"; } >"$build_log" 2>&1; then
 	tail -n 40 "$build_log" >&2
 	echo "sanitize.sh: FAILED: the sanitizer build failed (log: $build_log)" >&2

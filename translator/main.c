@@ -711,6 +711,9 @@ static void find_dirs(struct session *s)
 		arena_printf(s->arena, "%s/../staprun", self), self,
 		STAP_BINDIR, NULL
 	};
+	const char *bpfcc[] = {
+		arena_printf(s->arena, "%s/../bpfcc", self), STAP_PKGLIBEXECDIR, NULL
+	};
 
 	if (!s->runtime_dir && getenv("SYSTEMTAP_RUNTIME"))
 		s->runtime_dir = getenv("SYSTEMTAP_RUNTIME");
@@ -722,6 +725,10 @@ static void find_dirs(struct session *s)
 				       s->staprun_path ? s->staprun_path : STAP_BINDIR);
 	if (getenv("SYSTEMTAP_STAPRUN") && *getenv("SYSTEMTAP_STAPRUN"))
 		s->staprun_path = getenv("SYSTEMTAP_STAPRUN");
+	/* --runtime=bpf's compiler, if the build made it (bpfcc/) */
+	s->bpfcc_path = first_existing(s, bpfcc, "stapbpfcc");
+	if (s->bpfcc_path)
+		s->bpfcc_path = arena_printf(s->arena, "%s/stapbpfcc", s->bpfcc_path);
 	/* as 4.8: set, even empty, it replaces the default path */
 	s->debuginfo_path = getenv("SYSTEMTAP_DEBUGINFO_PATH");
 }

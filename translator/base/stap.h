@@ -193,6 +193,7 @@ struct session {
 	const char **script_args;	/* $1.. / @1.. */
 	int nscript_args;
 	const char *runtime_dir, *tapset_dir, *staprun_path;
+	const char *bpfcc_path;		/* the build's stapbpfcc, or NULL: clang */
 	const char *debuginfo_path;	/* SYSTEMTAP_DEBUGINFO_PATH, or NULL */
 	const char **include_dirs;
 	int ninclude_dirs;

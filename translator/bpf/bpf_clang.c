@@ -28,11 +28,15 @@
 
 #include "bpf.h"
 
-static const char *clang_name(void)
+/* the compiler: $STAP_CLANG (a clang driver), else the build's
+ * stapbpfcc (bpfcc/, clang's front end linked statically), else clang */
+static const char *clang_name(struct session *s)
 {
 	const char *c = getenv("STAP_CLANG");
 
-	return c && *c ? c : "clang";
+	if (c && *c)
+		return c;
+	return s->bpfcc_path ? s->bpfcc_path : "clang";
 }
 
 static void close_fd(int *fd)
@@ -46,10 +50,13 @@ static void close_fd(int *fd)
 static int spawn(struct session *s)
 {
 	struct session_child *c = &s->child;
-	const char *clang = clang_name();
+	const char *clang = clang_name(s);
 	const char *inc = arena_printf(s->arena, "-I%s/bpf", s->runtime_dir);
-	const char *argv[] = { clang, "-target", "bpf", BPF_CLANG_OPT, "-g", "-w", inc,
-			       "-c", "-x", "c", "-", "-o", "-", NULL };
+	const char *driver[] = { clang, "-target", "bpf", BPF_CLANG_OPT, "-g", "-w", inc,
+				 "-c", "-x", "c", "-", "-o", "-", NULL };
+	/* stapbpfcc: the same as cc1 options, the rest its own */
+	const char *bpfcc[] = { clang, BPF_CLANG_OPT, "-w", inc, NULL };
+	const char **argv = clang == s->bpfcc_path ? bpfcc : driver;
 	int in[2], out[2];
 
 	if (pipe2(in, O_CLOEXEC) < 0)
@@ -204,7 +211,7 @@ static int run(struct session *s, const char *c, size_t clen, char **obj, size_t
 
 int bpf_compile(struct session *s)
 {
-	const char *clang = clang_name();
+	const char *clang = clang_name(s);
 	const char *out = arena_printf(s->arena, "%s/%s.bpf.o", s->tmpdir, s->module_name);
 	char *c, *obj = NULL;
 	size_t clen, olen = 0;

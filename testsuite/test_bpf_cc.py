@@ -1,7 +1,8 @@
 # stap --runtime=bpf's compiler: bpfcc/stapbpfcc (clang's front end and the
 # BPF back end linked statically, which the build makes when configure finds
 # clang's static libraries; setup.sh installs them) makes the same object as
-# clang, and stap runs it rather than clang.
+# clang, stap runs it rather than clang, and a compiler that fails after it
+# has written its object (pass 5 already started) is an error, not ignored.
 import os
 import subprocess
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from conftest import STAP, BUILD
 
 BPFCC = BUILD / 'bpfcc' / 'stapbpfcc'
+PASS5 = 'Pass 5: run failed.  [man error::pass5]\n'
 RUNTIME_BPF = Path(__file__).resolve().parent.parent / 'runtime' / 'bpf'
 SCRIPTS = {
     'begin': 'probe begin { println("up"); exit() }',
@@ -77,3 +79,45 @@ def test_stap_runs_bpfcc_not_clang(tmp_path):
     path = f'{bindir}:{os.environ["PATH"]}'
     assert stap(tmp_path, '-e', SCRIPTS['begin'], path=path) == ('up\n', '', 0)
     assert not ran.exists()
+
+
+def fake_clang(tmp_path, tail, script=SCRIPTS['begin']):
+    """a clang that writes a real object for script, then runs tail"""
+    assert stap(tmp_path, '-p4', '-m', 'upobj', '-e', script) == ('', '', 0)
+    fake = tmp_path / 'fakeclang'
+    fake.write_text(f'#!/bin/sh\ncat > /dev/null\ncat {tmp_path}/upobj.bpf.o\n{tail}\n')
+    fake.chmod(0o755)
+    return str(fake)
+
+
+def test_status_after_whole_object_is_an_error(tmp_path):
+    """a clang that exits 3 once pass 5 runs its object: stap says so,
+    ends the session (its output so far kept) and exits 1"""
+    script = 'probe begin { println("up") } probe end { println("end") }'
+    fake = fake_clang(tmp_path, 'sleep 1\nexit 3', script)
+    assert stap(tmp_path, '--disable-cache', '-e', script, clang=fake) == (
+        'up\nend\n', f'stap: error: {fake} exited with status 3 after writing its output\n'
+        + PASS5, 1)
+
+
+def test_signal_after_whole_object_is_an_error(tmp_path):
+    script = 'probe begin { println("up") }'
+    fake = fake_clang(tmp_path, 'sleep 1\nkill -SEGV $$', script)
+    assert stap(tmp_path, '--disable-cache', '-e', script, clang=fake) == (
+        'up\n', f'stap: error: {fake} was killed by signal 11 (Segmentation fault) '
+        'after writing its output\n' + PASS5, 1)
+
+
+def test_status_before_pass5_fails_pass4(tmp_path):
+    """exited already when its object is whole (or -p4, which waits for
+    it): pass 4 fails, and nothing runs or is kept"""
+    fake = fake_clang(tmp_path, 'exit 3')
+    (tmp_path / 'upobj.bpf.o').rename(tmp_path / 'saved.o')
+    fake_path = Path(fake)
+    fake_path.write_text(fake_path.read_text().replace('upobj.bpf.o', 'saved.o'))
+    out, err, rc = stap(tmp_path, '--disable-cache', '-p4', '-m', 'upobj', '-e',
+                        SCRIPTS['begin'], clang=fake)
+    assert (out, rc) == ('', 1)
+    assert err.startswith('stap: error: clang could not compile the BPF program ')
+    assert err.endswith('Pass 4: compilation failed.  [man error::pass4]\n')
+    assert not (tmp_path / 'upobj.bpf.o').exists()

@@ -51,6 +51,9 @@ int write_file(const char *path, const char *data, size_t len);
 bool path_exists(const char *path);
 /* kill and reap s->child, if any, closing its pipe ends */
 void session_child_stop(struct session *s);
+/* s->child ended by itself: reaped; false and a message (status 1 in
+ * *rc) if it failed; true while it runs or when there is none */
+bool session_child_poll(struct session *s, int *rc);
 char *self_dir(struct arena *a);	/* directory of /proc/self/exe */
 double now_ms(void);
 /* edits between two names, for "did you mean" hints (99: too long) */
@@ -153,10 +156,13 @@ struct session {
 	bool no_global_display;	/* --no-global-var-display */
 	bool runtime_bpf;		/* --runtime=bpf (bpf/) */
 	/* a child process to end once pass 5 has started, or at exit
-	 * (bpf_clang.c's early clang): its pid (0: none) and, while it
-	 * runs, its pipe ends (-1: closed); session_child_stop() */
+	 * (bpf_clang.c's early clang): its pid (0: none), while it runs
+	 * its pipe ends (-1: closed), and its name for messages (a status
+	 * other than 0 when it exits by itself after pass 5 has started is
+	 * an error, session_child_poll()); session_child_stop() */
 	struct session_child {
 		int pid, in, out;
+		const char *name;
 	} child;
 	bool timing;			/* -t: the probe hit report */
 	bool suppress_time_limits;	/* --suppress-time-limits (-g) */

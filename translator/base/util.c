@@ -378,6 +378,27 @@ void nearest_offer(struct nearest *n, const char *cand)
 	}
 }
 
+bool session_child_poll(struct session *s, int *rc)
+{
+	struct session_child *c = &s->child;
+	int status;
+
+	if (c->pid <= 0 || waitpid(c->pid, &status, WNOHANG) != c->pid)
+		return true;
+	c->pid = 0;
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return true;
+	if (WIFEXITED(status))
+		diag_plain(s, "%s exited with status %d after writing its output",
+			   c->name ? c->name : "a child process", WEXITSTATUS(status));
+	else
+		diag_plain(s, "%s was killed by signal %d (%s) after writing its output",
+			   c->name ? c->name : "a child process", WTERMSIG(status),
+			   strsignal(WTERMSIG(status)));
+	*rc = 1;
+	return false;
+}
+
 void session_child_stop(struct session *s)
 {
 	struct session_child *c = &s->child;

@@ -77,6 +77,7 @@ static int spawn(struct session *s)
 	close(out[1]);
 	c->in = in[1];
 	c->out = out[0];
+	c->name = clang;
 	if (c->pid < 0) {
 		close_fd(&c->in);
 		close_fd(&c->out);
@@ -201,7 +202,8 @@ static int run(struct session *s, const char *c, size_t clen, char **obj, size_t
 	close_fd(&cc->in);
 	*obj = read_all(cc->out, olen, &whole);
 	close_fd(&cc->out);
-	if (whole)	/* reaped by session_child_stop(), once pass 5 has started */
+	/* reaped once pass 5 has started (session_child_poll()); -p4 waits */
+	if (whole && s->last_pass > 4)
 		return 0;
 	while (waitpid(cc->pid, &status, 0) < 0 && errno == EINTR)
 		;
@@ -246,6 +248,8 @@ int bpf_compile(struct session *s)
 		return 1;
 	}
 	free(obj);
+	if (!session_child_poll(s, &status))	/* it failed already */
+		return 1;
 	s->ko_file = out;
 	bpf_cache_put(s, clang, out);
 	return 0;

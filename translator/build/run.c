@@ -72,7 +72,7 @@ int run_module(struct session *s)
 	const char **argv = arena_alloc(s->arena, sizeof(char *) *
 					(size_t)(20 + s->nglobal_settings));
 	sigset_t set, old;
-	int status, sig;
+	int status, sig, rc = 0;
 	pid_t pid, w;
 
 	build_argv(s, argv);
@@ -104,15 +104,21 @@ int run_module(struct session *s)
 			strerror(errno));
 		_exit(127);
 	}
-	session_child_stop(s);	/* --runtime=bpf: clang, exiting after its output */
+	/* --runtime=bpf: clang, exiting after its output, reaped when it
+	 * has; a failure then ends staprun as SIGTERM would, and is stap's */
 	while ((w = waitpid(pid, &status, WNOHANG)) != pid) {
 		if (w < 0 && errno != EINTR)
 			return 1;
+		if (!session_child_poll(s, &rc))
+			kill(pid, SIGTERM);
 		if (sigwait(&set, &sig))
 			return 1;
 		if (sig != SIGCHLD)
 			kill(pid, sig);
 	}
+	session_child_stop(s);	/* still running: killed */
+	if (rc)
+		return rc;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 1;

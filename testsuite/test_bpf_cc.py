@@ -1,8 +1,9 @@
 # stap --runtime=bpf's compiler: bpfcc/stapbpfcc (clang's front end and the
 # BPF back end linked statically, which the build makes when configure finds
 # clang's static libraries; setup.sh installs them) makes the same object as
-# clang, stap runs it rather than clang, and a compiler that fails after it
-# has written its object (pass 5 already started) is an error, not ignored.
+# clang, stap runs it rather than clang, a compiler that fails after it has
+# written its object (pass 5 already started) is an error, not ignored, and
+# pass 5 execs stapbpf itself (what staprun execs for a NAME.bpf.o).
 import os
 import subprocess
 from pathlib import Path
@@ -121,3 +122,25 @@ def test_status_before_pass5_fails_pass4(tmp_path):
     assert err.startswith('stap: error: clang could not compile the BPF program ')
     assert err.endswith('Pass 4: compilation failed.  [man error::pass4]\n')
     assert not (tmp_path / 'upobj.bpf.o').exists()
+
+
+def test_pass5_execs_stapbpf_directly(tmp_path):
+    """no staprun between stap and the loader (an exec fewer before the
+    first output); SYSTEMTAP_STAPRUN still names the staprun to run"""
+    trace = tmp_path / 'trace'
+    env = dict(os.environ, SYSTEMTAP_DIR=str(tmp_path / 'sd'))
+    env.pop('STAP_CLANG', None)
+    r = subprocess.run(['strace', '-f', '-qq', '-e', 'trace=execve', '-o', str(trace),
+                        str(STAP), '--runtime=bpf', '-e', SCRIPTS['begin']],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert (r.stdout, r.stderr, r.returncode) == ('up\n', '', 0)
+    execs = [ln.split('"')[1].rsplit('/', 1)[1] for ln in trace.read_text().splitlines()
+             if 'execve(' in ln and '= 0' in ln]
+    assert execs == ['stap', 'stapbpfcc', 'stapbpf']
+    fake = tmp_path / 'staprun'
+    fake.write_text('#!/bin/sh\necho "fake staprun $#"\n')
+    fake.chmod(0o755)
+    env['SYSTEMTAP_STAPRUN'] = str(fake)
+    r = subprocess.run([str(STAP), '--runtime=bpf', '-e', SCRIPTS['begin']],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert (r.stdout, r.stderr, r.returncode) == ('fake staprun 1\n', '', 0)

@@ -714,6 +714,9 @@ static void find_dirs(struct session *s)
 	const char *bpfcc[] = {
 		arena_printf(s->arena, "%s/../bpfcc", self), STAP_PKGLIBEXECDIR, NULL
 	};
+	const char *loader[] = {
+		arena_printf(s->arena, "%s/../staprun", self), STAP_PKGLIBEXECDIR, NULL
+	};
 
 	if (!s->runtime_dir && getenv("SYSTEMTAP_RUNTIME"))
 		s->runtime_dir = getenv("SYSTEMTAP_RUNTIME");
@@ -723,8 +726,15 @@ static void find_dirs(struct session *s)
 	s->staprun_path = first_existing(s, run, "staprun");
 	s->staprun_path = arena_printf(s->arena, "%s/staprun",
 				       s->staprun_path ? s->staprun_path : STAP_BINDIR);
-	if (getenv("SYSTEMTAP_STAPRUN") && *getenv("SYSTEMTAP_STAPRUN"))
+	/* what staprun execs for a NAME.bpf.o, run directly: the same argv,
+	 * one exec fewer before the first output (not with another staprun) */
+	s->stapbpf_path = first_existing(s, loader, "stapbpf");
+	if (s->stapbpf_path)
+		s->stapbpf_path = arena_printf(s->arena, "%s/stapbpf", s->stapbpf_path);
+	if (getenv("SYSTEMTAP_STAPRUN") && *getenv("SYSTEMTAP_STAPRUN")) {
 		s->staprun_path = getenv("SYSTEMTAP_STAPRUN");
+		s->stapbpf_path = NULL;
+	}
 	/* --runtime=bpf's compiler, if the build made it (bpfcc/) */
 	s->bpfcc_path = first_existing(s, bpfcc, "stapbpfcc");
 	if (s->bpfcc_path)

@@ -200,6 +200,7 @@ struct session {
 	int nscript_args;
 	const char *runtime_dir, *tapset_dir, *staprun_path;
 	const char *bpfcc_path;		/* the build's stapbpfcc, or NULL: clang */
+	const char *stapbpf_path;	/* staprun's BPF loader, or NULL: staprun */
 	const char *debuginfo_path;	/* SYSTEMTAP_DEBUGINFO_PATH, or NULL */
 	const char **include_dirs;
 	int ninclude_dirs;

@@ -1,7 +1,9 @@
 /*
  * run.c - pass 5: hand the module to staprun, which loads it and execs
- * stapio. SIGINT, SIGTERM and SIGHUP reaching stap are forwarded to it so
- * that the script's end probes run; stap's status is staprun's.
+ * stapio (a --runtime=bpf object to stapbpf directly, as staprun would
+ * exec it: one exec fewer). SIGINT, SIGTERM and SIGHUP reaching stap are
+ * forwarded to it so that the script's end probes run; stap's status is
+ * staprun's.
  */
 #include <errno.h>
 #include <signal.h>
@@ -17,7 +19,8 @@ static void build_argv(struct session *s, const char **argv)
 {
 	int n = 0;
 
-	argv[n++] = s->staprun_path;
+	/* a BPF object: staprun would exec stapbpf with this argv */
+	argv[n++] = s->runtime_bpf && s->stapbpf_path ? s->stapbpf_path : s->staprun_path;
 	for (int i = 1; i < s->verbose && i < 4; i++)
 		argv[n++] = "-v";
 	if (s->output_file) {

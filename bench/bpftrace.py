@@ -8,7 +8,7 @@
 #   run), stap -e with the object in its cache, staprun of a -p4 object,
 #   and bpftrace -e: the median of REPEAT rounds, each round running every
 #   tool once in turn (bpftrace's time includes its own LLVM compile, as
-#   stap -e's includes clang's). On a host other sessions load, the kernel's
+#   stap -e's includes stapbpfcc's, or clang's when STAP_CLANG names one). On a host other sessions load, the kernel's
 #   autogroups give this session a fixed share of the CPUs, whatever the
 #   tools overlap: --boost runs the rounds in a new session whose autogroup
 #   has nice -15 (for both tools alike), close to an idle machine's figures.

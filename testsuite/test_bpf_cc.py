@@ -1,4 +1,4 @@
-# stap --runtime=bpf's compiler: bpfcc/stapbpfcc (clang's front end and the
+# stap --runtime=bpf's compiler: translator/bpfcc/stapbpfcc (clang's front end and the
 # BPF back end linked statically, which the build makes when configure finds
 # clang's static libraries; setup.sh installs them) makes the same object as
 # clang, stap runs it rather than clang, a compiler that fails after it has
@@ -12,7 +12,7 @@ import pytest
 
 from conftest import STAP, BUILD
 
-BPFCC = BUILD / 'bpfcc' / 'stapbpfcc'
+BPFCC = BUILD / 'translator' / 'bpfcc' / 'stapbpfcc'
 PASS5 = 'Pass 5: run failed.  [man error::pass5]\n'
 RUNTIME_BPF = Path(__file__).resolve().parent.parent / 'runtime' / 'bpf'
 SCRIPTS = {

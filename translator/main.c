@@ -712,7 +712,7 @@ static void find_dirs(struct session *s)
 		STAP_BINDIR, NULL
 	};
 	const char *bpfcc[] = {
-		arena_printf(s->arena, "%s/../bpfcc", self), STAP_PKGLIBEXECDIR, NULL
+		arena_printf(s->arena, "%s/bpfcc", self), STAP_PKGLIBEXECDIR, NULL
 	};
 	const char *loader[] = {
 		arena_printf(s->arena, "%s/../staprun", self), STAP_PKGLIBEXECDIR, NULL
@@ -735,7 +735,7 @@ static void find_dirs(struct session *s)
 		s->staprun_path = getenv("SYSTEMTAP_STAPRUN");
 		s->stapbpf_path = NULL;
 	}
-	/* --runtime=bpf's compiler, if the build made it (bpfcc/) */
+	/* --runtime=bpf's compiler, if the build made it (translator/bpfcc/) */
 	s->bpfcc_path = first_existing(s, bpfcc, "stapbpfcc");
 	if (s->bpfcc_path)
 		s->bpfcc_path = arena_printf(s->arena, "%s/stapbpfcc", s->bpfcc_path);

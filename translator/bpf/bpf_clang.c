@@ -29,7 +29,7 @@
 #include "bpf.h"
 
 /* the compiler: $STAP_CLANG (a clang driver), else the build's
- * stapbpfcc (bpfcc/, clang's front end linked statically), else clang */
+ * stapbpfcc (translator/bpfcc/, clang's front end linked statically), else clang */
 static const char *clang_name(struct session *s)
 {
 	const char *c = getenv("STAP_CLANG");

@@ -101,6 +101,19 @@ def test_status_after_whole_object_is_an_error(tmp_path):
         + PASS5, 1)
 
 
+def test_failure_after_whole_object_keeps_no_cache_entry(tmp_path):
+    """the object was put in the cache when pass 5 began: the compiler's
+    late failure takes it out again, so the next run compiles anew"""
+    script = 'probe begin { println("up") } probe end { println("end") }'
+    fake = fake_clang(tmp_path, 'sleep 1\nexit 3', script)
+    assert stap(tmp_path, '-e', script, clang=fake)[2] == 1
+    assert sorted((tmp_path / 'sd').rglob('*.bpf.o')) == []
+    assert sorted((tmp_path / 'sd').rglob('*.c')) == []
+    fake = fake_clang(tmp_path, 'sleep 1', script)
+    assert stap(tmp_path, '-p4', '-e', script, clang=fake)[2] == 0
+    assert len(sorted((tmp_path / 'sd').rglob('*.bpf.o'))) == 1
+
+
 def test_signal_after_whole_object_is_an_error(tmp_path):
     script = 'probe begin { println("up") }'
     fake = fake_clang(tmp_path, 'sleep 1\nkill -SEGV $$', script)

@@ -163,7 +163,11 @@ struct session {
 	struct session_child {
 		int pid, in, out;
 		const char *name;
+		const char *made[2];	/* files made from its output,
+					 * removed if it fails after all */
 	} child;
+	const char *bpf_hint;		/* --runtime=bpf: this command line's
+					 * cache hint file, or NULL */
 	bool timing;			/* -t: the probe hit report */
 	bool suppress_time_limits;	/* --suppress-time-limits (-g) */
 	bool skip_badvars;		/* --skip-badvars */

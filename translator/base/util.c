@@ -388,6 +388,9 @@ bool session_child_poll(struct session *s, int *rc)
 	c->pid = 0;
 	if (WIFEXITED(status) && !WEXITSTATUS(status))
 		return true;
+	for (size_t i = 0; i < sizeof(c->made) / sizeof(c->made[0]); i++)
+		if (c->made[i])
+			unlink(c->made[i]);
 	if (WIFEXITED(status))
 		diag_plain(s, "%s exited with status %d after writing its output",
 			   c->name ? c->name : "a child process", WEXITSTATUS(status));

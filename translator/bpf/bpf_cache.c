@@ -81,8 +81,6 @@ static void fnv_headers(struct session *s, unsigned long long *h)
 		free(names);
 }
 
-static const char *hint;	/* this command line's hint file, or NULL */
-
 bool bpf_cache_hinted(struct session *s, int argc, char **argv)
 {
 	const char *dir = cache_dir(s, "bpf-hint");
@@ -94,12 +92,13 @@ bool bpf_cache_hinted(struct session *s, int argc, char **argv)
 		fnv(&h, argv[i], strlen(argv[i]) + 1);
 	if (s->user)
 		fnv(&h, s->user->text, s->user->len);
-	hint = arena_printf(s->arena, "%s/%016llx", dir, h);
-	return access(hint, F_OK) == 0;
+	s->bpf_hint = arena_printf(s->arena, "%s/%016llx", dir, h);
+	return access(s->bpf_hint, F_OK) == 0;
 }
 
-static void set_hint(void)
+static void set_hint(struct session *s)
 {
+	const char *hint = s->bpf_hint;
 	int fd = hint ? open(hint, O_WRONLY | O_CREAT | O_CLOEXEC, 0644) : -1;
 
 	if (fd >= 0)
@@ -169,7 +168,7 @@ bool bpf_cache_get(struct session *s, const char *clang, const char *out)
 		    (obj = read_file(arena_printf(s->arena, "%s.bpf.o", e), &clen)) &&
 		    write_file(out, obj, clen) == 0) {
 			hit = true;
-			set_hint();
+			set_hint(s);
 		}
 	}
 	free(obj);
@@ -198,7 +197,10 @@ void bpf_cache_put(struct session *s, const char *clang, const char *out)
 	if (obj) {	/* the object first: a .c names a complete entry */
 		put(s, arena_printf(s->arena, "%s.bpf.o", e), obj, olen);
 		put(s, arena_printf(s->arena, "%s.c", e), c, len);
-		set_hint();
+		set_hint(s);
+		/* dropped if the compiler, still running, fails after all */
+		s->child.made[0] = arena_printf(s->arena, "%s.c", e);
+		s->child.made[1] = arena_printf(s->arena, "%s.bpf.o", e);
 	}
 	free(obj);
 	free(c);

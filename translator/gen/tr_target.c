@@ -1,10 +1,10 @@
 /*
  * tr_target.c - pass 3: target variables in handlers and the probe
  * table's rows, and the defines of the runtime parts it uses. A handler
- * asks the runtime for the module-wide variable
- * K (stp_target(c, K)); where K comes from differs between the points of
- * one probe (kernel.function("vfs_*")), so each table row carries its
- * own stp_targ array, indexed by K, from its family's answer (targ_find).
+ * asks the runtime for the module-wide variable K (stp_target(c, K));
+ * where K comes from differs between the points of one probe
+ * (kernel.function("vfs_*")), so each table row carries its own
+ * stp_targ array, indexed by K, from its family's answer (targ_find).
  */
 #include <stdarg.h>
 #include <stdio.h>

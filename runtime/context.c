@@ -97,7 +97,7 @@ static void stp_report_error(struct stp_context *c)
 }
 
 /* STP_CALL_FRAME past MAXNESTING: the error, at the callee's definition. */
-static noinline __cold void stp_call_deep(struct stp_context *c, unsigned int def)
+noinline __cold void stp_call_deep(struct stp_context *c, unsigned int def)
 {
 	c->last_error = "MAXNESTING exceeded";
 	c->last_stmt = stp_locs[def];
@@ -106,7 +106,7 @@ static noinline __cold void stp_call_deep(struct stp_context *c, unsigned int de
 /* STP_CALL's callee failed: name the place if it did not (see
  * stp_runtime.h); a MAXACTION error then still bypasses try/catch, whose
  * catch passes it on. */
-static noinline __cold void stp_call_failed(struct stp_context *c, unsigned int at,
+noinline __cold void stp_call_failed(struct stp_context *c, unsigned int at,
 					    unsigned int def)
 {
 	if (c->last_stmt)
@@ -135,7 +135,7 @@ static void stp_check_skipped(void)
 #ifdef STP_PRIVILEGE_STAPUSR
 static kuid_t stp_uid;		/* who loaded the module (stp_context_init) */
 
-static bool stp_is_myproc(void)
+bool stp_is_myproc(void)
 {
 	return uid_eq(current_euid(), stp_uid);
 }

@@ -47,26 +47,35 @@ static unsigned long stp_symbol_address(const char *name)
 	return (unsigned long)kp.addr;
 }
 
-#ifdef STP_NKSYMS
+#ifdef STP_RUNTIME_OBJ	/* the script's table, through stp_script */
+#define STP_KSYMS_N stp_script.nksyms
+#define STP_KSYMS_NAMES stp_script.ksym_names
+#define STP_KSYMS_ADDRS stp_script.ksym_addrs
+#elif defined(STP_NKSYMS)
 static unsigned long stp_ksym_addrs[STP_NKSYMS];
+#define STP_KSYMS_N STP_NKSYMS
+#define STP_KSYMS_NAMES stp_ksym_names
+#define STP_KSYMS_ADDRS stp_ksym_addrs
+#endif
 
+#ifdef STP_KSYMS_N
 /* Session start, process context: the module symbols the translator's
  * getters read (a loaded module's static variables). */
 static void stp_ksyms_resolve(void)
 {
 	int i;
 
-	for (i = 0; i < STP_NKSYMS; i++)
-		stp_ksym_addrs[i] = stp_symbol_address(stp_ksym_names[i]);
+	for (i = 0; i < STP_KSYMS_N; i++)
+		STP_KSYMS_ADDRS[i] = stp_symbol_address(STP_KSYMS_NAMES[i]);
 }
 
 int64_t stp_ksym(struct stp_context *c, int i)
 {
-	if (i < 0 || i >= STP_NKSYMS || !stp_ksym_addrs[i]) {
+	if (i < 0 || i >= STP_KSYMS_N || !STP_KSYMS_ADDRS[i]) {
 		c->last_error = "module symbol not found (is the module loaded?)";
 		return 0;
 	}
-	return (int64_t)stp_ksym_addrs[i];
+	return (int64_t)STP_KSYMS_ADDRS[i];
 }
 #else
 static void stp_ksyms_resolve(void)

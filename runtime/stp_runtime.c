@@ -4,9 +4,74 @@
  * generated <module>_src.c after its probe table. Pulls in the other
  * runtime files and defines module init and exit.
  */
+#if defined(STP_RUNTIME_SPLIT) && !defined(STP_RUNTIME_OBJ)
+/*
+ * The script's file of a split module: the runtime is an object of its
+ * own (stp_runtime.h); this hands it what it reads of the script.
+ */
+#ifndef STP_USTACK		/* ustack.c (the ustack tapset) not used */
+static int stp_ustack_init(void) { return 0; }
+static void stp_ustack_exit(void) { }
+#endif
+#ifdef STP_NO_GLOBALS
+static int stp_globals_init(void) { return 0; }
+static void stp_globals_exit(void) { }
+#endif
+#ifndef STP_LOCALS_SIZE
+#define STP_LOCALS_SIZE 1
+#endif
+#ifdef STP_NKSYMS
+static unsigned long stp_ksym_addrs[STP_NKSYMS];
+#endif
+#ifdef STP_KERNEL_BUILD_ID
+static const unsigned char stp_build_id[] = { STP_KERNEL_BUILD_ID };
+#endif
+
+const struct stp_script stp_script = {
+	.probes = stp_probes,
+	.nprobes = STP_NPROBES,
+	.locs = stp_locs,
+	.locals_size = STP_LOCALS_SIZE,
+	.globals_init = stp_globals_init,
+	.globals_exit = stp_globals_exit,
+	.ustack_init = stp_ustack_init,
+	.ustack_exit = stp_ustack_exit,
+#ifdef STP_TIMING
+	.probe_locs = stp_probe_locs,
+#endif
+#ifdef STP_NKSYMS
+	.ksym_names = stp_ksym_names,
+	.ksym_addrs = stp_ksym_addrs,
+	.nksyms = STP_NKSYMS,
+#endif
+#ifdef STP_KERNEL_BUILD_ID
+	.build_id = stp_build_id,
+	.build_id_len = sizeof(stp_build_id),
+#endif
+};
+#else /* the runtime */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/slab.h>
+
+#ifdef STP_RUNTIME_OBJ
+/* the runtime's object of a split module: the script's names, through
+ * what its file hands over */
+extern const struct stp_script stp_script;
+#define STP_NPROBES (stp_script.nprobes)
+#define stp_probes (stp_script.probes)
+#define stp_locs (stp_script.locs)
+#define STP_LOCALS_SIZE (stp_script.locals_size)
+#define stp_probe_locs (stp_script.probe_locs)
+#define stp_globals_init (stp_script.globals_init)
+#define stp_globals_exit (stp_script.globals_exit)
+#define stp_ustack_init (stp_script.ustack_init)
+#define stp_ustack_exit (stp_script.ustack_exit)
+#define STP_USTACK	/* the script's file has them */
+const char stp_msg_maxaction[] = "MAXACTION exceeded";
+const char stp_msg_no_overload[] = "all functions exhausted";
+const char stp_msg_aborted[] = "aborted";
+#endif
 
 #ifndef STP_LOCALS_SIZE
 #define STP_LOCALS_SIZE 1
@@ -231,8 +296,17 @@ static void stp_cleanup(void)
 	stp_print_exit();
 }
 
-#ifdef STP_KERNEL_BUILD_ID
+#if defined(STP_KERNEL_BUILD_ID) || defined(STP_RUNTIME_OBJ)
 #include <linux/kprobes.h>
+
+#ifdef STP_RUNTIME_OBJ
+#define STP_BUILD_ID stp_script.build_id
+#define STP_BUILD_ID_LEN stp_script.build_id_len
+#else
+static const unsigned char stp_build_id[] = { STP_KERNEL_BUILD_ID };
+#define STP_BUILD_ID stp_build_id
+#define STP_BUILD_ID_LEN sizeof(stp_build_id)
+#endif
 
 /* The probes were placed by the kernel's DWARF (its debug vmlinux): this
  * must be that kernel, else their addresses are wrong. Its build ID
@@ -240,12 +314,13 @@ static void stp_cleanup(void)
  * kernel does not keep it, nothing to compare. */
 static int stp_kernel_build_id_check(void)
 {
-	static const unsigned char want[] = { STP_KERNEL_BUILD_ID };
 	struct kprobe kp = { .symbol_name = "vmlinux_build_id" };
 
+	if (!STP_BUILD_ID_LEN)
+		return 0;
 	if (!register_kprobe(&kp))	/* a data symbol: only looked up */
 		unregister_kprobe(&kp);
-	if (!kp.addr || !memcmp(kp.addr, want, sizeof(want)))
+	if (!kp.addr || !memcmp(kp.addr, STP_BUILD_ID, STP_BUILD_ID_LEN))
 		return 0;
 	pr_err("stap: this module was built with the DWARF of another build of the kernel "
 	       "(build ID mismatch)\n");
@@ -304,3 +379,4 @@ MODULE_INFO(stap_transport, STP_MODINFO_VALUE);	/* staprun checks it */
 #ifdef STP_PRIVILEGE	/* stap --privilege: who may run it (staprun checks) */
 MODULE_INFO(stap_privilege, STP_PRIVILEGE);
 #endif
+#endif /* the runtime */

@@ -12,6 +12,25 @@
 #include <linux/string.h>
 #include <linux/spinlock.h>
 
+#include <linux/delay.h>
+
+/*
+ * A module's runtime is either compiled with the script's C, included at
+ * its end (stp_runtime.c), or, with -DSTP_RUNTIME_SPLIT, into an object
+ * of its own (build/kdirect.c keeps it in the cache and links it in):
+ * the functions the generated code calls then have external linkage
+ * (STP_API), the runtime's file defines STP_RUNTIME_OBJ, and the script's
+ * file hands the runtime what the runtime reads of it in `stp_script`
+ * (stp_runtime.c). Nothing of the runtime may then depend on a define
+ * the script's file makes, but those build/kbuild.c puts in the
+ * runtime's file (families, privilege, regex sizes: the object's key).
+ */
+#ifdef STP_RUNTIME_SPLIT
+#define STP_API
+#else
+#define STP_API static
+#endif
+
 #include "stp_defines.h"
 #include "compat.h"
 #include "stp_msgs.h"
@@ -100,17 +119,22 @@ struct stp_regex_match {
 	char str[MAXSTRINGLEN];		/* the subject */
 };
 struct stp_context;
-static int64_t stp_regex_match(struct stp_context *c, const struct stp_regex *re,
+STP_API int64_t stp_regex_match(struct stp_context *c, const struct stp_regex *re,
 			       const char *subject, int tags);
 #endif
 
 /* Errors the generated code tells apart by address: MAXACTION is not
  * caught by try/catch; "next" in a function has no overload to go to. */
+/* abort() ("aborted"): ends the handler like an error, but is no error
+ * (not reported, not counted) and no try/catch catches it. One copy in a
+ * split module: stp_runtime.c defines them. */
+#ifdef STP_RUNTIME_SPLIT
+extern const char stp_msg_maxaction[], stp_msg_no_overload[], stp_msg_aborted[];
+#else
 static const char stp_msg_maxaction[] __maybe_unused = "MAXACTION exceeded";
 static const char stp_msg_no_overload[] __maybe_unused = "all functions exhausted";
-/* abort(): ends the handler like an error, but is no error (not reported,
- * not counted) and no try/catch catches it */
 static const char stp_msg_aborted[] __maybe_unused = "aborted";
+#endif
 
 #define STP_UOBJ_SLOTS 4	/* objects a handler may hold at once */
 #define STP_UOBJ_SIZE 64	/* bytes each */
@@ -257,43 +281,43 @@ static inline bool stp_probe_is_uprobe(const struct stp_probe *p)
 /* procfs.c: $value of a .write probe into dst (MAXSTRINGLEN); $value = v
  * (append: $value .= v) in a .read probe ("buffer size exceeded" error
  * past the buffer's size, with what is kept). */
-static void stp_procfs_get(struct stp_context *c, char *dst);
-static void stp_procfs_set(struct stp_context *c, const char *v, bool append);
+STP_API void stp_procfs_get(struct stp_context *c, char *dst);
+STP_API void stp_procfs_set(struct stp_context *c, const char *v, bool append);
 
 /* The value of target variable k (stp_targ) in a kernel probe; a write
  * (guru mode) of a parameter's register at entry, or of $return. */
-static int64_t stp_target(struct stp_context *c, int k);
-static void stp_target_set(struct stp_context *c, int k, int64_t v);
+STP_API int64_t stp_target(struct stp_context *c, int k);
+STP_API void stp_target_set(struct stp_context *c, int k, int64_t v);
 /* $$parms / $$vars (mode 0), $$return (1), $$locals (2) into dst. */
-static void stp_target_pretty(struct stp_context *c, char *dst, int mode);
+STP_API void stp_target_pretty(struct stp_context *c, char *dst, int mode);
 /* deref.c: kernel memory, never faulting: on a bad address they set
  * c->last_error ("read fault [man error::fault] at 0x...") and return 0. */
-static int64_t stp_kread(struct stp_context *c, int64_t addr, int size, int is_signed);
-static int64_t stp_kread_bits(struct stp_context *c, int64_t addr, int size,
+STP_API int64_t stp_kread(struct stp_context *c, int64_t addr, int size, int is_signed);
+STP_API int64_t stp_kread_bits(struct stp_context *c, int64_t addr, int size,
 			      int is_signed, int bit_off, int bit_size);
-static int stp_kread_string(char *dst, int64_t addr, int max);	/* -1: fault */
+STP_API int stp_kread_string(char *dst, int64_t addr, int max);	/* -1: fault */
 /* hwbkpt.c: the address of module symbol i of the translator's
  * stp_ksym_names (a static variable read through DWARF), resolved when
  * the session starts; 0 with c->last_error set if it was not found. */
-static int64_t stp_ksym(struct stp_context *c, int i);
+STP_API int64_t stp_ksym(struct stp_context *c, int i);
 /* Guru-mode stores into kernel memory: "write fault ... at 0x..." on a
  * bad or read-only address (the value truncated to the field). */
-static void stp_kwrite(struct stp_context *c, int64_t addr, int size, int64_t v);
-static void stp_kwrite_bits(struct stp_context *c, int64_t addr, int bit_off,
+STP_API void stp_kwrite(struct stp_context *c, int64_t addr, int size, int64_t v);
+STP_API void stp_kwrite_bits(struct stp_context *c, int64_t addr, int bit_off,
 			    int bit_size, int64_t v);
-static int stp_uread_string(char *dst, int64_t addr, int max);	/* user memory */
+STP_API int stp_uread_string(char *dst, int64_t addr, int max);	/* user memory */
 /* The same reads from the current task's user memory (process probes). */
-static int64_t stp_uread(struct stp_context *c, int64_t addr, int size, int is_signed);
-static void stp_uwrite(struct stp_context *c, int64_t addr, int size, int64_t v);
+STP_API int64_t stp_uread(struct stp_context *c, int64_t addr, int size, int is_signed);
+STP_API void stp_uwrite(struct stp_context *c, int64_t addr, int size, int64_t v);
 /* A zeroed slot for a copy of an object not in memory; stp_uobj_put()
  * stores n (<= 8) bytes of v at byte `at` of it. */
-static void *stp_uobj(struct stp_context *c);
-static void stp_uobj_put(void *obj, int at, int n, u64 v);
-static int64_t stp_uread_bits(struct stp_context *c, int64_t addr, int size,
+STP_API void *stp_uobj(struct stp_context *c);
+STP_API void stp_uobj_put(void *obj, int at, int n, u64 v);
+STP_API int64_t stp_uread_bits(struct stp_context *c, int64_t addr, int size,
 			      int is_signed, int bit_off, int bit_size);
 /* The function of the probed binary holding user address addr (in the
  * current task): its name, offset and size; NULL if none. */
-static const char *stp_usym_lookup(struct stp_context *c, u64 addr, u64 *off, u64 *size);
+STP_API const char *stp_usym_lookup(struct stp_context *c, u64 addr, u64 *off, u64 *size);
 /* The load bias of a process probe's binary in the current task. */
 static inline uint64_t stp_ubias(struct stp_context *c)
 {
@@ -302,9 +326,9 @@ static inline uint64_t stp_ubias(struct stp_context *c)
 	return (uint64_t)c->uaddr -
 	       (stp_probe_is_uprobe(c->probe) ? c->probe->uaddr : 0);
 }
-static void stp_kernel_string(struct stp_context *c, char *dst, int64_t addr, int64_t max);
-static void stp_user_string(struct stp_context *c, char *dst, int64_t addr);
-static int64_t stp_kernel_number(struct stp_context *c, int64_t addr, int size,
+STP_API void stp_kernel_string(struct stp_context *c, char *dst, int64_t addr, int64_t max);
+STP_API void stp_user_string(struct stp_context *c, char *dst, int64_t addr);
+STP_API int64_t stp_kernel_number(struct stp_context *c, int64_t addr, int size,
 				 const char *what);
 
 /* Pretty printing ($var$): a table of pieces, STP_PP_END last. Each
@@ -324,7 +348,7 @@ struct stp_pp {
 	u8 bit_size;
 	u32 off;
 };
-static void stp_pretty(struct stp_context *c, char *dst, int64_t base, int load,
+STP_API void stp_pretty(struct stp_context *c, char *dst, int64_t base, int load,
 		       const struct stp_pp *pp);
 
 struct stp_sink;
@@ -336,18 +360,18 @@ enum stp_sym_style {
 	STP_SYM_SIMPLE,	/* sprint_backtrace(): "name+0xoff [module]\n" */
 	STP_SYM_HEX,	/* backtrace(): "0xaddr " */
 };
-static void stp_sym_emit(struct stp_context *c, struct stp_sink *sk, int64_t addr,
+STP_API void stp_sym_emit(struct stp_context *c, struct stp_sink *sk, int64_t addr,
 			 int style);
-static int stp_sym_module(struct stp_context *c, char *dst, int64_t addr);
-static int stp_backtrace(struct stp_context *c, const unsigned long **pcs);
-static void stp_backtrace_emit(struct stp_context *c, struct stp_sink *sk, int style);
-static int64_t stp_stack(struct stp_context *c, int64_t depth);
-static int64_t stp_register(struct stp_context *c, const char *name, int sign);
-static int64_t stp_arg(struct stp_context *c, int64_t n, int sign, int trunc);
-static void stp_print_regs(struct stp_context *c, struct stp_sink *sk);
+STP_API int stp_sym_module(struct stp_context *c, char *dst, int64_t addr);
+STP_API int stp_backtrace(struct stp_context *c, const unsigned long **pcs);
+STP_API void stp_backtrace_emit(struct stp_context *c, struct stp_sink *sk, int style);
+STP_API int64_t stp_stack(struct stp_context *c, int64_t depth);
+STP_API int64_t stp_register(struct stp_context *c, const char *name, int sign);
+STP_API int64_t stp_arg(struct stp_context *c, int64_t n, int sign, int trunc);
+STP_API void stp_print_regs(struct stp_context *c, struct stp_sink *sk);
 
 /* A tracepoint fired: data is the stp_probe, args its raw arguments. */
-static void stp_tracepoint_fire(void *data, const unsigned long *args);
+STP_API void stp_tracepoint_fire(void *data, const unsigned long *args);
 
 #include "stp_fmt.h"	/* struct stp_spec, STP_F_*, struct stp_stat(_spec) */
 
@@ -361,17 +385,17 @@ struct stp_sink {
 	size_t cap;			/* print sink: at most this many */
 };
 
-static void stp_sink_print(struct stp_sink *s);
-static void stp_sink_print_all(struct stp_sink *s);
-static void stp_sink_string(struct stp_sink *s, char *dst);
-static void stp_emit_lit(struct stp_sink *s, const char *p, size_t n);
-static void stp_emit_long(struct stp_sink *s, int64_t v, const struct stp_spec *sp);
-static void stp_emit_str(struct stp_sink *s, const char *v, const struct stp_spec *sp);
-static void stp_emit_bin(struct stp_sink *s, int64_t v, const struct stp_spec *sp);
-static void stp_emit_mem(struct stp_sink *s, int64_t addr, const struct stp_spec *sp);
-static void stp_mem_check(struct stp_context *c, int64_t addr, const struct stp_spec *sp);
-static void stp_print_str(const char *s);
-static void stp_print_long(int64_t v);
+STP_API void stp_sink_print(struct stp_sink *s);
+STP_API void stp_sink_print_all(struct stp_sink *s);
+STP_API void stp_sink_string(struct stp_sink *s, char *dst);
+STP_API void stp_emit_lit(struct stp_sink *s, const char *p, size_t n);
+STP_API void stp_emit_long(struct stp_sink *s, int64_t v, const struct stp_spec *sp);
+STP_API void stp_emit_str(struct stp_sink *s, const char *v, const struct stp_spec *sp);
+STP_API void stp_emit_bin(struct stp_sink *s, int64_t v, const struct stp_spec *sp);
+STP_API void stp_emit_mem(struct stp_sink *s, int64_t addr, const struct stp_spec *sp);
+STP_API void stp_mem_check(struct stp_context *c, int64_t addr, const struct stp_spec *sp);
+STP_API void stp_print_str(const char *s);
+STP_API void stp_print_long(int64_t v);
 
 /*
  * Calls of script functions (README "Calls"). Locations are indices in the
@@ -389,8 +413,8 @@ static void stp_print_long(int64_t v);
  * a place, stp_call_failed() names the call site stp_locs[at] (MAXACTION,
  * "all functions exhausted") or the definition (any other error).
  */
-static void stp_call_deep(struct stp_context *c, unsigned int def);
-static void stp_call_failed(struct stp_context *c, unsigned int at, unsigned int def);
+STP_API void stp_call_deep(struct stp_context *c, unsigned int def);
+STP_API void stp_call_failed(struct stp_context *c, unsigned int at, unsigned int def);
 
 #define STP_CALL_FRAME(type, f, def, lbl)				\
 	type *f = STP_FRAME(c, c->nesting + 1);				\
@@ -411,12 +435,12 @@ static void stp_call_failed(struct stp_context *c, unsigned int at, unsigned int
 		}							\
 	} while (0)
 
-static int64_t stp_div(struct stp_context *c, int64_t a, int64_t b);
-static int64_t stp_mod(struct stp_context *c, int64_t a, int64_t b);
-static void stp_str_copy(char *dst, const char *src);
-static void stp_str_cat(char *dst, const char *src);
+STP_API int64_t stp_div(struct stp_context *c, int64_t a, int64_t b);
+STP_API int64_t stp_mod(struct stp_context *c, int64_t a, int64_t b);
+STP_API void stp_str_copy(char *dst, const char *src);
+STP_API void stp_str_cat(char *dst, const char *src);
 
-static void stp_exit(void);
+STP_API void stp_exit(void);
 
 /* target(): the pid given by stap -x, or of the command of stap -c */
 extern long stp_target_pid;
@@ -432,10 +456,10 @@ extern long stp_tz_gmtoff;
 extern char stp_tz_name[MAXSTRINGLEN];
 /* module parameter type of the long globals (stap -G NAME=VALUE) */
 extern const struct kernel_param_ops stp_param_ops_int64;
-static __printf(1, 2) void stp_error_msg(const char *fmt, ...);
-static void stp_system(const char *cmd);	/* system(): stapio runs cmd */
-static void stp_switch_file(void);	/* switch_file(): next -o output file */
-static __printf(1, 2) void stp_warn_msg(const char *fmt, ...);
+STP_API __printf(1, 2) void stp_error_msg(const char *fmt, ...);
+STP_API void stp_system(const char *cmd);	/* system(): stapio runs cmd */
+STP_API void stp_switch_file(void);	/* switch_file(): next -o output file */
+STP_API __printf(1, 2) void stp_warn_msg(const char *fmt, ...);
 
 /* ---- maps (map.c), statistics (stat.c), locks (lock.c) ---- */
 
@@ -486,57 +510,93 @@ static inline const struct stp_stat *stp_entry_stat(const struct stp_map_entry *
 	return (const void *)((const char *)e + (u32)e->slot[0]);
 }
 
-static struct stp_map *stp_map_new(const char *keykinds, enum stp_value_kind vk,
+STP_API struct stp_map *stp_map_new(const char *keykinds, enum stp_value_kind vk,
 				   int64_t maxentries, bool wrap,
 				   const struct stp_stat_spec *ss);
-static void stp_map_free(struct stp_map *m);
-static int64_t stp_map_get_long(struct stp_map *m, const struct stp_key *k);
-static void stp_map_get_str(struct stp_map *m, const struct stp_key *k, char *dst);
-static bool stp_map_exists(struct stp_map *m, const struct stp_key *k);
-static bool stp_map_exists_matching(struct stp_map *m, const struct stp_key *k,
+STP_API void stp_map_free(struct stp_map *m);
+STP_API int64_t stp_map_get_long(struct stp_map *m, const struct stp_key *k);
+STP_API void stp_map_get_str(struct stp_map *m, const struct stp_key *k, char *dst);
+STP_API bool stp_map_exists(struct stp_map *m, const struct stp_key *k);
+STP_API bool stp_map_exists_matching(struct stp_map *m, const struct stp_key *k,
 				    unsigned int wildcard_mask);
-static int stp_map_set_long(struct stp_map *m, const struct stp_key *k, int64_t v);
-static int stp_map_set_str(struct stp_map *m, const struct stp_key *k, const char *v);
-static int stp_map_add_stat(struct stp_map *m, const struct stp_key *k, int64_t v);
-static void stp_map_delete(struct stp_map *m, const struct stp_key *k);
-static void stp_map_delete_matching(struct stp_map *m, const struct stp_key *k,
+STP_API int stp_map_set_long(struct stp_map *m, const struct stp_key *k, int64_t v);
+STP_API int stp_map_set_str(struct stp_map *m, const struct stp_key *k, const char *v);
+STP_API int stp_map_add_stat(struct stp_map *m, const struct stp_key *k, int64_t v);
+STP_API void stp_map_delete(struct stp_map *m, const struct stp_key *k);
+STP_API void stp_map_delete_matching(struct stp_map *m, const struct stp_key *k,
 				    unsigned int wildcard_mask);
-static void stp_map_clear(struct stp_map *m);
-static int64_t stp_map_size(struct stp_map *m);
-static const struct stp_stat *stp_map_get_stat(struct stp_map *m,
+STP_API void stp_map_clear(struct stp_map *m);
+STP_API int64_t stp_map_size(struct stp_map *m);
+STP_API const struct stp_stat *stp_map_get_stat(struct stp_map *m,
 					       const struct stp_key *k);
-static int64_t stp_map_sorted(struct stp_map *m, int col, int dir, char agg,
+STP_API int64_t stp_map_sorted(struct stp_map *m, int col, int dir, char agg,
 			      int64_t limit, struct stp_map_entry ***out);
-static int stp_map_add_long(struct stp_map *m, const struct stp_key *k, int64_t d,
+STP_API int stp_map_add_long(struct stp_map *m, const struct stp_key *k, int64_t d,
 			    int64_t *old);
-static struct stp_map_entry *stp_map_first(struct stp_map *m);
-static struct stp_map_entry *stp_map_next(struct stp_map *m, struct stp_map_entry *e);
+STP_API struct stp_map_entry *stp_map_first(struct stp_map *m);
+STP_API struct stp_map_entry *stp_map_next(struct stp_map *m, struct stp_map_entry *e);
 
-static struct stp_stat_var *stp_stat_new(const struct stp_stat_spec *ss);
-static void stp_stat_free(struct stp_stat_var *v);
-static void stp_stat_add(struct stp_stat_var *v, int64_t x);
-static const struct stp_stat *stp_stat_get(struct stp_stat_var *v);
-static void stp_stat_clear(struct stp_stat_var *v);
-static int64_t stp_stat_op(struct stp_context *c, const struct stp_stat *st, char op);
-static int64_t stp_stat_variance(struct stp_context *c, const struct stp_stat *st,
+STP_API struct stp_stat_var *stp_stat_new(const struct stp_stat_spec *ss);
+STP_API void stp_stat_free(struct stp_stat_var *v);
+STP_API void stp_stat_add(struct stp_stat_var *v, int64_t x);
+STP_API const struct stp_stat *stp_stat_get(struct stp_stat_var *v);
+STP_API void stp_stat_clear(struct stp_stat_var *v);
+STP_API int64_t stp_stat_op(struct stp_context *c, const struct stp_stat *st, char op);
+STP_API int64_t stp_stat_variance(struct stp_context *c, const struct stp_stat *st,
 				 int shift);
-static void stp_stat_print_hist(struct stp_sink *sk, const struct stp_stat *st,
+STP_API void stp_stat_print_hist(struct stp_sink *sk, const struct stp_stat *st,
 				const struct stp_stat_spec *ss);
-static int64_t stp_stat_hist_bucket(struct stp_context *c, const struct stp_stat *st,
+STP_API int64_t stp_stat_hist_bucket(struct stp_context *c, const struct stp_stat *st,
 				    const struct stp_stat_spec *ss, int64_t i);
-static int stp_stat_hist_nbuckets(const struct stp_stat_spec *ss);
+STP_API int stp_stat_hist_nbuckets(const struct stp_stat_spec *ss);
 
 struct stp_lock {
 	rwlock_t rw;
 };
 
-static void stp_lock_init(struct stp_lock *l);
-/* inlined in the handlers' lock sets, which are compiled at -Og */
-static __always_inline bool stp_lock_read(struct stp_lock *l);
-static __always_inline bool stp_lock_write(struct stp_lock *l);
-static __always_inline void stp_unlock_read(struct stp_lock *l);
-static __always_inline void stp_unlock_write(struct stp_lock *l);
-static void stp_probe_skipped(void);
+STP_API void stp_lock_init(struct stp_lock *l);
+/*
+ * A handler takes every lock it needs at entry with trylock; when one
+ * cannot be had within MAXTRYLOCK tries (TRYLOCKDELAY us apart) the
+ * handler releases what it holds, counts a skipped probe
+ * (stp_probe_skipped()) and returns. Inlined in the handlers' lock sets,
+ * which are compiled at -Og (here, not in lock.c: the script's file of a
+ * split module has them too).
+ */
+static __always_inline bool stp_lock_read(struct stp_lock *l)
+{
+	int tries;
+
+	for (tries = 0; !read_trylock(&l->rw); tries++) {
+		if (tries >= MAXTRYLOCK)
+			return false;
+		udelay(TRYLOCKDELAY);
+	}
+	return true;
+}
+
+static __always_inline bool stp_lock_write(struct stp_lock *l)
+{
+	int tries;
+
+	for (tries = 0; !write_trylock(&l->rw); tries++) {
+		if (tries >= MAXTRYLOCK)
+			return false;
+		udelay(TRYLOCKDELAY);
+	}
+	return true;
+}
+
+static __always_inline void stp_unlock_read(struct stp_lock *l)
+{
+	read_unlock(&l->rw);
+}
+
+static __always_inline void stp_unlock_write(struct stp_lock *l)
+{
+	write_unlock(&l->rw);
+}
+STP_API void stp_probe_skipped(void);
 
 /*
  * stap --privilege=stapusr: process probes run only in the processes of
@@ -545,7 +605,7 @@ static void stp_probe_skipped(void);
  * elsewhere (translate.c puts the check at its top).
  */
 #ifdef STP_PRIVILEGE_STAPUSR
-static bool stp_is_myproc(void);
+STP_API bool stp_is_myproc(void);
 #define stp_assert_is_myproc(c) do {					\
 	if (!stp_is_myproc()) {						\
 		snprintf((c)->error_buffer, MAXSTRINGLEN,		\
@@ -560,6 +620,29 @@ static bool stp_is_myproc(void);
 #else
 #define stp_assert_is_myproc(c) do { } while (0)
 #endif
+
+/*
+ * What the runtime reads of the script's file. In a split module (the
+ * runtime in an object of its own, STP_RUNTIME_SPLIT) the script's file
+ * defines `stp_script` (stp_runtime.c) and the runtime's object reads
+ * these through it; else the runtime reads the script's own names.
+ */
+struct stp_script {
+	const struct stp_probe *probes;		/* stp_probes[] */
+	unsigned int nprobes;			/* STP_NPROBES */
+	const char *const *locs;		/* stp_locs[] */
+	size_t locals_size;			/* STP_LOCALS_SIZE */
+	int (*globals_init)(void);
+	void (*globals_exit)(void);
+	int (*ustack_init)(void);		/* ustack.c's, or doing nothing */
+	void (*ustack_exit)(void);
+	const char *const *probe_locs;		/* stap -t: stp_probe_locs[] */
+	const char *const *ksym_names;		/* stp_ksym()'s (hwbkpt.c) */
+	unsigned long *ksym_addrs;
+	int nksyms;
+	const unsigned char *build_id;		/* STP_KERNEL_BUILD_ID, or NULL */
+	size_t build_id_len;
+};
 
 /*
  * The generated code between STP_OPT_SCRIPT and STP_OPT_KERNEL (call

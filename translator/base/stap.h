@@ -228,6 +228,10 @@ struct session {
 	/* pass 3/4 */
 	const char *tmpdir;
 	const char *c_file, *ko_file;
+	/* the defines of the C the runtime depends on (privilege, regex
+	 * sizes, families): what the runtime's object of a split module is
+	 * compiled with (build/kbuild.c) */
+	const char *rt_defines;
 	struct intern_table *interns;
 	struct macro *macros;		/* library macros from .stpm files */
 	const char **poisoned;		/* names a broken tapset file declares */

@@ -17,6 +17,14 @@ int kdirect_build(struct session *s, const char *kdir, const char *flags, const 
 const char *kmodc_line(const char *recipe, size_t *n);
 int kmodc_build(struct session *s, const char *recipe, const char *kdir, const char *line);
 void kmodc_learn(struct session *s, const char *recipe, const char *kdir, const char *line);
+/* rtobj.c: the runtime as an object of its own (RTOBJ_NAME.o beside the
+ * script's), kept in the cache when kdirect.c builds */
+#define RTOBJ_NAME "stp_rt"
+bool rtobj_split(struct session *s);
+int rtobj_write_c(struct session *s);
+bool rtobj_lookup(struct session *s, const char *recipe, const char *cmd, const char *flags,
+		  char key[65]);
+void rtobj_store(struct session *s, const char *recipe, const char *key);
 int run_module(struct session *s);
 /* sign.c: --sign-module, after kbuild (its key made once) */
 int sign_module(struct session *s);

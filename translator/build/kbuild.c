@@ -3,8 +3,9 @@
  * Writes a kbuild Makefile next to the generated C in the session's
  * temporary directory and runs `make -C /lib/modules/KVER/build M=TMP
  * modules`, or the commands make ran last time in this tree
- * (kdirect.c). The compiler's output is shown only on failure (or with
- * -v -v).
+ * (kdirect.c). With the module cache on, the runtime is a second object
+ * (rtobj.c), else it is compiled with the script's C. The compiler's
+ * output is shown only on failure (or with -v -v).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,6 +27,8 @@ static const char *ccflags(struct session *s)
 
 	if (s->guru)	/* 4.8's embedded-C API (runtime/embed_api.h) */
 		f = arena_printf(s->arena, "%s -DSTP_EMBED_API", f);
+	if (rtobj_split(s))	/* the runtime an object of its own (rtobj.c) */
+		f = arena_printf(s->arena, "%s -DSTP_RUNTIME_SPLIT", f);
 	for (struct define *d = s->defines; d; d = d->next)
 		f = arena_printf(s->arena, "%s '-D%s'", f, d->text);
 	return f;
@@ -39,7 +42,8 @@ static int write_makefile(struct session *s, const char *flags)
 
 	sb_init(&mk);
 	sb_printf(&mk, "obj-m := %s.o\n", s->module_name);
-	sb_printf(&mk, "%s-objs := %s_src.o\n", s->module_name, s->module_name);
+	sb_printf(&mk, "%s-objs := %s_src.o%s\n", s->module_name, s->module_name,
+		  rtobj_split(s) ? " " RTOBJ_NAME ".o" : "");
 	sb_printf(&mk, "ccflags-y := %s\n", flags);
 	rc = write_file(path, mk.buf, mk.len);
 	sb_free(&mk);
@@ -109,7 +113,7 @@ int kbuild(struct session *s)
 		return 1;
 	}
 	flags = ccflags(s);
-	if (write_makefile(s, flags) < 0)
+	if (write_makefile(s, flags) < 0 || (rtobj_split(s) && rtobj_write_c(s) < 0))
 		return 1;
 	rc = kdirect_build(s, kdir, flags, log, run_make);
 	if (rc != 0) {

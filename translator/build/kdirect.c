@@ -12,7 +12,8 @@
  * beside them where it can (kmodc.c). KEY hashes what the commands depend
  * on: the tree (its Makefile, .config, Module.symvers, modpost), the
  * environment kbuild reads and this stap. Only with the module cache on
- * (so not with -m, -k, -B or --disable-cache, which use make).
+ * (so not with -m, -k, -B or --disable-cache, which use make). The
+ * runtime's object (rtobj.c) is compiled only when none is kept for it.
  */
 #include <errno.h>
 #include <limits.h>
@@ -25,15 +26,18 @@
 
 #include "build.h"
 
-#define KDIRECT_FORMAT "kdirect 1"
+#define KDIRECT_FORMAT "kdirect 2"
 #define P_DIR "@STP_DIR@"
 #define P_MOD "@STP_MOD@"
 #define P_FLAGS "@STP_FLAGS@"
+#define RT_LINE "#rt "	/* the runtime object's command (rtobj.c) */
 
 /* the steps' targets in make's order (%s: the module's name) */
 static const char *const steps[] = {
-	"%s_src.o", "%s.mod", "%s.o", "modules.order", "Module.symvers", "%s.mod.o", "%s.ko",
+	"%s_src.o", RTOBJ_NAME ".o", "%s.mod", "%s.o", "modules.order", "Module.symvers",
+	"%s.mod.o", "%s.ko",
 };
+#define STEP_RT 1
 
 static const char *const key_files[] = {
 	"Makefile", ".config", "Module.symvers", "scripts/mod/modpost",
@@ -126,6 +130,27 @@ static char *unescape(const char *text)
 	return b.buf ? b.buf : strdup("");
 }
 
+/* the runtime object's command in a recipe (NULL if none) */
+static const char *rt_command(struct session *s, const char *recipe)
+{
+	const char *p = strstr(recipe, "\n" RT_LINE);
+
+	if (!p)
+		return NULL;
+	p += 1 + strlen(RT_LINE);
+	return arena_strndup(s->arena, p, strcspn(p, "\n"));
+}
+
+/* after make built the module: keep the runtime's object it compiled */
+static void keep_rt(struct session *s, const char *path, const char *recipe, const char *flags)
+{
+	const char *cmd = rt_command(s, recipe);
+	char key[65];
+
+	if (cmd && !rtobj_lookup(s, path, cmd, flags, key))
+		rtobj_store(s, path, key);
+}
+
 /*
  * After make built the module in s->tmpdir with flags: keep its
  * commands. Nothing is kept if a step's command is missing, or the
@@ -157,12 +182,18 @@ static void capture(struct session *s, const char *path, const char *kdir, const
 		a = unescape(text + strlen(head));
 		b = replace(a, flags, P_FLAGS);
 		c = replace(b, s->tmpdir, P_DIR);
+		/* the runtime's object: a comment to sh, run by replay()
+		 * unless kept (rtobj.c) */
+		if (i == STEP_RT)
+			sb_puts(&out, RT_LINE);
 		replace_into(&out, c, strlen(c), name, P_MOD);
 		sb_puts(&out, "\n");
-		/* modpost reads the object's .cmd for its exports' versions
+		/* modpost reads each object's .cmd for its exports' versions
 		 * (#SYMVER lines: the module exports nothing) */
 		if (i == 0)
 			sb_puts(&out, ": > " P_DIR "/." P_MOD "_src.o.cmd\n");
+		if (i == STEP_RT)
+			sb_puts(&out, ": > " P_DIR "/." RTOBJ_NAME ".o.cmd\n");
 		free(text);
 		free(a);
 		free(b);
@@ -174,10 +205,13 @@ static void capture(struct session *s, const char *path, const char *kdir, const
 		const char *line;
 		size_t n;
 
-		if (write_file(tmp, out.buf, out.len) < 0 || rename(tmp, path) < 0)
+		if (write_file(tmp, out.buf, out.len) < 0 || rename(tmp, path) < 0) {
 			unlink(tmp);
-		else if ((line = kmodc_line(out.buf, &n)))
-			kmodc_learn(s, path, kdir, arena_strndup(s->arena, line, n));
+		} else {
+			if ((line = kmodc_line(out.buf, &n)))
+				kmodc_learn(s, path, kdir, arena_strndup(s->arena, line, n));
+			keep_rt(s, path, out.buf, flags);
+		}
 	}
 	sb_free(&out);
 }
@@ -230,15 +264,24 @@ static int replay(struct session *s, const char *kdir, const char *path, const c
 		  const char *flags, const char *log)
 {
 	size_t n, before;
-	const char *line = kmodc_line(recipe, &n);
-	char *mod_o;
+	const char *line = kmodc_line(recipe, &n), *rt = rt_command(s, recipe);
+	char *mod_o, key[65];
+	bool ran = false;	/* the log started */
 	int rc;
 
+	/* the runtime's object: kept, else compiled and kept */
+	if (rt && !rtobj_lookup(s, path, rt, flags, key)) {
+		rc = run_sh(s, kdir, rt, strlen(rt), flags, log, false);
+		if (rc)
+			return rc;
+		rtobj_store(s, path, key);
+		ran = true;
+	}
 	if (!line)
-		return run_sh(s, kdir, recipe, strlen(recipe), flags, log, false);
+		return run_sh(s, kdir, recipe, strlen(recipe), flags, log, ran);
 	before = (size_t)(line - recipe);
 	mod_o = strndup(line, n);
-	rc = mod_o ? run_sh(s, kdir, recipe, before, flags, log, false) : -1;
+	rc = mod_o ? run_sh(s, kdir, recipe, before, flags, log, ran) : -1;
 	if (rc == 0 && kmodc_build(s, path, kdir, mod_o) != 0) {
 		rc = run_sh(s, kdir, line, n, flags, log, true);
 		if (rc == 0)

@@ -1,9 +1,10 @@
 /*
  * tr_target.c - pass 3: target variables in handlers and the probe
- * table's rows. A handler asks the runtime for the module-wide variable
- * K (stp_target(c, K)); where K comes from differs between the points of
- * one probe (kernel.function("vfs_*")), so each table row carries its
- * own stp_targ array, indexed by K, from its family's answer (targ_find).
+ * table's rows, and the defines of the runtime parts it uses. A handler
+ * asks the runtime for the module-wide variable K (stp_target(c, K));
+ * where K comes from differs between the points of one probe
+ * (kernel.function("vfs_*")), so each table row carries its own
+ * stp_targ array, indexed by K, from its family's answer (targ_find).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -200,4 +201,26 @@ void tr_table_macro(struct gen *g, const char *runtime, const char *row)
 	g->used_kp = true;
 	sb_printf(&g->table, "\t%s,\n", row);
 	table_count(g, runtime);
+}
+
+/* What the runtime depends on (its object's too: s->rt_defines): the
+ * privilege, regex sizes, STP_HAVE_<PART> for each runtime part the
+ * probe table uses, in the order of the family list (it compiles only
+ * those). */
+void tr_runtime_defines(struct gen *g, struct strbuf *c)
+{
+	struct session *s = g->s;
+
+	if (s->privilege == PR_STAPUSR || s->privilege == PR_STAPSYS)	/* runtime, staprun */
+		sb_printf(c, "#define STP_PRIVILEGE \"%s\"\n#define STP_PRIVILEGE_%s 1\n",
+			  privilege_name(s->privilege),
+			  s->privilege == PR_STAPUSR ? "STAPUSR" : "STAPSYS");
+	regex_defines(s, c);
+	for (int i = 0; g->s->families[i]; i++) {
+		const char *part = g->s->families[i]->runtime;
+
+		for (int k = 0; part && k < g->nruntimes; k++)
+			if (!strcmp(g->runtimes[k], part))
+				sb_printf(c, "#define STP_HAVE_%s\n", part);
+	}
 }

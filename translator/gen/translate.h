@@ -171,6 +171,8 @@ void tr_lockset(struct gen *g, struct strbuf *lock, struct strbuf *unlock);
 
 /* tr_regex.c: =~ and !~ (the programs elab/regex.c compiled) */
 void regex_defines(struct session *s, struct strbuf *c);
+/* tr_target.c: the defines the runtime depends on (s->rt_defines) */
+void tr_runtime_defines(struct gen *g, struct strbuf *c);
 void regex_tables(struct session *s, struct strbuf *c);
 const char *tr_regex_match(struct gen *g, struct node *n);
 

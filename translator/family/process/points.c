@@ -445,6 +445,10 @@ void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp 
 	if (kernel && !ubin_is_vmlinux(b) && !file)	/* as the kernel's (kdwarf.c) */
 		ubin_kmod_symbol_funcs(b, glob);
 	n = ubin_match_funcs(b, glob, &fs);
+	if (kernel)	/* probed (and -p2 lists them) in 4.8's order */
+		ubin_upstream_order(r->s, b, fs, n, file || strpbrk(glob, "*?[") ? 0 :
+				    how == 6 ? UORDER_INLINED : how == 1 || how == 2 ? UORDER_FUNCS :
+				    UORDER_FUNCS | UORDER_INLINED);
 	/* the kernel's blacklists last: thousands of functions a wildcard
 	 * matches are left by the cheaper tests first */
 	for (size_t i = 0; i < n; i++) {

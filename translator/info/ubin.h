@@ -320,6 +320,10 @@ bool kdwarf_aranges_cu(struct ubin *b, uint64_t addr, uint64_t *cu_off);
 /* Why kernel function f must not be probed by DWARF, as 4.8's
  * blacklist by file and section; NULL if it may. */
 const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct ufunc *f);
+/* what it returns for 4.8's blacklists of sections and of files */
+#define KDWARF_BL_SECTION kdwarf_bl_section
+#define KDWARF_BL_FILE kdwarf_bl_file
+extern const char kdwarf_bl_section[], kdwarf_bl_file[];
 /* Is a function declared in file on 4.8's blacklist of files (modules too)? */
 bool kdwarf_file_blacklisted(const char *file);
 /* The index of "module:symbol" in the table the runtime resolves. */

@@ -44,7 +44,8 @@ enum { UP_BEGIN, UP_END, UP_THREAD_BEGIN, UP_THREAD_END, UP_SYSCALL, UP_SYSCALL_
 int kernel_type_width(struct session *s, const char *type, bool *is_signed);
 extern const char kernel_dwarf_needed[];
 /* May kernel function f of vmlinux b be probed (the blacklists)? */
-bool kernel_dwarf_allowed(struct session *s, struct ubin *b, const struct ufunc *f, bool ret);
+bool kernel_dwarf_allowed(struct session *s, struct resolver *r, struct ubin *b,
+			  const struct ufunc *f, bool ret);
 
 /* ---- process/: process("PATH") and module("M") with DWARF ---- */
 void process_statement(struct resolver *r, struct ubin *b, const struct pp_comp *k,

@@ -468,15 +468,35 @@ static void resolve_statement(struct resolver *r, const char *mod,
 
 /* ---- through the kernel's DWARF -------------------------------------------------- */
 
-/* May kernel function f (vmlinux DWARF) be probed: the blacklists by
- * name, and 4.8's by file and section (guru mode lifts them)? */
-bool kernel_dwarf_allowed(struct session *s, struct ubin *b, const struct ufunc *f, bool ret)
+/*
+ * May kernel function f (vmlinux DWARF) be probed: the blacklists by
+ * name, and 4.8's by file and section (guru mode lifts them)? When r is
+ * given (not -l/-L), a function left out says why in 4.8's words, at the
+ * probe (each text once, repeats counted: diag_warn()).
+ */
+bool kernel_dwarf_allowed(struct session *s, struct resolver *r, struct ubin *b,
+			  const struct ufunc *f, bool ret)
 {
+	const char *by_name, *why;
+
 	if (s->guru)
 		return true;
+	by_name = blacklisted(s, f->name, ret, true);
 	if (!ubin_is_vmlinux(b))	/* a module: its functions' names and files */
-		return !blacklisted(s, f->name, ret, true) && !kdwarf_file_blacklisted(f->file);
-	return !blacklisted(s, f->name, ret, true) && !kdwarf_blacklisted(s, b, f);
+		why = kdwarf_file_blacklisted(f->file) ? KDWARF_BL_FILE : NULL;
+	else
+		why = kdwarf_blacklisted(s, b, f);
+	if (!by_name && !why)
+		return true;
+	if (!r || s->listing)
+		return false;
+	if (why == KDWARF_BL_SECTION)
+		diag_warn(s, r->probe->loc, "function %s is in blocklisted section", f->name);
+	else if (by_name)
+		diag_warn(s, r->probe->loc, "function %s is blocklisted", f->name);
+	else if (why == KDWARF_BL_FILE)
+		diag_warn(s, r->probe->loc, "function %s is in blocklisted file", f->name);
+	return false;
 }
 
 /*

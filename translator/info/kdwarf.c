@@ -374,6 +374,9 @@ void kdwarf_prepare(struct session *s, struct ubin *b, const char *fn, const cha
 	}
 }
 
+const char kdwarf_bl_section[] = "SystemTap 4.8's blacklist of sections";
+const char kdwarf_bl_file[] = "SystemTap 4.8's blacklist of files";
+
 /* 4.8's blacklist of kernel files (declaring a function) and sections. */
 static const char *const bl_files[] = {
 	"kernel/kprobes.c", "arch/*/kernel/kprobes.c", "arch/*/kernel/kprobes/*",
@@ -412,11 +415,11 @@ const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct u
 	    kstab_any_at(ubin_kstab(b), f->entry))
 		return "no symbol of that name at its entry";
 
-	if (kdwarf_file_blacklisted(f->file))
-		return "SystemTap 4.8's blacklist of files";
-	for (int i = 0; bl_sections[i]; i++)
+	for (int i = 0; bl_sections[i]; i++)	/* first: 4.8's order */
 		if (!fnmatch(bl_sections[i], sec, 0))
-			return "SystemTap 4.8's blacklist of sections";
+			return KDWARF_BL_SECTION;
+	if (kdwarf_file_blacklisted(f->file))
+		return KDWARF_BL_FILE;
 	for (int i = 0; !s->kbl_ranges_read && bl_ranges[i]; i++) {
 		s->kbl_ranges[i][0] = kstab_addr(ubin_kstab(b), arena_printf(s->arena, "%s_start",
 								     bl_ranges[i]));

@@ -154,6 +154,22 @@ size_t ubin_inlined_in(struct ubin *b, const struct ufunc *f, const struct ufunc
 /* The name of the function an inlined copy f is in (f's own otherwise). */
 const char *ubin_outer_name(struct ubin *b, const struct ufunc *f);
 size_t ubin_symbols(struct ubin *b, const struct ufunc ***out);
+/* ---- uorder.c ---- */
+/* The order of n names in 4.8's hash table of them, filled in this
+ * order: out[i] is the index of the i-th it walks. */
+void uorder(const char *const *names, size_t n, size_t *out);
+/* ... then the m of extra (one range insert), their indexes n + j */
+void uorder_more(const char *const *names, size_t n, const char *const *extra, size_t m,
+		 size_t *out);
+uint64_t uorder_hash(const char *s);
+/* fs (a kernel's or module's functions) in the order 4.8 probes them:
+ * by unit, in each its functions as its table walks them, then their
+ * inlined copies; those without DWARF last. For a name without wildcard
+ * or file, exact: the kinds the probe takes (UORDER_*), else 0. */
+#define UORDER_FUNCS 1
+#define UORDER_INLINED 2
+void ubin_upstream_order(struct session *s, struct ubin *b, const struct ufunc **fs, size_t n,
+			 int exact);
 /* Does the source path src name file (a glob of it, or its tail)? */
 bool ubin_file_matches(const char *src, const char *file);
 size_t ubin_match_sdts(struct ubin *b, const char *provider, const char *glob,
@@ -304,6 +320,10 @@ bool kdwarf_aranges_cu(struct ubin *b, uint64_t addr, uint64_t *cu_off);
 /* Why kernel function f must not be probed by DWARF, as 4.8's
  * blacklist by file and section; NULL if it may. */
 const char *kdwarf_blacklisted(struct session *s, struct ubin *b, const struct ufunc *f);
+/* what it returns for 4.8's blacklists of sections and of files */
+#define KDWARF_BL_SECTION kdwarf_bl_section
+#define KDWARF_BL_FILE kdwarf_bl_file
+extern const char kdwarf_bl_section[], kdwarf_bl_file[];
 /* Is a function declared in file on 4.8's blacklist of files (modules too)? */
 bool kdwarf_file_blacklisted(const char *file);
 /* The index of "module:symbol" in the table the runtime resolves. */

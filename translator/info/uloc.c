@@ -446,10 +446,35 @@ struct near_name {
 	int d;
 };
 
+/* 4.8's distance of two names: insertions and deletions only (a change
+ * counts two), the lengths' sum less twice their longest common
+ * subsequence; 99 when one is over 60 long. */
+static int indel_distance(const char *a, const char *b)
+{
+	int la = (int)strlen(a), lb = (int)strlen(b), row[64];
+
+	if (la > 60 || lb > 60)
+		return 99;
+	for (int j = 0; j <= lb; j++)
+		row[j] = 0;
+	for (int i = 1; i <= la; i++) {
+		int prev = 0;	/* the row above, one column left */
+
+		for (int j = 1; j <= lb; j++) {
+			int up = row[j];
+
+			row[j] = a[i - 1] == b[j - 1] ? prev + 1 :
+				 up > row[j - 1] ? up : row[j - 1];
+			prev = up;
+		}
+	}
+	return la + lb - 2 * row[lb];
+}
+
+/* by that distance, then the shorter, then by name */
 static int near_cmp(const void *a, const void *b)
 {
 	const struct near_name *x = a, *y = b;
-
 	size_t lx = strlen(x->name), ly = strlen(y->name);
 
 	if (x->d != y->d)
@@ -461,9 +486,10 @@ static int near_cmp(const void *a, const void *b)
  * As 4.8 words it: "unable to find local 'NAME', [man error::dwarf]
  * dieoffset OFF in MODULE, near pc PC in FUNCTION FILE (alternatives:
  * $a, $b))", the scope being the innermost at pc, FILE its unit's, the
- * alternatives the five names of that scope nearest to NAME (by edit
- * distance, then the shorter, then by name: 4.8's order but for some
- * ties), the last parenthesis doubled as 4.8's is.
+ * alternatives the five names of that scope nearest to NAME (by
+ * indel_distance(), then the shorter, then by name: 4.8's order in 21 of
+ * 30 cases measured, 17 by edit distance; its rule for the others is not
+ * known), the last parenthesis doubled as 4.8's is.
  */
 const char *uloc_unfound_local(struct session *s, struct ubin *b, const struct ufunc *f,
 			       const char *name, uint64_t pc)
@@ -490,7 +516,7 @@ const char *uloc_unfound_local(struct session *s, struct ubin *b, const struct u
 				if (!v)
 					return NULL;
 			}
-			v[n++] = (struct near_name){ vn, edit_distance(name, vn) };
+			v[n++] = (struct near_name){ vn, indel_distance(name, vn) };
 		} while (dwarf_siblingof(&c, &c) == 0);
 	}
 	qsort(v, (size_t)n, sizeof(*v), near_cmp);

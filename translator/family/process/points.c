@@ -209,7 +209,7 @@ static size_t kernel_allowed(struct resolver *r, struct ubin *b, const struct uf
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (kernel_dwarf_allowed(r->s, b, fs[i], ret))
+		if (kernel_dwarf_allowed(r->s, r, b, fs[i], ret))
 			fs[k++] = fs[i];
 	return k;
 }
@@ -394,7 +394,7 @@ static void kernel_callees(struct resolver *r, struct ubin *b, const struct ufun
 	for (size_t i = 0; i < n; i++) {
 		struct rprobe *rp;
 
-		if (fnmatch(glob, cs[i]->name, 0) || !kernel_dwarf_allowed(r->s, b, cs[i], false))
+		if (fnmatch(glob, cs[i]->name, 0) || !kernel_dwarf_allowed(r->s, r, b, cs[i], false))
 			continue;
 		rp = rp_add(r, &family_process, RP_UPROBE, "kernel.function", "");
 		uprobe_fill_function(r->s, rp, b, cs[i], 3);
@@ -445,11 +445,15 @@ void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp 
 	if (kernel && !ubin_is_vmlinux(b) && !file)	/* as the kernel's (kdwarf.c) */
 		ubin_kmod_symbol_funcs(b, glob);
 	n = ubin_match_funcs(b, glob, &fs);
+	if (kernel)	/* probed (and -p2 lists them) in 4.8's order */
+		ubin_upstream_order(r->s, b, fs, n, file || strpbrk(glob, "*?[") ? 0 :
+				    how == 6 ? UORDER_INLINED : how == 1 || how == 2 ? UORDER_FUNCS :
+				    UORDER_FUNCS | UORDER_INLINED);
 	/* the kernel's blacklists last: thousands of functions a wildcard
 	 * matches are left by the cheaper tests first */
 	for (size_t i = 0; i < n; i++) {
 		if (how == 2 && fs[i]->inlined) {	/* an inlined copy never returns */
-			if (!kernel || kernel_dwarf_allowed(r->s, b, fs[i], true))
+			if (!kernel || kernel_dwarf_allowed(r->s, NULL, b, fs[i], true))
 				note_inlined(&inlined, fs[i]->name, n);
 			continue;
 		}
@@ -457,7 +461,7 @@ void process_functions(struct resolver *r, struct ubin *b, const struct pp_comp 
 			continue;
 		if (file && (!fs[i]->file || !ubin_file_matches(fs[i]->file, file)))
 			continue;
-		if (kernel && !kernel_dwarf_allowed(r->s, b, fs[i], how == 2))
+		if (kernel && !kernel_dwarf_allowed(r->s, r, b, fs[i], how == 2))
 			continue;
 		if (exported && fs[i]->die && !kstab_exported(ubin_kstab(b), fs[i]->name))
 			continue;

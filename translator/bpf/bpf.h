@@ -63,6 +63,12 @@ struct bgen {
 	bool fentry_bad;	/* ... which cannot be had (not an error) */
 	bool entry_twin;	/* bu_entry(): the entry program's twin written */
 	struct strbuf ftwins;	/* "\nNAME\n"... the fentry handlers written */
+	struct strbuf fe_code;	/* bpf_maps.c: foreach and loop callbacks,
+				 * written before the handlers */
+	int fe_count;		/* ... their number */
+	int hist_count;		/* bpf_maps.c: @hist scratch structs */
+	bool delete_cb;		/* bpf_maps.c: stp_delete_cb() is called */
+	int strfn_need;		/* bpf_strfn.c: the helpers bx_types() writes */
 	bool need_sc;		/* the syscall tapset's helpers (bpf_syscall.c) */
 	unsigned long long scd_used[2];	/* ... the flag decoders called, by index */
 	unsigned int sc2_used;	/* ... bpf_syscall2.c's helpers written */
@@ -198,7 +204,7 @@ const char *bm_assign(struct bgen *g, struct node *n,
 const char *bm_lvalue(struct bgen *g, struct node *ix);
 void bm_delete(struct bgen *g, struct node *n);
 /* the code written before the handlers (loops' functions); the next id */
-struct strbuf *bm_code(int *id);
+struct strbuf *bm_code(struct bgen *g, int *id);
 /* foreach over a global array: false (an error given) if not possible */
 bool bm_foreach(struct bgen *g, struct node *n, int label,
 		void (*body)(struct bgen *g, struct node *n, int label));

@@ -1006,7 +1006,7 @@ static void loop_fn(struct bgen *g, struct node *n, struct node *cond,
 	const char *saved_err = g->errlabel, *rc;
 	bool saved_ctx = g->no_ctx;
 
-	code = bm_code(&id);
+	code = bm_code(g, &id);
 	sb_init(&fb);
 	g->body = &fb;
 	g->indent = 1;

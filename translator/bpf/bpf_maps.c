@@ -246,10 +246,6 @@ const char *bm_lvalue(struct bgen *g, struct node *ix)
 	return arena_printf(g->s->arena, "%s->val", row(g, ix, kp, ks));
 }
 
-static int delete_cb_decl;
-static int hist_count;
-static struct strbuf fe_code;	/* foreach callbacks, before the handlers */
-static int fe_count;
 
 /*
  * A slice a[k, *...]: its keys evaluated in order into scratch slots, and
@@ -281,17 +277,17 @@ static void slice(struct bgen *g, struct node *args, struct var *v, struct strbu
 static const char *slice_scan(struct bgen *g, struct node *args, struct var *v, bool del)
 {
 	struct strbuf test;
-	int id = fe_count++;
+	int id = g->fe_count++;
 	const char *t = tmpname(g);
 
 	sb_init(&test);
 	slice(g, args, v, &test);
-	sb_printf(&fe_code, "static long stp_slice_cb_%d(void *map, void *key, struct stp_v_%s *row, "
+	sb_printf(&g->fe_code, "static long stp_slice_cb_%d(void *map, void *key, struct stp_v_%s *row, "
 		  "long *found)\n{\n\t__u32 cpu = bpf_get_smp_processor_id();\n"
 		  "\tstruct stp_scratch *S = bpf_map_lookup_elem(&stp_scratch, &cpu);\n"
 		  "\tstruct stp_k_%s *K = sizeof(row->key) ? (void *)row->key : key;\n\n"
 		  "\tif (!S)\n\t\treturn 1;\n%s", id, v->name, v->name, test.buf ? test.buf : "");
-	sb_printf(&fe_code, del ? "\tbpf_map_delete_elem(map, key);\n\treturn 0;\n}\n\n" :
+	sb_printf(&g->fe_code, del ? "\tbpf_map_delete_elem(map, key);\n\treturn 0;\n}\n\n" :
 		  "\t*found = 1;\n\treturn 1;\n}\n\n");
 	sb_free(&test);
 	bg_line(g, "long %s = 0;", t);
@@ -312,7 +308,7 @@ void bm_delete(struct bgen *g, struct node *n)
 
 	if (a->kind == N_VAR) {
 		bg_line(g, "bpf_for_each_map_elem(&g_%s, stp_delete_cb, 0, 0);", a->var->name);
-		delete_cb_decl = 1;
+		g->delete_cb = true;
 		return;
 	}
 	kp = keys(g, a->args, a->var, &ks);
@@ -322,17 +318,16 @@ void bm_delete(struct bgen *g, struct node *n)
 /* the definitions the array code needs before the handlers */
 void bm_prelude(struct bgen *g, struct strbuf *c)
 {
-	(void)g;
-	if (delete_cb_decl)	/* before the loop bodies' functions that call it */
+	if (g->delete_cb)	/* before the loop bodies' functions that call it */
 		sb_puts(c, "static long stp_delete_cb(void *map, void *key, void *val, void *ctx)\n"
 			"{\n\tbpf_map_delete_elem(map, key);\n\treturn 0;\n}\n\n");
-	delete_cb_decl = 0;
-	if (fe_code.buf)
-		sb_puts(c, fe_code.buf);
-	sb_free(&fe_code);
-	sb_init(&fe_code);
-	fe_count = 0;
-	hist_count = 0;
+	g->delete_cb = false;
+	if (g->fe_code.buf)
+		sb_puts(c, g->fe_code.buf);
+	sb_free(&g->fe_code);
+	sb_init(&g->fe_code);
+	g->fe_count = 0;
+	g->hist_count = 0;
 }
 
 /* a statistics row of every CPU together, for @count(a[k...]) and the
@@ -415,10 +410,10 @@ static bool holds_loop(const struct node *body)
 
 /* the code written before the handlers (foreach's and loops' functions),
  * and the number of the next of them */
-struct strbuf *bm_code(int *id)
+struct strbuf *bm_code(struct bgen *g, int *id)
 {
-	*id = fe_count++;
-	return &fe_code;
+	*id = g->fe_count++;
+	return &g->fe_code;
 }
 
 /* A handler's locals: C locals, or with a loop in its body LV[] in
@@ -495,7 +490,7 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 		void (*body)(struct bgen *g, struct node *n, int label))
 {
 	struct var *v = n->a && (n->a->kind == N_VAR || n->a->kind == N_INDEX) ? n->a->var : NULL;
-	int id = fe_count++, col = (int)n->num, dir = n->flags == '-' ? -1 : 1;
+	int id = g->fe_count++, col = (int)n->num, dir = n->flags == '-' ? -1 : 1;
 	bool str_crit = false, stat = v && v->type == T_STATS;
 	const char *prev = NULL, *best = NULL, *bkey, *lim = NULL, *left = NULL;
 	const char *crit, *A, *fe, *saved_err = NULL;
@@ -540,45 +535,45 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 		crit = "row->val";
 	else
 		crit = "0L";
-	sb_printf(&fe_code, "struct stp_fe_%d { long first, pseq, pv, bseq, bv, found, left; };\n", id);
-	sb_printf(&fe_code, "static long stp_fe_cb_%d(void *map, void *key, struct stp_v_%s *row, "
+	sb_printf(&g->fe_code, "struct stp_fe_%d { long first, pseq, pv, bseq, bv, found, left; };\n", id);
+	sb_printf(&g->fe_code, "static long stp_fe_cb_%d(void *map, void *key, struct stp_v_%s *row, "
 		  "void *ctx)\n{\n", id, A);
-	sb_puts(&fe_code, "\t__u32 cpu = bpf_get_smp_processor_id();\n"
+	sb_puts(&g->fe_code, "\t__u32 cpu = bpf_get_smp_processor_id();\n"
 		"\tstruct stp_scratch *S = bpf_map_lookup_elem(&stp_scratch, &cpu);\n"
 		"\tlong seq = row->seq, d = 0;\n");
-	sb_printf(&fe_code, "\tstruct stp_fe_%d *c;\n", id);
-	sb_printf(&fe_code, "\tstruct stp_k_%s *K = sizeof(row->key) ? (void *)row->key : key;\n", A);
-	sb_printf(&fe_code, "\n\tif (!S)\n\t\treturn 1;\n\t(void)K;\n\tc = (void *)%s;\n%s", fe,
+	sb_printf(&g->fe_code, "\tstruct stp_fe_%d *c;\n", id);
+	sb_printf(&g->fe_code, "\tstruct stp_k_%s *K = sizeof(row->key) ? (void *)row->key : key;\n", A);
+	sb_printf(&g->fe_code, "\n\tif (!S)\n\t\treturn 1;\n\t(void)K;\n\tc = (void *)%s;\n%s", fe,
 		  test.buf ? test.buf : "");
 	sb_free(&test);
 	if (stat) {
 		char l = agg_letter(n->str);
 
-		sb_printf(&fe_code, "\tstruct stp_stat st;\n\tlong stv;\n"
+		sb_printf(&g->fe_code, "\tstruct stp_stat st;\n\tlong stv;\n"
 			  "\tseq = stp_astat_get_seq(map, key, &st, "
 			  "__builtin_offsetof(struct stp_v_%s, val));\n", A);
-		sb_printf(&fe_code, "\tstv = %s;\n", l == 's' ? "st.sum" : l == 'm' ? "st.min" :
+		sb_printf(&g->fe_code, "\tstv = %s;\n", l == 's' ? "st.sum" : l == 'm' ? "st.min" :
 			  l == 'M' ? "st.max" : l == 'a' ? "(st.count ? stp_div(st.sum, st.count) : 0)" :
 			  "st.count");
-		sb_puts(&fe_code, "\tif (!st.count)\n\t\treturn 0;\n");
+		sb_puts(&g->fe_code, "\tif (!st.count)\n\t\treturn 0;\n");
 	}
 	if (str_crit) {
-		sb_printf(&fe_code, "\tif (!c->first) {\n\t\td = %d * stp_strcmp(%s, %s);\n"
+		sb_printf(&g->fe_code, "\tif (!c->first) {\n\t\td = %d * stp_strcmp(%s, %s);\n"
 			  "\t\tif (d < 0 || (!d && seq <= c->pseq))\n\t\t\treturn 0;\n\t}\n",
 			  dir, crit, prev);
-		sb_printf(&fe_code, "\tif (c->found) {\n\t\td = %d * stp_strcmp(%s, %s);\n"
+		sb_printf(&g->fe_code, "\tif (c->found) {\n\t\td = %d * stp_strcmp(%s, %s);\n"
 			  "\t\tif (d > 0 || (!d && seq >= c->bseq))\n\t\t\treturn 0;\n\t}\n",
 			  dir, crit, best);
-		sb_printf(&fe_code, "\tstp_strcpy(%s, %s);\n", best, crit);
+		sb_printf(&g->fe_code, "\tstp_strcpy(%s, %s);\n", best, crit);
 	} else {
-		sb_printf(&fe_code, "\tlong cv = %s;\n", crit);
-		sb_printf(&fe_code, "\tif (!c->first) {\n\t\td = %d * (cv < c->pv ? -1 : cv > c->pv);\n"
+		sb_printf(&g->fe_code, "\tlong cv = %s;\n", crit);
+		sb_printf(&g->fe_code, "\tif (!c->first) {\n\t\td = %d * (cv < c->pv ? -1 : cv > c->pv);\n"
 			  "\t\tif (d < 0 || (!d && seq <= c->pseq))\n\t\t\treturn 0;\n\t}\n", dir);
-		sb_printf(&fe_code, "\tif (c->found) {\n\t\td = %d * (cv < c->bv ? -1 : cv > c->bv);\n"
+		sb_printf(&g->fe_code, "\tif (c->found) {\n\t\td = %d * (cv < c->bv ? -1 : cv > c->bv);\n"
 			  "\t\tif (d > 0 || (!d && seq >= c->bseq))\n\t\t\treturn 0;\n\t}\n", dir);
-		sb_puts(&fe_code, "\tc->bv = cv;\n");
+		sb_puts(&g->fe_code, "\tc->bv = cv;\n");
 	}
-	sb_printf(&fe_code, "\tc->found = 1;\n\tc->bseq = seq;\n"
+	sb_printf(&g->fe_code, "\tc->found = 1;\n\tc->bseq = seq;\n"
 		  "\tbpf_probe_read_kernel(%s, sizeof(stp_mk_%s), key);\n\treturn 0;\n}\n\n",
 		  bkey, A);
 
@@ -587,7 +582,7 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 	 * runs, so that the selection skips them), and at its end come first,
 	 * the rows a limit or break left follow in their old order */
 	if (col && !stat)
-		sb_printf(&fe_code, "static long stp_fe_fixcb_%d(void *map, void *key, "
+		sb_printf(&g->fe_code, "static long stp_fe_fixcb_%d(void *map, void *key, "
 			  "struct stp_v_%s *row, long *e)\n{\n\trow->seq = row->seq < 0 ? "
 			  "-row->seq : row->seq + *e;\n\treturn 0;\n}\n\n"
 			  "__attribute__((noinline)) long stp_fe_fix_%d(long unused)\n{\n"
@@ -596,7 +591,7 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 			  "\tstp_seq = 2 * e;\n\treturn unused;\n}\n\n", id, A, id, A, id);
 	/* one selection pass: a global function, which the verifier checks
 	 * once rather than at each iteration of the loop */
-	sb_printf(&fe_code, "__attribute__((noinline)) long stp_fe_next_%d(long first)\n{\n"
+	sb_printf(&g->fe_code, "__attribute__((noinline)) long stp_fe_next_%d(long first)\n{\n"
 		  "\t__u32 cpu = bpf_get_smp_processor_id();\n"
 		  "\tstruct stp_scratch *S = bpf_map_lookup_elem(&stp_scratch, &cpu);\n"
 		  "\tstruct stp_fe_%d *c;\n\tlong x = 0;\n\n"
@@ -658,7 +653,7 @@ bool bm_foreach(struct bgen *g, struct node *n, int label,
 		g->no_ctx = false;
 		g->loops[g->nloops - 1] = label;
 		bg_line(g, "return 0;");
-		sb_printf(&fe_code, "__attribute__((noinline)) long stp_fe_iter_%d(long first)\n{\n"
+		sb_printf(&g->fe_code, "__attribute__((noinline)) long stp_fe_iter_%d(long first)\n{\n"
 			  "\t__u32 cpu = bpf_get_smp_processor_id();\n"
 			  "\tstruct stp_scratch *S = bpf_map_lookup_elem(&stp_scratch, &cpu);\n"
 			  "\tvoid *ctx = 0;\n\n\tif (!S)\n\t\treturn 2;\n\t(void)ctx;\n%s%s"
@@ -859,7 +854,7 @@ bool bm_print_hist(struct bgen *g, struct node *hist, const char *at)
 
 	if (!xstat_node(a) || !v->hist)
 		return false;
-	id = hist_count++;
+	id = g->hist_count++;
 	map = stat_where(g, a, &kp, &off, &kt);
 	sb_printf(&g->meta, "hist %d g_%s %d %lld %lld %lld %ld %d\n", id, v->name, v->hist,
 		  (long long)v->hist_lo, (long long)v->hist_hi, (long long)v->hist_step,

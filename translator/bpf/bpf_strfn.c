@@ -17,7 +17,6 @@
 
 enum { NEED_TEXT = 1, NEED_TOK = 2, NEED_REPL = 4, NEED_STRTOL = 8, NEED_CRED = 16,
        NEED_PGRP = 32, NEED_CTIME = 64, NEED_NS = 128 };
-static int need;	/* the helpers bx_types() writes */
 
 static const struct { const char *name; int n, need; } fns[] = {
 	{ "text_str", 1, NEED_TEXT }, { "text_strn", 3, NEED_TEXT },
@@ -92,7 +91,7 @@ const char *bx_call(struct bgen *g, struct node *n)
 
 	if (k < 0 || !n->func->body || n->func->body->kind != N_EMBEDDED_STMT)
 		return NULL;
-	need |= fns[k].need;
+	g->strfn_need |= fns[k].need;
 	if (named(n, "text_str") || named(n, "text_strn")) {
 		g->need_quote = true;
 		a = bg_expr(g, n->args);
@@ -423,7 +422,8 @@ static void emit_ctime(struct strbuf *c)
 
 void bx_types(struct bgen *g, struct strbuf *c)
 {
-	(void)g;
+	int need = g->strfn_need;
+
 	if (need & NEED_TEXT)
 		emit_text(c);
 	if (need & NEED_TOK)
@@ -436,5 +436,5 @@ void bx_types(struct bgen *g, struct strbuf *c)
 		emit_task(c, need);
 	if (need & NEED_CTIME)
 		emit_ctime(c);
-	need = 0;
+	g->strfn_need = 0;
 }

@@ -463,7 +463,7 @@ static int parse_one(struct session *s, int c, const char **script)
 			return bad_usage(s, "-p takes a pass number from 1 to 5");
 		break;
 	case 'v': s->verbose++; break;
-	case 'k': s->keep_tmp = true; s->no_cache = true; break;
+	case 'k': s->keep_tmp = true; s->no_cache = s->no_build_cache = true; break;
 	case 'g': s->guru = true; break;
 	case 'w': s->suppress_warnings = true; break;
 	case 'W': s->warnings_fail = true; break;
@@ -532,7 +532,7 @@ static int parse_one(struct session *s, int c, const char **script)
 		add_define(s, "STAP_SUPPRESS_HANDLER_ERRORS");
 		break;
 	case 6:		/* --disable-cache */
-		s->no_cache = true;
+		s->no_cache = s->no_build_cache = true;
 		break;
 	case 7:		/* --poison-cache */
 		s->poison_cache = true;
@@ -1272,7 +1272,7 @@ int main(int argc, char **argv)
 		goto out;
 	if (!sess.module_name)
 		sess.module_name = arena_printf(sess.arena, "stap_%d", (int)getpid());
-	if (!sess.no_cache && !sess.dump && !sess.listing && sess.last_pass >= 3)
+	if (!sess.no_build_cache && !sess.dump && !sess.listing && sess.last_pass >= 3)
 		cache_setup(&sess);
 	if (sess.dump)
 		rc = run_dump(&sess);

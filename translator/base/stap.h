@@ -280,6 +280,10 @@ struct session {
 	/* build/cache.c: the module cache ($SYSTEMTAP_DIR/cache) */
 	bool no_cache, poison_cache;	/* --disable-cache (-m, -k), --poison-cache */
 	const char *cache_dir;		/* NULL when the cache is off */
+	/* pass 4's own caches there (build/kdirect.c's recipes, build/rtobj.c's
+	 * runtime objects): also with -m, not with --disable-cache or -k */
+	bool no_build_cache;
+	const char *build_cache_dir;	/* NULL when those are off */
 	const char *cache_entry;	/* DIR/xx/stap_HASH_N: .c, .ko, .meta */
 	const char *cache_key;		/* its key's hex, a newline, what went in */
 	bool cache_hit;

@@ -348,13 +348,17 @@ static int make_dir(const char *path)
 
 static void cache_off(struct session *s, const char *what, const char *path)
 {
-	if (!s->suppress_warnings)
+	if (!s->suppress_warnings && !s->no_cache)
 		fprintf(s->err, "WARNING: failed to create %s (\"%s\"): %s, disabling cache support.\n",
 			what, path, strerror(errno));
 	s->cache_dir = NULL;
+	s->build_cache_dir = NULL;
 }
 
-/* $SYSTEMTAP_DIR/cache, made if needed; the cache is off on failure. */
+/* $SYSTEMTAP_DIR/cache, made if needed; the cache is off on failure. With
+ * the module cache off (-m) only pass 4's own caches use it, and a
+ * failure to make it is not reported (nothing the user asked for is
+ * lost). */
 void cache_setup(struct session *s)
 {
 	const char *data = getenv("SYSTEMTAP_DIR");
@@ -377,7 +381,9 @@ void cache_setup(struct session *s)
 		cache_off(s, "cache directory", dir);
 		return;
 	}
-	s->cache_dir = dir;
+	s->build_cache_dir = dir;
+	if (!s->no_cache)
+		s->cache_dir = dir;
 }
 
 /* ---- entries -------------------------------------------------------------- */

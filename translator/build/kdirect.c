@@ -11,8 +11,9 @@
  * (about a second of CPU a module); the .mod.o comes from assembly kept
  * beside them where it can (kmodc.c). KEY hashes what the commands depend
  * on: the tree (its Makefile, .config, Module.symvers, modpost), the
- * environment kbuild reads and this stap. Only with the module cache on
- * (so not with -m, -k, -B or --disable-cache, which use make). The
+ * environment kbuild reads and this stap. Also with -m (which only turns
+ * off the module cache); not with -k, -B or --disable-cache, which use
+ * make. The
  * runtime's object (rtobj.c) is compiled only when none is kept for it.
  */
 #include <errno.h>
@@ -57,7 +58,7 @@ static const char *recipe_path(struct session *s, const char *kdir)
 	struct stat st;
 	const char *dir;
 
-	if (!s->cache_dir || s->nmake_args || !realpath(kdir, real))
+	if (!s->build_cache_dir || s->nmake_args || !realpath(kdir, real))
 		return NULL;
 	sha256_init(&h);
 	sha256_update(&h, KDIRECT_FORMAT STAP_VERSION_STRING, sizeof(KDIRECT_FORMAT STAP_VERSION_STRING));
@@ -79,7 +80,7 @@ static const char *recipe_path(struct session *s, const char *kdir)
 		sha256_update(&h, e ? e : "\001", strlen(e ? e : "\001") + 1);
 	}
 	sha256_hex(&h, hex);
-	dir = arena_printf(s->arena, "%s/kbuild", s->cache_dir);
+	dir = arena_printf(s->arena, "%s/kbuild", s->build_cache_dir);
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return NULL;
 	return arena_printf(s->arena, "%s/%.32s", dir, hex);

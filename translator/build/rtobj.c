@@ -32,7 +32,7 @@
  * from a make run with the same shape) */
 bool rtobj_split(struct session *s)
 {
-	return s->cache_dir && !s->nmake_args;
+	return s->build_cache_dir && !s->nmake_args;
 }
 
 int rtobj_write_c(struct session *s)

@@ -79,12 +79,13 @@ void diag_error(struct session *s, struct loc loc, const char *fmt, ...)
 }
 
 /*
- * Was this warning (the same text at the same place) printed already? A
- * probe alias's body is checked once per probe it makes: as 4.8, each
- * warning is printed once and the repeats counted (diag_summary), unless
- * -v asks for all of them.
+ * Was a warning of this text printed already (wherever it was)? A probe
+ * alias's body is checked once per probe it makes, a blacklisted
+ * function is met by each point matching it: as 4.8, each text is
+ * printed once, at its first place, and the repeats counted
+ * (diag_summary), unless -v asks for all of them.
  */
-static bool warned_before(struct session *s, struct loc loc, const char *fmt, va_list ap)
+static bool warned_before(struct session *s, const char *fmt, va_list ap)
 {
 	va_list cp;
 	char msg[512];
@@ -95,7 +96,7 @@ static bool warned_before(struct session *s, struct loc loc, const char *fmt, va
 	va_copy(cp, ap);
 	vsnprintf(msg, sizeof(msg), fmt, cp);
 	va_end(cp);
-	key = arena_printf(s->arena, "%s: %s", loc_str(s, loc), msg);
+	key = arena_strdup(s->arena, msg);
 	for (int i = 0; i < s->nwarned; i++) {
 		if (!strcmp(s->warned[i], key)) {
 			s->warnings_repeated++;
@@ -121,7 +122,7 @@ void diag_warn(struct session *s, struct loc loc, const char *fmt, ...)
 	if (s->suppress_warnings)
 		return;
 	va_start(ap, fmt);
-	if (!warned_before(s, loc, fmt, ap)) {
+	if (!warned_before(s, fmt, ap)) {
 		s->warnings++;
 		vdiag(s, loc, "warning", fmt, ap);
 	}

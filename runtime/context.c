@@ -9,7 +9,7 @@
 #include <linux/ptrace.h>
 #include <linux/kallsyms.h>
 
-static struct stp_context **stp_contexts;	/* nr_cpu_ids entries */
+struct stp_context **stp_contexts;	/* nr_cpu_ids entries (stp_runtime.h) */
 static atomic_t stp_error_count = ATOMIC_INIT(0);
 static atomic_t stp_skipped_count = ATOMIC_INIT(0);
 static atomic_t stp_reentrant_count = ATOMIC_INIT(0);

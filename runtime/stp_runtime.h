@@ -444,6 +444,9 @@ STP_API void stp_exit(void);
 
 /* target(): the pid given by stap -x, or of the command of stap -c */
 extern long stp_target_pid;
+/* context.c's per-CPU contexts; external, for the runtime's files the
+ * script's file includes (ustack.c) see them in a split module too */
+extern struct stp_context **stp_contexts;
 /* stp_pid(): the stapio process of the session (control.c sets it) */
 extern long stp_stapio_pid;
 /* the ns_*() functions' namespaces: those of this process (staprun -N) */

@@ -45,8 +45,6 @@ struct stp_ustack_scratch {
 
 #define STP_USTACK
 
-static struct stp_context **stp_contexts;	/* context.c's, defined later */
-
 /*
  * 4.8 sizes an object it has no tables for by what its VMA tracker saw:
  * a library mapped while the session runs by its mmap() (the file and its

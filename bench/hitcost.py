@@ -3,10 +3,12 @@
 # big script's generated code is compiled at -O0): the syscall.* script
 # (every syscall.* probe, a body that never prints in the run and counts;
 # the global is not `n`: sysc_select.stp's locals `n` would become it)
-# built four ways, (a) this stap as it is (-O0 for a big script), (b) this
-# stap with -DSTP_SCRIPT_O2, (c) another build of the translator (by
-# default main's, /work/main/translator/stap: -Og) and (d) Debian's
-# SystemTap 4.8, each module loaded in turn in ONE boot of the test guest
+# built four ways, (a) this stap as it is (-O0 for a big script; the
+# runtime a prebuilt object of its own, build/rtobj.c), (b) this stap with
+# --disable-cache (the runtime compiled with the script's C, so calls into
+# it can be inlined), (c) this stap with -DSTP_SCRIPT_O2, (d) Debian's
+# SystemTap 4.8, and with --og-stap (e) another build of the translator
+# (whose big-script code is at -Og), each module loaded in turn in ONE boot of the test guest
 # (TCG, 1 CPU, -icount: instruction-counted clock, so timings repeat and do
 # not depend on the host's load, see probes.py) while a loop of N getppid()
 # calls is timed; ns per hit = (probed - unprobed) / N, the best of --rep.
@@ -43,29 +45,30 @@ SCRIPT = ('global hits, up probe syscall.* { if (pid() < 0) printf("%s(%s)\\n", 
           'hits++ } probe timer.ms(100) { if (!up++) printf("ready\\n") }')
 HITS = re.compile(r'^hits=(\d+)$', re.M)
 O0_MARK = 'define STP_SCRIPT_O0'
-MAIN_STAP = Path('/work/main/translator/stap')
 
 
 def variants(opts):
     """(key, label, translator argv head, staprun) of each build."""
-    og = Path(opts.og_stap)
-    og_run = og.parent.parent / 'staprun' / 'staprun'
-    return [('o0', 'ours (default)', [OURS], OURS_RUN),
-            ('o2', 'ours -DSTP_SCRIPT_O2', [OURS, '-DSTP_SCRIPT_O2'], OURS_RUN),
-            ('og', f'-Og ({og})', [og], og_run),
-            ('u', '4.8', None, UPSTREAM_RUN)]
+    v = [('o0', 'ours (default: runtime object)', [OURS], OURS_RUN),
+         ('inl', 'ours --disable-cache (runtime inline)', [OURS, '--disable-cache'], OURS_RUN),
+         ('o2', 'ours -DSTP_SCRIPT_O2', [OURS, '-DSTP_SCRIPT_O2'], OURS_RUN),
+         ('u', '4.8', None, UPSTREAM_RUN)]
+    if opts.og_stap:
+        og = Path(opts.og_stap)
+        v.append(('og', f'-Og ({og})', [og], og.parent.parent / 'staprun' / 'staprun'))
+    return v
 
 
 def check_opt_level(work, krel, env, opts):
     """Ours' default C must be at -O0, the -Og translator's not."""
-    for stap, want in ((OURS, True), (Path(opts.og_stap), False)):
+    for stap, want in ((OURS, True),) + ((Path(opts.og_stap), False),) * bool(opts.og_stap):
         r, _ = run([stap, '-p3', '-r', krel, '-e', SCRIPT], env=env, cwd=work)
         if (O0_MARK in r.stdout) != want:
             raise RuntimeError(f'{stap}: the script is {"not " * want}at -O0')
 
 
 def build(work, krel, opts):
-    """The loop and the four modules hc_KEY.ko; -p4 wall seconds of each."""
+    """The loop and the modules hc_KEY.ko; -p4 wall seconds of each."""
     (work / 'loop.c').write_text(LOOP_C)
     run(['cc', '-O2', '-o', work / 'loop', work / 'loop.c'])
     (work / 'no-debuginfo').mkdir(exist_ok=True)
@@ -104,8 +107,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--n', type=int, default=50000, help='getppid calls per timing')
     ap.add_argument('--rep', type=int, default=2, help='timings of each; the best counts')
-    ap.add_argument('--og-stap', default=str(MAIN_STAP),
-                    help='the translator whose big-script code is at -Og')
+    ap.add_argument('--og-stap', help='another translator, whose big-script code is at -Og')
     ap.add_argument('--upstream-sysdir', type=Path, help="4.8's SYSTEMTAP_DIR, kept")
     ap.add_argument('--upstream-kb', type=Path, help="4.8's -r tree (with --upstream-sysdir)")
     ap.add_argument('--work', help='keep the modules in this directory')

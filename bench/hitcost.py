@@ -61,7 +61,8 @@ def variants(opts):
 
 def check_opt_level(work, krel, env, opts):
     """Ours' default C must be at -O0, the -Og translator's not."""
-    for stap, want in ((OURS, True),) + ((Path(opts.og_stap), False),) * bool(opts.og_stap):
+    checks = [(OURS, True)] + ([(Path(opts.og_stap), False)] if opts.og_stap else [])
+    for stap, want in checks:
         r, _ = run([stap, '-p3', '-r', krel, '-e', SCRIPT], env=env, cwd=work)
         if (O0_MARK in r.stdout) != want:
             raise RuntimeError(f'{stap}: the script is {"not " * want}at -O0')

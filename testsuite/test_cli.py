@@ -460,10 +460,12 @@ def test_skip_badvars(krel):
     assert r.returncode == 1 and "target variable '$nosuch' is not available" in r.stderr
     r = run_stap(['-p2', '-r', krel, '--skip-badvars', '-e', script])
     assert r.returncode == 0, r.stderr
+    # the second warning has the first's text: counted, as 4.8 does
     warn = "<input>:1:{}: warning: bad $context variable '$nosuch' being substituted " \
         "with literal 0\n"
     assert r.stderr == (warn.format(45) + caret_line(script, 45) +
-                        warn.format(54) + caret_line(script, 54))
+                        'Number of similar warning messages suppressed: 1.\n'
+                        'Rerun with -v to see them.\n')
     r = run_stap(['-p3', '-r', krel, '--skip-badvars', '-e', script])
     # both read as the constant 0, nothing of the probe's context
     assert r.stdout.count('stp_emit_long(&sk, ((int64_t)0), ') == 2
